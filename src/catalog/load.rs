@@ -1,0 +1,247 @@
+//! Reading a catalog: bytes → UTF-8 → YAML → typed [`Catalog`] → validated.
+//!
+//! This is the only module that knows the catalog is YAML and which YAML crate reads it
+//! (serde_yaml, which upstream marks deprecated: swapping it is a change to this file and
+//! `locate.rs`). It writes nothing.
+
+use super::locate::LocationIndex;
+use super::types::Catalog;
+use super::validate;
+use crate::diagnostic::{Diagnostic, Severity, SourceFile, Target};
+use crate::error::Error;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The ix catalog, built into the binary: the default when no `--catalog` is given.
+pub const EMBEDDED: &str = include_str!("../../catalog/ix.yaml");
+/// The name the embedded catalog goes by in messages and generated headers.
+pub const EMBEDDED_NAME: &str = "ix.yaml";
+
+/// A catalog that parsed and passed validation, with the warnings it raised.
+#[derive(Debug)]
+pub struct Loaded {
+    pub catalog: Catalog,
+    pub file: SourceFile,
+    /// Warnings (errors make loading fail); they become errors under `--strict`.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Loads the catalog at `path`, or the embedded one.
+pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
+    match path {
+        None => load_text(EMBEDDED_NAME, EMBEDDED.as_bytes()),
+        Some(p) => {
+            let bytes = std::fs::read(p).map_err(|source| Error::ReadCatalog {
+                path: p.display().to_string(),
+                source,
+            })?;
+            load_text(&p.display().to_string(), &bytes)
+        }
+    }
+}
+
+/// Loads a catalog from bytes; `name` is how messages call the file.
+pub fn load_text(name: &str, bytes: &[u8]) -> Result<Loaded, Error> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t.to_string(),
+        Err(e) => {
+            // Show the valid prefix so the position of the bad byte can be pointed at.
+            let good = String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned();
+            let line = good.matches('\n').count() + 1;
+            let col = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            let file = source(name, String::from_utf8_lossy(bytes).into_owned());
+            let diag = Diagnostic {
+                pos: Some((line, col)),
+                target: Target::Pos { line, col },
+                ..Diagnostic::error(
+                    "not-utf8",
+                    "",
+                    format!("the catalog is not UTF-8: byte 0x{:02x} cannot start a character", bytes[e.valid_up_to()]),
+                )
+                .help("save the file as UTF-8")
+            };
+            return Err(Error::Catalog {
+                file,
+                diagnostics: vec![diag],
+            });
+        }
+    };
+    let file = source(name, text);
+    let text = file.text.as_str();
+
+    if text.lines().all(|l| {
+        let l = l.trim();
+        l.is_empty() || l.starts_with('#') || l == "---"
+    }) {
+        let diag = Diagnostic {
+            pos: Some((1, 1)),
+            target: Target::Pos { line: 1, col: 1 },
+            ..Diagnostic::error("empty", "", "the catalog is empty").help(
+                "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
+            )
+        };
+        return Err(Error::Catalog {
+            file,
+            diagnostics: vec![diag],
+        });
+    }
+
+    let catalog: Catalog = match serde_yaml::from_str(text) {
+        Ok(c) => c,
+        Err(e) => {
+            let diag = structural(&e, text);
+            return Err(Error::Catalog {
+                file,
+                diagnostics: vec![diag],
+            });
+        }
+    };
+
+    let mut diags = validate::validate(&catalog);
+    if diags.is_empty() {
+        return Ok(Loaded {
+            catalog,
+            file,
+            warnings: Vec::new(),
+        });
+    }
+    locate(&mut diags, text);
+    if diags.iter().any(|d| d.severity == Severity::Error) {
+        diags.sort_by_key(|d| (d.severity != Severity::Error, d.pos));
+        return Err(Error::Catalog {
+            file,
+            diagnostics: diags,
+        });
+    }
+    Ok(Loaded {
+        catalog,
+        file,
+        warnings: diags,
+    })
+}
+
+fn source(name: &str, text: String) -> SourceFile {
+    SourceFile {
+        name: name.to_string(),
+        text: Arc::new(text),
+    }
+}
+
+/// Resolves every diagnostic's path to a line and column.
+pub fn locate(diags: &mut [Diagnostic], text: &str) {
+    let index = LocationIndex::build(text);
+    for d in diags.iter_mut() {
+        if d.pos.is_some() {
+            continue;
+        }
+        d.pos = match &d.target {
+            Target::File => None,
+            Target::Pos { line, col } => Some((*line, *col)),
+            Target::Path { path, key } => index.find(path).map(|loc| {
+                let p = if *key { loc.key.unwrap_or(loc.value) } else { loc.value };
+                (p.line, p.col)
+            }),
+        };
+    }
+}
+
+/// Turns a serde_yaml error (syntax, unknown key, wrong type) into a diagnostic.
+fn structural(e: &serde_yaml::Error, text: &str) -> Diagnostic {
+    let full = e.to_string();
+    // serde_yaml appends " at line L column C"; the position is reported separately.
+    let message = match full.find(" at line ") {
+        Some(i) => full[..i].to_string(),
+        None => full.clone(),
+    };
+    let (line, col) = match e.location() {
+        Some(l) => (l.line(), l.column()),
+        None => (1, 1),
+    };
+    let mut diag = Diagnostic {
+        pos: Some((line, col)),
+        target: Target::Pos { line, col },
+        ..Diagnostic::error("yaml", "", message.clone())
+    };
+    if let Some((found, expected)) = unknown_field(&message) {
+        diag.code = "unknown-key";
+        let hint = match found.as_str() {
+            "oneOf" | "anyOf" | "allOf" => "ixgen never emits oneOf/anyOf/allOf in an inputSchema: the Anthropic API refuses tools that have them at the top; use an `enum` parameter or two tools".to_string(),
+            "$schema" => "leave `$schema` out of parameters: Gemini rejects it, and the dialect is JSON Schema 2020-12 already".to_string(),
+            _ => match did_you_mean(&found, &expected) {
+                Some(m) => format!("did you mean `{m}`?"),
+                None if expected.is_empty() => "remove it".to_string(),
+                None => format!("the keys allowed here are: {}", expected.join(", ")),
+            },
+        };
+        diag = diag.help(hint);
+    } else if message.starts_with("invalid type") || message.contains("unknown variant") {
+        diag.code = "wrong-type";
+        if let Some(v) = unknown_variant(&message) {
+            diag = diag.help(v);
+        } else {
+            diag = diag.help("run `ixgen schema` to see what each key takes");
+        }
+    } else if message.contains("missing field") {
+        diag.code = "missing-key";
+        diag = diag.help("add it; run `ixgen schema` to see what it takes");
+    } else if message.contains("duplicate entry") || message.contains("duplicate key") {
+        diag.code = "duplicate-key";
+        diag = diag.help("a key may appear once in a mapping: remove or rename one");
+    } else {
+        diag.code = "yaml-syntax";
+        diag = diag.help("fix the YAML syntax at this position (indentation, a missing `:` or an unclosed quote or bracket)");
+    }
+    let _ = text;
+    diag
+}
+
+/// Parses "unknown field `x`, expected one of `a`, `b`" (or "expected `a`").
+fn unknown_field(message: &str) -> Option<(String, Vec<String>)> {
+    let rest = &message[message.find("unknown field `")? + "unknown field `".len()..];
+    let found = rest[..rest.find('`')?].to_string();
+    let expected = ticks(&rest[rest.find('`')? + 1..]);
+    Some((found, expected))
+}
+
+/// Suggests for "unknown variant `x`, expected one of `a`, `b`".
+fn unknown_variant(message: &str) -> Option<String> {
+    let rest = &message[message.find("unknown variant `")? + "unknown variant `".len()..];
+    let found = &rest[..rest.find('`')?];
+    let expected = ticks(&rest[rest.find('`')? + 1..]);
+    Some(match did_you_mean(found, &expected) {
+        Some(m) => format!("did you mean `{m}`?"),
+        None => format!("use one of: {}", expected.join(", ")),
+    })
+}
+
+fn ticks(s: &str) -> Vec<String> {
+    s.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// The closest candidate, when it is close enough to be a typo.
+pub fn did_you_mean<'a>(found: &str, candidates: &'a [impl AsRef<str>]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|c| (strsim::jaro_winkler(found, c.as_ref()), c.as_ref()))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_serde_messages() {
+        let (f, e) = unknown_field("tools[0]: unknown field `limt`, expected one of `name`, `limit`").unwrap();
+        assert_eq!(f, "limt");
+        assert_eq!(e, ["name", "limit"]);
+        assert_eq!(did_you_mean("limt", &e), Some("limit"));
+        assert_eq!(did_you_mean("zzz", &e), None);
+    }
+}

@@ -1,0 +1,9 @@
+//! The catalog stage: read the YAML file, type it, validate it. Nothing here renders or writes.
+
+pub mod load;
+pub mod locate;
+pub mod types;
+pub mod validate;
+
+pub use load::{Loaded, load, load_text};
+pub use types::*;

@@ -1,0 +1,701 @@
+//! The catalog as its author writes it: the serde + schemars types of the YAML file.
+//!
+//! These types mirror the file one-to-one so that structural errors (unknown keys, wrong types)
+//! come straight from the deserializer with a location, and `ixgen schema` can describe the
+//! format. They hold no logic: defaults are resolved in `crate::model`, and every rule that
+//! spans more than one field lives in `super::validate`.
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// A product's agent tools, and how each host gets them.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Catalog {
+    /// Version of the catalog format. Only `1` exists.
+    pub version: u32,
+    /// Who ships the tools: names the plugin, the manifest metadata and the generated headers.
+    pub product: Product,
+    /// The product's command-line program, which CLI steps run.
+    #[serde(default)]
+    pub cli: Option<Cli>,
+    /// The product's HTTP runtime, tried first by tools that declare a `runtime` route.
+    #[serde(default)]
+    pub runtime: Option<Runtime>,
+    /// An append-only event store (the `xs` program) used by store steps.
+    #[serde(default)]
+    pub store: Option<Store>,
+    /// Values baked into generated files at generation time (`--session`, `--iteration`, ...).
+    #[serde(default)]
+    pub context: IndexMap<String, ContextVar>,
+    /// Parameters shared by many tools; a tool pulls them in with `use_params`.
+    #[serde(default)]
+    pub params: IndexMap<String, Param>,
+    /// The product's MCP server, written into every host's MCP configuration.
+    #[serde(default)]
+    pub server: Option<Server>,
+    /// Named groups of tools: each host surface is given one.
+    pub toolsets: IndexMap<String, Toolset>,
+    /// Which host files to generate, and where.
+    #[serde(default)]
+    pub targets: Targets,
+    /// Default tool filters; command-line flags override them.
+    #[serde(default)]
+    pub filters: Filters,
+    /// Limits that `ixgen validate` warns about (errors under `--strict`).
+    #[serde(default)]
+    pub lint: Lint,
+    /// The tools.
+    pub tools: Vec<Tool>,
+}
+
+/// Product metadata.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Product {
+    /// Kebab-case product name, e.g. `ix`.
+    pub name: String,
+    /// Semantic version of the tool surface.
+    pub version: String,
+    /// One-sentence description.
+    pub description: String,
+    #[serde(default)]
+    pub author: Option<Author>,
+    /// Project home page (a URL).
+    #[serde(default)]
+    pub homepage: Option<String>,
+    /// Source repository (a URL).
+    #[serde(default)]
+    pub repository: Option<String>,
+    /// SPDX license identifier.
+    #[serde(default)]
+    pub license: Option<String>,
+    #[serde(default)]
+    pub keywords: Vec<String>,
+}
+
+/// The author of the product.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Author {
+    pub name: String,
+    #[serde(default)]
+    pub email: Option<String>,
+    #[serde(default)]
+    pub url: Option<String>,
+}
+
+/// The product's CLI.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Cli {
+    /// The program name looked up on `PATH`, e.g. `ix`.
+    pub binary: String,
+    /// Markdown returned when the program is not installed (a tool can override it).
+    #[serde(default)]
+    pub fallback: Option<String>,
+}
+
+/// The product's HTTP runtime.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Runtime {
+    /// Environment variable that overrides the base URL, e.g. `IX_RUNTIME_URL`.
+    pub url_env: String,
+    /// Base URL used when the variable is unset.
+    pub default_url: String,
+    /// Time allowed for one request before the tool falls back to the CLI.
+    #[serde(default = "default_timeout_ms")]
+    pub timeout_ms: u32,
+    /// JSON field of a response that holds ready-made markdown.
+    #[serde(default)]
+    pub markdown_field: Option<String>,
+}
+
+fn default_timeout_ms() -> u32 {
+    3000
+}
+
+/// The event store used by store steps.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Store {
+    /// The store program, `xs` by default.
+    #[serde(default = "default_store_program")]
+    pub program: String,
+    /// Template of the store's path, usually a context variable: `"{store}"`.
+    pub path: String,
+}
+
+fn default_store_program() -> String {
+    "xs".to_string()
+}
+
+/// A value baked in at generation time.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContextVar {
+    #[serde(rename = "type")]
+    pub ty: ContextType,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// A named format the value must have.
+    #[serde(default)]
+    pub format: Option<ContextFormat>,
+    /// Smallest allowed value (integers).
+    #[serde(default)]
+    pub min: Option<i64>,
+    /// Name of the TypeScript constant; defaults to the variable's name in SCREAMING_SNAKE_CASE.
+    #[serde(default)]
+    pub constant: Option<String>,
+}
+
+/// Type of a context variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ContextType {
+    String,
+    Integer,
+    /// A filesystem path, made absolute at generation time.
+    Path,
+}
+
+/// Named formats for context values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ContextFormat {
+    /// Usable as one part of an `xs` topic: `[A-Za-z_][A-Za-z0-9_-]*`, at most 64 bytes, no dot.
+    TopicPart,
+}
+
+/// A tool parameter.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Param {
+    #[serde(rename = "type")]
+    pub ty: ParamType,
+    /// What the model should pass. Counts toward the description budget.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The model must pass it. A required parameter has no default.
+    #[serde(default)]
+    pub required: bool,
+    /// Value used when the model passes nothing.
+    #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub default: Option<serde_json::Value>,
+    /// Allowed values of an `enum`.
+    #[serde(default)]
+    pub values: Option<Vec<String>>,
+    /// Element type of an `array`.
+    #[serde(default)]
+    pub items: Option<Box<Items>>,
+    /// Lower bound: the value for numbers, the length for strings and arrays.
+    #[serde(default)]
+    pub min: Option<f64>,
+    /// Upper bound: the value for numbers, the length for strings and arrays.
+    #[serde(default)]
+    pub max: Option<f64>,
+    /// Out-of-range numbers are clamped (true, the default) or refused (false).
+    #[serde(default)]
+    pub clamp: Option<bool>,
+    /// Regular expression a string must match (JavaScript syntax, anchor it yourself).
+    #[serde(default)]
+    pub pattern: Option<String>,
+}
+
+/// Element type of an array parameter.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Items {
+    #[serde(rename = "type")]
+    pub ty: ParamType,
+    #[serde(default)]
+    pub values: Option<Vec<String>>,
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// Parameter types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ParamType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    Enum,
+    Array,
+    /// A path that must stay inside the worktree.
+    Path,
+}
+
+/// The product's MCP server as hosts launch it.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Server {
+    /// Server name in host configurations, e.g. `ix`.
+    pub name: String,
+    /// Program to run, e.g. `ix`.
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: IndexMap<String, String>,
+    /// The toolset the server exposes (its tools/list).
+    pub toolset: String,
+    /// Server flags that carry the active filters, so a host launches the server already filtered.
+    #[serde(default)]
+    pub filter_flags: Option<FilterFlags>,
+}
+
+/// Command-line flags of the MCP server that mirror ixgen's filters.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FilterFlags {
+    #[serde(default)]
+    pub read_only: Option<String>,
+    #[serde(default)]
+    pub enable_tools: Option<String>,
+    #[serde(default)]
+    pub disable_tools: Option<String>,
+}
+
+/// A named group of tools.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Toolset {
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Tool names, in the order hosts list them.
+    pub tools: Vec<String>,
+}
+
+/// Which hosts get files, and where.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Targets {
+    #[serde(default)]
+    pub opencode: Option<OpencodeTarget>,
+    /// OpenCode session tools: one file with the run's context baked in, written only when the
+    /// command is given that context (`--session`, ...).
+    #[serde(default)]
+    pub session: Option<SessionTarget>,
+    #[serde(default)]
+    pub mcp: Option<McpTarget>,
+    #[serde(default)]
+    pub claude: Option<ClaudeTarget>,
+    #[serde(default)]
+    pub cursor: Option<ConfigTarget>,
+    #[serde(default)]
+    pub vscode: Option<ConfigTarget>,
+    #[serde(default)]
+    pub gemini: Option<ConfigTarget>,
+    #[serde(default)]
+    pub codex: Option<ConfigTarget>,
+}
+
+/// OpenCode custom tools, one file each.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OpencodeTarget {
+    pub toolset: String,
+    /// Folder of the tool files.
+    #[serde(default = "default_opencode_dir")]
+    pub dir: String,
+    /// `opencode.json` to merge the MCP server into; leave out to write none.
+    #[serde(default)]
+    pub config: Option<String>,
+}
+
+fn default_opencode_dir() -> String {
+    ".opencode/tools".to_string()
+}
+
+/// OpenCode session tools.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionTarget {
+    pub toolset: String,
+    #[serde(default = "default_opencode_dir")]
+    pub dir: String,
+    /// File name without `.ts`; tool ids become `<file>_<tool>`.
+    pub file: String,
+    /// Context variables that must all be given.
+    pub context: Vec<String>,
+}
+
+/// MCP `tools/list` definitions.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct McpTarget {
+    pub toolset: String,
+    #[serde(default = "default_mcp_path")]
+    pub path: String,
+}
+
+fn default_mcp_path() -> String {
+    "mcp/tools.json".to_string()
+}
+
+/// A Claude Code plugin.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClaudeTarget {
+    /// Also write `.claude-plugin/marketplace.json` listing this plugin.
+    #[serde(default)]
+    pub marketplace: bool,
+    /// Prefix relative server commands with `${CLAUDE_PLUGIN_ROOT}/`.
+    #[serde(default)]
+    pub plugin_root: bool,
+}
+
+/// Another host's MCP configuration file.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigTarget {
+    /// Where to write it, relative to the output folder; each host has a default.
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+/// Tool filters.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Filters {
+    /// Leave out tools with `access: write`.
+    #[serde(default)]
+    pub read_only: bool,
+    /// Keep only these tools (wins over `disable`).
+    #[serde(default)]
+    pub enable: Vec<String>,
+    /// Leave out these tools.
+    #[serde(default)]
+    pub disable: Vec<String>,
+    /// Keep only tools of this tier.
+    #[serde(default)]
+    pub tier: Option<String>,
+}
+
+/// Lint limits.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Lint {
+    /// Characters allowed in one tool's description.
+    #[serde(default = "default_description_budget")]
+    pub description_budget: usize,
+    /// Characters allowed in all descriptions of one toolset together.
+    #[serde(default = "default_toolset_budget")]
+    pub toolset_budget: usize,
+}
+
+impl Default for Lint {
+    fn default() -> Self {
+        Lint {
+            description_budget: default_description_budget(),
+            toolset_budget: default_toolset_budget(),
+        }
+    }
+}
+
+fn default_description_budget() -> usize {
+    150
+}
+fn default_toolset_budget() -> usize {
+    4096
+}
+
+/// One tool.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Tool {
+    /// `^[a-z][a-z0-9_-]*$`; each host derives its id from it.
+    pub name: String,
+    /// Human-readable title (MCP `title`).
+    #[serde(default)]
+    pub title: Option<String>,
+    /// What the tool does, for the model. Counts toward the description budget.
+    pub description: String,
+    /// Free-form grouping, e.g. `navigate`.
+    #[serde(default)]
+    pub category: Option<String>,
+    /// `free` (default) or another tier such as `pro`.
+    #[serde(default)]
+    pub tier: Option<String>,
+    /// `read` (default) or `write`.
+    #[serde(default)]
+    pub access: Access,
+    /// Defaults to true for write tools.
+    #[serde(default)]
+    pub destructive: Option<bool>,
+    /// Defaults to true for read tools.
+    #[serde(default)]
+    pub idempotent: Option<bool>,
+    /// Talks to things outside the local workspace. Defaults to false.
+    #[serde(default)]
+    pub open_world: Option<bool>,
+    /// Ask the user before running it. Defaults to `destructive`.
+    #[serde(default)]
+    pub confirm: Option<bool>,
+    /// Markdown heading of the result, a template: `"ix-impact: {target}"`.
+    #[serde(default)]
+    pub heading: Option<String>,
+    /// Shared parameters (from the top-level `params`) this tool takes.
+    #[serde(default)]
+    pub use_params: Vec<String>,
+    #[serde(default)]
+    pub params: IndexMap<String, Param>,
+    /// HTTP route tried before the steps.
+    #[serde(default)]
+    pub runtime: Option<Route>,
+    /// Run the selected steps concurrently.
+    #[serde(default)]
+    pub parallel: bool,
+    #[serde(default)]
+    pub steps: Vec<Step>,
+    /// Markdown returned when a step's program is not installed; overrides `cli.fallback`.
+    #[serde(default)]
+    pub fallback: Option<String>,
+}
+
+/// Whether a tool changes state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    #[default]
+    Read,
+    Write,
+}
+
+/// An HTTP route of the runtime.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Route {
+    pub method: HttpMethod,
+    /// Path below the runtime's base URL, e.g. `/v2/ix_query`.
+    pub path: String,
+    /// JSON body; strings are templates, and a string that is exactly `"{param}"` keeps its type.
+    #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub body: Option<serde_json::Value>,
+    /// `markdown` (the runtime's markdown field) or `json` (the whole response in a code block).
+    #[serde(default)]
+    pub output: RouteOutput,
+}
+
+/// HTTP method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
+pub enum HttpMethod {
+    GET,
+    POST,
+}
+
+/// What a route returns to the model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RouteOutput {
+    #[default]
+    Markdown,
+    Json,
+}
+
+/// One step of a tool. Exactly one of `run`, `append`, `fold`, `update`, `signal`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// Name other steps' conditions refer to.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// Bold heading of the step's section.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Run only when this holds.
+    #[serde(default)]
+    pub when: Option<Cond>,
+    /// Run once per element of this array parameter, with `{item}` bound to it.
+    #[serde(default)]
+    pub for_each: Option<String>,
+    /// Text of the section instead of the step's output; `{result}` is the step's result.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// Program of a `run` step; defaults to `cli.binary`.
+    #[serde(default)]
+    pub program: Option<String>,
+    /// Argument vector of a CLI step.
+    #[serde(default)]
+    pub run: Option<Vec<Arg>>,
+    /// Text sent on standard input (a template).
+    #[serde(default)]
+    pub stdin: Option<String>,
+    /// Append a frame to the store.
+    #[serde(default)]
+    pub append: Option<Append>,
+    /// Fold a topic's frames into items and list them.
+    #[serde(default)]
+    pub fold: Option<Fold>,
+    /// Append a frame that updates one item, found by id or unique id prefix.
+    #[serde(default)]
+    pub update: Option<Update>,
+    /// Signal a process.
+    #[serde(default)]
+    pub signal: Option<Signal>,
+}
+
+/// One element of an argument vector.
+#[derive(Debug, Clone, JsonSchema)]
+#[schemars(untagged)]
+pub enum Arg {
+    /// A template: literal text and `{param}` references, one argv element.
+    Text(String),
+    /// A structured element.
+    Special(SpecialArg),
+}
+
+/// A structured argv element. Exactly one of `opt`, `flag`, `spread`, `json`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpecialArg {
+    /// Emit this option and `value` only when `value` is set: `{opt: --kind, value: "{kind}"}`.
+    #[serde(default)]
+    pub opt: Option<String>,
+    #[serde(default)]
+    pub value: Option<String>,
+    /// Emit this flag when the boolean parameter `if` is true: `{flag: --silent, if: silent}`.
+    #[serde(default)]
+    pub flag: Option<String>,
+    #[serde(default, rename = "if")]
+    pub if_param: Option<String>,
+    /// Each element of this array parameter as its own argv element.
+    #[serde(default)]
+    pub spread: Option<String>,
+    /// A JSON template serialized into one argv element.
+    #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub json: Option<serde_json::Value>,
+}
+
+/// A condition on parameters or earlier steps.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Cond {
+    #[serde(default)]
+    pub param: Option<String>,
+    #[serde(default, rename = "in")]
+    #[schemars(with = "Option<Vec<serde_json::Value>>")]
+    pub in_values: Option<Vec<serde_json::Value>>,
+    #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub equals: Option<serde_json::Value>,
+    #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub contains: Option<serde_json::Value>,
+    #[serde(default)]
+    pub set: Option<bool>,
+    #[serde(default)]
+    pub step: Option<String>,
+    /// Regular expression (JavaScript syntax) the step's output must match.
+    #[serde(default)]
+    pub matches: Option<String>,
+    /// Regular expression flags, e.g. `i`.
+    #[serde(default)]
+    pub flags: Option<String>,
+    #[serde(default)]
+    pub failed: Option<bool>,
+    #[serde(default)]
+    pub all: Option<Vec<Cond>>,
+    #[serde(default)]
+    pub any: Option<Vec<Cond>>,
+    #[serde(default)]
+    pub not: Option<Box<Cond>>,
+}
+
+/// Append a frame.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Append {
+    pub topic: String,
+    #[schemars(with = "serde_json::Value")]
+    pub meta: serde_json::Value,
+    #[serde(default)]
+    pub body: Option<String>,
+}
+
+/// Fold a topic into items.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Fold {
+    pub topic: String,
+    /// Meta field to group items by.
+    #[serde(default)]
+    pub group_by: Option<String>,
+    /// Order of the groups; groups not named come after, in order of appearance.
+    #[serde(default)]
+    pub groups: Vec<String>,
+    /// Keep only items whose meta `field` equals `equals` (a template; skipped when unset).
+    #[serde(default)]
+    pub filter: Option<FoldFilter>,
+}
+
+/// Filter of a fold.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FoldFilter {
+    pub field: String,
+    pub equals: String,
+}
+
+/// Update one item.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Update {
+    pub topic: String,
+    /// The id or id prefix (a template).
+    pub id: String,
+    #[schemars(with = "serde_json::Value")]
+    pub meta: serde_json::Value,
+}
+
+/// Signal a process.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Signal {
+    /// The pid (a template).
+    pub pid: String,
+    #[serde(default = "default_signal")]
+    pub signal: String,
+    /// Signal only if the process has this name (e.g. `nu`), so a reused pid is never hit.
+    #[serde(default)]
+    pub process: Option<String>,
+}
+
+fn default_signal() -> String {
+    "SIGTERM".to_string()
+}
+
+// A hand-written `Deserialize` so that a mistake inside a structured element reports the real
+// problem (an unknown key, a wrong type) instead of serde's "did not match any variant".
+impl<'de> Deserialize<'de> for Arg {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ArgVisitor;
+        impl<'de> serde::de::Visitor<'de> for ArgVisitor {
+            type Value = Arg;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string template or one of {opt, value}, {flag, if}, {spread}, {json}")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Arg, E> {
+                Ok(Arg::Text(v.to_string()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Arg, E> {
+                Ok(Arg::Text(v.to_string()))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Arg, E> {
+                Ok(Arg::Text(v.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Arg, A::Error> {
+                SpecialArg::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Arg::Special)
+            }
+        }
+        deserializer.deserialize_any(ArgVisitor)
+    }
+}

@@ -1,0 +1,500 @@
+//! The command line: clap definitions, and each command as a call into the library.
+//!
+//! Commands print and return an exit code; they never write files themselves (that is
+//! `crate::output`). Exit codes: 0 success, 1 a check found something, 2 bad input.
+
+use crate::catalog::{self, Loaded};
+use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, Severity};
+use crate::error::Error;
+use crate::model::{self, Filter, Model};
+use crate::output::{self, Action, WriteOptions};
+use crate::targets::{self, McpProfile, Options, Target};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+/// One YAML catalog of agent tools, generated for every host.
+///
+/// ixgen reads a catalog of tools (names, typed parameters, CLI and HTTP mappings) and writes
+/// each host's files: OpenCode custom tools, ralph-loop session tools, a Claude Code plugin,
+/// MCP tool schemas, and Cursor, VS Code, Gemini and Codex MCP configs. Without --catalog it
+/// uses the ix catalog built into the binary.
+#[derive(Debug, Parser)]
+#[command(name = "ixgen", version, max_term_width = 100)]
+pub struct Cli {
+    /// The catalog to read (default: the embedded ix catalog).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub catalog: Option<PathBuf>,
+    /// The folder generated paths are relative to.
+    #[arg(long, global = true, value_name = "DIR", default_value = ".")]
+    pub out: PathBuf,
+    /// When to color messages (never when NO_COLOR is set).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// When to use color.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check the catalog: structure, references, host limits and budgets.
+    Validate {
+        /// Treat warnings (budgets, host name lengths) as errors.
+        #[arg(long)]
+        strict: bool,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
+    /// Print the catalog format's JSON Schema (point editors at it).
+    Schema,
+    /// List the tools and the id each host gives them.
+    List {
+        /// Only the tools of this toolset.
+        #[arg(long, value_name = "NAME")]
+        toolset: Option<String>,
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
+    /// Report what each host's toolset costs in model context.
+    Budget {
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
+    /// Write OpenCode tools (and, with --session etc., the session tools).
+    Opencode {
+        /// Generate this toolset instead of the target's.
+        #[arg(long, value_name = "NAME")]
+        toolset: Option<String>,
+        #[command(flatten)]
+        context: ContextArgs,
+        #[command(flatten)]
+        filters: FilterArgs,
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// Write the Claude Code plugin (.claude-plugin/plugin.json, .mcp.json, marketplace).
+    Claude {
+        #[command(flatten)]
+        filters: FilterArgs,
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// Write the MCP tool definitions (mcp/tools.json).
+    Mcp {
+        /// MCP revisions to emit; each gets its own file.
+        #[arg(long = "profile", value_enum, default_values_t = [McpProfile::V2025_11_25])]
+        profiles: Vec<McpProfile>,
+        #[command(flatten)]
+        filters: FilterArgs,
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// Write every target the catalog enables (or the ones named).
+    Generate {
+        /// Targets to write (default: all the catalog enables; `session` only with its context).
+        #[arg(value_enum)]
+        targets: Vec<Target>,
+        #[arg(long = "profile", value_enum, default_values_t = [McpProfile::V2025_11_25])]
+        profiles: Vec<McpProfile>,
+        #[command(flatten)]
+        context: ContextArgs,
+        #[command(flatten)]
+        filters: FilterArgs,
+        #[command(flatten)]
+        write: WriteArgs,
+    },
+    /// Compare the files on disk with what the catalog gives: exit 1 when any is stale.
+    Check {
+        /// Targets to check (default: as `generate`).
+        #[arg(value_enum)]
+        targets: Vec<Target>,
+        #[arg(long = "profile", value_enum, default_values_t = [McpProfile::V2025_11_25])]
+        profiles: Vec<McpProfile>,
+        #[command(flatten)]
+        context: ContextArgs,
+        #[command(flatten)]
+        filters: FilterArgs,
+        /// `text` (unified diffs), `json`, or `github` (workflow annotations).
+        #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+        format: CheckFormat,
+    },
+    /// Print a shell completion script.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Output format of reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Table,
+    Json,
+}
+
+/// Output format of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Json,
+    Github,
+}
+
+/// The run's context, baked into session tools.
+#[derive(Debug, Args, Default)]
+pub struct ContextArgs {
+    /// Session name (context variable `session`).
+    #[arg(long, value_name = "NAME")]
+    pub session: Option<String>,
+    /// Loop iteration (context variable `iteration`).
+    #[arg(long, value_name = "N")]
+    pub iteration: Option<String>,
+    /// Store path, made absolute (context variable `store`).
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<String>,
+    /// The loop's process id (context variable `pid`).
+    #[arg(long, value_name = "PID")]
+    pub pid: Option<String>,
+    /// Any other context variable.
+    #[arg(long = "context", value_name = "NAME=VALUE")]
+    pub other: Vec<String>,
+}
+
+/// Tool filters (the catalog's `filters` are the defaults).
+#[derive(Debug, Args, Default)]
+pub struct FilterArgs {
+    /// Leave out tools that change state.
+    #[arg(long)]
+    pub read_only: bool,
+    /// Keep only these tools (comma-separated; wins over --disable-tools).
+    #[arg(long, value_delimiter = ',', value_name = "TOOLS")]
+    pub enable_tools: Vec<String>,
+    /// Leave out these tools (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "TOOLS")]
+    pub disable_tools: Vec<String>,
+    /// Keep only tools of this tier (e.g. `free` leaves out Pro tools).
+    #[arg(long, value_name = "TIER")]
+    pub tier: Option<String>,
+}
+
+/// How to write.
+#[derive(Debug, Args)]
+pub struct WriteArgs {
+    /// Show what would be created, updated and removed; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Take over (overwrite or remove) files ixgen did not write.
+    #[arg(long)]
+    pub force: bool,
+    /// Report as `text` or `json`.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Print nothing when all is well.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Runs the command line; returns the exit code.
+pub fn run(cli: Cli) -> i32 {
+    let color = match cli.color {
+        ColorChoice::Never => false,
+        ColorChoice::Always => true,
+        ColorChoice::Auto => std::io::stderr().is_terminal(),
+    } && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let mut app = App { cli, color, loaded: None };
+    match app.dispatch() {
+        Ok(code) => code,
+        Err(e) => {
+            app.report(&e);
+            e.exit_code()
+        }
+    }
+}
+
+struct App {
+    cli: Cli,
+    color: bool,
+    loaded: Option<(String, diagnostic::SourceFile)>,
+}
+
+impl App {
+    fn load(&mut self) -> Result<(Model, Vec<Diagnostic>), Error> {
+        let Loaded { catalog, file, warnings } = catalog::load(self.cli.catalog.as_deref())?;
+        let name = Path::new(&file.name).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| file.name.clone());
+        self.loaded = Some((name.clone(), file));
+        Ok((model::build(catalog, &name), warnings))
+    }
+
+    fn source(&self) -> Option<&diagnostic::SourceFile> {
+        self.loaded.as_ref().map(|(_, f)| f)
+    }
+
+    fn print_warnings(&self, warnings: &[Diagnostic]) {
+        if let (Some(file), false) = (self.source(), warnings.is_empty()) {
+            eprint!("{}", diagnostic::render(warnings, file, self.color));
+        }
+    }
+
+    fn report(&self, e: &Error) {
+        match e {
+            Error::Catalog { file, diagnostics } => {
+                eprint!("{}", diagnostic::render(diagnostics, file, self.color));
+                let n = diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+                eprintln!("error: {n} problem(s) in {}; nothing was written", file.name);
+            }
+            Error::Drift { .. } => {}
+            other => {
+                let (red, bold, reset) = if self.color { ("\x1b[31m", "\x1b[1m", "\x1b[0m") } else { ("", "", "") };
+                eprintln!("{red}{bold}error{reset}: {other}");
+                if let Some(h) = other.help() {
+                    eprintln!("  help: {h}");
+                }
+            }
+        }
+    }
+
+    fn dispatch(&mut self) -> Result<i32, Error> {
+        match &self.cli.command {
+            Command::Schema => {
+                let schema = schemars::schema_for!(catalog::Catalog);
+                println!("{}", serde_json::to_string_pretty(&schema).expect("serializes"));
+                Ok(0)
+            }
+            Command::Completions { shell } => {
+                let mut cmd = <Cli as clap::CommandFactory>::command();
+                clap_complete::generate(*shell, &mut cmd, "ixgen", &mut std::io::stdout());
+                Ok(0)
+            }
+            Command::Validate { strict, format } => {
+                let (strict, format) = (*strict, *format);
+                self.validate(strict, format)
+            }
+            Command::List { toolset, format } => {
+                let (toolset, format) = (toolset.clone(), *format);
+                let (model, warnings) = self.load()?;
+                self.print_warnings(&warnings);
+                crate::report::list(&model, toolset.as_deref(), format == Format::Json)?;
+                Ok(0)
+            }
+            Command::Budget { format } => {
+                let format = *format;
+                let (model, warnings) = self.load()?;
+                self.print_warnings(&warnings);
+                crate::report::budget(&model, format == Format::Json);
+                Ok(0)
+            }
+            Command::Opencode { .. } | Command::Claude { .. } | Command::Mcp { .. } | Command::Generate { .. } => self.generate(),
+            Command::Check { .. } => self.check(),
+        }
+    }
+
+    fn validate(&mut self, strict: bool, format: Format) -> Result<i32, Error> {
+        let result = self.load();
+        let (diags, file, failed) = match result {
+            Ok((_, warnings)) => {
+                let file = self.source().cloned().expect("loaded");
+                let failed = strict && !warnings.is_empty();
+                (warnings, file, failed)
+            }
+            Err(Error::Catalog { file, diagnostics }) => (diagnostics, file, true),
+            Err(e) => return Err(e),
+        };
+        let diags: Vec<Diagnostic> = diags
+            .into_iter()
+            .map(|mut d| {
+                if strict {
+                    d.severity = Severity::Error;
+                }
+                d
+            })
+            .collect();
+        if format == Format::Json {
+            let json: Vec<JsonDiagnostic> = diags.iter().map(|d| JsonDiagnostic::new(d, &file)).collect();
+            let out = serde_json::json!({ "file": file.name, "valid": !failed, "diagnostics": json });
+            println!("{}", serde_json::to_string_pretty(&out).expect("serializes"));
+        } else {
+            eprint!("{}", diagnostic::render(&diags, &file, self.color));
+            if failed {
+                let n = diags.iter().filter(|d| d.severity == Severity::Error).count();
+                eprintln!("error: {n} problem(s) in {}", file.name);
+            } else {
+                let w = diags.len();
+                println!("{} is valid{}", file.name, if w > 0 { format!(" ({w} warning(s))") } else { String::new() });
+            }
+        }
+        Ok(if failed { 2 } else { 0 })
+    }
+
+    /// Targets, options and write settings of the current write or check command.
+    fn plan(&mut self) -> Result<(Model, output::Plan, Vec<String>), Error> {
+        let (model, warnings) = self.load()?;
+        self.print_warnings(&warnings);
+        let cmd = &self.cli.command;
+        let (context, filters, explicit, profiles, toolset) = match cmd {
+            Command::Opencode { context, filters, toolset, .. } => (Some(context), filters, vec![Target::Opencode], vec![McpProfile::V2025_11_25], toolset.clone()),
+            Command::Claude { filters, .. } => (None, filters, vec![Target::Claude], vec![McpProfile::V2025_11_25], None),
+            Command::Mcp { filters, profiles, .. } => (None, filters, vec![Target::Mcp], profiles.clone(), None),
+            Command::Generate { targets, context, filters, profiles, .. } | Command::Check { targets, context, filters, profiles, .. } => (Some(context), filters, targets.clone(), profiles.clone(), None),
+            _ => unreachable!("only write and check commands plan"),
+        };
+        let context = match context {
+            Some(c) => model::check_context(&model.catalog, &context_flags(c)?)?,
+            None => model::Context::new(),
+        };
+        let (filter, notes) = Filter::resolve(&model.catalog, filters.read_only, &filters.enable_tools, &filters.disable_tools, filters.tier.as_deref())?;
+        let generate_like = matches!(cmd, Command::Generate { .. } | Command::Check { .. });
+        let mut targets = if generate_like && explicit.is_empty() {
+            Target::all().into_iter().filter(|t| t.enabled(&model) && *t != Target::Session).collect()
+        } else {
+            explicit
+        };
+        // Session tools come with their context: given it, `opencode` and `generate` write them.
+        let wants_session = !context.is_empty() && model.catalog.targets.session.is_some();
+        if wants_session && (matches!(cmd, Command::Opencode { .. }) || (generate_like && !targets.contains(&Target::Session) && targets.contains(&Target::Opencode))) {
+            targets.push(Target::Session);
+        }
+        if !context.is_empty() && !targets.contains(&Target::Session) {
+            return Err(Error::usage("context flags (--session, --iteration, --store, --pid) only apply to the session tools", "run `ixgen opencode` with them, or leave them out"));
+        }
+        let opts = Options { filter, context, toolset, profiles };
+        let plan = targets::plan(&model, &targets, &opts)?;
+        Ok((model, plan, notes))
+    }
+
+    fn generate(&mut self) -> Result<i32, Error> {
+        let (_, plan, notes) = self.plan()?;
+        for n in notes {
+            eprintln!("warning: {n}");
+        }
+        let write = match &self.cli.command {
+            Command::Opencode { write, .. } | Command::Claude { write, .. } | Command::Mcp { write, .. } | Command::Generate { write, .. } => write,
+            _ => unreachable!(),
+        };
+        let outcome = output::write(&plan, &self.cli.out, WriteOptions { force: write.force, dry_run: write.dry_run })?;
+        let mut stdout = std::io::stdout().lock();
+        if write.format == Format::Json {
+            let changes: Vec<serde_json::Value> = outcome
+                .changes
+                .iter()
+                .map(|c| serde_json::json!({ "path": c.path, "action": c.action }))
+                .collect();
+            let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&serde_json::json!({ "dry_run": write.dry_run, "files": changes })).expect("serializes"));
+            return Ok(0);
+        }
+        let (mut counts, verb) = ([0usize; 4], if write.dry_run { "would " } else { "" });
+        for c in &outcome.changes {
+            let (i, word) = match c.action {
+                Action::Create => (0, "create"),
+                Action::Update => (1, "update"),
+                Action::Remove => (2, "remove"),
+                Action::Unchanged => (3, ""),
+            };
+            counts[i] += 1;
+            if i < 3 && !write.quiet {
+                let _ = writeln!(stdout, "{verb}{word:<7} {}", c.path);
+            }
+        }
+        if !write.quiet || write.dry_run {
+            let _ = writeln!(
+                stdout,
+                "{}{} created, {} updated, {} removed, {} unchanged in {}",
+                if write.dry_run { "dry run: " } else { "" },
+                counts[0],
+                counts[1],
+                counts[2],
+                counts[3],
+                self.cli.out.display()
+            );
+        }
+        Ok(0)
+    }
+
+    fn check(&mut self) -> Result<i32, Error> {
+        let (_, plan, _) = self.plan()?;
+        let format = match &self.cli.command {
+            Command::Check { format, .. } => *format,
+            _ => unreachable!(),
+        };
+        let (outcome, _) = output::compare(&plan, &self.cli.out, true)?;
+        let drift = output::drift(&outcome);
+        let out = &self.cli.out;
+        match format {
+            CheckFormat::Json => {
+                let json = serde_json::json!({
+                    "ok": drift.is_empty(),
+                    "out": out.display().to_string(),
+                    "stale": drift.iter().filter(|d| d.kind == "stale").collect::<Vec<_>>(),
+                    "missing": drift.iter().filter(|d| d.kind == "missing").map(|d| &d.path).collect::<Vec<_>>(),
+                    "extra": drift.iter().filter(|d| d.kind == "extra").map(|d| &d.path).collect::<Vec<_>>(),
+                });
+                println!("{}", serde_json::to_string_pretty(&json).expect("serializes"));
+            }
+            CheckFormat::Github => {
+                for d in &drift {
+                    let path = out.join(&d.path);
+                    let msg = match d.kind {
+                        "stale" => "is out of date",
+                        "missing" => "is missing",
+                        _ => "is no longer generated",
+                    };
+                    println!("::error file={},title=ixgen drift::{} {msg}; run ixgen generate and commit the result", path.display(), d.path);
+                }
+            }
+            CheckFormat::Text => {
+                let mut stdout = std::io::stdout().lock();
+                for d in &drift {
+                    match d.kind {
+                        "stale" => {
+                            let _ = write!(stdout, "{}", d.diff.as_deref().unwrap_or_default());
+                        }
+                        "missing" => {
+                            let _ = writeln!(stdout, "missing: {}", d.path);
+                        }
+                        _ => {
+                            let _ = writeln!(stdout, "extra:   {} (owned by ixgen, no longer generated)", d.path);
+                        }
+                    }
+                }
+                if drift.is_empty() {
+                    let _ = writeln!(stdout, "{} generated file(s) are up to date in {}", outcome.changes.len(), out.display());
+                }
+            }
+        }
+        if drift.is_empty() {
+            Ok(0)
+        } else {
+            if format == CheckFormat::Text {
+                eprintln!("error: {} file(s) in {} are stale, missing or extra", drift.len(), out.display());
+                eprintln!("  help: run `ixgen generate{}` and commit the result", if out == Path::new(".") { String::new() } else { format!(" --out {}", out.display()) });
+            }
+            Ok(1)
+        }
+    }
+}
+
+/// The context flags as (variable, flag, value).
+fn context_flags(c: &ContextArgs) -> Result<Vec<(String, String, String)>, Error> {
+    let mut raw = Vec::new();
+    for (name, v) in [("session", &c.session), ("iteration", &c.iteration), ("store", &c.store), ("pid", &c.pid)] {
+        if let Some(v) = v {
+            raw.push((name.to_string(), format!("--{name}"), v.clone()));
+        }
+    }
+    for kv in &c.other {
+        let Some((k, v)) = kv.split_once('=') else {
+            return Err(Error::usage(format!("--context {kv}: expected NAME=VALUE"), "e.g. --context model=opus"));
+        };
+        raw.push((k.to_string(), format!("--context {k}"), v.to_string()));
+    }
+    Ok(raw)
+}

@@ -1,0 +1,228 @@
+//! Catalog diagnostics: what is wrong, where, and how to fix it.
+//!
+//! Validation produces [`Diagnostic`]s that point at a catalog path; the loader resolves the
+//! path to a line and column. Rendering (with miette, for people; as JSON, for tools) is the
+//! only other thing done here.
+
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
+use serde::Serialize;
+use std::fmt;
+use std::sync::Arc;
+
+/// How bad a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// Where a diagnostic points before it is resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// Nowhere in particular (the whole file).
+    File,
+    /// A node of the catalog, by dotted path; `key` points at its key instead of its value.
+    Path { path: String, key: bool },
+    /// A 1-based line and column.
+    Pos { line: usize, col: usize },
+}
+
+/// One finding.
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// Stable kebab-case identifier, e.g. `unknown-key`.
+    pub code: &'static str,
+    pub message: String,
+    pub help: Option<String>,
+    pub target: Target,
+    /// Resolved position (1-based line, column) once the loader has located it.
+    pub pos: Option<(usize, usize)>,
+}
+
+impl Diagnostic {
+    /// An error at a catalog path's value.
+    pub fn error(code: &'static str, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            code,
+            message: message.into(),
+            help: None,
+            target: Target::Path {
+                path: path.into(),
+                key: false,
+            },
+            pos: None,
+        }
+    }
+
+    /// A warning at a catalog path's value.
+    pub fn warning(code: &'static str, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, path, message)
+        }
+    }
+
+    /// Adds a hint.
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Points at the key rather than the value.
+    pub fn at_key(mut self) -> Self {
+        if let Target::Path { key, .. } = &mut self.target {
+            *key = true;
+        }
+        self
+    }
+}
+
+/// The catalog text a diagnostic refers to.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// How the file is named in messages.
+    pub name: String,
+    pub text: Arc<String>,
+}
+
+impl SourceFile {
+    /// Byte offset of a 1-based line and column (columns count characters).
+    pub fn offset(&self, line: usize, col: usize) -> usize {
+        let mut start = 0;
+        for (i, l) in self.text.split_inclusive('\n').enumerate() {
+            if i + 1 == line {
+                let in_line: usize = l
+                    .char_indices()
+                    .nth(col.saturating_sub(1))
+                    .map(|(b, _)| b)
+                    .unwrap_or(l.trim_end_matches('\n').len());
+                return start + in_line;
+            }
+            start += l.len();
+        }
+        self.text.len()
+    }
+
+    /// The span of the token at a position: to the end of the line, or to `:` for a key.
+    pub fn token_span(&self, line: usize, col: usize, key: bool) -> SourceSpan {
+        let offset = self.offset(line, col);
+        let rest = &self.text[offset..];
+        let line_rest = rest.split('\n').next().unwrap_or("");
+        let len = if key {
+            line_rest.find(':').unwrap_or(line_rest.len())
+        } else {
+            line_rest.trim_end().len()
+        };
+        SourceSpan::new(offset.into(), len.max(1).min(line_rest.len().max(1)))
+    }
+}
+
+/// Renders diagnostics for a terminal (`color`) or a log.
+pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
+    let mut out = String::new();
+    for diag in diags {
+        let mut one = String::new();
+        // Each diagnostic opens with `file:line:col` so editors and CI logs can jump to it.
+        match diag.pos {
+            Some((line, col)) => one.push_str(&format!("{}:{line}:{col}\n", file.name)),
+            None => one.push_str(&format!("{}\n", file.name)),
+        }
+        let span = diag.pos.map(|(line, col)| {
+            let key = matches!(diag.target, Target::Path { key: true, .. });
+            file.token_span(line, col, key)
+        });
+        let report = miette::Report::new(OwnedLocated {
+            diag: diag.clone(),
+            file: NamedSource::new(file.name.clone(), (*file.text).clone()),
+            span,
+        });
+        if handler.render_report(&mut one, report.as_ref()).is_err() {
+            one.push_str(&diag.message);
+        }
+        out.push_str(&one);
+        out.push('\n');
+    }
+    out
+}
+
+/// The owned form miette's `Report` needs ('static).
+struct OwnedLocated {
+    diag: Diagnostic,
+    file: NamedSource<String>,
+    span: Option<SourceSpan>,
+}
+
+impl fmt::Debug for OwnedLocated {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.diag.message)
+    }
+}
+impl fmt::Display for OwnedLocated {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.diag.message)
+    }
+}
+impl std::error::Error for OwnedLocated {}
+
+impl miette::Diagnostic for OwnedLocated {
+    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        Some(Box::new(self.diag.code))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.diag.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+        })
+    }
+    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.diag
+            .help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.diag.pos.map(|_| &self.file as &dyn miette::SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let span = self.span?;
+        Some(Box::new(std::iter::once(LabeledSpan::new_primary_with_span(
+            Some("here".into()),
+            span,
+        ))))
+    }
+}
+
+/// The JSON form of a diagnostic (`--format json`).
+#[derive(Debug, Serialize)]
+pub struct JsonDiagnostic<'a> {
+    pub severity: Severity,
+    pub code: &'a str,
+    pub message: &'a str,
+    pub help: Option<&'a str>,
+    pub file: &'a str,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+impl<'a> JsonDiagnostic<'a> {
+    pub fn new(diag: &'a Diagnostic, file: &'a SourceFile) -> Self {
+        JsonDiagnostic {
+            severity: diag.severity,
+            code: diag.code,
+            message: &diag.message,
+            help: diag.help.as_deref(),
+            file: &file.name,
+            line: diag.pos.map(|p| p.0),
+            column: diag.pos.map(|p| p.1),
+        }
+    }
+}

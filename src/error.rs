@@ -1,0 +1,70 @@
+//! The one error type of ixgen, and the exit code each error maps to.
+
+use crate::diagnostic::{Diagnostic, SourceFile};
+
+/// Everything that can go wrong. Every variant but [`Error::Drift`] is the user's input being
+/// wrong (exit 2); drift is a check that found something (exit 1).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The catalog does not parse or does not validate.
+    #[error("the catalog `{}` is invalid", file.name)]
+    Catalog {
+        file: SourceFile,
+        diagnostics: Vec<Diagnostic>,
+    },
+    /// The catalog file cannot be read.
+    #[error("cannot read the catalog `{path}`: {source}")]
+    ReadCatalog {
+        path: String,
+        source: std::io::Error,
+    },
+    /// A file cannot be read or written.
+    #[error("cannot {action} `{path}`: {source}")]
+    Io {
+        action: &'static str,
+        path: String,
+        source: std::io::Error,
+    },
+    /// A command-line value is wrong (a context flag, a filter, a target name).
+    #[error("{message}")]
+    Usage { message: String, help: String },
+    /// A target path holds a file ixgen did not write.
+    #[error("`{path}` exists and was not written by ixgen; refusing to overwrite it")]
+    NotOwned { path: String },
+    /// Generated files on disk differ from what the catalog gives.
+    #[error("{count} generated file(s) are out of date")]
+    Drift { count: usize },
+}
+
+impl Error {
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Drift { .. } => 1,
+            _ => 2,
+        }
+    }
+
+    /// How to fix it, when there is one line to say.
+    pub fn help(&self) -> Option<String> {
+        match self {
+            Error::ReadCatalog { .. } => Some(
+                "pass an existing file to --catalog, or leave --catalog out to use the embedded ix catalog".into(),
+            ),
+            Error::Usage { help, .. } => Some(help.clone()),
+            Error::NotOwned { .. } => Some(
+                "move the file away, or pass --force to let ixgen take it over".into(),
+            ),
+            Error::Drift { .. } => Some("run `ixgen generate` and commit the result".into()),
+            _ => None,
+        }
+    }
+
+    /// A usage error with a hint.
+    pub fn usage(message: impl Into<String>, help: impl Into<String>) -> Self {
+        Error::Usage {
+            message: message.into(),
+            help: help.into(),
+        }
+    }
+}

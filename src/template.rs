@@ -1,0 +1,150 @@
+//! Placeholder templates: `"ralph.{session}.task"` → text and variable parts.
+//!
+//! Parsed once, at validation time, so that every reference is checked against the declared
+//! parameters and context variables and the generated code never parses a template again.
+//! This module only parses; it knows nothing about which names exist.
+
+use serde::Serialize;
+
+/// One piece of a template.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    /// Literal text.
+    Text(String),
+    /// The value of a parameter or context variable.
+    Var(String),
+}
+
+/// A parsed template.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Template(pub Vec<Part>);
+
+/// Why a template does not parse; `offset` is a byte offset into the template text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateError {
+    pub offset: usize,
+    pub message: String,
+}
+
+impl Template {
+    /// Parses `{name}` references; `{{` and `}}` stand for literal braces.
+    pub fn parse(text: &str) -> Result<Template, TemplateError> {
+        let mut parts = Vec::new();
+        let mut literal = String::new();
+        let mut chars = text.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '{' if matches!(chars.peek(), Some((_, '{'))) => {
+                    chars.next();
+                    literal.push('{');
+                }
+                '}' if matches!(chars.peek(), Some((_, '}'))) => {
+                    chars.next();
+                    literal.push('}');
+                }
+                '{' => {
+                    let rest = &text[i + 1..];
+                    let Some(end) = rest.find('}') else {
+                        return Err(TemplateError {
+                            offset: i,
+                            message: "unclosed `{` in template (write `{{` for a literal brace)"
+                                .into(),
+                        });
+                    };
+                    let name = &rest[..end];
+                    if !is_identifier(name) {
+                        return Err(TemplateError {
+                            offset: i,
+                            message: format!(
+                                "`{{{name}}}` is not a placeholder: names are [a-z_][a-z0-9_]* (write `{{{{` for a literal brace)"
+                            ),
+                        });
+                    }
+                    if !literal.is_empty() {
+                        parts.push(Part::Text(std::mem::take(&mut literal)));
+                    }
+                    parts.push(Part::Var(name.to_string()));
+                    for _ in 0..=name.chars().count() {
+                        chars.next();
+                    }
+                }
+                '}' => {
+                    return Err(TemplateError {
+                        offset: i,
+                        message: "stray `}` in template (write `}}` for a literal brace)".into(),
+                    });
+                }
+                c => literal.push(c),
+            }
+        }
+        if !literal.is_empty() {
+            parts.push(Part::Text(literal));
+        }
+        Ok(Template(parts))
+    }
+
+    /// The variables the template refers to, in order.
+    pub fn vars(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().filter_map(|p| match p {
+            Part::Var(v) => Some(v.as_str()),
+            Part::Text(_) => None,
+        })
+    }
+
+    /// The variable when the template is exactly one `{name}` and nothing else.
+    pub fn single_var(&self) -> Option<&str> {
+        match self.0.as_slice() {
+            [Part::Var(v)] => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Renders with `lookup`; a variable it does not know renders as nothing.
+    pub fn render(&self, lookup: impl Fn(&str) -> Option<String>) -> String {
+        let mut out = String::new();
+        for part in &self.0 {
+            match part {
+                Part::Text(t) => out.push_str(t),
+                Part::Var(v) => out.push_str(&lookup(v).unwrap_or_default()),
+            }
+        }
+        out
+    }
+}
+
+/// `[a-z_][a-z0-9_]*`: parameter, context and step names.
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some('a'..='z' | '_'))
+        && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '_'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_text_vars_and_escaped_braces() {
+        let t = Template::parse("ralph.{session}.task {{x}}").unwrap();
+        assert_eq!(
+            t.0,
+            vec![
+                Part::Text("ralph.".into()),
+                Part::Var("session".into()),
+                Part::Text(".task {x}".into())
+            ]
+        );
+        assert_eq!(Template::parse("{limit}").unwrap().single_var(), Some("limit"));
+        assert_eq!(Template::parse("ü{a}é").unwrap().vars().collect::<Vec<_>>(), ["a"]);
+    }
+
+    #[test]
+    fn rejects_malformed_templates_with_offsets() {
+        assert_eq!(Template::parse("ab{cd").unwrap_err().offset, 2);
+        assert_eq!(Template::parse("a}b").unwrap_err().offset, 1);
+        assert!(Template::parse("{}").is_err());
+        assert!(Template::parse("{Not-ok}").is_err());
+    }
+}

@@ -1,0 +1,419 @@
+// ixgen runtime: executes a tool SPEC (docs/exec-spec.md). The same text is inlined into every generated tool file.
+import { isAbsolute as __ixgenIsAbs, relative as __ixgenRel, resolve as __ixgenResolvePath, sep as __ixgenSep } from "node:path"
+
+type __IxPart = { readonly text: string } | { readonly var: string }
+type __IxTpl = readonly __IxPart[]
+type __IxJsonT =
+  | { readonly lit: unknown } | { readonly var: string } | { readonly tpl: __IxTpl }
+  | { readonly obj: { readonly [key: string]: __IxJsonT } } | { readonly arr: readonly __IxJsonT[] }
+interface __IxType {
+  readonly type: "string" | "integer" | "number" | "boolean" | "enum" | "array" | "path"
+  readonly values?: readonly string[] | null; readonly items?: __IxType | null; readonly pattern?: string | null
+  readonly min?: number | null; readonly max?: number | null; readonly clamp?: boolean | null
+}
+interface __IxParam extends __IxType { readonly name: string; readonly required?: boolean | null; readonly default?: unknown }
+type __IxCond =
+  | { readonly param: string; readonly in: readonly unknown[] } | { readonly param: string; readonly equals: unknown }
+  | { readonly param: string; readonly contains: unknown } | { readonly param: string; readonly set: boolean }
+  | { readonly step: string; readonly matches: string; readonly flags?: string | null }
+  | { readonly step: string; readonly failed: boolean }
+  | { readonly all: readonly __IxCond[] } | { readonly any: readonly __IxCond[] } | { readonly not: __IxCond }
+type __IxArg =
+  | { readonly t: __IxTpl } | { readonly opt: string; readonly value: __IxTpl } | { readonly flag: string; readonly if: string }
+  | { readonly spread: string } | { readonly json: __IxJsonT }
+type __IxStore = { readonly program: string; readonly store: __IxTpl; readonly topic: __IxTpl }
+type __IxExec =
+  | { readonly kind: "cli"; readonly program: string; readonly argv: readonly __IxArg[]; readonly stdin?: __IxTpl | null }
+  | (__IxStore & { readonly kind: "store_append"; readonly meta: __IxJsonT; readonly body?: __IxTpl | null })
+  | (__IxStore & {
+      readonly kind: "store_fold"; readonly group_by?: string | null; readonly groups?: readonly string[] | null
+      readonly filter?: { readonly field: string; readonly equals: __IxTpl } | null; readonly unread_only?: boolean | null
+    })
+  | (__IxStore & { readonly kind: "store_update"; readonly id: __IxTpl; readonly meta: __IxJsonT })
+  | { readonly kind: "signal"; readonly pid: __IxTpl; readonly signal?: string | null; readonly process?: string | null }
+interface __IxStep {
+  readonly id: string; readonly title?: string | __IxTpl | null; readonly when?: __IxCond | null
+  readonly for_each?: string | null; readonly message?: __IxTpl | null; readonly exec: __IxExec
+}
+interface __IxRuntime {
+  readonly url_env: string; readonly default_url: string; readonly timeout_ms: number; readonly method?: string | null
+  readonly path: string; readonly body?: __IxJsonT | null; readonly markdown_field?: string | null
+}
+interface __IxSpec {
+  readonly name: string; readonly heading: __IxTpl; readonly params: readonly __IxParam[]; readonly runtime?: __IxRuntime | null
+  readonly parallel?: boolean | null; readonly steps: readonly __IxStep[]; readonly fallback?: __IxTpl | null; readonly join?: string | null
+}
+// Structural subset of OpenCode's ToolContext, so the runtime needs no type import.
+interface __IxCtx { readonly worktree?: string; readonly directory?: string; readonly abort?: AbortSignal }
+type __IxVars = Record<string, unknown>
+type __IxOut = { missing?: string; ok: boolean; out: string; result?: unknown; err?: string }
+type __IxProc = { missing?: boolean; code: number | null; stdout: string; stderr: string; why?: string }
+
+// Secret shapes, anchored on real token formats and minimum lengths so ordinary words ("task-", "risk-") survive.
+const __ixgenSecrets: [RegExp, (m: string, ...g: string[]) => string][] = [
+  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, () => "[REDACTED]"],
+  [/\b(Bearer\s+)([A-Za-z0-9._~+/-]{16,}=*)/gi, (m, p, t) => (/\d/.test(t) || /[A-Z]/.test(t.slice(1)) && /[a-z]/.test(t) ? `${p}[REDACTED]` : m)],
+  [/(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|glpat-[A-Za-z0-9_-]{20,})/g, () => "[REDACTED]"],
+  [/(?<![A-Za-z0-9])sk-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}/g, () => "[REDACTED]"],
+  [/\b(?:AKIA|ASIA)[A-Z0-9]{16}\b|(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}|(?<![A-Za-z0-9])xox[baprs]-[A-Za-z0-9-]{10,}/g, () => "[REDACTED]"],
+  // name=value assignments: keep the name. Unquoted "name: value" and "name = value" look like code, so only
+  // passwords are redacted in that form; key/token/secret values must also be 8+ characters long.
+  [/\b((?:[A-Za-z0-9]+[_-])+(?:key|token|secret|password|passwd)|apikey|token|secret|password|passwd)(["']?\s*[:=]\s*["']?)([^\s"'`,;&<>()[\]{}]+)/gi,
+    (m, name, sepr, value) => {
+      const pw = /pass/i.test(name)
+      const codeLike = /^\s*[:=]\s*$/.test(sepr) && sepr !== "="
+      return (pw || (value.length >= 8 && !codeLike)) ? `${name}${sepr}[REDACTED]` : m
+    }],
+]
+function __ixgenRedact(s: string): string {
+  return __ixgenSecrets.reduce((acc, [re, f]) => acc.replace(re, f), s)
+}
+function __ixgenRedactDeep(v: unknown): unknown {
+  if (typeof v === "string") return __ixgenRedact(v)
+  if (Array.isArray(v)) return v.map(__ixgenRedactDeep)
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, __ixgenRedactDeep(x)]))
+  return v
+}
+
+const __ixgenGet = (vars: __IxVars, k: string): unknown => (Object.hasOwn(vars, k) ? vars[k] : undefined)
+const __ixgenIsSet = (v: unknown): boolean => v !== undefined && v !== null && v !== "" && !(Array.isArray(v) && v.length === 0)
+const __ixgenMsg = (e: unknown): string => (e instanceof Error ? e.message : String(e))
+function __ixgenStr(v: unknown): string {
+  if (v === undefined || v === null) return ""
+  if (Array.isArray(v)) return v.map(__ixgenStr).join(", ")
+  return typeof v === "object" ? JSON.stringify(v) : String(v)
+}
+function __ixgenRender(t: __IxTpl | null | undefined, vars: __IxVars): string {
+  return (t ?? []).map((p) => ("text" in p ? p.text : __ixgenStr(__ixgenGet(vars, p.var)))).join("")
+}
+const __ixgenTplSet = (t: __IxTpl, vars: __IxVars): boolean => t.every((p) => "text" in p || __ixgenIsSet(__ixgenGet(vars, p.var)))
+function __ixgenJson(j: __IxJsonT, vars: __IxVars): unknown {
+  if ("lit" in j) return j.lit
+  if ("var" in j) return __ixgenGet(vars, j.var) ?? null
+  if ("tpl" in j) return __ixgenRender(j.tpl, vars)
+  if ("arr" in j) return j.arr.map((x) => __ixgenJson(x, vars))
+  const o: Record<string, unknown> = {}
+  for (const [k, x] of Object.entries(j.obj)) if (!("var" in x) || __ixgenIsSet(__ixgenGet(vars, x.var))) o[k] = __ixgenJson(x, vars)
+  return o
+}
+// A code fence longer than any backtick run inside, so stderr cannot close it early.
+function __ixgenFence(body: string): string {
+  const n = Math.max(2, ...(body.match(/`+/g) ?? []).map((r) => r.length)) + 1
+  return "`".repeat(n) + "\n" + body + "\n" + "`".repeat(n)
+}
+function __ixgenTail(s: string): string {
+  const t = s.trim().split("\n").slice(-20).join("\n")
+  return t.length > 2000 ? "…" + t.slice(-2000) : t
+}
+
+class __IxgenArgError extends Error {}
+function __ixgenCoerce(p: __IxType, v: unknown, label: string, base: string): unknown {
+  const bad = (m: string): never => { throw new __IxgenArgError(`\`${label}\` ${m}`) }
+  const show = (x: unknown) => JSON.stringify(x) ?? String(x)
+  const lo = p.min ?? undefined, hi = p.max ?? undefined
+  if (p.type === "integer" || p.type === "number") {
+    const numeric = typeof v === "string" && /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(v)
+    let n = typeof v === "number" ? v : numeric ? Number(v) : NaN
+    if (!Number.isFinite(n)) bad(`must be ${p.type === "integer" ? "an integer" : "a number"}, got ${show(v)}`)
+    if (p.type === "integer") n = Math.trunc(n)
+    if (lo !== undefined && n < lo) n = p.clamp ? lo : bad(`must be at least ${lo}, got ${n}`)
+    if (hi !== undefined && n > hi) n = p.clamp ? hi : bad(`must be at most ${hi}, got ${n}`)
+    return n
+  }
+  if (p.type === "boolean") {
+    const s = typeof v === "string" ? v.trim().toLowerCase() : v
+    return s === true || s === "true" ? true : s === false || s === "false" ? false : bad(`must be true or false, got ${show(v)}`)
+  }
+  if (p.type === "array") {
+    let list: unknown = v
+    // Models sometimes send a JSON-encoded array as a string.
+    if (typeof v === "string" && v.trim().startsWith("[")) try { list = JSON.parse(v) } catch { /* keep it as one element */ }
+    const items = (Array.isArray(list) ? list : [list]).filter((x) => x !== undefined && x !== null)
+    const out = items.map((x, i) => __ixgenCoerce(p.items ?? { type: "string" }, x, `${label}[${i}]`, base))
+    if (lo !== undefined && out.length < lo) bad(`needs at least ${lo} item(s)`)
+    if (hi !== undefined && out.length > hi) bad(`takes at most ${hi} item(s)`)
+    return out
+  }
+  let s = typeof v === "string" ? v : typeof v === "number" || typeof v === "boolean" ? String(v) : bad(`must be a string, got ${show(v)}`)
+  if (p.type === "enum") {
+    const values = p.values ?? []
+    const ci = values.filter((x) => x.toLowerCase() === s.toLowerCase())
+    if (values.includes(s)) { /* exact */ } else if (ci.length === 1) s = ci[0] as string
+    else bad(`must be one of ${values.map((x) => `"${x}"`).join(", ")}; got ${show(v)}`)
+  }
+  if (p.type === "path") {
+    const rel = __ixgenRel(base, __ixgenResolvePath(base, s))
+    if (s.includes("\0") || rel === ".." || rel.startsWith(".." + __ixgenSep) || __ixgenIsAbs(rel)) bad(`must stay inside the worktree (${base}), got ${show(v)}`)
+  }
+  if (p.type !== "enum" && lo !== undefined && s.length < lo) bad(`must be at least ${lo} characters long`)
+  if (p.type !== "enum" && hi !== undefined && s.length > hi) bad(`must be at most ${hi} characters long`)
+  if (p.pattern && !new RegExp(p.pattern).test(s)) bad(`must match ${p.pattern}, got ${show(v)}`)
+  return s
+}
+function __ixgenArgs(params: readonly __IxParam[], args: unknown, base: string): { vals: __IxVars; errors: string[] } {
+  const raw: __IxVars = args && typeof args === "object" && !Array.isArray(args) ? (args as __IxVars) : {}
+  const vals: __IxVars = {}, errors: string[] = []
+  for (const p of params) {
+    let v = __ixgenGet(raw, p.name)
+    // An empty string is how models often say "not given": treat it like a missing argument.
+    if (v === undefined || v === null || v === "") v = p.default ?? undefined
+    if (v === undefined || v === null) { if (p.required) errors.push(`\`${p.name}\` is required`); continue }
+    try { vals[p.name] = __ixgenCoerce(p, v, p.name, base) } catch (e) { errors.push(__ixgenMsg(e)) }
+  }
+  return { vals, errors }
+}
+
+type __IxResults = Map<string, { ok: boolean; out: string }>
+function __ixgenCond(c: __IxCond, vars: __IxVars, res: __IxResults, handled: Set<string>): boolean {
+  if ("all" in c) return c.all.every((x) => __ixgenCond(x, vars, res, handled))
+  if ("any" in c) return c.any.some((x) => __ixgenCond(x, vars, res, handled))
+  if ("not" in c) return !__ixgenCond(c.not, vars, res, new Set())
+  if ("step" in c) {
+    const r = res.get(c.step)
+    if (!r) return false
+    if ("matches" in c) return r.ok && new RegExp(c.matches, c.flags ?? "").test(r.out)
+    if (c.failed && !r.ok) handled.add(c.step)
+    return c.failed ? !r.ok : r.ok
+  }
+  const v = __ixgenGet(vars, c.param)
+  if ("in" in c) return (Array.isArray(v) ? v : [v]).some((x) => c.in.includes(x))
+  if ("equals" in c) return v === c.equals || JSON.stringify(v) === JSON.stringify(c.equals)
+  if ("contains" in c) return Array.isArray(v) ? v.includes(c.contains) : typeof v === "string" && v.includes(String(c.contains))
+  return __ixgenIsSet(v) === c.set
+}
+
+async function __ixgenSpawn(program: string, argv: string[], cwd: string, stdin: string | null, signal?: AbortSignal): Promise<__IxProc> {
+  const none = { code: null, stdout: "", stderr: "" }
+  // Resolve against the current PATH ourselves: Bun.spawn looks programs up in the PATH the process started with.
+  const exe = program.includes("/") ? program : Bun.which(program, { PATH: process.env.PATH ?? "" })
+  if (exe === null) return { ...none, missing: true }
+  try {
+    const proc = Bun.spawn([exe, ...argv], {
+      cwd, env: { ...process.env }, stdin: stdin === null ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe", signal,
+    })
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+    const why = code === 0 ? undefined : signal?.aborted ? "was cancelled" : proc.signalCode ? `was stopped by ${proc.signalCode}` : `exited with code ${code}`
+    return { code, stdout, stderr, why }
+  } catch (e) {
+    const enoent = (e as { code?: unknown }).code === "ENOENT" || /ENOENT|not found/i.test(__ixgenMsg(e))
+    return enoent && program.includes("/") ? { ...none, missing: true } : { ...none, why: `could not be started: ${__ixgenMsg(e)}` }
+  }
+}
+function __ixgenFail(program: string, argv: string[], r: __IxProc): string {
+  const excerpt = __ixgenTail(r.stderr) || __ixgenTail(r.stdout)
+  const label = [program, ...argv.slice(0, 1)].join(" ").replace(/[`\r\n]+/g, " ")
+  return `**Error:** \`${label}\` ${r.why}` + (excerpt ? "\n\n" + __ixgenFence(excerpt) : "")
+}
+async function __ixgenPool<T, R>(xs: readonly T[], n: number, f: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(xs.length)
+  let next = 0
+  const worker = async () => { while (next < xs.length) { const i = next++; out[i] = await f(xs[i] as T) } }
+  await Promise.all(Array.from({ length: Math.min(n, xs.length) }, worker))
+  return out
+}
+
+type __IxItem = { id: string; hash: string | null; fields: Record<string, unknown>; body?: string }
+function __ixgenMatch(ids: string[], want: string): string[] {
+  const w = want.trim().toLowerCase()
+  const exact = ids.filter((i) => i.toLowerCase() === w)
+  return exact.length ? exact : w.length >= 8 ? ids.filter((i) => i.toLowerCase().startsWith(w)) : []
+}
+// Reads every frame of the store, keeps the topic's, and folds "add" frames and their updates into items (bodies unread).
+async function __ixgenFold(e: __IxStore, store: string, topic: string, cwd: string, signal?: AbortSignal): Promise<{ items: __IxItem[] } | { fail: __IxOut }> {
+  const r = await __ixgenSpawn(e.program, ["cat", store], cwd, null, signal)
+  if (r.missing) return { fail: { missing: e.program, ok: false, out: "" } }
+  if (r.why) return { fail: { ok: false, out: "", err: __ixgenFail(e.program, ["cat"], r) } }
+  const items = new Map<string, __IxItem>()
+  for (const line of r.stdout.split("\n")) {
+    let f: { topic?: unknown; id?: unknown; hash?: unknown; meta?: unknown }
+    try { f = JSON.parse(line) } catch { continue }
+    const meta = (f?.meta && typeof f.meta === "object" ? f.meta : {}) as Record<string, unknown>
+    if (f?.topic !== topic || typeof f.id !== "string") continue
+    const { action, id, iteration, ...fields } = meta
+    if (action === "add") items.set(f.id, { id: f.id, hash: typeof f.hash === "string" ? f.hash : null, fields })
+    else if (typeof id === "string") {
+      const hit = __ixgenMatch([...items.keys()], id)
+      if (hit.length === 1) Object.assign((items.get(hit[0] as string) as __IxItem).fields, fields)
+    }
+  }
+  return { items: [...items.values()] }
+}
+async function __ixgenBodies(e: __IxStore, store: string, items: __IxItem[], cwd: string, signal?: AbortSignal): Promise<void> {
+  await __ixgenPool(items, 8, async (it) => {
+    it.body = it.hash ? (await __ixgenSpawn(e.program, ["cas", store, it.hash], cwd, null, signal)).stdout : ""
+  })
+}
+const __ixgenLine = (it: __IxItem) => `- \`${it.id}\` ${(it.body ?? "").trim().split("\n")[0] || "_(empty)_"}`
+
+async function __ixgenExec(x: __IxExec, vars: __IxVars, cwd: string, signal?: AbortSignal): Promise<__IxOut> {
+  if (x.kind === "cli") {
+    const argv: string[] = []
+    for (const a of x.argv) {
+      if ("t" in a) { if (__ixgenTplSet(a.t, vars)) argv.push(__ixgenRender(a.t, vars)) }
+      else if ("opt" in a) { if (__ixgenTplSet(a.value, vars)) argv.push(a.opt, __ixgenRender(a.value, vars)) }
+      else if ("flag" in a) { if (__ixgenGet(vars, a.if) === true) argv.push(a.flag) }
+      else if ("spread" in a) { const v = __ixgenGet(vars, a.spread); for (const s of Array.isArray(v) ? v : __ixgenIsSet(v) ? [v] : []) argv.push(__ixgenStr(s)) }
+      else argv.push(JSON.stringify(__ixgenJson(a.json, vars)))
+    }
+    const r = await __ixgenSpawn(x.program, argv, cwd, x.stdin ? __ixgenRender(x.stdin, vars) : null, signal)
+    if (r.missing) return { missing: x.program, ok: false, out: "" }
+    return r.why ? { ok: false, out: r.stdout, err: __ixgenFail(x.program, argv, r) } : { ok: true, out: r.stdout, result: r.stdout.trim() }
+  }
+  if (x.kind === "signal") return __ixgenSignal(x.pid, x.signal ?? "SIGTERM", x.process ?? null, vars)
+  const store = __ixgenRender(x.store, vars), topic = __ixgenRender(x.topic, vars)
+  if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(topic) || topic.includes("..") || topic.endsWith(".") || topic.length > 255)
+    return { ok: false, out: "", err: `**Error:** \`${topic}\` is not a valid store topic.` }
+  const append = async (meta: unknown, body: string | null): Promise<__IxOut> => {
+    const args = ["append", store, topic, "--meta", JSON.stringify(meta)]
+    const r = await __ixgenSpawn(x.program, args, cwd, body, signal)
+    if (r.missing) return { missing: x.program, ok: false, out: "" }
+    if (r.why) return { ok: false, out: "", err: __ixgenFail(x.program, args, r) }
+    let id = r.stdout.trim()
+    try { const f: unknown = JSON.parse(id); if (f && typeof f === "object" && "id" in f) id = String(f.id) } catch { /* keep the raw text */ }
+    return { ok: true, out: id, result: id }
+  }
+  if (x.kind === "store_append") return append(__ixgenJson(x.meta, vars), x.body ? __ixgenRender(x.body, vars) : null)
+  const folded = await __ixgenFold(x, store, topic, cwd, signal)
+  if ("fail" in folded) return folded.fail
+  if (x.kind === "store_update") {
+    const want = __ixgenRender(x.id, vars).trim()
+    const ids = __ixgenMatch(folded.items.map((i) => i.id), want)
+    const hits = folded.items.filter((it) => ids.includes(it.id))
+    if (hits.length === 0) {
+      const hint = want.length < 8 ? " (give the full id or a prefix of at least 8 characters)" : ""
+      return { ok: false, out: "", err: `**Error:** no item with id \`${want}\` on \`${topic}\`${hint}. Nothing was changed.` }
+    }
+    if (hits.length > 1) {
+      await __ixgenBodies(x, store, hits, cwd, signal)
+      return { ok: false, out: "", err: `**Error:** \`${want}\` matches ${hits.length} items; nothing was changed. Use the full id:\n\n${hits.map(__ixgenLine).join("\n")}` }
+    }
+    const full = (hits[0] as __IxItem).id, r = await append(__ixgenJson(x.meta, { ...vars, id: full }), null)
+    return r.ok ? { ok: true, out: full, result: full } : r
+  }
+  let items = folded.items
+  if (x.filter && __ixgenTplSet(x.filter.equals, vars)) {
+    const want = __ixgenRender(x.filter.equals, vars), field = x.filter.field
+    items = items.filter((it) => __ixgenStr(it.fields[field]) === want)
+  }
+  if (x.unread_only) items = items.filter((it) => it.fields.read !== true)
+  await __ixgenBodies(x, store, items, cwd, signal)
+  let md = items.map(__ixgenLine).join("\n")
+  const groupBy = x.group_by
+  if (groupBy && items.length) {
+    const key = (it: __IxItem) => __ixgenStr(it.fields[groupBy]) || "none"
+    const order = [...new Set([...(x.groups ?? []), ...items.map(key)])]
+    md = order.map((g) => [g, items.filter((it) => key(it) === g)] as const).filter(([, l]) => l.length)
+      .map(([g, l]) => `### ${g} (${l.length})\n\n${l.map(__ixgenLine).join("\n")}`).join("\n\n")
+  }
+  md = md || "_No items._"
+  return { ok: true, out: md, result: md }
+}
+
+async function __ixgenSignal(pidT: __IxTpl, sig: string, expect: string | null, vars: __IxVars): Promise<__IxOut> {
+  const raw = __ixgenRender(pidT, vars).trim(), pid = Number(raw)
+  const fail = (m: string): __IxOut => ({ ok: false, out: "", result: raw, err: m })
+  // Never signal pid 0, 1 or a negative pid: those reach whole process groups or init.
+  if (!/^\d+$/.test(raw) || pid <= 1) return fail(`**Error:** \`${raw}\` is not a process id that can be signalled.`)
+  if (!/^SIG[A-Z0-9]+$/.test(sig)) return fail(`**Error:** \`${sig}\` is not a signal name.`)
+  if (expect) {
+    let name: string | null = null
+    try { name = (await Bun.file(`/proc/${pid}/comm`).text()).trim() } catch {
+      const r = await __ixgenSpawn("ps", ["-p", String(pid), "-o", "comm="], "/", null)
+      name = r.code === 0 ? (r.stdout.trim().split("/").pop() ?? "") : null
+    }
+    if (name === null) return fail(`**Not signalled:** process ${pid} is not running.`)
+    // Linux truncates /proc/<pid>/comm to 15 bytes.
+    if (name !== expect && name !== expect.slice(0, 15)) return fail(`**Not signalled:** process ${pid} is \`${name}\`, not \`${expect}\`.`)
+  }
+  try { process.kill(pid, sig) } catch (e) { return fail(`**Error:** could not send ${sig} to process ${pid}: ${__ixgenMsg(e)}`) }
+  return { ok: true, out: `Sent ${sig} to process ${pid}.`, result: raw }
+}
+
+async function __ixgenRuntime(rt: __IxRuntime, vars: __IxVars, abort?: AbortSignal): Promise<{ md?: string; json?: unknown; url: string; why?: string }> {
+  const url = (process.env[rt.url_env] || rt.default_url).replace(/\/+$/, "") + rt.path
+  const signals = [AbortSignal.timeout(rt.timeout_ms), ...(abort ? [abort] : [])]
+  let signal: AbortSignal
+  if (typeof AbortSignal.any === "function") signal = AbortSignal.any(signals)
+  else { // Older runtimes: combine the signals by hand.
+    const c = new AbortController()
+    for (const s of signals) s.aborted ? c.abort() : s.addEventListener("abort", () => c.abort(), { once: true })
+    signal = c.signal
+  }
+  try {
+    const method = (rt.method || "POST").toUpperCase(), withBody = rt.body != null && method !== "GET" && method !== "HEAD"
+    const res = await fetch(url, {
+      method, signal, headers: withBody ? { "content-type": "application/json" } : {},
+      body: withBody ? JSON.stringify(__ixgenRedactDeep(__ixgenJson(rt.body as __IxJsonT, vars))) : undefined,
+    })
+    if (!res.ok) return { url, why: `HTTP ${res.status}` }
+    const data: unknown = await res.json()
+    if (!rt.markdown_field) return { url, json: data }
+    const md = data && typeof data === "object" ? (data as Record<string, unknown>)[rt.markdown_field] : undefined
+    return typeof md === "string" && md.trim() ? { url, md } : { url, why: `no \`${rt.markdown_field}\` in the answer` }
+  } catch (e) {
+    return { url, why: __ixgenMsg(e) }
+  }
+}
+
+// Entry point: validates the raw arguments, tries the runtime route, then runs the steps. Always resolves to a string.
+async function runTool(spec: __IxSpec, context: Record<string, unknown>, args: unknown, ctx?: __IxCtx): Promise<string> {
+  let head = `## ${spec.name}\n\n`
+  try {
+    // OpenCode reports worktree "/" outside a git repository; the session directory is the better root then.
+    const wt = ctx?.worktree, cwd = wt && wt !== "/" ? wt : ctx?.directory || wt || process.cwd()
+    const { vals, errors } = __ixgenArgs(spec.params, args, cwd)
+    const vars: __IxVars = { ...context, ...vals }
+    head = `## ${__ixgenRender(spec.heading, vars).replace(/\s+/g, " ").replace(/[\s:]+$/, "").trim() || spec.name}\n\n`
+    if (errors.length) return __ixgenRedact(`${head}**Invalid arguments:** ${errors.join("; ")}`)
+    if (spec.runtime) {
+      const r = await __ixgenRuntime(spec.runtime, vars, ctx?.abort)
+      if (r.md !== undefined) return __ixgenRedact(r.md.trimStart().startsWith("#") ? r.md : head + r.md)
+      if (r.json !== undefined) return __ixgenRedact(head + "```json\n" + JSON.stringify(r.json, null, 2) + "\n```")
+      if (!spec.steps.length) return __ixgenRedact(`${head}**Error:** the runtime is unreachable at ${r.url} (${r.why}).`)
+    }
+    const results: __IxResults = new Map(), handled = new Set<string>()
+    const done: { id: string; secs: { text: string; err: boolean }[] }[] = []
+    const run = async (step: __IxStep): Promise<{ missing?: string; ok: boolean; out: string; secs: { text: string; err: boolean }[] }> => {
+      const each = step.for_each ? __ixgenGet(vars, step.for_each) : undefined
+      const list: unknown[] = !step.for_each ? [undefined] : Array.isArray(each) ? each : __ixgenIsSet(each) ? [each] : []
+      const secs: { text: string; err: boolean }[] = [], outs: string[] = []
+      let ok = true
+      for (const item of list) {
+        const scope: __IxVars = step.for_each ? { ...vars, item } : vars
+        const r = await __ixgenExec(step.exec, scope, cwd, ctx?.abort)
+        if (r.missing) return { missing: r.missing, ok: false, out: "", secs }
+        const body = r.err ?? ((step.message ? __ixgenRender(step.message, { ...scope, result: r.result }) : r.out).trim() || "_(no output)_")
+        const title = typeof step.title === "string" ? step.title : step.title ? __ixgenRender(step.title, scope) : ""
+        secs.push({ text: title ? `**${title}**\n\n${body}` : body, err: !r.ok })
+        ok &&= r.ok
+        outs.push(r.out)
+      }
+      return { ok, out: outs.join("\n"), secs }
+    }
+    const missing = (program: string) => __ixgenRedact(head + (spec.fallback
+      ? __ixgenRender(spec.fallback, vars) : `\`${program}\` is not installed (it was not found on PATH). Install it and try again.`))
+    if (spec.parallel) {
+      const chosen = spec.steps.filter((s) => !s.when || __ixgenCond(s.when, vars, results, handled))
+      const outs = await Promise.all(chosen.map(run))
+      const miss = outs.find((o) => o.missing)
+      if (miss?.missing) return missing(miss.missing)
+      outs.forEach((o, i) => done.push({ id: (chosen[i] as __IxStep).id, secs: o.secs }))
+    } else {
+      for (const s of spec.steps) {
+        if (ctx?.abort?.aborted) break
+        const touched = new Set<string>()
+        if (s.when && !__ixgenCond(s.when, vars, results, touched)) continue
+        touched.forEach((t) => handled.add(t))
+        const o = await run(s)
+        if (o.missing) return missing(o.missing)
+        results.set(s.id, { ok: o.ok, out: o.out })
+        done.push({ id: s.id, secs: o.secs })
+      }
+    }
+    const secs = done.flatMap((d) => d.secs.filter((x) => !(x.err && handled.has(d.id))).map((x) => x.text))
+    const tail = ctx?.abort?.aborted ? "\n\n_Cancelled._" : ""
+    return __ixgenRedact(head + (secs.join(spec.join ?? "\n\n") || "_(no output)_") + tail)
+  } catch (e) {
+    return __ixgenRedact(`${head}**Error:** the ixgen runtime failed: ${__ixgenMsg(e)}`)
+  }
+}

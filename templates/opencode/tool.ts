@@ -1,0 +1,35 @@
+// {{ header }}
+// Do not edit: regenerate with `{{ command }}`.
+import { tool } from "@opencode-ai/plugin"
+
+{{ runtime }}
+{%- if !constants.is_empty() %}
+
+// The run's context, baked in at generation time.
+{%- for c in constants %}
+const {{ c.name }} = {{ c.value }}
+{%- endfor %}
+{%- endif %}
+const CONTEXT: Record<string, unknown> = { {% for c in constants %}{{ c.key }}: {{ c.name }}{% if !loop.last %}, {% endif %}{% endfor %} }
+{%- for t in tools %}
+
+const {{ t.spec_name }} = {{ t.spec }}
+{% if let Some(export) = t.export %}
+const {{ t.local }} = tool({
+{%- else %}
+export default tool({
+{%- endif %}
+  description: {{ t.description }},
+  args: {
+{%- for a in t.args %}
+    {{ a.key }}: {{ a.schema }},
+{%- endfor %}
+  },
+  async execute(args, ctx) {
+    return runTool({{ t.spec_name }}, CONTEXT, args, ctx)
+  },
+})
+{%- if let Some(export) = t.export %}
+export { {{ t.local }} as {{ export }} }
+{%- endif %}
+{%- endfor %}

@@ -1,0 +1,96 @@
+// The interpreter inside the real OpenCode 1.18.33: hand-written tool files in the generated shape are type-checked
+// with tsc against @opencode-ai/plugin and run with `opencode debug agent build --tool <id> --params <json>`.
+// Skipped when the pinned hosts are not installed (HOST_MODULES, see harness.ts).
+import { beforeAll, describe, expect, test } from "bun:test"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { FAKE_IX, FAKE_XS, HOST_MODULES, fakeProgram, tempDir, toolFile } from "./harness"
+import neighbors from "./fixtures/ix_neighbors.json"
+import ralph from "./fixtures/ralph.json"
+
+const opencodeBin = join(HOST_MODULES, ".bin", "opencode")
+const tscBin = join(HOST_MODULES, ".bin", "tsc")
+const ready = existsSync(opencodeBin) && existsSync(tscBin) && existsSync(join(HOST_MODULES, "@opencode-ai", "plugin"))
+if (!ready) console.warn(`opencode.test.ts: pinned hosts not found in ${HOST_MODULES}; skipped`)
+
+const project = tempDir("oc-project")
+const home = tempDir("oc-home")
+const bin = join(project, ".fakebin")
+const argvLog = join(project, "argv.log")
+const store = join(project, ".ralph", "store")
+
+const NEIGHBORS_ARGS = `
+    symbol: tool.schema.string().describe("Symbol, class, or file to get neighbors for"),
+    direction: tool.schema.enum(["callers", "callees", "depends", "imported-by", "all"]).optional().describe("Which neighbors (default all)"),
+    limit: tool.schema.number().int().min(1).max(30).optional().describe("Max results per direction (default 15, capped at 30)"),
+    depth: tool.schema.number().int().min(1).max(3).optional().describe("Traversal depth for depends (default 2, max 3)"),`
+
+async function opencode(tool: string, params: unknown): Promise<{ output: string; raw: string }> {
+  const p = Bun.spawn([opencodeBin, "debug", "agent", "build", "--tool", tool, "--params", JSON.stringify(params)], {
+    cwd: project, stdout: "pipe", stderr: "pipe", stdin: "ignore",
+    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, "xdg"), PATH: `${bin}:${process.env.PATH}`, IX_ARGV_LOG: argvLog },
+  })
+  const [raw, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited])
+  if (code !== 0) throw new Error(`opencode exited ${code}: ${err}${raw}`)
+  const json = JSON.parse(raw) as { result: { output: string } }
+  return { output: json.result.output, raw }
+}
+
+describe.skipIf(!ready)("real OpenCode 1.18.33", () => {
+  beforeAll(() => {
+    mkdirSync(join(project, ".opencode", "tools"), { recursive: true })
+    mkdirSync(store, { recursive: true })
+    Bun.spawnSync(["git", "init", "-q", project])
+    fakeProgram(bin, "ix", FAKE_IX)
+    fakeProgram(bin, "xs", FAKE_XS)
+    writeFileSync(join(project, ".opencode", "tools", "ix_neighbors.ts"), toolFile("ix", ["const CONTEXT: Record<string, unknown> = {}"], [
+      { exportName: "default", spec: neighbors, description: "Get the neighborhood of a symbol: callers, callees, dependents.", args: NEIGHBORS_ARGS },
+    ]))
+    const session = "demo"
+    writeFileSync(join(project, ".opencode", "tools", "ralph.ts"), toolFile("ralph", [
+      `const STORE_PATH = ${JSON.stringify(store)}`, `const SESSION_NAME = ${JSON.stringify(session)}`, "const ITERATION = 3", "const PARENT_PID = 0",
+      "const CONTEXT: Record<string, unknown> = { store: STORE_PATH, session: SESSION_NAME, iteration: ITERATION, pid: PARENT_PID }",
+    ], [
+      { exportName: "task_add", spec: ralph.task_add, description: "Add a task", args: `content: tool.schema.string().describe("Task"), status: tool.schema.enum(["remaining", "blocked"]).optional().describe("Initial status")` },
+      { exportName: "task_status", spec: ralph.task_status, description: "Set a task status", args: `id: tool.schema.string().describe("Task id or 8+ prefix"), status: tool.schema.enum(["in_progress", "completed", "blocked"]).describe("New status")` },
+      { exportName: "task_list", spec: ralph.task_list, description: "List tasks", args: "" },
+    ]))
+    writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
+      compilerOptions: { target: "ES2022", module: "ESNext", moduleResolution: "bundler", strict: true, noEmit: true, skipLibCheck: true, noUnusedLocals: true,
+        lib: ["ESNext"], types: ["bun"], typeRoots: [join(HOST_MODULES, "@types")], baseUrl: ".", paths: { "@opencode-ai/plugin": [join(HOST_MODULES, "@opencode-ai", "plugin", "dist", "index.d.ts")] } },
+      include: [".opencode/tools/*.ts"],
+    }))
+  })
+
+  test("the generated-shape files type-check against @opencode-ai/plugin 1.18.33 (tsc --noEmit, strict)", () => {
+    if (!existsSync(join(HOST_MODULES, "@types", "bun"))) throw new Error(`${HOST_MODULES} lacks @types/bun, which tsc needs for the Bun globals the runtime uses`)
+    const r = Bun.spawnSync([tscBin, "--noEmit", "-p", project], { stdout: "pipe", stderr: "pipe" })
+    expect(r.stdout.toString() + r.stderr.toString()).toBe("")
+    expect(r.exitCode).toBe(0)
+  }, 120_000)
+
+  test("ix_neighbors loads, returns the string, and ix sees the clamped limit", async () => {
+    const { output } = await opencode("ix_neighbors", { symbol: "AuthController", limit: 500 })
+    expect(output).toBe("## ix-neighbors: AuthController\n\n**Callers**\n\nix callers AuthController --limit 30\n\n**Callees**\n\nix callees AuthController --limit 30")
+    const calls = readFileSync(argvLog, "utf8").trim().split("\n").map((l) => JSON.parse(l)).sort()
+    expect(calls).toEqual([["callees", "AuthController", "--limit", "30"], ["callers", "AuthController", "--limit", "30"]])
+  }, 180_000)
+
+  test("invalid and hostile arguments inside OpenCode", async () => {
+    expect((await opencode("ix_neighbors", { direction: "up" })).output).toBe(
+      '## ix-neighbors\n\n**Invalid arguments:** `symbol` is required; `direction` must be one of "callers", "callees", "depends", "imported-by", "all"; got "up"')
+    const hostile = `$(touch ${join(project, "pwned")}) "q" \`x\`\nnext`
+    const { output } = await opencode("ix_neighbors", { symbol: hostile, direction: "depends", depth: "7" })
+    expect(output).toContain("ix depends")
+    expect(readFileSync(argvLog, "utf8").trim().split("\n").map((l) => JSON.parse(l)).at(-1)).toEqual(["depends", hostile, "--depth", "3", "--limit", "15"])
+    expect(existsSync(join(project, "pwned"))).toBe(false)
+  }, 180_000)
+
+  test("ralph session tools: add, list and update through the store", async () => {
+    const added = (await opencode("ralph_task_add", { content: "write the runtime" })).output
+    const id = /`([0-9a-z]{20,})`/.exec(added)?.[1] ?? ""
+    expect(added).toBe(`## ralph.demo: task_add\n\nAdded task \`${id}\` (remaining).`)
+    expect((await opencode("ralph_task_status", { id: id.slice(0, 13), status: "in_progress" })).output).toBe(`## ralph.demo: task_status\n\nTask \`${id}\` marked as in_progress.`)
+    expect((await opencode("ralph_task_list", {})).output).toBe(`## ralph.demo: tasks\n\n### in_progress (1)\n\n- \`${id}\` write the runtime`)
+  }, 240_000)
+})
