@@ -36,7 +36,7 @@ pub struct ToolModel {
     pub idempotent: bool,
     pub open_world: bool,
     pub confirm: bool,
-    /// Shared parameters first, then the tool's own, each in declaration order.
+    /// The tool's own parameters, then the shared ones it uses, each in declaration order.
     pub params: Vec<ParamModel>,
     pub spec: ExecSpec,
 }
@@ -105,9 +105,9 @@ pub struct SpecParam {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<SpecItems>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub min: Option<f64>,
+    pub min: Option<serde_json::Number>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max: Option<f64>,
+    pub max: Option<serde_json::Number>,
     pub clamp: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
@@ -285,19 +285,20 @@ fn tpl(text: &str) -> Template {
 }
 
 fn tool(cat: &Catalog, t: &catalog::Tool) -> ToolModel {
+    // The tool's own parameters first: a model reads `query` before a shared `format`.
     let mut params: Vec<ParamModel> = t
-        .use_params
+        .params
         .iter()
-        .filter_map(|n| {
-            cat.params.get(n).map(|p| ParamModel {
-                name: n.clone(),
-                param: p.clone(),
-            })
+        .map(|(n, p)| ParamModel {
+            name: n.clone(),
+            param: p.clone(),
         })
         .collect();
-    params.extend(t.params.iter().map(|(n, p)| ParamModel {
-        name: n.clone(),
-        param: p.clone(),
+    params.extend(t.use_params.iter().filter_map(|n| {
+        cat.params.get(n).map(|p| ParamModel {
+            name: n.clone(),
+            param: p.clone(),
+        })
     }));
     let write = t.access == Access::Write;
     let destructive = t.destructive.unwrap_or(write);
@@ -370,10 +371,19 @@ fn spec_param(p: &ParamModel) -> SpecParam {
             ty: crate::catalog::validate::type_name(i.ty),
             values: i.values.clone(),
         }),
-        min: q.min,
-        max: q.max,
+        min: q.min.map(json_number),
+        max: q.max.map(json_number),
         clamp: q.clamp.unwrap_or(true),
         pattern: q.pattern.clone(),
+    }
+}
+
+/// A bound as JSON: whole numbers print without a fraction (`30`, not `30.0`).
+pub fn json_number(x: f64) -> serde_json::Number {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        serde_json::Number::from(x as i64)
+    } else {
+        serde_json::Number::from_f64(x).unwrap_or_else(|| serde_json::Number::from(0))
     }
 }
 

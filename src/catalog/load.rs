@@ -174,7 +174,22 @@ fn structural(e: &serde_yaml::Error, text: &str) -> Diagnostic {
             },
         };
         diag = diag.help(hint);
-    } else if message.starts_with("invalid type") || message.contains("unknown variant") {
+    } else if message.contains("duplicate field") || message.contains("duplicate entry") {
+        diag.code = "duplicate-key";
+        diag = diag.help("a key may appear once in a mapping: remove or rename one");
+        // serde_yaml points at the mapping; the index keeps the last occurrence of a path,
+        // which is the repeated key itself.
+        if let Some(field) = message.split('`').nth(1) {
+            let prefix = message.split(": ").next().filter(|p| !p.contains(' ')).unwrap_or("");
+            let path = if prefix.is_empty() || prefix == message { field.to_string() } else { format!("{prefix}.{field}") };
+            let index = LocationIndex::build(text);
+            if let Some(loc) = index.find(&path).filter(|_| index.contains(&path)) {
+                let p = loc.key.unwrap_or(loc.value);
+                diag.pos = Some((p.line, p.col));
+                diag.target = Target::Path { path, key: true };
+            }
+        }
+    } else if message.contains("invalid type") || message.contains("invalid value") || message.contains("unknown variant") {
         diag.code = "wrong-type";
         if let Some(v) = unknown_variant(&message) {
             diag = diag.help(v);
@@ -184,14 +199,10 @@ fn structural(e: &serde_yaml::Error, text: &str) -> Diagnostic {
     } else if message.contains("missing field") {
         diag.code = "missing-key";
         diag = diag.help("add it; run `ixgen schema` to see what it takes");
-    } else if message.contains("duplicate entry") || message.contains("duplicate key") {
-        diag.code = "duplicate-key";
-        diag = diag.help("a key may appear once in a mapping: remove or rename one");
     } else {
         diag.code = "yaml-syntax";
         diag = diag.help("fix the YAML syntax at this position (indentation, a missing `:` or an unclosed quote or bracket)");
     }
-    let _ = text;
     diag
 }
 

@@ -127,6 +127,13 @@ impl Builder {
                 None => {
                     // A key: complex (non-scalar) keys are indexed under a placeholder name.
                     *key = Some((scalar_key.unwrap_or("?").to_string(), pos(mark)));
+                    // The parser marks a block mapping where its first key ends; the mapping
+                    // really starts at that key.
+                    if let Some(node) = self.nodes.get_mut(path.as_str())
+                        && (mark.line(), mark.col() + 1) < (node.value.line, node.value.col)
+                    {
+                        node.value = pos(mark);
+                    }
                     None
                 }
                 Some((k, key_pos)) => {

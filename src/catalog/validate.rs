@@ -284,7 +284,7 @@ impl<'a> Validator<'a> {
             self.template(&format!("{path}.heading"), h, &scope);
         }
         if let Some(f) = &tool.fallback {
-            self.template(&format!("{path}.fallback"), f, &Scope { params: &params, extra: &["error"] });
+            self.template(&format!("{path}.fallback"), f, &scope);
         }
         if let Some(route) = &tool.runtime {
             let rpath = format!("{path}.runtime");
@@ -644,6 +644,7 @@ impl<'a> Validator<'a> {
         if let Some(server) = &self.cat.server {
             if self.toolset_ref("server.toolset", &server.toolset) {
                 self.host_name_lengths(server);
+                self.opencode_collisions(server);
             }
             if !valid_tool_name(&server.name) {
                 self.err(Diagnostic::error("bad-name", "server.name", format!("server name `{}` is not accepted by every host", server.name)).help("use ^[a-z][a-z0-9_-]*$"));
@@ -668,6 +669,25 @@ impl<'a> Validator<'a> {
                 if len > CURSOR_NAME_LIMIT {
                     self.err(Diagnostic::warning("host-name-length", &path, format!("server and tool name together are {len} characters; Cursor drops tools over {CURSOR_NAME_LIMIT}")).help("shorten the tool or server name"));
                 }
+            }
+        }
+    }
+
+    /// OpenCode names an MCP server's tools `<server>_<tool>`; with the server in
+    /// `opencode.json`, such an id must not be the id of a custom tool as well.
+    fn opencode_collisions(&mut self, server: &Server) {
+        let Some(oc) = &self.cat.targets.opencode else { return };
+        if oc.config.is_none() || !self.cat.toolsets.contains_key(&oc.toolset) {
+            return;
+        }
+        let custom: HashSet<String> = self.cat.toolsets[&oc.toolset].tools.iter().map(|t| t.replace('-', "_")).collect();
+        for (i, name) in self.cat.toolsets[&server.toolset].tools.iter().enumerate() {
+            let id = format!("{}_{name}", server.name);
+            if custom.contains(&id) {
+                self.err(
+                    Diagnostic::error("host-id-collision", format!("toolsets.{}.tools[{i}]", server.toolset), format!("in OpenCode the MCP tool `{name}` of server `{}` gets the id `{id}`, which a custom tool already has", server.name))
+                        .help("rename the server (e.g. `server.name: ix-memory`) or the tool, or drop `targets.opencode.config`"),
+                );
             }
         }
     }

@@ -10,7 +10,7 @@
 use super::{McpProfile, Options};
 use crate::catalog::ParamType;
 use crate::error::Error;
-use crate::model::{Model, ParamModel, ToolModel};
+use crate::model::{Model, ParamModel, ToolModel, json_number};
 use crate::output::{Content, PlannedFile};
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -97,14 +97,6 @@ pub struct Annotations {
     pub open_world_hint: bool,
 }
 
-fn number(x: f64, integer: bool) -> serde_json::Number {
-    if integer || x.fract() == 0.0 {
-        serde_json::Number::from(x as i64)
-    } else {
-        serde_json::Number::from_f64(x).unwrap_or_else(|| serde_json::Number::from(0))
-    }
-}
-
 fn prop(ty: ParamType, values: Option<&Vec<String>>, description: Option<&String>) -> PropSchema {
     PropSchema {
         ty: match ty {
@@ -133,9 +125,8 @@ fn property(p: &ParamModel) -> PropSchema {
     let mut s = prop(q.ty, q.values.as_ref(), q.description.as_ref());
     match q.ty {
         ParamType::Integer | ParamType::Number => {
-            let int = q.ty == ParamType::Integer;
-            s.minimum = q.min.map(|x| number(x, int));
-            s.maximum = q.max.map(|x| number(x, int));
+            s.minimum = q.min.map(json_number);
+            s.maximum = q.max.map(json_number);
         }
         ParamType::String | ParamType::Path => {
             s.min_length = q.min.map(|x| x as u64);

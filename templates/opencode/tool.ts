@@ -13,7 +13,7 @@ const {{ c.name }} = {{ c.value }}
 const CONTEXT: Record<string, unknown> = { {% for c in constants %}{{ c.key }}: {{ c.name }}{% if !loop.last %}, {% endif %}{% endfor %} }
 {%- for t in tools %}
 
-const {{ t.spec_name }} = {{ t.spec }}
+const {{ t.spec_name }} = {{ t.spec }} as const
 {% if let Some(export) = t.export %}
 const {{ t.local }} = tool({
 {%- else %}
