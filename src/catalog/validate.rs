@@ -109,6 +109,11 @@ impl<'a> Validator<'a> {
                     Diagnostic::error("bad-name", format!("{path}.constant"), format!("`{constant}` is not a usable TypeScript constant name"))
                         .help("use [A-Z_][A-Z0-9_]*"),
                 );
+            } else if constant == "CONTEXT" || constant.starts_with("SPEC_") || constant.starts_with("__IX") {
+                self.err(
+                    Diagnostic::error("reserved-name", format!("{path}.constant"), format!("constant `{constant}` clashes with a name of the generated code"))
+                        .help("set `constant:` to another name"),
+                );
             } else if !constants.insert(constant.clone()) {
                 self.err(Diagnostic::error("duplicate-name", format!("{path}.constant"), format!("constant `{constant}` is used by two context variables")).help("give one of them another `constant`"));
             }
