@@ -9,7 +9,6 @@
 
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -64,7 +63,7 @@ pub struct Manifest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ManifestEntry {
     pub group: String,
-    pub sha256: String,
+    pub blake3: String,
 }
 
 /// What happens to one path.
@@ -110,13 +109,10 @@ pub struct WriteOptions {
     pub dry_run: bool,
 }
 
-fn sha256(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in digest {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
+/// The content hash recorded in the manifest. BLAKE3: this runs on every file of every loop
+/// iteration, and it is several times faster than SHA-256 without SHA instructions.
+fn content_hash(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
 }
 
 fn read_opt(path: &Path) -> Result<Option<Vec<u8>>, Error> {
@@ -212,7 +208,7 @@ pub fn compare(plan: &Plan, out: &Path, force: bool) -> Result<(Outcome, Manifes
                     f.path.clone(),
                     ManifestEntry {
                         group: f.group.to_string(),
-                        sha256: sha256(bytes),
+                        blake3: content_hash(bytes),
                     },
                 );
                 bytes.clone()
@@ -238,7 +234,7 @@ pub fn compare(plan: &Plan, out: &Path, force: bool) -> Result<(Outcome, Manifes
         }
         let full = out.join(path);
         if let Some(old) = read_opt(&full)? {
-            if sha256(&old) != entry.sha256 && !force {
+            if content_hash(&old) != entry.blake3 && !force {
                 return Err(Error::usage(
                     format!("`{}` is no longer generated, but it was edited since ixgen wrote it; refusing to remove it", full.display()),
                     "move the file away, or pass --force to remove it",

@@ -16,6 +16,8 @@ use std::sync::Arc;
 pub const EMBEDDED: &str = include_str!("../../catalog/ix.yaml");
 /// The name the embedded catalog goes by in messages and generated headers.
 pub const EMBEDDED_NAME: &str = "ix.yaml";
+/// The embedded catalog converted to JSON by `build.rs` (empty if the conversion failed).
+const EMBEDDED_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/ix.json"));
 
 /// A catalog that parsed and passed validation, with the warnings it raised.
 #[derive(Debug)]
@@ -29,7 +31,7 @@ pub struct Loaded {
 /// Loads the catalog at `path`, or the embedded one.
 pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
     match path {
-        None => load_text(EMBEDDED_NAME, EMBEDDED.as_bytes()),
+        None => load_embedded(),
         Some(p) => {
             let bytes = std::fs::read(p).map_err(|source| Error::ReadCatalog {
                 path: p.display().to_string(),
@@ -38,6 +40,21 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
             load_text(&p.display().to_string(), &bytes)
         }
     }
+}
+
+/// Loads the embedded catalog through its JSON form; anything short of a clean load goes the
+/// YAML way, so that diagnostics point into `ix.yaml`.
+fn load_embedded() -> Result<Loaded, Error> {
+    if let Ok(catalog) = serde_json::from_str::<Catalog>(EMBEDDED_JSON)
+        && validate::validate(&catalog).is_empty()
+    {
+        return Ok(Loaded {
+            catalog,
+            file: source(EMBEDDED_NAME, EMBEDDED.to_string()),
+            warnings: Vec::new(),
+        });
+    }
+    load_text(EMBEDDED_NAME, EMBEDDED.as_bytes())
 }
 
 /// Loads a catalog from bytes; `name` is how messages call the file.
@@ -246,6 +263,16 @@ pub fn did_you_mean<'a>(found: &str, candidates: &'a [impl AsRef<str>]) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn embedded_json_reads_as_the_yaml_does() {
+        assert!(!EMBEDDED_JSON.is_empty(), "build.rs converts the embedded catalog");
+        let from_json = load(None).unwrap().catalog;
+        let from_yaml = load_text(EMBEDDED_NAME, EMBEDDED.as_bytes()).unwrap().catalog;
+        let (a, b) = (format!("{from_json:?}"), format!("{from_yaml:?}"));
+        let at = a.bytes().zip(b.bytes()).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+        assert!(a == b, "the JSON form differs from the YAML at byte {at}: …{}… vs …{}…", &a[at.saturating_sub(60)..(at + 60).min(a.len())], &b[at.saturating_sub(60)..(at + 60).min(b.len())]);
+    }
 
     #[test]
     fn parses_serde_messages() {
