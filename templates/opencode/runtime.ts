@@ -32,7 +32,7 @@ type __IxExec =
   | (__IxStore & { readonly kind: "store_update"; readonly id: __IxTpl; readonly meta: __IxJsonT })
   | { readonly kind: "signal"; readonly pid: __IxTpl; readonly signal?: string | null; readonly process?: string | null }
 interface __IxStep {
-  readonly id: string; readonly title?: string | __IxTpl | null; readonly when?: __IxCond | null
+  readonly id?: string | null; readonly title?: string | __IxTpl | null; readonly when?: __IxCond | null
   readonly for_each?: string | null; readonly message?: __IxTpl | null; readonly exec: __IxExec
 }
 interface __IxRuntime {
@@ -372,7 +372,7 @@ async function runTool(spec: __IxSpec, context: Record<string, unknown>, args: u
       if (!spec.steps.length) return __ixgenRedact(`${head}**Error:** the runtime is unreachable at ${r.url} (${r.why}).`)
     }
     const results: __IxResults = new Map(), handled = new Set<string>()
-    const done: { id: string; secs: { text: string; err: boolean }[] }[] = []
+    const done: { id: string | null; secs: { text: string; err: boolean }[] }[] = []
     const run = async (step: __IxStep): Promise<{ missing?: string; ok: boolean; out: string; secs: { text: string; err: boolean }[] }> => {
       const each = step.for_each ? __ixgenGet(vars, step.for_each) : undefined
       const list: unknown[] = !step.for_each ? [undefined] : Array.isArray(each) ? each : __ixgenIsSet(each) ? [each] : []
@@ -397,7 +397,7 @@ async function runTool(spec: __IxSpec, context: Record<string, unknown>, args: u
       const outs = await Promise.all(chosen.map(run))
       const miss = outs.find((o) => o.missing)
       if (miss?.missing) return missing(miss.missing)
-      outs.forEach((o, i) => done.push({ id: (chosen[i] as __IxStep).id, secs: o.secs }))
+      outs.forEach((o, i) => done.push({ id: (chosen[i] as __IxStep).id ?? null, secs: o.secs }))
     } else {
       for (const s of spec.steps) {
         if (ctx?.abort?.aborted) break
@@ -406,11 +406,11 @@ async function runTool(spec: __IxSpec, context: Record<string, unknown>, args: u
         touched.forEach((t) => handled.add(t))
         const o = await run(s)
         if (o.missing) return missing(o.missing)
-        results.set(s.id, { ok: o.ok, out: o.out })
-        done.push({ id: s.id, secs: o.secs })
+        if (s.id) results.set(s.id, { ok: o.ok, out: o.out })
+        done.push({ id: s.id ?? null, secs: o.secs })
       }
     }
-    const secs = done.flatMap((d) => d.secs.filter((x) => !(x.err && handled.has(d.id))).map((x) => x.text))
+    const secs = done.flatMap((d) => d.secs.filter((x) => !(x.err && d.id !== null && handled.has(d.id))).map((x) => x.text))
     const tail = ctx?.abort?.aborted ? "\n\n_Cancelled._" : ""
     return __ixgenRedact(head + (secs.join(spec.join ?? "\n\n") || "_(no output)_") + tail)
   } catch (e) {

@@ -1,8 +1,9 @@
 // The interpreter inside the real OpenCode 1.18.33: hand-written tool files in the generated shape are type-checked
 // with tsc against @opencode-ai/plugin and run with `opencode debug agent build --tool <id> --params <json>`.
 // Skipped when the pinned hosts are not installed (HOST_MODULES, see harness.ts).
-import { beforeAll, describe, expect, test } from "bun:test"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { homedir } from "node:os"
 import { join } from "node:path"
 import { FAKE_IX, FAKE_XS, HOST_MODULES, fakeProgram, tempDir, toolFile } from "./harness"
 import neighbors from "./fixtures/ix_neighbors.json"
@@ -18,6 +19,10 @@ const home = tempDir("oc-home")
 const bin = join(project, ".fakebin")
 const argvLog = join(project, "argv.log")
 const store = join(project, ".ralph", "store")
+let loop: ReturnType<typeof Bun.spawn>
+let xsServer: ReturnType<typeof Bun.spawn> | null = null
+// The real xs 0.13.4 when it is built (see store.test.ts), else the fake.
+const realXs = process.env.IXGEN_XS ?? join(homedir(), ".cache/ixgen-hosts/xs-0.13.4/bin/xs")
 
 const NEIGHBORS_ARGS = `
     symbol: tool.schema.string().describe("Symbol, class, or file to get neighbors for"),
@@ -42,24 +47,39 @@ describe.skipIf(!ready)("real OpenCode 1.18.33", () => {
     mkdirSync(store, { recursive: true })
     Bun.spawnSync(["git", "init", "-q", project])
     fakeProgram(bin, "ix", FAKE_IX)
-    fakeProgram(bin, "xs", FAKE_XS)
+    if (existsSync(realXs)) {
+      copyFileSync(realXs, join(bin, "xs"))
+      Bun.spawnSync(["chmod", "+x", join(bin, "xs")])
+      xsServer = Bun.spawn([join(bin, "xs"), "serve", store], { stdout: "pipe", stderr: "pipe" })
+      for (let i = 0; i < 100 && Bun.spawnSync([join(bin, "xs"), "version", store]).exitCode !== 0; i++) Bun.sleepSync(100)
+    } else fakeProgram(bin, "xs", FAKE_XS)
     writeFileSync(join(project, ".opencode", "tools", "ix_neighbors.ts"), toolFile("ix", ["const CONTEXT: Record<string, unknown> = {}"], [
       { exportName: "default", spec: neighbors, description: "Get the neighborhood of a symbol: callers, callees, dependents.", args: NEIGHBORS_ARGS },
     ]))
     const session = "demo"
+    // Stands in for the ralph loop: a process whose name is `nu`.
+    copyFileSync("/bin/sleep", join(home, "nu"))
+    Bun.spawnSync(["chmod", "+x", join(home, "nu")])
+    loop = Bun.spawn([join(home, "nu"), "300"])
     writeFileSync(join(project, ".opencode", "tools", "ralph.ts"), toolFile("ralph", [
-      `const STORE_PATH = ${JSON.stringify(store)}`, `const SESSION_NAME = ${JSON.stringify(session)}`, "const ITERATION = 3", "const PARENT_PID = 0",
+      `const STORE_PATH = ${JSON.stringify(store)}`, `const SESSION_NAME = ${JSON.stringify(session)}`, "const ITERATION = 3", `const PARENT_PID = ${loop.pid}`,
       "const CONTEXT: Record<string, unknown> = { store: STORE_PATH, session: SESSION_NAME, iteration: ITERATION, pid: PARENT_PID }",
     ], [
       { exportName: "task_add", spec: ralph.task_add, description: "Add a task", args: `content: tool.schema.string().describe("Task"), status: tool.schema.enum(["remaining", "blocked"]).optional().describe("Initial status")` },
       { exportName: "task_status", spec: ralph.task_status, description: "Set a task status", args: `id: tool.schema.string().describe("Task id or 8+ prefix"), status: tool.schema.enum(["in_progress", "completed", "blocked"]).describe("New status")` },
       { exportName: "task_list", spec: ralph.task_list, description: "List tasks", args: "" },
+      { exportName: "session_complete", spec: ralph.session_complete, description: "Finish the session", args: "" },
     ]))
     writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
       compilerOptions: { target: "ES2022", module: "ESNext", moduleResolution: "bundler", strict: true, noEmit: true, skipLibCheck: true, noUnusedLocals: true,
         lib: ["ESNext"], types: ["bun"], typeRoots: [join(HOST_MODULES, "@types")], baseUrl: ".", paths: { "@opencode-ai/plugin": [join(HOST_MODULES, "@opencode-ai", "plugin", "dist", "index.d.ts")] } },
       include: [".opencode/tools/*.ts"],
     }))
+  })
+
+  afterAll(async () => {
+    if (loop.exitCode === null && loop.signalCode === null) loop.kill()
+    if (xsServer) { xsServer.kill(); await xsServer.exited }
   })
 
   test("the generated-shape files type-check against @opencode-ai/plugin 1.18.33 (tsc --noEmit, strict)", () => {
@@ -90,7 +110,14 @@ describe.skipIf(!ready)("real OpenCode 1.18.33", () => {
     const added = (await opencode("ralph_task_add", { content: "write the runtime" })).output
     const id = /`([0-9a-z]{20,})`/.exec(added)?.[1] ?? ""
     expect(added).toBe(`## ralph.demo: task_add\n\nAdded task \`${id}\` (remaining).`)
-    expect((await opencode("ralph_task_status", { id: id.slice(0, 13), status: "in_progress" })).output).toBe(`## ralph.demo: task_status\n\nTask \`${id}\` marked as in_progress.`)
+    expect((await opencode("ralph_task_status", { id: id.slice(0, 10), status: "in_progress" })).output).toBe(`## ralph.demo: task_status\n\nTask \`${id}\` marked as in_progress.`)
     expect((await opencode("ralph_task_list", {})).output).toBe(`## ralph.demo: tasks\n\n### in_progress (1)\n\n- \`${id}\` write the runtime`)
   }, 240_000)
+
+  test("ralph session_complete records the control frame and stops the loop process", async () => {
+    const { output } = await opencode("ralph_session_complete", {})
+    expect(output).toMatch(new RegExp(`^## ralph\\.demo: session_complete\\n\\nRecorded completion frame \`[0-9a-z]{20,}\`\\.\\n\\nSent SIGTERM to process ${loop.pid}\\.$`))
+    await loop.exited
+    expect(loop.signalCode).toBe("SIGTERM")
+  }, 180_000)
 })

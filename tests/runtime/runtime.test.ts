@@ -210,6 +210,11 @@ describe("templates, conditions and steps", () => {
     process.env.IX_STATUS_FAIL = "1"
     expect(await runTool(ingest, {}, {}, ctx())).toBe("## t\n\n**Probe**\n\nix subsystems --list")
   })
+  test("steps without an id (null) run and cannot be named by conditions", async () => {
+    const s = spec({ steps: [cli("x", [t("fail")], { id: null }), cli("y", [t("y")], { id: null, when: { step: "x", failed: true } })] })
+    expect(await runTool(s, {}, {}, ctx())).toStartWith("## t\n\n**Error:** `ix fail` exited with code 3")
+    expect(calls().map((c) => c[0])).toEqual(["fail"])
+  })
   test("for_each runs once per element with `item` bound", async () => {
     const s = spec({ params: [P("paths", "array")], steps: [cli("each", [t("impact"), { t: tpl("{item}") }], { for_each: "paths", title: [{ text: "Impact " }, { var: "item" }], message: tpl("{item}: {result}") })] })
     const out = await runTool(s, {}, { paths: ["a.ts", "b.ts"] }, ctx())
