@@ -15,19 +15,27 @@ export def regenerate [session: string, iteration: int, store: path, --pid: int]
   ^ixgen opencode --session $session --iteration $iteration --store $store --pid $pid --quiet
 }
 
-# The session's tasks grouped by status, folded from the store the way the loop reads it:
-# an `add` frame creates a task, a `status` frame (whose `id` may be an 8+ character prefix)
-# changes its status.
+# The session's tasks grouped by status, folded from the store the way the loop reads it and
+# the way the `task_list` tool does: an `add` frame creates a task, a later `status` frame
+# changes its status when its `id` is the task's full id or an 8+ character prefix (any case)
+# of exactly one task added before it. A prefix that matches several tasks changes nothing.
 export def tasks [store: path, session: string] {
   let topic = $"ralph.($session).task"
   let frames = (^xs cat $store | lines | where {|l| $l != "" } | each {|l| $l | from json } | where topic == $topic)
-  let adds = ($frames | where {|f| ($f.meta?.action? | default "") == "add" })
-  let updates = ($frames | where {|f| ($f.meta?.action? | default "") == "status" })
-  $adds | each {|f|
-    let mine = ($updates | where {|u| $f.id | str starts-with $u.meta.id })
-    let status = if ($mine | is-empty) { $f.meta.status } else { $mine | last | get meta.status }
-    {id: $f.id, status: $status, content: (^xs cas $store $f.hash)}
-  } | group-by status
+  let folded = ($frames | reduce --fold [] {|f, acc|
+    let action = ($f.meta?.action? | default "")
+    if $action == "add" {
+      $acc | append {id: $f.id, hash: $f.hash, status: $f.meta.status}
+    } else if $action == "status" and ($f.meta?.id? | describe) == "string" {
+      let want = ($f.meta.id | str trim | str downcase)
+      let exact = ($acc | enumerate | where {|t| ($t.item.id | str downcase) == $want })
+      let hits = if ($exact | is-not-empty) { $exact } else if ($want | str length) >= 8 {
+        $acc | enumerate | where {|t| $t.item.id | str downcase | str starts-with $want }
+      } else { [] }
+      if ($hits | length) == 1 { $acc | update ($hits | first | get index) {|t| $t | merge {status: $f.meta.status} } } else { $acc }
+    } else { $acc }
+  })
+  $folded | each {|t| {id: $t.id, status: $t.status, content: (^xs cas $store $t.hash)} } | group-by status
 }
 
 # Whether the agent called session_complete.

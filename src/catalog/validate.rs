@@ -70,6 +70,11 @@ impl<'a> Validator<'a> {
             );
         }
         self.context();
+        if let Some(fallback) = cat.cli.as_ref().and_then(|c| c.fallback.as_ref()) {
+            // Every tool with a `run` step shows it: it may name context variables only.
+            let none = HashMap::new();
+            self.template("cli.fallback", fallback, &Scope { params: &none, extra: &[] });
+        }
         for (name, p) in &cat.params {
             self.param(&format!("params.{name}"), name, p);
         }

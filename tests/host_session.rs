@@ -1,0 +1,434 @@
+//! The ralph session tools end to end, with the real programs: a real `xs serve` store, the
+//! generated `.opencode/tools/ralph.ts` run by the real OpenCode 1.18.33 (one tool per
+//! `opencode debug agent build` call), and the real Nushell folding the same store through the
+//! loop's own module (`examples/ralph/ralph.nu`).
+//!
+//! One #[test] drives a whole session (tasks, an ambiguous prefix, notes, inbox, a regeneration
+//! for the next iteration, completion that ends a real `nu` "loop"); a second one checks that
+//! hostile session names are refused before anything is written (no hosts needed).
+
+mod support;
+
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{Read, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+use support::{OpencodeProject, isolate, path_with};
+
+const SESSION: &str = "e2e";
+const TASKS: &str = "ralph.e2e.task";
+const NOTES: &str = "ralph.e2e.note";
+const INBOX: &str = "ralph.e2e.inbox";
+const CONTROL: &str = "ralph.e2e.control";
+
+/// Every process the test starts; killed and reaped on drop, so a failing assertion does not
+/// leave `xs serve`, `nu` or `sleep` running.
+#[derive(Default)]
+struct Procs(Vec<Child>);
+
+impl Procs {
+    fn add(&mut self, child: Child) -> usize {
+        self.0.push(child);
+        self.0.len() - 1
+    }
+    fn get(&mut self, i: usize) -> &mut Child {
+        &mut self.0[i]
+    }
+}
+
+impl Drop for Procs {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// The real `xs` against one store. Its stdout is always a pipe: xs 0.13.4 polls stdout and
+/// fails with "Operation not permitted" on a regular file or /dev/null.
+struct Xs {
+    bin: PathBuf,
+    store: PathBuf,
+}
+
+impl Xs {
+    fn run(&self, args: &[&str], body: Option<&[u8]>) -> Vec<u8> {
+        let mut cmd = Command::new(&self.bin);
+        cmd.arg(args[0]).arg(&self.store).args(&args[1..]);
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(if body.is_some() { Stdio::piped() } else { Stdio::null() });
+        let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {}: {e}", self.bin.display()));
+        if let Some(body) = body {
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(body).unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "xs {args:?} failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    }
+
+    fn frames(&self) -> Vec<Value> {
+        String::from_utf8(self.run(&["cat"], None)).unwrap().lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    fn on(&self, topic: &str) -> Vec<Value> {
+        self.frames().into_iter().filter(|f| f["topic"] == topic).collect()
+    }
+
+    fn append(&self, topic: &str, meta: &Value, body: Option<&[u8]>) -> String {
+        let out = self.run(&["append", topic, "--meta", &meta.to_string()], body);
+        let frame: Value = serde_json::from_slice(&out).unwrap_or_else(|e| panic!("xs append printed {:?}: {e}", String::from_utf8_lossy(&out)));
+        frame["id"].as_str().expect("the appended frame has an id").to_string()
+    }
+
+    fn body(&self, frame: &Value) -> Vec<u8> {
+        self.run(&["cas", frame["hash"].as_str().expect("the frame has a hash")], None)
+    }
+
+    fn frame(&self, id: &str) -> Value {
+        self.frames().into_iter().find(|f| f["id"] == id).unwrap_or_else(|| panic!("no frame {id} in the store"))
+    }
+}
+
+/// Starts `xs serve <store>` with both outputs drained by threads, and waits until
+/// `xs version <store>` answers.
+fn start_xs(procs: &mut Procs, bin: &Path, store: &Path) {
+    let mut child = Command::new(bin).arg("serve").arg(store).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("start xs serve");
+    let log = Arc::new(Mutex::new(Vec::<u8>::new()));
+    for mut r in [Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>, Box::new(child.stderr.take().unwrap())] {
+        let log = log.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = r.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                log.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+    }
+    let i = procs.add(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let v = Command::new(bin).arg("version").arg(store).stdin(Stdio::null()).output().unwrap();
+        if v.status.success() {
+            return;
+        }
+        if let Some(status) = procs.get(i).try_wait().unwrap() {
+            panic!("xs serve exited ({status}): {}", String::from_utf8_lossy(&log.lock().unwrap()));
+        }
+        assert!(Instant::now() < deadline, "xs serve did not answer `xs version` within 20 s: {}", String::from_utf8_lossy(&log.lock().unwrap()));
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The id at the end of "Added task <id>" and the like.
+fn last_word(out: &str) -> String {
+    let id = out.split_whitespace().last().unwrap_or_default().trim_matches(|c: char| !c.is_ascii_alphanumeric()).to_string();
+    assert!(id.len() == 25 && id.chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()), "no SCRU128 id at the end of {out:?}");
+    id
+}
+
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.bytes().zip(b.bytes()).take_while(|(x, y)| x.eq_ignore_ascii_case(y)).count()
+}
+
+/// The shortest prefix of `id`, 8 characters or more, that no other id starts with.
+fn shortest_unique_prefix<'a>(id: &'a str, all: &[String]) -> &'a str {
+    let longest = all.iter().filter(|o| o.as_str() != id).map(|o| common_prefix(id, o)).max().unwrap_or(0);
+    &id[..(longest + 1).max(8)]
+}
+
+/// `### <group> (n)` headings and `- \`<id>\` …` lines of a store_fold listing, as group → ids.
+fn parse_listing(md: &str) -> Vec<(String, Vec<String>)> {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for line in md.lines() {
+        if let Some(h) = line.strip_prefix("### ") {
+            let (name, count) = h.rsplit_once(" (").unwrap_or_else(|| panic!("bad heading {line:?}"));
+            groups.push((name.to_string(), Vec::new()));
+            assert!(count.ends_with(')'), "bad heading {line:?}");
+        } else if let Some(rest) = line.strip_prefix("- `") {
+            let id = rest.split('`').next().unwrap().to_string();
+            groups.last_mut().unwrap_or_else(|| panic!("item before any heading: {md}")).1.push(id);
+        }
+    }
+    for (name, ids) in &groups {
+        assert!(md.contains(&format!("### {name} ({})", ids.len())), "count of {name} is wrong in {md}");
+    }
+    groups
+}
+
+/// Modification times of every file under `dir` (symlinks not followed).
+fn mtimes(dir: &Path) -> BTreeMap<PathBuf, SystemTime> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, SystemTime>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            if m.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.insert(p.strip_prefix(root).unwrap().to_path_buf(), m.modified().unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+fn ixgen_ok(p: &OpencodeProject, args: &[&str]) -> String {
+    let out = p.ixgen(args);
+    assert!(out.status.success(), "ixgen {args:?} failed: {}{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn generate(p: &OpencodeProject, iteration: u32, store: &Path, pid: u32) -> String {
+    let (it, pid) = (iteration.to_string(), pid.to_string());
+    ixgen_ok(p, &["opencode", "--session", SESSION, "--iteration", &it, "--store", store.to_str().unwrap(), "--pid", &pid])
+}
+
+/// Runs one session tool in OpenCode with the xs binary's folder first on PATH.
+fn tool(p: &OpencodeProject, path: &str, id: &str, params: Value) -> String {
+    let t = Instant::now();
+    let out = p.run_tool(id, &params, &[("PATH", path)]).unwrap_or_else(|e| panic!("{id} {params}: {e}"));
+    eprintln!("{id} ({:.1} s): {out}", t.elapsed().as_secs_f64());
+    out
+}
+
+/// Runs `nu -c <script>` the way the loop would: isolated home, the xs binary first on PATH,
+/// the store in `$env.RALPH_STORE`.
+fn nu(tmp: &Path, path: &str, store: &Path, script: &str) -> String {
+    let module = support::root().join("examples/ralph/ralph.nu");
+    let mut cmd = Command::new(support::nu());
+    isolate(&mut cmd, &tmp.join("nu"));
+    let full = format!("use r#'{}'#; {script}", module.display());
+    let out = cmd.arg("-c").arg(&full).env("PATH", path).env("RALPH_STORE", store).stdin(Stdio::null()).output().unwrap();
+    assert!(out.status.success(), "nu -c {full:?} failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn wait_exit(child: &mut Child, within: Duration) -> Option<std::process::ExitStatus> {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return Some(s);
+        }
+        if Instant::now() > deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
+    let started = Instant::now();
+    let mut procs = Procs::default();
+    let p = OpencodeProject::new();
+    let tmp = p.tmp.path().to_path_buf();
+    let xs_bin = support::xs();
+    let path = path_with(xs_bin.parent().unwrap());
+    let store = tmp.join("store");
+    std::fs::create_dir_all(&store).unwrap();
+    start_xs(&mut procs, &xs_bin, &store);
+    let xs = Xs { bin: xs_bin.clone(), store: store.clone() };
+
+    // The "loop": a real Nushell process, and a process that is not Nushell.
+    let mut loop_cmd = Command::new(support::nu());
+    isolate(&mut loop_cmd, &tmp.join("loop"));
+    let loop_i = procs.add(loop_cmd.args(["-c", "sleep 10min"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap());
+    let loop_pid = procs.get(loop_i).id();
+    let sleep_i = procs.add(Command::new("sleep").arg("600").stdin(Stdio::null()).spawn().unwrap());
+    let sleep_pid = procs.get(sleep_i).id();
+
+    generate(&p, 1, &store, loop_pid);
+    let ralph_ts = p.dir().join(".opencode/tools/ralph.ts");
+    let src1 = std::fs::read_to_string(&ralph_ts).unwrap();
+    for want in [
+        format!("const STORE_PATH = {}", serde_json::to_string(store.to_str().unwrap()).unwrap()),
+        "const SESSION_NAME = \"e2e\"".into(),
+        "const ITERATION = 1\n".into(),
+        format!("const PARENT_PID = {loop_pid}\n"),
+    ] {
+        assert!(src1.contains(&want), "ralph.ts lacks {want:?}");
+    }
+
+    // ── Three tasks through OpenCode, one with shell syntax and a newline in it. ──
+    let hostile = "it's \"quoted\" $(touch pwned) `touch pwned2` back\\slash $HOME\nsecond line\ttab";
+    let a_out = tool(&p, &path, "ralph_task_add", json!({"content": hostile}));
+    let a = last_word(&a_out);
+    assert_eq!(a_out, format!("## ralph: task_add\n\nAdded task {a}"));
+    let b = last_word(&tool(&p, &path, "ralph_task_add", json!({"content": "blocked on the schema", "status": "blocked"})));
+    let c = last_word(&tool(&p, &path, "ralph_task_add", json!({"content": "write the docs"})));
+    assert!(!p.dir().join("pwned").exists() && !p.dir().join("pwned2").exists(), "task content ran as a command");
+
+    let a_frame = xs.frame(&a);
+    assert_eq!(a_frame["topic"], TASKS);
+    assert_eq!(a_frame["meta"], json!({"action": "add", "status": "remaining"}));
+    assert_eq!(xs.body(&a_frame), hostile.as_bytes(), "the stored body is not byte-identical");
+    assert_eq!(xs.frame(&b)["meta"], json!({"action": "add", "status": "blocked"}));
+    assert_eq!(xs.body(&xs.frame(&c)), b"write the docs");
+
+    // ── Two tasks whose ids share 8+ leading characters: appended back to back with xs. ──
+    let mut remaining_extra = Vec::new(); // earlier attempts that did not share enough
+    let (d, e, common) = (0..20)
+        .find_map(|attempt| {
+            let add = json!({"action": "add", "status": "remaining"});
+            let d = xs.append(TASKS, &add, Some(format!("twin one #{attempt}").as_bytes()));
+            let e = xs.append(TASKS, &add, Some(format!("twin two #{attempt}").as_bytes()));
+            let n = common_prefix(&d, &e);
+            if n >= 8 {
+                Some((d, e, n))
+            } else {
+                remaining_extra.extend([d, e]);
+                None
+            }
+        })
+        .expect("20 pairs of back-to-back appends never shared 8 leading id characters");
+    let ambiguous = d[..common].to_string();
+
+    let all: Vec<String> = [&a, &b, &c, &d, &e].into_iter().cloned().chain(remaining_extra.iter().cloned()).collect();
+
+    // ── A status change by the shortest unique prefix (8+ characters) of the hostile task. ──
+    let a_prefix = shortest_unique_prefix(&a, &all);
+    assert!(a_prefix.len() >= 8);
+    let st = tool(&p, &path, "ralph_task_status", json!({"id": a_prefix, "status": "in_progress"}));
+    assert_eq!(st, format!("## ralph: task_status\n\nTask {a} marked as in_progress"));
+    let last = xs.on(TASKS).pop().unwrap();
+    assert_eq!(last["meta"], json!({"action": "status", "id": a, "status": "in_progress", "iteration": 1}), "the frame carries the full id");
+
+    // ── An ambiguous prefix is refused and nothing is appended. ──
+    let before = xs.on(TASKS).len();
+    let amb = tool(&p, &path, "ralph_task_status", json!({"id": ambiguous, "status": "completed"}));
+    assert!(amb.contains(&format!("`{ambiguous}` matches")) && amb.contains("nothing was changed"), "{amb}");
+    for (id, first_line) in [(&d, "twin one"), (&e, "twin two")] {
+        assert!(amb.contains(&format!("- `{id}` {first_line}")), "the refusal does not list {id}: {amb}");
+    }
+    assert_eq!(xs.on(TASKS).len(), before, "an ambiguous prefix appended a frame");
+
+    // Two more frames written as the loop or an older tool might: a full-id status change, and an
+    // ambiguous "legacy" update that both folds must ignore rather than apply to every match.
+    xs.append(TASKS, &json!({"action": "status", "id": c, "status": "completed", "iteration": 1}), None);
+    xs.append(TASKS, &json!({"action": "status", "id": ambiguous, "status": "blocked", "iteration": 1}), None);
+
+    // ── task_list groups them; the loop's own fold (real nu) gives the same grouping. ──
+    let mut remaining = vec![d.clone(), e.clone()];
+    remaining.splice(0..0, remaining_extra.iter().cloned());
+    let expected: Vec<(String, Vec<String>)> = vec![
+        ("in_progress".into(), vec![a.clone()]),
+        ("remaining".into(), remaining),
+        ("blocked".into(), vec![b.clone()]),
+        ("completed".into(), vec![c.clone()]),
+    ];
+    let list = tool(&p, &path, "ralph_task_list", json!({}));
+    assert!(list.starts_with("## ralph: task_list\n\n### in_progress (1)\n\n"), "{list}");
+    assert!(list.contains(&format!("- `{a}` it's \"quoted\" $(touch pwned) `touch pwned2` back\\slash $HOME\n")), "first line of the hostile task: {list}");
+    assert!(!list.contains("second line"), "a listing shows first lines only: {list}");
+    assert_eq!(parse_listing(&list), expected, "task_list grouping:\n{list}");
+
+    let nu_json = nu(&tmp, &path, &store, "ralph tasks $env.RALPH_STORE e2e | to json");
+    let nu_groups: serde_json::Map<String, Value> = serde_json::from_str(&nu_json).unwrap_or_else(|e| panic!("{e}: {nu_json}"));
+    let nu_ids: BTreeMap<String, Vec<String>> = nu_groups
+        .iter()
+        .map(|(status, tasks)| {
+            let tasks = tasks.as_array().unwrap();
+            for t in tasks {
+                assert_eq!(t["status"].as_str(), Some(status.as_str()));
+            }
+            (status.clone(), tasks.iter().map(|t| t["id"].as_str().unwrap().to_string()).collect())
+        })
+        .collect();
+    let tool_ids: BTreeMap<String, Vec<String>> = expected.iter().cloned().collect();
+    assert_eq!(nu_ids, tool_ids, "the loop's fold (nu) and task_list disagree:\nnu: {nu_json}\ntool: {list}");
+    let nu_hostile = nu_groups["in_progress"][0]["content"].as_str().unwrap();
+    assert_eq!(nu_hostile.trim_end_matches('\n'), hostile, "nu reads the hostile body back");
+
+    // ── Notes: one through the tool, one of another type through xs; a filtered listing. ──
+    let n_out = tool(&p, &path, "ralph_note_add", json!({"content": "xs must print to a pipe", "type": "learning"}));
+    let n1 = last_word(&n_out);
+    assert_eq!(n_out, format!("## ralph: note_add\n\nAdded learning note {n1}"));
+    assert_eq!(xs.frame(&n1)["meta"], json!({"action": "add", "type": "learning", "iteration": 1}));
+    let n2 = xs.append(NOTES, &json!({"action": "add", "type": "stuck", "iteration": 1}), Some(b"the schema is unclear"));
+    let notes = tool(&p, &path, "ralph_note_list", json!({"type": "learning"}));
+    assert_eq!(notes, format!("## ralph: note_list\n\n### learning (1)\n\n- `{n1}` xs must print to a pipe"));
+    assert!(!notes.contains(&n2));
+
+    // ── Inbox: a message appended by someone else, listed, then marked read by a prefix. ──
+    let m = xs.append(INBOX, &json!({"action": "add", "status": "unread"}), Some(b"Please also cover the README\nthanks"));
+    let inbox = tool(&p, &path, "ralph_inbox_list", json!({}));
+    assert_eq!(inbox, format!("## ralph: inbox_list\n\n### unread (1)\n\n- `{m}` Please also cover the README"));
+    let m_prefix = &m[..12];
+    let read = tool(&p, &path, "ralph_inbox_mark_read", json!({"id": m_prefix}));
+    assert_eq!(read, format!("## ralph: inbox_mark_read\n\nMessage {m} marked as read"));
+    assert_eq!(xs.on(INBOX).pop().unwrap()["meta"], json!({"action": "status", "id": m, "status": "read"}));
+
+    // ── The next iteration: only the session file changes. ──
+    let before = mtimes(&p.dir());
+    std::thread::sleep(Duration::from_millis(20));
+    let report = generate(&p, 4, &store, loop_pid);
+    let after = mtimes(&p.dir());
+    let changed: BTreeSet<String> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|k| before.get(*k) != after.get(*k))
+        .map(|k| k.to_string_lossy().into_owned())
+        .collect();
+    // The manifest records each generated file's hash, so it follows the session file.
+    let want: BTreeSet<String> = [".opencode/tools/ralph.ts", ".ixgen/manifest.json"].map(String::from).into();
+    assert_eq!(changed, want, "regenerating for iteration 4 touched other files; ixgen said:\n{report}");
+    let src4 = std::fs::read_to_string(&ralph_ts).unwrap();
+    assert_eq!(src4, src1.replace("const ITERATION = 1\n", "const ITERATION = 4\n"), "only the iteration changes in ralph.ts");
+
+    // ── session_complete: the completion frame, and SIGTERM to the Nushell loop. ──
+    assert!(procs.get(loop_i).try_wait().unwrap().is_none(), "the nu loop died early");
+    let done = tool(&p, &path, "ralph_session_complete", json!({}));
+    let ctl = xs.on(CONTROL);
+    assert_eq!(ctl.len(), 1, "one completion frame: {ctl:?}");
+    let ctl_id = ctl[0]["id"].as_str().unwrap();
+    assert_eq!(ctl[0]["meta"], json!({"action": "session_complete", "iteration": 4}));
+    assert_eq!(done, format!("## ralph: session_complete\n\nRecorded session completion ({ctl_id})\n\nSignalled the ralph loop (pid {loop_pid}) to stop"));
+    let status = wait_exit(procs.get(loop_i), Duration::from_secs(10)).expect("the nu loop is still running after session_complete");
+    assert_eq!(status.signal(), Some(15), "the nu loop should end by SIGTERM, got {status}");
+    assert_eq!(nu(&tmp, &path, &store, "ralph completed $env.RALPH_STORE e2e").trim(), "true", "the loop sees the completion");
+
+    // ── A pid that is not Nushell is not signalled. ──
+    generate(&p, 4, &store, sleep_pid);
+    assert!(std::fs::read_to_string(&ralph_ts).unwrap().contains(&format!("const PARENT_PID = {sleep_pid}\n")));
+    let refused = tool(&p, &path, "ralph_session_complete", json!({}));
+    assert!(refused.contains(&format!("**Not signalled:** process {sleep_pid} is `sleep`, not `nu`.")), "{refused}");
+    assert!(!refused.contains("Signalled the ralph loop"), "{refused}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(procs.get(sleep_i).try_wait().unwrap().is_none(), "the non-Nushell process was signalled");
+    assert_eq!(xs.on(CONTROL).len(), 2, "the completion frame is still written");
+
+    eprintln!("host_session: the whole session took {:.1} s", started.elapsed().as_secs_f64());
+}
+
+#[test]
+fn hostile_session_names_exit_2_and_write_nothing() {
+    let names = ["it's", "say\"hi", "a$(touch pwned)", "$(id)", "a`id`", "a/b", "..", "a..b", "../escape", "two\nlines", "a\nb"];
+    for name in names {
+        let tmp = tempfile::tempdir().unwrap();
+        let out_dir = tmp.path().join("out");
+        let store = tmp.path().join("store");
+        let out = Command::new(env!("CARGO_BIN_EXE_ixgen"))
+            .arg("--out")
+            .arg(&out_dir)
+            .args(["opencode", "--session", name, "--iteration", "1", "--store"])
+            .arg(&store)
+            .args(["--pid", "4242"])
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "--session {name:?}: exit {} ({stderr})", out.status);
+        assert!(stderr.contains("--session"), "the message for {name:?} does not name --session: {stderr}");
+        assert!(stderr.contains("store topic"), "the message for {name:?} does not say why: {stderr}");
+        let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "--session {name:?} wrote {left:?}");
+    }
+}

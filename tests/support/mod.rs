@@ -1,0 +1,244 @@
+//! The real hosts, installed on first use.
+//!
+//! `tests/hosts/` pins OpenCode, Claude Code, the MCP SDK, Ajv, TypeScript, Bun and Nushell
+//! with a lockfile; the first test that needs them runs `npm ci` (once, under a file lock, and
+//! again only when a lockfile changes). The `xs` store is a Rust program: it is built once with
+//! `cargo install` into a cache folder and reused while the pinned version is there. A host
+//! that cannot be installed or found fails the test with a message that says what to do; no
+//! test skips.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `tests/hosts`.
+pub fn hosts_dir() -> PathBuf {
+    root().join("tests/hosts")
+}
+
+/// The pinned `xs` version (0.14 needs a newer Rust than the machine's).
+pub const XS_VERSION: &str = "0.13.4";
+
+fn run_or_die(cmd: &mut Command, what: &str) {
+    let status = cmd.status().unwrap_or_else(|e| panic!("{what}: cannot start {:?}: {e}. Install Node 20 and npm (and Rust for xs).", cmd.get_program()));
+    assert!(status.success(), "{what} failed ({status}); see the output above");
+}
+
+fn lockfile_stamp() -> String {
+    let mut stamp = String::new();
+    for f in ["package-lock.json", "opencode-seed/package-lock.json"] {
+        let bytes = std::fs::read(hosts_dir().join(f)).unwrap_or_else(|e| panic!("tests/hosts/{f}: {e}"));
+        stamp.push_str(&blake3::hash(&bytes).to_hex());
+        stamp.push('\n');
+    }
+    stamp
+}
+
+/// Installs the pinned npm hosts when they are missing or their lockfiles changed.
+pub fn ensure_npm_hosts() -> &'static Path {
+    static DONE: OnceLock<PathBuf> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let dir = hosts_dir();
+        let stamp_path = dir.join("node_modules/.ixgen-installed");
+        let want = lockfile_stamp();
+        if std::fs::read_to_string(&stamp_path).ok().as_deref() == Some(want.as_str()) {
+            return dir;
+        }
+        // Several test binaries may get here at once: one installs, the others wait.
+        let lock = std::fs::File::create(dir.join(".install.lock")).expect("tests/hosts is writable");
+        lock.lock().expect("lock tests/hosts/.install.lock");
+        if std::fs::read_to_string(&stamp_path).ok().as_deref() != Some(want.as_str()) {
+            eprintln!("installing the pinned hosts into tests/hosts (npm ci, about a minute)…");
+            run_or_die(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--prefix"]).arg(&dir), "npm ci --prefix tests/hosts");
+            run_or_die(
+                Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix"]).arg(dir.join("opencode-seed")),
+                "npm ci --prefix tests/hosts/opencode-seed",
+            );
+            std::fs::write(&stamp_path, &want).expect("write the install stamp");
+        }
+        dir
+    })
+}
+
+/// A pinned host program, relative to `tests/hosts`; fails loudly when it is not there.
+pub fn host_bin(rel: &str) -> PathBuf {
+    let p = ensure_npm_hosts().join(rel);
+    assert!(p.is_file(), "host program {} is missing after `npm ci --prefix tests/hosts`; delete tests/hosts/node_modules and run the tests again", p.display());
+    p
+}
+
+pub fn opencode() -> PathBuf {
+    host_bin("node_modules/opencode-linux-x64/bin/opencode")
+}
+pub fn claude() -> PathBuf {
+    host_bin("node_modules/@anthropic-ai/claude-code-linux-x64/claude")
+}
+pub fn nu() -> PathBuf {
+    host_bin("node_modules/@nushell/linux-x64/bin/nu")
+}
+pub fn bun() -> PathBuf {
+    host_bin("node_modules/.bin/bun")
+}
+pub fn tsc_js() -> PathBuf {
+    host_bin("node_modules/typescript/bin/tsc")
+}
+/// A helper script of `tests/hosts` (run with `node`).
+pub fn script(name: &str) -> PathBuf {
+    let p = ensure_npm_hosts().join(name);
+    assert!(p.is_file(), "{} is missing", p.display());
+    p
+}
+
+/// The `xs` binary at the pinned version, built into a cache on first use (about half an
+/// hour on two cores) and reused after that. `IXGEN_XS_ROOT` moves the cache.
+pub fn xs() -> PathBuf {
+    static XS: OnceLock<PathBuf> = OnceLock::new();
+    XS.get_or_init(|| {
+        let cache = std::env::var_os("IXGEN_XS_ROOT").map(PathBuf::from).unwrap_or_else(|| {
+            let home = std::env::var_os("HOME").map(PathBuf::from).expect("HOME is set");
+            home.join(".cache/ixgen-hosts").join(format!("xs-{XS_VERSION}"))
+        });
+        let bin = cache.join("bin/xs");
+        let ok = |bin: &Path| Command::new(bin).arg("--version").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(XS_VERSION));
+        if ok(&bin) {
+            return bin;
+        }
+        std::fs::create_dir_all(&cache).expect("create the xs cache folder");
+        let lock = std::fs::File::create(cache.with_extension("lock")).expect("create the xs build lock");
+        lock.lock().expect("lock the xs build");
+        if !ok(&bin) {
+            eprintln!("building xs {XS_VERSION} (cargo install cross-stream, about 30 minutes, once)…");
+            run_or_die(
+                Command::new("cargo").args(["install", "cross-stream", "--locked", "--version", XS_VERSION, "--root"]).arg(&cache),
+                "cargo install cross-stream",
+            );
+        }
+        assert!(ok(&bin), "{} does not report version {XS_VERSION} after building it", bin.display());
+        bin
+    })
+    .clone()
+}
+
+/// An isolated home for a host: `HOME`, `XDG_CONFIG_HOME`, `TMPDIR` under `dir`.
+pub fn isolate(cmd: &mut Command, dir: &Path) {
+    let home = dir.join("home");
+    std::fs::create_dir_all(home.join("xdg")).unwrap();
+    std::fs::create_dir_all(dir.join("tmp")).unwrap();
+    cmd.env("HOME", &home)
+        .env("XDG_CONFIG_HOME", home.join("xdg"))
+        .env("TMPDIR", dir.join("tmp"))
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("OPENCODE_DISABLE_MODELS_FETCH", "1");
+}
+
+/// Copies a folder with `cp -a` (keeps the symlinks npm made).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    run_or_die(Command::new("cp").arg("-a").arg(from).arg(to), "cp -a");
+}
+
+/// A project folder in which the real OpenCode runs generated tools.
+pub struct OpencodeProject {
+    pub tmp: tempfile::TempDir,
+}
+
+impl OpencodeProject {
+    /// A git repository (so `ctx.worktree` is the project) with OpenCode's plugin package
+    /// pre-seeded where OpenCode would install it, so no run waits on the registry.
+    pub fn new() -> OpencodeProject {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        run_or_die(Command::new("git").args(["init", "-q"]).current_dir(&project), "git init");
+        let seed = ensure_npm_hosts().join("opencode-seed");
+        for dest in [project.join(".opencode"), tmp.path().join("home/xdg/opencode")] {
+            std::fs::create_dir_all(&dest).unwrap();
+            for f in ["package.json", "package-lock.json", "node_modules"] {
+                run_or_die(Command::new("cp").arg("-a").arg(seed.join(f)).arg(&dest), "seed OpenCode's plugin package");
+            }
+        }
+        OpencodeProject { tmp }
+    }
+
+    pub fn dir(&self) -> PathBuf {
+        self.tmp.path().join("project")
+    }
+
+    /// Runs `ixgen <args> --out <project>`.
+    pub fn ixgen(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_ixgen")).arg("--out").arg(self.dir()).args(args).output().unwrap()
+    }
+
+    /// Runs one tool through `opencode debug agent build`; `Ok(output)` is the tool's string,
+    /// `Err(stderr)` a host failure.
+    pub fn run_tool(&self, id: &str, params: &serde_json::Value, env: &[(&str, &str)]) -> Result<String, String> {
+        let mut cmd = Command::new(opencode());
+        isolate(&mut cmd, self.tmp.path());
+        cmd.current_dir(self.dir()).args(["debug", "agent", "build", "--tool", id, "--params"]).arg(params.to_string());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        if !out.status.success() {
+            return Err(format!("opencode exited {}: {stderr}{stdout}", out.status));
+        }
+        // Anything the tool logs comes first; the result is the last pretty-printed object.
+        let start = stdout.rfind("{\n  \"tool\": ").ok_or_else(|| format!("no result object in opencode's output: {stdout}{stderr}"))?;
+        let v: serde_json::Value = serde_json::from_str(&stdout[start..]).map_err(|e| format!("{e}: {stdout}"))?;
+        v["result"]["output"].as_str().map(str::to_string).ok_or_else(|| format!("no result.output: {v}"))
+    }
+}
+
+/// Writes an executable fake program that appends its argv (one JSON array per line) to
+/// `$IX_ARGV_LOG` and answers like `ix` would, enough for every step to run.
+pub fn fake_ix(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join("ix");
+    std::fs::write(
+        &path,
+        r#"#!/usr/bin/env node
+const fs = require("node:fs")
+const args = process.argv.slice(2)
+if (process.env.IX_ARGV_LOG) fs.appendFileSync(process.env.IX_ARGV_LOG, JSON.stringify(args) + "\n")
+if (args[0] === "impact") { process.stdout.write("Risk level: HIGH\nDirect dependents: 18\n"); process.exit(0) }
+if (args[0] === "status" && process.env.IX_STATUS_FAILS) { process.stderr.write("status: not connected\n"); process.exit(4) }
+process.stdout.write("fake ix: " + args.join(" ") + "\n")
+"#,
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    path
+}
+
+/// The argv lines a fake `ix` recorded.
+pub fn argv_log(path: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(path).unwrap_or_default().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// `PATH` with `dir` first.
+pub fn path_with(dir: &Path) -> String {
+    format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+/// `PATH` without any folder that holds an `ix`.
+pub fn path_without_ix() -> String {
+    std::env::var("PATH").unwrap_or_default().split(':').filter(|d| !Path::new(d).join("ix").exists()).collect::<Vec<_>>().join(":")
+}
+
+/// Runs `node <script> <args>`.
+pub fn node(script_name: &str, args: &[&std::ffi::OsStr]) -> Output {
+    Command::new("node").arg(script(script_name)).args(args).output().expect("node is installed")
+}
