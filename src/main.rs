@@ -3,6 +3,13 @@
 use clap::Parser;
 
 fn main() {
+    // Behave like other Unix filters when the reader goes away (`ixgen list | head`): end
+    // quietly instead of panicking on a broken pipe.
+    #[cfg(unix)]
+    // SAFETY: called first thing, before any thread exists; it only restores the default action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = ixgen::cli::Cli::parse();
     std::process::exit(ixgen::cli::run(cli));
 }

@@ -42,6 +42,32 @@ pub struct PlannedFile {
     /// The target group that owns it (`opencode`, `session`, `mcp`, ...).
     pub group: &'static str,
     pub content: Content,
+    /// The file changes with every run (a loop's context is baked in): the manifest records
+    /// its path but no hash, so that rewriting it never rewrites the manifest too.
+    pub per_run: bool,
+}
+
+impl PlannedFile {
+    /// A file ixgen owns whole.
+    pub fn owned(path: impl Into<String>, group: &'static str, bytes: Vec<u8>) -> Self {
+        PlannedFile { path: path.into(), group, content: Content::Owned(bytes), per_run: false }
+    }
+
+    /// A shared JSON file in which ixgen sets one value.
+    pub fn merged(path: impl Into<String>, group: &'static str, pointer: &[&str], value: serde_json::Value, skeleton: serde_json::Map<String, serde_json::Value>) -> Self {
+        PlannedFile {
+            path: path.into(),
+            group,
+            content: Content::JsonMerge { pointer: pointer.iter().map(|s| s.to_string()).collect(), value, skeleton },
+            per_run: false,
+        }
+    }
+
+    /// Marks the file as changing with every run.
+    pub fn per_run(mut self) -> Self {
+        self.per_run = true;
+        self
+    }
 }
 
 /// Everything one run generates.
@@ -63,7 +89,9 @@ pub struct Manifest {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ManifestEntry {
     pub group: String,
-    pub blake3: String,
+    /// Hash of what ixgen wrote; none for per-run files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blake3: Option<String>,
 }
 
 /// What happens to one path.
@@ -208,7 +236,7 @@ pub fn compare(plan: &Plan, out: &Path, force: bool) -> Result<(Outcome, Manifes
                     f.path.clone(),
                     ManifestEntry {
                         group: f.group.to_string(),
-                        blake3: content_hash(bytes),
+                        blake3: (!f.per_run).then(|| content_hash(bytes)),
                     },
                 );
                 bytes.clone()
@@ -234,7 +262,7 @@ pub fn compare(plan: &Plan, out: &Path, force: bool) -> Result<(Outcome, Manifes
         }
         let full = out.join(path);
         if let Some(old) = read_opt(&full)? {
-            if content_hash(&old) != entry.blake3 && !force {
+            if entry.blake3.as_ref().is_some_and(|h| *h != content_hash(&old)) && !force {
                 return Err(Error::usage(
                     format!("`{}` is no longer generated, but it was edited since ixgen wrote it; refusing to remove it", full.display()),
                     "move the file away, or pass --force to remove it",

@@ -8,7 +8,7 @@
 use super::{Options, Target, server_args};
 use crate::error::Error;
 use crate::model::Model;
-use crate::output::{Content, PlannedFile};
+use crate::output::PlannedFile;
 use indexmap::IndexMap;
 use serde::Serialize;
 
@@ -128,15 +128,7 @@ fn json(value: &impl Serialize) -> Vec<u8> {
 }
 
 fn merged(path: String, group: &'static str, pointer: [&str; 2], value: impl Serialize) -> PlannedFile {
-    PlannedFile {
-        path,
-        group,
-        content: Content::JsonMerge {
-            pointer: pointer.iter().map(|s| s.to_string()).collect(),
-            value: serde_json::to_value(value).expect("typed structs serialize"),
-            skeleton: serde_json::Map::new(),
-        },
-    }
+    PlannedFile::merged(path, group, &pointer, serde_json::to_value(value).expect("typed structs serialize"), serde_json::Map::new())
 }
 
 /// The Claude Code plugin.
@@ -159,11 +151,7 @@ pub fn plan_claude(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) 
         license: p.license.as_deref(),
         keywords: &p.keywords,
     };
-    files.push(PlannedFile {
-        path: ".claude-plugin/plugin.json".into(),
-        group: "claude",
-        content: Content::Owned(json(&manifest)),
-    });
+    files.push(PlannedFile::owned(".claude-plugin/plugin.json", "claude", json(&manifest)));
     let command = if target.plugin_root {
         format!("${{CLAUDE_PLUGIN_ROOT}}/{}", server.command.trim_start_matches("./"))
     } else {
@@ -198,11 +186,7 @@ pub fn plan_claude(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) 
                 version: &p.version,
             }],
         };
-        files.push(PlannedFile {
-            path: ".claude-plugin/marketplace.json".into(),
-            group: "claude",
-            content: Content::Owned(json(&market)),
-        });
+        files.push(PlannedFile::owned(".claude-plugin/marketplace.json", "claude", json(&market)));
     }
     Ok(())
 }
@@ -252,11 +236,7 @@ pub fn plan_config(model: &Model, target: Target, opts: &Options, files: &mut Ve
                 )]),
                 exclude_tools: Vec::new(),
             };
-            files.push(PlannedFile {
-                path: custom(&t.gemini).unwrap_or_else(|| "gemini-extension.json".into()),
-                group: "gemini",
-                content: Content::Owned(json(&ext)),
-            });
+            files.push(PlannedFile::owned(custom(&t.gemini).unwrap_or_else(|| "gemini-extension.json".into()), "gemini", json(&ext)));
         }
         Target::Codex => {
             let enabled_tools = opts
@@ -276,11 +256,7 @@ pub fn plan_config(model: &Model, target: Target, opts: &Options, files: &mut Ve
             };
             let body = toml::to_string(&config).expect("typed structs serialize");
             let text = format!("# {} Do not edit: regenerate with `ixgen generate codex`.\n{body}", super::header_text(model));
-            files.push(PlannedFile {
-                path: custom(&t.codex).unwrap_or_else(|| ".codex/config.toml".into()),
-                group: "codex",
-                content: Content::Owned(text.into_bytes()),
-            });
+            files.push(PlannedFile::owned(custom(&t.codex).unwrap_or_else(|| ".codex/config.toml".into()), "codex", text.into_bytes()));
         }
         Target::Opencode | Target::Session | Target::Mcp | Target::Claude => {}
     }

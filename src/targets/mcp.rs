@@ -11,7 +11,7 @@ use super::{McpProfile, Options};
 use crate::catalog::ParamType;
 use crate::error::Error;
 use crate::model::{Model, ParamModel, ToolModel, json_number};
-use crate::output::{Content, PlannedFile};
+use crate::output::PlannedFile;
 use indexmap::IndexMap;
 use serde::Serialize;
 
@@ -246,13 +246,17 @@ pub fn plan(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) -> Resu
         let result = list_tools(model, &target.toolset, opts, profile)?;
         let mut bytes = serde_json::to_vec_pretty(&result).expect("serializes");
         bytes.push(b'\n');
-        files.push(PlannedFile {
-            path: profile_path(&target.path, profile),
-            group: "mcp",
-            content: Content::Owned(bytes),
-        });
+        files.push(PlannedFile::owned(profile_path(&target.path, profile), group(profile), bytes));
     }
     Ok(())
+}
+
+/// The manifest group of a revision's file.
+pub fn group(profile: McpProfile) -> &'static str {
+    match profile {
+        McpProfile::V2025_11_25 => "mcp",
+        McpProfile::V2026_07_28 => "mcp-2026-07-28",
+    }
 }
 
 /// `mcp/tools.json` for the default revision; `mcp/tools.2026-07-28.json` for another.

@@ -102,7 +102,12 @@ pub fn plan(model: &Model, targets: &[Target], opts: &Options) -> Result<Plan, E
                 format!("add `targets.{}` to the catalog", t.group()),
             ));
         }
-        plan.groups.insert(t.group());
+        // Each MCP revision is its own group, so writing one never prunes the other's file.
+        if t == Target::Mcp {
+            plan.groups.extend(opts.profiles.iter().map(|p| mcp::group(*p)));
+        } else {
+            plan.groups.insert(t.group());
+        }
         match t {
             Target::Opencode => opencode::plan(model, opts, &mut plan.files)?,
             Target::Session => opencode::plan_session(model, opts, &mut plan.files)?,
@@ -132,29 +137,41 @@ pub fn header_text(model: &Model) -> Ts {
     ))
 }
 
-/// The server's arguments, with the active filters passed on as the server's own flags.
+/// The server's arguments, with the active filters passed on as the server's own flags, so a
+/// host launches the server already filtered. A filter the server has no flag for (a tier, or
+/// read-only without `read_only`) is passed as the exact allowlist of the tools it keeps.
 pub fn server_args(model: &Model, filter: &Filter) -> Vec<String> {
     let Some(server) = &model.catalog.server else {
         return Vec::new();
     };
     let mut args = server.args.clone();
-    if let Some(flags) = &server.filter_flags {
-        if filter.read_only
-            && let Some(f) = &flags.read_only
-        {
+    let Some(flags) = &server.filter_flags else {
+        return args;
+    };
+    let expressible = filter.tier.is_none() && (!filter.read_only || flags.read_only.is_some()) && (filter.enable.is_empty() || flags.enable_tools.is_some()) && (filter.disable.is_empty() || flags.disable_tools.is_some());
+    if !expressible {
+        if let Some(f) = &flags.enable_tools {
+            let kept: Vec<String> = model.toolset(&server.toolset, filter).iter().map(|t| t.name.clone()).collect();
             args.push(f.clone());
+            args.push(kept.join(","));
         }
-        if !filter.enable.is_empty() {
-            if let Some(f) = &flags.enable_tools {
-                args.push(f.clone());
-                args.push(filter.enable.join(","));
-            }
-        } else if !filter.disable.is_empty()
-            && let Some(f) = &flags.disable_tools
-        {
+        return args;
+    }
+    if filter.read_only
+        && let Some(f) = &flags.read_only
+    {
+        args.push(f.clone());
+    }
+    if !filter.enable.is_empty() {
+        if let Some(f) = &flags.enable_tools {
             args.push(f.clone());
-            args.push(filter.disable.join(","));
+            args.push(filter.enable.join(","));
         }
+    } else if !filter.disable.is_empty()
+        && let Some(f) = &flags.disable_tools
+    {
+        args.push(f.clone());
+        args.push(filter.disable.join(","));
     }
     args
 }

@@ -12,7 +12,7 @@ use crate::catalog::{ContextType, ParamType};
 use crate::error::Error;
 use crate::escape::{Ident, Ts, ts_int, ts_json, ts_num, ts_str};
 use crate::model::{self, ContextValue, Model, ParamModel, ToolModel};
-use crate::output::{Content, PlannedFile};
+use crate::output::PlannedFile;
 use askama::Template;
 
 /// The interpreter every generated tool file carries.
@@ -136,11 +136,7 @@ pub fn plan(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) -> Resu
             constants: Vec::new(),
             tools: vec![entry(t, None)],
         };
-        files.push(PlannedFile {
-            path: format!("{}/{id}.ts", target.dir.trim_end_matches('/')),
-            group: "opencode",
-            content: Content::Owned(render(file)),
-        });
+        files.push(PlannedFile::owned(format!("{}/{id}.ts", target.dir.trim_end_matches('/')), "opencode", render(file)));
     }
     if let (Some(config), Some(server)) = (&target.config, &model.catalog.server) {
         let mut command = vec![server.command.clone()];
@@ -154,15 +150,7 @@ pub fn plan(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) -> Resu
         .expect("serializes");
         let mut skeleton = serde_json::Map::new();
         skeleton.insert("$schema".into(), "https://opencode.ai/config.json".into());
-        files.push(PlannedFile {
-            path: config.clone(),
-            group: "opencode",
-            content: Content::JsonMerge {
-                pointer: vec!["mcp".into(), server.name.clone()],
-                value,
-                skeleton,
-            },
-        });
+        files.push(PlannedFile::merged(config.clone(), "opencode", &["mcp", &server.name], value, skeleton));
     }
     Ok(())
 }
@@ -215,10 +203,6 @@ pub fn plan_session(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>)
         constants,
         tools,
     };
-    files.push(PlannedFile {
-        path: format!("{}/{}.ts", target.dir.trim_end_matches('/'), target.file),
-        group: "session",
-        content: Content::Owned(render(file)),
-    });
+    files.push(PlannedFile::owned(format!("{}/{}.ts", target.dir.trim_end_matches('/'), target.file), "session", render(file)).per_run());
     Ok(())
 }

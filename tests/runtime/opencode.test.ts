@@ -1,18 +1,19 @@
 // The interpreter inside the real OpenCode 1.18.33: hand-written tool files in the generated shape are type-checked
 // with tsc against @opencode-ai/plugin and run with `opencode debug agent build --tool <id> --params <json>`.
-// Skipped when the pinned hosts are not installed (HOST_MODULES, see harness.ts).
+// Fails when the pinned hosts are not installed (HOST_MODULES, see harness.ts): run it through
+// `cargo test --test runtime_ts`, which installs them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { join } from "node:path"
-import { FAKE_IX, FAKE_XS, HOST_MODULES, fakeProgram, tempDir, toolFile } from "./harness"
+import { FAKE_IX, HOST_MODULES, fakeProgram, tempDir, toolFile } from "./harness"
 import neighbors from "./fixtures/ix_neighbors.json"
 import ralph from "./fixtures/ralph.json"
 
 const opencodeBin = join(HOST_MODULES, ".bin", "opencode")
 const tscBin = join(HOST_MODULES, ".bin", "tsc")
 const ready = existsSync(opencodeBin) && existsSync(tscBin) && existsSync(join(HOST_MODULES, "@opencode-ai", "plugin"))
-if (!ready) console.warn(`opencode.test.ts: pinned hosts not found in ${HOST_MODULES}; skipped`)
+if (!ready) throw new Error(`opencode.test.ts: the pinned hosts are not in ${HOST_MODULES}; run \`cargo test --test runtime_ts\`, which installs them`)
 
 const project = tempDir("oc-project")
 const home = tempDir("oc-home")
@@ -41,18 +42,19 @@ async function opencode(tool: string, params: unknown): Promise<{ output: string
   return { output: json.result.output, raw }
 }
 
-describe.skipIf(!ready)("real OpenCode 1.18.33", () => {
+describe("real OpenCode 1.18.33", () => {
   beforeAll(() => {
     mkdirSync(join(project, ".opencode", "tools"), { recursive: true })
     mkdirSync(store, { recursive: true })
     Bun.spawnSync(["git", "init", "-q", project])
     fakeProgram(bin, "ix", FAKE_IX)
-    if (existsSync(realXs)) {
+    if (!existsSync(realXs)) throw new Error(`the pinned xs is not at ${realXs}`)
+    {
       copyFileSync(realXs, join(bin, "xs"))
       Bun.spawnSync(["chmod", "+x", join(bin, "xs")])
       xsServer = Bun.spawn([join(bin, "xs"), "serve", store], { stdout: "pipe", stderr: "pipe" })
       for (let i = 0; i < 100 && Bun.spawnSync([join(bin, "xs"), "version", store]).exitCode !== 0; i++) Bun.sleepSync(100)
-    } else fakeProgram(bin, "xs", FAKE_XS)
+    }
     writeFileSync(join(project, ".opencode", "tools", "ix_neighbors.ts"), toolFile("ix", ["const CONTEXT: Record<string, unknown> = {}"], [
       { exportName: "default", spec: neighbors, description: "Get the neighborhood of a symbol: callers, callees, dependents.", args: NEIGHBORS_ARGS },
     ]))

@@ -9,8 +9,10 @@ import { FAKE_XS, fakeProgram, loadRuntime, tempDir, type RunTool } from "./harn
 import ralph from "./fixtures/ralph.json"
 
 const realXs = process.env.IXGEN_XS ?? join(homedir(), ".cache/ixgen-hosts/xs-0.13.4/bin/xs")
-const modes = [{ mode: "fake xs", real: false }, ...(existsSync(realXs) ? [{ mode: "real xs 0.13.4", real: true }] : [])]
-if (!existsSync(realXs)) console.warn(`store.test.ts: ${realXs} not found; store steps are tested against the fake xs only`)
+// Both: the fake makes failures cheap to read, the real one is the contract. A missing real
+// xs is an error, never a quiet fallback (`cargo test` builds it and passes IXGEN_XS).
+if (!existsSync(realXs)) throw new Error(`store.test.ts: the pinned xs is not at ${realXs}; run the suite through \`cargo test --test runtime_ts\`, which builds it`)
+const modes = [{ mode: "fake xs", real: false }, { mode: "real xs 0.13.4", real: true }]
 
 describe.each(modes)("ralph tools on $mode", ({ real }) => {
   let runTool: RunTool
