@@ -211,26 +211,44 @@ pub fn run(cli: Cli) -> i32 {
         ColorChoice::Always => true,
         ColorChoice::Auto => std::io::stderr().is_terminal(),
     } && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let mut app = App { cli, color, loaded: None };
-    match app.dispatch() {
+    let mut app = App {
+        cli,
+        color,
+        loaded: None,
+        model: None,
+    };
+    let code = match app.dispatch() {
         Ok(code) => code,
         Err(e) => {
             app.report(&e);
             e.exit_code()
         }
-    }
+    };
+    // The process ends now: freeing the model piece by piece would only cost time (a tenth of
+    // a loop iteration's run), so leave it to the OS.
+    std::mem::forget(app);
+    code
 }
 
 struct App {
     cli: Cli,
     color: bool,
     loaded: Option<(String, diagnostic::SourceFile)>,
+    /// Kept until exit so that it is never dropped (see `run`).
+    model: Option<Model>,
 }
 
 impl App {
     fn load(&mut self) -> Result<(Model, Vec<Diagnostic>), Error> {
-        let Loaded { catalog, file, warnings } = catalog::load(self.cli.catalog.as_deref())?;
-        let name = Path::new(&file.name).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| file.name.clone());
+        let Loaded {
+            catalog,
+            file,
+            warnings,
+        } = catalog::load(self.cli.catalog.as_deref())?;
+        let name = Path::new(&file.name)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| file.name.clone());
         self.loaded = Some((name.clone(), file));
         Ok((model::build(catalog, &name), warnings))
     }
@@ -254,7 +272,11 @@ impl App {
             }
             Error::Drift { .. } => {}
             other => {
-                let (red, bold, reset) = if self.color { ("\x1b[31m", "\x1b[1m", "\x1b[0m") } else { ("", "", "") };
+                let (red, bold, reset) = if self.color {
+                    ("\x1b[31m", "\x1b[1m", "\x1b[0m")
+                } else {
+                    ("", "", "")
+                };
                 eprintln!("{red}{bold}error{reset}: {other}");
                 if let Some(h) = other.help() {
                     eprintln!("  help: {h}");
@@ -293,7 +315,9 @@ impl App {
                 crate::report::budget(&model, format == Format::Json);
                 Ok(0)
             }
-            Command::Opencode { .. } | Command::Claude { .. } | Command::Mcp { .. } | Command::Generate { .. } => self.generate(),
+            Command::Opencode { .. } | Command::Claude { .. } | Command::Mcp { .. } | Command::Generate { .. } => {
+                self.generate()
+            }
             Command::Check { .. } => self.check(),
         }
     }
@@ -329,7 +353,15 @@ impl App {
                 eprintln!("error: {n} problem(s) in {}", file.name);
             } else {
                 let w = diags.len();
-                println!("{} is valid{}", file.name, if w > 0 { format!(" ({w} warning(s))") } else { String::new() });
+                println!(
+                    "{} is valid{}",
+                    file.name,
+                    if w > 0 {
+                        format!(" ({w} warning(s))")
+                    } else {
+                        String::new()
+                    }
+                );
             }
         }
         Ok(if failed { 2 } else { 0 })
@@ -341,46 +373,103 @@ impl App {
         self.print_warnings(&warnings);
         let cmd = &self.cli.command;
         let (context, filters, explicit, profiles, toolset) = match cmd {
-            Command::Opencode { context, filters, toolset, .. } => (Some(context), filters, vec![Target::Opencode], vec![McpProfile::V2025_11_25], toolset.clone()),
-            Command::Claude { filters, .. } => (None, filters, vec![Target::Claude], vec![McpProfile::V2025_11_25], None),
+            Command::Opencode {
+                context,
+                filters,
+                toolset,
+                ..
+            } => (
+                Some(context),
+                filters,
+                vec![Target::Opencode],
+                vec![McpProfile::V2025_11_25],
+                toolset.clone(),
+            ),
+            Command::Claude { filters, .. } => {
+                (None, filters, vec![Target::Claude], vec![McpProfile::V2025_11_25], None)
+            }
             Command::Mcp { filters, profiles, .. } => (None, filters, vec![Target::Mcp], profiles.clone(), None),
-            Command::Generate { targets, context, filters, profiles, .. } | Command::Check { targets, context, filters, profiles, .. } => (Some(context), filters, targets.clone(), profiles.clone(), None),
+            Command::Generate {
+                targets,
+                context,
+                filters,
+                profiles,
+                ..
+            }
+            | Command::Check {
+                targets,
+                context,
+                filters,
+                profiles,
+                ..
+            } => (Some(context), filters, targets.clone(), profiles.clone(), None),
             _ => unreachable!("only write and check commands plan"),
         };
         let context = match context {
             Some(c) => model::check_context(&model.catalog, &context_flags(c)?)?,
             None => model::Context::new(),
         };
-        let (filter, notes) = Filter::resolve(&model.catalog, filters.read_only, &filters.enable_tools, &filters.disable_tools, filters.tier.as_deref())?;
+        let (filter, notes) = Filter::resolve(
+            &model.catalog,
+            filters.read_only,
+            &filters.enable_tools,
+            &filters.disable_tools,
+            filters.tier.as_deref(),
+        )?;
         let generate_like = matches!(cmd, Command::Generate { .. } | Command::Check { .. });
         let mut targets = if generate_like && explicit.is_empty() {
-            Target::all().into_iter().filter(|t| t.enabled(&model) && *t != Target::Session).collect()
+            Target::all()
+                .into_iter()
+                .filter(|t| t.enabled(&model) && *t != Target::Session)
+                .collect()
         } else {
             explicit
         };
         // Session tools come with their context: given it, `opencode` and `generate` write them.
         let wants_session = !context.is_empty() && model.catalog.targets.session.is_some();
-        if wants_session && (matches!(cmd, Command::Opencode { .. }) || (generate_like && !targets.contains(&Target::Session) && targets.contains(&Target::Opencode))) {
+        if wants_session
+            && (matches!(cmd, Command::Opencode { .. })
+                || (generate_like && !targets.contains(&Target::Session) && targets.contains(&Target::Opencode)))
+        {
             targets.push(Target::Session);
         }
         if !context.is_empty() && !targets.contains(&Target::Session) {
-            return Err(Error::usage("context flags (--session, --iteration, --store, --pid) only apply to the session tools", "run `ixgen opencode` with them, or leave them out"));
+            return Err(Error::usage(
+                "context flags (--session, --iteration, --store, --pid) only apply to the session tools",
+                "run `ixgen opencode` with them, or leave them out",
+            ));
         }
-        let opts = Options { filter, context, toolset, profiles };
+        let opts = Options {
+            filter,
+            context,
+            toolset,
+            profiles,
+        };
         let plan = targets::plan(&model, &targets, &opts)?;
         Ok((model, plan, notes))
     }
 
     fn generate(&mut self) -> Result<i32, Error> {
-        let (_, plan, notes) = self.plan()?;
+        let (model, plan, notes) = self.plan()?;
+        self.model = Some(model);
         for n in notes {
             eprintln!("warning: {n}");
         }
         let write = match &self.cli.command {
-            Command::Opencode { write, .. } | Command::Claude { write, .. } | Command::Mcp { write, .. } | Command::Generate { write, .. } => write,
+            Command::Opencode { write, .. }
+            | Command::Claude { write, .. }
+            | Command::Mcp { write, .. }
+            | Command::Generate { write, .. } => write,
             _ => unreachable!(),
         };
-        let outcome = output::write(&plan, &self.cli.out, WriteOptions { force: write.force, dry_run: write.dry_run })?;
+        let outcome = output::write(
+            plan,
+            &self.cli.out,
+            WriteOptions {
+                force: write.force,
+                dry_run: write.dry_run,
+            },
+        )?;
         let mut stdout = std::io::stdout().lock();
         if write.format == Format::Json {
             let changes: Vec<serde_json::Value> = outcome
@@ -388,7 +477,12 @@ impl App {
                 .iter()
                 .map(|c| serde_json::json!({ "path": c.path, "action": c.action }))
                 .collect();
-            let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&serde_json::json!({ "dry_run": write.dry_run, "files": changes })).expect("serializes"));
+            let _ = writeln!(
+                stdout,
+                "{}",
+                serde_json::to_string_pretty(&serde_json::json!({ "dry_run": write.dry_run, "files": changes }))
+                    .expect("serializes")
+            );
             return Ok(0);
         }
         let (mut counts, verb) = ([0usize; 4], if write.dry_run { "would " } else { "" });
@@ -420,12 +514,13 @@ impl App {
     }
 
     fn check(&mut self) -> Result<i32, Error> {
-        let (_, plan, _) = self.plan()?;
+        let (model, plan, _) = self.plan()?;
+        self.model = Some(model);
         let format = match &self.cli.command {
             Command::Check { format, .. } => *format,
             _ => unreachable!(),
         };
-        let (outcome, _) = output::compare(&plan, &self.cli.out, true)?;
+        let (outcome, _) = output::compare(plan, &self.cli.out, true)?;
         let drift = output::drift(&outcome);
         let out = &self.cli.out;
         match format {
@@ -447,7 +542,11 @@ impl App {
                         "missing" => "is missing",
                         _ => "is no longer generated",
                     };
-                    println!("::error file={},title=ixgen drift::{} {msg}; run ixgen generate and commit the result", path.display(), d.path);
+                    println!(
+                        "::error file={},title=ixgen drift::{} {msg}; run ixgen generate and commit the result",
+                        path.display(),
+                        d.path
+                    );
                 }
             }
             CheckFormat::Text => {
@@ -466,7 +565,12 @@ impl App {
                     }
                 }
                 if drift.is_empty() {
-                    let _ = writeln!(stdout, "{} generated file(s) are up to date in {}", outcome.changes.len(), out.display());
+                    let _ = writeln!(
+                        stdout,
+                        "{} generated file(s) are up to date in {}",
+                        outcome.changes.len(),
+                        out.display()
+                    );
                 }
             }
         }
@@ -474,8 +578,19 @@ impl App {
             Ok(0)
         } else {
             if format == CheckFormat::Text {
-                eprintln!("error: {} file(s) in {} are stale, missing or extra", drift.len(), out.display());
-                eprintln!("  help: run `ixgen generate{}` and commit the result", if out == Path::new(".") { String::new() } else { format!(" --out {}", out.display()) });
+                eprintln!(
+                    "error: {} file(s) in {} are stale, missing or extra",
+                    drift.len(),
+                    out.display()
+                );
+                eprintln!(
+                    "  help: run `ixgen generate{}` and commit the result",
+                    if out == Path::new(".") {
+                        String::new()
+                    } else {
+                        format!(" --out {}", out.display())
+                    }
+                );
             }
             Ok(1)
         }
@@ -485,14 +600,22 @@ impl App {
 /// The context flags as (variable, flag, value).
 fn context_flags(c: &ContextArgs) -> Result<Vec<(String, String, String)>, Error> {
     let mut raw = Vec::new();
-    for (name, v) in [("session", &c.session), ("iteration", &c.iteration), ("store", &c.store), ("pid", &c.pid)] {
+    for (name, v) in [
+        ("session", &c.session),
+        ("iteration", &c.iteration),
+        ("store", &c.store),
+        ("pid", &c.pid),
+    ] {
         if let Some(v) = v {
             raw.push((name.to_string(), format!("--{name}"), v.clone()));
         }
     }
     for kv in &c.other {
         let Some((k, v)) = kv.split_once('=') else {
-            return Err(Error::usage(format!("--context {kv}: expected NAME=VALUE"), "e.g. --context model=opus"));
+            return Err(Error::usage(
+                format!("--context {kv}: expected NAME=VALUE"),
+                "e.g. --context model=opus",
+            ));
         };
         raw.push((k.to_string(), format!("--context {k}"), v.to_string()));
     }

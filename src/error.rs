@@ -14,10 +14,7 @@ pub enum Error {
     },
     /// The catalog file cannot be read.
     #[error("cannot read the catalog `{path}`: {source}")]
-    ReadCatalog {
-        path: String,
-        source: std::io::Error,
-    },
+    ReadCatalog { path: String, source: std::io::Error },
     /// A file cannot be read or written.
     #[error("cannot {action} `{path}`: {source}")]
     Io {
@@ -48,13 +45,11 @@ impl Error {
     /// How to fix it, when there is one line to say.
     pub fn help(&self) -> Option<String> {
         match self {
-            Error::ReadCatalog { .. } => Some(
-                "pass an existing file to --catalog, or leave --catalog out to use the embedded ix catalog".into(),
-            ),
+            Error::ReadCatalog { .. } => {
+                Some("pass an existing file to --catalog, or leave --catalog out to use the embedded ix catalog".into())
+            }
             Error::Usage { help, .. } => Some(help.clone()),
-            Error::NotOwned { .. } => Some(
-                "move the file away, or pass --force to let ixgen take it over".into(),
-            ),
+            Error::NotOwned { .. } => Some("move the file away, or pass --force to let ixgen take it over".into()),
             Error::Drift { .. } => Some("run `ixgen generate` and commit the result".into()),
             _ => None,
         }

@@ -27,7 +27,11 @@ impl Ts {
     /// `self` followed by a method call whose arguments are already-safe expressions:
     /// `.describe("…")`, `.min(1)`.
     pub fn call(self, method: &str, args: &[Ts]) -> Ts {
-        debug_assert!(method.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.'));
+        debug_assert!(
+            method
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        );
         let args: Vec<&str> = args.iter().map(|a| a.0.as_str()).collect();
         Ts(format!("{}.{method}({})", self.0, args.join(", ")))
     }
@@ -50,20 +54,30 @@ impl Ts {
 /// engines end a line there) and `</` becomes `<\/` so the text can never close a script
 /// element if the file is ever inlined into HTML.
 pub fn ts_str(s: &str) -> Ts {
-    Ts(json_to_ts(serde_json::to_string(s).expect("a string always serializes")))
+    Ts(json_to_ts(
+        serde_json::to_string(s).expect("a string always serializes"),
+    ))
 }
 
 /// Any serializable value as a TypeScript expression (a JSON literal, escaped as [`ts_str`]).
 pub fn ts_json<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
-    Ts(json_to_ts(serde_json::to_string(value).expect("model values always serialize")))
+    Ts(json_to_ts(
+        serde_json::to_string(value).expect("model values always serialize"),
+    ))
 }
 
 /// Like [`ts_json`], indented for reading.
 pub fn ts_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
-    Ts(json_to_ts(serde_json::to_string_pretty(value).expect("model values always serialize")))
+    Ts(json_to_ts(
+        serde_json::to_string_pretty(value).expect("model values always serialize"),
+    ))
 }
 
 fn json_to_ts(json: String) -> String {
+    // Nearly every string has none of these: return it without copying.
+    if !json.contains(['\u{2028}', '\u{2029}']) && !json.contains("</") {
+        return json;
+    }
     json.replace('\u{2028}', "\\u2028")
         .replace('\u{2029}', "\\u2029")
         .replace("</", "<\\/")
@@ -86,7 +100,13 @@ pub fn ts_int(n: i64) -> Ts {
 /// Text for the inside of a `//` comment: one line, nothing that could end the comment.
 pub fn comment(s: &str) -> Ts {
     Ts(s.chars()
-        .map(|c| if c.is_control() || c == '\u{2028}' || c == '\u{2029}' { ' ' } else { c })
+        .map(|c| {
+            if c.is_control() || c == '\u{2028}' || c == '\u{2029}' {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect::<String>()
         .replace("*/", "* /"))
 }
@@ -122,11 +142,54 @@ impl fmt::Display for Ident {
 
 /// Words a TypeScript binding cannot be named.
 pub const TS_RESERVED: &[&str] = &[
-    "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do",
-    "else", "enum", "export", "extends", "false", "finally", "for", "function", "if", "import",
-    "in", "instanceof", "new", "null", "return", "super", "switch", "this", "throw", "true", "try",
-    "typeof", "var", "void", "while", "with", "as", "implements", "interface", "let", "package",
-    "private", "protected", "public", "static", "yield", "await", "enum",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "instanceof",
+    "new",
+    "null",
+    "return",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "var",
+    "void",
+    "while",
+    "with",
+    "as",
+    "implements",
+    "interface",
+    "let",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "static",
+    "yield",
+    "await",
+    "enum",
 ];
 
 /// A value shown in a message: quoted and with control characters escaped, so a newline or an

@@ -21,6 +21,8 @@ pub struct Model {
     pub source_name: String,
     /// Every tool, in catalog order.
     pub tools: Vec<ToolModel>,
+    /// Tool name → index in `tools`.
+    by_name: std::collections::HashMap<String, usize>,
 }
 
 /// A tool, resolved.
@@ -272,11 +274,13 @@ pub enum SpecArg {
 /// Builds the model of a validated catalog. Templates parse here without error because
 /// validation already parsed them.
 pub fn build(catalog: Catalog, source_name: &str) -> Model {
-    let tools = catalog.tools.iter().map(|t| tool(&catalog, t)).collect();
+    let tools: Vec<ToolModel> = catalog.tools.iter().map(|t| tool(&catalog, t)).collect();
+    let by_name = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
     Model {
         catalog,
         source_name: source_name.to_string(),
         tools,
+        by_name,
     }
 }
 
@@ -305,7 +309,9 @@ fn tool(cat: &Catalog, t: &catalog::Tool) -> ToolModel {
     let heading = match &t.heading {
         Some(h) => tpl(h),
         None => {
-            let first = params.iter().find(|p| p.param.required && matches!(p.param.ty, ParamType::String | ParamType::Path));
+            let first = params
+                .iter()
+                .find(|p| p.param.required && matches!(p.param.ty, ParamType::String | ParamType::Path));
             match first {
                 Some(p) => Template(vec![Part::Text(format!("{}: ", t.name)), Part::Var(p.name.clone())]),
                 None => Template(vec![Part::Text(t.name.clone())]),
@@ -316,7 +322,13 @@ fn tool(cat: &Catalog, t: &catalog::Tool) -> ToolModel {
     let fallback = t
         .fallback
         .as_deref()
-        .or_else(|| if has_run { cat.cli.as_ref().and_then(|c| c.fallback.as_deref()) } else { None })
+        .or_else(|| {
+            if has_run {
+                cat.cli.as_ref().and_then(|c| c.fallback.as_deref())
+            } else {
+                None
+            }
+        })
         .map(tpl);
     let runtime = match (&t.runtime, &cat.runtime) {
         (Some(route), Some(rt)) => Some(SpecRuntime {
@@ -408,11 +420,19 @@ pub fn json_t(v: &serde_json::Value) -> JsonT {
 }
 
 fn step(cat: &Catalog, s: &catalog::Step) -> SpecStep {
-    let store_program = cat.store.as_ref().map(|s| s.program.clone()).unwrap_or_else(|| "xs".into());
+    let store_program = cat
+        .store
+        .as_ref()
+        .map(|s| s.program.clone())
+        .unwrap_or_else(|| "xs".into());
     let store_path = cat.store.as_ref().map(|s| tpl(&s.path)).unwrap_or_default();
     let exec = if let Some(argv) = &s.run {
         SpecExec::Cli {
-            program: s.program.clone().or_else(|| cat.cli.as_ref().map(|c| c.binary.clone())).unwrap_or_default(),
+            program: s
+                .program
+                .clone()
+                .or_else(|| cat.cli.as_ref().map(|c| c.binary.clone()))
+                .unwrap_or_default(),
             argv: argv.iter().map(arg).collect(),
             stdin: s.stdin.as_deref().map(tpl),
         }
@@ -489,13 +509,19 @@ fn arg(a: &catalog::Arg) -> SpecArg {
 
 fn cond(c: &catalog::Cond) -> SpecCond {
     if let Some(all) = &c.all {
-        return SpecCond::All { all: all.iter().map(cond).collect() };
+        return SpecCond::All {
+            all: all.iter().map(cond).collect(),
+        };
     }
     if let Some(any) = &c.any {
-        return SpecCond::Any { any: any.iter().map(cond).collect() };
+        return SpecCond::Any {
+            any: any.iter().map(cond).collect(),
+        };
     }
     if let Some(not) = &c.not {
-        return SpecCond::Not { not: Box::new(cond(not)) };
+        return SpecCond::Not {
+            not: Box::new(cond(not)),
+        };
     }
     if let Some(step) = &c.step {
         return match &c.matches {
@@ -512,13 +538,25 @@ fn cond(c: &catalog::Cond) -> SpecCond {
     }
     let param = c.param.clone().unwrap_or_default();
     if let Some(v) = &c.in_values {
-        SpecCond::ParamIn { param, values: v.clone() }
+        SpecCond::ParamIn {
+            param,
+            values: v.clone(),
+        }
     } else if let Some(v) = &c.equals {
-        SpecCond::ParamEquals { param, equals: v.clone() }
+        SpecCond::ParamEquals {
+            param,
+            equals: v.clone(),
+        }
     } else if let Some(v) = &c.contains {
-        SpecCond::ParamContains { param, contains: v.clone() }
+        SpecCond::ParamContains {
+            param,
+            contains: v.clone(),
+        }
     } else {
-        SpecCond::ParamSet { param, set: c.set.unwrap_or(true) }
+        SpecCond::ParamSet {
+            param,
+            set: c.set.unwrap_or(true),
+        }
     }
 }
 
@@ -536,7 +574,13 @@ pub struct Filter {
 
 impl Filter {
     /// The catalog's defaults, overridden by command-line values that were given.
-    pub fn resolve(cat: &Catalog, read_only: bool, enable: &[String], disable: &[String], tier: Option<&str>) -> Result<(Filter, Vec<String>), Error> {
+    pub fn resolve(
+        cat: &Catalog,
+        read_only: bool,
+        enable: &[String],
+        disable: &[String],
+        tier: Option<&str>,
+    ) -> Result<(Filter, Vec<String>), Error> {
         let names: Vec<&String> = cat.tools.iter().map(|t| &t.name).collect();
         for n in enable.iter().chain(disable) {
             if !names.contains(&n) {
@@ -549,24 +593,42 @@ impl Filter {
         }
         let f = Filter {
             read_only: read_only || cat.filters.read_only,
-            enable: if enable.is_empty() { cat.filters.enable.clone() } else { enable.to_vec() },
-            disable: if disable.is_empty() { cat.filters.disable.clone() } else { disable.to_vec() },
+            enable: if enable.is_empty() {
+                cat.filters.enable.clone()
+            } else {
+                enable.to_vec()
+            },
+            disable: if disable.is_empty() {
+                cat.filters.disable.clone()
+            } else {
+                disable.to_vec()
+            },
             tier: tier.map(str::to_string).or_else(|| cat.filters.tier.clone()),
         };
         if let Some(tier) = &f.tier {
             let tiers: Vec<String> = {
-                let mut t: Vec<String> = cat.tools.iter().map(|t| t.tier.clone().unwrap_or_else(|| "free".into())).collect();
+                let mut t: Vec<String> = cat
+                    .tools
+                    .iter()
+                    .map(|t| t.tier.clone().unwrap_or_else(|| "free".into()))
+                    .collect();
                 t.sort();
                 t.dedup();
                 t
             };
             if !tiers.contains(tier) {
-                return Err(Error::usage(format!("no tool has tier `{tier}`"), format!("the catalog's tiers are: {}", tiers.join(", "))));
+                return Err(Error::usage(
+                    format!("no tool has tier `{tier}`"),
+                    format!("the catalog's tiers are: {}", tiers.join(", ")),
+                ));
             }
         }
         let mut warnings = Vec::new();
         if !f.enable.is_empty() && !f.disable.is_empty() {
-            warnings.push("both an allowlist (--enable-tools) and a blocklist (--disable-tools) are set: the allowlist wins".to_string());
+            warnings.push(
+                "both an allowlist (--enable-tools) and a blocklist (--disable-tools) are set: the allowlist wins"
+                    .to_string(),
+            );
         }
         Ok((f, warnings))
     }
@@ -601,14 +663,14 @@ impl Model {
         };
         ts.tools
             .iter()
-            .filter_map(|n| self.tools.iter().find(|t| &t.name == n))
+            .filter_map(|n| self.tool(n))
             .filter(|t| filter.keeps(t))
             .collect()
     }
 
     /// A tool by name.
     pub fn tool(&self, name: &str) -> Option<&ToolModel> {
-        self.tools.iter().find(|t| t.name == name)
+        self.by_name.get(name).map(|&i| &self.tools[i])
     }
 }
 
@@ -635,16 +697,31 @@ pub fn check_context(cat: &Catalog, raw: &[(String, String, String)]) -> Result<
             let known: Vec<&String> = cat.context.keys().collect();
             return Err(Error::usage(
                 format!("{flag}: the catalog declares no context variable `{name}`"),
-                if known.is_empty() { "this catalog takes no context".to_string() } else { format!("its context variables are: {}", known.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")) },
+                if known.is_empty() {
+                    "this catalog takes no context".to_string()
+                } else {
+                    format!(
+                        "its context variables are: {}",
+                        known.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                    )
+                },
             ));
         };
         let v = match decl.ty {
             ContextType::Integer => {
-                let n: i64 = value.trim().parse().map_err(|_| Error::usage(format!("{flag} `{value}` is not an integer"), format!("pass a whole number, e.g. {flag} 3")))?;
+                let n: i64 = value.trim().parse().map_err(|_| {
+                    Error::usage(
+                        format!("{flag} `{value}` is not an integer"),
+                        format!("pass a whole number, e.g. {flag} 3"),
+                    )
+                })?;
                 if let Some(min) = decl.min
                     && n < min
                 {
-                    return Err(Error::usage(format!("{flag} {n} is below the minimum {min}"), format!("pass {min} or more")));
+                    return Err(Error::usage(
+                        format!("{flag} {n} is below the minimum {min}"),
+                        format!("pass {min} or more"),
+                    ));
                 }
                 ContextValue::Integer(n)
             }
@@ -660,10 +737,14 @@ pub fn check_context(cat: &Catalog, raw: &[(String, String, String)]) -> Result<
                 if value.is_empty() {
                     return Err(Error::usage(format!("{flag} is empty"), "pass a path".to_string()));
                 }
-                let abs = std::path::absolute(value).map_err(|e| Error::usage(format!("{flag} `{value}`: {e}"), "pass a valid path".to_string()))?;
+                let abs = std::path::absolute(value)
+                    .map_err(|e| Error::usage(format!("{flag} `{value}`: {e}"), "pass a valid path".to_string()))?;
                 let abs = normalize(&abs);
                 let Some(s) = abs.to_str() else {
-                    return Err(Error::usage(format!("{flag} is not valid UTF-8"), "pass a UTF-8 path".to_string()));
+                    return Err(Error::usage(
+                        format!("{flag} is not valid UTF-8"),
+                        "pass a UTF-8 path".to_string(),
+                    ));
                 };
                 ContextValue::Text(s.to_string())
             }
@@ -706,10 +787,19 @@ pub fn topic_part(v: &str) -> Result<(), String> {
     let mut chars = v.chars();
     let first = chars.next().unwrap_or('_');
     if !(first.is_ascii_alphabetic() || first == '_') {
-        return Err(format!("must start with a letter or `_`, not {}", crate::escape::debug_quote(&first.to_string())));
+        return Err(format!(
+            "must start with a letter or `_`, not {}",
+            crate::escape::debug_quote(&first.to_string())
+        ));
     }
-    if let Some(bad) = v.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-')) {
-        return Err(format!("contains {}, which a store topic part cannot hold", crate::escape::debug_quote(&bad.to_string())));
+    if let Some(bad) = v
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        return Err(format!(
+            "contains {}, which a store topic part cannot hold",
+            crate::escape::debug_quote(&bad.to_string())
+        ));
     }
     Ok(())
 }

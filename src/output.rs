@@ -50,15 +50,30 @@ pub struct PlannedFile {
 impl PlannedFile {
     /// A file ixgen owns whole.
     pub fn owned(path: impl Into<String>, group: &'static str, bytes: Vec<u8>) -> Self {
-        PlannedFile { path: path.into(), group, content: Content::Owned(bytes), per_run: false }
-    }
-
-    /// A shared JSON file in which ixgen sets one value.
-    pub fn merged(path: impl Into<String>, group: &'static str, pointer: &[&str], value: serde_json::Value, skeleton: serde_json::Map<String, serde_json::Value>) -> Self {
         PlannedFile {
             path: path.into(),
             group,
-            content: Content::JsonMerge { pointer: pointer.iter().map(|s| s.to_string()).collect(), value, skeleton },
+            content: Content::Owned(bytes),
+            per_run: false,
+        }
+    }
+
+    /// A shared JSON file in which ixgen sets one value.
+    pub fn merged(
+        path: impl Into<String>,
+        group: &'static str,
+        pointer: &[&str],
+        value: serde_json::Value,
+        skeleton: serde_json::Map<String, serde_json::Value>,
+    ) -> Self {
+        PlannedFile {
+            path: path.into(),
+            group,
+            content: Content::JsonMerge {
+                pointer: pointer.iter().map(|s| s.to_string()).collect(),
+                value,
+                skeleton,
+            },
             per_run: false,
         }
     }
@@ -170,11 +185,20 @@ pub fn read_manifest(out: &Path) -> Manifest {
 
 fn has_marker(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(400)];
-    String::from_utf8_lossy(head).lines().take(3).any(|l| l.contains(MARKER))
+    String::from_utf8_lossy(head)
+        .lines()
+        .take(3)
+        .any(|l| l.contains(MARKER))
 }
 
 /// Renders a merged JSON file from what is on disk.
-fn merge_json(old: Option<&[u8]>, pointer: &[String], value: &serde_json::Value, skeleton: &serde_json::Map<String, serde_json::Value>, path: &str) -> Result<Vec<u8>, Error> {
+fn merge_json(
+    old: Option<&[u8]>,
+    pointer: &[String],
+    value: &serde_json::Value,
+    skeleton: &serde_json::Map<String, serde_json::Value>,
+    path: &str,
+) -> Result<Vec<u8>, Error> {
     let mut root = match old {
         Some(bytes) => serde_json::from_slice::<serde_json::Value>(bytes).map_err(|e| {
             Error::usage(
@@ -188,7 +212,10 @@ fn merge_json(old: Option<&[u8]>, pointer: &[String], value: &serde_json::Value,
     for (i, key) in pointer.iter().enumerate() {
         let Some(obj) = node.as_object_mut() else {
             return Err(Error::usage(
-                format!("`{path}`: `{}` is not a JSON object, so ixgen cannot set `{key}` in it", pointer[..i].join(".")),
+                format!(
+                    "`{path}`: `{}` is not a JSON object, so ixgen cannot set `{key}` in it",
+                    pointer[..i].join(".")
+                ),
                 format!("make it an object in `{path}`"),
             ));
         };
@@ -196,7 +223,9 @@ fn merge_json(old: Option<&[u8]>, pointer: &[String], value: &serde_json::Value,
             obj.insert(key.clone(), value.clone());
             break;
         }
-        node = obj.entry(key.clone()).or_insert_with(|| serde_json::Value::Object(Default::default()));
+        node = obj
+            .entry(key.clone())
+            .or_insert_with(|| serde_json::Value::Object(Default::default()));
     }
     let mut text = serde_json::to_string_pretty(&root).expect("a JSON value always serializes");
     text.push('\n');
@@ -205,66 +234,90 @@ fn merge_json(old: Option<&[u8]>, pointer: &[String], value: &serde_json::Value,
 
 /// Compares a plan with the disk: what each path would become. Fails when a target path
 /// holds a file ixgen does not own (unless `force`).
-pub fn compare(plan: &Plan, out: &Path, force: bool) -> Result<(Outcome, Manifest), Error> {
+pub fn compare(plan: Plan, out: &Path, force: bool) -> Result<(Outcome, Manifest), Error> {
+    let Plan { files, groups } = plan;
     let old_manifest = read_manifest(out);
     let mut manifest = Manifest {
         generator: "ixgen".into(),
         files: old_manifest
             .files
             .iter()
-            .filter(|(_, e)| !plan.groups.contains(e.group.as_str()))
+            .filter(|(_, e)| !groups.contains(e.group.as_str()))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
     };
-    let mut changes = Vec::new();
-    let mut planned: BTreeSet<&str> = BTreeSet::new();
-    for f in &plan.files {
-        planned.insert(&f.path);
+    let mut changes = Vec::with_capacity(files.len() + 1);
+    let mut planned: BTreeSet<String> = BTreeSet::new();
+    for f in files {
         let full = out.join(&f.path);
         let old = read_opt(&full)?;
-        let new = match &f.content {
+        let new = match f.content {
             Content::Owned(bytes) => {
+                let same = old.as_deref() == Some(bytes.as_slice());
                 if let Some(old_bytes) = &old
-                    && old_bytes != bytes
+                    && !same
                     && !force
                     && !old_manifest.files.contains_key(&f.path)
                     && !has_marker(old_bytes)
                 {
-                    return Err(Error::NotOwned { path: full.display().to_string() });
+                    return Err(Error::NotOwned {
+                        path: full.display().to_string(),
+                    });
                 }
+                let blake3 = match (f.per_run, old_manifest.files.get(&f.path)) {
+                    (true, _) => None,
+                    // The bytes on disk are the bytes planned: the recorded hash is theirs.
+                    (false, Some(ManifestEntry { blake3: Some(h), group })) if same && group == f.group => {
+                        Some(h.clone())
+                    }
+                    (false, _) => Some(content_hash(&bytes)),
+                };
                 manifest.files.insert(
                     f.path.clone(),
                     ManifestEntry {
                         group: f.group.to_string(),
-                        blake3: (!f.per_run).then(|| content_hash(bytes)),
+                        blake3,
                     },
                 );
-                bytes.clone()
+                bytes
             }
-            Content::JsonMerge { pointer, value, skeleton } => merge_json(old.as_deref(), pointer, value, skeleton, &f.path)?,
+            Content::JsonMerge {
+                pointer,
+                value,
+                skeleton,
+            } => merge_json(old.as_deref(), &pointer, &value, &skeleton, &f.path)?,
         };
         let action = match &old {
             None => Action::Create,
             Some(o) if *o == new => Action::Unchanged,
             Some(_) => Action::Update,
         };
+        // Unchanged files keep no bytes: a large catalog would otherwise hold its whole output twice.
+        let (new, old) = match action {
+            Action::Unchanged => (None, None),
+            _ => (Some(new), old),
+        };
+        planned.insert(f.path.clone());
         changes.push(Change {
-            path: f.path.clone(),
+            path: f.path,
             action,
-            new: Some(new),
+            new,
             old,
         });
     }
     // Files a covered group owned before and no longer plans are removed.
     for (path, entry) in &old_manifest.files {
-        if !plan.groups.contains(entry.group.as_str()) || planned.contains(path.as_str()) {
+        if !groups.contains(entry.group.as_str()) || planned.contains(path.as_str()) {
             continue;
         }
         let full = out.join(path);
         if let Some(old) = read_opt(&full)? {
             if entry.blake3.as_ref().is_some_and(|h| *h != content_hash(&old)) && !force {
                 return Err(Error::usage(
-                    format!("`{}` is no longer generated, but it was edited since ixgen wrote it; refusing to remove it", full.display()),
+                    format!(
+                        "`{}` is no longer generated, but it was edited since ixgen wrote it; refusing to remove it",
+                        full.display()
+                    ),
                     "move the file away, or pass --force to remove it",
                 ));
             }
@@ -297,7 +350,7 @@ pub fn compare(plan: &Plan, out: &Path, force: bool) -> Result<(Outcome, Manifes
 }
 
 /// Writes a plan: only what changed, each file atomically. Returns what was done.
-pub fn write(plan: &Plan, out: &Path, opts: WriteOptions) -> Result<Outcome, Error> {
+pub fn write(plan: Plan, out: &Path, opts: WriteOptions) -> Result<Outcome, Error> {
     let (outcome, _) = compare(plan, out, opts.force)?;
     if opts.dry_run {
         return Ok(outcome);
@@ -317,10 +370,17 @@ pub fn write(plan: &Plan, out: &Path, opts: WriteOptions) -> Result<Outcome, Err
 
 /// Writes `bytes` to `path` through a temp file in the same folder and a rename.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let io = |action: &'static str, p: &Path| {
         let p = p.display().to_string();
-        move |source| Error::Io { action, path: p, source }
+        move |source| Error::Io {
+            action,
+            path: p,
+            source,
+        }
     };
     std::fs::create_dir_all(dir).map_err(io("create the folder", dir))?;
     let mut tmp = tempfile::Builder::new()
@@ -352,7 +412,10 @@ fn default_permissions() -> std::fs::Permissions {
 
 #[cfg(not(unix))]
 fn default_permissions() -> std::fs::Permissions {
-    tempfile::NamedTempFile::new().and_then(|f| f.as_file().metadata()).map(|m| m.permissions()).expect("temp dir is writable")
+    tempfile::NamedTempFile::new()
+        .and_then(|f| f.as_file().metadata())
+        .map(|m| m.permissions())
+        .expect("temp dir is writable")
 }
 
 fn remove(path: &Path) -> Result<(), Error> {
@@ -397,12 +460,24 @@ pub fn drift(outcome: &Outcome) -> Vec<Drift> {
     outcome
         .changed()
         .map(|c| match c.action {
-            Action::Create => Drift { path: c.path.clone(), kind: "missing", diff: None },
-            Action::Remove => Drift { path: c.path.clone(), kind: "extra", diff: None },
+            Action::Create => Drift {
+                path: c.path.clone(),
+                kind: "missing",
+                diff: None,
+            },
+            Action::Remove => Drift {
+                path: c.path.clone(),
+                kind: "extra",
+                diff: None,
+            },
             _ => Drift {
                 path: c.path.clone(),
                 kind: "stale",
-                diff: Some(unified_diff(&c.path, c.old.as_deref().unwrap_or_default(), c.new.as_deref().unwrap_or_default())),
+                diff: Some(unified_diff(
+                    &c.path,
+                    c.old.as_deref().unwrap_or_default(),
+                    c.new.as_deref().unwrap_or_default(),
+                )),
             },
         })
         .collect()

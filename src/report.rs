@@ -20,7 +20,13 @@ pub struct ListRow<'a> {
 }
 
 fn toolsets_of<'a>(model: &'a Model, t: &ToolModel) -> Vec<&'a str> {
-    model.catalog.toolsets.iter().filter(|(_, ts)| ts.tools.contains(&t.name)).map(|(n, _)| n.as_str()).collect()
+    model
+        .catalog
+        .toolsets
+        .iter()
+        .filter(|(_, ts)| ts.tools.contains(&t.name))
+        .map(|(n, _)| n.as_str())
+        .collect()
 }
 
 /// The id each host gives a tool, for the hosts whose toolset holds it.
@@ -83,7 +89,14 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
     println!("{:<width$}  {:<5}  {:<4}  {:>4}  IDS", "TOOL", "RW", "TIER", "DESC");
     for r in &rows {
         let ids: Vec<String> = r.ids.iter().map(|(h, id)| format!("{h}={id}")).collect();
-        println!("{:<width$}  {:<5}  {:<4}  {:>4}  {}", r.name, r.access, r.tier, r.description_chars, ids.join(" "));
+        println!(
+            "{:<width$}  {:<5}  {:<4}  {:>4}  {}",
+            r.name,
+            r.access,
+            r.tier,
+            r.description_chars,
+            ids.join(" ")
+        );
     }
     println!("{} tool(s)", rows.len());
     Ok(())
@@ -173,9 +186,21 @@ pub fn budget(model: &Model, json: bool) {
         return;
     }
     for h in &costs {
-        println!("{} (toolset `{}`): {} tools, {} description chars (budget {}), {} definition chars, ≈{} tokens", h.host, h.toolset, h.tools.len(), h.description_chars, model.catalog.lint.toolset_budget, h.definition_chars, h.tokens);
+        println!(
+            "{} (toolset `{}`): {} tools, {} description chars (budget {}), {} definition chars, ≈{} tokens",
+            h.host,
+            h.toolset,
+            h.tools.len(),
+            h.description_chars,
+            model.catalog.lint.toolset_budget,
+            h.definition_chars,
+            h.tokens
+        );
         for t in &h.tools {
-            println!("  {:<24} {:>4} desc  {:>5} def  ≈{:>4} tok", t.name, t.description_chars, t.definition_chars, t.tokens);
+            println!(
+                "  {:<24} {:>4} desc  {:>5} def  ≈{:>4} tok",
+                t.name, t.description_chars, t.definition_chars, t.tokens
+            );
         }
     }
 }

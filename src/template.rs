@@ -31,6 +31,14 @@ pub struct TemplateError {
 impl Template {
     /// Parses `{name}` references; `{{` and `}}` stand for literal braces.
     pub fn parse(text: &str) -> Result<Template, TemplateError> {
+        // Most templates are plain words (`--limit`, `callers`): no braces, one part.
+        if !text.contains(['{', '}']) {
+            return Ok(Template(if text.is_empty() {
+                Vec::new()
+            } else {
+                vec![Part::Text(text.to_string())]
+            }));
+        }
         let mut parts = Vec::new();
         let mut literal = String::new();
         let mut chars = text.char_indices().peekable();
@@ -49,8 +57,7 @@ impl Template {
                     let Some(end) = rest.find('}') else {
                         return Err(TemplateError {
                             offset: i,
-                            message: "unclosed `{` in template (write `{{` for a literal brace)"
-                                .into(),
+                            message: "unclosed `{` in template (write `{{` for a literal brace)".into(),
                         });
                     };
                     let name = &rest[..end];
@@ -117,8 +124,7 @@ impl Template {
 /// `[a-z_][a-z0-9_]*`: parameter, context and step names.
 pub fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
-    matches!(chars.next(), Some('a'..='z' | '_'))
-        && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '_'))
+    matches!(chars.next(), Some('a'..='z' | '_')) && chars.all(|c| matches!(c, 'a'..='z' | '0'..='9' | '_'))
 }
 
 #[cfg(test)]

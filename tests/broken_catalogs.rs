@@ -13,8 +13,14 @@ fn ixgen() -> Command {
 
 fn expectation(path: &Path) -> (String, usize, usize) {
     let bytes = std::fs::read(path).unwrap();
-    let first = String::from_utf8_lossy(&bytes).lines().next().unwrap_or_default().to_string();
-    let rest = first.strip_prefix("# expect: ").unwrap_or_else(|| panic!("{}: first line must be `# expect: <code> <line>:<col>`", path.display()));
+    let first = String::from_utf8_lossy(&bytes)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let rest = first
+        .strip_prefix("# expect: ")
+        .unwrap_or_else(|| panic!("{}: first line must be `# expect: <code> <line>:<col>`", path.display()));
     let (code, pos) = rest.split_once(' ').unwrap();
     let (line, col) = pos.split_once(':').unwrap();
     (code.to_string(), line.parse().unwrap(), col.parse().unwrap())
@@ -22,29 +28,62 @@ fn expectation(path: &Path) -> (String, usize, usize) {
 
 #[test]
 fn each_broken_catalog_names_its_fault_and_writes_nothing() {
-    let mut fixtures: Vec<_> = std::fs::read_dir("tests/fixtures/broken").unwrap().map(|e| e.unwrap().path()).collect();
+    let mut fixtures: Vec<_> = std::fs::read_dir("tests/fixtures/broken")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     fixtures.sort();
-    assert!(fixtures.len() >= 15, "the issue asks for at least 15 broken catalogs, found {}", fixtures.len());
+    assert!(
+        fixtures.len() >= 15,
+        "the issue asks for at least 15 broken catalogs, found {}",
+        fixtures.len()
+    );
     for path in fixtures {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let (code, line, col) = expectation(&path);
         let out = tempfile::tempdir().unwrap();
 
         // validate --format json: the machine-readable position.
-        let json = ixgen().args(["--catalog"]).arg(&path).args(["validate", "--format", "json"]).assert().code(2).get_output().stdout.clone();
+        let json = ixgen()
+            .args(["--catalog"])
+            .arg(&path)
+            .args(["validate", "--format", "json"])
+            .assert()
+            .code(2)
+            .get_output()
+            .stdout
+            .clone();
         let report: serde_json::Value = serde_json::from_slice(&json).unwrap();
         let diags = report["diagnostics"].as_array().unwrap();
         assert_eq!(diags.len(), 1, "{name}: one fault, one diagnostic: {diags:#?}");
         assert_eq!(diags[0]["code"], code.as_str(), "{name}");
-        assert_eq!((diags[0]["line"].as_u64(), diags[0]["column"].as_u64()), (Some(line as u64), Some(col as u64)), "{name}: position");
-        assert!(diags[0]["help"].as_str().is_some_and(|h| !h.is_empty()), "{name}: every error says how to fix it");
+        assert_eq!(
+            (diags[0]["line"].as_u64(), diags[0]["column"].as_u64()),
+            (Some(line as u64), Some(col as u64)),
+            "{name}: position"
+        );
+        assert!(
+            diags[0]["help"].as_str().is_some_and(|h| !h.is_empty()),
+            "{name}: every error says how to fix it"
+        );
 
         // generate: exit 2, the position in the human message, and nothing written.
-        let assert = ixgen().args(["--catalog"]).arg(&path).arg("--out").arg(out.path()).arg("generate").assert().code(2);
+        let assert = ixgen()
+            .args(["--catalog"])
+            .arg(&path)
+            .arg("--out")
+            .arg(out.path())
+            .arg("generate")
+            .assert()
+            .code(2);
         let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
         let shown = format!("{}:{line}:{col}", path.display());
         assert!(stderr.contains(&shown), "{name}: stderr should name {shown}:\n{stderr}");
-        assert_eq!(std::fs::read_dir(out.path()).unwrap().count(), 0, "{name}: nothing may be written");
+        assert_eq!(
+            std::fs::read_dir(out.path()).unwrap().count(),
+            0,
+            "{name}: nothing may be written"
+        );
 
         insta::assert_snapshot!(format!("broken__{name}"), stderr);
     }
@@ -52,9 +91,15 @@ fn each_broken_catalog_names_its_fault_and_writes_nothing() {
 
 #[test]
 fn a_missing_catalog_file_exits_2_with_a_hint() {
-    let assert = ixgen().args(["--catalog", "tests/fixtures/does-not-exist.yaml", "validate"]).assert().code(2);
+    let assert = ixgen()
+        .args(["--catalog", "tests/fixtures/does-not-exist.yaml", "validate"])
+        .assert()
+        .code(2);
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
-    assert!(stderr.contains("cannot read the catalog `tests/fixtures/does-not-exist.yaml`"), "{stderr}");
+    assert!(
+        stderr.contains("cannot read the catalog `tests/fixtures/does-not-exist.yaml`"),
+        "{stderr}"
+    );
     assert!(stderr.contains("help:"), "{stderr}");
 }
 
@@ -64,12 +109,34 @@ fn warnings_pass_validate_but_fail_it_under_strict() {
     let base = std::fs::read_to_string("tests/fixtures/minimal/catalog.yaml").unwrap();
     let long = "x".repeat(151);
     let cat = dir.path().join("long.yaml");
-    std::fs::write(&cat, base.replace("description: Wipe the cache", &format!("description: {long}"))).unwrap();
+    std::fs::write(
+        &cat,
+        base.replace("description: Wipe the cache", &format!("description: {long}")),
+    )
+    .unwrap();
     let assert = ixgen().arg("--catalog").arg(&cat).arg("validate").assert().code(0);
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
-    assert!(stderr.contains("description-budget") && stderr.contains("151 characters, over the budget of 150"), "{stderr}");
-    ixgen().arg("--catalog").arg(&cat).args(["validate", "--strict"]).assert().code(2);
+    assert!(
+        stderr.contains("description-budget") && stderr.contains("151 characters, over the budget of 150"),
+        "{stderr}"
+    );
+    ixgen()
+        .arg("--catalog")
+        .arg(&cat)
+        .args(["validate", "--strict"])
+        .assert()
+        .code(2);
     // A configured budget moves the line.
-    std::fs::write(&cat, base.replace("description: Wipe the cache", &format!("description: {long}")) + "lint: {description_budget: 200}\n").unwrap();
-    ixgen().arg("--catalog").arg(&cat).args(["validate", "--strict"]).assert().code(0);
+    std::fs::write(
+        &cat,
+        base.replace("description: Wipe the cache", &format!("description: {long}"))
+            + "lint: {description_budget: 200}\n",
+    )
+    .unwrap();
+    ixgen()
+        .arg("--catalog")
+        .arg(&cat)
+        .args(["validate", "--strict"])
+        .assert()
+        .code(0);
 }

@@ -22,7 +22,10 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             if p.is_dir() {
                 walk(root, &p, out);
             } else {
-                out.insert(p.strip_prefix(root).unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap());
+                out.insert(
+                    p.strip_prefix(root).unwrap().to_string_lossy().into_owned(),
+                    std::fs::read(&p).unwrap(),
+                );
             }
         }
     }
@@ -32,7 +35,10 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 fn mtimes(dir: &Path) -> BTreeMap<String, SystemTime> {
-    tree(dir).keys().map(|k| (k.clone(), std::fs::metadata(dir.join(k)).unwrap().modified().unwrap())).collect()
+    tree(dir)
+        .keys()
+        .map(|k| (k.clone(), std::fs::metadata(dir.join(k)).unwrap().modified().unwrap()))
+        .collect()
 }
 
 fn stdout(c: &mut Command, code: i32) -> String {
@@ -57,23 +63,41 @@ fn a_changed_file_makes_check_exit_1_with_a_unified_diff() {
     let dir = tempfile::tempdir().unwrap();
     ixgen(dir.path()).arg("generate").assert().success();
     let f = dir.path().join("mcp/tools.json");
-    let text = std::fs::read_to_string(&f).unwrap().replacen("\"name\": \"search\"", "\"name\": \"serch\"", 1);
+    let text = std::fs::read_to_string(&f)
+        .unwrap()
+        .replacen("\"name\": \"search\"", "\"name\": \"serch\"", 1);
     std::fs::write(&f, text).unwrap();
     std::fs::remove_file(dir.path().join(".opencode/tools/ix_stats.ts")).unwrap();
 
     let out = stdout(ixgen(dir.path()).arg("check"), 1);
-    assert!(out.contains("--- a/mcp/tools.json") && out.contains("+++ b/mcp/tools.json"), "{out}");
-    assert!(out.contains("-      \"name\": \"serch\",") && out.contains("+      \"name\": \"search\","), "{out}");
+    assert!(
+        out.contains("--- a/mcp/tools.json") && out.contains("+++ b/mcp/tools.json"),
+        "{out}"
+    );
+    assert!(
+        out.contains("-      \"name\": \"serch\",") && out.contains("+      \"name\": \"search\","),
+        "{out}"
+    );
     assert!(out.contains("missing: .opencode/tools/ix_stats.ts"), "{out}");
 
-    let json: serde_json::Value = serde_json::from_str(&stdout(ixgen(dir.path()).args(["check", "--format", "json"]), 1)).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(ixgen(dir.path()).args(["check", "--format", "json"]), 1)).unwrap();
     assert_eq!(json["ok"], false);
     assert_eq!(json["stale"][0]["path"], "mcp/tools.json");
-    assert!(json["stale"][0]["diff"].as_str().unwrap().contains("+      \"name\": \"search\","));
+    assert!(
+        json["stale"][0]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+      \"name\": \"search\",")
+    );
     assert_eq!(json["missing"], serde_json::json!([".opencode/tools/ix_stats.ts"]));
 
     let gh = stdout(ixgen(dir.path()).args(["check", "--format", "github"]), 1);
-    assert!(gh.lines().any(|l| l.starts_with("::error file=") && l.contains("mcp/tools.json is out of date")), "{gh}");
+    assert!(
+        gh.lines()
+            .any(|l| l.starts_with("::error file=") && l.contains("mcp/tools.json is out of date")),
+        "{gh}"
+    );
 
     // Regenerating repairs both.
     ixgen(dir.path()).arg("generate").assert().success();
@@ -88,7 +112,10 @@ fn a_foreign_file_at_a_target_path_is_left_untouched_and_named() {
     std::fs::write(&tool, "// my own tool\n").unwrap();
     let assert = ixgen(dir.path()).arg("generate").assert().code(2);
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
-    assert!(stderr.contains("ix_query.ts") && stderr.contains("was not written by ixgen"), "{stderr}");
+    assert!(
+        stderr.contains("ix_query.ts") && stderr.contains("was not written by ixgen"),
+        "{stderr}"
+    );
     assert!(stderr.contains("--force"), "the message says how to proceed: {stderr}");
     assert_eq!(std::fs::read_to_string(&tool).unwrap(), "// my own tool\n");
     assert_eq!(tree(dir.path()).len(), 1, "nothing else may be written either");
@@ -104,14 +131,22 @@ fn a_tool_removed_from_the_catalog_has_its_file_removed() {
     let cat = dir.path().join("catalog.yaml");
     let base = std::fs::read_to_string(MINIMAL).unwrap();
     std::fs::write(&cat, &base).unwrap();
-    ixgen(&out).arg("--catalog").arg(&cat).arg("generate").assert().success();
+    ixgen(&out)
+        .arg("--catalog")
+        .arg(&cat)
+        .arg("generate")
+        .assert()
+        .success();
     assert!(out.join(".opencode/tools/wipe.ts").exists());
 
     std::fs::write(&cat, base.replace("tools: [lookup, wipe]", "tools: [lookup]")).unwrap();
     // check sees the owned file that is no longer generated.
     let report = stdout(ixgen(&out).arg("--catalog").arg(&cat).arg("check"), 1);
     assert!(report.contains("extra:   .opencode/tools/wipe.ts"), "{report}");
-    let dry = stdout(ixgen(&out).arg("--catalog").arg(&cat).args(["generate", "--dry-run"]), 0);
+    let dry = stdout(
+        ixgen(&out).arg("--catalog").arg(&cat).args(["generate", "--dry-run"]),
+        0,
+    );
     assert!(dry.contains("would remove  .opencode/tools/wipe.ts"), "{dry}");
     assert!(out.join(".opencode/tools/wipe.ts").exists(), "--dry-run writes nothing");
 
@@ -130,13 +165,23 @@ fn an_owned_file_edited_by_hand_is_not_removed_without_force() {
     let cat = dir.path().join("catalog.yaml");
     let base = std::fs::read_to_string(MINIMAL).unwrap();
     std::fs::write(&cat, &base).unwrap();
-    ixgen(&out).arg("--catalog").arg(&cat).arg("generate").assert().success();
+    ixgen(&out)
+        .arg("--catalog")
+        .arg(&cat)
+        .arg("generate")
+        .assert()
+        .success();
     std::fs::write(out.join(".opencode/tools/wipe.ts"), "// edited\n").unwrap();
     std::fs::write(&cat, base.replace("tools: [lookup, wipe]", "tools: [lookup]")).unwrap();
     let assert = ixgen(&out).arg("--catalog").arg(&cat).arg("generate").assert().code(2);
     assert!(String::from_utf8_lossy(&assert.get_output().stderr).contains("edited since ixgen wrote it"));
     assert!(out.join(".opencode/tools/wipe.ts").exists());
-    ixgen(&out).arg("--catalog").arg(&cat).args(["generate", "--force"]).assert().success();
+    ixgen(&out)
+        .arg("--catalog")
+        .arg(&cat)
+        .args(["generate", "--force"])
+        .assert()
+        .success();
     assert!(!out.join(".opencode/tools/wipe.ts").exists());
 }
 
@@ -152,7 +197,10 @@ fn two_output_directories_hold_identical_bytes() {
     for (k, v) in &ta {
         assert!(v == &tb[k], "{k} differs between two runs");
         let text = String::from_utf8_lossy(v);
-        assert!(!text.contains(&a.path().display().to_string()) && !text.contains("/work/"), "{k} holds an absolute path");
+        assert!(
+            !text.contains(&a.path().display().to_string()) && !text.contains("/work/"),
+            "{k} holds an absolute path"
+        );
     }
 }
 
@@ -183,7 +231,20 @@ fn concurrent_runs_leave_only_complete_files() {
     let mut complete = std::collections::HashSet::new();
     for i in 1..=6 {
         let d = tempfile::tempdir().unwrap();
-        ixgen(d.path()).args(["opencode", "--session", "s", "--store", "/tmp/store", "--pid", "1", "--iteration", &i.to_string()]).assert().success();
+        ixgen(d.path())
+            .args([
+                "opencode",
+                "--session",
+                "s",
+                "--store",
+                "/tmp/store",
+                "--pid",
+                "1",
+                "--iteration",
+                &i.to_string(),
+            ])
+            .assert()
+            .success();
         complete.insert(std::fs::read(d.path().join(".opencode/tools/ralph.ts")).unwrap());
     }
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -193,7 +254,11 @@ fn concurrent_runs_leave_only_complete_files() {
             let mut seen = 0;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 if let Ok(bytes) = std::fs::read(out.join(".opencode/tools/ralph.ts")) {
-                    assert!(complete.contains(&bytes), "a reader saw a partial or mixed file ({} bytes)", bytes.len());
+                    assert!(
+                        complete.contains(&bytes),
+                        "a reader saw a partial or mixed file ({} bytes)",
+                        bytes.len()
+                    );
                     seen += 1;
                 }
             }
@@ -209,7 +274,18 @@ fn concurrent_runs_leave_only_complete_files() {
                     let status = std::process::Command::new(&bin)
                         .arg("--out")
                         .arg(&out)
-                        .args(["opencode", "-q", "--session", "s", "--store", "/tmp/store", "--pid", "1", "--iteration", &iteration])
+                        .args([
+                            "opencode",
+                            "-q",
+                            "--session",
+                            "s",
+                            "--store",
+                            "/tmp/store",
+                            "--pid",
+                            "1",
+                            "--iteration",
+                            &iteration,
+                        ])
                         .status()
                         .unwrap();
                     assert!(status.success());
@@ -224,7 +300,10 @@ fn concurrent_runs_leave_only_complete_files() {
     assert!(reader.join().unwrap() > 0, "the reader read the file at least once");
     // No temp files are left behind, and every file is complete.
     for (path, bytes) in tree(&out) {
-        assert!(!path.contains(".ixgen-") || path.starts_with(".ixgen/"), "temp file left: {path}");
+        assert!(
+            !path.contains(".ixgen-") || path.starts_with(".ixgen/"),
+            "temp file left: {path}"
+        );
         if path.ends_with("ralph.ts") {
             assert!(complete.contains(&bytes));
         }
@@ -233,16 +312,47 @@ fn concurrent_runs_leave_only_complete_files() {
 
 #[test]
 fn help_is_stable() {
-    for args in [vec!["--help"], vec!["generate", "--help"], vec!["check", "--help"], vec!["opencode", "--help"]] {
-        let out = String::from_utf8(Command::cargo_bin("ixgen").unwrap().args(&args).assert().success().get_output().stdout.clone()).unwrap();
-        insta::assert_snapshot!(format!("help__{}", args.join("_").trim_start_matches("--").replace("--", "")), out);
+    for args in [
+        vec!["--help"],
+        vec!["generate", "--help"],
+        vec!["check", "--help"],
+        vec!["opencode", "--help"],
+    ] {
+        let out = String::from_utf8(
+            Command::cargo_bin("ixgen")
+                .unwrap()
+                .args(&args)
+                .assert()
+                .success()
+                .get_output()
+                .stdout
+                .clone(),
+        )
+        .unwrap();
+        insta::assert_snapshot!(
+            format!("help__{}", args.join("_").trim_start_matches("--").replace("--", "")),
+            out
+        );
     }
 }
 
 #[test]
 fn completions_are_generated_for_each_shell() {
     for shell in ["bash", "zsh", "fish"] {
-        let out = String::from_utf8(Command::cargo_bin("ixgen").unwrap().args(["completions", shell]).assert().success().get_output().stdout.clone()).unwrap();
-        assert!(out.contains("generate") && out.contains("catalog") && out.contains("session"), "{shell}");
+        let out = String::from_utf8(
+            Command::cargo_bin("ixgen")
+                .unwrap()
+                .args(["completions", shell])
+                .assert()
+                .success()
+                .get_output()
+                .stdout
+                .clone(),
+        )
+        .unwrap();
+        assert!(
+            out.contains("generate") && out.contains("catalog") && out.contains("session"),
+            "{shell}"
+        );
     }
 }

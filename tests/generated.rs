@@ -5,7 +5,12 @@ use assert_cmd::Command;
 
 #[test]
 fn generated_folder_is_up_to_date() {
-    let out = Command::cargo_bin("ixgen").unwrap().env("NO_COLOR", "1").args(["--out", "generated", "check"]).output().unwrap();
+    let out = Command::cargo_bin("ixgen")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .args(["--out", "generated", "check"])
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "generated/ is stale. Run `cargo run -- --out generated generate` and commit the result.\n{}{}",
@@ -26,24 +31,44 @@ fn committed_schema_is_up_to_date() {
 
 #[test]
 fn embedded_catalog_is_the_committed_one() {
-    let out = Command::cargo_bin("ixgen").unwrap().args(["validate", "--strict", "--format", "json"]).output().unwrap();
+    let out = Command::cargo_bin("ixgen")
+        .unwrap()
+        .args(["validate", "--strict", "--format", "json"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
-    let file = Command::cargo_bin("ixgen").unwrap().args(["--catalog", "catalog/ix.yaml", "list", "--format", "json"]).output().unwrap();
-    let embedded = Command::cargo_bin("ixgen").unwrap().args(["list", "--format", "json"]).output().unwrap();
+    let file = Command::cargo_bin("ixgen")
+        .unwrap()
+        .args(["--catalog", "catalog/ix.yaml", "list", "--format", "json"])
+        .output()
+        .unwrap();
+    let embedded = Command::cargo_bin("ixgen")
+        .unwrap()
+        .args(["list", "--format", "json"])
+        .output()
+        .unwrap();
     assert_eq!(file.stdout, embedded.stdout);
 }
 
 #[test]
 fn list_gives_each_toolset() {
     for (toolset, count) in [("opencode", 17), ("mcp", 28), ("session", 8)] {
-        let out = Command::cargo_bin("ixgen").unwrap().args(["list", "--toolset", toolset, "--format", "json"]).output().unwrap();
+        let out = Command::cargo_bin("ixgen")
+            .unwrap()
+            .args(["list", "--toolset", toolset, "--format", "json"])
+            .output()
+            .unwrap();
         assert!(out.status.success());
         let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(rows.len(), count, "toolset {toolset}");
         for r in &rows {
             for id in r["ids"].as_object().unwrap().values() {
                 let id = id.as_str().unwrap();
-                assert!(id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-'), "{id}");
+                assert!(
+                    id.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-'),
+                    "{id}"
+                );
             }
         }
     }

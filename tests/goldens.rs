@@ -8,7 +8,16 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The fixed context of golden session files.
-pub const GOLDEN_CONTEXT: [&str; 8] = ["--session", "golden", "--store", "/golden/store", "--pid", "4242", "--iteration", "3"];
+pub const GOLDEN_CONTEXT: [&str; 8] = [
+    "--session",
+    "golden",
+    "--store",
+    "/golden/store",
+    "--pid",
+    "4242",
+    "--iteration",
+    "3",
+];
 
 fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
@@ -18,7 +27,10 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             if p.is_dir() {
                 walk(root, &p, out);
             } else {
-                out.insert(p.strip_prefix(root).unwrap().to_string_lossy().into_owned(), std::fs::read(&p).unwrap());
+                out.insert(
+                    p.strip_prefix(root).unwrap().to_string_lossy().into_owned(),
+                    std::fs::read(&p).unwrap(),
+                );
             }
         }
     }
@@ -31,7 +43,11 @@ fn golden(case: &str) {
     let fixture = Path::new("tests/fixtures").join(case);
     let tmp = tempfile::tempdir().unwrap();
     let mut cmd = Command::cargo_bin("ixgen").unwrap();
-    cmd.arg("--catalog").arg(fixture.join("catalog.yaml")).arg("--out").arg(tmp.path()).args(["generate", "-q"]);
+    cmd.arg("--catalog")
+        .arg(fixture.join("catalog.yaml"))
+        .arg("--out")
+        .arg(tmp.path())
+        .args(["generate", "-q"]);
     let text = std::fs::read_to_string(fixture.join("catalog.yaml")).unwrap();
     if text.contains("\n  session: {toolset") {
         cmd.args(GOLDEN_CONTEXT);
@@ -56,8 +72,14 @@ fn golden(case: &str) {
     );
     for (path, bytes) in &got {
         if bytes != &want[path] {
-            let diff = similar::TextDiff::from_lines(&*String::from_utf8_lossy(&want[path]), &*String::from_utf8_lossy(bytes)).unified_diff().header("expected", "generated").to_string();
-            panic!("{case}/{path} differs from its golden (UPDATE_GOLDENS=1 cargo test --test goldens to accept):\n{diff}");
+            let diff =
+                similar::TextDiff::from_lines(&*String::from_utf8_lossy(&want[path]), &*String::from_utf8_lossy(bytes))
+                    .unified_diff()
+                    .header("expected", "generated")
+                    .to_string();
+            panic!(
+                "{case}/{path} differs from its golden (UPDATE_GOLDENS=1 cargo test --test goldens to accept):\n{diff}"
+            );
         }
     }
 }
@@ -77,7 +99,14 @@ fn hostile() {
 #[test]
 fn ix_session_file() {
     let tmp = tempfile::tempdir().unwrap();
-    Command::cargo_bin("ixgen").unwrap().arg("--out").arg(tmp.path()).args(["opencode", "-q"]).args(GOLDEN_CONTEXT).assert().success();
+    Command::cargo_bin("ixgen")
+        .unwrap()
+        .arg("--out")
+        .arg(tmp.path())
+        .args(["opencode", "-q"])
+        .args(GOLDEN_CONTEXT)
+        .assert()
+        .success();
     let text = std::fs::read_to_string(tmp.path().join(".opencode/tools/ralph.ts")).unwrap();
     // The interpreter is covered by its own tests and the other goldens; snapshot what the
     // session file adds to it.

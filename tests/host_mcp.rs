@@ -26,7 +26,12 @@ const WRITE_TOOLS: [&str; 5] = ["decide", "bug_create", "bug_update", "goal_crea
 // ─── helpers ────────────────────────────────────────────────────────────────────────────────
 
 fn text(out: &Output) -> String {
-    format!("exit: {}\n--- stdout\n{}--- stderr\n{}", out.status, String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+    format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
 
 /// Asserts success; returns stdout.
@@ -36,7 +41,11 @@ fn ok(out: Output, what: &str) -> String {
 }
 
 fn ixgen(args: &[&OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ixgen")).env("NO_COLOR", "1").args(args).output().expect("run ixgen")
+    Command::new(env!("CARGO_BIN_EXE_ixgen"))
+        .env("NO_COLOR", "1")
+        .args(args)
+        .output()
+        .expect("run ixgen")
 }
 
 fn os<S: AsRef<OsStr> + ?Sized>(s: &S) -> &OsStr {
@@ -46,7 +55,11 @@ fn os<S: AsRef<OsStr> + ?Sized>(s: &S) -> &OsStr {
 /// `node tests/hosts/<script> <args>`.
 fn node(script_name: &str, args: &[&OsStr]) -> Output {
     let script_path = script(script_name);
-    Command::new("node").arg(script_path).args(args).output().expect("node is installed (Node 20)")
+    Command::new("node")
+        .arg(script_path)
+        .args(args)
+        .output()
+        .expect("node is installed (Node 20)")
 }
 
 /// The spec schema of an MCP revision, from `shared/` beside the repository.
@@ -83,20 +96,44 @@ fn gen_mcp(dir: &Path, extra: &[&str]) -> (PathBuf, String) {
 /// `validate-mcp.mjs <file> --schema <spec> --revision <rev> --hosts`.
 fn validate_mcp(file: &Path, revision: &str) -> Output {
     let spec = spec_schema(revision);
-    node("validate-mcp.mjs", &[file.as_os_str(), os("--schema"), spec.as_os_str(), os("--revision"), os(revision), os("--hosts")])
+    node(
+        "validate-mcp.mjs",
+        &[
+            file.as_os_str(),
+            os("--schema"),
+            spec.as_os_str(),
+            os("--revision"),
+            os(revision),
+            os("--hosts"),
+        ],
+    )
 }
 
 /// The tools the real SDK client lists from `mcp-serve.mjs <file>`.
 fn sdk_list(file: &Path) -> Vec<Value> {
     let serve = script("mcp-serve.mjs");
-    let out = node("mcp-list.mjs", &[os("--"), os("node"), serve.as_os_str(), file.as_os_str()]);
+    let out = node(
+        "mcp-list.mjs",
+        &[os("--"), os("node"), serve.as_os_str(), file.as_os_str()],
+    );
     let stdout = ok(out, &format!("mcp-list.mjs against mcp-serve.mjs {}", file.display()));
     let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("mcp-list printed no JSON: {e}\n{stdout}"));
-    v["tools"].as_array().unwrap_or_else(|| panic!("no tools array in the listTools() result: {v}")).clone()
+    v["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools array in the listTools() result: {v}"))
+        .clone()
 }
 
 fn names(tools: &[Value]) -> Vec<String> {
-    tools.iter().map(|t| t["name"].as_str().unwrap_or_else(|| panic!("tool without a name: {t}")).to_string()).collect()
+    tools
+        .iter()
+        .map(|t| {
+            t["name"]
+                .as_str()
+                .unwrap_or_else(|| panic!("tool without a name: {t}"))
+                .to_string()
+        })
+        .collect()
 }
 
 /// One row of `ixgen list --toolset mcp --format json`.
@@ -108,8 +145,12 @@ struct Listed {
 
 /// The catalog's MCP toolset as `ixgen list` reports it, in catalog order.
 fn catalog_mcp_tools() -> Vec<Listed> {
-    let stdout = ok(ixgen(&[os("list"), os("--toolset"), os("mcp"), os("--format"), os("json")]), "ixgen list --toolset mcp");
-    let rows: Vec<Value> = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("ixgen list printed no JSON: {e}\n{stdout}"));
+    let stdout = ok(
+        ixgen(&[os("list"), os("--toolset"), os("mcp"), os("--format"), os("json")]),
+        "ixgen list --toolset mcp",
+    );
+    let rows: Vec<Value> =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("ixgen list printed no JSON: {e}\n{stdout}"));
     rows.iter()
         .map(|r| Listed {
             name: r["name"].as_str().unwrap().to_string(),
@@ -118,17 +159,28 @@ fn catalog_mcp_tools() -> Vec<Listed> {
                 Some("read") => false,
                 other => panic!("unexpected access {other:?} in {r}"),
             },
-            tier: r["tier"].as_str().unwrap_or_else(|| panic!("no tier in {r}")).to_string(),
+            tier: r["tier"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no tier in {r}"))
+                .to_string(),
         })
         .collect()
 }
 
 fn read_tool_names() -> Vec<String> {
-    catalog_mcp_tools().into_iter().filter(|t| !t.write).map(|t| t.name).collect()
+    catalog_mcp_tools()
+        .into_iter()
+        .filter(|t| !t.write)
+        .map(|t| t.name)
+        .collect()
 }
 
 fn keys(v: &Value) -> BTreeSet<&str> {
-    v.as_object().unwrap_or_else(|| panic!("not an object: {v}")).keys().map(String::as_str).collect()
+    v.as_object()
+        .unwrap_or_else(|| panic!("not an object: {v}"))
+        .keys()
+        .map(String::as_str)
+        .collect()
 }
 
 fn set<'a>(items: &[&'a str]) -> BTreeSet<&'a str> {
@@ -139,7 +191,11 @@ fn string_array(v: &Value, what: &str) -> Vec<String> {
     v.as_array()
         .unwrap_or_else(|| panic!("{what} is not an array: {v}"))
         .iter()
-        .map(|s| s.as_str().unwrap_or_else(|| panic!("{what} holds a non-string: {s}")).to_string())
+        .map(|s| {
+            s.as_str()
+                .unwrap_or_else(|| panic!("{what} holds a non-string: {s}"))
+                .to_string()
+        })
         .collect()
 }
 
@@ -154,19 +210,28 @@ fn mcp_tools_json_validates_against_the_spec_schemas() {
     let v2026 = tmp.path().join("v2026");
     gen_mcp_profile(&v2026);
     let file26 = v2026.join("mcp/tools.2026-07-28.json");
-    assert!(file26.is_file(), "`ixgen mcp --profile 2026-07-28` wrote no mcp/tools.2026-07-28.json");
+    assert!(
+        file26.is_file(),
+        "`ixgen mcp --profile 2026-07-28` wrote no mcp/tools.2026-07-28.json"
+    );
 
     // Broken copies, so each kind of check is shown to fail.
     let good = read_json(&file);
     let first = good["tools"][0]["name"].as_str().unwrap().to_string();
     // A tool whose inputSchema has no `type` fails `#/$defs/Tool`.
     let mut broken = good.clone();
-    broken["tools"][0]["inputSchema"].as_object_mut().unwrap().remove("type").expect("inputSchema.type");
+    broken["tools"][0]["inputSchema"]
+        .as_object_mut()
+        .unwrap()
+        .remove("type")
+        .expect("inputSchema.type");
     let no_type = tmp.path().join("no-type.json");
     write_json(&no_type, &broken);
     // A misspelt keyword inside an inputSchema fails its own 2020-12 compilation.
     let mut typo = good.clone();
-    let props = typo["tools"][0]["inputSchema"]["properties"].as_object_mut().expect("the first tool has properties");
+    let props = typo["tools"][0]["inputSchema"]["properties"]
+        .as_object_mut()
+        .expect("the first tool has properties");
     let (_, p) = props.iter_mut().next().unwrap();
     p.as_object_mut().unwrap().insert("minLenght".into(), json!(1));
     let typo_file = tmp.path().join("typo.json");
@@ -181,40 +246,94 @@ fn mcp_tools_json_validates_against_the_spec_schemas() {
         ("typo", &typo_file, "2025-11-25"),
     ];
     let outs: Vec<(&str, Output)> = std::thread::scope(|s| {
-        let handles: Vec<_> = runs.iter().map(|&(label, f, rev)| s.spawn(move || (label, validate_mcp(f, rev)))).collect();
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|&(label, f, rev)| s.spawn(move || (label, validate_mcp(f, rev))))
+            .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let get = |label: &str| &outs.iter().find(|(l, _)| *l == label).unwrap().1;
     let stdout = |label: &str| String::from_utf8_lossy(&get(label).stdout).into_owned();
 
     let out = get("2025");
-    assert!(out.status.success(), "validate-mcp.mjs on mcp/tools.json (2025-11-25, --hosts)\n{}", text(out));
+    assert!(
+        out.status.success(),
+        "validate-mcp.mjs on mcp/tools.json (2025-11-25, --hosts)\n{}",
+        text(out)
+    );
     let report = stdout("2025");
-    assert!(report.contains("validate-mcp: 28 tool(s)") && report.contains(" 0 problem(s)"), "{report}");
-    assert!(report.contains("inputSchema is a valid JSON Schema 2020-12 document"), "each inputSchema was compiled on its own:\n{report}");
+    assert!(
+        report.contains("validate-mcp: 28 tool(s)") && report.contains(" 0 problem(s)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("inputSchema is a valid JSON Schema 2020-12 document"),
+        "each inputSchema was compiled on its own:\n{report}"
+    );
     assert!(report.contains("host rules"), "--hosts rules ran:\n{report}");
 
     let out = get("2026");
-    assert!(out.status.success(), "validate-mcp.mjs on mcp/tools.2026-07-28.json (2026-07-28, --hosts)\n{}", text(out));
+    assert!(
+        out.status.success(),
+        "validate-mcp.mjs on mcp/tools.2026-07-28.json (2026-07-28, --hosts)\n{}",
+        text(out)
+    );
     let report = stdout("2026");
-    assert!(report.contains("validate-mcp: 28 tool(s)") && report.contains(" 0 problem(s)"), "{report}");
+    assert!(
+        report.contains("validate-mcp: 28 tool(s)") && report.contains(" 0 problem(s)"),
+        "{report}"
+    );
 
     // The 2025 file lacks what 2026-07-28's ListToolsResult requires.
     let out = get("2025-as-2026");
-    assert_eq!(out.status.code(), Some(1), "a 2025-11-25 result must fail 2026-07-28's ListToolsResult\n{}", text(out));
-    assert!(stdout("2025-as-2026").contains("FAIL whole file: #/$defs/ListToolsResult"), "{}", text(out));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a 2025-11-25 result must fail 2026-07-28's ListToolsResult\n{}",
+        text(out)
+    );
+    assert!(
+        stdout("2025-as-2026").contains("FAIL whole file: #/$defs/ListToolsResult"),
+        "{}",
+        text(out)
+    );
 
     let out = get("no-type");
-    assert_eq!(out.status.code(), Some(1), "a tool without inputSchema.type must fail\n{}", text(out));
-    assert!(stdout("no-type").contains(&format!("FAIL tools[0] {first}: #/$defs/Tool")), "{}", text(out));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a tool without inputSchema.type must fail\n{}",
+        text(out)
+    );
+    assert!(
+        stdout("no-type").contains(&format!("FAIL tools[0] {first}: #/$defs/Tool")),
+        "{}",
+        text(out)
+    );
 
     let out = get("typo");
-    assert_eq!(out.status.code(), Some(1), "an unknown keyword in an inputSchema must fail\n{}", text(out));
-    assert!(stdout("typo").contains("unknown keyword: \"minLenght\""), "{}", text(out));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "an unknown keyword in an inputSchema must fail\n{}",
+        text(out)
+    );
+    assert!(
+        stdout("typo").contains("unknown keyword: \"minLenght\""),
+        "{}",
+        text(out)
+    );
 }
 
 fn gen_mcp_profile(dir: &Path) {
-    let out = ixgen(&[os("--out"), dir.as_os_str(), os("mcp"), os("-q"), os("--profile"), os("2026-07-28")]);
+    let out = ixgen(&[
+        os("--out"),
+        dir.as_os_str(),
+        os("mcp"),
+        os("-q"),
+        os("--profile"),
+        os("2026-07-28"),
+    ]);
     ok(out, "ixgen mcp --profile 2026-07-28");
 }
 
@@ -227,8 +346,15 @@ fn the_sdk_client_lists_the_generated_tools_for_every_filter() {
     let catalog_names: Vec<String> = catalog.iter().map(|t| t.name.clone()).collect();
     let writes: BTreeSet<&str> = catalog.iter().filter(|t| t.write).map(|t| t.name.as_str()).collect();
     assert_eq!(writes, set(&WRITE_TOOLS), "the write tools of the mcp toolset");
-    let pro: BTreeSet<&str> = catalog.iter().filter(|t| t.tier == "pro").map(|t| t.name.as_str()).collect();
-    assert!(!pro.is_empty(), "the catalog has pro tools, so --tier free has something to leave out");
+    let pro: BTreeSet<&str> = catalog
+        .iter()
+        .filter(|t| t.tier == "pro")
+        .map(|t| t.name.as_str())
+        .collect();
+    assert!(
+        !pro.is_empty(),
+        "the catalog has pro tools, so --tier free has something to leave out"
+    );
 
     let tmp = tempfile::tempdir().unwrap();
     let variants: Vec<(&str, Vec<&str>)> = vec![
@@ -237,13 +363,19 @@ fn the_sdk_client_lists_the_generated_tools_for_every_filter() {
         ("enable", vec!["--enable-tools", "search,locate"]),
         ("disable", vec!["--disable-tools", "decide"]),
         ("free", vec!["--tier", "free"]),
-        ("both", vec!["--enable-tools", "search,locate", "--disable-tools", "search"]),
+        (
+            "both",
+            vec!["--enable-tools", "search,locate", "--disable-tools", "search"],
+        ),
     ];
     // Generate, then list each file through the SDK client; the clients run in parallel.
-    let generated: Vec<(&str, PathBuf, String)> = variants.iter().map(|(label, extra)| {
-        let (file, stderr) = gen_mcp(&tmp.path().join(label), extra);
-        (*label, file, stderr)
-    }).collect();
+    let generated: Vec<(&str, PathBuf, String)> = variants
+        .iter()
+        .map(|(label, extra)| {
+            let (file, stderr) = gen_mcp(&tmp.path().join(label), extra);
+            (*label, file, stderr)
+        })
+        .collect();
     let listed: Vec<(&str, Vec<Value>, Value, String)> = std::thread::scope(|s| {
         let handles: Vec<_> = generated
             .iter()
@@ -255,7 +387,11 @@ fn the_sdk_client_lists_the_generated_tools_for_every_filter() {
 
     for (label, tools, file, _) in &listed {
         // The client keeps every field (zod strips the ones it does not know): nothing was lost.
-        assert_eq!(&Value::Array(tools.clone()), &file["tools"], "{label}: the SDK client's list differs from the generated file");
+        assert_eq!(
+            &Value::Array(tools.clone()),
+            &file["tools"],
+            "{label}: the SDK client's list differs from the generated file"
+        );
     }
 
     // All 28, in catalog order, with honest annotations.
@@ -265,7 +401,10 @@ fn the_sdk_client_lists_the_generated_tools_for_every_filter() {
         let name = t["name"].as_str().unwrap();
         let a = &t["annotations"];
         for hint in ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] {
-            assert!(a[hint].is_boolean(), "{name}: annotations.{hint} is set explicitly: {a}");
+            assert!(
+                a[hint].is_boolean(),
+                "{name}: annotations.{hint} is set explicitly: {a}"
+            );
         }
         if writes.contains(name) {
             assert_eq!(a["readOnlyHint"], json!(false), "{name} is a write tool: {a}");
@@ -280,7 +419,11 @@ fn the_sdk_client_lists_the_generated_tools_for_every_filter() {
     assert_eq!(ro.len(), 23, "--read-only: {:?}", names(ro));
     assert_eq!(names(ro), read_tool_names(), "--read-only keeps exactly the read tools");
     for t in ro {
-        assert!(!writes.contains(t["name"].as_str().unwrap()), "--read-only listed a write tool: {}", t["name"]);
+        assert!(
+            !writes.contains(t["name"].as_str().unwrap()),
+            "--read-only listed a write tool: {}",
+            t["name"]
+        );
         assert_eq!(t["annotations"]["readOnlyHint"], json!(true), "{}", t["name"]);
     }
 
@@ -297,19 +440,33 @@ fn the_sdk_client_lists_the_generated_tools_for_every_filter() {
     for n in &free_names {
         assert!(!pro.contains(n.as_str()), "--tier free listed the pro tool {n}");
     }
-    let expected: Vec<String> = catalog.iter().filter(|t| t.tier != "pro").map(|t| t.name.clone()).collect();
+    let expected: Vec<String> = catalog
+        .iter()
+        .filter(|t| t.tier != "pro")
+        .map(|t| t.name.clone())
+        .collect();
     assert_eq!(free_names, expected, "--tier free keeps every non-pro tool");
 
     // --enable-tools with --disable-tools: the allowlist wins, and ixgen says so on stderr.
     let (_, both, _, stderr) = get("both");
-    assert_eq!(names(both), ["search", "locate"], "the allowlist wins over --disable-tools search");
+    assert_eq!(
+        names(both),
+        ["search", "locate"],
+        "the allowlist wins over --disable-tools search"
+    );
     assert!(
-        stderr.contains("warning") && stderr.contains("--enable-tools") && stderr.contains("--disable-tools") && stderr.contains("allowlist wins"),
+        stderr.contains("warning")
+            && stderr.contains("--enable-tools")
+            && stderr.contains("--disable-tools")
+            && stderr.contains("allowlist wins"),
         "ixgen warns that the allowlist wins; stderr was:\n{stderr}"
     );
     for (label, .., stderr) in &listed {
         if *label != "both" {
-            assert!(!stderr.contains("allowlist"), "{label}: no allowlist warning expected, stderr:\n{stderr}");
+            assert!(
+                !stderr.contains("allowlist"),
+                "{label}: no allowlist warning expected, stderr:\n{stderr}"
+            );
         }
     }
 }
@@ -320,9 +477,17 @@ fn the_sdk_client_lists_the_generated_tools_for_every_filter() {
 fn catalog_serving(dest: &Path, tools: &Path) -> PathBuf {
     let yaml = std::fs::read_to_string(root().join("catalog/ix.yaml")).unwrap();
     let block = "server:\n  name: ix-memory\n  command: ix\n  args: [mcp]\n";
-    assert_eq!(yaml.matches(block).count(), 1, "catalog/ix.yaml's server block changed; update this test:\n{block}");
+    assert_eq!(
+        yaml.matches(block).count(),
+        1,
+        "catalog/ix.yaml's server block changed; update this test:\n{block}"
+    );
     let arg = |p: &Path| serde_json::to_string(p.to_str().expect("UTF-8 path")).unwrap();
-    let serving = format!("server:\n  name: ix-memory\n  command: node\n  args: [{}, {}]\n", arg(&script("mcp-serve.mjs")), arg(tools));
+    let serving = format!(
+        "server:\n  name: ix-memory\n  command: node\n  args: [{}, {}]\n",
+        arg(&script("mcp-serve.mjs")),
+        arg(tools)
+    );
     std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
     std::fs::write(dest, yaml.replace(block, &serving)).unwrap();
     dest.to_path_buf()
@@ -331,7 +496,16 @@ fn catalog_serving(dest: &Path, tools: &Path) -> PathBuf {
 /// `ixgen --catalog <catalog> --out <dir> generate claude mcp`.
 fn gen_plugin(catalog: &Path, dir: &Path) {
     ok(
-        ixgen(&[os("--catalog"), catalog.as_os_str(), os("--out"), dir.as_os_str(), os("generate"), os("claude"), os("mcp"), os("-q")]),
+        ixgen(&[
+            os("--catalog"),
+            catalog.as_os_str(),
+            os("--out"),
+            dir.as_os_str(),
+            os("generate"),
+            os("claude"),
+            os("mcp"),
+            os("-q"),
+        ]),
         "ixgen generate claude mcp",
     );
 }
@@ -347,7 +521,10 @@ fn run_claude(scratch: &Path, args: &[&OsStr]) -> Output {
 
 /// The `mcp list` line of the plugin's server.
 fn server_line<'a>(stdout: &'a str, out: &Output) -> &'a str {
-    stdout.lines().find(|l| l.starts_with("plugin:ix:ix-memory:")).unwrap_or_else(|| panic!("no `plugin:ix:ix-memory:` line in `claude mcp list`\n{}", text(out)))
+    stdout
+        .lines()
+        .find(|l| l.starts_with("plugin:ix:ix-memory:"))
+        .unwrap_or_else(|| panic!("no `plugin:ix:ix-memory:` line in `claude mcp list`\n{}", text(out)))
 }
 
 #[test]
@@ -358,7 +535,11 @@ fn claude_code_validates_the_plugin_and_connects_its_server() {
     // broken copy of it (one inputSchema without `type`) for the negative.
     let (tools, _) = gen_mcp(&t.join("srv"), &[]);
     let mut broken = read_json(&tools);
-    broken["tools"][3]["inputSchema"].as_object_mut().unwrap().remove("type").unwrap();
+    broken["tools"][3]["inputSchema"]
+        .as_object_mut()
+        .unwrap()
+        .remove("type")
+        .unwrap();
     let broken_tools = t.join("srv/broken.json");
     write_json(&broken_tools, &broken);
 
@@ -370,14 +551,29 @@ fn claude_code_validates_the_plugin_and_connects_its_server() {
     // Four claude runs at once, each with its own home.
     let manifest = plugin.join(".claude-plugin/plugin.json");
     let runs: Vec<(&str, Vec<&OsStr>)> = vec![
-        ("validate-dir", vec![os("plugin"), os("validate"), plugin.as_os_str(), os("--strict")]),
-        ("validate-manifest", vec![os("plugin"), os("validate"), manifest.as_os_str(), os("--strict")]),
-        ("mcp-list", vec![os("--plugin-dir"), plugin.as_os_str(), os("mcp"), os("list")]),
-        ("mcp-list-broken", vec![os("--plugin-dir"), bad_plugin.as_os_str(), os("mcp"), os("list")]),
+        (
+            "validate-dir",
+            vec![os("plugin"), os("validate"), plugin.as_os_str(), os("--strict")],
+        ),
+        (
+            "validate-manifest",
+            vec![os("plugin"), os("validate"), manifest.as_os_str(), os("--strict")],
+        ),
+        (
+            "mcp-list",
+            vec![os("--plugin-dir"), plugin.as_os_str(), os("mcp"), os("list")],
+        ),
+        (
+            "mcp-list-broken",
+            vec![os("--plugin-dir"), bad_plugin.as_os_str(), os("mcp"), os("list")],
+        ),
     ];
     claude(); // installs the hosts once, before the threads
     let outs: Vec<(&str, Output)> = std::thread::scope(|s| {
-        let handles: Vec<_> = runs.iter().map(|(label, args)| s.spawn(move || (*label, run_claude(&t.join("claude").join(label), args)))).collect();
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|(label, args)| s.spawn(move || (*label, run_claude(&t.join("claude").join(label), args))))
+            .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let get = |label: &str| &outs.iter().find(|(l, _)| *l == label).unwrap().1;
@@ -385,47 +581,100 @@ fn claude_code_validates_the_plugin_and_connects_its_server() {
     // A marketplace.json beside plugin.json makes the dir a marketplace: both must pass.
     let out = get("validate-dir");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && stdout.contains("Validating marketplace manifest") && stdout.contains("✔ Validation passed"), "claude plugin validate <dir> --strict\n{}", text(out));
+    assert!(
+        out.status.success()
+            && stdout.contains("Validating marketplace manifest")
+            && stdout.contains("✔ Validation passed"),
+        "claude plugin validate <dir> --strict\n{}",
+        text(out)
+    );
     let out = get("validate-manifest");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && stdout.contains("Validating plugin manifest") && stdout.contains("✔ Validation passed"), "claude plugin validate plugin.json --strict\n{}", text(out));
+    assert!(
+        out.status.success() && stdout.contains("Validating plugin manifest") && stdout.contains("✔ Validation passed"),
+        "claude plugin validate plugin.json --strict\n{}",
+        text(out)
+    );
 
     // `mcp list` exits 0 whatever the status: read the line.
     let out = get("mcp-list");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = server_line(&stdout, out);
     let command = format!("node {} {}", script("mcp-serve.mjs").display(), tools.display());
-    assert!(line.contains(&command), "the server runs the catalog's command `{command}`\n{}", text(out));
-    assert!(line.ends_with("- ✔ Connected"), "Claude Code connected and fetched the tools\n{}", text(out));
+    assert!(
+        line.contains(&command),
+        "the server runs the catalog's command `{command}`\n{}",
+        text(out)
+    );
+    assert!(
+        line.ends_with("- ✔ Connected"),
+        "Claude Code connected and fetched the tools\n{}",
+        text(out)
+    );
 
     // Negative: the same check sees a server whose tools Claude Code refuses.
     let out = get("mcp-list-broken");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = server_line(&stdout, out);
-    assert!(!line.contains("✔ Connected") && line.contains("tools fetch failed"), "a tool without inputSchema.type must not pass as connected\n{}", text(out));
+    assert!(
+        !line.contains("✔ Connected") && line.contains("tools fetch failed"),
+        "a tool without inputSchema.type must not pass as connected\n{}",
+        text(out)
+    );
 
     // `.mcp.json`, which Claude Code's validator does not read.
     let mcp = read_json(&plugin.join(".mcp.json"));
     assert_eq!(keys(&mcp), set(&["mcpServers"]), ".mcp.json: {mcp}");
     assert_eq!(keys(&mcp["mcpServers"]), set(&["ix-memory"]), ".mcp.json: {mcp}");
     let server = &mcp["mcpServers"]["ix-memory"];
-    assert_eq!(keys(server), set(&["command", "args", "env"]), ".mcp.json server: {server}");
+    assert_eq!(
+        keys(server),
+        set(&["command", "args", "env"]),
+        ".mcp.json server: {server}"
+    );
     assert_eq!(server["command"], json!("node"), "{server}");
-    assert_eq!(string_array(&server["args"], "args"), [script("mcp-serve.mjs").display().to_string(), tools.display().to_string()], "{server}");
+    assert_eq!(
+        string_array(&server["args"], "args"),
+        [
+            script("mcp-serve.mjs").display().to_string(),
+            tools.display().to_string()
+        ],
+        "{server}"
+    );
     assert_eq!(server["env"], json!({}), "{server}");
 
     // plugin.json and marketplace.json as HOSTS.md describes them.
     let manifest = read_json(&manifest);
-    let name = manifest["name"].as_str().unwrap_or_else(|| panic!("plugin.json has no name: {manifest}"));
+    let name = manifest["name"]
+        .as_str()
+        .unwrap_or_else(|| panic!("plugin.json has no name: {manifest}"));
     assert!(!name.is_empty() && !name.contains(' '), "plugin name {name:?}");
-    assert!(manifest["author"].is_object(), "plugin.json author is an object: {manifest}");
+    assert!(
+        manifest["author"].is_object(),
+        "plugin.json author is an object: {manifest}"
+    );
     let market = read_json(&plugin.join(".claude-plugin/marketplace.json"));
-    assert!(market["name"].as_str().is_some_and(|s| !s.is_empty()), "marketplace name: {market}");
-    assert!(market["owner"]["name"].as_str().is_some_and(|s| !s.is_empty()), "marketplace owner.name: {market}");
-    let plugins = market["plugins"].as_array().unwrap_or_else(|| panic!("marketplace plugins: {market}"));
+    assert!(
+        market["name"].as_str().is_some_and(|s| !s.is_empty()),
+        "marketplace name: {market}"
+    );
+    assert!(
+        market["owner"]["name"].as_str().is_some_and(|s| !s.is_empty()),
+        "marketplace owner.name: {market}"
+    );
+    let plugins = market["plugins"]
+        .as_array()
+        .unwrap_or_else(|| panic!("marketplace plugins: {market}"));
     assert_eq!(plugins.len(), 1, "{market}");
-    assert!(plugins[0]["source"].as_str().is_some_and(|s| s.starts_with("./")), "plugins[0].source starts with ./: {market}");
-    assert_eq!(plugins[0]["name"].as_str(), Some(name), "the marketplace lists this plugin: {market}");
+    assert!(
+        plugins[0]["source"].as_str().is_some_and(|s| s.starts_with("./")),
+        "plugins[0].source starts with ./: {market}"
+    );
+    assert_eq!(
+        plugins[0]["name"].as_str(),
+        Some(name),
+        "the marketplace lists this plugin: {market}"
+    );
     for k in ["description", "version"] {
         assert!(plugins[0][k].is_string(), "plugins[0].{k}: {market}");
     }
@@ -434,23 +683,43 @@ fn claude_code_validates_the_plugin_and_connects_its_server() {
 // ─── 4. Cursor, VS Code, Gemini CLI, Codex ──────────────────────────────────────────────────
 
 fn gen_configs(dir: &Path, extra: &[&str]) {
-    let mut args = vec![os("--out"), dir.as_os_str(), os("generate"), os("claude"), os("cursor"), os("vscode"), os("gemini"), os("codex"), os("-q")];
+    let mut args = vec![
+        os("--out"),
+        dir.as_os_str(),
+        os("generate"),
+        os("claude"),
+        os("cursor"),
+        os("vscode"),
+        os("gemini"),
+        os("codex"),
+        os("-q"),
+    ];
     args.extend(extra.iter().map(os));
-    ok(ixgen(&args), &format!("ixgen generate claude cursor vscode gemini codex {extra:?}"));
+    ok(
+        ixgen(&args),
+        &format!("ixgen generate claude cursor vscode gemini codex {extra:?}"),
+    );
 }
 
 fn codex_config(dir: &Path) -> toml::Table {
     let path = dir.join(".codex/config.toml");
     let s = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    s.parse::<toml::Table>().unwrap_or_else(|e| panic!(".codex/config.toml is not TOML: {e}\n{s}"))
+    s.parse::<toml::Table>()
+        .unwrap_or_else(|e| panic!(".codex/config.toml is not TOML: {e}\n{s}"))
 }
 
 fn codex_server(config: &toml::Table) -> &toml::Table {
-    let servers = config.get("mcp_servers").and_then(|v| v.as_table()).unwrap_or_else(|| panic!("no [mcp_servers] in {config}"));
+    let servers = config
+        .get("mcp_servers")
+        .and_then(|v| v.as_table())
+        .unwrap_or_else(|| panic!("no [mcp_servers] in {config}"));
     assert_eq!(servers.keys().collect::<Vec<_>>(), ["ix-memory"], "{config}");
     let server = servers["ix-memory"].as_table().unwrap();
     for k in server.keys() {
-        assert!(["command", "args", "env", "enabled_tools", "disabled_tools"].contains(&k.as_str()), "unknown key {k} in [mcp_servers.ix-memory]: {config}");
+        assert!(
+            ["command", "args", "env", "enabled_tools", "disabled_tools"].contains(&k.as_str()),
+            "unknown key {k} in [mcp_servers.ix-memory]: {config}"
+        );
     }
     server
 }
@@ -459,7 +728,11 @@ fn toml_strings(v: Option<&toml::Value>, what: &str) -> Vec<String> {
     v.and_then(|v| v.as_array())
         .unwrap_or_else(|| panic!("{what} is not an array: {v:?}"))
         .iter()
-        .map(|s| s.as_str().unwrap_or_else(|| panic!("{what} holds a non-string: {s}")).to_string())
+        .map(|s| {
+            s.as_str()
+                .unwrap_or_else(|| panic!("{what} holds a non-string: {s}"))
+                .to_string()
+        })
         .collect()
 }
 
@@ -470,7 +743,11 @@ fn the_other_hosts_configs_have_their_shapes() {
     gen_configs(&d, &[]);
     let server = json!({"command": "ix", "args": ["mcp"], "env": {}});
 
-    assert_eq!(read_json(&d.join(".cursor/mcp.json")), json!({"mcpServers": {"ix-memory": server}}), ".cursor/mcp.json");
+    assert_eq!(
+        read_json(&d.join(".cursor/mcp.json")),
+        json!({"mcpServers": {"ix-memory": server}}),
+        ".cursor/mcp.json"
+    );
     assert_eq!(
         read_json(&d.join(".vscode/mcp.json")),
         json!({"servers": {"ix-memory": {"type": "stdio", "command": "ix", "args": ["mcp"], "env": {}}}}),
@@ -478,14 +755,24 @@ fn the_other_hosts_configs_have_their_shapes() {
     );
 
     let gemini = read_json(&d.join("gemini-extension.json"));
-    assert_eq!(keys(&gemini), set(&["name", "version", "description", "mcpServers", "excludeTools"]), "gemini-extension.json: {gemini}");
+    assert_eq!(
+        keys(&gemini),
+        set(&["name", "version", "description", "mcpServers", "excludeTools"]),
+        "gemini-extension.json: {gemini}"
+    );
     assert_eq!(gemini["name"], json!("ix"), "{gemini}");
     assert_eq!(gemini["version"], json!("0.1.0"), "{gemini}");
-    assert!(gemini["description"].as_str().is_some_and(|s| !s.is_empty()), "{gemini}");
+    assert!(
+        gemini["description"].as_str().is_some_and(|s| !s.is_empty()),
+        "{gemini}"
+    );
     assert_eq!(keys(&gemini["mcpServers"]), set(&["ix-memory"]), "{gemini}");
     let gs = &gemini["mcpServers"]["ix-memory"];
     for k in keys(gs) {
-        assert!(["command", "args", "cwd", "env"].contains(&k), "unknown key {k} in a Gemini server: {gemini}");
+        assert!(
+            ["command", "args", "cwd", "env"].contains(&k),
+            "unknown key {k} in a Gemini server: {gemini}"
+        );
     }
     assert_eq!(gs["command"], json!("ix"), "{gemini}");
     assert_eq!(gs["args"], json!(["mcp"]), "{gemini}");
@@ -495,27 +782,52 @@ fn the_other_hosts_configs_have_their_shapes() {
     let cs = codex_server(&codex);
     assert_eq!(cs.get("command").and_then(|v| v.as_str()), Some("ix"), "{codex}");
     assert_eq!(toml_strings(cs.get("args"), "args"), ["mcp"], "{codex}");
-    assert!(cs.get("enabled_tools").is_none(), "no filter: every tool, no enabled_tools: {codex}");
+    assert!(
+        cs.get("enabled_tools").is_none(),
+        "no filter: every tool, no enabled_tools: {codex}"
+    );
 
     // --read-only: every server is started with the catalog's --read-only flag, and Codex
     // also lists exactly the read tools.
     let r = tmp.path().join("read-only");
     gen_configs(&r, &["--read-only"]);
-    let ends = |args: &[String], file: &str| assert_eq!(args.last().map(String::as_str), Some("--read-only"), "{file}: args {args:?}");
+    let ends = |args: &[String], file: &str| {
+        assert_eq!(
+            args.last().map(String::as_str),
+            Some("--read-only"),
+            "{file}: args {args:?}"
+        )
+    };
     let claude_mcp = read_json(&r.join(".mcp.json"));
-    ends(&string_array(&claude_mcp["mcpServers"]["ix-memory"]["args"], "args"), ".mcp.json");
+    ends(
+        &string_array(&claude_mcp["mcpServers"]["ix-memory"]["args"], "args"),
+        ".mcp.json",
+    );
     let cursor = read_json(&r.join(".cursor/mcp.json"));
-    ends(&string_array(&cursor["mcpServers"]["ix-memory"]["args"], "args"), ".cursor/mcp.json");
+    ends(
+        &string_array(&cursor["mcpServers"]["ix-memory"]["args"], "args"),
+        ".cursor/mcp.json",
+    );
     let vscode = read_json(&r.join(".vscode/mcp.json"));
-    ends(&string_array(&vscode["servers"]["ix-memory"]["args"], "args"), ".vscode/mcp.json");
+    ends(
+        &string_array(&vscode["servers"]["ix-memory"]["args"], "args"),
+        ".vscode/mcp.json",
+    );
     let gemini = read_json(&r.join("gemini-extension.json"));
-    ends(&string_array(&gemini["mcpServers"]["ix-memory"]["args"], "args"), "gemini-extension.json");
+    ends(
+        &string_array(&gemini["mcpServers"]["ix-memory"]["args"], "args"),
+        "gemini-extension.json",
+    );
     let codex = codex_config(&r);
     let cs = codex_server(&codex);
     ends(&toml_strings(cs.get("args"), "args"), ".codex/config.toml");
     let enabled = toml_strings(cs.get("enabled_tools"), "enabled_tools");
     assert_eq!(enabled.len(), 23, "{enabled:?}");
-    assert_eq!(enabled, read_tool_names(), "Codex enabled_tools is exactly the read tools");
+    assert_eq!(
+        enabled,
+        read_tool_names(),
+        "Codex enabled_tools is exactly the read tools"
+    );
 }
 
 // ─── 5. the catalog's JSON Schema ───────────────────────────────────────────────────────────
@@ -534,7 +846,11 @@ fn the_catalog_schema_accepts_the_catalogs_and_refuses_an_unknown_key() {
     let schema = tmp.path().join("catalog.schema.json");
     std::fs::write(&schema, ok(ixgen(&[os("schema")]), "ixgen schema")).unwrap();
 
-    let catalogs = ["catalog/ix.yaml", "tests/fixtures/minimal/catalog.yaml", "tests/fixtures/hostile/catalog.yaml"];
+    let catalogs = [
+        "catalog/ix.yaml",
+        "tests/fixtures/minimal/catalog.yaml",
+        "tests/fixtures/hostile/catalog.yaml",
+    ];
     let mut docs = Vec::new();
     for (i, c) in catalogs.iter().enumerate() {
         let dest = tmp.path().join(format!("catalog-{i}.json"));
@@ -560,8 +876,17 @@ fn the_catalog_schema_accepts_the_catalogs_and_refuses_an_unknown_key() {
     yaml_to_json(&root().join("tests/fixtures/broken/unknown-top-key.yaml"), &fixture);
     for (doc, key) in [(&bad_file, "toolz"), (&fixture, "toolset")] {
         let out = node("validate-json.mjs", &[schema.as_os_str(), doc.as_os_str()]);
-        assert_eq!(out.status.code(), Some(1), "a catalog with the unknown top-level key `{key}` must fail the schema\n{}", text(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "a catalog with the unknown top-level key `{key}` must fail the schema\n{}",
+            text(&out)
+        );
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(stdout.contains(&format!("\"additionalProperty\":\"{key}\"")), "the failure names `{key}`\n{}", text(&out));
+        assert!(
+            stdout.contains(&format!("\"additionalProperty\":\"{key}\"")),
+            "the failure names `{key}`\n{}",
+            text(&out)
+        );
     }
 }

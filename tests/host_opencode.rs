@@ -18,12 +18,18 @@ const DEAD_RUNTIME: &str = "http://127.0.0.1:9";
 /// One call per tool, chosen to exercise its defaults, caps and step conditions.
 fn calls() -> Vec<(&'static str, serde_json::Value)> {
     vec![
-        ("ix_query", json!({"symbol": "UserService", "kind": "class", "path": "src"})),
+        (
+            "ix_query",
+            json!({"symbol": "UserService", "kind": "class", "path": "src"}),
+        ),
         ("ix_neighbors", json!({"symbol": "AuthController", "limit": 500})),
         ("ix_impact", json!({"target": "PaymentProcessor"})),
         ("ix_map", json!({"scope": "auth"})),
         ("ix_ingest", json!({"refresh": true})),
-        ("ix_history", json!({"topic": "AuthService", "include": ["decisions", "bugs"]})),
+        (
+            "ix_history",
+            json!({"topic": "AuthService", "include": ["decisions", "bugs"]}),
+        ),
         ("ix_docs_tool", json!({"target": "billing", "depth": "full"})),
         ("ix_locate", json!({"pattern": "--force", "limit": 500})),
         ("ix_explain", json!({"symbol": "UserService"})),
@@ -56,14 +62,21 @@ fn each_ix_tool_runs_in_opencode_and_its_argv_matches_its_golden() {
     for (id, params) in calls {
         let log = p.tmp.path().join(format!("{id}.argv"));
         let log_s = log.display().to_string();
-        let mut env = vec![("PATH", path.as_str()), ("IX_ARGV_LOG", log_s.as_str()), ("IX_RUNTIME_URL", DEAD_RUNTIME)];
+        let mut env = vec![
+            ("PATH", path.as_str()),
+            ("IX_ARGV_LOG", log_s.as_str()),
+            ("IX_RUNTIME_URL", DEAD_RUNTIME),
+        ];
         if id == "ix_health" {
             // `ix status` fails, so the `ix --version` step behind it runs.
             env.push(("IX_STATUS_FAILS", "1"));
         }
         let output = p.run_tool(id, &params, &env).unwrap_or_else(|e| panic!("{id}: {e}"));
         let heading = format!("## {}", id.replace('_', "-"));
-        assert!(output.starts_with(&heading), "{id}: the result starts with its heading:\n{output}");
+        assert!(
+            output.starts_with(&heading),
+            "{id}: the result starts with its heading:\n{output}"
+        );
         assert!(!output.contains("Invalid arguments"), "{id}: {output}");
         // Parallel steps log in any order; the golden holds them sorted.
         let mut argv = argv_log(&log);
@@ -80,15 +93,34 @@ fn caps_apply_inside_the_host() {
     fake_ix(&bin);
     let log = p.tmp.path().join("argv");
     let (path, log_s) = (path_with(&bin), log.display().to_string());
-    let env = [("PATH", path.as_str()), ("IX_ARGV_LOG", log_s.as_str()), ("IX_RUNTIME_URL", DEAD_RUNTIME)];
-    p.run_tool("ix_neighbors", &json!({"symbol": "A", "direction": "callers", "limit": 500}), &env).unwrap();
+    let env = [
+        ("PATH", path.as_str()),
+        ("IX_ARGV_LOG", log_s.as_str()),
+        ("IX_RUNTIME_URL", DEAD_RUNTIME),
+    ];
+    p.run_tool(
+        "ix_neighbors",
+        &json!({"symbol": "A", "direction": "callers", "limit": 500}),
+        &env,
+    )
+    .unwrap();
     assert_eq!(argv_log(&log), vec![vec!["callers", "A", "--limit", "30"]]);
     // A string where a number belongs is coerced; a value the enum lacks is refused in markdown.
     std::fs::remove_file(&log).unwrap();
-    p.run_tool("ix_neighbors", &json!({"symbol": "A", "direction": "callees", "limit": "7"}), &env).unwrap();
+    p.run_tool(
+        "ix_neighbors",
+        &json!({"symbol": "A", "direction": "callees", "limit": "7"}),
+        &env,
+    )
+    .unwrap();
     assert_eq!(argv_log(&log), vec![vec!["callees", "A", "--limit", "7"]]);
-    let out = p.run_tool("ix_neighbors", &json!({"symbol": "A", "direction": "sideways"}), &env).unwrap();
-    assert!(out.starts_with("## ix-neighbors: A") && out.contains("Invalid arguments"), "{out}");
+    let out = p
+        .run_tool("ix_neighbors", &json!({"symbol": "A", "direction": "sideways"}), &env)
+        .unwrap();
+    assert!(
+        out.starts_with("## ix-neighbors: A") && out.contains("Invalid arguments"),
+        "{out}"
+    );
     assert!(out.contains("sideways"), "{out}");
 }
 
@@ -106,16 +138,25 @@ fn hostile_argument_values_arrive_as_exact_bytes_and_run_nothing() {
     );
     let log = p.tmp.path().join("argv");
     let (path, log_s) = (path_with(&bin), log.display().to_string());
-    let env = [("PATH", path.as_str()), ("IX_ARGV_LOG", log_s.as_str()), ("IX_RUNTIME_URL", DEAD_RUNTIME)];
+    let env = [
+        ("PATH", path.as_str()),
+        ("IX_ARGV_LOG", log_s.as_str()),
+        ("IX_RUNTIME_URL", DEAD_RUNTIME),
+    ];
     let out = p.run_tool("ix_query", &json!({"symbol": hostile}), &env).unwrap();
     let argv = argv_log(&log);
-    assert_eq!(argv[0], vec!["locate".to_string(), hostile.clone()], "one argv element, byte for byte");
+    assert_eq!(
+        argv[0],
+        vec!["locate".to_string(), hostile.clone()],
+        "one argv element, byte for byte"
+    );
     assert_eq!(argv[1], vec!["explain".to_string(), hostile.clone()]);
     assert!(!mark.exists() && !mark2.exists(), "nothing in the value may run");
     assert!(out.starts_with("## ix-query: -rf"), "{out}");
     // A leading `-` stays a value: the catalog puts `--` before free-text patterns.
     std::fs::remove_file(&log).unwrap();
-    p.run_tool("ix_locate", &json!({"pattern": "-v\n\\d+ \"x\""}), &env).unwrap();
+    p.run_tool("ix_locate", &json!({"pattern": "-v\n\\d+ \"x\""}), &env)
+        .unwrap();
     let argv = argv_log(&log);
     assert_eq!(argv[0].last().unwrap(), "-v\n\\d+ \"x\"", "{argv:?}");
     assert_eq!(argv[0][argv[0].len() - 2], "--", "{argv:?}");
@@ -127,12 +168,22 @@ fn without_ix_every_tool_returns_its_fallback_markdown() {
     let path = path_without_ix();
     for (id, params) in calls() {
         let output = p
-            .run_tool(id, &params, &[("PATH", path.as_str()), ("IX_RUNTIME_URL", DEAD_RUNTIME)])
+            .run_tool(
+                id,
+                &params,
+                &[("PATH", path.as_str()), ("IX_RUNTIME_URL", DEAD_RUNTIME)],
+            )
             .unwrap_or_else(|e| panic!("{id}: the run must succeed without ix: {e}"));
         let heading = format!("## {}", id.replace('_', "-"));
         assert!(output.starts_with(&heading), "{id}: {output}");
-        assert!(output.contains("command -v ix") || output.contains("Ix Pro"), "{id}: the fallback gives recovery steps:\n{output}");
-        assert!(!output.contains("exited with code"), "{id}: a missing program is not a failing command:\n{output}");
+        assert!(
+            output.contains("command -v ix") || output.contains("Ix Pro"),
+            "{id}: the fallback gives recovery steps:\n{output}"
+        );
+        assert!(
+            !output.contains("exited with code"),
+            "{id}: a missing program is not a failing command:\n{output}"
+        );
     }
 }
 
@@ -156,14 +207,24 @@ fn runtime_server(body: String) -> (String, std::sync::mpsc::Receiver<String>) {
                 req.extend_from_slice(&buf[..n]);
                 let text = String::from_utf8_lossy(&req);
                 if let Some(h) = text.find("\r\n\r\n") {
-                    let len = text[..h].lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap_or(0))).unwrap_or(0);
+                    let len = text[..h]
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                        })
+                        .unwrap_or(0);
                     if req.len() >= h + 4 + len {
                         break;
                     }
                 }
             }
             let _ = tx.send(String::from_utf8_lossy(&req).into_owned());
-            let resp = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+            let resp = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
             let _ = s.write_all(resp.as_bytes());
         }
     });
@@ -176,32 +237,70 @@ fn runtime_markdown_is_used_with_secrets_redacted_and_the_cli_is_not_called() {
     let bin = p.tmp.path().join("fakebin");
     fake_ix(&bin);
     let token = format!("ghp_{}", "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8");
-    let markdown = format!("## ix-locate: Foo\n\nFound `Foo` in src/foo.ts. Debug: token {token} and AKIAIOSFODNN7EXAMPLE.");
+    let markdown =
+        format!("## ix-locate: Foo\n\nFound `Foo` in src/foo.ts. Debug: token {token} and AKIAIOSFODNN7EXAMPLE.");
     let (url, requests) = runtime_server(json!({"preview_markdown": markdown}).to_string());
     let log = p.tmp.path().join("argv");
     let (path, log_s) = (path_with(&bin), log.display().to_string());
     let secret_in_args = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789";
     let out = p
-        .run_tool("ix_locate", &json!({"pattern": format!("Foo {secret_in_args}")}), &[("PATH", path.as_str()), ("IX_ARGV_LOG", log_s.as_str()), ("IX_RUNTIME_URL", url.as_str())])
+        .run_tool(
+            "ix_locate",
+            &json!({"pattern": format!("Foo {secret_in_args}")}),
+            &[
+                ("PATH", path.as_str()),
+                ("IX_ARGV_LOG", log_s.as_str()),
+                ("IX_RUNTIME_URL", url.as_str()),
+            ],
+        )
         .unwrap();
-    assert!(out.starts_with("## ix-locate: Foo") && out.contains("Found `Foo` in src/foo.ts"), "{out}");
+    assert!(
+        out.starts_with("## ix-locate: Foo") && out.contains("Found `Foo` in src/foo.ts"),
+        "{out}"
+    );
     assert!(out.contains("[REDACTED]"), "{out}");
-    assert!(!out.contains(&token) && !out.contains("AKIAIOSFODNN7EXAMPLE"), "a planted secret reached the model:\n{out}");
-    assert!(!log.exists(), "the CLI must not run when the runtime answered: {:?}", argv_log(&log));
-    let request = requests.recv_timeout(std::time::Duration::from_secs(5)).expect("the runtime was called");
+    assert!(
+        !out.contains(&token) && !out.contains("AKIAIOSFODNN7EXAMPLE"),
+        "a planted secret reached the model:\n{out}"
+    );
+    assert!(
+        !log.exists(),
+        "the CLI must not run when the runtime answered: {:?}",
+        argv_log(&log)
+    );
+    let request = requests
+        .recv_timeout(std::time::Duration::from_secs(5))
+        .expect("the runtime was called");
     assert!(request.starts_with("POST /v2/ix_query "), "{request}");
-    assert!(request.contains("\"mode\":\"locate\"") || request.contains("\"mode\": \"locate\""), "{request}");
-    assert!(!request.contains(secret_in_args), "secrets are redacted from what is sent to the runtime:\n{request}");
+    assert!(
+        request.contains("\"mode\":\"locate\"") || request.contains("\"mode\": \"locate\""),
+        "{request}"
+    );
+    assert!(
+        !request.contains(secret_in_args),
+        "secrets are redacted from what is sent to the runtime:\n{request}"
+    );
 }
 
 /// Writes a tsconfig that extends the pinned base config and checks the files under `dir`.
 fn type_check(dir: &Path) {
     let tsconfig = dir.join("tsconfig.json");
     let base = support::hosts_dir().join("tsconfig.json");
-    std::fs::write(&tsconfig, json!({"extends": base, "include": ["./.opencode/tools/*.ts"]}).to_string()).unwrap();
+    std::fs::write(
+        &tsconfig,
+        json!({"extends": base, "include": ["./.opencode/tools/*.ts"]}).to_string(),
+    )
+    .unwrap();
     let files = std::fs::read_dir(dir.join(".opencode/tools")).unwrap().count();
     assert!(files > 0);
-    let out = std::process::Command::new("node").arg(support::tsc_js()).arg("-p").arg(&tsconfig).arg("--pretty").arg("false").output().unwrap();
+    let out = std::process::Command::new("node")
+        .arg(support::tsc_js())
+        .arg("-p")
+        .arg(&tsconfig)
+        .arg("--pretty")
+        .arg("false")
+        .output()
+        .unwrap();
     assert!(
         out.status.success(),
         "tsc --noEmit against @opencode-ai/plugin 1.18.33 failed for {}:\n{}{}",
@@ -218,23 +317,42 @@ fn generated_tools_type_check_against_the_real_plugin_types() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ixgen"))
         .arg("--out")
         .arg(tmp.path())
-        .args(["opencode", "-q", "--session", "typecheck", "--iteration", "1", "--store", "/tmp/s", "--pid", "1"])
+        .args([
+            "opencode",
+            "-q",
+            "--session",
+            "typecheck",
+            "--iteration",
+            "1",
+            "--store",
+            "/tmp/s",
+            "--pid",
+            "1",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert_eq!(std::fs::read_dir(tmp.path().join(".opencode/tools")).unwrap().count(), 18);
+    assert_eq!(
+        std::fs::read_dir(tmp.path().join(".opencode/tools")).unwrap().count(),
+        18
+    );
     type_check(tmp.path());
     // The goldens of the fixtures, the hostile one included.
     for case in ["minimal", "hostile"] {
         let copy = tempfile::tempdir().unwrap();
-        support::copy_dir(&support::root().join(format!("tests/fixtures/{case}/expected/.opencode")), copy.path());
+        support::copy_dir(
+            &support::root().join(format!("tests/fixtures/{case}/expected/.opencode")),
+            copy.path(),
+        );
         type_check(copy.path());
     }
     // A broken file must fail the check, or the check proves nothing.
     let bad = tempfile::tempdir().unwrap();
     support::copy_dir(&tmp.path().join(".opencode"), bad.path());
     let f = bad.path().join(".opencode/tools/ix_stats.ts");
-    let text = std::fs::read_to_string(&f).unwrap().replace("return runTool(", "return 42 + runTool(");
+    let text = std::fs::read_to_string(&f)
+        .unwrap()
+        .replace("return runTool(", "return 42 + runTool(");
     std::fs::write(&f, text).unwrap();
     let result = std::panic::catch_unwind(|| type_check(bad.path()));
     assert!(result.is_err(), "tsc accepted a tool whose execute returns a number");
@@ -245,7 +363,15 @@ fn the_hostile_fixture_loads_and_runs_in_opencode() {
     // Reserved words as tool and parameter names, every quoting hazard in the text: if any of
     // these files failed to import, OpenCode would break every tool of the session.
     let p = OpencodeProject::new();
-    let out = p.ixgen(&["--catalog", &support::root().join("tests/fixtures/hostile/catalog.yaml").display().to_string(), "opencode", "-q"]);
+    let out = p.ixgen(&[
+        "--catalog",
+        &support::root()
+            .join("tests/fixtures/hostile/catalog.yaml")
+            .display()
+            .to_string(),
+        "opencode",
+        "-q",
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let bin = p.tmp.path().join("fakebin");
     std::fs::create_dir_all(&bin).unwrap();
@@ -258,13 +384,36 @@ fn the_hostile_fixture_loads_and_runs_in_opencode() {
     }
     let path = path_with(&bin);
     let value = "it's \"x\" `y` ${z} \\ \n";
-    let out = p.run_tool("delete", &json!({"in": value, "class": "a\"b"}), &[("PATH", path.as_str())]).unwrap();
+    let out = p
+        .run_tool(
+            "delete",
+            &json!({"in": value, "class": "a\"b"}),
+            &[("PATH", path.as_str())],
+        )
+        .unwrap();
     assert!(out.starts_with("## delete: it's"), "{out}");
-    assert_eq!(argv_log(&log), vec![vec!["delete", "--", value, "--class", "a\"b", "literal {braces}"]]);
-    let out = p.run_tool("function", &json!({"new": true, "typeof": ["a b", "c"]}), &[("PATH", path.as_str())]).unwrap();
+    assert_eq!(
+        argv_log(&log),
+        vec![vec!["delete", "--", value, "--class", "a\"b", "literal {braces}"]]
+    );
+    let out = p
+        .run_tool(
+            "function",
+            &json!({"new": true, "typeof": ["a b", "c"]}),
+            &[("PATH", path.as_str())],
+        )
+        .unwrap();
     assert!(out.starts_with("## function"), "{out}");
-    assert_eq!(argv_log(&log)[1], vec!["function", "--new", "a b", "c", r#"{"a":["a b","c"],"b":"x\"y"}"#]);
+    assert_eq!(
+        argv_log(&log)[1],
+        vec!["function", "--new", "a b", "c", r#"{"a":["a b","c"],"b":"x\"y"}"#]
+    );
     // Without the program: the catalog's fallback, its `${x}`, `\` and `*/` intact.
-    let out = p.run_tool("case_esac", &json!({}), &[("PATH", path_without_ix().as_str())]).unwrap();
-    assert!(out.contains("Not installed: run `command -v hostile`; then ${x} and \\ and */"), "{out}");
+    let out = p
+        .run_tool("case_esac", &json!({}), &[("PATH", path_without_ix().as_str())])
+        .unwrap();
+    assert!(
+        out.contains("Not installed: run `command -v hostile`; then ${x} and \\ and */"),
+        "{out}"
+    );
 }

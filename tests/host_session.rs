@@ -60,19 +60,33 @@ impl Xs {
     fn run(&self, args: &[&str], body: Option<&[u8]>) -> Vec<u8> {
         let mut cmd = Command::new(&self.bin);
         cmd.arg(args[0]).arg(&self.store).args(&args[1..]);
-        cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(if body.is_some() { Stdio::piped() } else { Stdio::null() });
-        let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {}: {e}", self.bin.display()));
+        cmd.stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .stdin(if body.is_some() { Stdio::piped() } else { Stdio::null() });
+        let mut child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", self.bin.display()));
         if let Some(body) = body {
             let mut stdin = child.stdin.take().unwrap();
             stdin.write_all(body).unwrap();
         }
         let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "xs {args:?} failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "xs {args:?} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
         out.stdout
     }
 
     fn frames(&self) -> Vec<Value> {
-        String::from_utf8(self.run(&["cat"], None)).unwrap().lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+        String::from_utf8(self.run(&["cat"], None))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
     }
 
     fn on(&self, topic: &str) -> Vec<Value> {
@@ -81,7 +95,8 @@ impl Xs {
 
     fn append(&self, topic: &str, meta: &Value, body: Option<&[u8]>) -> String {
         let out = self.run(&["append", topic, "--meta", &meta.to_string()], body);
-        let frame: Value = serde_json::from_slice(&out).unwrap_or_else(|e| panic!("xs append printed {:?}: {e}", String::from_utf8_lossy(&out)));
+        let frame: Value = serde_json::from_slice(&out)
+            .unwrap_or_else(|e| panic!("xs append printed {:?}: {e}", String::from_utf8_lossy(&out)));
         frame["id"].as_str().expect("the appended frame has an id").to_string()
     }
 
@@ -90,16 +105,29 @@ impl Xs {
     }
 
     fn frame(&self, id: &str) -> Value {
-        self.frames().into_iter().find(|f| f["id"] == id).unwrap_or_else(|| panic!("no frame {id} in the store"))
+        self.frames()
+            .into_iter()
+            .find(|f| f["id"] == id)
+            .unwrap_or_else(|| panic!("no frame {id} in the store"))
     }
 }
 
 /// Starts `xs serve <store>` with both outputs drained by threads, and waits until
 /// `xs version <store>` answers.
 fn start_xs(procs: &mut Procs, bin: &Path, store: &Path) {
-    let mut child = Command::new(bin).arg("serve").arg(store).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("start xs serve");
+    let mut child = Command::new(bin)
+        .arg("serve")
+        .arg(store)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start xs serve");
     let log = Arc::new(Mutex::new(Vec::<u8>::new()));
-    for mut r in [Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>, Box::new(child.stderr.take().unwrap())] {
+    for mut r in [
+        Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
+        Box::new(child.stderr.take().unwrap()),
+    ] {
         let log = log.clone();
         std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
@@ -114,32 +142,60 @@ fn start_xs(procs: &mut Procs, bin: &Path, store: &Path) {
     let i = procs.add(child);
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let v = Command::new(bin).arg("version").arg(store).stdin(Stdio::null()).output().unwrap();
+        let v = Command::new(bin)
+            .arg("version")
+            .arg(store)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
         if v.status.success() {
             return;
         }
         if let Some(status) = procs.get(i).try_wait().unwrap() {
-            panic!("xs serve exited ({status}): {}", String::from_utf8_lossy(&log.lock().unwrap()));
+            panic!(
+                "xs serve exited ({status}): {}",
+                String::from_utf8_lossy(&log.lock().unwrap())
+            );
         }
-        assert!(Instant::now() < deadline, "xs serve did not answer `xs version` within 20 s: {}", String::from_utf8_lossy(&log.lock().unwrap()));
+        assert!(
+            Instant::now() < deadline,
+            "xs serve did not answer `xs version` within 20 s: {}",
+            String::from_utf8_lossy(&log.lock().unwrap())
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
 
 /// The id at the end of "Added task <id>" and the like.
 fn last_word(out: &str) -> String {
-    let id = out.split_whitespace().last().unwrap_or_default().trim_matches(|c: char| !c.is_ascii_alphanumeric()).to_string();
-    assert!(id.len() == 25 && id.chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()), "no SCRU128 id at the end of {out:?}");
+    let id = out
+        .split_whitespace()
+        .last()
+        .unwrap_or_default()
+        .trim_matches(|c: char| !c.is_ascii_alphanumeric())
+        .to_string();
+    assert!(
+        id.len() == 25 && id.chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()),
+        "no SCRU128 id at the end of {out:?}"
+    );
     id
 }
 
 fn common_prefix(a: &str, b: &str) -> usize {
-    a.bytes().zip(b.bytes()).take_while(|(x, y)| x.eq_ignore_ascii_case(y)).count()
+    a.bytes()
+        .zip(b.bytes())
+        .take_while(|(x, y)| x.eq_ignore_ascii_case(y))
+        .count()
 }
 
 /// The shortest prefix of `id`, 8 characters or more, that no other id starts with.
 fn shortest_unique_prefix<'a>(id: &'a str, all: &[String]) -> &'a str {
-    let longest = all.iter().filter(|o| o.as_str() != id).map(|o| common_prefix(id, o)).max().unwrap_or(0);
+    let longest = all
+        .iter()
+        .filter(|o| o.as_str() != id)
+        .map(|o| common_prefix(id, o))
+        .max()
+        .unwrap_or(0);
     &id[..(longest + 1).max(8)]
 }
 
@@ -153,11 +209,18 @@ fn parse_listing(md: &str) -> Vec<(String, Vec<String>)> {
             assert!(count.ends_with(')'), "bad heading {line:?}");
         } else if let Some(rest) = line.strip_prefix("- `") {
             let id = rest.split('`').next().unwrap().to_string();
-            groups.last_mut().unwrap_or_else(|| panic!("item before any heading: {md}")).1.push(id);
+            groups
+                .last_mut()
+                .unwrap_or_else(|| panic!("item before any heading: {md}"))
+                .1
+                .push(id);
         }
     }
     for (name, ids) in &groups {
-        assert!(md.contains(&format!("### {name} ({})", ids.len())), "count of {name} is wrong in {md}");
+        assert!(
+            md.contains(&format!("### {name} ({})", ids.len())),
+            "count of {name} is wrong in {md}"
+        );
     }
     groups
 }
@@ -182,19 +245,39 @@ fn mtimes(dir: &Path) -> BTreeMap<PathBuf, SystemTime> {
 
 fn ixgen_ok(p: &OpencodeProject, args: &[&str]) -> String {
     let out = p.ixgen(args);
-    assert!(out.status.success(), "ixgen {args:?} failed: {}{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.status.success(),
+        "ixgen {args:?} failed: {}{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn generate(p: &OpencodeProject, iteration: u32, store: &Path, pid: u32) -> String {
     let (it, pid) = (iteration.to_string(), pid.to_string());
-    ixgen_ok(p, &["opencode", "--session", SESSION, "--iteration", &it, "--store", store.to_str().unwrap(), "--pid", &pid])
+    ixgen_ok(
+        p,
+        &[
+            "opencode",
+            "--session",
+            SESSION,
+            "--iteration",
+            &it,
+            "--store",
+            store.to_str().unwrap(),
+            "--pid",
+            &pid,
+        ],
+    )
 }
 
 /// Runs one session tool in OpenCode with the xs binary's folder first on PATH.
 fn tool(p: &OpencodeProject, path: &str, id: &str, params: Value) -> String {
     let t = Instant::now();
-    let out = p.run_tool(id, &params, &[("PATH", path)]).unwrap_or_else(|e| panic!("{id} {params}: {e}"));
+    let out = p
+        .run_tool(id, &params, &[("PATH", path)])
+        .unwrap_or_else(|e| panic!("{id} {params}: {e}"));
     eprintln!("{id} ({:.1} s): {out}", t.elapsed().as_secs_f64());
     out
 }
@@ -206,8 +289,20 @@ fn nu(tmp: &Path, path: &str, store: &Path, script: &str) -> String {
     let mut cmd = Command::new(support::nu());
     isolate(&mut cmd, &tmp.join("nu"));
     let full = format!("use r#'{}'#; {script}", module.display());
-    let out = cmd.arg("-c").arg(&full).env("PATH", path).env("RALPH_STORE", store).stdin(Stdio::null()).output().unwrap();
-    assert!(out.status.success(), "nu -c {full:?} failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .arg("-c")
+        .arg(&full)
+        .env("PATH", path)
+        .env("RALPH_STORE", store)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "nu -c {full:?} failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -235,12 +330,23 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
     let store = tmp.join("store");
     std::fs::create_dir_all(&store).unwrap();
     start_xs(&mut procs, &xs_bin, &store);
-    let xs = Xs { bin: xs_bin.clone(), store: store.clone() };
+    let xs = Xs {
+        bin: xs_bin.clone(),
+        store: store.clone(),
+    };
 
     // The "loop": a real Nushell process, and a process that is not Nushell.
     let mut loop_cmd = Command::new(support::nu());
     isolate(&mut loop_cmd, &tmp.join("loop"));
-    let loop_i = procs.add(loop_cmd.args(["-c", "sleep 10min"]).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap());
+    let loop_i = procs.add(
+        loop_cmd
+            .args(["-c", "sleep 10min"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let loop_pid = procs.get(loop_i).id();
     let sleep_i = procs.add(Command::new("sleep").arg("600").stdin(Stdio::null()).spawn().unwrap());
     let sleep_pid = procs.get(sleep_i).id();
@@ -249,7 +355,10 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
     let ralph_ts = p.dir().join(".opencode/tools/ralph.ts");
     let src1 = std::fs::read_to_string(&ralph_ts).unwrap();
     for want in [
-        format!("const STORE_PATH = {}", serde_json::to_string(store.to_str().unwrap()).unwrap()),
+        format!(
+            "const STORE_PATH = {}",
+            serde_json::to_string(store.to_str().unwrap()).unwrap()
+        ),
         "const SESSION_NAME = \"e2e\"".into(),
         "const ITERATION = 1\n".into(),
         format!("const PARENT_PID = {loop_pid}\n"),
@@ -262,14 +371,26 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
     let a_out = tool(&p, &path, "ralph_task_add", json!({"content": hostile}));
     let a = last_word(&a_out);
     assert_eq!(a_out, format!("## ralph: task_add\n\nAdded task {a}"));
-    let b = last_word(&tool(&p, &path, "ralph_task_add", json!({"content": "blocked on the schema", "status": "blocked"})));
+    let b = last_word(&tool(
+        &p,
+        &path,
+        "ralph_task_add",
+        json!({"content": "blocked on the schema", "status": "blocked"}),
+    ));
     let c = last_word(&tool(&p, &path, "ralph_task_add", json!({"content": "write the docs"})));
-    assert!(!p.dir().join("pwned").exists() && !p.dir().join("pwned2").exists(), "task content ran as a command");
+    assert!(
+        !p.dir().join("pwned").exists() && !p.dir().join("pwned2").exists(),
+        "task content ran as a command"
+    );
 
     let a_frame = xs.frame(&a);
     assert_eq!(a_frame["topic"], TASKS);
     assert_eq!(a_frame["meta"], json!({"action": "add", "status": "remaining"}));
-    assert_eq!(xs.body(&a_frame), hostile.as_bytes(), "the stored body is not byte-identical");
+    assert_eq!(
+        xs.body(&a_frame),
+        hostile.as_bytes(),
+        "the stored body is not byte-identical"
+    );
     assert_eq!(xs.frame(&b)["meta"], json!({"action": "add", "status": "blocked"}));
     assert_eq!(xs.body(&xs.frame(&c)), b"write the docs");
 
@@ -291,29 +412,61 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         .expect("20 pairs of back-to-back appends never shared 8 leading id characters");
     let ambiguous = d[..common].to_string();
 
-    let all: Vec<String> = [&a, &b, &c, &d, &e].into_iter().cloned().chain(remaining_extra.iter().cloned()).collect();
+    let all: Vec<String> = [&a, &b, &c, &d, &e]
+        .into_iter()
+        .cloned()
+        .chain(remaining_extra.iter().cloned())
+        .collect();
 
     // ── A status change by the shortest unique prefix (8+ characters) of the hostile task. ──
     let a_prefix = shortest_unique_prefix(&a, &all);
     assert!(a_prefix.len() >= 8);
-    let st = tool(&p, &path, "ralph_task_status", json!({"id": a_prefix, "status": "in_progress"}));
+    let st = tool(
+        &p,
+        &path,
+        "ralph_task_status",
+        json!({"id": a_prefix, "status": "in_progress"}),
+    );
     assert_eq!(st, format!("## ralph: task_status\n\nTask {a} marked as in_progress"));
     let last = xs.on(TASKS).pop().unwrap();
-    assert_eq!(last["meta"], json!({"action": "status", "id": a, "status": "in_progress", "iteration": 1}), "the frame carries the full id");
+    assert_eq!(
+        last["meta"],
+        json!({"action": "status", "id": a, "status": "in_progress", "iteration": 1}),
+        "the frame carries the full id"
+    );
 
     // ── An ambiguous prefix is refused and nothing is appended. ──
     let before = xs.on(TASKS).len();
-    let amb = tool(&p, &path, "ralph_task_status", json!({"id": ambiguous, "status": "completed"}));
-    assert!(amb.contains(&format!("`{ambiguous}` matches")) && amb.contains("nothing was changed"), "{amb}");
+    let amb = tool(
+        &p,
+        &path,
+        "ralph_task_status",
+        json!({"id": ambiguous, "status": "completed"}),
+    );
+    assert!(
+        amb.contains(&format!("`{ambiguous}` matches")) && amb.contains("nothing was changed"),
+        "{amb}"
+    );
     for (id, first_line) in [(&d, "twin one"), (&e, "twin two")] {
-        assert!(amb.contains(&format!("- `{id}` {first_line}")), "the refusal does not list {id}: {amb}");
+        assert!(
+            amb.contains(&format!("- `{id}` {first_line}")),
+            "the refusal does not list {id}: {amb}"
+        );
     }
     assert_eq!(xs.on(TASKS).len(), before, "an ambiguous prefix appended a frame");
 
     // Two more frames written as the loop or an older tool might: a full-id status change, and an
     // ambiguous "legacy" update that both folds must ignore rather than apply to every match.
-    xs.append(TASKS, &json!({"action": "status", "id": c, "status": "completed", "iteration": 1}), None);
-    xs.append(TASKS, &json!({"action": "status", "id": ambiguous, "status": "blocked", "iteration": 1}), None);
+    xs.append(
+        TASKS,
+        &json!({"action": "status", "id": c, "status": "completed", "iteration": 1}),
+        None,
+    );
+    xs.append(
+        TASKS,
+        &json!({"action": "status", "id": ambiguous, "status": "blocked", "iteration": 1}),
+        None,
+    );
 
     // ── task_list groups them; the loop's own fold (real nu) gives the same grouping. ──
     let mut remaining = vec![d.clone(), e.clone()];
@@ -325,13 +478,25 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         ("completed".into(), vec![c.clone()]),
     ];
     let list = tool(&p, &path, "ralph_task_list", json!({}));
-    assert!(list.starts_with("## ralph: task_list\n\n### in_progress (1)\n\n"), "{list}");
-    assert!(list.contains(&format!("- `{a}` it's \"quoted\" $(touch pwned) `touch pwned2` back\\slash $HOME\n")), "first line of the hostile task: {list}");
-    assert!(!list.contains("second line"), "a listing shows first lines only: {list}");
+    assert!(
+        list.starts_with("## ralph: task_list\n\n### in_progress (1)\n\n"),
+        "{list}"
+    );
+    assert!(
+        list.contains(&format!(
+            "- `{a}` it's \"quoted\" $(touch pwned) `touch pwned2` back\\slash $HOME\n"
+        )),
+        "first line of the hostile task: {list}"
+    );
+    assert!(
+        !list.contains("second line"),
+        "a listing shows first lines only: {list}"
+    );
     assert_eq!(parse_listing(&list), expected, "task_list grouping:\n{list}");
 
     let nu_json = nu(&tmp, &path, &store, "ralph tasks $env.RALPH_STORE e2e | to json");
-    let nu_groups: serde_json::Map<String, Value> = serde_json::from_str(&nu_json).unwrap_or_else(|e| panic!("{e}: {nu_json}"));
+    let nu_groups: serde_json::Map<String, Value> =
+        serde_json::from_str(&nu_json).unwrap_or_else(|e| panic!("{e}: {nu_json}"));
     let nu_ids: BTreeMap<String, Vec<String>> = nu_groups
         .iter()
         .map(|(status, tasks)| {
@@ -339,32 +504,67 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
             for t in tasks {
                 assert_eq!(t["status"].as_str(), Some(status.as_str()));
             }
-            (status.clone(), tasks.iter().map(|t| t["id"].as_str().unwrap().to_string()).collect())
+            (
+                status.clone(),
+                tasks.iter().map(|t| t["id"].as_str().unwrap().to_string()).collect(),
+            )
         })
         .collect();
     let tool_ids: BTreeMap<String, Vec<String>> = expected.iter().cloned().collect();
-    assert_eq!(nu_ids, tool_ids, "the loop's fold (nu) and task_list disagree:\nnu: {nu_json}\ntool: {list}");
+    assert_eq!(
+        nu_ids, tool_ids,
+        "the loop's fold (nu) and task_list disagree:\nnu: {nu_json}\ntool: {list}"
+    );
     let nu_hostile = nu_groups["in_progress"][0]["content"].as_str().unwrap();
-    assert_eq!(nu_hostile.trim_end_matches('\n'), hostile, "nu reads the hostile body back");
+    assert_eq!(
+        nu_hostile.trim_end_matches('\n'),
+        hostile,
+        "nu reads the hostile body back"
+    );
 
     // ── Notes: one through the tool, one of another type through xs; a filtered listing. ──
-    let n_out = tool(&p, &path, "ralph_note_add", json!({"content": "xs must print to a pipe", "type": "learning"}));
+    let n_out = tool(
+        &p,
+        &path,
+        "ralph_note_add",
+        json!({"content": "xs must print to a pipe", "type": "learning"}),
+    );
     let n1 = last_word(&n_out);
     assert_eq!(n_out, format!("## ralph: note_add\n\nAdded learning note {n1}"));
-    assert_eq!(xs.frame(&n1)["meta"], json!({"action": "add", "type": "learning", "iteration": 1}));
-    let n2 = xs.append(NOTES, &json!({"action": "add", "type": "stuck", "iteration": 1}), Some(b"the schema is unclear"));
+    assert_eq!(
+        xs.frame(&n1)["meta"],
+        json!({"action": "add", "type": "learning", "iteration": 1})
+    );
+    let n2 = xs.append(
+        NOTES,
+        &json!({"action": "add", "type": "stuck", "iteration": 1}),
+        Some(b"the schema is unclear"),
+    );
     let notes = tool(&p, &path, "ralph_note_list", json!({"type": "learning"}));
-    assert_eq!(notes, format!("## ralph: note_list\n\n### learning (1)\n\n- `{n1}` xs must print to a pipe"));
+    assert_eq!(
+        notes,
+        format!("## ralph: note_list\n\n### learning (1)\n\n- `{n1}` xs must print to a pipe")
+    );
     assert!(!notes.contains(&n2));
 
     // ── Inbox: a message appended by someone else, listed, then marked read by a prefix. ──
-    let m = xs.append(INBOX, &json!({"action": "add", "status": "unread"}), Some(b"Please also cover the README\nthanks"));
+    let m = xs.append(
+        INBOX,
+        &json!({"action": "add", "status": "unread"}),
+        Some(b"Please also cover the README\nthanks"),
+    );
     let inbox = tool(&p, &path, "ralph_inbox_list", json!({}));
-    assert_eq!(inbox, format!("## ralph: inbox_list\n\n### unread (1)\n\n- `{m}` Please also cover the README"));
+    assert_eq!(
+        inbox,
+        format!("## ralph: inbox_list\n\n### unread (1)\n\n- `{m}` Please also cover the README")
+    );
     let m_prefix = &m[..12];
     let read = tool(&p, &path, "ralph_inbox_mark_read", json!({"id": m_prefix}));
     assert_eq!(read, format!("## ralph: inbox_mark_read\n\nMessage {m} marked as read"));
-    assert_eq!(xs.on(INBOX).pop().unwrap()["meta"], json!({"action": "status", "id": m, "status": "read"}));
+    assert_eq!(
+        xs.on(INBOX).pop().unwrap()["meta"],
+        json!({"action": "status", "id": m, "status": "read"})
+    );
 
     // ── The next iteration: only the session file changes. ──
     let before = mtimes(&p.dir());
@@ -379,38 +579,87 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         .collect();
     // The manifest records the session file's path but no hash, so it stays as it was too.
     let want: BTreeSet<String> = [".opencode/tools/ralph.ts"].map(String::from).into();
-    assert_eq!(changed, want, "regenerating for iteration 4 touched other files; ixgen said:\n{report}");
+    assert_eq!(
+        changed, want,
+        "regenerating for iteration 4 touched other files; ixgen said:\n{report}"
+    );
     let src4 = std::fs::read_to_string(&ralph_ts).unwrap();
-    assert_eq!(src4, src1.replace("const ITERATION = 1\n", "const ITERATION = 4\n"), "only the iteration changes in ralph.ts");
+    assert_eq!(
+        src4,
+        src1.replace("const ITERATION = 1\n", "const ITERATION = 4\n"),
+        "only the iteration changes in ralph.ts"
+    );
 
     // ── session_complete: the completion frame, and SIGTERM to the Nushell loop. ──
-    assert!(procs.get(loop_i).try_wait().unwrap().is_none(), "the nu loop died early");
+    assert!(
+        procs.get(loop_i).try_wait().unwrap().is_none(),
+        "the nu loop died early"
+    );
     let done = tool(&p, &path, "ralph_session_complete", json!({}));
     let ctl = xs.on(CONTROL);
     assert_eq!(ctl.len(), 1, "one completion frame: {ctl:?}");
     let ctl_id = ctl[0]["id"].as_str().unwrap();
     assert_eq!(ctl[0]["meta"], json!({"action": "session_complete", "iteration": 4}));
-    assert_eq!(done, format!("## ralph: session_complete\n\nRecorded session completion ({ctl_id})\n\nSignalled the ralph loop (pid {loop_pid}) to stop"));
-    let status = wait_exit(procs.get(loop_i), Duration::from_secs(10)).expect("the nu loop is still running after session_complete");
-    assert_eq!(status.signal(), Some(15), "the nu loop should end by SIGTERM, got {status}");
-    assert_eq!(nu(&tmp, &path, &store, "ralph completed $env.RALPH_STORE e2e").trim(), "true", "the loop sees the completion");
+    assert_eq!(
+        done,
+        format!(
+            "## ralph: session_complete\n\nRecorded session completion ({ctl_id})\n\nSignalled the ralph loop (pid {loop_pid}) to stop"
+        )
+    );
+    let status = wait_exit(procs.get(loop_i), Duration::from_secs(10))
+        .expect("the nu loop is still running after session_complete");
+    assert_eq!(
+        status.signal(),
+        Some(15),
+        "the nu loop should end by SIGTERM, got {status}"
+    );
+    assert_eq!(
+        nu(&tmp, &path, &store, "ralph completed $env.RALPH_STORE e2e").trim(),
+        "true",
+        "the loop sees the completion"
+    );
 
     // ── A pid that is not Nushell is not signalled. ──
     generate(&p, 4, &store, sleep_pid);
-    assert!(std::fs::read_to_string(&ralph_ts).unwrap().contains(&format!("const PARENT_PID = {sleep_pid}\n")));
+    assert!(
+        std::fs::read_to_string(&ralph_ts)
+            .unwrap()
+            .contains(&format!("const PARENT_PID = {sleep_pid}\n"))
+    );
     let refused = tool(&p, &path, "ralph_session_complete", json!({}));
-    assert!(refused.contains(&format!("**Not signalled:** process {sleep_pid} is `sleep`, not `nu`.")), "{refused}");
+    assert!(
+        refused.contains(&format!("**Not signalled:** process {sleep_pid} is `sleep`, not `nu`.")),
+        "{refused}"
+    );
     assert!(!refused.contains("Signalled the ralph loop"), "{refused}");
     std::thread::sleep(Duration::from_millis(300));
-    assert!(procs.get(sleep_i).try_wait().unwrap().is_none(), "the non-Nushell process was signalled");
+    assert!(
+        procs.get(sleep_i).try_wait().unwrap().is_none(),
+        "the non-Nushell process was signalled"
+    );
     assert_eq!(xs.on(CONTROL).len(), 2, "the completion frame is still written");
 
-    eprintln!("host_session: the whole session took {:.1} s", started.elapsed().as_secs_f64());
+    eprintln!(
+        "host_session: the whole session took {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
 }
 
 #[test]
 fn hostile_session_names_exit_2_and_write_nothing() {
-    let names = ["it's", "say\"hi", "a$(touch pwned)", "$(id)", "a`id`", "a/b", "..", "a..b", "../escape", "two\nlines", "a\nb"];
+    let names = [
+        "it's",
+        "say\"hi",
+        "a$(touch pwned)",
+        "$(id)",
+        "a`id`",
+        "a/b",
+        "..",
+        "a..b",
+        "../escape",
+        "two\nlines",
+        "a\nb",
+    ];
     for name in names {
         let tmp = tempfile::tempdir().unwrap();
         let out_dir = tmp.path().join("out");
@@ -425,10 +674,24 @@ fn hostile_session_names_exit_2_and_write_nothing() {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "--session {name:?}: exit {} ({stderr})", out.status);
-        assert!(stderr.contains("--session"), "the message for {name:?} does not name --session: {stderr}");
-        assert!(stderr.contains("store topic"), "the message for {name:?} does not say why: {stderr}");
-        let left: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "--session {name:?}: exit {} ({stderr})",
+            out.status
+        );
+        assert!(
+            stderr.contains("--session"),
+            "the message for {name:?} does not name --session: {stderr}"
+        );
+        assert!(
+            stderr.contains("store topic"),
+            "the message for {name:?} does not say why: {stderr}"
+        );
+        let left: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert!(left.is_empty(), "--session {name:?} wrote {left:?}");
     }
 }

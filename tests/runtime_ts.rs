@@ -15,10 +15,20 @@ fn runtime_suite_passes_under_the_pinned_bun() {
         .env("IXGEN_XS", &xs)
         .output()
         .expect("bun runs");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.status.success(), "bun test tests/runtime failed:\n{text}");
     // Bun closes with "N pass" / "0 fail"; an empty run would also exit 0.
-    let passed: usize = text.lines().find_map(|l| l.trim().strip_suffix(" pass").and_then(|n| n.trim().parse().ok())).unwrap_or(0);
-    assert!(passed >= 50, "expected the whole interpreter suite to run, saw {passed} passing tests:\n{text}");
+    let passed: usize = text
+        .lines()
+        .find_map(|l| l.trim().strip_suffix(" pass").and_then(|n| n.trim().parse().ok()))
+        .unwrap_or(0);
+    assert!(
+        passed >= 50,
+        "expected the whole interpreter suite to run, saw {passed} passing tests:\n{text}"
+    );
     assert!(text.lines().any(|l| l.trim() == "0 fail"), "{text}");
 }

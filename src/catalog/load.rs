@@ -73,7 +73,10 @@ pub fn load_text(name: &str, bytes: &[u8]) -> Result<Loaded, Error> {
                 ..Diagnostic::error(
                     "not-utf8",
                     "",
-                    format!("the catalog is not UTF-8: byte 0x{:02x} cannot start a character", bytes[e.valid_up_to()]),
+                    format!(
+                        "the catalog is not UTF-8: byte 0x{:02x} cannot start a character",
+                        bytes[e.valid_up_to()]
+                    ),
                 )
                 .help("save the file as UTF-8")
             };
@@ -198,7 +201,11 @@ fn structural(e: &serde_yaml::Error, text: &str) -> Diagnostic {
         // which is the repeated key itself.
         if let Some(field) = message.split('`').nth(1) {
             let prefix = message.split(": ").next().filter(|p| !p.contains(' ')).unwrap_or("");
-            let path = if prefix.is_empty() || prefix == message { field.to_string() } else { format!("{prefix}.{field}") };
+            let path = if prefix.is_empty() || prefix == message {
+                field.to_string()
+            } else {
+                format!("{prefix}.{field}")
+            };
             let index = LocationIndex::build(text);
             if let Some(loc) = index.find(&path).filter(|_| index.contains(&path)) {
                 let p = loc.key.unwrap_or(loc.value);
@@ -206,7 +213,10 @@ fn structural(e: &serde_yaml::Error, text: &str) -> Diagnostic {
                 diag.target = Target::Path { path, key: true };
             }
         }
-    } else if message.contains("invalid type") || message.contains("invalid value") || message.contains("unknown variant") {
+    } else if message.contains("invalid type")
+        || message.contains("invalid value")
+        || message.contains("unknown variant")
+    {
         diag.code = "wrong-type";
         if let Some(v) = unknown_variant(&message) {
             diag = diag.help(v);
@@ -218,7 +228,8 @@ fn structural(e: &serde_yaml::Error, text: &str) -> Diagnostic {
         diag = diag.help("add it; run `ixgen schema` to see what it takes");
     } else {
         diag.code = "yaml-syntax";
-        diag = diag.help("fix the YAML syntax at this position (indentation, a missing `:` or an unclosed quote or bracket)");
+        diag = diag
+            .help("fix the YAML syntax at this position (indentation, a missing `:` or an unclosed quote or bracket)");
     }
     diag
 }
@@ -243,11 +254,7 @@ fn unknown_variant(message: &str) -> Option<String> {
 }
 
 fn ticks(s: &str) -> Vec<String> {
-    s.split('`')
-        .skip(1)
-        .step_by(2)
-        .map(str::to_string)
-        .collect()
+    s.split('`').skip(1).step_by(2).map(str::to_string).collect()
 }
 
 /// The closest candidate, when it is close enough to be a typo.
@@ -270,8 +277,17 @@ mod tests {
         let from_json = load(None).unwrap().catalog;
         let from_yaml = load_text(EMBEDDED_NAME, EMBEDDED.as_bytes()).unwrap().catalog;
         let (a, b) = (format!("{from_json:?}"), format!("{from_yaml:?}"));
-        let at = a.bytes().zip(b.bytes()).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
-        assert!(a == b, "the JSON form differs from the YAML at byte {at}: …{}… vs …{}…", &a[at.saturating_sub(60)..(at + 60).min(a.len())], &b[at.saturating_sub(60)..(at + 60).min(b.len())]);
+        let at = a
+            .bytes()
+            .zip(b.bytes())
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.len().min(b.len()));
+        assert!(
+            a == b,
+            "the JSON form differs from the YAML at byte {at}: …{}… vs …{}…",
+            &a[at.saturating_sub(60)..(at + 60).min(a.len())],
+            &b[at.saturating_sub(60)..(at + 60).min(b.len())]
+        );
     }
 
     #[test]

@@ -36,9 +36,7 @@ impl LocationIndex {
         let mut builder = Builder::default();
         let mut parser = Parser::new_from_str(text);
         let _ = parser.load(&mut builder, false);
-        LocationIndex {
-            nodes: builder.nodes,
-        }
+        LocationIndex { nodes: builder.nodes }
     }
 
     /// The node at `path`, or the nearest ancestor that exists.
@@ -60,14 +58,8 @@ impl LocationIndex {
 }
 
 enum Frame {
-    Map {
-        path: String,
-        key: Option<(String, Pos)>,
-    },
-    Seq {
-        path: String,
-        next: usize,
-    },
+    Map { path: String, key: Option<(String, Pos)> },
+    Seq { path: String, next: usize },
 }
 
 #[derive(Default)]

@@ -31,10 +31,7 @@ pub fn valid_tool_name(name: &str) -> bool {
 
 /// Validates a catalog; errors and warnings, unsorted and unlocated.
 pub fn validate(cat: &Catalog) -> Vec<Diagnostic> {
-    let mut v = Validator {
-        cat,
-        diags: Vec::new(),
-    };
+    let mut v = Validator { cat, diags: Vec::new() };
     v.catalog();
     v.diags
 }
@@ -46,7 +43,7 @@ struct Validator<'a> {
 
 /// What a template inside a tool may refer to.
 struct Scope<'a> {
-    params: &'a HashMap<String, Param>,
+    params: &'a HashMap<&'a str, &'a Param>,
     extra: &'a [&'a str],
 }
 
@@ -59,21 +56,36 @@ impl<'a> Validator<'a> {
         let cat = self.cat;
         if cat.version != 1 {
             self.err(
-                Diagnostic::error("version", "version", format!("catalog format version {} is not supported", cat.version))
-                    .help("this ixgen reads `version: 1`"),
+                Diagnostic::error(
+                    "version",
+                    "version",
+                    format!("catalog format version {} is not supported", cat.version),
+                )
+                .help("this ixgen reads `version: 1`"),
             );
         }
         if !is_kebab(&cat.product.name) {
             self.err(
-                Diagnostic::error("bad-name", "product.name", format!("product name `{}` must be kebab-case", cat.product.name))
-                    .help("use lowercase letters, digits and `-`, starting with a letter (hosts use it as a plugin name)"),
+                Diagnostic::error(
+                    "bad-name",
+                    "product.name",
+                    format!("product name `{}` must be kebab-case", cat.product.name),
+                )
+                .help("use lowercase letters, digits and `-`, starting with a letter (hosts use it as a plugin name)"),
             );
         }
         self.context();
         if let Some(fallback) = cat.cli.as_ref().and_then(|c| c.fallback.as_ref()) {
             // Every tool with a `run` step shows it: it may name context variables only.
             let none = HashMap::new();
-            self.template("cli.fallback", fallback, &Scope { params: &none, extra: &[] });
+            self.template(
+                "cli.fallback",
+                fallback,
+                &Scope {
+                    params: &none,
+                    extra: &[],
+                },
+            );
         }
         for (name, p) in &cat.params {
             self.param(&format!("params.{name}"), name, p);
@@ -90,9 +102,13 @@ impl<'a> Validator<'a> {
             let path = format!("context.{name}");
             if !is_identifier(name) {
                 self.err(
-                    Diagnostic::error("bad-name", &path, format!("context variable `{name}` is not a valid name"))
-                        .at_key()
-                        .help("use [a-z_][a-z0-9_]*"),
+                    Diagnostic::error(
+                        "bad-name",
+                        &path,
+                        format!("context variable `{name}` is not a valid name"),
+                    )
+                    .at_key()
+                    .help("use [a-z_][a-z0-9_]*"),
                 );
             }
             if RESERVED_VARS.contains(&name.as_str()) {
@@ -103,24 +119,49 @@ impl<'a> Validator<'a> {
                 );
             }
             if var.format.is_some() && var.ty != ContextType::String {
-                self.err(Diagnostic::error("bad-format", format!("{path}.format"), "`format` applies to string variables").help("remove `format` or make the variable a string"));
+                self.err(
+                    Diagnostic::error(
+                        "bad-format",
+                        format!("{path}.format"),
+                        "`format` applies to string variables",
+                    )
+                    .help("remove `format` or make the variable a string"),
+                );
             }
             if var.min.is_some() && var.ty != ContextType::Integer {
-                self.err(Diagnostic::error("bad-bound", format!("{path}.min"), "`min` applies to integer variables").help("remove `min`"));
+                self.err(
+                    Diagnostic::error("bad-bound", format!("{path}.min"), "`min` applies to integer variables")
+                        .help("remove `min`"),
+                );
             }
             let constant = crate::model::constant_name(name, var);
             if !is_ts_constant(&constant) {
                 self.err(
-                    Diagnostic::error("bad-name", format!("{path}.constant"), format!("`{constant}` is not a usable TypeScript constant name"))
-                        .help("use [A-Z_][A-Z0-9_]*"),
+                    Diagnostic::error(
+                        "bad-name",
+                        format!("{path}.constant"),
+                        format!("`{constant}` is not a usable TypeScript constant name"),
+                    )
+                    .help("use [A-Z_][A-Z0-9_]*"),
                 );
             } else if constant == "CONTEXT" || constant.starts_with("SPEC_") || constant.starts_with("__IX") {
                 self.err(
-                    Diagnostic::error("reserved-name", format!("{path}.constant"), format!("constant `{constant}` clashes with a name of the generated code"))
-                        .help("set `constant:` to another name"),
+                    Diagnostic::error(
+                        "reserved-name",
+                        format!("{path}.constant"),
+                        format!("constant `{constant}` clashes with a name of the generated code"),
+                    )
+                    .help("set `constant:` to another name"),
                 );
             } else if !constants.insert(constant.clone()) {
-                self.err(Diagnostic::error("duplicate-name", format!("{path}.constant"), format!("constant `{constant}` is used by two context variables")).help("give one of them another `constant`"));
+                self.err(
+                    Diagnostic::error(
+                        "duplicate-name",
+                        format!("{path}.constant"),
+                        format!("constant `{constant}` is used by two context variables"),
+                    )
+                    .help("give one of them another `constant`"),
+                );
             }
         }
     }
@@ -135,15 +176,23 @@ impl<'a> Validator<'a> {
         }
         if self.cat.context.contains_key(name) || RESERVED_VARS.contains(&name) {
             self.err(
-                Diagnostic::error("shadowed-name", path, format!("parameter `{name}` has the name of a context variable or step result"))
-                    .at_key()
-                    .help("rename the parameter: `{name}` in a template must mean one thing"),
+                Diagnostic::error(
+                    "shadowed-name",
+                    path,
+                    format!("parameter `{name}` has the name of a context variable or step result"),
+                )
+                .at_key()
+                .help("rename the parameter: `{name}` in a template must mean one thing"),
             );
         }
         if p.required && p.default.is_some() {
             self.err(
-                Diagnostic::error("required-default", format!("{path}.default"), format!("required parameter `{name}` has a default"))
-                    .help("remove `default`, or make the parameter optional (`required: false`)"),
+                Diagnostic::error(
+                    "required-default",
+                    format!("{path}.default"),
+                    format!("required parameter `{name}` has a default"),
+                )
+                .help("remove `default`, or make the parameter optional (`required: false`)"),
             );
         }
         match p.ty {
@@ -155,9 +204,13 @@ impl<'a> Validator<'a> {
                 Some(vals) => self.enum_values(&format!("{path}.values"), vals),
             },
             _ if p.values.is_some() => self.err(
-                Diagnostic::error("enum-values", format!("{path}.values"), "`values` applies to `type: enum`")
-                    .at_key()
-                    .help("make the parameter an enum, or remove `values`"),
+                Diagnostic::error(
+                    "enum-values",
+                    format!("{path}.values"),
+                    "`values` applies to `type: enum`",
+                )
+                .at_key()
+                .help("make the parameter an enum, or remove `values`"),
             ),
             _ => {}
         }
@@ -169,53 +222,121 @@ impl<'a> Validator<'a> {
             (ParamType::Array, Some(items)) => {
                 let ipath = format!("{path}.items");
                 match (items.ty, &items.values) {
-                    (ParamType::Array, _) => self.err(Diagnostic::error("array-items", format!("{ipath}.type"), "arrays of arrays are not supported").help("use a string or enum item type")),
-                    (ParamType::Enum, None) => self.err(Diagnostic::error("enum-values", &ipath, "enum items have no `values`").help("add `values: [a, b]`")),
+                    (ParamType::Array, _) => self.err(
+                        Diagnostic::error(
+                            "array-items",
+                            format!("{ipath}.type"),
+                            "arrays of arrays are not supported",
+                        )
+                        .help("use a string or enum item type"),
+                    ),
+                    (ParamType::Enum, None) => self.err(
+                        Diagnostic::error("enum-values", &ipath, "enum items have no `values`")
+                            .help("add `values: [a, b]`"),
+                    ),
                     (ParamType::Enum, Some(vals)) => self.enum_values(&format!("{ipath}.values"), vals),
-                    (_, Some(_)) => self.err(Diagnostic::error("enum-values", format!("{ipath}.values"), "`values` applies to `type: enum`").at_key().help("make the items an enum, or remove `values`")),
+                    (_, Some(_)) => self.err(
+                        Diagnostic::error(
+                            "enum-values",
+                            format!("{ipath}.values"),
+                            "`values` applies to `type: enum`",
+                        )
+                        .at_key()
+                        .help("make the items an enum, or remove `values`"),
+                    ),
                     _ => {}
                 }
             }
             (_, Some(_)) => self.err(
-                Diagnostic::error("array-items", format!("{path}.items"), "`items` applies to `type: array`")
-                    .at_key()
-                    .help("remove `items`, or make the parameter an array"),
+                Diagnostic::error(
+                    "array-items",
+                    format!("{path}.items"),
+                    "`items` applies to `type: array`",
+                )
+                .at_key()
+                .help("remove `items`, or make the parameter an array"),
             ),
             _ => {}
         }
         if let (Some(min), Some(max)) = (p.min, p.max)
             && min > max
         {
-            self.err(Diagnostic::error("bad-bound", format!("{path}.min"), format!("`min` ({min}) is greater than `max` ({max})")).help("swap them"));
+            self.err(
+                Diagnostic::error(
+                    "bad-bound",
+                    format!("{path}.min"),
+                    format!("`min` ({min}) is greater than `max` ({max})"),
+                )
+                .help("swap them"),
+            );
         }
         if (p.min.is_some() || p.max.is_some()) && matches!(p.ty, ParamType::Boolean | ParamType::Enum) {
-            self.err(Diagnostic::error("bad-bound", path, format!("bounds do not apply to a {} parameter", type_name(p.ty))).help("remove `min`/`max`"));
+            self.err(
+                Diagnostic::error(
+                    "bad-bound",
+                    path,
+                    format!("bounds do not apply to a {} parameter", type_name(p.ty)),
+                )
+                .help("remove `min`/`max`"),
+            );
         }
         if p.clamp.is_some() && !matches!(p.ty, ParamType::Integer | ParamType::Number) {
-            self.err(Diagnostic::error("bad-bound", format!("{path}.clamp"), "`clamp` applies to numbers").at_key().help("remove `clamp`"));
+            self.err(
+                Diagnostic::error("bad-bound", format!("{path}.clamp"), "`clamp` applies to numbers")
+                    .at_key()
+                    .help("remove `clamp`"),
+            );
         }
         if let Some(pat) = &p.pattern {
             if !matches!(p.ty, ParamType::String | ParamType::Path) {
-                self.err(Diagnostic::error("bad-pattern", format!("{path}.pattern"), "`pattern` applies to strings").at_key().help("remove `pattern`"));
-            } else if let Err(e) = regex::Regex::new(pat) {
-                self.err(Diagnostic::error("bad-pattern", format!("{path}.pattern"), format!("`pattern` is not a valid regular expression: {}", first_line(&e.to_string()))).help("fix the expression"));
+                self.err(
+                    Diagnostic::error("bad-pattern", format!("{path}.pattern"), "`pattern` applies to strings")
+                        .at_key()
+                        .help("remove `pattern`"),
+                );
+            } else if let Err(e) = check_regex(pat) {
+                self.err(
+                    Diagnostic::error(
+                        "bad-pattern",
+                        format!("{path}.pattern"),
+                        format!("`pattern` is not a valid regular expression: {}", e),
+                    )
+                    .help("fix the expression"),
+                );
             }
         }
         if let Some(def) = &p.default
             && let Err(why) = check_value(p, def)
         {
-            self.err(Diagnostic::error("bad-default", format!("{path}.default"), format!("default of `{name}` {why}")).help(value_help(p)));
+            self.err(
+                Diagnostic::error(
+                    "bad-default",
+                    format!("{path}.default"),
+                    format!("default of `{name}` {why}"),
+                )
+                .help(value_help(p)),
+            );
         }
     }
 
     fn enum_values(&mut self, path: &str, vals: &[String]) {
         if vals.is_empty() {
-            self.err(Diagnostic::error("enum-values", path, "an enum needs at least one value").help("list the allowed values"));
+            self.err(
+                Diagnostic::error("enum-values", path, "an enum needs at least one value")
+                    .help("list the allowed values"),
+            );
         }
         let mut seen = HashSet::new();
         for (i, v) in vals.iter().enumerate() {
             if !seen.insert(v) {
-                self.err(Diagnostic::error("enum-values", format!("{path}[{i}]"), format!("enum value `{v}` is listed twice")).help("remove the repeat"));
+                self.err(
+                    Diagnostic::error(
+                        "enum-values",
+                        format!("{path}[{i}]"),
+                        format!("enum value `{v}` is listed twice"),
+                    )
+                    .help("remove the repeat"),
+                );
             }
         }
     }
@@ -233,15 +354,26 @@ impl<'a> Validator<'a> {
                 );
             } else if let Some(first) = names.insert(&tool.name, i) {
                 self.err(
-                    Diagnostic::error("duplicate-tool", format!("{path}.name"), format!("tool `{}` is defined twice", tool.name))
-                        .help(format!("the first definition is tools[{first}]; rename or remove one")),
+                    Diagnostic::error(
+                        "duplicate-tool",
+                        format!("{path}.name"),
+                        format!("tool `{}` is defined twice", tool.name),
+                    )
+                    .help(format!("the first definition is tools[{first}]; rename or remove one")),
                 );
             } else {
                 let id = tool.name.replace('-', "_");
                 if let Some(first) = oc_ids.insert(id.clone(), i) {
                     self.err(
-                        Diagnostic::error("duplicate-tool", format!("{path}.name"), format!("tools `{}` and `{}` get the same OpenCode id `{id}`", self.cat.tools[first].name, tool.name))
-                            .help("OpenCode ids replace `-` with `_`: rename one of them"),
+                        Diagnostic::error(
+                            "duplicate-tool",
+                            format!("{path}.name"),
+                            format!(
+                                "tools `{}` and `{}` get the same OpenCode id `{id}`",
+                                self.cat.tools[first].name, tool.name
+                            ),
+                        )
+                        .help("OpenCode ids replace `-` with `_`: rename one of them"),
                     );
                 }
             }
@@ -253,38 +385,68 @@ impl<'a> Validator<'a> {
                 );
             }
             if tool.description.trim().is_empty() {
-                self.err(Diagnostic::error("empty-description", format!("{path}.description"), format!("tool `{}` has an empty description", tool.name)).help("say what the tool does, for the model"));
+                self.err(
+                    Diagnostic::error(
+                        "empty-description",
+                        format!("{path}.description"),
+                        format!("tool `{}` has an empty description", tool.name),
+                    )
+                    .help("say what the tool does, for the model"),
+                );
             }
             self.tool(&path, tool);
         }
     }
 
     fn tool(&mut self, path: &str, tool: &Tool) {
-        let mut params: HashMap<String, Param> = HashMap::new();
+        let mut params: HashMap<&str, &Param> = HashMap::new();
         for (j, shared) in tool.use_params.iter().enumerate() {
             match self.cat.params.get(shared) {
                 Some(p) => {
-                    params.insert(shared.clone(), p.clone());
+                    params.insert(shared.as_str(), p);
                 }
                 None => {
                     let known: Vec<&String> = self.cat.params.keys().collect();
                     self.err(
-                        Diagnostic::error("unknown-param", format!("{path}.use_params[{j}]"), format!("no shared parameter `{shared}`"))
-                            .help(hint_for(shared, &known, "declare it under the top-level `params`")),
+                        Diagnostic::error(
+                            "unknown-param",
+                            format!("{path}.use_params[{j}]"),
+                            format!("no shared parameter `{shared}`"),
+                        )
+                        .help(hint_for(
+                            shared,
+                            &known,
+                            "declare it under the top-level `params`",
+                        )),
                     );
                 }
             }
         }
         for (name, p) in &tool.params {
             self.param(&format!("{path}.params.{name}"), name, p);
-            if params.insert(name.clone(), p.clone()).is_some() {
-                self.err(Diagnostic::error("duplicate-param", format!("{path}.params.{name}"), format!("parameter `{name}` is also pulled in by `use_params`")).at_key().help("remove one of them"));
+            if params.insert(name.as_str(), p).is_some() {
+                self.err(
+                    Diagnostic::error(
+                        "duplicate-param",
+                        format!("{path}.params.{name}"),
+                        format!("parameter `{name}` is also pulled in by `use_params`"),
+                    )
+                    .at_key()
+                    .help("remove one of them"),
+                );
             }
         }
         if let Some(tier) = &tool.tier
             && !is_identifier(tier)
         {
-            self.err(Diagnostic::error("bad-name", format!("{path}.tier"), format!("tier `{tier}` is not a valid name")).help("use a lowercase word such as `free` or `pro`"));
+            self.err(
+                Diagnostic::error(
+                    "bad-name",
+                    format!("{path}.tier"),
+                    format!("tier `{tier}` is not a valid name"),
+                )
+                .help("use a lowercase word such as `free` or `pro`"),
+            );
         }
         let scope = Scope {
             params: &params,
@@ -299,20 +461,55 @@ impl<'a> Validator<'a> {
         if let Some(route) = &tool.runtime {
             let rpath = format!("{path}.runtime");
             if self.cat.runtime.is_none() {
-                self.err(Diagnostic::error("no-runtime", &rpath, format!("tool `{}` has a runtime route but the catalog declares no `runtime`", tool.name)).at_key().help("add a top-level `runtime: {url_env, default_url}`"));
+                self.err(
+                    Diagnostic::error(
+                        "no-runtime",
+                        &rpath,
+                        format!(
+                            "tool `{}` has a runtime route but the catalog declares no `runtime`",
+                            tool.name
+                        ),
+                    )
+                    .at_key()
+                    .help("add a top-level `runtime: {url_env, default_url}`"),
+                );
             }
             if !route.path.starts_with('/') {
-                self.err(Diagnostic::error("bad-route", format!("{rpath}.path"), format!("route path `{}` must start with `/`", route.path)).help(format!("write `/{}`", route.path)));
+                self.err(
+                    Diagnostic::error(
+                        "bad-route",
+                        format!("{rpath}.path"),
+                        format!("route path `{}` must start with `/`", route.path),
+                    )
+                    .help(format!("write `/{}`", route.path)),
+                );
             }
             if let Some(body) = &route.body {
                 self.json_template(&format!("{rpath}.body"), body, &scope);
             }
-            if route.output == RouteOutput::Markdown && self.cat.runtime.as_ref().is_some_and(|r| r.markdown_field.is_none()) {
-                self.err(Diagnostic::error("no-markdown-field", format!("{rpath}"), "the route returns markdown but `runtime.markdown_field` is not set").at_key().help("set `runtime.markdown_field`, or `output: json` on the route"));
+            if route.output == RouteOutput::Markdown
+                && self.cat.runtime.as_ref().is_some_and(|r| r.markdown_field.is_none())
+            {
+                self.err(
+                    Diagnostic::error(
+                        "no-markdown-field",
+                        rpath.as_str(),
+                        "the route returns markdown but `runtime.markdown_field` is not set",
+                    )
+                    .at_key()
+                    .help("set `runtime.markdown_field`, or `output: json` on the route"),
+                );
             }
         }
         if tool.steps.is_empty() && tool.runtime.is_none() {
-            self.err(Diagnostic::error("no-steps", path, format!("tool `{}` has neither `steps` nor a `runtime` route", tool.name)).help("add a step such as `run: [command, \"{param}\"]`"));
+            self.err(
+                Diagnostic::error(
+                    "no-steps",
+                    path,
+                    format!("tool `{}` has neither `steps` nor a `runtime` route", tool.name),
+                )
+                .help("add a step such as `run: [command, \"{param}\"]`"),
+            );
         }
         let mut step_ids: HashSet<&str> = HashSet::new();
         for (k, step) in tool.steps.iter().enumerate() {
@@ -320,16 +517,30 @@ impl<'a> Validator<'a> {
             self.step(&spath, tool, step, &params, &step_ids);
             if let Some(id) = &step.id {
                 if !is_identifier(id) {
-                    self.err(Diagnostic::error("bad-name", format!("{spath}.id"), format!("step id `{id}` is not valid")).help("use [a-z_][a-z0-9_]*"));
+                    self.err(
+                        Diagnostic::error(
+                            "bad-name",
+                            format!("{spath}.id"),
+                            format!("step id `{id}` is not valid"),
+                        )
+                        .help("use [a-z_][a-z0-9_]*"),
+                    );
                 }
                 if !step_ids.insert(id) {
-                    self.err(Diagnostic::error("duplicate-step", format!("{spath}.id"), format!("step id `{id}` is used twice")).help("give each step its own id"));
+                    self.err(
+                        Diagnostic::error(
+                            "duplicate-step",
+                            format!("{spath}.id"),
+                            format!("step id `{id}` is used twice"),
+                        )
+                        .help("give each step its own id"),
+                    );
                 }
             }
         }
     }
 
-    fn step(&mut self, path: &str, tool: &Tool, step: &Step, params: &HashMap<String, Param>, earlier: &HashSet<&str>) {
+    fn step(&mut self, path: &str, tool: &Tool, step: &Step, params: &HashMap<&str, &Param>, earlier: &HashSet<&str>) {
         let kinds = [
             ("run", step.run.is_some()),
             ("append", step.append.is_some()),
@@ -340,19 +551,51 @@ impl<'a> Validator<'a> {
         let present: Vec<&str> = kinds.iter().filter(|k| k.1).map(|k| k.0).collect();
         match present.len() {
             0 => {
-                self.err(Diagnostic::error("bad-step", path, "a step needs one of `run`, `append`, `fold`, `update`, `signal`").help("add `run: [command, \"{param}\"]` for a CLI call"));
+                self.err(
+                    Diagnostic::error(
+                        "bad-step",
+                        path,
+                        "a step needs one of `run`, `append`, `fold`, `update`, `signal`",
+                    )
+                    .help("add `run: [command, \"{param}\"]` for a CLI call"),
+                );
                 return;
             }
             1 => {}
-            _ => self.err(Diagnostic::error("bad-step", path, format!("a step does exactly one thing, this one has {}", present.join(" and "))).help("split it into several steps")),
+            _ => self.err(
+                Diagnostic::error(
+                    "bad-step",
+                    path,
+                    format!("a step does exactly one thing, this one has {}", present.join(" and ")),
+                )
+                .help("split it into several steps"),
+            ),
         }
         let mut extra: Vec<&str> = Vec::new();
         if let Some(fe) = &step.for_each {
             extra.push("item");
-            match params.get(fe) {
+            match params.get(fe.as_str()) {
                 Some(p) if p.ty == ParamType::Array => {}
-                Some(_) => self.err(Diagnostic::error("bad-for-each", format!("{path}.for_each"), format!("`for_each` needs an array parameter, `{fe}` is not one")).help("point it at an array parameter")),
-                None => self.err(Diagnostic::error("unknown-param", format!("{path}.for_each"), format!("`for_each` names no parameter `{fe}`")).help(hint_for(fe, &params.keys().collect::<Vec<_>>(), "declare the array parameter"))),
+                Some(_) => self.err(
+                    Diagnostic::error(
+                        "bad-for-each",
+                        format!("{path}.for_each"),
+                        format!("`for_each` needs an array parameter, `{fe}` is not one"),
+                    )
+                    .help("point it at an array parameter"),
+                ),
+                None => self.err(
+                    Diagnostic::error(
+                        "unknown-param",
+                        format!("{path}.for_each"),
+                        format!("`for_each` names no parameter `{fe}`"),
+                    )
+                    .help(hint_for(
+                        fe,
+                        &params.keys().collect::<Vec<_>>(),
+                        "declare the array parameter",
+                    )),
+                ),
             }
         }
         let scope = Scope { params, extra: &extra };
@@ -362,20 +605,50 @@ impl<'a> Validator<'a> {
         if let Some(m) = &step.message {
             let mut with_result = extra.clone();
             with_result.push("result");
-            self.template(&format!("{path}.message"), m, &Scope { params, extra: &with_result });
+            self.template(
+                &format!("{path}.message"),
+                m,
+                &Scope {
+                    params,
+                    extra: &with_result,
+                },
+            );
         }
         if step.program.is_some() && step.run.is_none() {
-            self.err(Diagnostic::error("bad-step", format!("{path}.program"), "`program` applies to `run` steps").at_key().help("remove it; store steps use the top-level `store.program`"));
+            self.err(
+                Diagnostic::error(
+                    "bad-step",
+                    format!("{path}.program"),
+                    "`program` applies to `run` steps",
+                )
+                .at_key()
+                .help("remove it; store steps use the top-level `store.program`"),
+            );
         }
         if step.stdin.is_some() && step.run.is_none() {
-            self.err(Diagnostic::error("bad-step", format!("{path}.stdin"), "`stdin` applies to `run` steps").at_key().help("use `body` on an `append` step"));
+            self.err(
+                Diagnostic::error("bad-step", format!("{path}.stdin"), "`stdin` applies to `run` steps")
+                    .at_key()
+                    .help("use `body` on an `append` step"),
+            );
         }
         if let Some(argv) = &step.run {
             if step.program.is_none() && self.cat.cli.is_none() {
-                self.err(Diagnostic::error("no-cli", format!("{path}.run"), "a `run` step needs a program, and the catalog declares no `cli`").at_key().help("add `cli: {binary: NAME}` or `program:` on the step"));
+                self.err(
+                    Diagnostic::error(
+                        "no-cli",
+                        format!("{path}.run"),
+                        "a `run` step needs a program, and the catalog declares no `cli`",
+                    )
+                    .at_key()
+                    .help("add `cli: {binary: NAME}` or `program:` on the step"),
+                );
             }
             if argv.is_empty() && step.program.is_none() {
-                self.err(Diagnostic::error("bad-step", format!("{path}.run"), "`run` is empty").help("give the command's arguments"));
+                self.err(
+                    Diagnostic::error("bad-step", format!("{path}.run"), "`run` is empty")
+                        .help("give the command's arguments"),
+                );
             }
             for (a, arg) in argv.iter().enumerate() {
                 self.arg(&format!("{path}.run[{a}]"), arg, &scope);
@@ -386,7 +659,10 @@ impl<'a> Validator<'a> {
         }
         let store_step = step.append.is_some() || step.fold.is_some() || step.update.is_some();
         if store_step && self.cat.store.is_none() {
-            self.err(Diagnostic::error("no-store", path, "store steps need a top-level `store`").help("add `store: {program: xs, path: \"{store}\"}`"));
+            self.err(
+                Diagnostic::error("no-store", path, "store steps need a top-level `store`")
+                    .help("add `store: {program: xs, path: \"{store}\"}`"),
+            );
         }
         if let Some(a) = &step.append {
             self.template(&format!("{path}.append.topic"), &a.topic, &scope);
@@ -408,8 +684,19 @@ impl<'a> Validator<'a> {
         }
         if let Some(s) = &step.signal {
             self.template(&format!("{path}.signal.pid"), &s.pid, &scope);
-            if !s.signal.starts_with("SIG") || !s.signal[3..].chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()) {
-                self.err(Diagnostic::error("bad-signal", format!("{path}.signal.signal"), format!("`{}` is not a signal name", s.signal)).help("use a name such as `SIGTERM` or `SIGINT`"));
+            if !s.signal.starts_with("SIG")
+                || !s.signal[3..]
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            {
+                self.err(
+                    Diagnostic::error(
+                        "bad-signal",
+                        format!("{path}.signal.signal"),
+                        format!("`{}` is not a signal name", s.signal),
+                    )
+                    .help("use a name such as `SIGTERM` or `SIGINT`"),
+                );
             }
         }
     }
@@ -424,33 +711,68 @@ impl<'a> Validator<'a> {
         };
         let kinds = [s.opt.is_some(), s.flag.is_some(), s.spread.is_some(), s.json.is_some()];
         if kinds.iter().filter(|k| **k).count() != 1 {
-            self.err(Diagnostic::error("bad-arg", path, "a structured argument is exactly one of `opt`, `flag`, `spread`, `json`").help("e.g. `{opt: --kind, value: \"{kind}\"}` or `{flag: --silent, if: silent}`"));
+            self.err(
+                Diagnostic::error(
+                    "bad-arg",
+                    path,
+                    "a structured argument is exactly one of `opt`, `flag`, `spread`, `json`",
+                )
+                .help("e.g. `{opt: --kind, value: \"{kind}\"}` or `{flag: --silent, if: silent}`"),
+            );
             return;
         }
         if s.opt.is_some() {
             match &s.value {
                 Some(v) => self.template(&format!("{path}.value"), v, scope),
-                None => self.err(Diagnostic::error("bad-arg", path, "`opt` needs a `value`").help("e.g. `{opt: --kind, value: \"{kind}\"}`")),
+                None => self.err(
+                    Diagnostic::error("bad-arg", path, "`opt` needs a `value`")
+                        .help("e.g. `{opt: --kind, value: \"{kind}\"}`"),
+                ),
             }
         } else if s.value.is_some() {
-            self.err(Diagnostic::error("bad-arg", format!("{path}.value"), "`value` goes with `opt`").at_key().help("remove it"));
+            self.err(
+                Diagnostic::error("bad-arg", format!("{path}.value"), "`value` goes with `opt`")
+                    .at_key()
+                    .help("remove it"),
+            );
         }
         if s.flag.is_some() {
             match &s.if_param {
-                None => self.err(Diagnostic::error("bad-arg", path, "`flag` needs `if: <boolean parameter>`").help("e.g. `{flag: --silent, if: silent}`")),
-                Some(p) => match scope.params.get(p) {
+                None => self.err(
+                    Diagnostic::error("bad-arg", path, "`flag` needs `if: <boolean parameter>`")
+                        .help("e.g. `{flag: --silent, if: silent}`"),
+                ),
+                Some(p) => match scope.params.get(p.as_str()) {
                     Some(param) if param.ty == ParamType::Boolean => {}
-                    Some(_) => self.err(Diagnostic::error("bad-arg", format!("{path}.if"), format!("`if` needs a boolean parameter, `{p}` is not one")).help("point it at a boolean parameter")),
+                    Some(_) => self.err(
+                        Diagnostic::error(
+                            "bad-arg",
+                            format!("{path}.if"),
+                            format!("`if` needs a boolean parameter, `{p}` is not one"),
+                        )
+                        .help("point it at a boolean parameter"),
+                    ),
                     None => self.unknown_var(&format!("{path}.if"), p, scope),
                 },
             }
         } else if s.if_param.is_some() {
-            self.err(Diagnostic::error("bad-arg", format!("{path}.if"), "`if` goes with `flag`").at_key().help("remove it"));
+            self.err(
+                Diagnostic::error("bad-arg", format!("{path}.if"), "`if` goes with `flag`")
+                    .at_key()
+                    .help("remove it"),
+            );
         }
         if let Some(sp) = &s.spread {
-            match scope.params.get(sp) {
+            match scope.params.get(sp.as_str()) {
                 Some(p) if p.ty == ParamType::Array => {}
-                Some(_) => self.err(Diagnostic::error("bad-arg", format!("{path}.spread"), format!("`spread` needs an array parameter, `{sp}` is not one")).help("point it at an array parameter")),
+                Some(_) => self.err(
+                    Diagnostic::error(
+                        "bad-arg",
+                        format!("{path}.spread"),
+                        format!("`spread` needs an array parameter, `{sp}` is not one"),
+                    )
+                    .help("point it at an array parameter"),
+                ),
                 None => self.unknown_var(&format!("{path}.spread"), sp, scope),
             }
         }
@@ -459,10 +781,23 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn cond(&mut self, path: &str, c: &Cond, tool: &Tool, params: &HashMap<String, Param>, earlier: &HashSet<&str>) {
-        let combos = [c.param.is_some(), c.step.is_some(), c.all.is_some(), c.any.is_some(), c.not.is_some()];
+    fn cond(&mut self, path: &str, c: &Cond, tool: &Tool, params: &HashMap<&str, &Param>, earlier: &HashSet<&str>) {
+        let combos = [
+            c.param.is_some(),
+            c.step.is_some(),
+            c.all.is_some(),
+            c.any.is_some(),
+            c.not.is_some(),
+        ];
         if combos.iter().filter(|x| **x).count() != 1 {
-            self.err(Diagnostic::error("bad-condition", path, "a condition is exactly one of `param`, `step`, `all`, `any`, `not`").help("e.g. `{param: direction, in: [callers, all]}` or `{step: impact, failed: true}`"));
+            self.err(
+                Diagnostic::error(
+                    "bad-condition",
+                    path,
+                    "a condition is exactly one of `param`, `step`, `all`, `any`, `not`",
+                )
+                .help("e.g. `{param: direction, in: [callers, all]}` or `{step: impact, failed: true}`"),
+            );
             return;
         }
         for (key, list) in [("all", &c.all), ("any", &c.any)] {
@@ -476,26 +811,59 @@ impl<'a> Validator<'a> {
             self.cond(&format!("{path}.not"), sub, tool, params, earlier);
         }
         if let Some(pname) = &c.param {
-            let tests = [c.in_values.is_some(), c.equals.is_some(), c.contains.is_some(), c.set.is_some()];
+            let tests = [
+                c.in_values.is_some(),
+                c.equals.is_some(),
+                c.contains.is_some(),
+                c.set.is_some(),
+            ];
             if tests.iter().filter(|x| **x).count() != 1 || c.matches.is_some() || c.failed.is_some() {
-                self.err(Diagnostic::error("bad-condition", path, "a parameter condition has exactly one of `in`, `equals`, `contains`, `set`").help("e.g. `{param: refresh, equals: true}`"));
+                self.err(
+                    Diagnostic::error(
+                        "bad-condition",
+                        path,
+                        "a parameter condition has exactly one of `in`, `equals`, `contains`, `set`",
+                    )
+                    .help("e.g. `{param: refresh, equals: true}`"),
+                );
             }
-            let Some(p) = params.get(pname) else {
-                let known: Vec<&String> = params.keys().collect();
-                self.err(Diagnostic::error("unknown-param", format!("{path}.param"), format!("condition names no parameter `{pname}`")).help(hint_for(pname, &known, "declare the parameter")));
+            let Some(p) = params.get(pname.as_str()) else {
+                let known: Vec<&str> = params.keys().copied().collect();
+                self.err(
+                    Diagnostic::error(
+                        "unknown-param",
+                        format!("{path}.param"),
+                        format!("condition names no parameter `{pname}`"),
+                    )
+                    .help(hint_for(pname, &known, "declare the parameter")),
+                );
                 return;
             };
             if let Some(vals) = &c.in_values {
                 for (i, v) in vals.iter().enumerate() {
                     if let Err(why) = check_value(p, v) {
-                        self.err(Diagnostic::error("bad-condition", format!("{path}.in[{i}]"), format!("`{pname}` can never be this: {why}")).help(value_help(p)));
+                        self.err(
+                            Diagnostic::error(
+                                "bad-condition",
+                                format!("{path}.in[{i}]"),
+                                format!("`{pname}` can never be this: {why}"),
+                            )
+                            .help(value_help(p)),
+                        );
                     }
                 }
             }
             if let Some(v) = &c.equals
                 && let Err(why) = check_value(p, v)
             {
-                self.err(Diagnostic::error("bad-condition", format!("{path}.equals"), format!("`{pname}` can never be this: {why}")).help(value_help(p)));
+                self.err(
+                    Diagnostic::error(
+                        "bad-condition",
+                        format!("{path}.equals"),
+                        format!("`{pname}` can never be this: {why}"),
+                    )
+                    .help(value_help(p)),
+                );
             }
             if let Some(v) = &c.contains {
                 match (&p.ty, &p.items) {
@@ -503,43 +871,108 @@ impl<'a> Validator<'a> {
                         if let (ParamType::Enum, Some(vals), Some(s)) = (items.ty, &items.values, v.as_str())
                             && !vals.iter().any(|x| x == s)
                         {
-                            self.err(Diagnostic::error("bad-condition", format!("{path}.contains"), format!("`{s}` is not one of the values of `{pname}`")).help(format!("use one of: {}", vals.join(", "))));
+                            self.err(
+                                Diagnostic::error(
+                                    "bad-condition",
+                                    format!("{path}.contains"),
+                                    format!("`{s}` is not one of the values of `{pname}`"),
+                                )
+                                .help(format!("use one of: {}", vals.join(", "))),
+                            );
                         }
                     }
-                    _ => self.err(Diagnostic::error("bad-condition", format!("{path}.contains"), format!("`contains` needs an array parameter, `{pname}` is not one")).at_key().help("use `equals` or `in`")),
+                    _ => self.err(
+                        Diagnostic::error(
+                            "bad-condition",
+                            format!("{path}.contains"),
+                            format!("`contains` needs an array parameter, `{pname}` is not one"),
+                        )
+                        .at_key()
+                        .help("use `equals` or `in`"),
+                    ),
                 }
             }
         }
         if let Some(sname) = &c.step {
-            if c.matches.is_some() == c.failed.is_some() || c.in_values.is_some() || c.equals.is_some() || c.contains.is_some() || c.set.is_some() {
-                self.err(Diagnostic::error("bad-condition", path, "a step condition has exactly one of `matches`, `failed`").help("e.g. `{step: impact, matches: \"high\"}`"));
+            if c.matches.is_some() == c.failed.is_some()
+                || c.in_values.is_some()
+                || c.equals.is_some()
+                || c.contains.is_some()
+                || c.set.is_some()
+            {
+                self.err(
+                    Diagnostic::error(
+                        "bad-condition",
+                        path,
+                        "a step condition has exactly one of `matches`, `failed`",
+                    )
+                    .help("e.g. `{step: impact, matches: \"high\"}`"),
+                );
             }
             if tool.parallel {
-                self.err(Diagnostic::error("bad-condition", format!("{path}.step"), "a parallel tool's steps cannot depend on each other").help("remove `parallel: true`, or the step condition"));
+                self.err(
+                    Diagnostic::error(
+                        "bad-condition",
+                        format!("{path}.step"),
+                        "a parallel tool's steps cannot depend on each other",
+                    )
+                    .help("remove `parallel: true`, or the step condition"),
+                );
             }
             if !earlier.contains(sname.as_str()) {
                 let known: Vec<&&str> = earlier.iter().collect();
-                self.err(Diagnostic::error("unknown-step", format!("{path}.step"), format!("no earlier step has id `{sname}`")).help(hint_for(sname, &known, "a condition can only look at a step that runs before it")));
+                self.err(
+                    Diagnostic::error(
+                        "unknown-step",
+                        format!("{path}.step"),
+                        format!("no earlier step has id `{sname}`"),
+                    )
+                    .help(hint_for(
+                        sname,
+                        &known,
+                        "a condition can only look at a step that runs before it",
+                    )),
+                );
             }
             if let Some(re) = &c.matches
-                && let Err(e) = regex::Regex::new(re)
+                && let Err(e) = check_regex(re)
             {
-                self.err(Diagnostic::error("bad-pattern", format!("{path}.matches"), format!("not a valid regular expression: {}", first_line(&e.to_string()))).help("fix the expression"));
+                self.err(
+                    Diagnostic::error(
+                        "bad-pattern",
+                        format!("{path}.matches"),
+                        format!("not a valid regular expression: {}", e),
+                    )
+                    .help("fix the expression"),
+                );
             }
             if let Some(flags) = &c.flags
                 && !flags.chars().all(|f| "imsu".contains(f))
             {
-                self.err(Diagnostic::error("bad-pattern", format!("{path}.flags"), format!("`{flags}` are not regular expression flags")).help("use any of `i`, `m`, `s`, `u`"));
+                self.err(
+                    Diagnostic::error(
+                        "bad-pattern",
+                        format!("{path}.flags"),
+                        format!("`{flags}` are not regular expression flags"),
+                    )
+                    .help("use any of `i`, `m`, `s`, `u`"),
+                );
             }
         }
     }
 
     fn template(&mut self, path: &str, text: &str, scope: &Scope) {
         match Template::parse(text) {
-            Err(e) => self.err(Diagnostic::error("bad-template", path, e.message).help("placeholders are `{name}`; `{{` and `}}` are literal braces")),
+            Err(e) => self.err(
+                Diagnostic::error("bad-template", path, e.message)
+                    .help("placeholders are `{name}`; `{{` and `}}` are literal braces"),
+            ),
             Ok(t) => {
                 for var in t.vars() {
-                    if !scope.params.contains_key(var) && !self.cat.context.contains_key(var) && !scope.extra.contains(&var) {
+                    if !scope.params.contains_key(var)
+                        && !self.cat.context.contains_key(var)
+                        && !scope.extra.contains(&var)
+                    {
                         self.unknown_var(path, var, scope);
                     }
                 }
@@ -548,16 +981,26 @@ impl<'a> Validator<'a> {
     }
 
     fn unknown_var(&mut self, path: &str, var: &str, scope: &Scope) {
-        let mut known: Vec<String> = scope.params.keys().cloned().collect();
+        let mut known: Vec<String> = scope.params.keys().map(|k| k.to_string()).collect();
         known.extend(self.cat.context.keys().cloned());
         known.extend(scope.extra.iter().map(|s| s.to_string()));
         known.sort();
         let help = match did_you_mean(var, &known) {
             Some(m) => format!("did you mean `{m}`?"),
             None if known.is_empty() => "declare it as a parameter of the tool or a context variable".to_string(),
-            None => format!("declare it as a parameter or context variable; known here: {}", known.join(", ")),
+            None => format!(
+                "declare it as a parameter or context variable; known here: {}",
+                known.join(", ")
+            ),
         };
-        self.err(Diagnostic::error("undeclared-placeholder", path, format!("`{{{var}}}` refers to no parameter or context variable")).help(help));
+        self.err(
+            Diagnostic::error(
+                "undeclared-placeholder",
+                path,
+                format!("`{{{var}}}` refers to no parameter or context variable"),
+            )
+            .help(help),
+        );
     }
 
     fn json_template(&mut self, path: &str, value: &serde_json::Value, scope: &Scope) {
@@ -579,21 +1022,40 @@ impl<'a> Validator<'a> {
 
     fn toolsets(&mut self) {
         let names: Vec<&String> = self.cat.tools.iter().map(|t| &t.name).collect();
+        let by_name: HashMap<&str, &Tool> = self.cat.tools.iter().map(|t| (t.name.as_str(), t)).collect();
         let budget = self.cat.lint.toolset_budget;
         for (set, ts) in &self.cat.toolsets {
             let path = format!("toolsets.{set}");
             if !is_identifier(&set.replace('-', "_")) {
-                self.err(Diagnostic::error("bad-name", &path, format!("toolset name `{set}` is not valid")).at_key().help("use lowercase letters, digits, `_` and `-`"));
+                self.err(
+                    Diagnostic::error("bad-name", &path, format!("toolset name `{set}` is not valid"))
+                        .at_key()
+                        .help("use lowercase letters, digits, `_` and `-`"),
+                );
             }
             let mut seen = HashSet::new();
             let mut total = 0;
             for (i, t) in ts.tools.iter().enumerate() {
-                match self.cat.tools.iter().find(|x| &x.name == t) {
+                match by_name.get(t.as_str()) {
                     Some(tool) => total += tool.description.chars().count(),
-                    None => self.err(Diagnostic::error("unknown-tool", format!("{path}.tools[{i}]"), format!("toolset `{set}` names no tool `{t}`")).help(hint_for(t, &names, "define the tool under `tools`"))),
+                    None => self.err(
+                        Diagnostic::error(
+                            "unknown-tool",
+                            format!("{path}.tools[{i}]"),
+                            format!("toolset `{set}` names no tool `{t}`"),
+                        )
+                        .help(hint_for(t, &names, "define the tool under `tools`")),
+                    ),
                 }
                 if !seen.insert(t) {
-                    self.err(Diagnostic::error("duplicate-tool", format!("{path}.tools[{i}]"), format!("`{t}` is listed twice in toolset `{set}`")).help("remove the repeat"));
+                    self.err(
+                        Diagnostic::error(
+                            "duplicate-tool",
+                            format!("{path}.tools[{i}]"),
+                            format!("`{t}` is listed twice in toolset `{set}`"),
+                        )
+                        .help("remove the repeat"),
+                    );
                 }
             }
             if total > budget {
@@ -607,7 +1069,13 @@ impl<'a> Validator<'a> {
             return true;
         }
         let known: Vec<&String> = self.cat.toolsets.keys().collect();
-        self.err(Diagnostic::error("unknown-toolset", path, format!("no toolset `{name}`")).help(hint_for(name, &known, "declare it under `toolsets`")));
+        self.err(
+            Diagnostic::error("unknown-toolset", path, format!("no toolset `{name}`")).help(hint_for(
+                name,
+                &known,
+                "declare it under `toolsets`",
+            )),
+        );
         false
     }
 
@@ -619,7 +1087,15 @@ impl<'a> Validator<'a> {
             if let Some(c) = &oc.config {
                 self.rel_path("targets.opencode.config", c);
                 if self.cat.server.is_none() {
-                    self.err(Diagnostic::error("no-server", "targets.opencode.config", "`config` writes the MCP server into opencode.json, but the catalog declares no `server`").at_key().help("add a top-level `server`, or remove `config`"));
+                    self.err(
+                        Diagnostic::error(
+                            "no-server",
+                            "targets.opencode.config",
+                            "`config` writes the MCP server into opencode.json, but the catalog declares no `server`",
+                        )
+                        .at_key()
+                        .help("add a top-level `server`, or remove `config`"),
+                    );
                 }
             }
         }
@@ -627,12 +1103,26 @@ impl<'a> Validator<'a> {
             self.toolset_ref("targets.session.toolset", &s.toolset);
             self.rel_path("targets.session.dir", &s.dir);
             if !is_identifier(&s.file) {
-                self.err(Diagnostic::error("bad-name", "targets.session.file", format!("`{}` is not a usable OpenCode tool file name", s.file)).help("use [a-z_][a-z0-9_]* (OpenCode does not sanitize file names into tool ids)"));
+                self.err(
+                    Diagnostic::error(
+                        "bad-name",
+                        "targets.session.file",
+                        format!("`{}` is not a usable OpenCode tool file name", s.file),
+                    )
+                    .help("use [a-z_][a-z0-9_]* (OpenCode does not sanitize file names into tool ids)"),
+                );
             }
             for (i, c) in s.context.iter().enumerate() {
                 if !self.cat.context.contains_key(c) {
                     let known: Vec<&String> = self.cat.context.keys().collect();
-                    self.err(Diagnostic::error("unknown-context", format!("targets.session.context[{i}]"), format!("no context variable `{c}`")).help(hint_for(c, &known, "declare it under `context`")));
+                    self.err(
+                        Diagnostic::error(
+                            "unknown-context",
+                            format!("targets.session.context[{i}]"),
+                            format!("no context variable `{c}`"),
+                        )
+                        .help(hint_for(c, &known, "declare it under `context`")),
+                    );
                 }
             }
         }
@@ -640,13 +1130,32 @@ impl<'a> Validator<'a> {
             self.toolset_ref("targets.mcp.toolset", &m.toolset);
             self.rel_path("targets.mcp.path", &m.path);
         }
-        let config_hosts = [("claude", t.claude.is_some()), ("cursor", t.cursor.is_some()), ("vscode", t.vscode.is_some()), ("gemini", t.gemini.is_some()), ("codex", t.codex.is_some())];
+        let config_hosts = [
+            ("claude", t.claude.is_some()),
+            ("cursor", t.cursor.is_some()),
+            ("vscode", t.vscode.is_some()),
+            ("gemini", t.gemini.is_some()),
+            ("codex", t.codex.is_some()),
+        ];
         for (host, on) in config_hosts {
             if on && self.cat.server.is_none() {
-                self.err(Diagnostic::error("no-server", format!("targets.{host}"), format!("the {host} target writes the MCP server, but the catalog declares no `server`")).at_key().help("add a top-level `server: {name, command, args, toolset}`"));
+                self.err(
+                    Diagnostic::error(
+                        "no-server",
+                        format!("targets.{host}"),
+                        format!("the {host} target writes the MCP server, but the catalog declares no `server`"),
+                    )
+                    .at_key()
+                    .help("add a top-level `server: {name, command, args, toolset}`"),
+                );
             }
         }
-        for (host, ct) in [("cursor", &t.cursor), ("vscode", &t.vscode), ("gemini", &t.gemini), ("codex", &t.codex)] {
+        for (host, ct) in [
+            ("cursor", &t.cursor),
+            ("vscode", &t.vscode),
+            ("gemini", &t.gemini),
+            ("codex", &t.codex),
+        ] {
             if let Some(p) = ct.as_ref().and_then(|c| c.path.as_ref()) {
                 self.rel_path(&format!("targets.{host}.path"), p);
             }
@@ -657,7 +1166,14 @@ impl<'a> Validator<'a> {
                 self.opencode_collisions(server);
             }
             if !valid_tool_name(&server.name) {
-                self.err(Diagnostic::error("bad-name", "server.name", format!("server name `{}` is not accepted by every host", server.name)).help("use ^[a-z][a-z0-9_-]*$"));
+                self.err(
+                    Diagnostic::error(
+                        "bad-name",
+                        "server.name",
+                        format!("server name `{}` is not accepted by every host", server.name),
+                    )
+                    .help("use ^[a-z][a-z0-9_-]*$"),
+                );
             }
         }
     }
@@ -690,7 +1206,11 @@ impl<'a> Validator<'a> {
         if oc.config.is_none() || !self.cat.toolsets.contains_key(&oc.toolset) {
             return;
         }
-        let custom: HashSet<String> = self.cat.toolsets[&oc.toolset].tools.iter().map(|t| t.replace('-', "_")).collect();
+        let custom: HashSet<String> = self.cat.toolsets[&oc.toolset]
+            .tools
+            .iter()
+            .map(|t| t.replace('-', "_"))
+            .collect();
         for (i, name) in self.cat.toolsets[&server.toolset].tools.iter().enumerate() {
             let id = format!("{}_{name}", server.name);
             if custom.contains(&id) {
@@ -705,16 +1225,29 @@ impl<'a> Validator<'a> {
     fn rel_path(&mut self, path: &str, value: &str) {
         let p = std::path::Path::new(value);
         if value.is_empty() || p.is_absolute() || p.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
-            self.err(Diagnostic::error("bad-path", path, format!("`{value}` must be a relative path inside the output folder")).help("remove the leading `/` or any `..`"));
+            self.err(
+                Diagnostic::error(
+                    "bad-path",
+                    path,
+                    format!("`{value}` must be a relative path inside the output folder"),
+                )
+                .help("remove the leading `/` or any `..`"),
+            );
         }
     }
 
     fn filters(&mut self) {
         let names: Vec<&String> = self.cat.tools.iter().map(|t| &t.name).collect();
-        for (key, list) in [("enable", &self.cat.filters.enable), ("disable", &self.cat.filters.disable)] {
+        for (key, list) in [
+            ("enable", &self.cat.filters.enable),
+            ("disable", &self.cat.filters.disable),
+        ] {
             for (i, n) in list.iter().enumerate() {
                 if !names.contains(&n) {
-                    self.err(Diagnostic::error("unknown-tool", format!("filters.{key}[{i}]"), format!("no tool `{n}`")).help(hint_for(n, &names, "name a tool of the catalog")));
+                    self.err(
+                        Diagnostic::error("unknown-tool", format!("filters.{key}[{i}]"), format!("no tool `{n}`"))
+                            .help(hint_for(n, &names, "name a tool of the catalog")),
+                    );
                 }
             }
         }
@@ -829,16 +1362,25 @@ fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: &str) -> String 
     }
 }
 
-fn first_line(s: &str) -> &str {
-    s.lines().last().unwrap_or(s).trim()
+/// Checks a regular expression's syntax. Parsing is enough (the expression runs in JavaScript,
+/// not here) and is far cheaper than compiling, which matters on every loop iteration.
+fn check_regex(re: &str) -> Result<(), String> {
+    regex_syntax::ast::parse::Parser::new()
+        .parse(re)
+        .map(|_| ())
+        .map_err(|e| e.kind().to_string())
 }
 
 fn is_kebab(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_lowercase()) && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    s.starts_with(|c: char| c.is_ascii_lowercase())
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
 fn is_ts_constant(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_uppercase() || c == '_') && s.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    s.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
+        && s.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// A name every host accepts, derived from a rejected one.
@@ -846,8 +1388,18 @@ fn suggest_name(name: &str) -> String {
     let s: String = name
         .to_lowercase()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let s = s.trim_start_matches(|c: char| !c.is_ascii_lowercase()).to_string();
-    if s.is_empty() { "my_tool".into() } else { s.chars().take(64).collect() }
+    if s.is_empty() {
+        "my_tool".into()
+    } else {
+        s.chars().take(64).collect()
+    }
 }

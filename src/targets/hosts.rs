@@ -128,7 +128,13 @@ fn json(value: &impl Serialize) -> Vec<u8> {
 }
 
 fn merged(path: String, group: &'static str, pointer: [&str; 2], value: impl Serialize) -> PlannedFile {
-    PlannedFile::merged(path, group, &pointer, serde_json::to_value(value).expect("typed structs serialize"), serde_json::Map::new())
+    PlannedFile::merged(
+        path,
+        group,
+        &pointer,
+        serde_json::to_value(value).expect("typed structs serialize"),
+        serde_json::Map::new(),
+    )
 }
 
 /// The Claude Code plugin.
@@ -151,7 +157,11 @@ pub fn plan_claude(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) 
         license: p.license.as_deref(),
         keywords: &p.keywords,
     };
-    files.push(PlannedFile::owned(".claude-plugin/plugin.json", "claude", json(&manifest)));
+    files.push(PlannedFile::owned(
+        ".claude-plugin/plugin.json",
+        "claude",
+        json(&manifest),
+    ));
     let command = if target.plugin_root {
         format!("${{CLAUDE_PLUGIN_ROOT}}/{}", server.command.trim_start_matches("./"))
     } else {
@@ -174,7 +184,10 @@ pub fn plan_claude(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) 
         });
         let market = Marketplace {
             name: format!("{}-marketplace", p.name),
-            owner: owner.unwrap_or(Owner { name: &p.name, email: None }),
+            owner: owner.unwrap_or(Owner {
+                name: &p.name,
+                email: None,
+            }),
             metadata: MarketMeta {
                 description: &p.description,
                 version: &p.version,
@@ -186,7 +199,11 @@ pub fn plan_claude(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) 
                 version: &p.version,
             }],
         };
-        files.push(PlannedFile::owned(".claude-plugin/marketplace.json", "claude", json(&market)));
+        files.push(PlannedFile::owned(
+            ".claude-plugin/marketplace.json",
+            "claude",
+            json(&market),
+        ));
     }
     Ok(())
 }
@@ -236,13 +253,20 @@ pub fn plan_config(model: &Model, target: Target, opts: &Options, files: &mut Ve
                 )]),
                 exclude_tools: Vec::new(),
             };
-            files.push(PlannedFile::owned(custom(&t.gemini).unwrap_or_else(|| "gemini-extension.json".into()), "gemini", json(&ext)));
+            files.push(PlannedFile::owned(
+                custom(&t.gemini).unwrap_or_else(|| "gemini-extension.json".into()),
+                "gemini",
+                json(&ext),
+            ));
         }
         Target::Codex => {
-            let enabled_tools = opts
-                .filter
-                .is_active()
-                .then(|| model.toolset(&server.toolset, &opts.filter).iter().map(|t| t.name.clone()).collect());
+            let enabled_tools = opts.filter.is_active().then(|| {
+                model
+                    .toolset(&server.toolset, &opts.filter)
+                    .iter()
+                    .map(|t| t.name.clone())
+                    .collect()
+            });
             let config = CodexConfig {
                 mcp_servers: IndexMap::from([(
                     server.name.clone(),
@@ -255,8 +279,15 @@ pub fn plan_config(model: &Model, target: Target, opts: &Options, files: &mut Ve
                 )]),
             };
             let body = toml::to_string(&config).expect("typed structs serialize");
-            let text = format!("# {} Do not edit: regenerate with `ixgen generate codex`.\n{body}", super::header_text(model));
-            files.push(PlannedFile::owned(custom(&t.codex).unwrap_or_else(|| ".codex/config.toml".into()), "codex", text.into_bytes()));
+            let text = format!(
+                "# {} Do not edit: regenerate with `ixgen generate codex`.\n{body}",
+                super::header_text(model)
+            );
+            files.push(PlannedFile::owned(
+                custom(&t.codex).unwrap_or_else(|| ".codex/config.toml".into()),
+                "codex",
+                text.into_bytes(),
+            ));
         }
         Target::Opencode | Target::Session | Target::Mcp | Target::Claude => {}
     }

@@ -157,7 +157,12 @@ pub fn tool(t: &ToolModel) -> McpTool {
         input_schema: InputSchema {
             ty: "object",
             properties: t.params.iter().map(|p| (p.name.clone(), property(p))).collect(),
-            required: t.params.iter().filter(|p| p.param.required).map(|p| p.name.clone()).collect(),
+            required: t
+                .params
+                .iter()
+                .filter(|p| p.param.required)
+                .map(|p| p.name.clone())
+                .collect(),
             additional_properties: false,
         },
         annotations: Annotations {
@@ -174,15 +179,22 @@ pub fn tool(t: &ToolModel) -> McpTool {
 pub fn lint_input_schema(schema: &serde_json::Value) -> Vec<String> {
     let mut problems = Vec::new();
     if schema.get("type").and_then(|t| t.as_str()) != Some("object") {
-        problems.push("the root of an inputSchema must be `type: object` (the MCP SDK client rejects the whole server otherwise)".to_string());
+        problems.push(
+            "the root of an inputSchema must be `type: object` (the MCP SDK client rejects the whole server otherwise)"
+                .to_string(),
+        );
     }
     for k in ["oneOf", "anyOf", "allOf"] {
         if schema.get(k).is_some() {
-            problems.push(format!("`{k}` at the root of an inputSchema (the Anthropic API refuses the tool)"));
+            problems.push(format!(
+                "`{k}` at the root of an inputSchema (the Anthropic API refuses the tool)"
+            ));
         }
     }
-    if schema.get("properties").is_none() && schema.get("additionalProperties") != Some(&serde_json::Value::Bool(false)) {
-        problems.push("a tool without parameters must be {\"type\":\"object\",\"additionalProperties\":false}".to_string());
+    if schema.get("properties").is_none() && schema.get("additionalProperties") != Some(&serde_json::Value::Bool(false))
+    {
+        problems
+            .push("a tool without parameters must be {\"type\":\"object\",\"additionalProperties\":false}".to_string());
     }
     fn walk(v: &serde_json::Value, path: &str, problems: &mut Vec<String>) {
         match v {
@@ -191,7 +203,9 @@ pub fn lint_input_schema(schema: &serde_json::Value) -> Vec<String> {
                     problems.push(format!("`$schema` at {path} (Gemini rejects it)"));
                 }
                 if map.get("type").and_then(|t| t.as_str()) == Some("array") && !map.contains_key("items") {
-                    problems.push(format!("array without `items` at {path} (OpenAI and VS Code refuse it)"));
+                    problems.push(format!(
+                        "array without `items` at {path} (OpenAI and VS Code refuse it)"
+                    ));
                 }
                 for (k, child) in map {
                     walk(child, &format!("{path}/{k}"), problems);
@@ -216,7 +230,14 @@ pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: McpProf
         let schema = serde_json::to_value(&t.input_schema).expect("serializes");
         let problems = lint_input_schema(&schema);
         if !problems.is_empty() {
-            return Err(Error::usage(format!("the inputSchema of `{}` would be refused by hosts: {}", t.name, problems.join("; ")), "report this as an ixgen bug: the catalog validated"));
+            return Err(Error::usage(
+                format!(
+                    "the inputSchema of `{}` would be refused by hosts: {}",
+                    t.name,
+                    problems.join("; ")
+                ),
+                "report this as an ixgen bug: the catalog validated",
+            ));
         }
     }
     Ok(match profile {
@@ -246,7 +267,11 @@ pub fn plan(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) -> Resu
         let result = list_tools(model, &target.toolset, opts, profile)?;
         let mut bytes = serde_json::to_vec_pretty(&result).expect("serializes");
         bytes.push(b'\n');
-        files.push(PlannedFile::owned(profile_path(&target.path, profile), group(profile), bytes));
+        files.push(PlannedFile::owned(
+            profile_path(&target.path, profile),
+            group(profile),
+            bytes,
+        ));
     }
     Ok(())
 }

@@ -52,7 +52,16 @@ impl Target {
 
     /// All targets, in a fixed order.
     pub fn all() -> [Target; 8] {
-        [Target::Opencode, Target::Session, Target::Mcp, Target::Claude, Target::Cursor, Target::Vscode, Target::Gemini, Target::Codex]
+        [
+            Target::Opencode,
+            Target::Session,
+            Target::Mcp,
+            Target::Claude,
+            Target::Cursor,
+            Target::Vscode,
+            Target::Gemini,
+            Target::Codex,
+        ]
     }
 
     /// Whether the catalog enables this target.
@@ -113,7 +122,9 @@ pub fn plan(model: &Model, targets: &[Target], opts: &Options) -> Result<Plan, E
             Target::Session => opencode::plan_session(model, opts, &mut plan.files)?,
             Target::Mcp => mcp::plan(model, opts, &mut plan.files)?,
             Target::Claude => hosts::plan_claude(model, opts, &mut plan.files)?,
-            Target::Cursor | Target::Vscode | Target::Gemini | Target::Codex => hosts::plan_config(model, t, opts, &mut plan.files)?,
+            Target::Cursor | Target::Vscode | Target::Gemini | Target::Codex => {
+                hosts::plan_config(model, t, opts, &mut plan.files)?
+            }
         }
     }
     plan.files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -148,10 +159,17 @@ pub fn server_args(model: &Model, filter: &Filter) -> Vec<String> {
     let Some(flags) = &server.filter_flags else {
         return args;
     };
-    let expressible = filter.tier.is_none() && (!filter.read_only || flags.read_only.is_some()) && (filter.enable.is_empty() || flags.enable_tools.is_some()) && (filter.disable.is_empty() || flags.disable_tools.is_some());
+    let expressible = filter.tier.is_none()
+        && (!filter.read_only || flags.read_only.is_some())
+        && (filter.enable.is_empty() || flags.enable_tools.is_some())
+        && (filter.disable.is_empty() || flags.disable_tools.is_some());
     if !expressible {
         if let Some(f) = &flags.enable_tools {
-            let kept: Vec<String> = model.toolset(&server.toolset, filter).iter().map(|t| t.name.clone()).collect();
+            let kept: Vec<String> = model
+                .toolset(&server.toolset, filter)
+                .iter()
+                .map(|t| t.name.clone())
+                .collect();
             args.push(f.clone());
             args.push(kept.join(","));
         }
@@ -183,7 +201,10 @@ pub fn unknown_toolset(model: &Model, name: &str) -> Error {
         format!("no toolset `{name}` in the catalog"),
         match crate::catalog::load::did_you_mean(name, &known) {
             Some(m) => format!("did you mean `{m}`?"),
-            None => format!("the toolsets are: {}", known.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")),
+            None => format!(
+                "the toolsets are: {}",
+                known.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            ),
         },
     )
 }

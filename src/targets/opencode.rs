@@ -60,7 +60,9 @@ fn zod(p: &ParamModel) -> Ts {
             ParamType::Number => Ts::code("tool.schema.number()"),
             ParamType::Boolean => Ts::code("tool.schema.boolean()"),
             ParamType::Enum => {
-                let vals: Vec<Ts> = values.map(|v| v.iter().map(|s| ts_str(s)).collect()).unwrap_or_default();
+                let vals: Vec<Ts> = values
+                    .map(|v| v.iter().map(|s| ts_str(s)).collect())
+                    .unwrap_or_default();
                 Ts::code("tool.schema").call("enum", &[Ts::array(&vals)])
             }
             ParamType::Array => Ts::code("tool.schema.array(tool.schema.string())"),
@@ -136,7 +138,11 @@ pub fn plan(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) -> Resu
             constants: Vec::new(),
             tools: vec![entry(t, None)],
         };
-        files.push(PlannedFile::owned(format!("{}/{id}.ts", target.dir.trim_end_matches('/')), "opencode", render(file)));
+        files.push(PlannedFile::owned(
+            format!("{}/{id}.ts", target.dir.trim_end_matches('/')),
+            "opencode",
+            render(file),
+        ));
     }
     if let (Some(config), Some(server)) = (&target.config, &model.catalog.server) {
         let mut command = vec![server.command.clone()];
@@ -150,7 +156,13 @@ pub fn plan(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) -> Resu
         .expect("serializes");
         let mut skeleton = serde_json::Map::new();
         skeleton.insert("$schema".into(), "https://opencode.ai/config.json".into());
-        files.push(PlannedFile::merged(config.clone(), "opencode", &["mcp", &server.name], value, skeleton));
+        files.push(PlannedFile::merged(
+            config.clone(),
+            "opencode",
+            &["mcp", &server.name],
+            value,
+            skeleton,
+        ));
     }
     Ok(())
 }
@@ -170,11 +182,24 @@ pub fn plan_session(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>)
     let Some(target) = &model.catalog.targets.session else {
         return Ok(());
     };
-    let missing: Vec<String> = target.context.iter().filter(|c| !opts.context.contains_key(*c)).map(|c| format!("--{c}")).collect();
+    let missing: Vec<String> = target
+        .context
+        .iter()
+        .filter(|c| !opts.context.contains_key(*c))
+        .map(|c| format!("--{c}"))
+        .collect();
     if !missing.is_empty() {
         return Err(Error::usage(
             format!("the session tools need {}", missing.join(", ")),
-            format!("pass every one of {} (or none, to write only the product's tools)", target.context.iter().map(|c| format!("--{c}")).collect::<Vec<_>>().join(", ")),
+            format!(
+                "pass every one of {} (or none, to write only the product's tools)",
+                target
+                    .context
+                    .iter()
+                    .map(|c| format!("--{c}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         ));
     }
     let constants = model
@@ -195,7 +220,11 @@ pub fn plan_session(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>)
             })
         })
         .collect();
-    let tools = model.toolset(&target.toolset, &opts.filter).into_iter().map(|t| entry(t, Some(&model::opencode_id(&t.name)))).collect();
+    let tools = model
+        .toolset(&target.toolset, &opts.filter)
+        .into_iter()
+        .map(|t| entry(t, Some(&model::opencode_id(&t.name))))
+        .collect();
     let file = ToolFile {
         header: header_text(model),
         command: Ts::code("ixgen opencode --session …"),
@@ -203,6 +232,13 @@ pub fn plan_session(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>)
         constants,
         tools,
     };
-    files.push(PlannedFile::owned(format!("{}/{}.ts", target.dir.trim_end_matches('/'), target.file), "session", render(file)).per_run());
+    files.push(
+        PlannedFile::owned(
+            format!("{}/{}.ts", target.dir.trim_end_matches('/'), target.file),
+            "session",
+            render(file),
+        )
+        .per_run(),
+    );
     Ok(())
 }

@@ -26,7 +26,12 @@ pub fn hosts_dir() -> PathBuf {
 pub const XS_VERSION: &str = "0.13.4";
 
 fn run_or_die(cmd: &mut Command, what: &str) {
-    let status = cmd.status().unwrap_or_else(|e| panic!("{what}: cannot start {:?}: {e}. Install Node 20 and npm (and Rust for xs).", cmd.get_program()));
+    let status = cmd.status().unwrap_or_else(|e| {
+        panic!(
+            "{what}: cannot start {:?}: {e}. Install Node 20 and npm (and Rust for xs).",
+            cmd.get_program()
+        )
+    });
     assert!(status.success(), "{what} failed ({status}); see the output above");
 }
 
@@ -55,9 +60,16 @@ pub fn ensure_npm_hosts() -> &'static Path {
         lock.lock().expect("lock tests/hosts/.install.lock");
         if std::fs::read_to_string(&stamp_path).ok().as_deref() != Some(want.as_str()) {
             eprintln!("installing the pinned hosts into tests/hosts (npm ci, about a minute)…");
-            run_or_die(Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--prefix"]).arg(&dir), "npm ci --prefix tests/hosts");
             run_or_die(
-                Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix"]).arg(dir.join("opencode-seed")),
+                Command::new("npm")
+                    .args(["ci", "--no-audit", "--no-fund", "--prefix"])
+                    .arg(&dir),
+                "npm ci --prefix tests/hosts",
+            );
+            run_or_die(
+                Command::new("npm")
+                    .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix"])
+                    .arg(dir.join("opencode-seed")),
                 "npm ci --prefix tests/hosts/opencode-seed",
             );
             std::fs::write(&stamp_path, &want).expect("write the install stamp");
@@ -69,7 +81,11 @@ pub fn ensure_npm_hosts() -> &'static Path {
 /// A pinned host program, relative to `tests/hosts`; fails loudly when it is not there.
 pub fn host_bin(rel: &str) -> PathBuf {
     let p = ensure_npm_hosts().join(rel);
-    assert!(p.is_file(), "host program {} is missing after `npm ci --prefix tests/hosts`; delete tests/hosts/node_modules and run the tests again", p.display());
+    assert!(
+        p.is_file(),
+        "host program {} is missing after `npm ci --prefix tests/hosts`; delete tests/hosts/node_modules and run the tests again",
+        p.display()
+    );
     p
 }
 
@@ -105,7 +121,12 @@ pub fn xs() -> PathBuf {
             home.join(".cache/ixgen-hosts").join(format!("xs-{XS_VERSION}"))
         });
         let bin = cache.join("bin/xs");
-        let ok = |bin: &Path| Command::new(bin).arg("--version").output().is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(XS_VERSION));
+        let ok = |bin: &Path| {
+            Command::new(bin)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(XS_VERSION))
+        };
         if ok(&bin) {
             return bin;
         }
@@ -115,11 +136,17 @@ pub fn xs() -> PathBuf {
         if !ok(&bin) {
             eprintln!("building xs {XS_VERSION} (cargo install cross-stream, about 30 minutes, once)…");
             run_or_die(
-                Command::new("cargo").args(["install", "cross-stream", "--locked", "--version", XS_VERSION, "--root"]).arg(&cache),
+                Command::new("cargo")
+                    .args(["install", "cross-stream", "--locked", "--version", XS_VERSION, "--root"])
+                    .arg(&cache),
                 "cargo install cross-stream",
             );
         }
-        assert!(ok(&bin), "{} does not report version {XS_VERSION} after building it", bin.display());
+        assert!(
+            ok(&bin),
+            "{} does not report version {XS_VERSION} after building it",
+            bin.display()
+        );
         bin
     })
     .clone()
@@ -156,12 +183,18 @@ impl OpencodeProject {
         let tmp = tempfile::tempdir().unwrap();
         let project = tmp.path().join("project");
         std::fs::create_dir_all(&project).unwrap();
-        run_or_die(Command::new("git").args(["init", "-q"]).current_dir(&project), "git init");
+        run_or_die(
+            Command::new("git").args(["init", "-q"]).current_dir(&project),
+            "git init",
+        );
         let seed = ensure_npm_hosts().join("opencode-seed");
         for dest in [project.join(".opencode"), tmp.path().join("home/xdg/opencode")] {
             std::fs::create_dir_all(&dest).unwrap();
             for f in ["package.json", "package-lock.json", "node_modules"] {
-                run_or_die(Command::new("cp").arg("-a").arg(seed.join(f)).arg(&dest), "seed OpenCode's plugin package");
+                run_or_die(
+                    Command::new("cp").arg("-a").arg(seed.join(f)).arg(&dest),
+                    "seed OpenCode's plugin package",
+                );
             }
         }
         OpencodeProject { tmp }
@@ -173,7 +206,12 @@ impl OpencodeProject {
 
     /// Runs `ixgen <args> --out <project>`.
     pub fn ixgen(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_ixgen")).arg("--out").arg(self.dir()).args(args).output().unwrap()
+        Command::new(env!("CARGO_BIN_EXE_ixgen"))
+            .arg("--out")
+            .arg(self.dir())
+            .args(args)
+            .output()
+            .unwrap()
     }
 
     /// Runs one tool through `opencode debug agent build`; `Ok(output)` is the tool's string,
@@ -181,7 +219,9 @@ impl OpencodeProject {
     pub fn run_tool(&self, id: &str, params: &serde_json::Value, env: &[(&str, &str)]) -> Result<String, String> {
         let mut cmd = Command::new(opencode());
         isolate(&mut cmd, self.tmp.path());
-        cmd.current_dir(self.dir()).args(["debug", "agent", "build", "--tool", id, "--params"]).arg(params.to_string());
+        cmd.current_dir(self.dir())
+            .args(["debug", "agent", "build", "--tool", id, "--params"])
+            .arg(params.to_string());
         for (k, v) in env {
             cmd.env(k, v);
         }
@@ -192,9 +232,14 @@ impl OpencodeProject {
             return Err(format!("opencode exited {}: {stderr}{stdout}", out.status));
         }
         // Anything the tool logs comes first; the result is the last pretty-printed object.
-        let start = stdout.rfind("{\n  \"tool\": ").ok_or_else(|| format!("no result object in opencode's output: {stdout}{stderr}"))?;
+        let start = stdout
+            .rfind("{\n  \"tool\": ")
+            .ok_or_else(|| format!("no result object in opencode's output: {stdout}{stderr}"))?;
         let v: serde_json::Value = serde_json::from_str(&stdout[start..]).map_err(|e| format!("{e}: {stdout}"))?;
-        v["result"]["output"].as_str().map(str::to_string).ok_or_else(|| format!("no result.output: {v}"))
+        v["result"]["output"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("no result.output: {v}"))
     }
 }
 
@@ -225,7 +270,11 @@ process.stdout.write("fake ix: " + args.join(" ") + "\n")
 
 /// The argv lines a fake `ix` recorded.
 pub fn argv_log(path: &Path) -> Vec<Vec<String>> {
-    std::fs::read_to_string(path).unwrap_or_default().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// `PATH` with `dir` first.
@@ -235,10 +284,19 @@ pub fn path_with(dir: &Path) -> String {
 
 /// `PATH` without any folder that holds an `ix`.
 pub fn path_without_ix() -> String {
-    std::env::var("PATH").unwrap_or_default().split(':').filter(|d| !Path::new(d).join("ix").exists()).collect::<Vec<_>>().join(":")
+    std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .filter(|d| !Path::new(d).join("ix").exists())
+        .collect::<Vec<_>>()
+        .join(":")
 }
 
 /// Runs `node <script> <args>`.
 pub fn node(script_name: &str, args: &[&std::ffi::OsStr]) -> Output {
-    Command::new("node").arg(script(script_name)).args(args).output().expect("node is installed")
+    Command::new("node")
+        .arg(script(script_name))
+        .args(args)
+        .output()
+        .expect("node is installed")
 }
