@@ -137,7 +137,8 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
             None => one.push_str(&format!("{}\n", file.name)),
         }
         let span = diag.pos.map(|(line, col)| {
-            let key = matches!(diag.target, Target::Path { key: true, .. });
+            // Errors about a key (unknown, duplicate) underline the key, not the rest of the line.
+            let key = matches!(diag.target, Target::Path { key: true, .. }) || matches!(diag.code, "unknown-key" | "duplicate-key");
             file.token_span(line, col, key)
         });
         let report = miette::Report::new(OwnedLocated {
