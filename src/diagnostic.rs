@@ -138,7 +138,8 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
         }
         let span = diag.pos.map(|(line, col)| {
             // Errors about a key (unknown, duplicate) underline the key, not the rest of the line.
-            let key = matches!(diag.target, Target::Path { key: true, .. }) || matches!(diag.code, "unknown-key" | "duplicate-key");
+            let key = matches!(diag.target, Target::Path { key: true, .. })
+                || matches!(diag.code, "unknown-key" | "duplicate-key");
             file.token_span(line, col, key)
         });
         let report = miette::Report::new(OwnedLocated {

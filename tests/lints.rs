@@ -18,14 +18,26 @@ fn validate(path: &std::path::Path, strict: bool) -> (i32, serde_json::Value) {
 
 #[test]
 fn each_lint_fixture_trips_its_lint() {
-    let mut fixtures: Vec<_> = std::fs::read_dir("tests/fixtures/lints").unwrap().map(|e| e.unwrap().path()).collect();
+    let mut fixtures: Vec<_> = std::fs::read_dir("tests/fixtures/lints")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     fixtures.sort();
     assert!(fixtures.len() >= 5);
     for path in fixtures {
-        let first = std::fs::read_to_string(&path).unwrap().lines().next().unwrap().to_string();
+        let first = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .to_string();
         let mut words = first.trim_start_matches("# expect: ").split(' ');
         let (name, severity) = (words.next().unwrap().to_string(), words.next().unwrap().to_string());
-        let code = if name.starts_with("host-name-length") { "host-name-length".to_string() } else { name.clone() };
+        let code = if name.starts_with("host-name-length") {
+            "host-name-length".to_string()
+        } else {
+            name.clone()
+        };
         let (exit, report) = validate(&path, false);
         let diags = report["diagnostics"].as_array().unwrap();
         assert_eq!(diags.len(), 1, "{name}: {diags:#?}");
@@ -34,7 +46,11 @@ fn each_lint_fixture_trips_its_lint() {
         assert!(diags[0]["line"].as_u64().is_some(), "{name}: the lint points at a line");
         let (strict_exit, _) = validate(&path, true);
         match severity.as_str() {
-            "warning" => assert_eq!((exit, strict_exit), (0, 2), "{name}: a warning, an error under --strict"),
+            "warning" => assert_eq!(
+                (exit, strict_exit),
+                (0, 2),
+                "{name}: a warning, an error under --strict"
+            ),
             _ => assert_eq!((exit, strict_exit), (2, 2), "{name}: an error"),
         }
     }
@@ -42,59 +58,128 @@ fn each_lint_fixture_trips_its_lint() {
 
 #[test]
 fn claude_names_are_measured_with_their_host_prefix() {
-    let (_, report) = validate(std::path::Path::new("tests/fixtures/lints/host-name-length-claude.yaml"), false);
+    let (_, report) = validate(
+        std::path::Path::new("tests/fixtures/lints/host-name-length-claude.yaml"),
+        false,
+    );
     let msg = report["diagnostics"][0]["message"].as_str().unwrap();
-    assert!(msg.contains("mcp__plugin_demo_demo__wipe_every_cache_entry_of_every_workspace_now"), "{msg}");
+    assert!(
+        msg.contains("mcp__plugin_demo_demo__wipe_every_cache_entry_of_every_workspace_now"),
+        "{msg}"
+    );
     assert!(msg.contains("over the model API's limit of 64"), "{msg}");
 }
 
 #[test]
 fn rendered_input_schemas_follow_the_host_rules() {
     let dir = tempfile::tempdir().unwrap();
-    Command::cargo_bin("ixgen").unwrap().arg("--out").arg(dir.path()).args(["mcp", "-q"]).assert().success();
-    let tools: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join("mcp/tools.json")).unwrap()).unwrap();
+    Command::cargo_bin("ixgen")
+        .unwrap()
+        .arg("--out")
+        .arg(dir.path())
+        .args(["mcp", "-q"])
+        .assert()
+        .success();
+    let tools: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("mcp/tools.json")).unwrap()).unwrap();
     for t in tools["tools"].as_array().unwrap() {
         let schema = &t["inputSchema"];
         let problems = ixgen::targets::mcp::lint_input_schema(schema);
         assert!(problems.is_empty(), "{}: {problems:?}", t["name"]);
         let name = t["name"].as_str().unwrap();
-        assert!(name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-'), "{name}");
+        assert!(
+            name.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-'),
+            "{name}"
+        );
     }
     // The lint itself catches each rule.
     use serde_json::json;
     assert!(!ixgen::targets::mcp::lint_input_schema(&json!({"type": "object", "oneOf": []})).is_empty());
-    assert!(!ixgen::targets::mcp::lint_input_schema(&json!({"type": "object", "properties": {"a": {"type": "array"}}})).is_empty());
-    assert!(!ixgen::targets::mcp::lint_input_schema(&json!({"type": "object", "properties": {"a": {"$schema": "x", "type": "string"}}})).is_empty());
-    assert!(!ixgen::targets::mcp::lint_input_schema(&json!({"type": "object"})).is_empty(), "a tool without parameters must say additionalProperties: false");
-    assert!(ixgen::targets::mcp::lint_input_schema(&json!({"type": "object", "additionalProperties": false})).is_empty());
+    assert!(
+        !ixgen::targets::mcp::lint_input_schema(&json!({"type": "object", "properties": {"a": {"type": "array"}}}))
+            .is_empty()
+    );
+    assert!(
+        !ixgen::targets::mcp::lint_input_schema(
+            &json!({"type": "object", "properties": {"a": {"$schema": "x", "type": "string"}}})
+        )
+        .is_empty()
+    );
+    assert!(
+        !ixgen::targets::mcp::lint_input_schema(&json!({"type": "object"})).is_empty(),
+        "a tool without parameters must say additionalProperties: false"
+    );
+    assert!(
+        ixgen::targets::mcp::lint_input_schema(&json!({"type": "object", "additionalProperties": false})).is_empty()
+    );
 }
 
 #[test]
 fn a_tool_without_parameters_is_a_closed_empty_object() {
     let dir = tempfile::tempdir().unwrap();
-    Command::cargo_bin("ixgen").unwrap().arg("--out").arg(dir.path()).args(["mcp", "-q"]).assert().success();
-    let tools: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join("mcp/tools.json")).unwrap()).unwrap();
-    let stats = tools["tools"].as_array().unwrap().iter().find(|t| t["name"] == "stats").unwrap();
+    Command::cargo_bin("ixgen")
+        .unwrap()
+        .arg("--out")
+        .arg(dir.path())
+        .args(["mcp", "-q"])
+        .assert()
+        .success();
+    let tools: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("mcp/tools.json")).unwrap()).unwrap();
+    let stats = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "stats")
+        .unwrap();
     // `stats` has only the shared `format` parameter; check a catalog tool that has none at all.
     assert!(stats["inputSchema"]["properties"].is_object());
     let minimal = tempfile::tempdir().unwrap();
-    Command::cargo_bin("ixgen").unwrap().args(["--catalog", "tests/fixtures/minimal/catalog.yaml", "--out"]).arg(minimal.path()).args(["mcp", "-q"]).assert().success();
-    let tools: serde_json::Value = serde_json::from_slice(&std::fs::read(minimal.path().join("mcp/tools.json")).unwrap()).unwrap();
-    let wipe = tools["tools"].as_array().unwrap().iter().find(|t| t["name"] == "wipe").unwrap();
-    assert_eq!(wipe["inputSchema"], serde_json::json!({"type": "object", "additionalProperties": false}));
+    Command::cargo_bin("ixgen")
+        .unwrap()
+        .args(["--catalog", "tests/fixtures/minimal/catalog.yaml", "--out"])
+        .arg(minimal.path())
+        .args(["mcp", "-q"])
+        .assert()
+        .success();
+    let tools: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(minimal.path().join("mcp/tools.json")).unwrap()).unwrap();
+    let wipe = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "wipe")
+        .unwrap();
+    assert_eq!(
+        wipe["inputSchema"],
+        serde_json::json!({"type": "object", "additionalProperties": false})
+    );
 }
 
 #[test]
 fn budget_reports_each_host_in_characters_and_tokens() {
-    let out = Command::cargo_bin("ixgen").unwrap().args(["budget", "--format", "json"]).output().unwrap();
+    let out = Command::cargo_bin("ixgen")
+        .unwrap()
+        .args(["budget", "--format", "json"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let hosts = v["hosts"].as_array().unwrap();
     let mcp = hosts.iter().find(|h| h["host"] == "mcp").unwrap();
     assert_eq!(mcp["tools"].as_array().unwrap().len(), 28);
-    let sum: u64 = mcp["tools"].as_array().unwrap().iter().map(|t| t["definition_chars"].as_u64().unwrap()).sum();
+    let sum: u64 = mcp["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["definition_chars"].as_u64().unwrap())
+        .sum();
     assert_eq!(mcp["definition_chars"].as_u64().unwrap(), sum);
-    assert!(mcp["description_chars"].as_u64().unwrap() <= 4096, "the seed's 4 KB budget for the 28 tools");
+    assert!(
+        mcp["description_chars"].as_u64().unwrap() <= 4096,
+        "the seed's 4 KB budget for the 28 tools"
+    );
     assert_eq!(mcp["tokens"].as_u64().unwrap(), sum.div_ceil(4));
     assert!(hosts.iter().any(|h| h["host"] == "opencode") && hosts.iter().any(|h| h["host"] == "session"));
 }
