@@ -100,29 +100,15 @@ pub enum Command {
     },
     /// Write every target the catalog enables (or the ones named).
     Generate {
-        /// Targets to write (default: all the catalog enables; `session` only with its context).
-        #[arg(value_enum)]
-        targets: Vec<Target>,
-        #[arg(long = "profile", value_enum, default_values_t = [McpProfile::V2025_11_25])]
-        profiles: Vec<McpProfile>,
         #[command(flatten)]
-        context: ContextArgs,
-        #[command(flatten)]
-        filters: FilterArgs,
+        selection: Selection,
         #[command(flatten)]
         write: WriteArgs,
     },
     /// Compare the files on disk with what the catalog gives: exit 1 when any is stale.
     Check {
-        /// Targets to check (default: as `generate`).
-        #[arg(value_enum)]
-        targets: Vec<Target>,
-        #[arg(long = "profile", value_enum, default_values_t = [McpProfile::V2025_11_25])]
-        profiles: Vec<McpProfile>,
         #[command(flatten)]
-        context: ContextArgs,
-        #[command(flatten)]
-        filters: FilterArgs,
+        selection: Selection,
         /// `text` (unified diffs), `json`, or `github` (workflow annotations).
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
         format: CheckFormat,
@@ -132,6 +118,21 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+/// What `generate` and `check` cover.
+#[derive(Debug, Args)]
+pub struct Selection {
+    /// Targets (default: all the catalog enables; `session` only with its context).
+    #[arg(value_enum)]
+    pub targets: Vec<Target>,
+    /// MCP revisions to emit; each gets its own file.
+    #[arg(long = "profile", value_enum, default_values_t = [McpProfile::V2025_11_25])]
+    pub profiles: Vec<McpProfile>,
+    #[command(flatten)]
+    pub context: ContextArgs,
+    #[command(flatten)]
+    pub filters: FilterArgs,
 }
 
 /// Output format of reports.
@@ -389,20 +390,13 @@ impl App {
                 (None, filters, vec![Target::Claude], vec![McpProfile::V2025_11_25], None)
             }
             Command::Mcp { filters, profiles, .. } => (None, filters, vec![Target::Mcp], profiles.clone(), None),
-            Command::Generate {
-                targets,
-                context,
-                filters,
-                profiles,
-                ..
-            }
-            | Command::Check {
-                targets,
-                context,
-                filters,
-                profiles,
-                ..
-            } => (Some(context), filters, targets.clone(), profiles.clone(), None),
+            Command::Generate { selection: s, .. } | Command::Check { selection: s, .. } => (
+                Some(&s.context),
+                &s.filters,
+                s.targets.clone(),
+                s.profiles.clone(),
+                None,
+            ),
             _ => unreachable!("only write and check commands plan"),
         };
         let context = match context {

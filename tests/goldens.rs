@@ -3,9 +3,11 @@
 //! (so the TypeScript goldens are type-checked by the host tests too). The session file is
 //! generated with a fixed context. `UPDATE_GOLDENS=1 cargo test --test goldens` rewrites them.
 
+mod support;
+
 use assert_cmd::Command;
-use std::collections::BTreeMap;
 use std::path::Path;
+use support::tree;
 
 /// The fixed context of golden session files.
 pub const GOLDEN_CONTEXT: [&str; 8] = [
@@ -18,26 +20,6 @@ pub const GOLDEN_CONTEXT: [&str; 8] = [
     "--iteration",
     "3",
 ];
-
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        for e in entries {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                out.insert(
-                    p.strip_prefix(root).unwrap().to_string_lossy().into_owned(),
-                    std::fs::read(&p).unwrap(),
-                );
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
-    out
-}
 
 fn golden(case: &str) {
     let fixture = Path::new("tests/fixtures").join(case);
