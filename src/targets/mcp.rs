@@ -196,30 +196,37 @@ pub fn lint_input_schema(schema: &serde_json::Value) -> Vec<String> {
         problems
             .push("a tool without parameters must be {\"type\":\"object\",\"additionalProperties\":false}".to_string());
     }
-    fn walk(v: &serde_json::Value, path: &str, problems: &mut Vec<String>) {
+    // The JSON pointer of a node is built only when it has a problem to name.
+    fn walk<'v>(v: &'v serde_json::Value, path: &mut Vec<std::borrow::Cow<'v, str>>, problems: &mut Vec<String>) {
+        let here = |path: &Vec<std::borrow::Cow<'v, str>>| format!("#/{}", path.join("/"));
         match v {
             serde_json::Value::Object(map) => {
                 if map.contains_key("$schema") {
-                    problems.push(format!("`$schema` at {path} (Gemini rejects it)"));
+                    problems.push(format!("`$schema` at {} (Gemini rejects it)", here(path)));
                 }
                 if map.get("type").and_then(|t| t.as_str()) == Some("array") && !map.contains_key("items") {
                     problems.push(format!(
-                        "array without `items` at {path} (OpenAI and VS Code refuse it)"
+                        "array without `items` at {} (OpenAI and VS Code refuse it)",
+                        here(path)
                     ));
                 }
                 for (k, child) in map {
-                    walk(child, &format!("{path}/{k}"), problems);
+                    path.push(std::borrow::Cow::Borrowed(k.as_str()));
+                    walk(child, path, problems);
+                    path.pop();
                 }
             }
             serde_json::Value::Array(items) => {
                 for (i, child) in items.iter().enumerate() {
-                    walk(child, &format!("{path}/{i}"), problems);
+                    path.push(std::borrow::Cow::Owned(i.to_string()));
+                    walk(child, path, problems);
+                    path.pop();
                 }
             }
             _ => {}
         }
     }
-    walk(schema, "#", &mut problems);
+    walk(schema, &mut Vec::new(), &mut problems);
     problems
 }
 
