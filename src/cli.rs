@@ -216,27 +216,20 @@ pub fn run(cli: Cli) -> i32 {
         cli,
         color,
         loaded: None,
-        model: None,
     };
-    let code = match app.dispatch() {
+    match app.dispatch() {
         Ok(code) => code,
         Err(e) => {
             app.report(&e);
             e.exit_code()
         }
-    };
-    // The process ends now: freeing the model piece by piece would only cost time (a tenth of
-    // a loop iteration's run), so leave it to the OS.
-    std::mem::forget(app);
-    code
+    }
 }
 
 struct App {
     cli: Cli,
     color: bool,
     loaded: Option<(String, diagnostic::SourceFile)>,
-    /// Kept until exit so that it is never dropped (see `run`).
-    model: Option<Model>,
 }
 
 impl App {
@@ -369,7 +362,7 @@ impl App {
     }
 
     /// Targets, options and write settings of the current write or check command.
-    fn plan(&mut self) -> Result<(Model, output::Plan, Vec<String>), Error> {
+    fn prepare(&mut self) -> Result<(Model, Vec<Target>, Options, Vec<String>), Error> {
         let (model, warnings) = self.load()?;
         self.print_warnings(&warnings);
         let cmd = &self.cli.command;
@@ -439,13 +432,12 @@ impl App {
             toolset,
             profiles,
         };
-        let plan = targets::plan(&model, &targets, &opts)?;
-        Ok((model, plan, notes))
+        Ok((model, targets, opts, notes))
     }
 
     fn generate(&mut self) -> Result<i32, Error> {
-        let (model, plan, notes) = self.plan()?;
-        self.model = Some(model);
+        let (model, targets, opts, notes) = self.prepare()?;
+        let plan = targets::plan(&model, &targets, &opts)?;
         for n in notes {
             eprintln!("warning: {n}");
         }
@@ -464,6 +456,8 @@ impl App {
                 dry_run: write.dry_run,
             },
         )?;
+        // The process ends soon: freeing the model piece by piece would only cost time.
+        std::mem::forget(model);
         let mut stdout = std::io::stdout().lock();
         if write.format == Format::Json {
             let changes: Vec<serde_json::Value> = outcome
@@ -508,13 +502,14 @@ impl App {
     }
 
     fn check(&mut self) -> Result<i32, Error> {
-        let (model, plan, _) = self.plan()?;
-        self.model = Some(model);
+        let (model, targets, opts, _) = self.prepare()?;
+        let plan = targets::plan(&model, &targets, &opts)?;
         let format = match &self.cli.command {
             Command::Check { format, .. } => *format,
             _ => unreachable!(),
         };
         let (outcome, _) = output::compare(plan, &self.cli.out, true)?;
+        std::mem::forget(model);
         let drift = output::drift(&outcome);
         let out = &self.cli.out;
         match format {

@@ -11,6 +11,7 @@ pub mod error;
 pub mod escape;
 pub mod model;
 pub mod output;
+pub mod par;
 pub mod report;
 pub mod targets;
 pub mod template;

@@ -127,7 +127,7 @@ fn json(value: &impl Serialize) -> Vec<u8> {
     bytes
 }
 
-fn merged(path: String, group: &'static str, pointer: [&str; 2], value: impl Serialize) -> PlannedFile {
+fn merged(path: String, group: &'static str, pointer: [&str; 2], value: impl Serialize) -> PlannedFile<'static> {
     PlannedFile::merged(
         path,
         group,
@@ -138,7 +138,7 @@ fn merged(path: String, group: &'static str, pointer: [&str; 2], value: impl Ser
 }
 
 /// The Claude Code plugin.
-pub fn plan_claude(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) -> Result<(), Error> {
+pub fn plan_claude(model: &Model, opts: &Options, files: &mut Vec<PlannedFile<'_>>) -> Result<(), Error> {
     let (Some(target), Some(server)) = (&model.catalog.targets.claude, &model.catalog.server) else {
         return Ok(());
     };
@@ -209,7 +209,12 @@ pub fn plan_claude(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) 
 }
 
 /// Cursor, VS Code, Gemini CLI and Codex.
-pub fn plan_config(model: &Model, target: Target, opts: &Options, files: &mut Vec<PlannedFile>) -> Result<(), Error> {
+pub fn plan_config(
+    model: &Model,
+    target: Target,
+    opts: &Options,
+    files: &mut Vec<PlannedFile<'_>>,
+) -> Result<(), Error> {
     let Some(server) = &model.catalog.server else {
         return Ok(());
     };

@@ -266,7 +266,7 @@ pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: McpProf
 }
 
 /// The MCP target: one file per requested profile.
-pub fn plan(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) -> Result<(), Error> {
+pub fn plan(model: &Model, opts: &Options, files: &mut Vec<PlannedFile<'_>>) -> Result<(), Error> {
     let Some(target) = &model.catalog.targets.mcp else {
         return Ok(());
     };

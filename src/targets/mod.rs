@@ -102,7 +102,7 @@ pub struct Options {
 }
 
 /// Plans the files of `targets`.
-pub fn plan(model: &Model, targets: &[Target], opts: &Options) -> Result<Plan, Error> {
+pub fn plan<'m>(model: &'m Model, targets: &[Target], opts: &Options) -> Result<Plan<'m>, Error> {
     let mut plan = Plan::default();
     for &t in targets {
         if !t.enabled(model) {

@@ -115,13 +115,17 @@ fn entry(t: &ToolModel, export: Option<&str>) -> ToolEntry {
 }
 
 fn render(file: ToolFile) -> Vec<u8> {
-    let mut text = file.render().expect("templates render from validated models");
+    // Sized for the interpreter plus the tool: growing a 35 KB string from askama's small size
+    // hint would copy it half a dozen times.
+    let mut text = String::with_capacity(file.runtime.len() + 16 * 1024);
+    file.render_into(&mut text)
+        .expect("templates render from validated models");
     text.push('\n');
     text.into_bytes()
 }
 
 /// The product's tool files, one per tool of the target's toolset.
-pub fn plan(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) -> Result<(), Error> {
+pub fn plan<'m>(model: &'m Model, opts: &Options, files: &mut Vec<PlannedFile<'m>>) -> Result<(), Error> {
     let Some(target) = &model.catalog.targets.opencode else {
         return Ok(());
     };
@@ -129,19 +133,24 @@ pub fn plan(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) -> Resu
     if !model.catalog.toolsets.contains_key(toolset) {
         return Err(super::unknown_toolset(model, toolset));
     }
+    // Rendered when compared, so a large catalog never holds all its files at once.
     for t in model.toolset(toolset, &opts.filter) {
-        let id = model::opencode_id(&t.name);
-        let file = ToolFile {
-            header: header_text(model),
-            command: Ts::code("ixgen opencode"),
-            runtime: RUNTIME,
-            constants: Vec::new(),
-            tools: vec![entry(t, None)],
-        };
-        files.push(PlannedFile::owned(
-            format!("{}/{id}.ts", target.dir.trim_end_matches('/')),
+        files.push(PlannedFile::deferred(
+            format!(
+                "{}/{}.ts",
+                target.dir.trim_end_matches('/'),
+                model::opencode_id(&t.name)
+            ),
             "opencode",
-            render(file),
+            move || {
+                render(ToolFile {
+                    header: header_text(model),
+                    command: Ts::code("ixgen opencode"),
+                    runtime: RUNTIME,
+                    constants: Vec::new(),
+                    tools: vec![entry(t, None)],
+                })
+            },
         ));
     }
     if let (Some(config), Some(server)) = (&target.config, &model.catalog.server) {
@@ -178,7 +187,7 @@ struct OpencodeMcp {
 }
 
 /// The session tools file, written only when the run's context is given.
-pub fn plan_session(model: &Model, opts: &Options, files: &mut Vec<PlannedFile>) -> Result<(), Error> {
+pub fn plan_session(model: &Model, opts: &Options, files: &mut Vec<PlannedFile<'_>>) -> Result<(), Error> {
     let Some(target) = &model.catalog.targets.session else {
         return Ok(());
     };
