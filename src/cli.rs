@@ -264,7 +264,6 @@ impl App {
                 let n = diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
                 eprintln!("error: {n} problem(s) in {}; nothing was written", file.name);
             }
-            Error::Drift { .. } => {}
             other => {
                 let (red, bold, reset) = if self.color {
                     ("\x1b[31m", "\x1b[1m", "\x1b[0m")
@@ -532,9 +531,12 @@ impl App {
                         _ => "is no longer generated",
                     };
                     println!(
-                        "::error file={},title=ixgen drift::{} {msg}; run ixgen generate and commit the result",
-                        path.display(),
-                        d.path
+                        "::error file={},title=ixgen drift::{}",
+                        crate::escape::gh_property(&path.display().to_string()),
+                        crate::escape::gh_message(&format!(
+                            "{} {msg}; run ixgen generate and commit the result",
+                            d.path
+                        ))
                     );
                 }
             }

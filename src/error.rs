@@ -2,8 +2,8 @@
 
 use crate::diagnostic::{Diagnostic, SourceFile};
 
-/// Everything that can go wrong. Every variant but [`Error::Drift`] is the user's input being
-/// wrong (exit 2); drift is a check that found something (exit 1).
+/// Everything that can go wrong: each is the user's input being wrong (exit 2). Drift is not an
+/// error but a finding of `check` (data, exit 1).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The catalog does not parse or does not validate.
@@ -28,16 +28,12 @@ pub enum Error {
     /// A target path holds a file ixgen did not write.
     #[error("`{path}` exists and was not written by ixgen; refusing to overwrite it")]
     NotOwned { path: String },
-    /// Generated files on disk differ from what the catalog gives.
-    #[error("{count} generated file(s) are out of date")]
-    Drift { count: usize },
 }
 
 impl Error {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Drift { .. } => 1,
             _ => 2,
         }
     }
@@ -50,7 +46,6 @@ impl Error {
             }
             Error::Usage { help, .. } => Some(help.clone()),
             Error::NotOwned { .. } => Some("move the file away, or pass --force to let ixgen take it over".into()),
-            Error::Drift { .. } => Some("run `ixgen generate` and commit the result".into()),
             _ => None,
         }
     }

@@ -198,6 +198,16 @@ pub fn debug_quote(s: &str) -> String {
     format!("{s:?}")
 }
 
+/// A GitHub workflow command's message (`::error …::<message>`): `%`, CR and LF are encoded.
+pub fn gh_message(s: &str) -> String {
+    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+/// A GitHub workflow command's property value (`file=<value>`): as a message, plus `:` and `,`.
+pub fn gh_property(s: &str) -> String {
+    gh_message(s).replace(':', "%3A").replace(',', "%2C")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +243,12 @@ mod tests {
         for bad in ["default", "delete", "a-b", "1a", "", "a b", "x$"] {
             assert!(Ident::new(bad).is_none(), "{bad}");
         }
+    }
+
+    #[test]
+    fn github_annotations_cannot_be_forged() {
+        assert_eq!(gh_property("a,b:c%d\ne"), "a%2Cb%3Ac%25d%0Ae");
+        assert_eq!(gh_message("x: y,\r\n::error::z"), "x: y,%0D%0A::error::z");
     }
 
     #[test]

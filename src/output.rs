@@ -11,7 +11,7 @@ use crate::error::Error;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Where the manifest lives, relative to the output folder.
 pub const MANIFEST_PATH: &str = ".ixgen/manifest.json";
@@ -526,9 +526,4 @@ pub fn unified_diff(path: &str, old: &[u8], new: &[u8]) -> String {
         .context_radius(3)
         .header(&format!("a/{path}"), &format!("b/{path}"))
         .to_string()
-}
-
-/// Joins an output folder and a planned path.
-pub fn full_path(out: &Path, rel: &str) -> PathBuf {
-    out.join(rel)
 }

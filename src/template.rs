@@ -107,18 +107,6 @@ impl Template {
             _ => None,
         }
     }
-
-    /// Renders with `lookup`; a variable it does not know renders as nothing.
-    pub fn render(&self, lookup: impl Fn(&str) -> Option<String>) -> String {
-        let mut out = String::new();
-        for part in &self.0 {
-            match part {
-                Part::Text(t) => out.push_str(t),
-                Part::Var(v) => out.push_str(&lookup(v).unwrap_or_default()),
-            }
-        }
-        out
-    }
 }
 
 /// `[a-z_][a-z0-9_]*`: parameter, context and step names.
