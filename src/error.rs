@@ -33,9 +33,7 @@ pub enum Error {
 impl Error {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> i32 {
-        match self {
-            _ => 2,
-        }
+        2
     }
 
     /// How to fix it, when there is one line to say.
