@@ -274,7 +274,7 @@ pub enum SpecArg {
 /// Builds the model of a validated catalog. Templates parse here without error because
 /// validation already parsed them.
 pub fn build(catalog: Catalog, source_name: &str) -> Model {
-    let tools: Vec<ToolModel> = catalog.tools.iter().map(|t| tool(&catalog, t)).collect();
+    let tools: Vec<ToolModel> = crate::par::map(&catalog.tools, |t| tool(&catalog, t));
     let by_name = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
     Model {
         catalog,

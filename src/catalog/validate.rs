@@ -394,8 +394,16 @@ impl<'a> Validator<'a> {
                     .help("say what the tool does, for the model"),
                 );
             }
-            self.tool(&path, tool);
         }
+        // Each tool's own checks are independent: run them on every core for a large catalog,
+        // keeping the catalog's order of diagnostics.
+        let cat = self.cat;
+        let per_tool = crate::par::map(&cat.tools.iter().enumerate().collect::<Vec<_>>(), |(i, tool)| {
+            let mut v = Validator { cat, diags: Vec::new() };
+            v.tool(&format!("tools[{i}]"), tool);
+            v.diags
+        });
+        self.diags.extend(per_tool.into_iter().flatten());
     }
 
     fn tool(&mut self, path: &str, tool: &Tool) {
