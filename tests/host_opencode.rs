@@ -44,6 +44,35 @@ fn calls() -> Vec<(&'static str, serde_json::Value)> {
     ]
 }
 
+/// A fake `ix` first on `PATH` of a project's runs, recording its argv in `log`.
+struct FakeIx {
+    log: std::path::PathBuf,
+    log_s: String,
+    path: String,
+}
+
+impl FakeIx {
+    fn new(p: &OpencodeProject) -> FakeIx {
+        let bin = p.tmp.path().join("fakebin");
+        fake_ix(&bin);
+        let log = p.tmp.path().join("argv");
+        FakeIx {
+            log_s: log.display().to_string(),
+            log,
+            path: path_with(&bin),
+        }
+    }
+
+    /// The environment of a run, with the runtime at `runtime`.
+    fn env<'a>(&'a self, runtime: &'a str) -> [(&'a str, &'a str); 3] {
+        [
+            ("PATH", self.path.as_str()),
+            ("IX_ARGV_LOG", self.log_s.as_str()),
+            ("IX_RUNTIME_URL", runtime),
+        ]
+    }
+}
+
 fn project_with_ix_tools() -> OpencodeProject {
     let p = OpencodeProject::new();
     let out = p.ixgen(&["opencode", "-q"]);
@@ -89,15 +118,8 @@ fn each_ix_tool_runs_in_opencode_and_its_argv_matches_its_golden() {
 fn caps_apply_inside_the_host() {
     // The host does not run zod: the generated code clamps. Golden aside, say it outright.
     let p = project_with_ix_tools();
-    let bin = p.tmp.path().join("fakebin");
-    fake_ix(&bin);
-    let log = p.tmp.path().join("argv");
-    let (path, log_s) = (path_with(&bin), log.display().to_string());
-    let env = [
-        ("PATH", path.as_str()),
-        ("IX_ARGV_LOG", log_s.as_str()),
-        ("IX_RUNTIME_URL", DEAD_RUNTIME),
-    ];
+    let ix = FakeIx::new(&p);
+    let (log, env) = (ix.log.clone(), ix.env(DEAD_RUNTIME));
     p.run_tool(
         "ix_neighbors",
         &json!({"symbol": "A", "direction": "callers", "limit": 500}),
@@ -127,8 +149,7 @@ fn caps_apply_inside_the_host() {
 #[test]
 fn hostile_argument_values_arrive_as_exact_bytes_and_run_nothing() {
     let p = project_with_ix_tools();
-    let bin = p.tmp.path().join("fakebin");
-    fake_ix(&bin);
+    let ix = FakeIx::new(&p);
     let mark = p.tmp.path().join("pwned");
     let mark2 = p.tmp.path().join("pwned2");
     let hostile = format!(
@@ -136,13 +157,7 @@ fn hostile_argument_values_arrive_as_exact_bytes_and_run_nothing() {
         mark.display(),
         mark2.display()
     );
-    let log = p.tmp.path().join("argv");
-    let (path, log_s) = (path_with(&bin), log.display().to_string());
-    let env = [
-        ("PATH", path.as_str()),
-        ("IX_ARGV_LOG", log_s.as_str()),
-        ("IX_RUNTIME_URL", DEAD_RUNTIME),
-    ];
+    let (log, env) = (ix.log.clone(), ix.env(DEAD_RUNTIME));
     let out = p.run_tool("ix_query", &json!({"symbol": hostile}), &env).unwrap();
     let argv = argv_log(&log);
     assert_eq!(
@@ -234,24 +249,18 @@ fn runtime_server(body: String) -> (String, std::sync::mpsc::Receiver<String>) {
 #[test]
 fn runtime_markdown_is_used_with_secrets_redacted_and_the_cli_is_not_called() {
     let p = project_with_ix_tools();
-    let bin = p.tmp.path().join("fakebin");
-    fake_ix(&bin);
+    let ix = FakeIx::new(&p);
     let token = format!("ghp_{}", "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8");
     let markdown =
         format!("## ix-locate: Foo\n\nFound `Foo` in src/foo.ts. Debug: token {token} and AKIAIOSFODNN7EXAMPLE.");
     let (url, requests) = runtime_server(json!({"preview_markdown": markdown}).to_string());
-    let log = p.tmp.path().join("argv");
-    let (path, log_s) = (path_with(&bin), log.display().to_string());
+    let log = ix.log.clone();
     let secret_in_args = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789";
     let out = p
         .run_tool(
             "ix_locate",
             &json!({"pattern": format!("Foo {secret_in_args}")}),
-            &[
-                ("PATH", path.as_str()),
-                ("IX_ARGV_LOG", log_s.as_str()),
-                ("IX_RUNTIME_URL", url.as_str()),
-            ],
+            &ix.env(&url),
         )
         .unwrap();
     assert!(
