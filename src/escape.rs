@@ -66,13 +66,6 @@ pub fn ts_json<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
     ))
 }
 
-/// Like [`ts_json`], indented for reading.
-pub fn ts_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
-    Ts(json_to_ts(
-        serde_json::to_string_pretty(value).expect("model values always serialize"),
-    ))
-}
-
 fn json_to_ts(json: String) -> String {
     // Nearly every string has none of these: return it without copying.
     if !json.contains(['\u{2028}', '\u{2029}']) && !json.contains("</") {
