@@ -54,8 +54,11 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
     },
-    /// Print the catalog format's JSON Schema (point editors at it).
-    Schema,
+    /// Print a JSON Schema: the catalog format's (point editors at it) or the execution spec's.
+    Schema {
+        #[arg(value_enum, default_value_t = SchemaKind::Catalog)]
+        kind: SchemaKind,
+    },
     /// List the tools and the id each host gives them.
     List {
         /// Only the tools of this toolset.
@@ -133,6 +136,15 @@ pub struct Selection {
     pub context: ContextArgs,
     #[command(flatten)]
     pub filters: FilterArgs,
+}
+
+/// Which JSON Schema `ixgen schema` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    /// The catalog format (`generated/schema/catalog.schema.json`).
+    Catalog,
+    /// The execution spec every generated runtime reads (`generated/schema/exec-spec.schema.json`).
+    ExecSpec,
 }
 
 /// Output format of reports.
@@ -280,8 +292,12 @@ impl App {
 
     fn dispatch(&mut self) -> Result<i32, Error> {
         match &self.cli.command {
-            Command::Schema => {
-                let schema = schemars::schema_for!(catalog::Catalog);
+            Command::Schema { kind } => {
+                let schema = match kind {
+                    SchemaKind::Catalog => serde_json::to_value(schemars::schema_for!(catalog::Catalog)),
+                    SchemaKind::ExecSpec => Ok(crate::spec::schema()),
+                }
+                .expect("a schema serializes");
                 println!("{}", serde_json::to_string_pretty(&schema).expect("serializes"));
                 Ok(0)
             }

@@ -66,6 +66,68 @@ pub fn ts_json<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
     ))
 }
 
+/// Any serializable value as a TypeScript expression, laid out for a reviewer: a value that
+/// fits in [`PRETTY_WIDTH`] columns stays on one line, a larger one gets one entry per line.
+/// (serde_json's pretty printer puts every scalar on its own line, which triples a spec.)
+pub fn ts_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
+    let value = serde_json::to_value(value).expect("model values always serialize");
+    let mut out = String::new();
+    pretty(&value, 0, &mut out);
+    Ts(json_to_ts(out))
+}
+
+/// The widest line [`ts_json_pretty`] writes when it can help it.
+pub const PRETTY_WIDTH: usize = 100;
+
+fn pretty(v: &serde_json::Value, indent: usize, out: &mut String) {
+    use serde_json::Value;
+    let flat = spaced(v);
+    let entries: Vec<(Option<&String>, &Value)> = match v {
+        _ if indent + flat.chars().count() <= PRETTY_WIDTH => Vec::new(),
+        Value::Object(m) => m.iter().map(|(k, x)| (Some(k), x)).collect(),
+        Value::Array(a) => a.iter().map(|x| (None, x)).collect(),
+        _ => Vec::new(),
+    };
+    if entries.is_empty() {
+        out.push_str(&flat);
+        return;
+    }
+    let (open, close) = if v.is_object() { ('{', '}') } else { ('[', ']') };
+    out.push(open);
+    let pad = " ".repeat(indent + 2);
+    for (i, (key, x)) in entries.iter().enumerate() {
+        out.push('\n');
+        out.push_str(&pad);
+        if let Some(k) = key {
+            out.push_str(&serde_json::to_string(k).expect("a string always serializes"));
+            out.push_str(": ");
+        }
+        pretty(x, indent + 2, out);
+        if i + 1 < entries.len() {
+            out.push(',');
+        }
+    }
+    out.push('\n');
+    out.push_str(&" ".repeat(indent));
+    out.push(close);
+}
+
+/// One-line JSON with a space after `,` and `:` between entries (never inside strings).
+fn spaced(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => {
+            let items: Vec<String> = m
+                .iter()
+                .map(|(k, x)| format!("{}: {}", serde_json::to_string(k).expect("serializes"), spaced(x)))
+                .collect();
+            format!("{{{}}}", items.join(", "))
+        }
+        Value::Array(a) => format!("[{}]", a.iter().map(spaced).collect::<Vec<_>>().join(", ")),
+        scalar => serde_json::to_string(scalar).expect("a JSON value always serializes"),
+    }
+}
+
 fn json_to_ts(json: String) -> String {
     // Nearly every string has none of these: return it without copying.
     if !json.contains(['\u{2028}', '\u{2029}']) && !json.contains("</") {

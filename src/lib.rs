@@ -13,6 +13,7 @@ pub mod model;
 pub mod output;
 pub mod par;
 pub mod report;
+pub mod spec;
 pub mod targets;
 pub mod template;
 

@@ -1,9 +1,7 @@
 //! The normalized model the targets render: defaults resolved, templates parsed, per-host ids
 //! computed, filters applied. Built from a validated catalog; knows nothing about files.
 //!
-//! [`ExecSpec`] is the intermediate representation of a tool that will become a `SPEC`
-//! constant in generated TypeScript: its serialized form is the contract documented in
-//! `docs/exec-spec.md` and executed by `templates/opencode/runtime.ts`.
+//! Each tool's [`ExecSpec`] (see `crate::spec`) is what every runtime executes.
 
 use crate::catalog::{self, Access, Catalog, ContextFormat, ContextType, ContextVar, ParamType, RouteOutput};
 use crate::error::Error;
@@ -11,6 +9,8 @@ use crate::template::{Part, Template};
 use heck::ToShoutySnakeCase;
 use indexmap::IndexMap;
 use serde::Serialize;
+
+pub use crate::spec::*;
 
 /// The catalog, ready to render.
 #[derive(Debug)]
@@ -75,197 +75,6 @@ pub fn claude_id(plugin: &str, server: &str, name: &str) -> String {
 /// The TypeScript constant a context variable is baked into.
 pub fn constant_name(name: &str, var: &ContextVar) -> String {
     var.constant.clone().unwrap_or_else(|| name.to_shouty_snake_case())
-}
-
-// ---------------------------------------------------------------------------------------------
-// The execution spec (serialized into generated TypeScript; see docs/exec-spec.md).
-
-/// The intermediate representation of a tool that will become a `SPEC` constant.
-#[derive(Debug, Clone, Serialize)]
-pub struct ExecSpec {
-    pub name: String,
-    pub heading: Template,
-    pub params: Vec<SpecParam>,
-    pub runtime: Option<SpecRuntime>,
-    pub parallel: bool,
-    pub steps: Vec<SpecStep>,
-    pub fallback: Option<Template>,
-    pub join: &'static str,
-}
-
-/// A parameter as the interpreter checks it.
-#[derive(Debug, Clone, Serialize)]
-pub struct SpecParam {
-    pub name: String,
-    #[serde(rename = "type")]
-    pub ty: &'static str,
-    pub required: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub default: Option<serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub values: Option<Vec<String>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub items: Option<SpecItems>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub min: Option<serde_json::Number>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max: Option<serde_json::Number>,
-    pub clamp: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pattern: Option<String>,
-}
-
-/// Element type of an array parameter.
-#[derive(Debug, Clone, Serialize)]
-pub struct SpecItems {
-    #[serde(rename = "type")]
-    pub ty: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub values: Option<Vec<String>>,
-}
-
-/// The runtime route tried first.
-#[derive(Debug, Clone, Serialize)]
-pub struct SpecRuntime {
-    pub url_env: String,
-    pub default_url: String,
-    pub timeout_ms: u32,
-    pub method: catalog::HttpMethod,
-    pub path: String,
-    pub body: Option<JsonT>,
-    pub markdown_field: Option<String>,
-}
-
-/// A JSON template.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum JsonT {
-    Lit(serde_json::Value),
-    Var(String),
-    Tpl(Template),
-    Obj(IndexMap<String, JsonT>),
-    Arr(Vec<JsonT>),
-}
-
-/// One step.
-#[derive(Debug, Clone, Serialize)]
-pub struct SpecStep {
-    pub id: Option<String>,
-    pub title: Option<String>,
-    pub when: Option<SpecCond>,
-    pub for_each: Option<String>,
-    pub message: Option<Template>,
-    pub exec: SpecExec,
-}
-
-/// A condition.
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum SpecCond {
-    ParamIn {
-        param: String,
-        #[serde(rename = "in")]
-        values: Vec<serde_json::Value>,
-    },
-    ParamEquals {
-        param: String,
-        equals: serde_json::Value,
-    },
-    ParamContains {
-        param: String,
-        contains: serde_json::Value,
-    },
-    ParamSet {
-        param: String,
-        set: bool,
-    },
-    StepMatches {
-        step: String,
-        matches: String,
-        flags: String,
-    },
-    StepFailed {
-        step: String,
-        failed: bool,
-    },
-    All {
-        all: Vec<SpecCond>,
-    },
-    Any {
-        any: Vec<SpecCond>,
-    },
-    Not {
-        not: Box<SpecCond>,
-    },
-}
-
-/// What a step does.
-#[derive(Debug, Clone, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum SpecExec {
-    Cli {
-        program: String,
-        argv: Vec<SpecArg>,
-        stdin: Option<Template>,
-    },
-    StoreAppend {
-        program: String,
-        store: Template,
-        topic: Template,
-        meta: JsonT,
-        body: Option<Template>,
-    },
-    StoreFold {
-        program: String,
-        store: Template,
-        topic: Template,
-        group_by: Option<String>,
-        groups: Vec<String>,
-        filter: Option<SpecFilter>,
-    },
-    StoreUpdate {
-        program: String,
-        store: Template,
-        topic: Template,
-        id: Template,
-        meta: JsonT,
-    },
-    Signal {
-        pid: Template,
-        signal: String,
-        process: Option<String>,
-    },
-}
-
-/// The filter of a fold.
-#[derive(Debug, Clone, Serialize)]
-pub struct SpecFilter {
-    pub field: String,
-    pub equals: Template,
-}
-
-/// One argv element.
-#[derive(Debug, Clone, Serialize)]
-#[serde(untagged)]
-pub enum SpecArg {
-    T {
-        t: Template,
-    },
-    Opt {
-        opt: String,
-        value: Template,
-    },
-    Flag {
-        flag: String,
-        #[serde(rename = "if")]
-        if_param: String,
-    },
-    Spread {
-        spread: String,
-    },
-    Json {
-        json: JsonT,
-    },
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,6 +155,7 @@ fn tool(cat: &Catalog, t: &catalog::Tool) -> ToolModel {
         _ => None,
     };
     let spec = ExecSpec {
+        version: SPEC_VERSION,
         name: t.name.clone(),
         heading,
         params: params.iter().map(spec_param).collect(),
@@ -353,7 +163,6 @@ fn tool(cat: &Catalog, t: &catalog::Tool) -> ToolModel {
         parallel: t.parallel,
         steps: t.steps.iter().map(|s| step(cat, s)).collect(),
         fallback,
-        join: "\n\n",
     };
     ToolModel {
         name: t.name.clone(),
@@ -371,21 +180,36 @@ fn tool(cat: &Catalog, t: &catalog::Tool) -> ToolModel {
     }
 }
 
+/// The spec's name of a parameter type.
+pub fn spec_type(ty: ParamType) -> SpecType {
+    match ty {
+        ParamType::String => SpecType::String,
+        ParamType::Integer => SpecType::Integer,
+        ParamType::Number => SpecType::Number,
+        ParamType::Boolean => SpecType::Boolean,
+        ParamType::Enum => SpecType::Enum,
+        ParamType::Array => SpecType::Array,
+        ParamType::Path => SpecType::Path,
+    }
+}
+
 fn spec_param(p: &ParamModel) -> SpecParam {
     let q = &p.param;
+    let numeric = matches!(q.ty, ParamType::Integer | ParamType::Number);
     SpecParam {
         name: p.name.clone(),
-        ty: crate::catalog::validate::type_name(q.ty),
+        ty: spec_type(q.ty),
         required: q.required,
         default: q.default.clone(),
         values: q.values.clone(),
         items: q.items.as_ref().map(|i| SpecItems {
-            ty: crate::catalog::validate::type_name(i.ty),
+            ty: spec_type(i.ty),
             values: i.values.clone(),
         }),
         min: q.min.map(json_number),
         max: q.max.map(json_number),
-        clamp: q.clamp.unwrap_or(true),
+        // Only numbers clamp: string and array lengths out of bounds are always refused.
+        clamp: numeric && q.clamp.unwrap_or(true),
         pattern: q.pattern.clone(),
     }
 }
@@ -474,7 +298,7 @@ fn step(cat: &Catalog, s: &catalog::Step) -> SpecStep {
     };
     SpecStep {
         id: s.id.clone(),
-        title: s.title.clone(),
+        title: s.title.as_deref().map(tpl),
         when: s.when.as_ref().map(cond),
         for_each: s.for_each.clone(),
         message: s.message.as_deref().map(tpl),
@@ -484,7 +308,14 @@ fn step(cat: &Catalog, s: &catalog::Step) -> SpecStep {
 
 fn arg(a: &catalog::Arg) -> SpecArg {
     match a {
-        catalog::Arg::Text(t) => SpecArg::T { t: tpl(t) },
+        catalog::Arg::Text(t) => {
+            let t = tpl(t);
+            match t.0.as_slice() {
+                [] => SpecArg::Lit(String::new()),
+                [Part::Text(text)] => SpecArg::Lit(text.clone()),
+                _ => SpecArg::Tpl(t),
+            }
+        }
         catalog::Arg::Special(s) => {
             if let Some(opt) = &s.opt {
                 SpecArg::Opt {

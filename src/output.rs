@@ -105,6 +105,10 @@ pub struct Plan<'a> {
     pub files: Vec<PlannedFile<'a>>,
     /// The groups this run covers: files they owned before and no longer plan are removed.
     pub groups: BTreeSet<&'static str>,
+    /// A covered group whose old files other groups' files may still use (a runtime their
+    /// tools import): its old files are removed only when each of those groups is covered
+    /// too, or owns no file.
+    pub guards: Vec<(&'static str, &'static [&'static str])>,
 }
 
 /// The manifest: every owned file of every group, with the hash of what was written.
@@ -249,7 +253,7 @@ fn merge_json(
 /// Compares a plan with the disk: what each path would become. Fails when a target path
 /// holds a file ixgen does not own (unless `force`).
 pub fn compare(plan: Plan<'_>, out: &Path, force: bool) -> Result<(Outcome, Manifest), Error> {
-    let Plan { files, groups } = plan;
+    let Plan { files, groups, guards } = plan;
     let old_manifest = read_manifest(out);
     let mut manifest = Manifest {
         generator: "ixgen".into(),
@@ -274,8 +278,20 @@ pub fn compare(plan: Plan<'_>, out: &Path, force: bool) -> Result<(Outcome, Mani
         changes.push(change);
     }
     // Files a covered group owned before and no longer plans are removed.
+    let held = |group: &str| {
+        guards.iter().any(|(g, users)| {
+            *g == group
+                && users
+                    .iter()
+                    .any(|u| !groups.contains(u) && old_manifest.files.values().any(|e| e.group == *u))
+        })
+    };
     for (path, entry) in &old_manifest.files {
         if !groups.contains(entry.group.as_str()) || planned.contains(path.as_str()) {
+            continue;
+        }
+        if held(&entry.group) {
+            manifest.files.insert(path.clone(), entry.clone());
             continue;
         }
         let full = out.join(path);

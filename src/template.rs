@@ -4,11 +4,12 @@
 //! parameters and context variables and the generated code never parses a template again.
 //! This module only parses; it knows nothing about which names exist.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
-/// One piece of a template.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// One piece of a template. In a spec, literal text is a plain JSON string and a variable is
+/// `{"var": name}`, the shortest form a reviewer can still read.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Part {
     /// Literal text.
     Text(String),
@@ -16,8 +17,42 @@ pub enum Part {
     Var(String),
 }
 
+impl Serialize for Part {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Part::Text(t) => s.serialize_str(t),
+            Part::Var(v) => {
+                use serde::ser::SerializeMap;
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("var", v)?;
+                m.end()
+            }
+        }
+    }
+}
+
+/// The schema of [`Part`]'s serialized form.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+#[serde(untagged)]
+enum PartForm {
+    /// Literal text.
+    Text(String),
+    /// The value of a parameter or context variable.
+    Var { var: String },
+}
+
+impl JsonSchema for Part {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Part".into()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        PartForm::json_schema(generator)
+    }
+}
+
 /// A parsed template.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(transparent)]
 pub struct Template(pub Vec<Part>);
 

@@ -20,13 +20,20 @@ fn generated_folder_is_up_to_date() {
 }
 
 #[test]
-fn committed_schema_is_up_to_date() {
-    let out = Command::cargo_bin("ixgen").unwrap().arg("schema").output().unwrap();
-    let committed = std::fs::read_to_string("generated/schema/catalog.schema.json").unwrap();
-    assert!(
-        String::from_utf8_lossy(&out.stdout) == committed,
-        "generated/schema/catalog.schema.json is stale. Run `cargo run -- schema > generated/schema/catalog.schema.json`"
-    );
+fn committed_schemas_are_up_to_date() {
+    for kind in ["catalog", "exec-spec"] {
+        let out = Command::cargo_bin("ixgen")
+            .unwrap()
+            .args(["schema", kind])
+            .output()
+            .unwrap();
+        let path = format!("generated/schema/{kind}.schema.json");
+        let committed = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            String::from_utf8_lossy(&out.stdout) == committed,
+            "{path} is stale. Run `cargo run -- schema {kind} > {path}` and commit it"
+        );
+    }
 }
 
 #[test]

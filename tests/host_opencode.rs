@@ -9,7 +9,7 @@ mod support;
 
 use serde_json::json;
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use support::{OpencodeProject, argv_log, fake_ix, path_with, path_without_ix};
 
 /// A port nothing listens on: the runtime route fails at once and the CLI steps run.
@@ -365,6 +365,59 @@ fn generated_tools_type_check_against_the_real_plugin_types() {
     std::fs::write(&f, text).unwrap();
     let result = std::panic::catch_unwind(|| type_check(bad.path()));
     assert!(result.is_err(), "tsc accepted a tool whose execute returns a number");
+}
+
+/// The one runtime file of a generated project.
+fn runtime_file(project: &Path) -> PathBuf {
+    let dir = project.join(".opencode/ixgen");
+    let files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "one runtime file in {}: {files:?}", dir.display());
+    files.into_iter().next().unwrap()
+}
+
+#[test]
+fn spec_types_and_runtime_that_disagree_fail_the_type_check() {
+    // The runtime's TypeScript types come from the Rust spec types (through their JSON Schema).
+    // Were a field renamed on one side only, tsc must refuse the result, in both directions.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ixgen"))
+        .arg("--out")
+        .arg(tmp.path())
+        .args(["opencode", "-q"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    type_check(tmp.path());
+
+    // 1. The Rust types say `args` where the interpreter reads `argv`.
+    let renamed = tempfile::tempdir().unwrap();
+    support::copy_dir(&tmp.path().join(".opencode"), renamed.path());
+    let schema = serde_json::to_string(&ixgen::spec::schema())
+        .unwrap()
+        .replace("\"argv\"", "\"args\"");
+    let text = ixgen::targets::opencode::runtime_text(&serde_json::from_str(&schema).unwrap()).unwrap();
+    std::fs::write(runtime_file(renamed.path()), text).unwrap();
+    let result = std::panic::catch_unwind(|| type_check(renamed.path()));
+    let msg = *result
+        .expect_err("tsc accepted a runtime whose spec types lack `argv`")
+        .downcast::<String>()
+        .unwrap();
+    assert!(msg.contains("argv"), "{msg}");
+
+    // 2. A tool file carries a field the spec types do not have.
+    let extra = tempfile::tempdir().unwrap();
+    support::copy_dir(&tmp.path().join(".opencode"), extra.path());
+    let f = extra.path().join(".opencode/tools/ix_stats.ts");
+    let text = std::fs::read_to_string(&f)
+        .unwrap()
+        .replace("\"version\": 2,", "\"version\": 2, \"join\": \"\\n\",");
+    std::fs::write(&f, text).unwrap();
+    let result = std::panic::catch_unwind(|| type_check(extra.path()));
+    let msg = *result
+        .expect_err("tsc accepted a spec with a field the runtime does not know")
+        .downcast::<String>()
+        .unwrap();
+    assert!(msg.contains("join"), "{msg}");
 }
 
 #[test]

@@ -13,6 +13,7 @@ fn runtime_suite_passes_under_the_pinned_bun() {
         .current_dir(support::root())
         .env("IXGEN_HOST_MODULES", &modules)
         .env("IXGEN_XS", &xs)
+        .env("IXGEN_BIN", env!("CARGO_BIN_EXE_ixgen"))
         .output()
         .expect("bun runs");
     let text = format!(

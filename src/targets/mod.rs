@@ -7,6 +7,7 @@
 pub mod hosts;
 pub mod mcp;
 pub mod opencode;
+pub mod ts_types;
 
 use crate::error::Error;
 use crate::escape::{Ts, comment};
@@ -126,6 +127,28 @@ pub fn plan<'m>(model: &'m Model, targets: &[Target], opts: &Options) -> Result<
                 hosts::plan_config(model, t, opts, &mut plan.files)?
             }
         }
+    }
+    // The OpenCode runtime file, once for every tools folder of this run. An old runtime file is
+    // removed only when no tools that may still import it are left behind: `generate` without
+    // the session context must not take the runtime from under the last session file.
+    let mut runtime_dirs: Vec<&str> = Vec::new();
+    if let (true, Some(t)) = (targets.contains(&Target::Opencode), &model.catalog.targets.opencode) {
+        runtime_dirs.push(&t.dir);
+    }
+    if let (true, Some(t)) = (targets.contains(&Target::Session), &model.catalog.targets.session) {
+        runtime_dirs.push(&t.dir);
+    }
+    let mut runtime_paths: Vec<String> = Vec::new();
+    for dir in runtime_dirs {
+        let file = opencode::plan_runtime(dir);
+        if !runtime_paths.contains(&file.path) {
+            runtime_paths.push(file.path.clone());
+            plan.files.push(file);
+        }
+    }
+    if !runtime_paths.is_empty() {
+        plan.groups.insert(opencode::RUNTIME_GROUP);
+        plan.guards.push((opencode::RUNTIME_GROUP, &["opencode", "session"]));
     }
     plan.files.sort_by(|a, b| a.path.cmp(&b.path));
     if let Some(w) = plan.files.windows(2).find(|w| w[0].path == w[1].path) {

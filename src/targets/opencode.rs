@@ -2,30 +2,96 @@
 //! context baked in, and the MCP server merged into `opencode.json`.
 //!
 //! OpenCode 1.18 does not parse arguments through zod and crashes on a non-string result, so
-//! every file carries the interpreter (`templates/opencode/runtime.ts`) that applies defaults,
-//! bounds and validation and always returns a string. Naming rules: a file's default export
-//! is named after the file, so file names are `[a-z0-9_]`; a named export `x` of `f.ts`
-//! becomes `f_x`. Pure: returns planned files, touches no disk.
+//! every tool runs through the interpreter (`templates/opencode/runtime.ts`) that applies
+//! defaults, bounds and validation and always returns a string. The interpreter is written
+//! once per output, as `<tools dir>/../ixgen/runtime-<hash>.ts`: OpenCode 1.18.33 loads tools
+//! only from `{tool,tools}/*.{js,ts}`, so that folder is never taken for tools, and a relative
+//! import of it loads (both checked in the real host). The content hash in the name lets two
+//! ixgen releases' tools live side by side. A tool file holds its header, its spec and its
+//! `tool({…})`. Naming rules: a file's default export is named after the file, so file names
+//! are `[a-z0-9_]`; a named export `x` of `f.ts` becomes `f_x`. Pure: returns planned files,
+//! touches no disk.
 
 use super::{Options, header_text, server_args};
 use crate::catalog::{ContextType, ParamType};
 use crate::error::Error;
-use crate::escape::{Ident, Ts, ts_int, ts_json, ts_num, ts_str};
+use crate::escape::{Ident, Ts, comment, ts_int, ts_json, ts_json_pretty, ts_num, ts_str};
 use crate::model::{self, ContextValue, Model, ParamModel, ToolModel};
 use crate::output::PlannedFile;
 use askama::Template;
 
-/// The interpreter every generated tool file carries.
-pub const RUNTIME: &str = include_str!("../../templates/opencode/runtime.ts");
+/// The interpreter's code, without its types (those come from the spec's schema).
+const RUNTIME_BODY: &str = include_str!("../../templates/opencode/runtime.ts");
+
+/// The manifest group of runtime files: shared by the product's tools and the session tools.
+pub const RUNTIME_GROUP: &str = "opencode-runtime";
+
+#[derive(Template)]
+#[template(path = "opencode/runtime-file.ts", escape = "none")]
+struct RuntimeFile<'a> {
+    header: Ts,
+    version: u32,
+    types: &'a str,
+    body: &'a str,
+}
+
+/// The runtime file's bytes and its file name, the same for every catalog of one ixgen build.
+pub fn runtime() -> &'static (String, Vec<u8>) {
+    static RUNTIME: std::sync::OnceLock<(String, Vec<u8>)> = std::sync::OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        let bytes = runtime_text(&crate::spec::schema())
+            .expect("the spec schema uses only what ts_types understands (unit-tested)");
+        let hash = blake3::hash(&bytes).to_hex();
+        (format!("runtime-{}.ts", &hash[..12]), bytes)
+    })
+}
+
+/// The runtime file for a spec schema: the types generated from the schema, then the
+/// interpreter written against them. (Public so a test can feed it a schema that disagrees
+/// with the interpreter and watch the type check fail.)
+pub fn runtime_text(schema: &serde_json::Value) -> Result<Vec<u8>, String> {
+    let types = super::ts_types::declarations(schema)?;
+    Ok(render(&RuntimeFile {
+        header: comment(&format!(
+            "{} {}: the runtime of generated OpenCode tools.",
+            crate::output::MARKER,
+            env!("CARGO_PKG_VERSION")
+        )),
+        version: crate::spec::SPEC_VERSION,
+        types: &types,
+        body: RUNTIME_BODY,
+    }))
+}
+
+/// Where the runtime file of the tools in `tools_dir` lives, relative to the output folder.
+pub fn runtime_path(tools_dir: &str) -> String {
+    let parent = tools_dir.trim_end_matches('/').rsplit_once('/').map_or("", |(p, _)| p);
+    let dir = if parent.is_empty() {
+        "ixgen".to_string()
+    } else {
+        format!("{parent}/ixgen")
+    };
+    format!("{dir}/{}", runtime().0)
+}
+
+/// The runtime file, planned once for every tools folder that needs it.
+pub fn plan_runtime(tools_dir: &str) -> PlannedFile<'static> {
+    PlannedFile::owned(runtime_path(tools_dir), RUNTIME_GROUP, runtime().1.clone())
+}
 
 #[derive(Template)]
 #[template(path = "opencode/tool.ts", escape = "none")]
-struct ToolFile<'a> {
+struct ToolFile {
     header: Ts,
     command: Ts,
-    runtime: &'a str,
+    /// The module specifier of the runtime file, relative to the tool file.
+    runtime_import: Ts,
     constants: Vec<Constant>,
     tools: Vec<ToolEntry>,
+}
+
+fn runtime_import() -> Ts {
+    ts_str(&format!("../ixgen/{}", runtime().0))
 }
 
 struct Constant {
@@ -99,7 +165,7 @@ fn entry(t: &ToolModel, export: Option<&str>) -> ToolEntry {
     let id = model::opencode_id(&t.name);
     ToolEntry {
         spec_name: Ident::new(&format!("SPEC_{id}")).expect("tool ids are identifiers"),
-        spec: ts_json(&t.spec),
+        spec: ts_json_pretty(&t.spec),
         export: export.map(|e| Ident::export_name(e).expect("tool ids are export names")),
         local: Ident::new(&format!("tool_{id}")).expect("tool ids are identifiers"),
         description: ts_str(&t.description),
@@ -114,10 +180,8 @@ fn entry(t: &ToolModel, export: Option<&str>) -> ToolEntry {
     }
 }
 
-fn render(file: ToolFile) -> Vec<u8> {
-    // Sized for the interpreter plus the tool: growing a 35 KB string from askama's small size
-    // hint would copy it half a dozen times.
-    let mut text = String::with_capacity(file.runtime.len() + 16 * 1024);
+fn render(file: &impl Template) -> Vec<u8> {
+    let mut text = String::with_capacity(8 * 1024);
     file.render_into(&mut text)
         .expect("templates render from validated models");
     text.push('\n');
@@ -143,10 +207,10 @@ pub fn plan<'m>(model: &'m Model, opts: &Options, files: &mut Vec<PlannedFile<'m
             ),
             "opencode",
             move || {
-                render(ToolFile {
+                render(&ToolFile {
                     header: header_text(model),
                     command: Ts::code("ixgen opencode"),
-                    runtime: RUNTIME,
+                    runtime_import: runtime_import(),
                     constants: Vec::new(),
                     tools: vec![entry(t, None)],
                 })
@@ -237,7 +301,7 @@ pub fn plan_session(model: &Model, opts: &Options, files: &mut Vec<PlannedFile<'
     let file = ToolFile {
         header: header_text(model),
         command: Ts::code("ixgen opencode --session …"),
-        runtime: RUNTIME,
+        runtime_import: runtime_import(),
         constants,
         tools,
     };
@@ -245,7 +309,7 @@ pub fn plan_session(model: &Model, opts: &Options, files: &mut Vec<PlannedFile<'
         PlannedFile::owned(
             format!("{}/{}.ts", target.dir.trim_end_matches('/'), target.file),
             "session",
-            render(file),
+            render(&file),
         )
         .per_run(),
     );

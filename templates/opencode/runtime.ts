@@ -1,48 +1,22 @@
-// ixgen runtime: executes a tool SPEC (docs/exec-spec.md). The same text is inlined into every generated tool file.
+// The interpreter of tool specs (docs/exec-spec.md): every generated tool file imports runTool from here.
 import { isAbsolute as __ixgenIsAbs, relative as __ixgenRel, resolve as __ixgenResolvePath, sep as __ixgenSep } from "node:path"
 
-type __IxPart = { readonly text: string } | { readonly var: string }
-type __IxTpl = readonly __IxPart[]
-type __IxJsonT =
-  | { readonly lit: unknown } | { readonly var: string } | { readonly tpl: __IxTpl }
-  | { readonly obj: { readonly [key: string]: __IxJsonT } } | { readonly arr: readonly __IxJsonT[] }
+// The spec's types (ExecSpec, SpecParam, …) are generated from the Rust types and precede this text in the
+// runtime file; these aliases keep the interpreter's own names short.
+type __IxTpl = Template
+type __IxJsonT = JsonT
+// What argument coercion needs of a parameter or of an array's items.
 interface __IxType {
-  readonly type: "string" | "integer" | "number" | "boolean" | "enum" | "array" | "path"
-  readonly values?: readonly string[] | null; readonly items?: __IxType | null; readonly pattern?: string | null
-  readonly min?: number | null; readonly max?: number | null; readonly clamp?: boolean | null
+  readonly type: SpecType; readonly values?: readonly string[] | null; readonly items?: SpecItems | null
+  readonly pattern?: string | null; readonly min?: number | null; readonly max?: number | null; readonly clamp?: boolean | null
 }
-interface __IxParam extends __IxType { readonly name: string; readonly required?: boolean | null; readonly default?: unknown }
-type __IxCond =
-  | { readonly param: string; readonly in: readonly unknown[] } | { readonly param: string; readonly equals: unknown }
-  | { readonly param: string; readonly contains: unknown } | { readonly param: string; readonly set: boolean }
-  | { readonly step: string; readonly matches: string; readonly flags?: string | null }
-  | { readonly step: string; readonly failed: boolean }
-  | { readonly all: readonly __IxCond[] } | { readonly any: readonly __IxCond[] } | { readonly not: __IxCond }
-type __IxArg =
-  | { readonly t: __IxTpl } | { readonly opt: string; readonly value: __IxTpl } | { readonly flag: string; readonly if: string }
-  | { readonly spread: string } | { readonly json: __IxJsonT }
-type __IxStore = { readonly program: string; readonly store: __IxTpl; readonly topic: __IxTpl }
-type __IxExec =
-  | { readonly kind: "cli"; readonly program: string; readonly argv: readonly __IxArg[]; readonly stdin?: __IxTpl | null }
-  | (__IxStore & { readonly kind: "store_append"; readonly meta: __IxJsonT; readonly body?: __IxTpl | null })
-  | (__IxStore & {
-      readonly kind: "store_fold"; readonly group_by?: string | null; readonly groups?: readonly string[] | null
-      readonly filter?: { readonly field: string; readonly equals: __IxTpl } | null; readonly unread_only?: boolean | null
-    })
-  | (__IxStore & { readonly kind: "store_update"; readonly id: __IxTpl; readonly meta: __IxJsonT })
-  | { readonly kind: "signal"; readonly pid: __IxTpl; readonly signal?: string | null; readonly process?: string | null }
-interface __IxStep {
-  readonly id?: string | null; readonly title?: string | __IxTpl | null; readonly when?: __IxCond | null
-  readonly for_each?: string | null; readonly message?: __IxTpl | null; readonly exec: __IxExec
-}
-interface __IxRuntime {
-  readonly url_env: string; readonly default_url: string; readonly timeout_ms: number; readonly method?: string | null
-  readonly path: string; readonly body?: __IxJsonT | null; readonly markdown_field?: string | null
-}
-interface __IxSpec {
-  readonly name: string; readonly heading: __IxTpl; readonly params: readonly __IxParam[]; readonly runtime?: __IxRuntime | null
-  readonly parallel?: boolean | null; readonly steps: readonly __IxStep[]; readonly fallback?: __IxTpl | null; readonly join?: string | null
-}
+type __IxParam = SpecParam
+type __IxCond = SpecCond
+type __IxStore = { readonly program: string; readonly store: Template; readonly topic: Template }
+type __IxExec = SpecExec
+type __IxStep = SpecStep
+type __IxRuntime = SpecRuntime
+type __IxSpec = ExecSpec
 // Structural subset of OpenCode's ToolContext, so the runtime needs no type import.
 interface __IxCtx { readonly worktree?: string; readonly directory?: string; readonly abort?: AbortSignal }
 type __IxVars = Record<string, unknown>
@@ -65,7 +39,7 @@ const __ixgenSecrets: [RegExp, (m: string, ...g: string[]) => string][] = [
       return (pw || (value.length >= 8 && !codeLike)) ? `${name}${sepr}[REDACTED]` : m
     }],
 ]
-function __ixgenRedact(s: string): string {
+export function __ixgenRedact(s: string): string {
   return __ixgenSecrets.reduce((acc, [re, f]) => acc.replace(re, f), s)
 }
 function __ixgenRedactDeep(v: unknown): unknown {
@@ -84,9 +58,9 @@ function __ixgenStr(v: unknown): string {
   return typeof v === "object" ? JSON.stringify(v) : String(v)
 }
 function __ixgenRender(t: __IxTpl | null | undefined, vars: __IxVars): string {
-  return (t ?? []).map((p) => ("text" in p ? p.text : __ixgenStr(__ixgenGet(vars, p.var)))).join("")
+  return (t ?? []).map((p) => (typeof p === "string" ? p : __ixgenStr(__ixgenGet(vars, p.var)))).join("")
 }
-const __ixgenTplSet = (t: __IxTpl, vars: __IxVars): boolean => t.every((p) => "text" in p || __ixgenIsSet(__ixgenGet(vars, p.var)))
+const __ixgenTplSet = (t: __IxTpl, vars: __IxVars): boolean => t.every((p) => typeof p === "string" || __ixgenIsSet(__ixgenGet(vars, p.var)))
 function __ixgenJson(j: __IxJsonT, vars: __IxVars): unknown {
   if ("lit" in j) return j.lit
   if ("var" in j) return __ixgenGet(vars, j.var) ?? null
@@ -249,11 +223,12 @@ async function __ixgenExec(x: __IxExec, vars: __IxVars, cwd: string, signal?: Ab
   if (x.kind === "cli") {
     const argv: string[] = []
     for (const a of x.argv) {
-      if ("t" in a) { if (__ixgenTplSet(a.t, vars)) argv.push(__ixgenRender(a.t, vars)) }
+      if (typeof a === "string") argv.push(a)
       else if ("opt" in a) { if (__ixgenTplSet(a.value, vars)) argv.push(a.opt, __ixgenRender(a.value, vars)) }
       else if ("flag" in a) { if (__ixgenGet(vars, a.if) === true) argv.push(a.flag) }
       else if ("spread" in a) { const v = __ixgenGet(vars, a.spread); for (const s of Array.isArray(v) ? v : __ixgenIsSet(v) ? [v] : []) argv.push(__ixgenStr(s)) }
-      else argv.push(JSON.stringify(__ixgenJson(a.json, vars)))
+      else if ("json" in a) argv.push(JSON.stringify(__ixgenJson(a.json, vars)))
+      else if (__ixgenTplSet(a, vars)) argv.push(__ixgenRender(a, vars))
     }
     const r = await __ixgenSpawn(x.program, argv, cwd, x.stdin ? __ixgenRender(x.stdin, vars) : null, signal)
     if (r.missing) return { missing: x.program, ok: false, out: "" }
@@ -295,7 +270,6 @@ async function __ixgenExec(x: __IxExec, vars: __IxVars, cwd: string, signal?: Ab
     const want = __ixgenRender(x.filter.equals, vars), field = x.filter.field
     items = items.filter((it) => __ixgenStr(it.fields[field]) === want)
   }
-  if (x.unread_only) items = items.filter((it) => it.fields.read !== true)
   await __ixgenBodies(x, store, items, cwd, signal)
   let md = items.map(__ixgenLine).join("\n")
   const groupBy = x.group_by
@@ -356,8 +330,11 @@ async function __ixgenRuntime(rt: __IxRuntime, vars: __IxVars, abort?: AbortSign
 }
 
 // Entry point: validates the raw arguments, tries the runtime route, then runs the steps. Always resolves to a string.
-async function runTool(spec: __IxSpec, context: Record<string, unknown>, args: unknown, ctx?: __IxCtx): Promise<string> {
+export async function runTool(spec: __IxSpec, context: Record<string, unknown>, args: unknown, ctx?: __IxCtx): Promise<string> {
   let head = `## ${spec.name}\n\n`
+  // A tool file and a runtime file from two ixgen releases: say so instead of misreading the spec.
+  if (spec.version !== SPEC_VERSION)
+    return `${head}**Error:** this tool was generated for spec version ${spec.version}, but its runtime file reads version ${SPEC_VERSION}. Run \`ixgen generate\` again.`
   try {
     // OpenCode reports worktree "/" outside a git repository; the session directory is the better root then.
     const wt = ctx?.worktree, cwd = wt && wt !== "/" ? wt : ctx?.directory || wt || process.cwd()
@@ -383,7 +360,7 @@ async function runTool(spec: __IxSpec, context: Record<string, unknown>, args: u
         const r = await __ixgenExec(step.exec, scope, cwd, ctx?.abort)
         if (r.missing) return { missing: r.missing, ok: false, out: "", secs }
         const body = r.err ?? ((step.message ? __ixgenRender(step.message, { ...scope, result: r.result }) : r.out).trim() || "_(no output)_")
-        const title = typeof step.title === "string" ? step.title : step.title ? __ixgenRender(step.title, scope) : ""
+        const title = step.title ? __ixgenRender(step.title, scope) : ""
         secs.push({ text: title ? `**${title}**\n\n${body}` : body, err: !r.ok })
         ok &&= r.ok
         outs.push(r.out)
@@ -412,7 +389,7 @@ async function runTool(spec: __IxSpec, context: Record<string, unknown>, args: u
     }
     const secs = done.flatMap((d) => d.secs.filter((x) => !(x.err && d.id !== null && handled.has(d.id))).map((x) => x.text))
     const tail = ctx?.abort?.aborted ? "\n\n_Cancelled._" : ""
-    return __ixgenRedact(head + (secs.join(spec.join ?? "\n\n") || "_(no output)_") + tail)
+    return __ixgenRedact(head + (secs.join("\n\n") || "_(no output)_") + tail)
   } catch (e) {
     return __ixgenRedact(`${head}**Error:** the ixgen runtime failed: ${__ixgenMsg(e)}`)
   }

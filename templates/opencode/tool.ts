@@ -1,8 +1,7 @@
 // {{ header }}
 // Do not edit: regenerate with `{{ command }}`.
 import { tool } from "@opencode-ai/plugin"
-
-{{ runtime }}
+import { runTool, type ExecSpec } from {{ runtime_import }}
 {%- if !constants.is_empty() %}
 
 // The run's context, baked in at generation time.
@@ -13,7 +12,7 @@ const {{ c.name }} = {{ c.value }}
 const CONTEXT: Record<string, unknown> = { {% for c in constants %}{{ c.key }}: {{ c.name }}{% if !loop.last %}, {% endif %}{% endfor %} }
 {%- for t in tools %}
 
-const {{ t.spec_name }} = {{ t.spec }} as const
+const {{ t.spec_name }}: ExecSpec = {{ t.spec }}
 {% if let Some(export) = t.export %}
 const {{ t.local }} = tool({
 {%- else %}

@@ -1,14 +1,13 @@
-// The interpreter inside the real OpenCode 1.18.33: hand-written tool files in the generated shape are type-checked
-// with tsc against @opencode-ai/plugin and run with `opencode debug agent build --tool <id> --params <json>`.
+// The interpreter inside the real OpenCode 1.18.33: the files ixgen generates for the ix catalog (product tools, the
+// session tools and the one runtime file they import) are type-checked with tsc against @opencode-ai/plugin and run
+// with `opencode debug agent build --tool <id> --params <json>`.
 // Fails when the pinned hosts are not installed (HOST_MODULES, see harness.ts): run it through
 // `cargo test --test runtime_ts`, which installs them.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { join } from "node:path"
-import { FAKE_IX, HOST_MODULES, fakeProgram, tempDir, toolFile } from "./harness"
-import neighbors from "./fixtures/ix_neighbors.json"
-import ralph from "./fixtures/ralph.json"
+import { FAKE_IX, HOST_MODULES, fakeProgram, ixgen, tempDir } from "./harness"
 
 const opencodeBin = join(HOST_MODULES, ".bin", "opencode")
 const tscBin = join(HOST_MODULES, ".bin", "tsc")
@@ -24,12 +23,6 @@ let loop: ReturnType<typeof Bun.spawn>
 let xsServer: ReturnType<typeof Bun.spawn> | null = null
 // The real xs 0.13.4 when it is built (see store.test.ts), else the fake.
 const realXs = process.env.IXGEN_XS ?? join(homedir(), ".cache/ixgen-hosts/xs-0.13.4/bin/xs")
-
-const NEIGHBORS_ARGS = `
-    symbol: tool.schema.string().describe("Symbol, class, or file to get neighbors for"),
-    direction: tool.schema.enum(["callers", "callees", "depends", "imported-by", "all"]).optional().describe("Which neighbors (default all)"),
-    limit: tool.schema.number().int().min(1).max(30).optional().describe("Max results per direction (default 15, capped at 30)"),
-    depth: tool.schema.number().int().min(1).max(3).optional().describe("Traversal depth for depends (default 2, max 3)"),`
 
 async function opencode(tool: string, params: unknown): Promise<{ output: string; raw: string }> {
   const p = Bun.spawn([opencodeBin, "debug", "agent", "build", "--tool", tool, "--params", JSON.stringify(params)], {
@@ -55,27 +48,16 @@ describe("real OpenCode 1.18.33", () => {
       xsServer = Bun.spawn([join(bin, "xs"), "serve", store], { stdout: "pipe", stderr: "pipe" })
       for (let i = 0; i < 100 && Bun.spawnSync([join(bin, "xs"), "version", store]).exitCode !== 0; i++) Bun.sleepSync(100)
     }
-    writeFileSync(join(project, ".opencode", "tools", "ix_neighbors.ts"), toolFile("ix", ["const CONTEXT: Record<string, unknown> = {}"], [
-      { exportName: "default", spec: neighbors, description: "Get the neighborhood of a symbol: callers, callees, dependents.", args: NEIGHBORS_ARGS },
-    ]))
     const session = "demo"
     // Stands in for the ralph loop: a process whose name is `nu`.
     copyFileSync("/bin/sleep", join(home, "nu"))
     Bun.spawnSync(["chmod", "+x", join(home, "nu")])
     loop = Bun.spawn([join(home, "nu"), "300"])
-    writeFileSync(join(project, ".opencode", "tools", "ralph.ts"), toolFile("ralph", [
-      `const STORE_PATH = ${JSON.stringify(store)}`, `const SESSION_NAME = ${JSON.stringify(session)}`, "const ITERATION = 3", `const PARENT_PID = ${loop.pid}`,
-      "const CONTEXT: Record<string, unknown> = { store: STORE_PATH, session: SESSION_NAME, iteration: ITERATION, pid: PARENT_PID }",
-    ], [
-      { exportName: "task_add", spec: ralph.task_add, description: "Add a task", args: `content: tool.schema.string().describe("Task"), status: tool.schema.enum(["remaining", "blocked"]).optional().describe("Initial status")` },
-      { exportName: "task_status", spec: ralph.task_status, description: "Set a task status", args: `id: tool.schema.string().describe("Task id or 8+ prefix"), status: tool.schema.enum(["in_progress", "completed", "blocked"]).describe("New status")` },
-      { exportName: "task_list", spec: ralph.task_list, description: "List tasks", args: "" },
-      { exportName: "session_complete", spec: ralph.session_complete, description: "Finish the session", args: "" },
-    ]))
+    ixgen(["--out", project, "opencode", "--session", session, "--iteration", "3", "--store", store, "--pid", String(loop.pid)])
     writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
-      compilerOptions: { target: "ES2022", module: "ESNext", moduleResolution: "bundler", strict: true, noEmit: true, skipLibCheck: true, noUnusedLocals: true,
+      compilerOptions: { target: "ES2022", module: "ESNext", moduleResolution: "bundler", allowImportingTsExtensions: true, strict: true, noEmit: true, skipLibCheck: true, noUnusedLocals: true,
         lib: ["ESNext"], types: ["bun"], typeRoots: [join(HOST_MODULES, "@types")], baseUrl: ".", paths: { "@opencode-ai/plugin": [join(HOST_MODULES, "@opencode-ai", "plugin", "dist", "index.d.ts")] } },
-      include: [".opencode/tools/*.ts"],
+      include: [".opencode/tools/*.ts", ".opencode/ixgen/*.ts"],
     }))
   })
 
@@ -84,7 +66,7 @@ describe("real OpenCode 1.18.33", () => {
     if (xsServer) { xsServer.kill(); await xsServer.exited }
   })
 
-  test("the generated-shape files type-check against @opencode-ai/plugin 1.18.33 (tsc --noEmit, strict)", () => {
+  test("the generated files type-check against @opencode-ai/plugin 1.18.33 (tsc --noEmit, strict)", () => {
     if (!existsSync(join(HOST_MODULES, "@types", "bun"))) throw new Error(`${HOST_MODULES} lacks @types/bun, which tsc needs for the Bun globals the runtime uses`)
     const r = Bun.spawnSync([tscBin, "--noEmit", "-p", project], { stdout: "pipe", stderr: "pipe" })
     expect(r.stdout.toString() + r.stderr.toString()).toBe("")
@@ -104,7 +86,7 @@ describe("real OpenCode 1.18.33", () => {
     const hostile = `$(touch ${join(project, "pwned")}) "q" \`x\`\nnext`
     const { output } = await opencode("ix_neighbors", { symbol: hostile, direction: "depends", depth: "7" })
     expect(output).toContain("ix depends")
-    expect(readFileSync(argvLog, "utf8").trim().split("\n").map((l) => JSON.parse(l)).at(-1)).toEqual(["depends", hostile, "--depth", "3", "--limit", "15"])
+    expect(readFileSync(argvLog, "utf8").trim().split("\n").map((l) => JSON.parse(l)).at(-1)).toEqual(["depends", hostile, "--depth", "3"])
     expect(existsSync(join(project, "pwned"))).toBe(false)
   }, 180_000)
 

@@ -2,8 +2,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test"
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
-import { FAKE_IX, FAKE_XS, fakeProgram, loadRuntime, tempDir, type RunTool } from "./harness"
-import neighbors from "./fixtures/ix_neighbors.json"
+import { FAKE_IX, FAKE_XS, fakeProgram, generatedSpec, loadRuntime, tempDir, type RunTool } from "./harness"
+
+const neighbors = generatedSpec("ix_neighbors")
 
 type Obj = Record<string, unknown>
 let runTool: RunTool
@@ -15,16 +16,18 @@ const argvLog = join(work, "argv.log")
 const ctx = (extra: Obj = {}) => ({ worktree: tree, directory: tree, abort: new AbortController().signal, ...extra })
 const oldPath = process.env.PATH
 
-// "ix-x: {symbol}" → [{text: "ix-x: "}, {var: "symbol"}]
-function tpl(s: string): Obj[] {
-  return s.split(/(\{[a-z_]+\})/).filter(Boolean).map((p) => (/^\{[a-z_]+\}$/.test(p) ? { var: p.slice(1, -1) } : { text: p }))
+// Corner cases no catalog tool reaches are written as specs here, in the shape src/spec.rs serializes.
+// "ix-x: {symbol}" → ["ix-x: ", {var: "symbol"}]
+function tpl(s: string): unknown[] {
+  return s.split(/(\{[a-z_]+\})/).filter(Boolean).map((p) => (/^\{[a-z_]+\}$/.test(p) ? { var: p.slice(1, -1) } : p))
 }
-const P = (name: string, type: string, extra: Obj = {}): Obj => ({ name, type, required: false, default: null, min: null, max: null, clamp: false, pattern: null, ...extra })
-const spec = (over: Obj): Obj => ({ name: "t", heading: tpl("t"), params: [], runtime: null, parallel: false, steps: [], fallback: null, join: "\n\n", ...over })
-const cli = (id: string, argv: Obj[], extra: Obj = {}, exec: Obj = {}): Obj => ({
-  id, title: null, when: null, for_each: null, message: null, exec: { kind: "cli", program: "ix", argv, stdin: null, ...exec }, ...extra,
+const P = (name: string, type: string, extra: Obj = {}): Obj => ({ name, type, ...extra })
+const spec = (over: Obj): Obj => ({ version: 2, name: "t", heading: tpl("t"), params: [], steps: [], ...over })
+const cli = (id: string | null, argv: unknown[], extra: Obj = {}, exec: Obj = {}): Obj => ({
+  ...(id === null ? {} : { id }), exec: { kind: "cli", program: "ix", argv, ...exec }, ...extra,
 })
-const t = (s: string): Obj => ({ t: tpl(s) })
+// A literal argv element is a plain string; one with variables is a template.
+const t = (s: string): unknown => (/\{[a-z_]+\}/.test(s) ? tpl(s) : s)
 const calls = (): string[][] => (existsSync(argvLog) ? readFileSync(argvLog, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [])
 
 beforeAll(async () => {
@@ -45,9 +48,10 @@ describe("arguments", () => {
     expect(calls().sort()).toEqual([["callees", "AuthController", "--limit", "30"], ["callers", "AuthController", "--limit", "30"]])
   })
   test("numeric strings are coerced, integers truncated, low values clamped", async () => {
-    await runTool(neighbors, {}, { symbol: "S", direction: "depends", limit: "7", depth: 2.9 }, ctx())
-    await runTool(neighbors, {}, { symbol: "S", direction: "depends", limit: -4, depth: "9" }, ctx())
-    expect(calls()).toEqual([["depends", "S", "--depth", "2", "--limit", "7"], ["depends", "S", "--depth", "3", "--limit", "1"]])
+    await runTool(neighbors, {}, { symbol: "S", direction: "depends", depth: 2.9 }, ctx())
+    await runTool(neighbors, {}, { symbol: "S", direction: "depends", depth: "9" }, ctx())
+    await runTool(neighbors, {}, { symbol: "S", direction: "callers", limit: "-4" }, ctx())
+    expect(calls()).toEqual([["depends", "S", "--depth", "2"], ["depends", "S", "--depth", "3"], ["callers", "S", "--limit", "1"]])
   })
   test("missing required, bad enum, bad number: all reported, nothing runs", async () => {
     const out = await runTool(neighbors, {}, { direction: "sideways", limit: "lots" }, ctx())
@@ -65,7 +69,7 @@ describe("arguments", () => {
     const s = spec({
       heading: tpl("x {names}"),
       params: [P("n", "integer", { min: 1, max: 5 }), P("b", "boolean"), P("names", "array", { items: { type: "enum", values: ["a", "b"] } }), P("tag", "string", { pattern: "^[a-z]+$" })],
-      steps: [cli("s", [t("echo"), { t: tpl("{n}") }, { flag: "--b", if: "b" }, { spread: "names" }, { opt: "--tag", value: tpl("{tag}") }])],
+      steps: [cli("s", [t("echo"), tpl("{n}"), { flag: "--b", if: "b" }, { spread: "names" }, { opt: "--tag", value: tpl("{tag}") }])],
     })
     expect(await runTool(s, {}, { n: 9 }, ctx())).toContain("`n` must be at most 5, got 9")
     expect(await runTool(s, {}, { n: 2, names: "c" }, ctx())).toContain('`names[0]` must be one of "a", "b"')
@@ -155,9 +159,9 @@ describe("templates, conditions and steps", () => {
     const s = spec({
       params: [P("q", "string"), P("limit", "integer", { default: 3 })],
       steps: [
-        cli("a", [t("q"), { t: tpl("{q}") }, { opt: "--q", value: tpl("{q}") }, { json: { obj: { limit: { var: "limit" }, q: { var: "q" }, m: { lit: [1, "x"] }, s: { tpl: tpl("L{limit}") } } } }],
-          { title: "A", message: tpl("got [{result}]") }),
-        cli("b", [t("sleep"), t("0")], { title: [{ text: "B " }, { var: "limit" }] }),
+        cli("a", [t("q"), tpl("{q}"), { opt: "--q", value: tpl("{q}") }, { json: { obj: { limit: { var: "limit" }, q: { var: "q" }, m: { lit: [1, "x"] }, s: { tpl: tpl("L{limit}") } } } }],
+          { title: ["A"], message: tpl("got [{result}]") }),
+        cli("b", [t("sleep"), t("0")], { title: ["B ", { var: "limit" }] }),
       ],
     })
     const out = await runTool(s, {}, {}, ctx())
@@ -192,8 +196,8 @@ describe("templates, conditions and steps", () => {
     const s = spec({
       params: [P("target", "string", { required: true })],
       steps: [
-        cli("impact", [t("impact"), { t: tpl("{target}") }], { title: "Impact" }),
-        cli("callers", [t("callers"), { t: tpl("{target}") }], { title: "Key callers", when: { step: "impact", matches: "\\b(medium|high|critical)\\b", flags: "i" } }),
+        cli("impact", [t("impact"), tpl("{target}")], { title: ["Impact"] }),
+        cli("callers", [t("callers"), tpl("{target}")], { title: ["Key callers"], when: { step: "impact", matches: "\\b(medium|high|critical)\\b", flags: "i" } }),
       ],
     })
     expect(await runTool(s, {}, { target: "P" }, ctx())).toBe("## t\n\n**Impact**\n\nrisk: low")
@@ -201,8 +205,8 @@ describe("templates, conditions and steps", () => {
     expect(await runTool(s, {}, { target: "P" }, ctx())).toContain("**Key callers**\n\nix callers P")
     const ingest = spec({
       steps: [
-        cli("status", [t("status"), t("--format"), t("json")], { title: "Status" }),
-        cli("probe", [t("subsystems"), t("--list")], { title: "Probe", when: { step: "status", failed: true } }),
+        cli("status", [t("status"), t("--format"), t("json")], { title: ["Status"] }),
+        cli("probe", [t("subsystems"), t("--list")], { title: ["Probe"], when: { step: "status", failed: true } }),
         cli("ok", [t("ok")], { when: { step: "status", failed: false } }),
       ],
     })
@@ -216,18 +220,18 @@ describe("templates, conditions and steps", () => {
     expect(calls().map((c) => c[0])).toEqual(["fail"])
   })
   test("for_each runs once per element with `item` bound", async () => {
-    const s = spec({ params: [P("paths", "array")], steps: [cli("each", [t("impact"), { t: tpl("{item}") }], { for_each: "paths", title: [{ text: "Impact " }, { var: "item" }], message: tpl("{item}: {result}") })] })
+    const s = spec({ params: [P("paths", "array")], steps: [cli("each", [t("impact"), tpl("{item}")], { for_each: "paths", title: ["Impact ", { var: "item" }], message: tpl("{item}: {result}") })] })
     const out = await runTool(s, {}, { paths: ["a.ts", "b.ts"] }, ctx())
     expect(calls()).toEqual([["impact", "a.ts"], ["impact", "b.ts"]])
     expect(out).toBe("## t\n\n**Impact a.ts**\n\na.ts: risk: low\n\n**Impact b.ts**\n\nb.ts: risk: low")
     expect(await runTool(s, {}, {}, ctx())).toBe("## t\n\n_(no output)_")
   })
   test("parallel steps run concurrently and keep their order", async () => {
-    const s = spec({ parallel: true, join: "\n---\n", steps: [cli("a", [t("sleep"), t("700")]), cli("b", [t("sleep"), t("700")]), cli("c", [t("x")], { when: { param: "nope", set: true } })] })
+    const s = spec({ parallel: true, steps: [cli("a", [t("sleep"), t("700")]), cli("b", [t("sleep"), t("700")]), cli("c", [t("x")], { when: { param: "nope", set: true } })] })
     const t0 = performance.now()
     const out = await runTool(s, {}, {}, ctx())
     expect(performance.now() - t0).toBeLessThan(1300)
-    expect(out).toBe("## t\n\nix sleep 700\n---\nix sleep 700")
+    expect(out).toBe("## t\n\nix sleep 700\n\nix sleep 700")
   })
 })
 
@@ -235,7 +239,7 @@ describe("programs", () => {
   test("hostile values arrive as exactly one argv element each and nothing runs", async () => {
     const pwned = join(work, "pwned")
     const hostile = [`a"b'c`, `$(touch ${pwned})`, `\`touch ${pwned}\``, "line1\nline2", "-rf", "--limit=999", "ünïcødé ✓ 日本語", "; rm -rf / #", "*", " spaced ", "\\back\\slash"]
-    const s = spec({ params: [P("v", "string")], steps: [cli("s", [t("explain"), { t: tpl("{v}") }, { opt: "--kind", value: tpl("{v}") }])] })
+    const s = spec({ params: [P("v", "string")], steps: [cli("s", [t("explain"), tpl("{v}"), { opt: "--kind", value: tpl("{v}") }])] })
     for (const v of hostile) await runTool(s, {}, { v }, ctx())
     expect(calls()).toEqual(hostile.map((v) => ["explain", v, "--kind", v]))
     expect(existsSync(pwned)).toBe(false)
@@ -248,7 +252,7 @@ describe("programs", () => {
     expect(await runTool(par, {}, {}, ctx())).toBe("## t\n\nFB")
   })
   test("non-zero exit → error section with code and a redacted stderr excerpt; later steps still run", async () => {
-    const s = spec({ steps: [cli("a", [t("fail"), t("now")], { title: "A" }), cli("b", [t("b")])] })
+    const s = spec({ steps: [cli("a", [t("fail"), t("now")], { title: ["A"] }), cli("b", [t("b")])] })
     const out = await runTool(s, {}, {}, ctx())
     expect(out).toBe("## t\n\n**A**\n\n**Error:** `ix fail` exited with code 3\n\n```\nline one\nboom: token [REDACTED] leaked\n```\n\nix b")
   })
@@ -283,7 +287,7 @@ describe("runtime route", () => {
   })
   afterAll(() => server.stop(true))
   beforeEach(() => { seen = [] })
-  const rtSpec = (over: Obj = {}, steps = [cli("s", [t("locate"), { t: tpl("{pattern}") }])]) => spec({
+  const rtSpec = (over: Obj = {}, steps = [cli("s", [t("locate"), tpl("{pattern}")])]) => spec({
     heading: tpl("ix-locate: {pattern}"), params: [P("pattern", "string", { required: true }), P("limit", "integer", { default: 20, max: 100, clamp: true })],
     runtime: { url_env: "IXGEN_TEST_RUNTIME_URL", default_url: "http://127.0.0.1:9", timeout_ms: 2000, method: "POST", path: "/v2/ix_query",
       body: { obj: { mode: { lit: "locate" }, pattern: { var: "pattern" }, limit: { var: "limit" }, path: { var: "path" } } }, markdown_field: "preview_markdown", ...over },

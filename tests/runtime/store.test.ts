@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { copyFileSync, existsSync, mkdirSync } from "node:fs"
 import { homedir } from "node:os"
 import { join } from "node:path"
-import { FAKE_XS, fakeProgram, loadRuntime, tempDir, type RunTool } from "./harness"
-import ralph from "./fixtures/ralph.json"
+import { FAKE_XS, fakeProgram, loadRuntime, sessionSpecs, tempDir, type RunTool } from "./harness"
+
+const ralph = sessionSpecs() as Record<string, unknown> & { task_add: unknown; task_list: unknown; task_status: unknown; session_complete: unknown }
 
 const realXs = process.env.IXGEN_XS ?? join(homedir(), ".cache/ixgen-hosts/xs-0.13.4/bin/xs")
 // Both: the fake makes failures cheap to read, the real one is the contract. A missing real

@@ -1,0 +1,282 @@
+//! The execution spec: the intermediate representation of one tool as every generated runtime
+//! executes it. These Rust types are its only definition.
+//!
+//! A generated tool file carries its tool's spec as data; the runtime file ixgen emits beside
+//! it (`templates/opencode/runtime.ts` today) interprets it. The JSON Schema of the spec comes
+//! from these types through schemars and is committed as `generated/schema/exec-spec.schema.json`;
+//! the runtime's TypeScript types are generated from that schema (`crate::targets::ts_types`),
+//! so the interpreter cannot drift from what ixgen emits without failing its type check.
+//! `docs/exec-spec.md` describes the semantics.
+//!
+//! Field rules: a field that would be `null` or `false` is left out, so that a reviewer reading a
+//! generated file sees only what the tool does.
+
+use crate::catalog::HttpMethod;
+use crate::template::Template;
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// The version of the spec format. A runtime refuses a spec of another version instead of
+/// guessing: a tool file and a runtime file from two ixgen releases must not half-work.
+pub const SPEC_VERSION: u32 = 2;
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One tool, ready for a runtime: validated, defaults resolved, every template parsed.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ExecSpec {
+    /// The format version, [`SPEC_VERSION`].
+    pub version: u32,
+    /// The catalog's tool name.
+    pub name: String,
+    /// The text of the result's `##` heading.
+    pub heading: Template,
+    /// The parameters, in the order the model sees them.
+    pub params: Vec<SpecParam>,
+    /// The HTTP route tried before the steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<SpecRuntime>,
+    /// Run the selected steps concurrently.
+    #[serde(skip_serializing_if = "is_false")]
+    pub parallel: bool,
+    /// The steps, in order.
+    pub steps: Vec<SpecStep>,
+    /// Markdown returned when a step's program is not installed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<Template>,
+}
+
+/// The type of a parameter as the runtime checks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SpecType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    Enum,
+    Array,
+    /// A string that must name a path inside the worktree.
+    Path,
+}
+
+/// A parameter as the runtime checks it: the host does not validate arguments, so the runtime
+/// applies defaults, bounds and patterns itself.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecParam {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: SpecType,
+    #[serde(skip_serializing_if = "is_false")]
+    pub required: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<serde_json::Value>,
+    /// The allowed values of an enum.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<String>>,
+    /// The element type of an array.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<SpecItems>,
+    /// Lower bound: the value of a number, the length of a string or an array.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<serde_json::Number>,
+    /// Upper bound, as `min`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<serde_json::Number>,
+    /// A number out of bounds is clamped rather than refused.
+    #[serde(skip_serializing_if = "is_false")]
+    pub clamp: bool,
+    /// An ECMAScript regular expression a string must match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+}
+
+/// The element type of an array parameter.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecItems {
+    #[serde(rename = "type")]
+    pub ty: SpecType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<String>>,
+}
+
+/// The runtime route tried first.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecRuntime {
+    /// Environment variable that overrides `default_url`.
+    pub url_env: String,
+    pub default_url: String,
+    pub timeout_ms: u32,
+    pub method: HttpMethod,
+    /// Path below the base URL.
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<JsonT>,
+    /// The answer's field that holds ready-made markdown; without it the answer is shown as JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub markdown_field: Option<String>,
+}
+
+/// A JSON value built from parameters: literals, variables (keeping their type) and string
+/// templates.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JsonT {
+    Lit(serde_json::Value),
+    Var(String),
+    Tpl(Template),
+    Obj(IndexMap<String, JsonT>),
+    Arr(Vec<JsonT>),
+}
+
+/// One step of a tool.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecStep {
+    /// The name conditions of later steps use.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Bold title of the step's section.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<Template>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when: Option<SpecCond>,
+    /// Run once per element of this array parameter, with `item` bound to it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub for_each: Option<String>,
+    /// Text of the section instead of the step's output; `result` is bound to the output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<Template>,
+    pub exec: SpecExec,
+}
+
+/// A condition on parameters or on earlier steps.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SpecCond {
+    ParamIn {
+        param: String,
+        #[serde(rename = "in")]
+        values: Vec<serde_json::Value>,
+    },
+    ParamEquals {
+        param: String,
+        equals: serde_json::Value,
+    },
+    ParamContains {
+        param: String,
+        contains: serde_json::Value,
+    },
+    ParamSet {
+        param: String,
+        set: bool,
+    },
+    StepMatches {
+        step: String,
+        /// An ECMAScript regular expression.
+        matches: String,
+        #[serde(skip_serializing_if = "String::is_empty")]
+        flags: String,
+    },
+    StepFailed {
+        step: String,
+        failed: bool,
+    },
+    All {
+        all: Vec<SpecCond>,
+    },
+    Any {
+        any: Vec<SpecCond>,
+    },
+    Not {
+        not: Box<SpecCond>,
+    },
+}
+
+/// What a step does.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SpecExec {
+    /// Run a program with an argument vector (never a shell).
+    Cli {
+        program: String,
+        argv: Vec<SpecArg>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stdin: Option<Template>,
+    },
+    /// Append a frame to the store.
+    StoreAppend {
+        program: String,
+        store: Template,
+        topic: Template,
+        meta: JsonT,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        body: Option<Template>,
+    },
+    /// Fold a topic's frames into items and list them.
+    StoreFold {
+        program: String,
+        store: Template,
+        topic: Template,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        group_by: Option<String>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        groups: Vec<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        filter: Option<SpecFilter>,
+    },
+    /// Append a frame that updates one item, found by its id or a unique id prefix.
+    StoreUpdate {
+        program: String,
+        store: Template,
+        topic: Template,
+        id: Template,
+        meta: JsonT,
+    },
+    /// Signal a process.
+    Signal {
+        pid: Template,
+        signal: String,
+        /// Signal only a process of this name, so a reused pid is never hit.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        process: Option<String>,
+    },
+}
+
+/// The filter of a fold: keep items whose field equals the value.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecFilter {
+    pub field: String,
+    pub equals: Template,
+}
+
+/// One argv element.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SpecArg {
+    /// Literal text, always present.
+    Lit(String),
+    /// A template with variables, left out when one of them is unset.
+    Tpl(Template),
+    /// An option and its value, both left out when the value is unset.
+    Opt { opt: String, value: Template },
+    /// A flag, present when the boolean parameter is true.
+    Flag {
+        flag: String,
+        #[serde(rename = "if")]
+        if_param: String,
+    },
+    /// Each element of an array parameter as its own argument.
+    Spread { spread: String },
+    /// A JSON value serialized into one argument.
+    Json { json: JsonT },
+}
+
+/// The JSON Schema of the spec (committed as `generated/schema/exec-spec.schema.json`).
+pub fn schema() -> serde_json::Value {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().for_serialize();
+    let schema = settings.into_generator().into_root_schema_for::<ExecSpec>();
+    serde_json::to_value(schema).expect("a schema serializes")
+}
