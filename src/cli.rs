@@ -3,12 +3,12 @@
 //! Commands print and return an exit code; they never write files themselves (that is
 //! `crate::output`). Exit codes: 0 success, 1 a check found something, 2 bad input.
 
-use crate::catalog::{self, Loaded};
 use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, Severity};
 use crate::error::Error;
+use crate::hosts::{self, Host, Options, mcp::Profile};
 use crate::model::{self, Filter, Model};
 use crate::output::{self, Action, WriteOptions};
-use crate::targets::{self, McpProfile, Options, Target};
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -123,12 +123,41 @@ pub enum Command {
     },
 }
 
+/// MCP protocol revisions (see `crate::hosts::mcp::Profile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+pub enum McpProfile {
+    /// Revision 2025-11-25, what the MCP SDK 1.32 speaks (the default).
+    #[value(name = "2025-11-25")]
+    V2025_11_25,
+    /// Revision 2026-07-28 (`ttlMs`, `cacheScope`, `resultType` in the result).
+    #[value(name = "2026-07-28")]
+    V2026_07_28,
+}
+
+impl McpProfile {
+    fn profile(self) -> Profile {
+        match self {
+            McpProfile::V2025_11_25 => Profile::V2025_11_25,
+            McpProfile::V2026_07_28 => Profile::V2026_07_28,
+        }
+    }
+}
+
+/// The hosts' names and what each writes, as clap's possible values.
+fn host_values() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        hosts::REGISTRY
+            .iter()
+            .map(|h| PossibleValue::new(h.name()).help(h.about())),
+    )
+}
+
 /// What `generate` and `check` cover.
 #[derive(Debug, Args)]
 pub struct Selection {
     /// Targets (default: all the catalog enables; `session` only with its context).
-    #[arg(value_enum)]
-    pub targets: Vec<Target>,
+    #[arg(value_parser = host_values())]
+    pub targets: Vec<String>,
     /// MCP revisions to emit; each gets its own file.
     #[arg(long = "profile", value_enum, default_values_t = [McpProfile::V2025_11_25])]
     pub profiles: Vec<McpProfile>,
@@ -217,6 +246,11 @@ pub struct WriteArgs {
     pub quiet: bool,
 }
 
+/// Parses the process's arguments and runs them; returns the exit code.
+pub fn main() -> i32 {
+    run(Cli::parse())
+}
+
 /// Runs the command line; returns the exit code.
 pub fn run(cli: Cli) -> i32 {
     let color = match cli.color {
@@ -238,6 +272,15 @@ pub fn run(cli: Cli) -> i32 {
     }
 }
 
+/// What a write or check command will do.
+struct Prepared {
+    model: Model,
+    hosts: Vec<&'static dyn Host>,
+    opts: Options,
+    /// Warnings about the options, printed before the results.
+    notes: Vec<String>,
+}
+
 struct App {
     cli: Cli,
     color: bool,
@@ -246,17 +289,9 @@ struct App {
 
 impl App {
     fn load(&mut self) -> Result<(Model, Vec<Diagnostic>), Error> {
-        let Loaded {
-            catalog,
-            file,
-            warnings,
-        } = catalog::load(self.cli.catalog.as_deref())?;
-        let name = Path::new(&file.name)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| file.name.clone());
-        self.loaded = Some((name.clone(), file));
-        Ok((model::build(catalog, &name), warnings))
+        let (model, file, warnings) = hosts::load(self.cli.catalog.as_deref())?;
+        self.loaded = Some((model.source_name.clone(), file));
+        Ok((model, warnings))
     }
 
     fn source(&self) -> Option<&diagnostic::SourceFile> {
@@ -294,10 +329,9 @@ impl App {
         match &self.cli.command {
             Command::Schema { kind } => {
                 let schema = match kind {
-                    SchemaKind::Catalog => serde_json::to_value(schemars::schema_for!(catalog::Catalog)),
-                    SchemaKind::ExecSpec => Ok(crate::spec::schema()),
-                }
-                .expect("a schema serializes");
+                    SchemaKind::Catalog => hosts::catalog_schema(),
+                    SchemaKind::ExecSpec => crate::spec::schema(),
+                };
                 println!("{}", serde_json::to_string_pretty(&schema).expect("serializes"));
                 Ok(0)
             }
@@ -376,11 +410,13 @@ impl App {
         Ok(if failed { 2 } else { 0 })
     }
 
-    /// Targets, options and write settings of the current write or check command.
-    fn prepare(&mut self) -> Result<(Model, Vec<Target>, Options, Vec<String>), Error> {
+    /// Hosts, options and write settings of the current write or check command.
+    fn prepare(&mut self) -> Result<Prepared, Error> {
         let (model, warnings) = self.load()?;
         self.print_warnings(&warnings);
         let cmd = &self.cli.command;
+        let host =
+            |name: &str| hosts::get(name).ok_or_else(|| Error::internal(format!("no host `{name}` in the registry")));
         let (context, filters, explicit, profiles, toolset) = match cmd {
             Command::Opencode {
                 context,
@@ -390,22 +426,26 @@ impl App {
             } => (
                 Some(context),
                 filters,
-                vec![Target::Opencode],
+                vec![host("opencode")?],
                 vec![McpProfile::V2025_11_25],
                 toolset.clone(),
             ),
-            Command::Claude { filters, .. } => {
-                (None, filters, vec![Target::Claude], vec![McpProfile::V2025_11_25], None)
-            }
-            Command::Mcp { filters, profiles, .. } => (None, filters, vec![Target::Mcp], profiles.clone(), None),
+            Command::Claude { filters, .. } => (
+                None,
+                filters,
+                vec![host("claude")?],
+                vec![McpProfile::V2025_11_25],
+                None,
+            ),
+            Command::Mcp { filters, profiles, .. } => (None, filters, vec![host("mcp")?], profiles.clone(), None),
             Command::Generate { selection: s, .. } | Command::Check { selection: s, .. } => (
                 Some(&s.context),
                 &s.filters,
-                s.targets.clone(),
+                s.targets.iter().map(|t| host(t)).collect::<Result<Vec<_>, _>>()?,
                 s.profiles.clone(),
                 None,
             ),
-            _ => unreachable!("only write and check commands plan"),
+            _ => return Err(Error::internal("a command that does not plan reached prepare")),
         };
         let context = match context {
             Some(c) => model::check_context(&model.catalog, &context_flags(c)?)?,
@@ -419,23 +459,35 @@ impl App {
             filters.tier.as_deref(),
         )?;
         let generate_like = matches!(cmd, Command::Generate { .. } | Command::Check { .. });
-        let mut targets = if generate_like && explicit.is_empty() {
-            Target::all()
-                .into_iter()
-                .filter(|t| t.enabled(&model) && *t != Target::Session)
+        let enabled = |h: &&'static dyn Host| hosts::enabled(&model.catalog, *h);
+        let mut targets: Vec<&'static dyn Host> = if generate_like && explicit.is_empty() {
+            hosts::REGISTRY
+                .iter()
+                .copied()
+                .filter(enabled)
+                .filter(|h| h.by_default())
                 .collect()
         } else {
             explicit
         };
-        // Session tools come with their context: given it, `opencode` and `generate` write them.
-        let wants_session = !context.is_empty() && model.catalog.targets.session.is_some();
-        if wants_session
-            && (matches!(cmd, Command::Opencode { .. })
-                || (generate_like && !targets.contains(&Target::Session) && targets.contains(&Target::Opencode)))
+        // Hosts that need the run's context come with it: given the context, `opencode` and
+        // `generate` write them too.
+        let names: Vec<&str> = targets.iter().map(|h| h.name()).collect();
+        if !context.is_empty()
+            && (matches!(cmd, Command::Opencode { .. }) || (generate_like && names.contains(&"opencode")))
         {
-            targets.push(Target::Session);
+            for h in hosts::REGISTRY
+                .iter()
+                .copied()
+                .filter(enabled)
+                .filter(|h| !h.by_default())
+            {
+                if !names.contains(&h.name()) {
+                    targets.push(h);
+                }
+            }
         }
-        if !context.is_empty() && !targets.contains(&Target::Session) {
+        if !context.is_empty() && targets.iter().all(|h| h.by_default()) {
             return Err(Error::usage(
                 "context flags (--session, --iteration, --store, --pid) only apply to the session tools",
                 "run `ixgen opencode` with them, or leave them out",
@@ -445,14 +497,24 @@ impl App {
             filter,
             context,
             toolset,
-            profiles,
+            profiles: profiles.iter().map(|p| p.profile()).collect(),
         };
-        Ok((model, targets, opts, notes))
+        Ok(Prepared {
+            model,
+            hosts: targets,
+            opts,
+            notes,
+        })
     }
 
     fn generate(&mut self) -> Result<i32, Error> {
-        let (model, targets, opts, notes) = self.prepare()?;
-        let plan = targets::plan(&model, &targets, &opts)?;
+        let Prepared {
+            model,
+            hosts: targets,
+            opts,
+            notes,
+        } = self.prepare()?;
+        let plan = hosts::plan(&model, &targets, &opts)?;
         for n in notes {
             eprintln!("warning: {n}");
         }
@@ -517,8 +579,13 @@ impl App {
     }
 
     fn check(&mut self) -> Result<i32, Error> {
-        let (model, targets, opts, _) = self.prepare()?;
-        let plan = targets::plan(&model, &targets, &opts)?;
+        let Prepared {
+            model,
+            hosts: targets,
+            opts,
+            ..
+        } = self.prepare()?;
+        let plan = hosts::plan(&model, &targets, &opts)?;
         let format = match &self.cli.command {
             Command::Check { format, .. } => *format,
             _ => unreachable!(),

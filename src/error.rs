@@ -2,8 +2,8 @@
 
 use crate::diagnostic::{Diagnostic, SourceFile};
 
-/// Everything that can go wrong: each is the user's input being wrong (exit 2). Drift is not an
-/// error but a finding of `check` (data, exit 1).
+/// Everything that can go wrong: the user's input being wrong (exit 2), or a bug in ixgen
+/// ([`EXIT_INTERNAL`]). Drift is not an error but a finding of `check` (data, exit 1).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The catalog does not parse or does not validate.
@@ -28,12 +28,23 @@ pub enum Error {
     /// A target path holds a file ixgen did not write.
     #[error("`{path}` exists and was not written by ixgen; refusing to overwrite it")]
     NotOwned { path: String },
+    /// A bug in ixgen: something an earlier stage guarantees did not hold. Never the user's
+    /// input being wrong.
+    #[error("internal error (a bug in ixgen): {0}")]
+    Internal(String),
 }
+
+/// The exit code of an internal error: EX_SOFTWARE of sysexits.h, so that CI can tell a bug in
+/// ixgen from bad input (2) and from a finding (1).
+pub const EXIT_INTERNAL: i32 = 70;
 
 impl Error {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> i32 {
-        2
+        match self {
+            Error::Internal(_) => EXIT_INTERNAL,
+            _ => 2,
+        }
     }
 
     /// How to fix it, when there is one line to say.
@@ -44,8 +55,17 @@ impl Error {
             }
             Error::Usage { help, .. } => Some(help.clone()),
             Error::NotOwned { .. } => Some("move the file away, or pass --force to let ixgen take it over".into()),
+            Error::Internal(_) => Some(format!(
+                "please report it with the command and catalog that caused it (ixgen {})",
+                env!("CARGO_PKG_VERSION")
+            )),
             _ => None,
         }
+    }
+
+    /// An internal error: a bug in ixgen.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Error::Internal(message.into())
     }
 
     /// A usage error with a hint.

@@ -1,20 +1,22 @@
 //! ixgen: one YAML catalog of agent tools, generated for every host.
 //!
 //! The data path has no back-edges: [`catalog`] (load, validate) → [`model`] (the normalized
-//! IR) → [`targets`] (pure renderers that return planned files) → [`output`] (the only code
-//! that touches the disk: write, check, prune). [`escape`] is the only code that quotes.
+//! IR, with each tool's [`spec`]) → [`hosts`] (one module per host, each a pure renderer that
+//! returns planned files) → [`output`] (the only code that touches the disk: write, check,
+//! prune). [`escape`] is the only code that quotes. [`cli`] is the only module that knows clap;
+//! `tests/layers.rs` checks that modules only use the layers below them.
 
 pub mod catalog;
 pub mod cli;
 pub mod diagnostic;
 pub mod error;
 pub mod escape;
+pub mod hosts;
 pub mod model;
 pub mod output;
 pub mod par;
 pub mod report;
 pub mod spec;
-pub mod targets;
 pub mod template;
 
 pub use error::Error;

@@ -6,7 +6,6 @@
 use crate::catalog::{self, Access, Catalog, ContextFormat, ContextType, ContextVar, ParamType, RouteOutput};
 use crate::error::Error;
 use crate::template::{Part, Template};
-use heck::ToShoutySnakeCase;
 use indexmap::IndexMap;
 use serde::Serialize;
 
@@ -57,24 +56,9 @@ impl ToolModel {
     }
 }
 
-/// The OpenCode tool id of a product tool: its file name, so `[a-z0-9_]` only.
-pub fn opencode_id(name: &str) -> String {
-    name.replace('-', "_")
-}
-
-/// The OpenCode tool id of a session tool: `<file>_<export>`.
-pub fn session_id(file: &str, name: &str) -> String {
-    format!("{file}_{}", opencode_id(name))
-}
-
-/// The name Claude Code shows for a plugin's MCP tool.
-pub fn claude_id(plugin: &str, server: &str, name: &str) -> String {
-    format!("mcp__plugin_{plugin}_{server}__{name}")
-}
-
 /// The TypeScript constant a context variable is baked into.
 pub fn constant_name(name: &str, var: &ContextVar) -> String {
-    var.constant.clone().unwrap_or_else(|| name.to_shouty_snake_case())
+    var.constant_name(name)
 }
 
 // ---------------------------------------------------------------------------------------------

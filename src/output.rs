@@ -24,7 +24,7 @@ pub enum Content<'a> {
     /// The whole file; ixgen owns it.
     Owned(Vec<u8>),
     /// The whole file, rendered when it is compared (so a large plan is never all in memory).
-    Deferred(Box<dyn Fn() -> Vec<u8> + Send + Sync + 'a>),
+    Deferred(Box<dyn Fn() -> Result<Vec<u8>, Error> + Send + Sync + 'a>),
     /// A JSON file shared with the user: ixgen sets the value at `pointer` (object keys) and
     /// keeps every other key. It is never owned, never removed.
     JsonMerge {
@@ -62,7 +62,7 @@ impl<'a> PlannedFile<'a> {
     pub fn deferred(
         path: impl Into<String>,
         group: &'static str,
-        render: impl Fn() -> Vec<u8> + Send + Sync + 'a,
+        render: impl Fn() -> Result<Vec<u8>, Error> + Send + Sync + 'a,
     ) -> Self {
         PlannedFile {
             path: path.into(),
@@ -346,8 +346,8 @@ fn compare_one(
         Content::Owned(_) | Content::Deferred(_) => {
             let bytes = match &f.content {
                 Content::Owned(b) => b.clone(),
-                Content::Deferred(render) => render(),
-                Content::JsonMerge { .. } => unreachable!(),
+                Content::Deferred(render) => render()?,
+                Content::JsonMerge { .. } => return Err(Error::internal("a merged file reached the owned branch")),
             };
             let same = old.as_deref() == Some(bytes.as_slice());
             if let Some(old_bytes) = &old

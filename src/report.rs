@@ -1,8 +1,8 @@
 //! Read-only reports on the model: `ixgen list` and `ixgen budget`. Prints; writes no file.
 
 use crate::error::Error;
-use crate::model::{self, Filter, Model, ToolModel};
-use crate::targets::mcp;
+use crate::hosts::{self, Surface, mcp};
+use crate::model::{Filter, Model, ToolModel};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -29,33 +29,26 @@ fn toolsets_of<'a>(model: &'a Model, t: &ToolModel) -> Vec<&'a str> {
         .collect()
 }
 
-/// The id each host gives a tool, for the hosts whose toolset holds it.
-pub fn host_ids(model: &Model, t: &ToolModel) -> BTreeMap<&'static str, String> {
-    let cat = &model.catalog;
-    let sets = toolsets_of(model, t);
-    let mut ids = BTreeMap::new();
-    if let Some(oc) = &cat.targets.opencode
-        && sets.contains(&oc.toolset.as_str())
-    {
-        ids.insert("opencode", model::opencode_id(&t.name));
-    }
-    if let Some(s) = &cat.targets.session
-        && sets.contains(&s.toolset.as_str())
-    {
-        ids.insert("opencode", model::session_id(&s.file, &t.name));
-    }
-    if let Some(server) = &cat.server
-        && sets.contains(&server.toolset.as_str())
-    {
-        ids.insert("mcp", t.name.clone());
-        if cat.targets.claude.is_some() {
-            ids.insert("claude", model::claude_id(&cat.product.name, &server.name, &t.name));
-        }
-        if cat.targets.opencode.as_ref().is_some_and(|o| o.config.is_some()) {
-            ids.insert("opencode_mcp", format!("{}_{}", server.name, t.name));
-        }
-    }
-    ids
+/// The surfaces of every host the catalog enables, in registry order.
+pub fn surfaces(model: &Model) -> Vec<Surface> {
+    hosts::REGISTRY
+        .iter()
+        .filter(|h| hosts::enabled(&model.catalog, **h))
+        .flat_map(|h| h.surfaces(&model.catalog))
+        .collect()
+}
+
+/// The id each surface gives a tool, for the surfaces that show it; computed by the hosts.
+pub fn host_ids(surfaces: &[Surface], t: &ToolModel) -> BTreeMap<&'static str, String> {
+    surfaces
+        .iter()
+        .filter_map(|s| {
+            s.ids
+                .iter()
+                .find(|(name, _)| *name == t.name)
+                .map(|(_, id)| (s.key, id.clone()))
+        })
+        .collect()
 }
 
 /// `ixgen list`.
@@ -63,17 +56,18 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
     let tools: Vec<&ToolModel> = match toolset {
         Some(ts) => {
             if !model.catalog.toolsets.contains_key(ts) {
-                return Err(crate::targets::unknown_toolset(model, ts));
+                return Err(hosts::unknown_toolset(model, ts));
             }
             model.toolset(ts, &Filter::default())
         }
         None => model.tools.iter().collect(),
     };
+    let surfaces = surfaces(model);
     let rows: Vec<ListRow> = tools
         .iter()
         .map(|t| ListRow {
             name: &t.name,
-            ids: host_ids(model, t),
+            ids: host_ids(&surfaces, t),
             access: if t.is_write() { "write" } else { "read" },
             destructive: t.destructive,
             tier: &t.tier,
@@ -116,7 +110,7 @@ pub struct ToolCost<'a> {
 #[derive(Debug, Serialize)]
 pub struct HostCost<'a> {
     pub host: &'static str,
-    pub toolset: &'a str,
+    pub toolset: String,
     pub tools: Vec<ToolCost<'a>>,
     pub description_chars: usize,
     pub definition_chars: usize,
@@ -129,27 +123,17 @@ pub fn tokens(chars: usize) -> usize {
     chars.div_ceil(4)
 }
 
-/// The cost of every host's toolset.
+/// The cost of every surface's toolset: what each host puts in the model's context.
 pub fn costs(model: &Model) -> Vec<HostCost<'_>> {
-    let cat = &model.catalog;
-    let mut hosts: Vec<(&'static str, &str)> = Vec::new();
-    if let Some(t) = &cat.targets.opencode {
-        hosts.push(("opencode", &t.toolset));
-    }
-    if let Some(t) = &cat.targets.session {
-        hosts.push(("session", &t.toolset));
-    }
-    if let Some(s) = &cat.server {
-        hosts.push(("mcp", &s.toolset));
-    }
+    let hosts: Vec<(&'static str, String)> = surfaces(model).into_iter().map(|s| (s.key, s.toolset)).collect();
     hosts
         .into_iter()
         .map(|(host, toolset)| {
             let tools: Vec<ToolCost> = model
-                .toolset(toolset, &Filter::default())
+                .toolset(&toolset, &Filter::default())
                 .into_iter()
                 .map(|t| {
-                    let def = serde_json::to_string(&mcp::tool(t)).expect("serializes");
+                    let def = serde_json::to_string(&mcp::tool(t)).unwrap_or_default();
                     let chars = def.chars().count();
                     ToolCost {
                         name: &t.name,

@@ -395,7 +395,7 @@ fn spec_types_and_runtime_that_disagree_fail_the_type_check() {
     let schema = serde_json::to_string(&ixgen::spec::schema())
         .unwrap()
         .replace("\"argv\"", "\"args\"");
-    let text = ixgen::targets::opencode::runtime_text(&serde_json::from_str(&schema).unwrap()).unwrap();
+    let text = ixgen::hosts::opencode::runtime_text(&serde_json::from_str(&schema).unwrap()).unwrap();
     std::fs::write(runtime_file(renamed.path()), text).unwrap();
     let result = std::panic::catch_unwind(|| type_check(renamed.path()));
     let msg = *result

@@ -84,7 +84,7 @@ fn rendered_input_schemas_follow_the_host_rules() {
         serde_json::from_slice(&std::fs::read(dir.path().join("mcp/tools.json")).unwrap()).unwrap();
     for t in tools["tools"].as_array().unwrap() {
         let schema = &t["inputSchema"];
-        let problems = ixgen::targets::mcp::lint_input_schema(schema);
+        let problems = ixgen::hosts::mcp::lint_input_schema(schema);
         assert!(problems.is_empty(), "{}: {problems:?}", t["name"]);
         let name = t["name"].as_str().unwrap();
         assert!(
@@ -95,24 +95,22 @@ fn rendered_input_schemas_follow_the_host_rules() {
     }
     // The lint itself catches each rule.
     use serde_json::json;
-    assert!(!ixgen::targets::mcp::lint_input_schema(&json!({"type": "object", "oneOf": []})).is_empty());
+    assert!(!ixgen::hosts::mcp::lint_input_schema(&json!({"type": "object", "oneOf": []})).is_empty());
     assert!(
-        !ixgen::targets::mcp::lint_input_schema(&json!({"type": "object", "properties": {"a": {"type": "array"}}}))
+        !ixgen::hosts::mcp::lint_input_schema(&json!({"type": "object", "properties": {"a": {"type": "array"}}}))
             .is_empty()
     );
     assert!(
-        !ixgen::targets::mcp::lint_input_schema(
+        !ixgen::hosts::mcp::lint_input_schema(
             &json!({"type": "object", "properties": {"a": {"$schema": "x", "type": "string"}}})
         )
         .is_empty()
     );
     assert!(
-        !ixgen::targets::mcp::lint_input_schema(&json!({"type": "object"})).is_empty(),
+        !ixgen::hosts::mcp::lint_input_schema(&json!({"type": "object"})).is_empty(),
         "a tool without parameters must say additionalProperties: false"
     );
-    assert!(
-        ixgen::targets::mcp::lint_input_schema(&json!({"type": "object", "additionalProperties": false})).is_empty()
-    );
+    assert!(ixgen::hosts::mcp::lint_input_schema(&json!({"type": "object", "additionalProperties": false})).is_empty());
 }
 
 #[test]

@@ -37,9 +37,11 @@ pub struct Catalog {
     pub server: Option<Server>,
     /// Named groups of tools: each host surface is given one.
     pub toolsets: IndexMap<String, Toolset>,
-    /// Which host files to generate, and where.
+    /// Which hosts get files, and their settings: one key per host. Each host reads and checks
+    /// its own settings (`crate::hosts`), so the catalog stage treats them as opaque.
     #[serde(default)]
-    pub targets: Targets,
+    #[schemars(with = "IndexMap<String, serde_json::Value>")]
+    pub targets: IndexMap<String, serde_json::Value>,
     /// Default tool filters; command-line flags override them.
     #[serde(default)]
     pub filters: Filters,
@@ -149,6 +151,14 @@ pub struct ContextVar {
     /// Name of the TypeScript constant; defaults to the variable's name in SCREAMING_SNAKE_CASE.
     #[serde(default)]
     pub constant: Option<String>,
+}
+
+impl ContextVar {
+    /// The TypeScript constant the variable is baked into.
+    pub fn constant_name(&self, name: &str) -> String {
+        use heck::ToShoutySnakeCase;
+        self.constant.clone().unwrap_or_else(|| name.to_shouty_snake_case())
+    }
 }
 
 /// Type of a context variable.
@@ -270,94 +280,6 @@ pub struct Toolset {
     pub description: Option<String>,
     /// Tool names, in the order hosts list them.
     pub tools: Vec<String>,
-}
-
-/// Which hosts get files, and where.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Targets {
-    #[serde(default)]
-    pub opencode: Option<OpencodeTarget>,
-    /// OpenCode session tools: one file with the run's context baked in, written only when the
-    /// command is given that context (`--session`, ...).
-    #[serde(default)]
-    pub session: Option<SessionTarget>,
-    #[serde(default)]
-    pub mcp: Option<McpTarget>,
-    #[serde(default)]
-    pub claude: Option<ClaudeTarget>,
-    #[serde(default)]
-    pub cursor: Option<ConfigTarget>,
-    #[serde(default)]
-    pub vscode: Option<ConfigTarget>,
-    #[serde(default)]
-    pub gemini: Option<ConfigTarget>,
-    #[serde(default)]
-    pub codex: Option<ConfigTarget>,
-}
-
-/// OpenCode custom tools, one file each.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct OpencodeTarget {
-    pub toolset: String,
-    /// Folder of the tool files.
-    #[serde(default = "default_opencode_dir")]
-    pub dir: String,
-    /// `opencode.json` to merge the MCP server into; leave out to write none.
-    #[serde(default)]
-    pub config: Option<String>,
-}
-
-fn default_opencode_dir() -> String {
-    ".opencode/tools".to_string()
-}
-
-/// OpenCode session tools.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SessionTarget {
-    pub toolset: String,
-    #[serde(default = "default_opencode_dir")]
-    pub dir: String,
-    /// File name without `.ts`; tool ids become `<file>_<tool>`.
-    pub file: String,
-    /// Context variables that must all be given.
-    pub context: Vec<String>,
-}
-
-/// MCP `tools/list` definitions.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct McpTarget {
-    pub toolset: String,
-    #[serde(default = "default_mcp_path")]
-    pub path: String,
-}
-
-fn default_mcp_path() -> String {
-    "mcp/tools.json".to_string()
-}
-
-/// A Claude Code plugin.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ClaudeTarget {
-    /// Also write `.claude-plugin/marketplace.json` listing this plugin.
-    #[serde(default)]
-    pub marketplace: bool,
-    /// Prefix relative server commands with `${CLAUDE_PLUGIN_ROOT}/`.
-    #[serde(default)]
-    pub plugin_root: bool,
-}
-
-/// Another host's MCP configuration file.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ConfigTarget {
-    /// Where to write it, relative to the output folder; each host has a default.
-    #[serde(default)]
-    pub path: Option<String>,
 }
 
 /// Tool filters.

@@ -14,11 +14,6 @@ use std::collections::{HashMap, HashSet};
 /// Variable names the steps bind themselves.
 pub const RESERVED_VARS: [&str; 2] = ["item", "result"];
 
-/// Longest tool name a model API accepts once a host prefixes it (`mcp__plugin_p_s__tool`).
-pub const CLAUDE_NAME_LIMIT: usize = 64;
-/// Longest server + tool name Cursor keeps.
-pub const CURSOR_NAME_LIMIT: usize = 60;
-
 /// The tool name rule every host accepts.
 pub fn valid_tool_name(name: &str) -> bool {
     !name.is_empty()
@@ -92,8 +87,23 @@ impl<'a> Validator<'a> {
         }
         self.tools();
         self.toolsets();
-        self.targets();
         self.filters();
+        self.server();
+    }
+
+    fn server(&mut self) {
+        let Some(server) = &self.cat.server else { return };
+        self.toolset_ref("server.toolset", &server.toolset);
+        if !valid_tool_name(&server.name) {
+            self.err(
+                Diagnostic::error(
+                    "bad-name",
+                    "server.name",
+                    format!("server name `{}` is not accepted by every host", server.name),
+                )
+                .help("use ^[a-z][a-z0-9_-]*$"),
+            );
+        }
     }
 
     fn context(&mut self) {
@@ -134,7 +144,7 @@ impl<'a> Validator<'a> {
                         .help("remove `min`"),
                 );
             }
-            let constant = crate::model::constant_name(name, var);
+            let constant = var.constant_name(name);
             if !is_ts_constant(&constant) {
                 self.err(
                     Diagnostic::error(
@@ -343,7 +353,6 @@ impl<'a> Validator<'a> {
 
     fn tools(&mut self) {
         let mut names: HashMap<&str, usize> = HashMap::new();
-        let mut oc_ids: HashMap<String, usize> = HashMap::new();
         let budget = self.cat.lint.description_budget;
         for (i, tool) in self.cat.tools.iter().enumerate() {
             let path = format!("tools[{i}]");
@@ -361,21 +370,6 @@ impl<'a> Validator<'a> {
                     )
                     .help(format!("the first definition is tools[{first}]; rename or remove one")),
                 );
-            } else {
-                let id = tool.name.replace('-', "_");
-                if let Some(first) = oc_ids.insert(id.clone(), i) {
-                    self.err(
-                        Diagnostic::error(
-                            "duplicate-tool",
-                            format!("{path}.name"),
-                            format!(
-                                "tools `{}` and `{}` get the same OpenCode id `{id}`",
-                                self.cat.tools[first].name, tool.name
-                            ),
-                        )
-                        .help("OpenCode ids replace `-` with `_`: rename one of them"),
-                    );
-                }
             }
             let len = tool.description.chars().count();
             if len > budget {
@@ -1085,163 +1079,6 @@ impl<'a> Validator<'a> {
             )),
         );
         false
-    }
-
-    fn targets(&mut self) {
-        let t = &self.cat.targets;
-        if let Some(oc) = &t.opencode {
-            self.toolset_ref("targets.opencode.toolset", &oc.toolset);
-            self.rel_path("targets.opencode.dir", &oc.dir);
-            if let Some(c) = &oc.config {
-                self.rel_path("targets.opencode.config", c);
-                if self.cat.server.is_none() {
-                    self.err(
-                        Diagnostic::error(
-                            "no-server",
-                            "targets.opencode.config",
-                            "`config` writes the MCP server into opencode.json, but the catalog declares no `server`",
-                        )
-                        .at_key()
-                        .help("add a top-level `server`, or remove `config`"),
-                    );
-                }
-            }
-        }
-        if let Some(s) = &t.session {
-            self.toolset_ref("targets.session.toolset", &s.toolset);
-            self.rel_path("targets.session.dir", &s.dir);
-            if !is_identifier(&s.file) {
-                self.err(
-                    Diagnostic::error(
-                        "bad-name",
-                        "targets.session.file",
-                        format!("`{}` is not a usable OpenCode tool file name", s.file),
-                    )
-                    .help("use [a-z_][a-z0-9_]* (OpenCode does not sanitize file names into tool ids)"),
-                );
-            }
-            for (i, c) in s.context.iter().enumerate() {
-                if !self.cat.context.contains_key(c) {
-                    let known: Vec<&String> = self.cat.context.keys().collect();
-                    self.err(
-                        Diagnostic::error(
-                            "unknown-context",
-                            format!("targets.session.context[{i}]"),
-                            format!("no context variable `{c}`"),
-                        )
-                        .help(hint_for(c, &known, "declare it under `context`")),
-                    );
-                }
-            }
-        }
-        if let Some(m) = &t.mcp {
-            self.toolset_ref("targets.mcp.toolset", &m.toolset);
-            self.rel_path("targets.mcp.path", &m.path);
-        }
-        let config_hosts = [
-            ("claude", t.claude.is_some()),
-            ("cursor", t.cursor.is_some()),
-            ("vscode", t.vscode.is_some()),
-            ("gemini", t.gemini.is_some()),
-            ("codex", t.codex.is_some()),
-        ];
-        for (host, on) in config_hosts {
-            if on && self.cat.server.is_none() {
-                self.err(
-                    Diagnostic::error(
-                        "no-server",
-                        format!("targets.{host}"),
-                        format!("the {host} target writes the MCP server, but the catalog declares no `server`"),
-                    )
-                    .at_key()
-                    .help("add a top-level `server: {name, command, args, toolset}`"),
-                );
-            }
-        }
-        for (host, ct) in [
-            ("cursor", &t.cursor),
-            ("vscode", &t.vscode),
-            ("gemini", &t.gemini),
-            ("codex", &t.codex),
-        ] {
-            if let Some(p) = ct.as_ref().and_then(|c| c.path.as_ref()) {
-                self.rel_path(&format!("targets.{host}.path"), p);
-            }
-        }
-        if let Some(server) = &self.cat.server {
-            if self.toolset_ref("server.toolset", &server.toolset) {
-                self.host_name_lengths(server);
-                self.opencode_collisions(server);
-            }
-            if !valid_tool_name(&server.name) {
-                self.err(
-                    Diagnostic::error(
-                        "bad-name",
-                        "server.name",
-                        format!("server name `{}` is not accepted by every host", server.name),
-                    )
-                    .help("use ^[a-z][a-z0-9_-]*$"),
-                );
-            }
-        }
-    }
-
-    /// Lints the names hosts build from server and tool names.
-    fn host_name_lengths(&mut self, server: &Server) {
-        let plugin = &self.cat.product.name;
-        let ts = &self.cat.toolsets[&server.toolset];
-        for (i, name) in ts.tools.iter().enumerate() {
-            let path = format!("toolsets.{}.tools[{i}]", server.toolset);
-            if self.cat.targets.claude.is_some() {
-                let full = format!("mcp__plugin_{plugin}_{}__{name}", server.name);
-                if full.len() > CLAUDE_NAME_LIMIT {
-                    self.err(Diagnostic::warning("host-name-length", &path, format!("Claude Code calls this tool `{full}`, {} characters, over the model API's limit of {CLAUDE_NAME_LIMIT}", full.len())).help("shorten the tool, server or product name"));
-                }
-            }
-            if self.cat.targets.cursor.is_some() {
-                let len = server.name.len() + name.len();
-                if len > CURSOR_NAME_LIMIT {
-                    self.err(Diagnostic::warning("host-name-length", &path, format!("server and tool name together are {len} characters; Cursor drops tools over {CURSOR_NAME_LIMIT}")).help("shorten the tool or server name"));
-                }
-            }
-        }
-    }
-
-    /// OpenCode names an MCP server's tools `<server>_<tool>`; with the server in
-    /// `opencode.json`, such an id must not be the id of a custom tool as well.
-    fn opencode_collisions(&mut self, server: &Server) {
-        let Some(oc) = &self.cat.targets.opencode else { return };
-        if oc.config.is_none() || !self.cat.toolsets.contains_key(&oc.toolset) {
-            return;
-        }
-        let custom: HashSet<String> = self.cat.toolsets[&oc.toolset]
-            .tools
-            .iter()
-            .map(|t| t.replace('-', "_"))
-            .collect();
-        for (i, name) in self.cat.toolsets[&server.toolset].tools.iter().enumerate() {
-            let id = format!("{}_{name}", server.name);
-            if custom.contains(&id) {
-                self.err(
-                    Diagnostic::error("host-id-collision", format!("toolsets.{}.tools[{i}]", server.toolset), format!("in OpenCode the MCP tool `{name}` of server `{}` gets the id `{id}`, which a custom tool already has", server.name))
-                        .help("rename the server (e.g. `server.name: ix-memory`) or the tool, or drop `targets.opencode.config`"),
-                );
-            }
-        }
-    }
-
-    fn rel_path(&mut self, path: &str, value: &str) {
-        let p = std::path::Path::new(value);
-        if value.is_empty() || p.is_absolute() || p.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
-            self.err(
-                Diagnostic::error(
-                    "bad-path",
-                    path,
-                    format!("`{value}` must be a relative path inside the output folder"),
-                )
-                .help("remove the leading `/` or any `..`"),
-            );
-        }
     }
 
     fn filters(&mut self) {

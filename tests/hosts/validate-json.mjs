@@ -65,6 +65,9 @@ if (/draft-06/.test(dialect ?? "")) {
   ajv.addMetaSchema(require("ajv/dist/refs/json-schema-draft-06.json"));
 }
 addFormats(ajv);
+// `example` is an OpenAPI annotation the MCP Registry's server.schema.json uses throughout; it
+// constrains nothing, so it is known here rather than relaxing strict mode for every schema.
+ajv.addKeyword({ keyword: "example", schemaType: ["string", "number", "boolean", "object", "array", "null"] });
 // The numeric formats schemars puts on integer and number fields.
 const int = (bits, signed) => {
   const max = signed ? 2n ** BigInt(bits - 1) - 1n : 2n ** BigInt(bits) - 1n;

@@ -7,13 +7,116 @@
 //! `items`, and the root never has `oneOf`/`anyOf`/`allOf`; [`lint_input_schema`] checks the
 //! rendered schema against these rules before anything is planned. Pure.
 
-use super::{McpProfile, Options};
-use crate::catalog::ParamType;
+use super::{Host, Options, Surface};
+use crate::catalog::{Catalog, ParamType};
+use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::model::{Model, ParamModel, ToolModel, json_number};
-use crate::output::PlannedFile;
+use crate::output::{Plan, PlannedFile};
 use indexmap::IndexMap;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// `targets.mcp`: the `tools/list` definitions of a toolset.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    pub toolset: String,
+    /// Where the default revision's file goes; other revisions get a suffix.
+    #[serde(default = "default_path")]
+    pub path: String,
+}
+
+fn default_path() -> String {
+    "mcp/tools.json".to_string()
+}
+
+/// MCP protocol revisions this host can write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Profile {
+    /// Revision 2025-11-25, what the MCP SDK 1.32 speaks (the default).
+    V2025_11_25,
+    /// Revision 2026-07-28 (`ttlMs`, `cacheScope`, `resultType` in the result).
+    V2026_07_28,
+}
+
+impl Profile {
+    /// Every revision, oldest first.
+    pub const ALL: [Profile; 2] = [Profile::V2025_11_25, Profile::V2026_07_28];
+
+    /// The revision's date, as the protocol names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::V2025_11_25 => "2025-11-25",
+            Profile::V2026_07_28 => "2026-07-28",
+        }
+    }
+
+    /// The revision of a date.
+    pub fn from_name(name: &str) -> Option<Profile> {
+        Profile::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+/// The MCP `tools/list` host.
+pub struct Mcp;
+
+impl Host for Mcp {
+    fn name(&self) -> &'static str {
+        "mcp"
+    }
+
+    fn about(&self) -> &'static str {
+        "MCP `tools/list` definitions (`mcp/tools.json`; `--profile 2026-07-28` adds that revision's file)"
+    }
+
+    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Settings::json_schema(generator)
+    }
+
+    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
+        let s: Settings = match super::parse_settings(cat, self.name(), path) {
+            Ok(s) => s,
+            Err(d) => return d,
+        };
+        let mut diags = Vec::new();
+        super::check_toolset(cat, &format!("{path}.toolset"), &s.toolset, &mut diags);
+        super::check_rel_path(&format!("{path}.path"), &s.path, &mut diags);
+        diags
+    }
+
+    fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
+        let Some(Ok(s)) = super::settings::<Settings>(cat, self.name()) else {
+            return Vec::new();
+        };
+        let Some(ts) = cat.toolsets.get(&s.toolset) else {
+            return Vec::new();
+        };
+        vec![Surface {
+            key: "mcp",
+            toolset: s.toolset.clone(),
+            namespace: "MCP tools/list",
+            ids: ts.tools.iter().map(|t| (t.clone(), t.clone())).collect(),
+        }]
+    }
+
+    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
+        let Some(target) = super::planned_settings::<Settings>(&model.catalog, self.name())? else {
+            return Ok(());
+        };
+        // Each revision is its own group, so writing one never prunes the other's file.
+        for &profile in &opts.profiles {
+            plan.groups.insert(group(profile));
+            let result = list_tools(model, &target.toolset, opts, profile)?;
+            plan.files.push(PlannedFile::owned(
+                profile_path(&target.path, profile),
+                group(profile),
+                super::json_bytes(&result)?,
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// A `tools/list` result.
 #[derive(Debug, Serialize)]
@@ -231,30 +334,29 @@ pub fn lint_input_schema(schema: &serde_json::Value) -> Vec<String> {
 }
 
 /// The `tools/list` result of a toolset for a protocol revision.
-pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: McpProfile) -> Result<ListToolsResult, Error> {
+pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: Profile) -> Result<ListToolsResult, Error> {
     let tools: Vec<McpTool> = model.toolset(toolset, &opts.filter).into_iter().map(tool).collect();
     for t in &tools {
-        let schema = serde_json::to_value(&t.input_schema).expect("serializes");
+        let schema = serde_json::to_value(&t.input_schema)
+            .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
         let problems = lint_input_schema(&schema);
         if !problems.is_empty() {
-            return Err(Error::usage(
-                format!(
-                    "the inputSchema of `{}` would be refused by hosts: {}",
-                    t.name,
-                    problems.join("; ")
-                ),
-                "report this as an ixgen bug: the catalog validated",
-            ));
+            // The catalog validated: a schema hosts refuse is ixgen's bug, not the user's.
+            return Err(Error::internal(format!(
+                "the inputSchema of `{}` would be refused by hosts: {}",
+                t.name,
+                problems.join("; ")
+            )));
         }
     }
     Ok(match profile {
-        McpProfile::V2025_11_25 => ListToolsResult {
+        Profile::V2025_11_25 => ListToolsResult {
             tools,
             ttl_ms: None,
             cache_scope: None,
             result_type: None,
         },
-        McpProfile::V2026_07_28 => ListToolsResult {
+        Profile::V2026_07_28 => ListToolsResult {
             tools,
             // The list changes only with a release of the catalog: an hour of caching is safe,
             // and the list holds nothing user-specific.
@@ -265,37 +367,19 @@ pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: McpProf
     })
 }
 
-/// The MCP target: one file per requested profile.
-pub fn plan(model: &Model, opts: &Options, files: &mut Vec<PlannedFile<'_>>) -> Result<(), Error> {
-    let Some(target) = &model.catalog.targets.mcp else {
-        return Ok(());
-    };
-    for &profile in &opts.profiles {
-        let result = list_tools(model, &target.toolset, opts, profile)?;
-        let mut bytes = serde_json::to_vec_pretty(&result).expect("serializes");
-        bytes.push(b'\n');
-        files.push(PlannedFile::owned(
-            profile_path(&target.path, profile),
-            group(profile),
-            bytes,
-        ));
-    }
-    Ok(())
-}
-
 /// The manifest group of a revision's file.
-pub fn group(profile: McpProfile) -> &'static str {
+pub fn group(profile: Profile) -> &'static str {
     match profile {
-        McpProfile::V2025_11_25 => "mcp",
-        McpProfile::V2026_07_28 => "mcp-2026-07-28",
+        Profile::V2025_11_25 => "mcp",
+        Profile::V2026_07_28 => "mcp-2026-07-28",
     }
 }
 
 /// `mcp/tools.json` for the default revision; `mcp/tools.2026-07-28.json` for another.
-pub fn profile_path(path: &str, profile: McpProfile) -> String {
+pub fn profile_path(path: &str, profile: Profile) -> String {
     match profile {
-        McpProfile::V2025_11_25 => path.to_string(),
-        McpProfile::V2026_07_28 => match path.strip_suffix(".json") {
+        Profile::V2025_11_25 => path.to_string(),
+        Profile::V2026_07_28 => match path.strip_suffix(".json") {
             Some(stem) => format!("{stem}.2026-07-28.json"),
             None => format!("{path}.2026-07-28"),
         },

@@ -1,0 +1,215 @@
+//! Claude Code: a plugin (`.claude-plugin/plugin.json`), its MCP server in `.mcp.json`, and
+//! optionally a marketplace listing this plugin.
+//!
+//! Naming rules: Claude Code calls a plugin server's tool `mcp__plugin_<plugin>_<server>__<tool>`,
+//! and the model API refuses names over 64 characters. `.mcp.json` is shared with the user's
+//! own servers, so it is merged (ixgen sets its server's key). Every file is a typed struct
+//! serialized by serde_json. Pure.
+
+use super::{Host, Options, Surface, json_bytes, server_args};
+use crate::catalog::Catalog;
+use crate::diagnostic::Diagnostic;
+use crate::error::Error;
+use crate::model::Model;
+use crate::output::{Plan, PlannedFile};
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// `targets.claude`.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Also write `.claude-plugin/marketplace.json` listing this plugin.
+    #[serde(default)]
+    pub marketplace: bool,
+    /// Prefix relative server commands with `${CLAUDE_PLUGIN_ROOT}/`.
+    #[serde(default)]
+    pub plugin_root: bool,
+}
+
+/// Longest tool name the model API accepts once Claude Code prefixes it.
+pub const NAME_LIMIT: usize = 64;
+
+/// The name Claude Code shows for a plugin's MCP tool.
+pub fn tool_id(plugin: &str, server: &str, name: &str) -> String {
+    format!("mcp__plugin_{plugin}_{server}__{name}")
+}
+
+/// `.claude-plugin/plugin.json`.
+#[derive(Debug, Serialize)]
+struct PluginManifest<'a> {
+    name: &'a str,
+    version: &'a str,
+    description: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    author: Option<Author<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    homepage: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repository: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    license: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    keywords: &'a [String],
+}
+
+#[derive(Debug, Serialize)]
+struct Author<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    email: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    url: Option<&'a str>,
+}
+
+/// A stdio server as Claude Code writes it.
+#[derive(Debug, Serialize)]
+pub struct StdioServer {
+    pub command: String,
+    pub args: Vec<String>,
+    pub env: IndexMap<String, String>,
+}
+
+/// `.claude-plugin/marketplace.json`.
+#[derive(Debug, Serialize)]
+struct Marketplace<'a> {
+    name: String,
+    owner: Owner<'a>,
+    metadata: MarketMeta<'a>,
+    plugins: Vec<MarketPlugin<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct Owner<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    email: Option<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+struct MarketMeta<'a> {
+    description: &'a str,
+    version: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+struct MarketPlugin<'a> {
+    name: &'a str,
+    source: &'static str,
+    description: &'a str,
+    version: &'a str,
+}
+
+/// The Claude Code host.
+pub struct Claude;
+
+impl Host for Claude {
+    fn name(&self) -> &'static str {
+        "claude"
+    }
+
+    fn about(&self) -> &'static str {
+        "Claude Code plugin (`.claude-plugin/plugin.json`, `.mcp.json`, marketplace)"
+    }
+
+    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Settings::json_schema(generator)
+    }
+
+    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
+        if let Err(d) = super::parse_settings::<Settings>(cat, self.name(), path) {
+            return d;
+        }
+        let mut diags = Vec::new();
+        super::check_server(cat, path, &mut diags);
+        let plugin = cat.product.name.as_str();
+        diags.extend(super::check_name_lengths(
+            cat,
+            "Claude Code",
+            NAME_LIMIT,
+            "the model API's limit of 64",
+            |server, tool| tool_id(plugin, server, tool),
+        ));
+        diags
+    }
+
+    fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
+        let plugin = cat.product.name.as_str();
+        super::server_surface(cat, "claude", |server, tool| tool_id(plugin, server, tool))
+    }
+
+    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
+        let (Some(target), Some(server)) = (
+            super::planned_settings::<Settings>(&model.catalog, self.name())?,
+            &model.catalog.server,
+        ) else {
+            return Ok(());
+        };
+        plan.groups.insert(self.name());
+        let p = &model.catalog.product;
+        let manifest = PluginManifest {
+            name: &p.name,
+            version: &p.version,
+            description: &p.description,
+            author: p.author.as_ref().map(|a| Author {
+                name: &a.name,
+                email: a.email.as_deref(),
+                url: a.url.as_deref(),
+            }),
+            homepage: p.homepage.as_deref(),
+            repository: p.repository.as_deref(),
+            license: p.license.as_deref(),
+            keywords: &p.keywords,
+        };
+        plan.files.push(PlannedFile::owned(
+            ".claude-plugin/plugin.json",
+            self.name(),
+            json_bytes(&manifest)?,
+        ));
+        let command = if target.plugin_root {
+            format!("${{CLAUDE_PLUGIN_ROOT}}/{}", server.command.trim_start_matches("./"))
+        } else {
+            server.command.clone()
+        };
+        plan.files.push(super::merged(
+            ".mcp.json".into(),
+            self.name(),
+            ["mcpServers", &server.name],
+            StdioServer {
+                command,
+                args: server_args(model, &opts.filter),
+                env: server.env.clone(),
+            },
+        )?);
+        if target.marketplace {
+            let owner = p.author.as_ref().map(|a| Owner {
+                name: &a.name,
+                email: a.email.as_deref(),
+            });
+            let market = Marketplace {
+                name: format!("{}-marketplace", p.name),
+                owner: owner.unwrap_or(Owner {
+                    name: &p.name,
+                    email: None,
+                }),
+                metadata: MarketMeta {
+                    description: &p.description,
+                    version: &p.version,
+                },
+                plugins: vec![MarketPlugin {
+                    name: &p.name,
+                    source: "./",
+                    description: &p.description,
+                    version: &p.version,
+                }],
+            };
+            plan.files.push(PlannedFile::owned(
+                ".claude-plugin/marketplace.json",
+                self.name(),
+                json_bytes(&market)?,
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,513 @@
+//! The hosts: one module each, and the registry that lists them.
+//!
+//! A host is everything ixgen knows about one place tools end up: the settings a catalog gives
+//! it under `targets.<name>` (a serde + schemars type of the host's own), the ids it gives
+//! tools and the limits on them, its lints, and its plan (the files it wants, rendered in
+//! memory; `crate::output` decides what reaches the disk). Nothing outside a host's module
+//! knows its settings or its naming rules: `list`, `budget`, the lints and the files all read
+//! them through [`Host`]. To add a host, write its module, add one line to [`REGISTRY`]
+//! (see `docs/adding-a-host.md`).
+//!
+//! Layering: the CLI calls this module; this module reads the model (`crate::model`), the
+//! catalog and the utilities, never the other way round.
+
+pub mod claude;
+pub mod codex;
+pub mod cursor;
+pub mod gemini;
+pub mod mcp;
+pub mod opencode;
+pub mod registry;
+pub mod session;
+pub mod vscode;
+
+use crate::catalog::{Catalog, Loaded};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::error::Error;
+use crate::escape::{Ts, comment};
+use crate::model::{Context, Filter, Model};
+use crate::output::Plan;
+use serde::de::DeserializeOwned;
+use std::collections::HashMap;
+
+/// Every host, in the order `generate` writes them and `list` shows them.
+pub static REGISTRY: &[&dyn Host] = &[
+    &opencode::Opencode,
+    &session::Session,
+    &mcp::Mcp,
+    &claude::Claude,
+    &cursor::Cursor,
+    &vscode::Vscode,
+    &gemini::Gemini,
+    &codex::Codex,
+    &registry::McpRegistry,
+];
+
+/// One host.
+pub trait Host: Sync {
+    /// The host's name: its key under `targets`, its command-line target name and its
+    /// manifest group.
+    fn name(&self) -> &'static str;
+
+    /// One line for `--help` and the docs.
+    fn about(&self) -> &'static str;
+
+    /// The JSON Schema of the host's settings (`targets.<name>`).
+    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
+
+    /// Checks the host's settings against the catalog, with the host's lints. Runs only when
+    /// the catalog enables the host; `path` is `targets.<name>`.
+    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic>;
+
+    /// The tools this host exposes and the id it gives each, one entry per surface (OpenCode
+    /// has its custom tools and the MCP server's tools).
+    fn surfaces(&self, cat: &Catalog) -> Vec<Surface>;
+
+    /// Whether `generate` writes the host without being asked; a host that needs the run's
+    /// context (the session tools) is written only when that context is given.
+    fn by_default(&self) -> bool {
+        true
+    }
+
+    /// Adds the host's files to the plan.
+    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error>;
+}
+
+/// Tools as one host's model sees them.
+#[derive(Debug, Clone)]
+pub struct Surface {
+    /// Key in `ixgen list` and `ixgen budget`: the host's name, or a name of its own for a
+    /// second surface (`opencode-mcp`).
+    pub key: &'static str,
+    /// The toolset the surface shows.
+    pub toolset: String,
+    /// Ids that share a namespace must be unique across surfaces (OpenCode's tool ids).
+    pub namespace: &'static str,
+    /// Tool name → the id the host gives it, in toolset order.
+    pub ids: Vec<(String, String)>,
+}
+
+/// What one run was asked for, beyond the catalog.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub filter: Filter,
+    pub context: Context,
+    /// Overrides the toolset of the OpenCode target.
+    pub toolset: Option<String>,
+    /// MCP revisions to write.
+    pub profiles: Vec<mcp::Profile>,
+}
+
+/// The host of a name.
+pub fn get(name: &str) -> Option<&'static dyn Host> {
+    REGISTRY.iter().copied().find(|h| h.name() == name)
+}
+
+/// The names of every host.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|h| h.name()).collect()
+}
+
+/// Whether the catalog enables a host.
+pub fn enabled(cat: &Catalog, host: &dyn Host) -> bool {
+    cat.targets.contains_key(host.name())
+}
+
+/// A host's settings, parsed from `targets.<name>`; `None` when the catalog does not enable it.
+pub fn settings<T: DeserializeOwned>(cat: &Catalog, name: &str) -> Option<Result<T, serde_json::Error>> {
+    cat.targets.get(name).map(|v| serde_json::from_value(v.clone()))
+}
+
+/// A host's settings for planning: checking already parsed them, so a failure here is a bug.
+pub fn planned_settings<T: DeserializeOwned>(cat: &Catalog, name: &str) -> Result<Option<T>, Error> {
+    settings(cat, name)
+        .transpose()
+        .map_err(|e| Error::internal(format!("settings of `{name}` passed the check but do not parse: {e}")))
+}
+
+/// Loads a catalog and checks it against every host it enables: the model, or every
+/// diagnostic at once.
+pub fn load(path: Option<&std::path::Path>) -> Result<(Model, crate::diagnostic::SourceFile, Vec<Diagnostic>), Error> {
+    let Loaded {
+        catalog,
+        file,
+        mut warnings,
+    } = crate::catalog::load(path)?;
+    let mut diags = check(&catalog);
+    if !diags.is_empty() {
+        crate::catalog::load::locate(&mut diags, &file.text);
+        if diags.iter().any(|d| d.severity == Severity::Error) {
+            diags.extend(warnings);
+            diags.sort_by_key(|d| (d.severity != Severity::Error, d.pos));
+            return Err(Error::Catalog {
+                file,
+                diagnostics: diags,
+            });
+        }
+        warnings.extend(diags);
+        warnings.sort_by_key(|d| d.pos);
+    }
+    let name = std::path::Path::new(&file.name)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| file.name.clone());
+    Ok((crate::model::build(catalog, &name), file, warnings))
+}
+
+/// Every host's diagnostics for a catalog, unlocated: unknown hosts, each enabled host's
+/// check, and ids that collide within a namespace.
+pub fn check(cat: &Catalog) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    for name in cat.targets.keys() {
+        if get(name).is_none() {
+            let known = names();
+            diags.push(
+                Diagnostic::error("unknown-target", format!("targets.{name}"), format!("no host `{name}`"))
+                    .at_key()
+                    .help(match crate::catalog::load::did_you_mean(name, &known) {
+                        Some(m) => format!("did you mean `{m}`?"),
+                        None => format!("the hosts are: {}", known.join(", ")),
+                    }),
+            );
+        }
+    }
+    let mut seen: HashMap<(&'static str, String), (&'static str, String)> = HashMap::new();
+    for host in REGISTRY.iter().filter(|h| enabled(cat, **h)) {
+        let path = format!("targets.{}", host.name());
+        let found = host.check(cat, &path);
+        let broken = found.iter().any(|d| d.severity == Severity::Error);
+        diags.extend(found);
+        if broken {
+            continue;
+        }
+        for surface in host.surfaces(cat) {
+            for (i, (tool, id)) in surface.ids.iter().enumerate() {
+                if let Some((other_key, other_tool)) =
+                    seen.insert((surface.namespace, id.clone()), (surface.key, tool.clone()))
+                    && (other_key, other_tool.as_str()) != (surface.key, tool.as_str())
+                {
+                    diags.push(
+                        Diagnostic::error(
+                            "host-id-collision",
+                            format!("toolsets.{}.tools[{i}]", surface.toolset),
+                            format!(
+                                "in {} the tool `{tool}` ({}) gets the id `{id}`, which `{other_tool}` ({other_key}) already has",
+                                surface.namespace, surface.key
+                            ),
+                        )
+                        .help("rename one of the tools, or the server or file that prefixes the id (e.g. `server.name: ix-memory`)"),
+                    );
+                }
+            }
+        }
+    }
+    diags
+}
+
+/// Plans the files of the named hosts.
+pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn Host], opts: &Options) -> Result<Plan<'m>, Error> {
+    let mut plan = Plan::default();
+    for &host in hosts {
+        if !enabled(&model.catalog, host) {
+            return Err(Error::usage(
+                format!("the catalog does not enable the `{}` target", host.name()),
+                format!("add `targets.{}` to the catalog", host.name()),
+            ));
+        }
+        host.plan(model, opts, &mut plan)?;
+    }
+    plan.files.sort_by(|a, b| a.path.cmp(&b.path));
+    if let Some(w) = plan.files.windows(2).find(|w| w[0].path == w[1].path) {
+        return Err(Error::usage(
+            format!("two targets write `{}`", w[0].path),
+            "give one of them another path in the catalog's `targets`",
+        ));
+    }
+    Ok(plan)
+}
+
+/// The first comment line of generated code files.
+pub fn header_text(model: &Model) -> Ts {
+    comment(&format!(
+        "{} from catalog {} ({} {}).",
+        crate::output::MARKER,
+        model.source_name,
+        model.catalog.product.name,
+        model.catalog.product.version
+    ))
+}
+
+/// The server's arguments, with the active filters passed on as the server's own flags, so a
+/// host launches the server already filtered. A filter the server has no flag for (a tier, or
+/// read-only without `read_only`) is passed as the exact allowlist of the tools it keeps.
+pub fn server_args(model: &Model, filter: &Filter) -> Vec<String> {
+    let Some(server) = &model.catalog.server else {
+        return Vec::new();
+    };
+    let mut args = server.args.clone();
+    let Some(flags) = &server.filter_flags else {
+        return args;
+    };
+    let expressible = filter.tier.is_none()
+        && (!filter.read_only || flags.read_only.is_some())
+        && (filter.enable.is_empty() || flags.enable_tools.is_some())
+        && (filter.disable.is_empty() || flags.disable_tools.is_some());
+    if !expressible {
+        if let Some(f) = &flags.enable_tools {
+            let kept: Vec<String> = model
+                .toolset(&server.toolset, filter)
+                .iter()
+                .map(|t| t.name.clone())
+                .collect();
+            args.push(f.clone());
+            args.push(kept.join(","));
+        }
+        return args;
+    }
+    if filter.read_only
+        && let Some(f) = &flags.read_only
+    {
+        args.push(f.clone());
+    }
+    if !filter.enable.is_empty() {
+        if let Some(f) = &flags.enable_tools {
+            args.push(f.clone());
+            args.push(filter.enable.join(","));
+        }
+    } else if !filter.disable.is_empty()
+        && let Some(f) = &flags.disable_tools
+    {
+        args.push(f.clone());
+        args.push(filter.disable.join(","));
+    }
+    args
+}
+
+/// The error for a toolset name the catalog does not have.
+pub fn unknown_toolset(model: &Model, name: &str) -> Error {
+    let known: Vec<&String> = model.catalog.toolsets.keys().collect();
+    Error::usage(
+        format!("no toolset `{name}` in the catalog"),
+        match crate::catalog::load::did_you_mean(name, &known) {
+            Some(m) => format!("did you mean `{m}`?"),
+            None => format!(
+                "the toolsets are: {}",
+                known.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        },
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checks hosts share.
+
+/// Parses a host's settings, or says why they do not parse (located at the settings).
+pub fn parse_settings<T: DeserializeOwned>(cat: &Catalog, name: &str, path: &str) -> Result<T, Vec<Diagnostic>> {
+    match settings::<T>(cat, name) {
+        Some(Ok(s)) => Ok(s),
+        None => Err(Vec::new()),
+        Some(Err(e)) => {
+            let message = e.to_string();
+            let mut d = Diagnostic::error("bad-target", path, format!("`{path}`: {message}"));
+            // serde names the field it did not expect: point at it and suggest the closest.
+            if let Some(rest) = message.strip_prefix("unknown field `")
+                && let Some((field, expected)) = rest.split_once('`')
+            {
+                let expected: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+                d = Diagnostic::error(
+                    "unknown-key",
+                    format!("{path}.{field}"),
+                    format!("`{path}`: unknown field `{field}`"),
+                )
+                .at_key()
+                .help(match crate::catalog::load::did_you_mean(field, &expected) {
+                    Some(m) => format!("did you mean `{m}`?"),
+                    None => format!("the keys allowed here are: {}", expected.join(", ")),
+                });
+            } else {
+                d = d.help("run `ixgen schema` to see what each target takes");
+            }
+            Err(vec![d])
+        }
+    }
+}
+
+/// A toolset reference in a host's settings.
+pub fn check_toolset(cat: &Catalog, path: &str, name: &str, diags: &mut Vec<Diagnostic>) -> bool {
+    if cat.toolsets.contains_key(name) {
+        return true;
+    }
+    let known: Vec<&String> = cat.toolsets.keys().collect();
+    diags.push(
+        Diagnostic::error("unknown-toolset", path, format!("no toolset `{name}`")).help(
+            match crate::catalog::load::did_you_mean(name, &known) {
+                Some(m) => format!("did you mean `{m}`?"),
+                None => "declare it under `toolsets`".to_string(),
+            },
+        ),
+    );
+    false
+}
+
+/// A path in a host's settings: relative, inside the output folder.
+pub fn check_rel_path(path: &str, value: &str, diags: &mut Vec<Diagnostic>) {
+    let p = std::path::Path::new(value);
+    if value.is_empty() || p.is_absolute() || p.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+        diags.push(
+            Diagnostic::error(
+                "bad-path",
+                path,
+                format!("`{value}` must be a relative path inside the output folder"),
+            )
+            .help("remove the leading `/` or any `..`"),
+        );
+    }
+}
+
+/// The MCP server a host launches: an error at the host's settings when the catalog has none.
+pub fn check_server<'c>(
+    cat: &'c Catalog,
+    path: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<&'c crate::catalog::Server> {
+    if cat.server.is_none() {
+        diags.push(
+            Diagnostic::error(
+                "no-server",
+                path,
+                format!(
+                    "the `{}` target writes the MCP server, but the catalog declares no `server`",
+                    path.trim_start_matches("targets.")
+                ),
+            )
+            .at_key()
+            .help("add a top-level `server: {name, command, args, toolset}`"),
+        );
+    }
+    cat.server.as_ref()
+}
+
+/// Ids of the server's tools, for hosts that only launch the server.
+pub fn server_surface(cat: &Catalog, key: &'static str, id: impl Fn(&str, &str) -> String) -> Vec<Surface> {
+    let Some(server) = &cat.server else { return Vec::new() };
+    let Some(ts) = cat.toolsets.get(&server.toolset) else {
+        return Vec::new();
+    };
+    vec![Surface {
+        key,
+        toolset: server.toolset.clone(),
+        namespace: key,
+        ids: ts.tools.iter().map(|t| (t.clone(), id(&server.name, t))).collect(),
+    }]
+}
+
+/// A lint for a host whose full tool name (server and tool, with any prefix) has a limit;
+/// `over` names the limit in the message ("the model API's limit of 64").
+pub fn check_name_lengths(
+    cat: &Catalog,
+    host: &str,
+    limit: usize,
+    over: &str,
+    id: impl Fn(&str, &str) -> String,
+) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    let Some(server) = &cat.server else { return diags };
+    let Some(ts) = cat.toolsets.get(&server.toolset) else {
+        return diags;
+    };
+    for (i, name) in ts.tools.iter().enumerate() {
+        let full = id(&server.name, name);
+        if full.len() > limit {
+            diags.push(
+                Diagnostic::warning(
+                    "host-name-length",
+                    format!("toolsets.{}.tools[{i}]", server.toolset),
+                    format!(
+                        "{host} calls this tool `{full}`, {} characters, over {over}",
+                        full.len()
+                    ),
+                )
+                .help("shorten the tool, server or product name"),
+            );
+        }
+    }
+    diags
+}
+
+/// Pretty JSON bytes of a typed struct, with a final newline.
+pub fn json_bytes(value: &impl serde::Serialize) -> Result<Vec<u8>, Error> {
+    let mut bytes = serde_json::to_vec_pretty(value)
+        .map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+/// The catalog format's JSON Schema, with each host's settings under `targets`.
+pub fn catalog_schema() -> serde_json::Value {
+    let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+    let root = generator.root_schema_for::<Catalog>();
+    let mut props = serde_json::Map::new();
+    for host in REGISTRY {
+        let mut s = host.settings_schema(&mut generator);
+        s.insert("description".into(), host.about().into());
+        props.insert(host.name().to_string(), s.to_value());
+    }
+    let defs = generator.take_definitions(true);
+    let mut value = root.to_value();
+    if let Some(targets) = value.pointer_mut("/properties/targets") {
+        *targets = serde_json::json!({
+            "description": "Which hosts get files, and their settings: one key per host.",
+            "type": "object",
+            "properties": props,
+            "additionalProperties": false,
+        });
+    }
+    if let Some(obj) = value.as_object_mut() {
+        let all = obj.entry("$defs").or_insert_with(|| serde_json::json!({}));
+        if let Some(all) = all.as_object_mut() {
+            for (k, v) in defs {
+                all.entry(k).or_insert(v);
+            }
+        }
+    }
+    value
+}
+
+/// Settings of a host that only writes an MCP configuration file: where to write it.
+#[derive(Debug, Clone, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigSettings {
+    /// Where to write the file, relative to the output folder; each host has a default.
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+/// The check of a host that launches the server from a configuration file.
+pub fn check_config(cat: &Catalog, name: &str, path: &str) -> Vec<Diagnostic> {
+    let s: ConfigSettings = match parse_settings(cat, name, path) {
+        Ok(s) => s,
+        Err(d) => return d,
+    };
+    let mut diags = Vec::new();
+    check_server(cat, path, &mut diags);
+    if let Some(p) = &s.path {
+        check_rel_path(&format!("{path}.path"), p, &mut diags);
+    }
+    diags
+}
+
+/// A JSON file shared with the user, in which the host sets one value.
+pub fn merged(
+    path: String,
+    group: &'static str,
+    pointer: [&str; 2],
+    value: impl serde::Serialize,
+) -> Result<crate::output::PlannedFile<'static>, Error> {
+    Ok(crate::output::PlannedFile::merged(
+        path,
+        group,
+        &pointer,
+        serde_json::to_value(value).map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?,
+        serde_json::Map::new(),
+    ))
+}

@@ -1,0 +1,380 @@
+//! OpenCode: one custom tool file per product tool, the session tools file with the run's
+//! context baked in, and the MCP server merged into `opencode.json`.
+//!
+//! OpenCode 1.18 does not parse arguments through zod and crashes on a non-string result, so
+//! every tool runs through the interpreter (`templates/opencode/runtime.ts`) that applies
+//! defaults, bounds and validation and always returns a string. The interpreter is written
+//! once per output, as `<tools dir>/../ixgen/runtime-<hash>.ts`: OpenCode 1.18.33 loads tools
+//! only from `{tool,tools}/*.{js,ts}`, so that folder is never taken for tools, and a relative
+//! import of it loads (both checked in the real host). The content hash in the name lets two
+//! ixgen releases' tools live side by side. A tool file holds its header, its spec and its
+//! `tool({…})`. Naming rules: a file's default export is named after the file, so file names
+//! are `[a-z0-9_]`; a named export `x` of `f.ts` becomes `f_x`. Pure: returns planned files,
+//! touches no disk.
+
+pub mod ts_types;
+
+use super::{Host, Options, Surface, header_text, server_args};
+use crate::catalog::{Catalog, ParamType};
+use crate::diagnostic::Diagnostic;
+use crate::error::Error;
+use crate::escape::{Ident, Ts, comment, ts_json, ts_json_pretty, ts_num, ts_str};
+use crate::model::{Model, ParamModel, ToolModel};
+use crate::output::{Plan, PlannedFile};
+use askama::Template;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// `targets.opencode`: the product's tools, one file each.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// The toolset whose tools get a file each.
+    pub toolset: String,
+    /// Folder of the tool files.
+    #[serde(default = "default_dir")]
+    pub dir: String,
+    /// `opencode.json` to merge the MCP server into; leave out to write none.
+    #[serde(default)]
+    pub config: Option<String>,
+}
+
+/// Where OpenCode loads tools from.
+pub fn default_dir() -> String {
+    ".opencode/tools".to_string()
+}
+
+/// The OpenCode tool id of a product tool: its file name, so `[a-z0-9_]` only.
+pub fn tool_id(name: &str) -> String {
+    name.replace('-', "_")
+}
+
+/// OpenCode names an MCP server's tools `<server>_<tool>`.
+pub fn mcp_tool_id(server: &str, name: &str) -> String {
+    format!("{server}_{name}")
+}
+
+/// The OpenCode host.
+pub struct Opencode;
+
+impl Host for Opencode {
+    fn name(&self) -> &'static str {
+        "opencode"
+    }
+
+    fn about(&self) -> &'static str {
+        "OpenCode custom tools (`.opencode/tools/*.ts`) and the MCP server in `opencode.json`"
+    }
+
+    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Settings::json_schema(generator)
+    }
+
+    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
+        let s: Settings = match super::parse_settings(cat, self.name(), path) {
+            Ok(s) => s,
+            Err(d) => return d,
+        };
+        let mut diags = Vec::new();
+        super::check_toolset(cat, &format!("{path}.toolset"), &s.toolset, &mut diags);
+        super::check_rel_path(&format!("{path}.dir"), &s.dir, &mut diags);
+        if let Some(c) = &s.config {
+            super::check_rel_path(&format!("{path}.config"), c, &mut diags);
+            if cat.server.is_none() {
+                diags.push(
+                    Diagnostic::error(
+                        "no-server",
+                        format!("{path}.config"),
+                        "`config` writes the MCP server into opencode.json, but the catalog declares no `server`",
+                    )
+                    .at_key()
+                    .help("add a top-level `server`, or remove `config`"),
+                );
+            }
+        }
+        diags
+    }
+
+    fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
+        let Some(Ok(s)) = super::settings::<Settings>(cat, self.name()) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        if let Some(ts) = cat.toolsets.get(&s.toolset) {
+            out.push(Surface {
+                key: "opencode",
+                toolset: s.toolset.clone(),
+                namespace: "OpenCode",
+                ids: ts.tools.iter().map(|t| (t.clone(), tool_id(t))).collect(),
+            });
+        }
+        if let (Some(_), Some(server)) = (&s.config, &cat.server)
+            && let Some(ts) = cat.toolsets.get(&server.toolset)
+        {
+            out.push(Surface {
+                key: "opencode-mcp",
+                toolset: server.toolset.clone(),
+                namespace: "OpenCode",
+                ids: ts
+                    .tools
+                    .iter()
+                    .map(|t| (t.clone(), mcp_tool_id(&server.name, t)))
+                    .collect(),
+            });
+        }
+        out
+    }
+
+    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
+        let Some(target) = super::planned_settings::<Settings>(&model.catalog, self.name())? else {
+            return Ok(());
+        };
+        plan.groups.insert(self.name());
+        plan_runtime(&target.dir, plan)?;
+        let toolset = opts.toolset.as_deref().unwrap_or(&target.toolset);
+        if !model.catalog.toolsets.contains_key(toolset) {
+            return Err(super::unknown_toolset(model, toolset));
+        }
+        // Rendered when compared, so a large catalog never holds all its files at once.
+        for t in model.toolset(toolset, &opts.filter) {
+            plan.files.push(PlannedFile::deferred(
+                format!("{}/{}.ts", target.dir.trim_end_matches('/'), tool_id(&t.name)),
+                self.name(),
+                move || {
+                    render(&ToolFile {
+                        header: header_text(model),
+                        command: Ts::code("ixgen opencode"),
+                        runtime_import: runtime_import()?,
+                        constants: Vec::new(),
+                        tools: vec![entry(t, None)?],
+                    })
+                },
+            ));
+        }
+        if let (Some(config), Some(server)) = (&target.config, &model.catalog.server) {
+            let mut command = vec![server.command.clone()];
+            command.extend(server_args(model, &opts.filter));
+            let value = serde_json::to_value(OpencodeMcp {
+                kind: "local",
+                command,
+                environment: server.env.clone(),
+                enabled: true,
+            })
+            .map_err(|e| Error::internal(format!("opencode.json entry: {e}")))?;
+            let mut skeleton = serde_json::Map::new();
+            skeleton.insert("$schema".into(), "https://opencode.ai/config.json".into());
+            plan.files.push(PlannedFile::merged(
+                config.clone(),
+                self.name(),
+                &["mcp", &server.name],
+                value,
+                skeleton,
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The interpreter's code, without its types (those come from the spec's schema).
+const RUNTIME_BODY: &str = include_str!("../../../templates/opencode/runtime.ts");
+
+/// The manifest group of runtime files: shared by the product's tools and the session tools.
+pub const RUNTIME_GROUP: &str = "opencode-runtime";
+
+#[derive(Template)]
+#[template(path = "opencode/runtime-file.ts", escape = "none")]
+struct RuntimeFile<'a> {
+    header: Ts,
+    version: u32,
+    types: &'a str,
+    body: &'a str,
+}
+
+/// The runtime file's bytes and its file name, the same for every catalog of one ixgen build.
+pub fn runtime() -> Result<&'static (String, Vec<u8>), Error> {
+    static RUNTIME: std::sync::OnceLock<Result<(String, Vec<u8>), String>> = std::sync::OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            let bytes = runtime_text(&crate::spec::schema())?;
+            let hash = blake3::hash(&bytes).to_hex();
+            Ok((format!("runtime-{}.ts", &hash[..12]), bytes))
+        })
+        .as_ref()
+        .map_err(|e| Error::internal(format!("the runtime file cannot be generated: {e}")))
+}
+
+/// The runtime file for a spec schema: the types generated from the schema, then the
+/// interpreter written against them. (Public so a test can feed it a schema that disagrees
+/// with the interpreter and watch the type check fail.)
+pub fn runtime_text(schema: &serde_json::Value) -> Result<Vec<u8>, String> {
+    let types = ts_types::declarations(schema)?;
+    render(&RuntimeFile {
+        header: comment(&format!(
+            "{} {}: the runtime of generated OpenCode tools.",
+            crate::output::MARKER,
+            env!("CARGO_PKG_VERSION")
+        )),
+        version: crate::spec::SPEC_VERSION,
+        types: &types,
+        body: RUNTIME_BODY,
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// Where the runtime file of the tools in `tools_dir` lives, relative to the output folder.
+pub fn runtime_path(tools_dir: &str) -> Result<String, Error> {
+    let parent = tools_dir.trim_end_matches('/').rsplit_once('/').map_or("", |(p, _)| p);
+    let dir = if parent.is_empty() {
+        "ixgen".to_string()
+    } else {
+        format!("{parent}/ixgen")
+    };
+    Ok(format!("{dir}/{}", runtime()?.0))
+}
+
+/// Plans the runtime file of the tools in `tools_dir`, once however many hosts need it. An old
+/// runtime file is removed only when no tools that may still import it are left behind:
+/// `generate` without the session context must not take the runtime from under the last
+/// session file.
+pub fn plan_runtime(tools_dir: &str, plan: &mut Plan<'_>) -> Result<(), Error> {
+    let path = runtime_path(tools_dir)?;
+    if plan.files.iter().any(|f| f.path == path) {
+        return Ok(());
+    }
+    plan.files
+        .push(PlannedFile::owned(path, RUNTIME_GROUP, runtime()?.1.clone()));
+    if plan.groups.insert(RUNTIME_GROUP) {
+        plan.guards.push((RUNTIME_GROUP, &["opencode", "session"]));
+    }
+    Ok(())
+}
+
+#[derive(Template)]
+#[template(path = "opencode/tool.ts", escape = "none")]
+pub(super) struct ToolFile {
+    pub header: Ts,
+    pub command: Ts,
+    /// The module specifier of the runtime file, relative to the tool file.
+    pub runtime_import: Ts,
+    pub constants: Vec<Constant>,
+    pub tools: Vec<ToolEntry>,
+}
+
+pub(super) fn runtime_import() -> Result<Ts, Error> {
+    Ok(ts_str(&format!("../ixgen/{}", runtime()?.0)))
+}
+
+pub(super) struct Constant {
+    pub key: Ts,
+    pub name: Ident,
+    pub value: Ts,
+}
+
+pub(super) struct ToolEntry {
+    spec_name: Ident,
+    spec: Ts,
+    /// `None`: the file's default export. `Some(name)`: a named export.
+    export: Option<Ident>,
+    local: Ident,
+    description: Ts,
+    args: Vec<ArgEntry>,
+}
+
+struct ArgEntry {
+    key: Ts,
+    schema: Ts,
+}
+
+/// The zod 4 schema of a parameter, through `tool.schema` only (zod 3 objects turn into
+/// garbage in the JSON Schema OpenCode sends to the model).
+fn zod(p: &ParamModel) -> Ts {
+    let q = &p.param;
+    let base = |ty: ParamType, values: Option<&Vec<String>>| -> Ts {
+        match ty {
+            ParamType::String | ParamType::Path => Ts::code("tool.schema.string()"),
+            ParamType::Integer => Ts::code("tool.schema.number()").call("int", &[]),
+            ParamType::Number => Ts::code("tool.schema.number()"),
+            ParamType::Boolean => Ts::code("tool.schema.boolean()"),
+            ParamType::Enum => {
+                let vals: Vec<Ts> = values
+                    .map(|v| v.iter().map(|s| ts_str(s)).collect())
+                    .unwrap_or_default();
+                Ts::code("tool.schema").call("enum", &[Ts::array(&vals)])
+            }
+            ParamType::Array => Ts::code("tool.schema.array(tool.schema.string())"),
+        }
+    };
+    let mut s = match (q.ty, &q.items) {
+        (ParamType::Array, Some(items)) => {
+            let mut inner = base(items.ty, items.values.as_ref());
+            if let Some(d) = &items.description {
+                inner = inner.call("describe", &[ts_str(d)]);
+            }
+            Ts::code("tool.schema").call("array", &[inner])
+        }
+        _ => base(q.ty, q.values.as_ref()),
+    };
+    if let Some(min) = q.min {
+        s = s.call("min", &[ts_num(min)]);
+    }
+    if let Some(max) = q.max {
+        s = s.call("max", &[ts_num(max)]);
+    }
+    match (&q.default, q.required) {
+        (Some(d), _) => s = s.call("default", &[ts_json(d)]),
+        (None, false) => s = s.call("optional", &[]),
+        (None, true) => {}
+    }
+    if let Some(d) = &q.description {
+        s = s.call("describe", &[ts_str(d)]);
+    }
+    s
+}
+
+/// A name the catalog stage validated, as an identifier; a name that is not one is a bug.
+pub(super) fn ident(name: &str) -> Result<Ident, Error> {
+    Ident::new(name).ok_or_else(|| Error::internal(format!("`{name}` passed validation but is not an identifier")))
+}
+
+pub(super) fn entry(t: &ToolModel, export: Option<&str>) -> Result<ToolEntry, Error> {
+    let id = tool_id(&t.name);
+    Ok(ToolEntry {
+        spec_name: ident(&format!("SPEC_{id}"))?,
+        spec: ts_json_pretty(&t.spec),
+        export: match export {
+            Some(e) => Some(
+                Ident::export_name(e)
+                    .ok_or_else(|| Error::internal(format!("`{e}` passed validation but is not an export name")))?,
+            ),
+            None => None,
+        },
+        local: ident(&format!("tool_{id}"))?,
+        description: ts_str(&t.description),
+        args: t
+            .params
+            .iter()
+            .map(|p| ArgEntry {
+                key: ts_str(&p.name),
+                schema: zod(p),
+            })
+            .collect(),
+    })
+}
+
+pub(super) fn render(file: &impl Template) -> Result<Vec<u8>, Error> {
+    let mut text = String::with_capacity(8 * 1024);
+    file.render_into(&mut text)
+        .map_err(|e| Error::internal(format!("a template did not render: {e}")))?;
+    text.push('\n');
+    Ok(text.into_bytes())
+}
+
+/// An MCP server in `opencode.json`: `command` is one array, program first.
+#[derive(serde::Serialize)]
+struct OpencodeMcp {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    command: Vec<String>,
+    environment: indexmap::IndexMap<String, String>,
+    enabled: bool,
+}

@@ -1,0 +1,274 @@
+//! The MCP Registry: `server.json`, the file a product publishes to list its MCP server
+//! (schema revision 2025-12-11, `modelcontextprotocol/registry`).
+//!
+//! Only catalogs whose product ships its MCP server as a package have one: the settings name
+//! the registry entry and each package (registry, identifier, version, transport). The
+//! server's arguments become positional package arguments, so a client launches it as every
+//! other host does. The registry knows tools by no id of its own: it lists the server, not
+//! its tools. Pure.
+
+use super::{Host, Options, Surface, json_bytes};
+use crate::catalog::Catalog;
+use crate::diagnostic::Diagnostic;
+use crate::error::Error;
+use crate::model::Model;
+use crate::output::{Plan, PlannedFile};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The revision of the `server.json` schema written.
+pub const SCHEMA_URL: &str = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
+
+/// The registry's longest description.
+pub const DESCRIPTION_LIMIT: usize = 100;
+
+/// `targets.mcp-registry`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// The server's name in the registry, reverse-DNS with one `/`: `io.github.owner/name`.
+    pub name: String,
+    /// The registry's description (at most 100 characters); defaults to the product's.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The server's version (the registry's `version`); defaults to the first package's.
+    #[serde(default)]
+    pub version: Option<String>,
+    /// How the server ships: one entry per package.
+    pub distribution: Vec<Package>,
+    /// Where to write the file.
+    #[serde(default = "default_path")]
+    pub path: String,
+}
+
+fn default_path() -> String {
+    "server.json".to_string()
+}
+
+/// One package that runs the server.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Package {
+    /// The package registry: `npm`, `pypi`, `oci`, `nuget`, `mcpb`.
+    pub registry: String,
+    /// The package's name there, e.g. `@ix/cli`.
+    pub identifier: String,
+    /// The exact version published (no ranges, not `latest`).
+    pub version: String,
+    /// How a client talks to the server.
+    #[serde(default)]
+    pub transport: Transport,
+    /// The runtime that starts the package, e.g. `npx`.
+    #[serde(default)]
+    pub runtime_hint: Option<String>,
+}
+
+/// A package's transport.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Transport {
+    #[default]
+    Stdio,
+}
+
+/// `server.json`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ServerJson<'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    name: &'a str,
+    description: &'a str,
+    version: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repository: Option<Repository<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    website_url: Option<&'a str>,
+    packages: Vec<PackageJson<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct Repository<'a> {
+    url: &'a str,
+    source: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PackageJson<'a> {
+    registry_type: &'a str,
+    identifier: &'a str,
+    version: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runtime_hint: Option<&'a str>,
+    transport: TransportJson,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    package_arguments: Vec<Argument<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct TransportJson {
+    #[serde(rename = "type")]
+    kind: Transport,
+}
+
+#[derive(Debug, Serialize)]
+struct Argument<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    value: &'a str,
+}
+
+/// The registry's name rule: `namespace/name`, reverse-DNS namespace.
+fn valid_name(name: &str) -> bool {
+    let Some((ns, rest)) = name.split_once('/') else {
+        return false;
+    };
+    (3..=200).contains(&name.len())
+        && !ns.is_empty()
+        && !rest.is_empty()
+        && ns.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+        && rest
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+/// The registry's repository source for a URL it can inspect.
+fn repository_source(url: &str) -> Option<&'static str> {
+    [("https://github.com/", "github"), ("https://gitlab.com/", "gitlab")]
+        .into_iter()
+        .find(|(prefix, _)| url.starts_with(prefix))
+        .map(|(_, s)| s)
+}
+
+/// The MCP Registry host.
+pub struct McpRegistry;
+
+impl Host for McpRegistry {
+    fn name(&self) -> &'static str {
+        "mcp-registry"
+    }
+
+    fn about(&self) -> &'static str {
+        "MCP Registry entry (`server.json`) for a server that ships as a package"
+    }
+
+    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Settings::json_schema(generator)
+    }
+
+    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
+        let s: Settings = match super::parse_settings(cat, self.name(), path) {
+            Ok(s) => s,
+            Err(d) => return d,
+        };
+        let mut diags = Vec::new();
+        super::check_server(cat, path, &mut diags);
+        super::check_rel_path(&format!("{path}.path"), &s.path, &mut diags);
+        if !valid_name(&s.name) {
+            diags.push(
+                Diagnostic::error(
+                    "bad-name",
+                    format!("{path}.name"),
+                    format!("`{}` is not a registry server name", s.name),
+                )
+                .help("use reverse-DNS with one `/`, e.g. `io.github.owner/server`"),
+            );
+        }
+        let (description, at) = match &s.description {
+            Some(d) => (d.as_str(), format!("{path}.description")),
+            None => (cat.product.description.as_str(), format!("{path}.name")),
+        };
+        let len = description.chars().count();
+        if len == 0 || len > DESCRIPTION_LIMIT {
+            diags.push(
+                Diagnostic::error(
+                    "registry-description",
+                    at,
+                    format!(
+                        "the registry takes a description of 1 to {DESCRIPTION_LIMIT} characters; this one has {len}"
+                    ),
+                )
+                .help(format!("set `{path}.description` to a shorter one")),
+            );
+        }
+        if s.distribution.is_empty() {
+            diags.push(
+                Diagnostic::error(
+                    "registry-package",
+                    format!("{path}.distribution"),
+                    "no package to run the server from",
+                )
+                .help("list at least one `{registry, identifier, version}`"),
+            );
+        }
+        for (i, p) in s.distribution.iter().enumerate() {
+            let v = p.version.trim();
+            let ranged =
+                v.is_empty() || v == "latest" || v.contains(['^', '~', '>', '<', '*', ' ']) || v.ends_with(".x");
+            if ranged {
+                diags.push(
+                    Diagnostic::error(
+                        "registry-package",
+                        format!("{path}.distribution[{i}].version"),
+                        format!("`{}` is not one exact version", p.version),
+                    )
+                    .help("give the exact published version, e.g. `1.2.3` (the registry rejects ranges and `latest`)"),
+                );
+            }
+        }
+        diags
+    }
+
+    fn surfaces(&self, _cat: &Catalog) -> Vec<Surface> {
+        Vec::new()
+    }
+
+    fn plan<'m>(&self, model: &'m Model, _opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
+        let (Some(s), Some(server)) = (
+            super::planned_settings::<Settings>(&model.catalog, self.name())?,
+            &model.catalog.server,
+        ) else {
+            return Ok(());
+        };
+        plan.groups.insert(self.name());
+        let p = &model.catalog.product;
+        let json = ServerJson {
+            schema: SCHEMA_URL,
+            name: &s.name,
+            description: s.description.as_deref().unwrap_or(&p.description),
+            version: s
+                .version
+                .as_deref()
+                .or_else(|| s.distribution.first().map(|d| d.version.as_str()))
+                .unwrap_or(&p.version),
+            repository: p
+                .repository
+                .as_deref()
+                .and_then(|url| repository_source(url).map(|source| Repository { url, source })),
+            website_url: p.homepage.as_deref(),
+            packages: s
+                .distribution
+                .iter()
+                .map(|pkg| PackageJson {
+                    registry_type: &pkg.registry,
+                    identifier: &pkg.identifier,
+                    version: &pkg.version,
+                    runtime_hint: pkg.runtime_hint.as_deref(),
+                    transport: TransportJson { kind: pkg.transport },
+                    package_arguments: server
+                        .args
+                        .iter()
+                        .map(|a| Argument {
+                            kind: "positional",
+                            value: a,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        };
+        plan.files
+            .push(PlannedFile::owned(s.path.clone(), self.name(), json_bytes(&json)?));
+        Ok(())
+    }
+}

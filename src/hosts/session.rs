@@ -1,0 +1,173 @@
+//! OpenCode session tools: one file whose tools share the run's context (a loop's session,
+//! iteration, store), baked in as constants at every generation, so the model never passes
+//! them and never gets them wrong. Written only when the run is given that context.
+//!
+//! Naming rules: the file's tools are named exports, so OpenCode ids are `<file>_<tool>`.
+//! The file imports the same runtime file as the product's tools. Pure.
+
+use super::opencode::{Constant, ToolFile, entry, ident, plan_runtime, render, runtime_import, tool_id};
+use super::{Host, Options, Surface, header_text};
+use crate::catalog::{Catalog, ContextType};
+use crate::diagnostic::Diagnostic;
+use crate::error::Error;
+use crate::escape::{Ts, ts_int, ts_str};
+use crate::model::{self, ContextValue, Model};
+use crate::output::{Plan, PlannedFile};
+use crate::template::is_identifier;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// `targets.session`: the session tools file.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// The toolset of the session tools.
+    pub toolset: String,
+    /// Folder of the file.
+    #[serde(default = "super::opencode::default_dir")]
+    pub dir: String,
+    /// File name without `.ts`; tool ids become `<file>_<tool>`.
+    pub file: String,
+    /// Context variables that must all be given.
+    pub context: Vec<String>,
+}
+
+/// The OpenCode id of a session tool: `<file>_<export>`.
+pub fn session_id(file: &str, name: &str) -> String {
+    format!("{file}_{}", tool_id(name))
+}
+
+/// The session tools host.
+pub struct Session;
+
+impl Host for Session {
+    fn name(&self) -> &'static str {
+        "session"
+    }
+
+    fn about(&self) -> &'static str {
+        "OpenCode session tools with the run's context baked in (written when the context flags are given)"
+    }
+
+    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Settings::json_schema(generator)
+    }
+
+    fn by_default(&self) -> bool {
+        false
+    }
+
+    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
+        let s: Settings = match super::parse_settings(cat, self.name(), path) {
+            Ok(s) => s,
+            Err(d) => return d,
+        };
+        let mut diags = Vec::new();
+        super::check_toolset(cat, &format!("{path}.toolset"), &s.toolset, &mut diags);
+        super::check_rel_path(&format!("{path}.dir"), &s.dir, &mut diags);
+        if !is_identifier(&s.file) {
+            diags.push(
+                Diagnostic::error(
+                    "bad-name",
+                    format!("{path}.file"),
+                    format!("`{}` is not a usable OpenCode tool file name", s.file),
+                )
+                .help("use [a-z_][a-z0-9_]* (OpenCode does not sanitize file names into tool ids)"),
+            );
+        }
+        for (i, c) in s.context.iter().enumerate() {
+            if !cat.context.contains_key(c) {
+                let known: Vec<&String> = cat.context.keys().collect();
+                diags.push(
+                    Diagnostic::error(
+                        "unknown-context",
+                        format!("{path}.context[{i}]"),
+                        format!("no context variable `{c}`"),
+                    )
+                    .help(match crate::catalog::load::did_you_mean(c, &known) {
+                        Some(m) => format!("did you mean `{m}`?"),
+                        None => "declare it under `context`".to_string(),
+                    }),
+                );
+            }
+        }
+        diags
+    }
+
+    fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
+        let Some(Ok(s)) = super::settings::<Settings>(cat, self.name()) else {
+            return Vec::new();
+        };
+        let Some(ts) = cat.toolsets.get(&s.toolset) else {
+            return Vec::new();
+        };
+        vec![Surface {
+            key: "session",
+            toolset: s.toolset.clone(),
+            namespace: "OpenCode",
+            ids: ts.tools.iter().map(|t| (t.clone(), session_id(&s.file, t))).collect(),
+        }]
+    }
+
+    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
+        let Some(target) = super::planned_settings::<Settings>(&model.catalog, self.name())? else {
+            return Ok(());
+        };
+        let missing: Vec<String> = target
+            .context
+            .iter()
+            .filter(|c| !opts.context.contains_key(*c))
+            .map(|c| format!("--{c}"))
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::usage(
+                format!("the session tools need {}", missing.join(", ")),
+                format!(
+                    "pass every one of {} (or none, to write only the product's tools)",
+                    target
+                        .context
+                        .iter()
+                        .map(|c| format!("--{c}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        plan.groups.insert(self.name());
+        plan_runtime(&target.dir, plan)?;
+        let mut constants = Vec::new();
+        for (name, decl) in &model.catalog.context {
+            let Some(value) = opts.context.get(name) else { continue };
+            let ts = match (value, decl.ty) {
+                (ContextValue::Integer(n), _) => ts_int(*n),
+                (ContextValue::Text(s), ContextType::String | ContextType::Path | ContextType::Integer) => ts_str(s),
+            };
+            constants.push(Constant {
+                key: ts_str(name),
+                name: ident(&model::constant_name(name, decl))?,
+                value: ts,
+            });
+        }
+        let tools = model
+            .toolset(&target.toolset, &opts.filter)
+            .into_iter()
+            .map(|t| entry(t, Some(&tool_id(&t.name))))
+            .collect::<Result<Vec<_>, Error>>()?;
+        let file = ToolFile {
+            header: header_text(model),
+            command: Ts::code("ixgen opencode --session …"),
+            runtime_import: runtime_import()?,
+            constants,
+            tools,
+        };
+        plan.files.push(
+            PlannedFile::owned(
+                format!("{}/{}.ts", target.dir.trim_end_matches('/'), target.file),
+                self.name(),
+                render(&file)?,
+            )
+            .per_run(),
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,186 @@
+//! The module graph points one way: cli → hosts → model/spec → catalog → utilities. Every
+//! `crate::<module>` reference in `src/` is an edge; this test fails on an edge that points up a
+//! layer, on any cycle, and on clap anywhere but `src/cli.rs`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Each top-level module of `src/` and its layer: a module may use only its own layer and the
+/// ones below (higher numbers are higher layers).
+const LAYERS: &[(&str, u32)] = &[
+    ("cli", 6),
+    ("diff", 5),
+    ("report", 5),
+    ("hosts", 4),
+    ("model", 3),
+    ("spec", 3),
+    ("catalog", 2),
+    ("output", 1),
+    ("diagnostic", 1),
+    ("error", 1),
+    ("escape", 1),
+    ("par", 1),
+    ("template", 1),
+];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The top-level module a file of `src/` belongs to (`src/hosts/opencode/mod.rs` → `hosts`).
+fn module_of(src: &Path, file: &Path) -> Option<String> {
+    let rel = file.strip_prefix(src).unwrap();
+    let first = rel.components().next()?.as_os_str().to_string_lossy().into_owned();
+    let name = first.trim_end_matches(".rs").to_string();
+    (name != "lib" && name != "main").then_some(name)
+}
+
+/// The modules a file refers to through `crate::`, including `use crate::{a, b::c}` groups.
+fn references(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    // Comments may name modules without depending on them.
+    let code: String = text
+        .lines()
+        .map(|l| match l.find("//") {
+            Some(i) => &l[..i],
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    for (i, _) in code.match_indices("crate::") {
+        let rest = &code[i + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let inner = &group[..group.find('}').unwrap_or(group.len())];
+            for item in inner.split(',') {
+                let name: String = item
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    out.insert(name);
+                }
+            }
+        } else {
+            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            out.insert(name);
+        }
+    }
+    out
+}
+
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in files {
+        let Some(module) = module_of(&src, &f) else { continue };
+        let text = std::fs::read_to_string(&f).unwrap();
+        let entry = edges.entry(module.clone()).or_default();
+        for r in references(&text) {
+            if r != module {
+                entry.insert(r);
+            }
+        }
+    }
+    edges
+}
+
+#[test]
+fn every_module_has_a_layer_and_uses_only_layers_below_or_beside_it() {
+    let layers: BTreeMap<&str, u32> = LAYERS.iter().copied().collect();
+    let mut wrong = Vec::new();
+    for (from, tos) in graph() {
+        let Some(&lf) = layers.get(from.as_str()) else {
+            wrong.push(format!("module `{from}` has no layer in tests/layers.rs"));
+            continue;
+        };
+        for to in tos {
+            match layers.get(to.as_str()) {
+                None => wrong.push(format!("`{from}` uses `crate::{to}`, which has no layer")),
+                Some(&lt) if lt > lf => wrong.push(format!(
+                    "`{from}` (layer {lf}) uses `{to}` (layer {lt}), a higher layer"
+                )),
+                _ => {}
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_module_graph_has_no_cycle() {
+    let g = graph();
+    // Depth-first search with colors: grey on the stack, black done.
+    fn visit<'a>(
+        n: &'a str,
+        g: &'a BTreeMap<String, BTreeSet<String>>,
+        color: &mut BTreeMap<&'a str, u8>,
+        stack: &mut Vec<&'a str>,
+    ) -> Option<Vec<String>> {
+        match color.get(n) {
+            Some(2) => return None,
+            Some(1) => {
+                let start = stack.iter().position(|s| *s == n).unwrap_or(0);
+                let mut cycle: Vec<String> = stack[start..].iter().map(|s| s.to_string()).collect();
+                cycle.push(n.to_string());
+                return Some(cycle);
+            }
+            _ => {}
+        }
+        color.insert(n, 1);
+        stack.push(n);
+        for m in g.get(n).into_iter().flatten() {
+            if let Some(c) = visit(m, g, color, stack) {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        color.insert(n, 2);
+        None
+    }
+    let mut color = BTreeMap::new();
+    for n in g.keys() {
+        if let Some(cycle) = visit(n, &g, &mut color, &mut Vec::new()) {
+            panic!("the module graph has a cycle: {}", cycle.join(" → "));
+        }
+    }
+}
+
+#[test]
+fn only_cli_knows_clap() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let users: Vec<String> = files
+        .iter()
+        .filter(|f| !f.ends_with("src/cli.rs"))
+        .filter(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            text.contains("clap::") || text.contains("use clap") || text.contains("clap_complete")
+        })
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(users.is_empty(), "clap is used outside src/cli.rs: {users:?}");
+}
+
+#[test]
+fn the_checks_see_a_back_edge_and_a_cycle() {
+    // The detectors themselves: a reference parsed out of a `use` group, and a cycle found.
+    let refs = references(
+        "use crate::{hosts::Host, model::{self, Model}};\n// crate::cli in a comment\nlet x = crate::escape::ts_str(\"\");",
+    );
+    assert!(
+        refs.contains("hosts") && refs.contains("model") && refs.contains("escape"),
+        "{refs:?}"
+    );
+    assert!(!refs.contains("cli"), "{refs:?}");
+}
