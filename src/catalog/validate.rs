@@ -94,6 +94,23 @@ impl<'a> Validator<'a> {
         self.toolsets();
         self.targets();
         self.filters();
+        self.plugin_icon();
+    }
+
+    /// Claude Code's plugin directory warns about a plugin without an icon (`ICON_MISSING`,
+    /// an error under `--strict`); only the catalog's author can supply one.
+    fn plugin_icon(&mut self) {
+        if self.cat.targets.claude.is_some() && self.cat.product.icon.is_none() {
+            self.err(
+                Diagnostic::warning(
+                    "no-icon",
+                    "product",
+                    "the Claude Code plugin has no icon; Claude Code's plugin directory asks for one",
+                )
+                .at_key()
+                .help("add `product.icon: <path>`: a square PNG, 512 to 2048 px a side, under 2 MB, relative to the catalog"),
+            );
+        }
     }
 
     fn context(&mut self) {

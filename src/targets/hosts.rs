@@ -167,15 +167,19 @@ pub fn plan_claude(model: &Model, opts: &Options, files: &mut Vec<PlannedFile<'_
     } else {
         server.command.clone()
     };
+    super::claude_extras::plan(model, opts, &command, files);
     files.push(merged(
         ".mcp.json".into(),
         "claude",
         ["mcpServers", &server.name],
-        StdioServer {
-            command,
-            args: server_args(model, &opts.filter),
-            env: server.env.clone(),
-        },
+        super::claude_extras::with_network(
+            model,
+            StdioServer {
+                command,
+                args: server_args(model, &opts.filter),
+                env: server.env.clone(),
+            },
+        ),
     ));
     if target.marketplace {
         let owner = p.author.as_ref().map(|a| Owner {

@@ -4,6 +4,7 @@
 //! `crate::output` decides what reaches the disk. Adding a host means one module here (its
 //! naming rules and typed file structs) and, for code files, one template folder.
 
+pub mod claude_extras;
 pub mod hosts;
 pub mod mcp;
 pub mod opencode;
