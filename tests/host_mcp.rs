@@ -3,8 +3,11 @@
 //!
 //! - `mcp/tools.json` (both protocol revisions) against the MCP spec's own JSON Schema, each
 //!   `inputSchema` compiled as a JSON Schema 2020-12 document, plus the hosts' stricter rules;
-//! - the real MCP SDK client lists exactly the generated tools, for every tool filter;
-//! - the real Claude Code validates the plugin and connects its MCP server;
+//! - the real MCP SDK client (1.32.2, 2025-11-25) lists exactly the generated tools, for every
+//!   tool filter, and the split 2.4.0 client, pinned to 2026-07-28, lists and calls the
+//!   2026-07-28 definitions served by the 2.4.0 server;
+//! - the real Claude Code, 2.1.197 and 2.1.330, validates the plugin (2.1.330 also by the plugin
+//!   directory's profile) and connects its MCP server, and a test names where they disagree;
 //! - the Cursor, VS Code, Gemini and Codex configs have the shapes those hosts read;
 //! - the catalog's JSON Schema accepts the real catalogs and refuses an unknown key.
 //!
@@ -62,9 +65,11 @@ fn node(script_name: &str, args: &[&OsStr]) -> Output {
         .expect("node is installed (Node 20)")
 }
 
-/// The spec schema of an MCP revision, from `shared/` beside the repository.
+/// The spec schema of an MCP revision, from `shared/` beside the repository (or the folder
+/// `IXGEN_SHARED` names: a git worktree has no `shared/` beside it).
 fn spec_schema(revision: &str) -> PathBuf {
-    let p = root().join("../shared/spec/mcp").join(revision).join("schema.json");
+    let shared = std::env::var_os("IXGEN_SHARED").map_or_else(|| root().join("../shared"), PathBuf::from);
+    let p = shared.join("spec/mcp").join(revision).join("schema.json");
     assert!(
         p.is_file(),
         "the MCP {revision} spec schema is missing at {}: clone the `shared` folder beside the repository (CI does)",
@@ -469,6 +474,141 @@ fn the_sdk_client_lists_the_generated_tools_for_every_filter() {
             );
         }
     }
+}
+
+// ─── 2b. the real MCP 2026-07-28 client (split SDK 2.4.0) ───────────────────────────────────
+
+/// `ixgen --out <dir> mcp -q --profile 2026-07-28 <extra>`; returns `mcp/tools.2026-07-28.json`.
+fn gen_mcp_2026(dir: &Path, extra: &[&str]) -> PathBuf {
+    let mut args = vec![
+        os("--out"),
+        dir.as_os_str(),
+        os("mcp"),
+        os("-q"),
+        os("--profile"),
+        os("2026-07-28"),
+    ];
+    args.extend(extra.iter().map(os));
+    ok(ixgen(&args), &format!("ixgen mcp --profile 2026-07-28 {extra:?}"));
+    let file = dir.join("mcp/tools.2026-07-28.json");
+    assert!(
+        file.is_file(),
+        "ixgen mcp --profile 2026-07-28 {extra:?} wrote no {}",
+        file.display()
+    );
+    file
+}
+
+/// The 2.4.0 client (`next/mcp-list.mjs`, pinned to 2026-07-28) against `server` (a script of
+/// `tests/hosts`) serving `file`, calling `call` when given.
+fn mcp_2026(server: &str, file: &Path, call: Option<(&str, &Value)>) -> Output {
+    let serve = script(server);
+    let args_json = call.map(|(_, a)| a.to_string());
+    let mut args: Vec<&OsStr> = Vec::new();
+    if let (Some((name, _)), Some(a)) = (call, &args_json) {
+        args.extend([os("--call"), os(name), os(a.as_str())]);
+    }
+    args.extend([os("--"), os("node"), serve.as_os_str(), file.as_os_str()]);
+    node("next/mcp-list.mjs", &args)
+}
+
+#[test]
+fn the_mcp_2026_client_lists_and_calls_the_generated_2026_tools() {
+    let tmp = tempfile::tempdir().unwrap();
+    let full = gen_mcp_2026(&tmp.path().join("full"), &[]);
+    let read_only = gen_mcp_2026(&tmp.path().join("read-only"), &["--read-only"]);
+    // Negatives: one tool without inputSchema.type, and a server that speaks only 2025-11-25.
+    let mut broken = read_json(&full);
+    broken["tools"][3]["inputSchema"]
+        .as_object_mut()
+        .unwrap()
+        .remove("type")
+        .expect("inputSchema.type");
+    let broken_file = tmp.path().join("broken.json");
+    write_json(&broken_file, &broken);
+    let (file_2025, _) = gen_mcp(&tmp.path().join("v2025"), &[]);
+
+    let search = json!({"query": "parse_config"});
+    let outs: Vec<(&str, Output)> = std::thread::scope(|s| {
+        let search = &search;
+        let (full, read_only, broken_file, file_2025) = (&full, &read_only, &broken_file, &file_2025);
+        let handles = vec![
+            s.spawn(move || ("full", mcp_2026("next/mcp-serve.mjs", full, Some(("search", search))))),
+            s.spawn(move || {
+                (
+                    "read-only",
+                    mcp_2026("next/mcp-serve.mjs", read_only, Some(("search", search))),
+                )
+            }),
+            s.spawn(move || ("broken", mcp_2026("next/mcp-serve.mjs", broken_file, None))),
+            s.spawn(move || ("2025-server", mcp_2026("mcp-serve.mjs", file_2025, None))),
+            s.spawn(move || ("spec-read-only", validate_mcp(read_only, "2026-07-28"))),
+        ];
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let get = |label: &str| &outs.iter().find(|(l, _)| *l == label).unwrap().1;
+
+    let read_names = read_tool_names();
+    let all_names: Vec<String> = catalog_mcp_tools().into_iter().map(|t| t.name).collect();
+    for (label, file, want) in [("full", &full, &all_names), ("read-only", &read_only, &read_names)] {
+        let out = get(label);
+        let stdout = ok(
+            out.clone(),
+            &format!("{label}: the 2.4.0 client against the 2.4.0 server"),
+        );
+        let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{label}: no JSON: {e}\n{stdout}"));
+        assert_eq!(v["protocolVersion"], json!("2026-07-28"), "{label}: {v}");
+        let generated = read_json(file);
+        let tools = v["list"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{label}: no list.tools in {v}"));
+        assert_eq!(&names(tools), want, "{label}: the tools the client listed");
+        // Nothing of a tool was lost on the way, and the cache hints are the file's.
+        assert_eq!(
+            &v["list"]["tools"], &generated["tools"],
+            "{label}: the listed tools differ from the file"
+        );
+        for k in ["ttlMs", "cacheScope"] {
+            assert_eq!(
+                v["list"][k], generated[k],
+                "{label}: {k} of the file reached the client: {v}"
+            );
+        }
+        let call = &v["call"];
+        assert_eq!(call["isError"], Value::Null, "{label}: {call}");
+        let text = call["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{label}: {call}"));
+        assert_eq!(
+            serde_json::from_str::<Value>(text).unwrap(),
+            json!({"name": "search", "arguments": search}),
+            "{label}: the server got the call as sent"
+        );
+    }
+    assert_eq!(all_names.len(), 28, "{all_names:?}");
+    assert_eq!(read_names.len(), 23, "{read_names:?}");
+
+    let out = get("spec-read-only");
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("validate-mcp: 23 tool(s)"),
+        "the --read-only 2026-07-28 file against the 2026-07-28 spec schema\n{}",
+        text(out)
+    );
+
+    let out = get("broken");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(1) && stderr.contains("tools/list failed") && stderr.contains("inputSchema"),
+        "the 2.4.0 client refuses a tool without inputSchema.type\n{}",
+        text(out)
+    );
+    let out = get("2025-server");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(1) && stderr.contains("cannot start or negotiate 2026-07-28"),
+        "pinned to 2026-07-28, the client does not fall back to a 2025-11-25 server\n{}",
+        text(out)
+    );
 }
 
 // ─── 3. Claude Code, 2.1.197 (pinned) and 2.1.330 (newest) ──────────────────────────────────
