@@ -94,21 +94,29 @@ impl<'a> Validator<'a> {
         self.toolsets();
         self.targets();
         self.filters();
-        self.plugin_icon();
+        self.plugin_directory();
     }
 
-    /// Claude Code's plugin directory warns about a plugin without an icon (`ICON_MISSING`,
-    /// an error under `--strict`); only the catalog's author can supply one.
-    fn plugin_icon(&mut self) {
-        if self.cat.targets.claude.is_some() && self.cat.product.icon.is_none() {
+    /// What Claude Code's plugin directory asks of a plugin that only the catalog's author can
+    /// supply (`claude plugin validate --profile directory`, 2.1.330): an icon (`ICON_MISSING`,
+    /// a warning, an error under `--strict`) and a license (`LICENSE_MISSING`, an error there).
+    fn plugin_directory(&mut self) {
+        if self.cat.targets.claude.is_none() {
+            return;
+        }
+        let p = &self.cat.product;
+        if p.icon.is_none() {
             self.err(
-                Diagnostic::warning(
-                    "no-icon",
-                    "product",
-                    "the Claude Code plugin has no icon; Claude Code's plugin directory asks for one",
-                )
-                .at_key()
-                .help("add `product.icon: <path>`: a square PNG, 512 to 2048 px a side, under 2 MB, relative to the catalog"),
+                Diagnostic::warning("no-icon", "product", "the Claude Code plugin has no icon; Claude Code's plugin directory asks for one")
+                    .at_key()
+                    .help("add `product.icon: <path>`: a square PNG, 512 to 2048 px a side, under 2 MB, relative to the catalog"),
+            );
+        }
+        if p.license.is_none() {
+            self.err(
+                Diagnostic::warning("no-license", "product", "the Claude Code plugin has no license; Claude Code's plugin directory refuses a plugin without one")
+                    .at_key()
+                    .help("add `product.license: <SPDX id>`, e.g. `MIT`"),
             );
         }
     }
