@@ -11,6 +11,7 @@
 //! Pure: returns planned files, touches no disk. Markdown text comes from `crate::escape`.
 
 use super::{Options, server_args};
+use crate::error::Error;
 use crate::escape::{Md, md_code, md_line, md_link, md_text};
 use crate::model::Model;
 use crate::output::PlannedFile;
@@ -126,16 +127,24 @@ fn github_repo(url: &str) -> Option<String> {
 }
 
 /// The README and the icon of the plugin; `command` is the server command as `.mcp.json` runs it.
-pub fn plan(model: &Model, opts: &Options, command: &str, files: &mut Vec<PlannedFile<'_>>) {
+pub fn plan(model: &Model, opts: &Options, command: &str, files: &mut Vec<PlannedFile<'_>>) -> Result<(), Error> {
     let (Some(target), Some(server)) = (&model.catalog.targets.claude, &model.catalog.server) else {
-        return;
+        return Ok(());
     };
     let p = &model.catalog.product;
-    if let Some(bytes) = p.icon.as_ref().and_then(|i| i.bytes.clone()) {
+    if let Some(icon) = &p.icon {
+        // `catalog::load` reads every file the catalog names; a catalog typed some other way
+        // has no bytes, and a plugin without its icon must not pass as complete.
+        let bytes = icon.bytes.clone().ok_or_else(|| {
+            Error::usage(
+                format!("the catalog's icon `{}` was never read", icon.path),
+                "load the catalog with `ixgen::catalog::load`, which reads the files a catalog names",
+            )
+        })?;
         files.push(PlannedFile::owned(ICON_PATH, "claude", bytes));
     }
     if !target.readme {
-        return;
+        return Ok(());
     }
     let args = server_args(model, &opts.filter);
     let full_command = std::iter::once(command.to_string())
@@ -188,6 +197,7 @@ pub fn plan(model: &Model, opts: &Options, command: &str, files: &mut Vec<Planne
     let mut text = readme.render().expect("the README template renders");
     text.push('\n');
     files.push(PlannedFile::owned("README.md", "claude", text.into_bytes()));
+    Ok(())
 }
 
 #[cfg(test)]

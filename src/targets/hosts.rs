@@ -167,7 +167,7 @@ pub fn plan_claude(model: &Model, opts: &Options, files: &mut Vec<PlannedFile<'_
     } else {
         server.command.clone()
     };
-    super::claude_extras::plan(model, opts, &command, files);
+    super::claude_extras::plan(model, opts, &command, files)?;
     files.push(merged(
         ".mcp.json".into(),
         "claude",
