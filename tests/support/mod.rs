@@ -107,7 +107,7 @@ pub fn host_bin(rel: &str) -> PathBuf {
     let p = ensure_npm_hosts().join(rel);
     assert!(
         p.is_file(),
-        "host program {} is missing after `npm ci --prefix tests/hosts`; delete tests/hosts/node_modules and run the tests again",
+        "host program {} is missing after `npm ci` in tests/hosts, tests/hosts/opencode-seed and tests/hosts/next; delete tests/hosts/node_modules (its install stamp) and run the tests again",
         p.display()
     );
     p
