@@ -2,8 +2,9 @@
 //!
 //! Templates never see catalog text directly. Every value they print is a [`Ts`] built here
 //! (or an [`Ident`], a name already validated), so a template cannot print a raw string:
-//! `Ts` has no constructor outside this module. JSON files are serialized by serde_json from
-//! typed structs, and TOML by the toml crate, so neither needs quoting here.
+//! `Ts` has no constructor outside this module. Markdown (the Claude plugin's README) works the
+//! same way through [`Md`]. JSON files are serialized by serde_json from typed structs, and
+//! TOML by the toml crate, so neither needs quoting here.
 
 use std::fmt;
 
@@ -247,6 +248,103 @@ pub const TS_RESERVED: &[&str] = &[
     "enum",
 ];
 
+/// A piece of Markdown that is safe to paste into running text: catalog text cannot open a
+/// heading, a list, a link, an HTML tag or a code span in it. Only this module makes them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Md(String);
+
+impl fmt::Display for Md {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Md {
+    /// The Markdown text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Line breaks (and the Unicode ones) and tabs become single spaces: every Markdown value here
+/// sits inside one line, so a newline in catalog text must not end a list item or start a
+/// block.
+fn one_line(s: &str) -> String {
+    s.split(|c: char| c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Catalog text as Markdown running text, on one line, inside a line.
+///
+/// Inline syntax (`\`, backticks, emphasis, links and images (their `[`), HTML, entities,
+/// tables, strikethrough) is backslash-escaped; so is `#`, which can close an ATX heading.
+pub fn md_text(s: &str) -> Md {
+    let line = one_line(s);
+    let mut out = String::with_capacity(line.len() + 8);
+    for c in line.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' | '#'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    Md(out)
+}
+
+/// Catalog text as a Markdown paragraph that starts a line: as [`md_text`], and what opens a
+/// block only at the start of a line (`-`, `+`, `=`, `1.`, `1)`) is escaped there too.
+pub fn md_line(s: &str) -> Md {
+    let mut out = md_text(s).0;
+    if out.starts_with(['-', '+', '=']) {
+        out.insert(0, '\\');
+    }
+    let digits = out.chars().take_while(char::is_ascii_digit).count();
+    if digits > 0 && out[digits..].starts_with(['.', ')']) {
+        out.insert(digits, '\\');
+    }
+    Md(out)
+}
+
+/// Catalog text as an inline code span, on one line: the fence is one backtick longer than the
+/// longest run inside, and padded when the text starts or ends with a backtick, so no value can
+/// close the span early.
+pub fn md_code(s: &str) -> Md {
+    let line = one_line(s);
+    let longest = line.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if line.starts_with('`') || line.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    Md(format!("{fence}{pad}{line}{pad}{fence}"))
+}
+
+/// A Markdown link to `url` labelled with `text`. The destination is written in angle
+/// brackets with `<`, `>`, whitespace and `\\` percent-encoded, so it stays one destination.
+pub fn md_link(text: &str, url: &str) -> Md {
+    let mut dest = String::with_capacity(url.len());
+    for c in url.chars() {
+        match c {
+            '<' => dest.push_str("%3C"),
+            '>' => dest.push_str("%3E"),
+            '\\' => dest.push_str("%5C"),
+            c if c.is_whitespace() => {
+                let mut buf = [0; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    dest.push_str(&format!("%{b:02X}"));
+                }
+            }
+            c => dest.push(c),
+        }
+    }
+    Md(format!("[{}](<{dest}>)", md_text(text)))
+}
+
 /// A value shown in a message: quoted and with control characters escaped, so a newline or an
 /// escape sequence in user input cannot forge output lines.
 pub fn debug_quote(s: &str) -> String {
@@ -304,6 +402,63 @@ mod tests {
     fn github_annotations_cannot_be_forged() {
         assert_eq!(gh_property("a,b:c%d\ne"), "a%2Cb%3Ac%25d%0Ae");
         assert_eq!(gh_message("x: y,\r\n::error::z"), "x: y,%0D%0A::error::z");
+    }
+
+    #[test]
+    fn markdown_text_cannot_open_markup() {
+        let cases = [
+            ("plain words", "plain words"),
+            ("a *b* _c_ `d`", r"a \*b\* \_c\_ \`d\`"),
+            ("[x](http://e) ![i](j)", r"\[x\](http://e) !\[i\](j)"),
+            ("<script>&amp;</script>", r"\<script\>\&amp;\</script\>"),
+            ("# heading", r"\# heading"),
+            ("- item", "- item"),
+            ("version 0.1.0", "version 0.1.0"),
+            ("a | b ~~c~~", r"a \| b \~\~c\~\~"),
+            ("back\\slash", r"back\\slash"),
+            (
+                "two\nlines\r\n\n# not a heading\u{2028}x\ty",
+                r"two lines \# not a heading x y",
+            ),
+            ("it's café 🦀", "it's café 🦀"),
+        ];
+        for (input, want) in cases {
+            assert_eq!(md_text(input).as_str(), want, "input {input:?}");
+        }
+    }
+
+    #[test]
+    fn markdown_lines_cannot_open_blocks() {
+        let cases = [
+            ("- item", r"\- item"),
+            ("+ item", r"\+ item"),
+            ("=== setext", r"\=== setext"),
+            ("12. item", r"12\. item"),
+            ("3) item", r"3\) item"),
+            ("0.1.0 is out", r"0\.1.0 is out"),
+            ("# heading\n- x", r"\# heading - x"),
+            ("Plain first line.", "Plain first line."),
+        ];
+        for (input, want) in cases {
+            assert_eq!(md_line(input).as_str(), want, "input {input:?}");
+        }
+    }
+
+    #[test]
+    fn markdown_code_spans_cannot_be_closed() {
+        assert_eq!(md_code("ix mcp").as_str(), "`ix mcp`");
+        assert_eq!(md_code("a`b").as_str(), "``a`b``");
+        assert_eq!(md_code("``x``").as_str(), "``` ``x`` ```");
+        assert_eq!(md_code("a\nb").as_str(), "`a b`");
+    }
+
+    #[test]
+    fn markdown_links_keep_one_destination() {
+        assert_eq!(
+            md_link("home", "https://e.x/a b>c").as_str(),
+            "[home](<https://e.x/a%20b%3Ec>)"
+        );
+        assert_eq!(md_link("[x]", "u").as_str(), r"[\[x\]](<u>)");
     }
 
     #[test]

@@ -3,8 +3,11 @@
 //!
 //! - `mcp/tools.json` (both protocol revisions) against the MCP spec's own JSON Schema, each
 //!   `inputSchema` compiled as a JSON Schema 2020-12 document, plus the hosts' stricter rules;
-//! - the real MCP SDK client lists exactly the generated tools, for every tool filter;
-//! - the real Claude Code validates the plugin and connects its MCP server;
+//! - the real MCP SDK client (1.32.2, 2025-11-25) lists exactly the generated tools, for every
+//!   tool filter, and the split 2.4.0 client, pinned to 2026-07-28, lists and calls the
+//!   2026-07-28 definitions served by the 2.4.0 server;
+//! - the real Claude Code, 2.1.197 and 2.1.330, validates the plugin (2.1.330 also by the plugin
+//!   directory's profile) and connects its MCP server, and a test names where they disagree;
 //! - the Cursor, VS Code, Gemini and Codex configs have the shapes those hosts read;
 //! - the catalog's JSON Schema accepts the real catalogs and refuses an unknown key.
 //!
@@ -18,7 +21,7 @@ use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use support::{claude, isolate, root, script};
+use support::{claude_versions, isolate, root, script};
 
 /// The five ix MCP tools that change state.
 const WRITE_TOOLS: [&str; 5] = ["decide", "bug_create", "bug_update", "goal_create", "plan_create"];
@@ -62,9 +65,11 @@ fn node(script_name: &str, args: &[&OsStr]) -> Output {
         .expect("node is installed (Node 20)")
 }
 
-/// The spec schema of an MCP revision, from `shared/` beside the repository.
+/// The spec schema of an MCP revision, from `shared/` beside the repository (or the folder
+/// `IXGEN_SHARED` names: a git worktree has no `shared/` beside it).
 fn spec_schema(revision: &str) -> PathBuf {
-    let p = root().join("../shared/spec/mcp").join(revision).join("schema.json");
+    let shared = std::env::var_os("IXGEN_SHARED").map_or_else(|| root().join("../shared"), PathBuf::from);
+    let p = shared.join("spec/mcp").join(revision).join("schema.json");
     assert!(
         p.is_file(),
         "the MCP {revision} spec schema is missing at {}: clone the `shared` folder beside the repository (CI does)",
@@ -471,9 +476,145 @@ fn the_sdk_client_lists_the_generated_tools_for_every_filter() {
     }
 }
 
-// ─── 3. Claude Code ─────────────────────────────────────────────────────────────────────────
+// ─── 2b. the real MCP 2026-07-28 client (split SDK 2.4.0) ───────────────────────────────────
 
-/// A copy of `catalog/ix.yaml` whose server is `node mcp-serve.mjs <tools>`.
+/// `ixgen --out <dir> mcp -q --profile 2026-07-28 <extra>`; returns `mcp/tools.2026-07-28.json`.
+fn gen_mcp_2026(dir: &Path, extra: &[&str]) -> PathBuf {
+    let mut args = vec![
+        os("--out"),
+        dir.as_os_str(),
+        os("mcp"),
+        os("-q"),
+        os("--profile"),
+        os("2026-07-28"),
+    ];
+    args.extend(extra.iter().map(os));
+    ok(ixgen(&args), &format!("ixgen mcp --profile 2026-07-28 {extra:?}"));
+    let file = dir.join("mcp/tools.2026-07-28.json");
+    assert!(
+        file.is_file(),
+        "ixgen mcp --profile 2026-07-28 {extra:?} wrote no {}",
+        file.display()
+    );
+    file
+}
+
+/// The 2.4.0 client (`next/mcp-list.mjs`, pinned to 2026-07-28) against `server` (a script of
+/// `tests/hosts`) serving `file`, calling `call` when given.
+fn mcp_2026(server: &str, file: &Path, call: Option<(&str, &Value)>) -> Output {
+    let serve = script(server);
+    let args_json = call.map(|(_, a)| a.to_string());
+    let mut args: Vec<&OsStr> = Vec::new();
+    if let (Some((name, _)), Some(a)) = (call, &args_json) {
+        args.extend([os("--call"), os(name), os(a.as_str())]);
+    }
+    args.extend([os("--"), os("node"), serve.as_os_str(), file.as_os_str()]);
+    node("next/mcp-list.mjs", &args)
+}
+
+#[test]
+fn the_mcp_2026_client_lists_and_calls_the_generated_2026_tools() {
+    let tmp = tempfile::tempdir().unwrap();
+    let full = gen_mcp_2026(&tmp.path().join("full"), &[]);
+    let read_only = gen_mcp_2026(&tmp.path().join("read-only"), &["--read-only"]);
+    // Negatives: one tool without inputSchema.type, and a server that speaks only 2025-11-25.
+    let mut broken = read_json(&full);
+    broken["tools"][3]["inputSchema"]
+        .as_object_mut()
+        .unwrap()
+        .remove("type")
+        .expect("inputSchema.type");
+    let broken_file = tmp.path().join("broken.json");
+    write_json(&broken_file, &broken);
+    let (file_2025, _) = gen_mcp(&tmp.path().join("v2025"), &[]);
+
+    let search = json!({"query": "parse_config"});
+    let outs: Vec<(&str, Output)> = std::thread::scope(|s| {
+        let search = &search;
+        let (full, read_only, broken_file, file_2025) = (&full, &read_only, &broken_file, &file_2025);
+        let handles = vec![
+            s.spawn(move || ("full", mcp_2026("next/mcp-serve.mjs", full, Some(("search", search))))),
+            s.spawn(move || {
+                (
+                    "read-only",
+                    mcp_2026("next/mcp-serve.mjs", read_only, Some(("search", search))),
+                )
+            }),
+            s.spawn(move || ("broken", mcp_2026("next/mcp-serve.mjs", broken_file, None))),
+            s.spawn(move || ("2025-server", mcp_2026("mcp-serve.mjs", file_2025, None))),
+            s.spawn(move || ("spec-read-only", validate_mcp(read_only, "2026-07-28"))),
+        ];
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let get = |label: &str| &outs.iter().find(|(l, _)| *l == label).unwrap().1;
+
+    let read_names = read_tool_names();
+    let all_names: Vec<String> = catalog_mcp_tools().into_iter().map(|t| t.name).collect();
+    for (label, file, want) in [("full", &full, &all_names), ("read-only", &read_only, &read_names)] {
+        let out = get(label);
+        let stdout = ok(
+            out.clone(),
+            &format!("{label}: the 2.4.0 client against the 2.4.0 server"),
+        );
+        let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{label}: no JSON: {e}\n{stdout}"));
+        assert_eq!(v["protocolVersion"], json!("2026-07-28"), "{label}: {v}");
+        let generated = read_json(file);
+        let tools = v["list"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{label}: no list.tools in {v}"));
+        assert_eq!(&names(tools), want, "{label}: the tools the client listed");
+        // Nothing of a tool was lost on the way, and the cache hints are the file's.
+        assert_eq!(
+            &v["list"]["tools"], &generated["tools"],
+            "{label}: the listed tools differ from the file"
+        );
+        for k in ["ttlMs", "cacheScope"] {
+            assert_eq!(
+                v["list"][k], generated[k],
+                "{label}: {k} of the file reached the client: {v}"
+            );
+        }
+        let call = &v["call"];
+        assert_eq!(call["isError"], Value::Null, "{label}: {call}");
+        let text = call["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{label}: {call}"));
+        assert_eq!(
+            serde_json::from_str::<Value>(text).unwrap(),
+            json!({"name": "search", "arguments": search}),
+            "{label}: the server got the call as sent"
+        );
+    }
+    assert_eq!(all_names.len(), 28, "{all_names:?}");
+    assert_eq!(read_names.len(), 23, "{read_names:?}");
+
+    let out = get("spec-read-only");
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("validate-mcp: 23 tool(s)"),
+        "the --read-only 2026-07-28 file against the 2026-07-28 spec schema\n{}",
+        text(out)
+    );
+
+    let out = get("broken");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(1) && stderr.contains("tools/list failed") && stderr.contains("inputSchema"),
+        "the 2.4.0 client refuses a tool without inputSchema.type\n{}",
+        text(out)
+    );
+    let out = get("2025-server");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(1) && stderr.contains("cannot start or negotiate 2026-07-28"),
+        "pinned to 2026-07-28, the client does not fall back to a 2025-11-25 server\n{}",
+        text(out)
+    );
+}
+
+// ─── 3. Claude Code, 2.1.197 (pinned) and 2.1.330 (newest) ──────────────────────────────────
+
+/// A copy of `catalog/ix.yaml` whose server is `node mcp-serve.mjs <tools>`, with the icon
+/// it names beside it.
 fn catalog_serving(dest: &Path, tools: &Path) -> PathBuf {
     let yaml = std::fs::read_to_string(root().join("catalog/ix.yaml")).unwrap();
     let block = "server:\n  name: ix-memory\n  command: ix\n  args: [mcp]\n";
@@ -488,8 +629,10 @@ fn catalog_serving(dest: &Path, tools: &Path) -> PathBuf {
         arg(&script("mcp-serve.mjs")),
         arg(tools)
     );
-    std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+    let dir = dest.parent().unwrap();
+    std::fs::create_dir_all(dir).unwrap();
     std::fs::write(dest, yaml.replace(block, &serving)).unwrap();
+    std::fs::copy(root().join("catalog/ix-icon.png"), dir.join("ix-icon.png")).expect("copy the ix icon");
     dest.to_path_buf()
 }
 
@@ -510,13 +653,61 @@ fn gen_plugin(catalog: &Path, dir: &Path) {
     );
 }
 
-/// Runs the real `claude` with its own isolated home under `scratch`, cwd `scratch/cwd`.
-fn run_claude(scratch: &Path, args: &[&OsStr]) -> Output {
+/// Runs the real `claude` binary `bin` with its own isolated home under `scratch`, cwd
+/// `scratch/cwd`.
+fn run_claude(bin: &Path, scratch: &Path, args: &[&OsStr]) -> Output {
     let cwd = scratch.join("cwd");
     std::fs::create_dir_all(&cwd).unwrap();
-    let mut cmd = Command::new(claude());
+    let mut cmd = Command::new(bin);
     isolate(&mut cmd, scratch);
     cmd.current_dir(&cwd).args(args).output().expect("run claude")
+}
+
+/// One `claude` run of a test: a label, the version and the arguments.
+type ClaudeRun<'a> = (String, &'static str, Vec<&'a OsStr>);
+
+/// Runs every `(label, version, args)` at once, each with its own home under `scratch`.
+fn run_claudes(scratch: &Path, runs: &[ClaudeRun<'_>]) -> Vec<(String, Output)> {
+    let bins = claude_versions(); // installs the hosts once, before the threads
+    std::thread::scope(|s| {
+        let handles: Vec<_> = runs
+            .iter()
+            .map(|(label, version, args)| {
+                let bin = &bins.iter().find(|(v, _)| v == version).expect("a known version").1;
+                s.spawn(move || (label.clone(), run_claude(bin, &scratch.join(label), args)))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// `args` followed by `extra`.
+fn args_and<'a>(args: &[&'a OsStr], extra: &[&'a OsStr]) -> Vec<&'a OsStr> {
+    args.iter().chain(extra).copied().collect()
+}
+
+/// The `--json` report of `claude plugin validate` (Claude Code 2.1.330; 2.1.197 has no
+/// `--json`). Its exit code follows `success`.
+fn validate_report(out: &Output, what: &str) -> Value {
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{what}: stdout is not a JSON report ({e})\n{}", text(out)));
+    assert_eq!(
+        v["success"].as_bool(),
+        Some(out.status.success()),
+        "{what}: the exit code follows `success`\n{}",
+        text(out)
+    );
+    v
+}
+
+/// The `code`s of a report's plugin-directory findings.
+fn finding_codes(report: &Value) -> BTreeSet<String> {
+    report["directory"]["findings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no directory.findings in {report}"))
+        .iter()
+        .map(|f| f["code"].as_str().unwrap_or_default().to_string())
+        .collect()
 }
 
 /// The `mcp list` line of the plugin's server.
@@ -527,8 +718,11 @@ fn server_line<'a>(stdout: &'a str, out: &Output) -> &'a str {
         .unwrap_or_else(|| panic!("no `plugin:ix:ix-memory:` line in `claude mcp list`\n{}", text(out)))
 }
 
+/// What ixgen declares as the hosts of the ix server: the host of the runtime's default URL.
+const IX_HOSTS: [&str; 1] = ["127.0.0.1:7743"];
+
 #[test]
-fn claude_code_validates_the_plugin_and_connects_its_server() {
+fn claude_code_2_1_197_and_2_1_330_validate_the_plugin_and_connect_its_server() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
     // The tools the test server serves: ixgen's own mcp/tools.json of the ix catalog, and a
@@ -547,89 +741,162 @@ fn claude_code_validates_the_plugin_and_connects_its_server() {
     gen_plugin(&catalog_serving(&t.join("cat/ix.yaml"), &tools), &plugin);
     let bad_plugin = t.join("bad-plugin");
     gen_plugin(&catalog_serving(&t.join("bad-cat/ix.yaml"), &broken_tools), &bad_plugin);
-
-    // Four claude runs at once, each with its own home.
     let manifest = plugin.join(".claude-plugin/plugin.json");
-    let runs: Vec<(&str, Vec<&OsStr>)> = vec![
-        (
-            "validate-dir",
-            vec![os("plugin"), os("validate"), plugin.as_os_str(), os("--strict")],
-        ),
-        (
-            "validate-manifest",
-            vec![os("plugin"), os("validate"), manifest.as_os_str(), os("--strict")],
-        ),
-        (
-            "mcp-list",
-            vec![os("--plugin-dir"), plugin.as_os_str(), os("mcp"), os("list")],
-        ),
-        (
-            "mcp-list-broken",
-            vec![os("--plugin-dir"), bad_plugin.as_os_str(), os("mcp"), os("list")],
-        ),
-    ];
-    claude(); // installs the hosts once, before the threads
-    let outs: Vec<(&str, Output)> = std::thread::scope(|s| {
-        let handles: Vec<_> = runs
-            .iter()
-            .map(|(label, args)| s.spawn(move || (*label, run_claude(&t.join("claude").join(label), args))))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    let get = |label: &str| &outs.iter().find(|(l, _)| *l == label).unwrap().1;
 
-    // A marketplace.json beside plugin.json makes the dir a marketplace: both must pass.
-    let out = get("validate-dir");
+    // Every check on both versions, all at once. 2.1.197 prints screen text only; 2.1.330's
+    // reports are read as JSON.
+    let mut runs: Vec<ClaudeRun<'_>> = Vec::new();
+    for (version, _) in claude_versions() {
+        let json: &[&OsStr] = if version == "2.1.197" { &[] } else { &[os("--json")] };
+        runs.push((format!("{version}-version"), version, vec![os("--version")]));
+        runs.push((
+            format!("{version}-validate-dir"),
+            version,
+            args_and(
+                &[os("plugin"), os("validate"), plugin.as_os_str(), os("--strict")],
+                json,
+            ),
+        ));
+        runs.push((
+            format!("{version}-validate-manifest"),
+            version,
+            args_and(
+                &[os("plugin"), os("validate"), manifest.as_os_str(), os("--strict")],
+                json,
+            ),
+        ));
+        runs.push((
+            format!("{version}-mcp-list"),
+            version,
+            vec![os("--plugin-dir"), plugin.as_os_str(), os("mcp"), os("list")],
+        ));
+        runs.push((
+            format!("{version}-mcp-list-broken"),
+            version,
+            vec![os("--plugin-dir"), bad_plugin.as_os_str(), os("mcp"), os("list")],
+        ));
+    }
+    runs.push((
+        "2.1.330-directory".into(),
+        "2.1.330",
+        vec![
+            os("plugin"),
+            os("validate"),
+            plugin.as_os_str(),
+            os("--strict"),
+            os("--profile"),
+            os("directory"),
+            os("--json"),
+        ],
+    ));
+    let outs = run_claudes(&t.join("claude"), &runs);
+    let get = |label: &str| &outs.iter().find(|(l, _)| l == label).unwrap().1;
+
+    for (version, _) in claude_versions() {
+        // The binary is the version the test claims it is.
+        let out = get(&format!("{version}-version"));
+        assert!(
+            ok(out.clone(), "claude --version").starts_with(&format!("{version} ")),
+            "Claude Code {version}: --version\n{}",
+            text(out)
+        );
+
+        // `mcp list` exits 0 whatever the status: read the line.
+        let out = get(&format!("{version}-mcp-list"));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let line = server_line(&stdout, out);
+        let command = format!("node {} {}", script("mcp-serve.mjs").display(), tools.display());
+        assert!(
+            line.contains(&command),
+            "Claude Code {version}: the server runs the catalog's command `{command}`\n{}",
+            text(out)
+        );
+        assert!(
+            line.ends_with("- ✔ Connected"),
+            "Claude Code {version} connected and fetched the tools\n{}",
+            text(out)
+        );
+        // Negative: the same check sees a server whose tools Claude Code refuses.
+        let out = get(&format!("{version}-mcp-list-broken"));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let line = server_line(&stdout, out);
+        assert!(
+            !line.contains("✔ Connected") && line.contains("tools fetch failed"),
+            "Claude Code {version}: a tool without inputSchema.type must not pass as connected\n{}",
+            text(out)
+        );
+    }
+
+    // 2.1.197, screen text. A marketplace.json beside plugin.json makes the dir a marketplace:
+    // both must pass.
+    let out = get("2.1.197-validate-dir");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success()
             && stdout.contains("Validating marketplace manifest")
             && stdout.contains("✔ Validation passed"),
-        "claude plugin validate <dir> --strict\n{}",
+        "Claude Code 2.1.197: claude plugin validate <dir> --strict\n{}",
         text(out)
     );
-    let out = get("validate-manifest");
+    let out = get("2.1.197-validate-manifest");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.contains("Validating plugin manifest") && stdout.contains("✔ Validation passed"),
-        "claude plugin validate plugin.json --strict\n{}",
+        "Claude Code 2.1.197: claude plugin validate plugin.json --strict\n{}",
         text(out)
     );
 
-    // `mcp list` exits 0 whatever the status: read the line.
-    let out = get("mcp-list");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = server_line(&stdout, out);
-    let command = format!("node {} {}", script("mcp-serve.mjs").display(), tools.display());
-    assert!(
-        line.contains(&command),
-        "the server runs the catalog's command `{command}`\n{}",
-        text(out)
-    );
-    assert!(
-        line.ends_with("- ✔ Connected"),
-        "Claude Code connected and fetched the tools\n{}",
-        text(out)
-    );
+    // 2.1.330, JSON reports: nothing to fix, by the runtime's rules and by the directory's.
+    for (label, kind) in [
+        ("2.1.330-validate-dir", "marketplace"),
+        ("2.1.330-validate-manifest", "plugin"),
+        ("2.1.330-directory", "marketplace"),
+    ] {
+        let out = get(label);
+        let r = validate_report(out, label);
+        assert!(out.status.success(), "Claude Code {label}\n{}", text(out));
+        assert_eq!(r["strict"], json!(true), "{label}: {r}");
+        assert_eq!(r["manifest"]["type"], json!(kind), "{label}: {r}");
+        assert_eq!(r["manifest"]["errors"], json!([]), "{label}: {r}");
+        assert_eq!(r["manifest"]["warnings"], json!([]), "{label}: {r}");
+        let servers: Vec<&str> = r["provides"]["mcpServers"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{label}: no provides.mcpServers in {r}"))
+            .iter()
+            .filter_map(|s| s["name"].as_str())
+            .collect();
+        assert_eq!(servers, ["ix-memory"], "{label}: what the plugin provides: {r}");
+        // The hosts ixgen declared on the server, and no part left undeclared.
+        assert_eq!(
+            r["hosts"]["declared"],
+            json!({"plugin": false, "servers": ["ix-memory"]}),
+            "{label}: {r}"
+        );
+        let named: Vec<&str> = r["hosts"]["named"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{label}: no hosts.named in {r}"))
+            .iter()
+            .filter_map(|h| h["host"].as_str())
+            .collect();
+        assert_eq!(named, IX_HOSTS, "{label}: {r}");
+    }
+    let r = validate_report(get("2.1.330-directory"), "--profile directory");
+    assert_eq!(r["directory"]["profile"], json!("directory"), "{r}");
+    assert_eq!(finding_codes(&r), BTreeSet::new(), "no plugin-directory finding: {r}");
+    assert_eq!(r["directory"]["undecided"], json!([]), "{r}");
+    assert_eq!(r["directory"]["incomplete"], json!(false), "{r}");
+    // Advice does not change the verdict, but it is something left to do by hand (the
+    // README's install line, for one).
+    assert_eq!(r["advice"], json!([]), "{r}");
 
-    // Negative: the same check sees a server whose tools Claude Code refuses.
-    let out = get("mcp-list-broken");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = server_line(&stdout, out);
-    assert!(
-        !line.contains("✔ Connected") && line.contains("tools fetch failed"),
-        "a tool without inputSchema.type must not pass as connected\n{}",
-        text(out)
-    );
-
-    // `.mcp.json`, which Claude Code's validator does not read.
+    // `.mcp.json`, which 2.1.197's validator does not read.
     let mcp = read_json(&plugin.join(".mcp.json"));
     assert_eq!(keys(&mcp), set(&["mcpServers"]), ".mcp.json: {mcp}");
     assert_eq!(keys(&mcp["mcpServers"]), set(&["ix-memory"]), ".mcp.json: {mcp}");
     let server = &mcp["mcpServers"]["ix-memory"];
     assert_eq!(
         keys(server),
-        set(&["command", "args", "env"]),
+        set(&["command", "args", "env", "network"]),
         ".mcp.json server: {server}"
     );
     assert_eq!(server["command"], json!("node"), "{server}");
@@ -642,6 +909,7 @@ fn claude_code_validates_the_plugin_and_connects_its_server() {
         "{server}"
     );
     assert_eq!(server["env"], json!({}), "{server}");
+    assert_eq!(server["network"], json!({"hosts": IX_HOSTS}), "{server}");
 
     // plugin.json and marketplace.json as HOSTS.md describes them.
     let manifest = read_json(&manifest);
@@ -678,6 +946,89 @@ fn claude_code_validates_the_plugin_and_connects_its_server() {
     for k in ["description", "version"] {
         assert!(plugins[0][k].is_string(), "plugins[0].{k}: {market}");
     }
+}
+
+/// Where the two versions disagree, and why ixgen writes the icon and the hosts where it does:
+/// `icon` and `network` in `plugin.json` pass 2.1.330 but are unknown fields to 2.1.197, which
+/// refuses them under `--strict`. And the negative of the directory check: the plugin as
+/// ixgen wrote it before (no README, no icon, no hosts) fails 2.1.330's `--profile directory`.
+#[test]
+fn plugin_json_icon_and_network_pass_claude_code_2_1_330_and_fail_2_1_197() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let (tools, _) = gen_mcp(&t.join("srv"), &[]);
+    let catalog = catalog_serving(&t.join("cat/ix.yaml"), &tools);
+
+    // The manifest fields 2.1.330 documents, on a plugin that is otherwise ixgen's.
+    let fields = t.join("fields");
+    gen_plugin(&catalog, &fields);
+    let manifest_path = fields.join(".claude-plugin/plugin.json");
+    let mut manifest = read_json(&manifest_path);
+    manifest["icon"] = json!("./.claude-plugin/icon.png");
+    manifest["network"] = json!({"hosts": IX_HOSTS});
+    write_json(&manifest_path, &manifest);
+
+    // The plugin without what the directory asks for.
+    let bare = t.join("bare");
+    gen_plugin(&catalog, &bare);
+    for f in ["README.md", ".claude-plugin/icon.png"] {
+        std::fs::remove_file(bare.join(f)).unwrap_or_else(|e| panic!("ixgen wrote no {f}: {e}"));
+    }
+    let mcp_path = bare.join(".mcp.json");
+    let mut mcp = read_json(&mcp_path);
+    mcp["mcpServers"]["ix-memory"]
+        .as_object_mut()
+        .unwrap()
+        .remove("network");
+    write_json(&mcp_path, &mcp);
+
+    fn strict(dir: &Path) -> [&OsStr; 4] {
+        [os("plugin"), os("validate"), dir.as_os_str(), os("--strict")]
+    }
+    let directory = [os("--profile"), os("directory"), os("--json")];
+    let runs: Vec<ClaudeRun<'_>> = vec![
+        ("fields-2.1.197".into(), "2.1.197", strict(&fields).to_vec()),
+        (
+            "fields-2.1.330".into(),
+            "2.1.330",
+            args_and(&strict(&fields), &directory),
+        ),
+        ("bare-2.1.330".into(), "2.1.330", args_and(&strict(&bare), &directory)),
+    ];
+    let outs = run_claudes(&t.join("claude"), &runs);
+    let get = |label: &str| &outs.iter().find(|(l, _)| l == label).unwrap().1;
+
+    let out = get("fields-2.1.330");
+    let r = validate_report(out, "2.1.330 with icon and network in plugin.json");
+    assert!(
+        out.status.success() && r["manifest"]["warnings"] == json!([]) && finding_codes(&r).is_empty(),
+        "Claude Code 2.1.330 accepts `icon` and `network` in plugin.json under --strict --profile directory\n{}",
+        text(out)
+    );
+    assert_eq!(r["hosts"]["declared"]["plugin"], json!(true), "{r}");
+
+    let out = get("fields-2.1.197");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out.status.success()
+            && stdout.contains("network: Unknown field 'network'")
+            && stdout.contains("icon: Unknown field 'icon'")
+            && stdout.contains("--strict treats warnings as errors"),
+        "Claude Code 2.1.197 refuses `icon` and `network` in plugin.json under --strict (so ixgen \
+         writes .claude-plugin/icon.png and the server's network.hosts in .mcp.json instead)\n{}",
+        text(out)
+    );
+
+    let out = get("bare-2.1.330");
+    let r = validate_report(out, "2.1.330 on the plugin without README, icon and hosts");
+    assert!(!out.status.success(), "{}", text(out));
+    assert_eq!(
+        finding_codes(&r),
+        ["ICON_MISSING", "README_MISSING"].map(String::from).into(),
+        "{r}"
+    );
+    // What the screen shows as "Hosts not declared": no declaration on the plugin or a server.
+    assert_eq!(r["hosts"]["declared"], json!({"plugin": false, "servers": []}), "{r}");
 }
 
 // ─── 4. Cursor, VS Code, Gemini CLI, Codex ──────────────────────────────────────────────────

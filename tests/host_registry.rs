@@ -65,6 +65,11 @@ fn registry_settings_the_registry_would_refuse_are_located_errors() {
         .replace("version: 0.9.3", "version: ^0.9");
     let path = dir.path().join("catalog.yaml");
     std::fs::write(&path, catalog).unwrap();
+    std::fs::copy(
+        support::root().join("catalog/ix-icon.png"),
+        dir.path().join("ix-icon.png"),
+    )
+    .unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_ixgen"))
         .env("NO_COLOR", "1")
         .arg("--catalog")

@@ -18,6 +18,8 @@ pub const EMBEDDED: &str = include_str!("../../catalog/ix.yaml");
 pub const EMBEDDED_NAME: &str = "ix.yaml";
 /// The embedded catalog converted to JSON by `build.rs` (empty if the conversion failed).
 const EMBEDDED_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/ix.json"));
+/// The files the embedded catalog names (its icon), built in beside it: path → bytes.
+const EMBEDDED_FILES: [(&str, &[u8]); 1] = [("ix-icon.png", include_bytes!("../../catalog/ix-icon.png"))];
 
 /// A catalog that parsed and passed validation, with the warnings it raised.
 #[derive(Debug)]
@@ -28,18 +30,84 @@ pub struct Loaded {
     pub warnings: Vec<Diagnostic>,
 }
 
-/// Loads the catalog at `path`, or the embedded one.
+/// Loads the catalog at `path`, or the embedded one, and reads the files it names.
 pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
     match path {
-        None => load_embedded(),
+        None => {
+            let mut loaded = load_embedded()?;
+            read_assets(&mut loaded, |rel| {
+                EMBEDDED_FILES
+                    .iter()
+                    .find(|(name, _)| *name == rel)
+                    .map(|(_, bytes)| bytes.to_vec())
+                    .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "not built into ixgen"))
+            })?;
+            Ok(loaded)
+        }
         Some(p) => {
             let bytes = std::fs::read(p).map_err(|source| Error::ReadCatalog {
                 path: p.display().to_string(),
                 source,
             })?;
-            load_text(&p.display().to_string(), &bytes)
+            let mut loaded = load_text(&p.display().to_string(), &bytes)?;
+            let dir = p.parent().unwrap_or(Path::new(""));
+            read_assets(&mut loaded, |rel| std::fs::read(dir.join(rel)))?;
+            Ok(loaded)
         }
     }
+}
+
+/// Reads the files a loaded catalog names (`product.icon`) through `read`, which takes a path
+/// relative to the catalog, and checks that each is what its hosts accept. A file that is
+/// missing or unfit is an error at its key in the catalog.
+fn read_assets(loaded: &mut Loaded, read: impl Fn(&str) -> std::io::Result<Vec<u8>>) -> Result<(), Error> {
+    let Some(icon) = loaded.catalog.product.icon.as_mut() else {
+        return Ok(());
+    };
+    let problem = match read(&icon.path) {
+        Err(e) => Some(format!("cannot read the icon `{}`: {e}", icon.path)),
+        Ok(bytes) => match icon_problem(&bytes) {
+            Some(p) => Some(format!("the icon `{}` {p}", icon.path)),
+            None => {
+                icon.bytes = Some(bytes);
+                None
+            }
+        },
+    };
+    let Some(message) = problem else {
+        return Ok(());
+    };
+    let mut diags = vec![
+        Diagnostic::error("icon", "product.icon", message)
+            .help("name a square PNG, 512 to 2048 px a side and under 2 MB, by a path relative to the catalog file"),
+    ];
+    locate(&mut diags, &loaded.file.text);
+    Err(Error::Catalog {
+        file: loaded.file.clone(),
+        diagnostics: diags,
+    })
+}
+
+/// Why Claude Code's plugin directory would refuse `bytes` as a plugin icon (a square PNG,
+/// 512 to 2048 px a side, under 2 MB), or `None`. Only the PNG header is read: its size is
+/// the 4-byte big-endian width and height at offsets 16 and 20.
+pub fn icon_problem(bytes: &[u8]) -> Option<String> {
+    const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+    if bytes.len() < 24 || !bytes.starts_with(SIGNATURE) || &bytes[12..16] != b"IHDR" {
+        return Some("is not a PNG file".into());
+    }
+    let be = |at: usize| u32::from_be_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+    let (w, h) = (be(16), be(20));
+    if w != h {
+        return Some(format!("is {w}×{h} px, not square"));
+    }
+    if !(512..=2048).contains(&w) {
+        return Some(format!("is {w}×{h} px, outside 512 to 2048 px"));
+    }
+    if bytes.len() >= 2 * 1024 * 1024 {
+        return Some(format!("is {} bytes, not under 2 MB", bytes.len()));
+    }
+    None
 }
 
 /// Loads the embedded catalog through its JSON form; anything short of a clean load goes the
@@ -272,9 +340,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_embedded_catalog_carries_its_icon() {
+        let icon = load(None).unwrap().catalog.product.icon.expect("ix names an icon");
+        let bytes = icon.bytes.expect("the loader read it");
+        assert_eq!(icon_problem(&bytes), None);
+    }
+
+    #[test]
+    fn unfit_icons_are_refused() {
+        let png = |w: u32, h: u32| {
+            let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+            b.extend(w.to_be_bytes());
+            b.extend(h.to_be_bytes());
+            b
+        };
+        assert_eq!(icon_problem(&png(512, 512)), None);
+        assert_eq!(icon_problem(&png(2048, 2048)), None);
+        assert!(icon_problem(&png(512, 600)).unwrap().contains("not square"));
+        assert!(icon_problem(&png(256, 256)).unwrap().contains("outside 512 to 2048"));
+        assert!(icon_problem(b"<svg/>").unwrap().contains("not a PNG"));
+        let mut big = png(1024, 1024);
+        big.resize(2 * 1024 * 1024, 0);
+        assert!(icon_problem(&big).unwrap().contains("not under 2 MB"));
+    }
+
+    #[test]
     fn embedded_json_reads_as_the_yaml_does() {
         assert!(!EMBEDDED_JSON.is_empty(), "build.rs converts the embedded catalog");
-        let from_json = load(None).unwrap().catalog;
+        // Both before the files the catalog names are read.
+        let from_json = load_embedded().unwrap().catalog;
         let from_yaml = load_text(EMBEDDED_NAME, EMBEDDED.as_bytes()).unwrap().catalog;
         let (a, b) = (format!("{from_json:?}"), format!("{from_yaml:?}"));
         let at = a

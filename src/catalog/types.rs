@@ -75,6 +75,29 @@ pub struct Product {
     pub license: Option<String>,
     #[serde(default)]
     pub keywords: Vec<String>,
+    /// The product's icon: a square PNG, 512 to 2048 px a side and under 2 MB, relative to the
+    /// catalog file. The Claude Code plugin carries it as `.claude-plugin/icon.png`, where
+    /// Claude Code's plugin directory looks for the listing icon.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub icon: Option<Asset>,
+}
+
+/// A file the catalog names by a path relative to itself. The loader reads it (the catalog
+/// stage is the only one that reads), so the targets get its bytes without touching the disk.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(from = "String")]
+pub struct Asset {
+    /// The path as written in the catalog.
+    pub path: String,
+    /// The file's bytes; `None` until the loader has read it.
+    pub bytes: Option<Vec<u8>>,
+}
+
+impl From<String> for Asset {
+    fn from(path: String) -> Asset {
+        Asset { path, bytes: None }
+    }
 }
 
 /// The author of the product.

@@ -1,8 +1,10 @@
 //! The real hosts, installed on first use.
 //!
 //! `tests/hosts/` pins OpenCode, Claude Code, the MCP SDK, Ajv, TypeScript, Bun and Nushell
-//! with a lockfile; the first test that needs them runs `npm ci` (once, under a file lock, and
-//! again only when a lockfile changes). The `xs` store is a Rust program: it is built once with
+//! with a lockfile, and `tests/hosts/next/` the newest version of each host that has a newer
+//! one (Claude Code, the split 2026-07-28 MCP SDK) with its own; the first test that needs
+//! them runs `npm ci` in every folder (once, under a file lock, and again only when a
+//! lockfile changes). The `xs` store is a Rust program: it is built once with
 //! `cargo install` into a cache folder and reused while the pinned version is there. A host
 //! that cannot be installed or found fails the test with a message that says what to do; no
 //! test skips.
@@ -56,10 +58,14 @@ fn run_or_die(cmd: &mut Command, what: &str) {
     assert!(status.success(), "{what} failed ({status}); see the output above");
 }
 
+/// Every npm folder of `tests/hosts` (relative, with a trailing `/`), and whether its
+/// install scripts run. One stamp covers them all, so changing any lockfile reinstalls.
+const NPM_FOLDERS: [(&str, bool); 3] = [("", true), ("opencode-seed/", false), ("next/", true)];
+
 fn lockfile_stamp() -> String {
     let mut stamp = String::new();
-    for f in ["package-lock.json", "opencode-seed/package-lock.json"] {
-        let bytes = std::fs::read(hosts_dir().join(f)).unwrap_or_else(|e| panic!("tests/hosts/{f}: {e}"));
+    for f in NPM_FOLDERS.iter().map(|(dir, _)| format!("{dir}package-lock.json")) {
+        let bytes = std::fs::read(hosts_dir().join(&f)).unwrap_or_else(|e| panic!("tests/hosts/{f}: {e}"));
         stamp.push_str(&blake3::hash(&bytes).to_hex());
         stamp.push('\n');
     }
@@ -81,18 +87,15 @@ pub fn ensure_npm_hosts() -> &'static Path {
         lock.lock().expect("lock tests/hosts/.install.lock");
         if std::fs::read_to_string(&stamp_path).ok().as_deref() != Some(want.as_str()) {
             eprintln!("installing the pinned hosts into tests/hosts (npm ci, about a minute)…");
-            run_or_die(
-                Command::new("npm")
-                    .args(["ci", "--no-audit", "--no-fund", "--prefix"])
-                    .arg(&dir),
-                "npm ci --prefix tests/hosts",
-            );
-            run_or_die(
-                Command::new("npm")
-                    .args(["ci", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix"])
-                    .arg(dir.join("opencode-seed")),
-                "npm ci --prefix tests/hosts/opencode-seed",
-            );
+            for (sub, scripts) in NPM_FOLDERS {
+                let mut cmd = Command::new("npm");
+                cmd.args(["ci", "--no-audit", "--no-fund"]);
+                if !scripts {
+                    cmd.arg("--ignore-scripts");
+                }
+                cmd.arg("--prefix").arg(dir.join(sub));
+                run_or_die(&mut cmd, &format!("npm ci --prefix tests/hosts/{sub}"));
+            }
             std::fs::write(&stamp_path, &want).expect("write the install stamp");
         }
         dir
@@ -104,7 +107,7 @@ pub fn host_bin(rel: &str) -> PathBuf {
     let p = ensure_npm_hosts().join(rel);
     assert!(
         p.is_file(),
-        "host program {} is missing after `npm ci --prefix tests/hosts`; delete tests/hosts/node_modules and run the tests again",
+        "host program {} is missing after `npm ci` in tests/hosts, tests/hosts/opencode-seed and tests/hosts/next; delete tests/hosts/node_modules (its install stamp) and run the tests again",
         p.display()
     );
     p
@@ -113,8 +116,18 @@ pub fn host_bin(rel: &str) -> PathBuf {
 pub fn opencode() -> PathBuf {
     host_bin("node_modules/opencode-linux-x64/bin/opencode")
 }
+/// Claude Code at the pinned version (2.1.197).
 pub fn claude() -> PathBuf {
     host_bin("node_modules/@anthropic-ai/claude-code-linux-x64/claude")
+}
+/// Claude Code at the newest version (2.1.330, `tests/hosts/next`).
+pub fn claude_next() -> PathBuf {
+    host_bin("next/node_modules/@anthropic-ai/claude-code-linux-x64/claude")
+}
+
+/// The Claude Code versions every Claude test runs against: (version, binary).
+pub fn claude_versions() -> [(&'static str, PathBuf); 2] {
+    [("2.1.197", claude()), ("2.1.330", claude_next())]
 }
 pub fn nu() -> PathBuf {
     host_bin("node_modules/@nushell/linux-x64/bin/nu")

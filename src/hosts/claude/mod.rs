@@ -4,7 +4,10 @@
 //! Naming rules: Claude Code calls a plugin server's tool `mcp__plugin_<plugin>_<server>__<tool>`,
 //! and the model API refuses names over 64 characters. `.mcp.json` is shared with the user's
 //! own servers, so it is merged (ixgen sets its server's key). Every file is a typed struct
-//! serialized by serde_json. Pure.
+//! serialized by serde_json. What Claude Code's plugin directory asks beyond that (a README,
+//! the icon, the network hosts) is in [`extras`]. Pure.
+
+pub mod extras;
 
 use super::{Host, Options, Surface, json_bytes, server_args};
 use crate::catalog::Catalog;
@@ -17,7 +20,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// `targets.claude`.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     /// Also write `.claude-plugin/marketplace.json` listing this plugin.
@@ -26,6 +29,14 @@ pub struct Settings {
     /// Prefix relative server commands with `${CLAUDE_PLUGIN_ROOT}/`.
     #[serde(default)]
     pub plugin_root: bool,
+    /// Write the plugin's `README.md`, which Claude Code's plugin directory requires. Turn it
+    /// off when the output folder is a project whose own README describes the plugin.
+    #[serde(default = "yes")]
+    pub readme: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// Longest tool name the model API accepts once Claude Code prefixes it.
@@ -123,6 +134,24 @@ impl Host for Claude {
         }
         let mut diags = Vec::new();
         super::check_server(cat, path, &mut diags);
+        // What Claude Code's plugin directory asks that only the catalog's author can supply
+        // (`claude plugin validate --profile directory`, 2.1.330): an icon (`ICON_MISSING`, a
+        // warning, an error under `--strict`) and a license (`LICENSE_MISSING`, an error there).
+        let p = &cat.product;
+        if p.icon.is_none() {
+            diags.push(
+                Diagnostic::warning("no-icon", "product", "the Claude Code plugin has no icon; Claude Code's plugin directory asks for one")
+                    .at_key()
+                    .help("add `product.icon: <path>`: a square PNG, 512 to 2048 px a side, under 2 MB, relative to the catalog"),
+            );
+        }
+        if p.license.is_none() {
+            diags.push(
+                Diagnostic::warning("no-license", "product", "the Claude Code plugin has no license; Claude Code's plugin directory refuses a plugin without one")
+                    .at_key()
+                    .help("add `product.license: <SPDX id>`, e.g. `MIT`"),
+            );
+        }
         let plugin = cat.product.name.as_str();
         diags.extend(super::check_name_lengths(
             cat,
@@ -172,15 +201,19 @@ impl Host for Claude {
         } else {
             server.command.clone()
         };
+        extras::plan(model, &target, server, opts, &command, plan)?;
         plan.files.push(super::merged(
             ".mcp.json".into(),
             self.name(),
             ["mcpServers", &server.name],
-            StdioServer {
-                command,
-                args: server_args(model, &opts.filter),
-                env: server.env.clone(),
-            },
+            extras::with_network(
+                model,
+                StdioServer {
+                    command,
+                    args: server_args(model, &opts.filter),
+                    env: server.env.clone(),
+                },
+            ),
         )?);
         if target.marketplace {
             let owner = p.author.as_ref().map(|a| Owner {
