@@ -28,6 +28,15 @@ pub enum Error {
     /// A target path holds a file ixgen did not write.
     #[error("`{path}` exists and was not written by ixgen; refusing to overwrite it")]
     NotOwned { path: String },
+    /// A file ixgen wrote was edited since: its bytes no longer match the manifest's hash.
+    #[error("`{path}` was edited since ixgen wrote it; refusing to {}", if *removing { "remove it (it is no longer generated)" } else { "overwrite it" })]
+    Edited { path: String, removing: bool },
+    /// A path ixgen would follow is not safe to follow (a symlink, a file where a folder is).
+    #[error("refusing to touch `{path}`: {why}")]
+    Unsafe { path: String, why: &'static str },
+    /// The manifest is not one.
+    #[error("`{path}` is not a valid ixgen manifest ({why})")]
+    CorruptManifest { path: String, why: String },
 }
 
 impl Error {
@@ -44,6 +53,17 @@ impl Error {
             }
             Error::Usage { help, .. } => Some(help.clone()),
             Error::NotOwned { .. } => Some("move the file away, or pass --force to let ixgen take it over".into()),
+            Error::Edited { .. } => {
+                Some("move your edit into the catalog (or the file away), or pass --force to discard it".into())
+            }
+            Error::Unsafe { .. } => Some(
+                "ixgen only writes real files and folders below --out; replace the symlink or the file in the way, then run ixgen again"
+                    .into(),
+            ),
+            Error::CorruptManifest { .. } => Some(
+                "restore `.ixgen/manifest.json` from version control; or delete it and run `ixgen generate --force` to take the generated files over again"
+                    .into(),
+            ),
             _ => None,
         }
     }

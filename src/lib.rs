@@ -12,6 +12,7 @@ pub mod escape;
 pub mod model;
 pub mod output;
 pub mod par;
+pub mod paths;
 pub mod report;
 pub mod targets;
 pub mod template;

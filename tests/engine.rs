@@ -82,8 +82,15 @@ fn a_changed_file_makes_check_exit_1_with_a_unified_diff() {
         "{gh}"
     );
 
-    // Regenerating repairs both.
-    ixgen(dir.path()).arg("generate").assert().success();
+    // The edited file is ixgen's but holds an edit: regenerating refuses it, naming it…
+    let refused = ixgen(dir.path()).arg("generate").assert().code(2);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("mcp/tools.json") && stderr.contains("was edited"),
+        "{stderr}"
+    );
+    // …and --force repairs both.
+    ixgen(dir.path()).args(["generate", "--force"]).assert().success();
     ixgen(dir.path()).arg("check").assert().code(0);
 }
 
