@@ -106,6 +106,13 @@ pub fn load_text(name: &str, bytes: &[u8]) -> Result<Loaded, Error> {
         });
     }
 
+    // Size, depth, duplicate keys and numbers first: serde cannot see the duplicates or the
+    // numbers any more, and must never be handed a hostile nesting (its parser is quadratic in it).
+    let raw = super::values::check_text(text);
+    if !raw.is_empty() {
+        return Err(Error::Catalog { file, diagnostics: raw });
+    }
+
     let catalog: Catalog = match serde_yaml::from_str(text) {
         Ok(c) => c,
         Err(e) => {

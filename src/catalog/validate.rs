@@ -294,7 +294,7 @@ impl<'a> Validator<'a> {
                         .at_key()
                         .help("remove `pattern`"),
                 );
-            } else if let Err(e) = check_regex(pat) {
+            } else if let Err(e) = super::values::check_regex(pat, "", true) {
                 self.err(
                     Diagnostic::error(
                         "bad-pattern",
@@ -943,7 +943,7 @@ impl<'a> Validator<'a> {
                 );
             }
             if let Some(re) = &c.matches
-                && let Err(e) = check_regex(re)
+                && let Err(e) = super::values::check_regex(re, c.flags.as_deref().unwrap_or(""), false)
             {
                 self.err(
                     Diagnostic::error(
@@ -955,15 +955,15 @@ impl<'a> Validator<'a> {
                 );
             }
             if let Some(flags) = &c.flags
-                && !flags.chars().all(|f| "imsu".contains(f))
+                && let Err(e) = super::values::check_flags(flags)
             {
                 self.err(
                     Diagnostic::error(
                         "bad-pattern",
                         format!("{path}.flags"),
-                        format!("`{flags}` are not regular expression flags"),
+                        format!("`{flags}` are not usable regular expression flags: {e}"),
                     )
-                    .help("use any of `i`, `m`, `s`, `u`"),
+                    .help("use each of `i`, `m`, `s`, `u` at most once"),
                 );
             }
         }
@@ -1230,16 +1230,22 @@ impl<'a> Validator<'a> {
         }
     }
 
+    /// A target's file path (or folder path, for `dir` keys), checked as the output stage
+    /// will check it (`crate::paths`), so that a bad one is reported here, with its location.
     fn rel_path(&mut self, path: &str, value: &str) {
-        let p = std::path::Path::new(value);
-        if value.is_empty() || p.is_absolute() || p.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+        let checked = if path.ends_with(".dir") {
+            crate::paths::RelPath::dir(value)
+        } else {
+            crate::paths::RelPath::file(value)
+        };
+        if let Err(why) = checked {
             self.err(
                 Diagnostic::error(
                     "bad-path",
                     path,
-                    format!("`{value}` must be a relative path inside the output folder"),
+                    format!("`{value}` is not a usable path inside the output folder: {why}"),
                 )
-                .help("remove the leading `/` or any `..`"),
+                .help(why.help()),
             );
         }
     }
@@ -1368,15 +1374,6 @@ fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: &str) -> String 
         Some(m) => format!("did you mean `{m}`?"),
         None => otherwise.to_string(),
     }
-}
-
-/// Checks a regular expression's syntax. Parsing is enough (the expression runs in JavaScript,
-/// not here) and is far cheaper than compiling, which matters on every loop iteration.
-fn check_regex(re: &str) -> Result<(), String> {
-    regex_syntax::ast::parse::Parser::new()
-        .parse(re)
-        .map(|_| ())
-        .map_err(|e| e.kind().to_string())
 }
 
 fn is_kebab(s: &str) -> bool {
