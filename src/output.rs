@@ -788,13 +788,7 @@ fn stale_temps(out: &Path, folders: &BTreeSet<RelPath>) -> Vec<RelPath> {
             let Some(name) = name.to_str() else { continue };
             let is_file = entry.file_type().is_ok_and(|t| t.is_file() || t.is_symlink());
             if is_file && name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX) && name.len() > 11 {
-                let rel = if dir.as_str().is_empty() {
-                    name.to_string()
-                } else {
-                    format!("{dir}/{name}")
-                };
-                // Temp names are ASCII letters and digits; anything else is not ours.
-                if let Ok(p) = RelPath::dir(&rel) {
+                if let Some(p) = dir.child(name) {
                     found.push(p);
                 }
             }

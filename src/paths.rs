@@ -172,6 +172,24 @@ impl RelPath {
         out
     }
 
+    /// The entry `name` of this folder, for a name read from the disk (a temp file's); `None`
+    /// when the name could not be part of a valid path.
+    pub fn child(&self, name: &str) -> Option<RelPath> {
+        let ok = !name.is_empty()
+            && name != "."
+            && name != ".."
+            && name.len() <= MAX_NAME
+            && !name.contains(['/', '\\'])
+            && !name.chars().any(is_forbidden_char);
+        ok.then(|| {
+            RelPath(if self.0.is_empty() {
+                name.to_string()
+            } else {
+                format!("{}/{name}", self.0)
+            })
+        })
+    }
+
     /// Its first `n` components (a prefix of a valid path is valid).
     pub fn prefix(&self, n: usize) -> RelPath {
         RelPath(self.components().take(n).collect::<Vec<_>>().join("/"))
