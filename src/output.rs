@@ -787,10 +787,13 @@ fn stale_temps(out: &Path, folders: &BTreeSet<RelPath>) -> Vec<RelPath> {
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
             let is_file = entry.file_type().is_ok_and(|t| t.is_file() || t.is_symlink());
-            if is_file && name.starts_with(TEMP_PREFIX) && name.ends_with(TEMP_SUFFIX) && name.len() > 11 {
-                if let Some(p) = dir.child(name) {
-                    found.push(p);
-                }
+            if is_file
+                && name.starts_with(TEMP_PREFIX)
+                && name.ends_with(TEMP_SUFFIX)
+                && name.len() > TEMP_PREFIX.len() + TEMP_SUFFIX.len()
+                && let Some(p) = dir.child(name)
+            {
+                found.push(p);
             }
         }
     }
