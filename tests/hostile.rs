@@ -210,16 +210,27 @@ fn a_symlinked_shared_config_is_refused_not_replaced() {
         "  opencode: {toolset: main}",
         "  opencode: {toolset: main, config: opencode.json}",
     );
-    std::fs::write(w.outside().join("victim.txt"), "SECRET_TOKEN=hunter2\n").unwrap();
-    symlink(&w.outside().join("victim.txt"), &w.out().join("opencode.json"));
-    let run = w.ixgen(&["generate"]).code(2);
-    assert!(run.stderr.contains("opencode.json"), "{}", run.stderr);
+    // A valid config outside --out, which a run must neither edit nor replace with a copy.
+    let shared = w.outside().join("shared.json");
+    std::fs::write(&shared, "{\"model\": \"x\"}\n").unwrap();
+    symlink(&shared, &w.out().join("opencode.json"));
+    for args in [&["generate"][..], &["generate", "--force"], &["check"]] {
+        let run = w.ixgen(args).code(2);
+        assert!(
+            run.stderr.contains("opencode.json") && run.stderr.contains("symlink"),
+            "{}",
+            run.stderr
+        );
+    }
     assert!(
         std::fs::symlink_metadata(w.out().join("opencode.json"))
             .unwrap()
             .file_type()
-            .is_symlink()
+            .is_symlink(),
+        "the link was replaced by a plain file"
     );
+    assert_eq!(std::fs::read_to_string(&shared).unwrap(), "{\"model\": \"x\"}\n");
+    std::fs::remove_file(&shared).unwrap();
     w.assert_outside_untouched();
 }
 
@@ -517,31 +528,35 @@ fn stale_temp_files_of_a_killed_run_are_removed_and_reported() {
 
 #[test]
 fn concurrent_runs_with_different_options_leave_a_tree_that_checks() {
+    // Races are a matter of timing: several rounds of several runs at once give an unlocked
+    // engine many chances to interleave one run's compare with another's writes.
     let w = std::sync::Arc::new(Work::new());
     w.ixgen(&["generate"]).ok();
-    let runs: Vec<_> = (0..6)
-        .map(|i| {
-            let w = w.clone();
-            std::thread::spawn(move || {
-                let args: &[&str] = if i % 2 == 0 {
-                    &["generate", "-q"]
-                } else {
-                    &["generate", "-q", "--read-only"]
-                };
-                w.ixgen(args).ok();
+    for round in 0..4 {
+        let runs: Vec<_> = (0..8)
+            .map(|i| {
+                let w = w.clone();
+                std::thread::spawn(move || {
+                    let args: &[&str] = if i % 2 == 0 {
+                        &["generate", "-q"]
+                    } else {
+                        &["generate", "-q", "--read-only"]
+                    };
+                    w.ixgen(args).ok();
+                })
             })
-        })
-        .collect();
-    for r in runs {
-        r.join().unwrap();
+            .collect();
+        for r in runs {
+            r.join().unwrap();
+        }
+        // The tree is one run's complete output: it checks under one of the two option sets.
+        let plain = w.ixgen(&["check"]).code;
+        let read_only = w.ixgen(&["check", "--read-only"]).code;
+        assert!(
+            plain == 0 || read_only == 0,
+            "round {round}: neither option set checks ({plain}, {read_only})"
+        );
     }
-    // The tree is one run's complete output: it checks under one of the two option sets.
-    let plain = w.ixgen(&["check"]).code;
-    let read_only = w.ixgen(&["check", "--read-only"]).code;
-    assert!(
-        plain == 0 || read_only == 0,
-        "neither option set checks: {plain} {read_only}"
-    );
 }
 
 // ---------------------------------------------------------------------------------------------
