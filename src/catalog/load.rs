@@ -33,10 +33,21 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
     match path {
         None => load_embedded(),
         Some(p) => {
-            let bytes = std::fs::read(p).map_err(|source| Error::ReadCatalog {
-                path: p.display().to_string(),
+            let err = |source| Error::ReadCatalog {
+                path: crate::escape::display_path(p),
                 source,
-            })?;
+            };
+            // Read at most one byte past the limit: `--catalog /dev/zero` or a huge file is
+            // refused by the size check instead of filling memory.
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(
+                &mut std::io::Read::take(
+                    std::fs::File::open(p).map_err(err)?,
+                    super::values::MAX_CATALOG_BYTES as u64 + 1,
+                ),
+                &mut bytes,
+            )
+            .map_err(err)?;
             load_text(&p.display().to_string(), &bytes)
         }
     }

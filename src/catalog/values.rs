@@ -46,8 +46,8 @@ pub fn check_text(text: &str) -> Vec<Diagnostic> {
                 "too-large",
                 "",
                 format!(
-                    "the catalog is {} bytes, over the limit of {MAX_CATALOG_BYTES}",
-                    text.len()
+                    "the catalog is larger than the limit of {} MiB",
+                    MAX_CATALOG_BYTES >> 20
                 ),
             )
             .help("split the product's tools into several catalogs")
