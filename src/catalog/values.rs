@@ -74,8 +74,20 @@ pub fn check_text(text: &str) -> Vec<Diagnostic> {
                 ));
                 break;
             }
-            // Other syntax errors are the loader's to report, with serde_yaml's message.
-            Err(_) => break,
+            // Other syntax errors are the loader's to report, with serde_yaml's message, unless
+            // the text past the error nests deep enough to make that parser quadratic: then this
+            // parser's message is reported instead, and the loader never parses the text.
+            Err(e) => {
+                if rough_depth(text) > 4 * MAX_DEPTH {
+                    diags.push(at(
+                        "yaml-syntax",
+                        *e.marker(),
+                        e.info().to_string(),
+                        "fix the YAML syntax at this position (indentation, a missing `:` or an unclosed quote or bracket)",
+                    ));
+                }
+                break;
+            }
         };
         // Whether this node is a mapping's key: keys and values alternate.
         let starts_node = matches!(
@@ -132,6 +144,32 @@ pub fn check_text(text: &str) -> Vec<Diagnostic> {
         }
     }
     diags
+}
+
+/// An upper bound on the nesting a YAML parser could build from `text`: open brackets (quoted
+/// or not) and compact `- ` sequence entries on one line. Linear, and only used to decide
+/// whether a text with a syntax error is safe to hand to the loader's parser.
+fn rough_depth(text: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for line in text.lines() {
+        let dashes = line
+            .trim_start()
+            .split("- ")
+            .take_while(|p| p.trim().is_empty())
+            .count();
+        max = max.max(depth + dashes);
+        for b in line.bytes() {
+            match b {
+                b'[' | b'{' => {
+                    depth += 1;
+                    max = max.max(depth);
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+    max
 }
 
 /// Checks a plain scalar that YAML reads as a number.
@@ -283,6 +321,15 @@ mod tests {
         assert!(t.elapsed().as_secs() < 2, "{:?}", t.elapsed());
         let block = format!("{}1\n", "- ".repeat(n));
         assert_eq!(codes(&block).first().map(|c| c.0), Some("too-deep"));
+    }
+
+    #[test]
+    fn a_syntax_error_before_deep_nesting_is_reported_here() {
+        let n = 100_000;
+        let text = format!("a: [1\nb: 'x\n{}{}\n", "[".repeat(n), "]".repeat(n));
+        assert_eq!(codes(&text).first().map(|c| c.0), Some("yaml-syntax"));
+        // A shallow text with a syntax error is left to the loader's parser and its message.
+        assert!(codes("a: [1\nb: 2\n").is_empty());
     }
 
     #[test]
