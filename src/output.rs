@@ -684,6 +684,17 @@ fn compare_one(
 /// check that every folder can be written; stage every new file as a temp file; record both
 /// versions in the manifest; rename; remove; write the final manifest.
 pub fn write(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcome, Error> {
+    // Taking the lock creates a missing output folder; a refused run takes it away again, so
+    // that it leaves nothing behind.
+    let made_out = !opts.dry_run && std::fs::symlink_metadata(out).is_err();
+    let result = write_locked(plan, out, opts);
+    if made_out && result.is_err() {
+        let _ = std::fs::remove_dir(out);
+    }
+    result
+}
+
+fn write_locked(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcome, Error> {
     let _lock = if opts.dry_run { None } else { Some(lock(out)?) };
     let folders = plan_folders(out, &plan);
     let stale = stale_temps(out, &folders);

@@ -472,9 +472,11 @@ fn two_targets_writing_one_path_are_refused() {
         "  mcp: {toolset: main}",
         "  mcp: {toolset: main, path: .cursor/mcp.json}\n  cursor: {path: ./.cursor/mcp.json}",
     );
+    // Into an output folder that does not exist yet: a refused run leaves not even the folder.
+    std::fs::remove_dir(w.out()).unwrap();
     let run = w.ixgen(&["generate"]).code(2);
     assert!(run.stderr.contains(".cursor/mcp.json"), "{}", run.stderr);
-    assert!(tree(&w.out()).is_empty());
+    assert!(!w.out().exists(), "the refused run created --out");
 }
 
 #[cfg(unix)]
