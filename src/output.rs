@@ -24,6 +24,7 @@ use crate::error::Error;
 use crate::escape;
 use crate::paths::{RelPath, TEMP_PREFIX, TEMP_SUFFIX};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -888,16 +889,40 @@ fn make_folders(out: &Path, rel: &RelPath, created: &mut Vec<PathBuf>) -> Result
 }
 
 /// One file staged for a rename.
-struct Staged {
-    rel: RelPath,
+struct Staged<'a> {
+    rel: &'a RelPath,
     full: PathBuf,
     tmp: tempfile::NamedTempFile,
+    /// What the file held before (none for a new file), to put back on a rollback.
+    old: Option<&'a [u8]>,
 }
 
-/// What a commit did, in order, so a rollback can undo it.
-enum Done {
-    Wrote { full: PathBuf, old: Option<Vec<u8>> },
-    Removed { full: PathBuf, old: Vec<u8> },
+/// What a commit did, in order, so a rollback can undo it: the bytes to put back, or none
+/// for a file the run created.
+enum Done<'a> {
+    Wrote { full: PathBuf, old: Option<Cow<'a, [u8]>> },
+    Removed { full: PathBuf, old: &'a [u8] },
+}
+
+/// Stages every new file (not the manifest) as a complete temp file beside its target.
+fn stage_all<'a>(out: &Path, outcome: &'a Outcome, created: &mut Vec<PathBuf>) -> Result<Vec<Staged<'a>>, Error> {
+    let manifest_rel = manifest_path();
+    let mut staged = Vec::new();
+    for c in outcome.changed() {
+        if !matches!(c.action, Action::Create | Action::Update) || c.path == manifest_rel {
+            continue;
+        }
+        make_folders(out, &c.path, created)?;
+        let full = resolve(out, &c.path)?;
+        let tmp = stage(out, &c.path, &full, c.new.as_deref().unwrap_or_default())?;
+        staged.push(Staged {
+            rel: &c.path,
+            full,
+            tmp,
+            old: c.old.as_deref(),
+        });
+    }
+    Ok(staged)
 }
 
 /// Applies an outcome: stage, record, rename, remove, record. `fail_at` makes the n-th
@@ -907,23 +932,7 @@ fn apply(out: &Path, outcome: &Outcome, manifest: &Manifest, fail_at: Option<usi
     let mut created = Vec::new();
     // Stage: every new file becomes a complete temp file beside its target. Any failure here
     // leaves the tree as it was (temp files delete themselves when dropped).
-    let staged: Result<Vec<Staged>, Error> = (|| {
-        let mut staged = Vec::new();
-        for c in outcome.changed() {
-            if !matches!(c.action, Action::Create | Action::Update) || c.path == manifest_rel {
-                continue;
-            }
-            make_folders(out, &c.path, &mut created)?;
-            let full = resolve(out, &c.path)?;
-            let tmp = stage(out, &c.path, &full, c.new.as_deref().unwrap_or_default())?;
-            staged.push(Staged {
-                rel: c.path.clone(),
-                full,
-                tmp,
-            });
-        }
-        Ok(staged)
-    })();
+    let staged = stage_all(out, outcome, &mut created);
     let staged = match staged {
         Ok(s) => s,
         Err(e) => {
@@ -943,9 +952,9 @@ fn apply(out: &Path, outcome: &Outcome, manifest: &Manifest, fail_at: Option<usi
         .iter()
         .find(|c| c.path == manifest_rel && c.action != Action::Unchanged)
         .and_then(|c| c.new.clone());
-    let mut done: Vec<Done> = Vec::new();
+    let mut done: Vec<Done<'_>> = Vec::new();
     let mut step = 0usize;
-    let run = |done: &mut Vec<Done>| -> Result<(), Error> {
+    let run = |done: &mut Vec<_>| -> Result<(), Error> {
         let mut tick = || {
             step += 1;
             if fail_at == Some(step) {
@@ -978,19 +987,20 @@ fn apply(out: &Path, outcome: &Outcome, manifest: &Manifest, fail_at: Option<usi
             stage(out, &manifest_rel, &full, &manifest_bytes(&pending))?
                 .persist(&full)
                 .map_err(|e| io_error("replace", shown(out, &manifest_rel))(e.error))?;
-            done.push(Done::Wrote { full, old });
+            done.push(Done::Wrote {
+                full,
+                old: old.map(Cow::Owned),
+            });
         }
         for s in staged {
-            let old = outcome
-                .changes
-                .iter()
-                .find(|c| c.path == s.rel)
-                .and_then(|c| c.old.clone());
-            tick().map_err(io_error("replace", shown(out, &s.rel)))?;
+            tick().map_err(io_error("replace", shown(out, s.rel)))?;
             s.tmp
                 .persist(&s.full)
-                .map_err(|e| io_error("replace", shown(out, &s.rel))(e.error))?;
-            done.push(Done::Wrote { full: s.full, old });
+                .map_err(|e| io_error("replace", shown(out, s.rel))(e.error))?;
+            done.push(Done::Wrote {
+                full: s.full,
+                old: s.old.map(Cow::Borrowed),
+            });
         }
         for c in &removals {
             let full = resolve(out, &c.path)?;
@@ -1002,7 +1012,7 @@ fn apply(out: &Path, outcome: &Outcome, manifest: &Manifest, fail_at: Option<usi
             }
             done.push(Done::Removed {
                 full,
-                old: c.old.clone().unwrap_or_default(),
+                old: c.old.as_deref().unwrap_or_default(),
             });
         }
         if let Some(bytes) = &final_bytes {
@@ -1018,7 +1028,10 @@ fn apply(out: &Path, outcome: &Outcome, manifest: &Manifest, fail_at: Option<usi
                 .persist(&full)
                 .map_err(|e| io_error("replace", shown(out, &manifest_rel))(e.error))?;
             if !hashed_change {
-                done.push(Done::Wrote { full, old });
+                done.push(Done::Wrote {
+                    full,
+                    old: old.map(Cow::Owned),
+                });
             }
         }
         Ok(())
@@ -1069,7 +1082,7 @@ fn stage(out: &Path, rel: &RelPath, full: &Path, bytes: &[u8]) -> Result<tempfil
 }
 
 /// Undoes what a failed run did, newest first. Returns the files it could not restore.
-fn rollback(done: Vec<Done>) -> Option<String> {
+fn rollback(done: Vec<Done<'_>>) -> Option<String> {
     let mut failed = Vec::new();
     for d in done.into_iter().rev() {
         let (full, ok) = match d {
@@ -1077,8 +1090,12 @@ fn rollback(done: Vec<Done>) -> Option<String> {
                 let ok = std::fs::remove_file(&full).is_ok();
                 (full, ok)
             }
-            Done::Wrote { full, old: Some(old) } | Done::Removed { full, old } => {
+            Done::Wrote { full, old: Some(old) } => {
                 let ok = restore(&full, &old).is_ok();
+                (full, ok)
+            }
+            Done::Removed { full, old } => {
+                let ok = restore(&full, old).is_ok();
                 (full, ok)
             }
         };
