@@ -117,14 +117,28 @@ pub fn load_text(name: &str, bytes: &[u8]) -> Result<Loaded, Error> {
         });
     }
 
-    // Size, depth, duplicate keys and numbers first: serde cannot see the duplicates or the
-    // numbers any more, and must never be handed a hostile nesting (its parser is quadratic in it).
-    let raw = super::values::check_text(text);
+    // Size, depth, duplicate keys and numbers: serde cannot see the duplicates or the numbers
+    // any more, and must never be handed a hostile nesting (its parser is quadratic in it).
+    // When a linear byte scan bounds the nesting, serde parses on this thread while the event
+    // pass runs on another (it costs as much as the parse itself); otherwise the pass goes first.
+    let shallow = super::values::shallow_enough(text);
+    let (raw, parsed) = if shallow {
+        std::thread::scope(|s| {
+            let pass = s.spawn(|| super::values::check_text(text));
+            let parsed = serde_yaml::from_str::<Catalog>(text);
+            (pass.join().expect("the value pass does not panic"), Some(parsed))
+        })
+    } else {
+        (super::values::check_text(text), None)
+    };
     if !raw.is_empty() {
         return Err(Error::Catalog { file, diagnostics: raw });
     }
-
-    let catalog: Catalog = match serde_yaml::from_str(text) {
+    let parsed = match parsed {
+        Some(p) => p,
+        None => serde_yaml::from_str::<Catalog>(text),
+    };
+    let catalog: Catalog = match parsed {
         Ok(c) => c,
         Err(e) => {
             let diag = structural(&e, text);

@@ -126,17 +126,25 @@ pub fn check_text(text: &str) -> Vec<Diagnostic> {
             }
             Event::Scalar(value, style, _, tag) => {
                 if is_key {
-                    if let Some(Frame::Map { keys, .. }) = stack.last_mut()
-                        && !keys.insert(value.clone())
-                    {
-                        diags.push(at(
-                            "duplicate-key",
-                            mark,
-                            format!("duplicate key `{value}`: the mapping already has one"),
-                            "a key may appear once in a mapping: remove or rename one",
-                        ));
+                    if let Some(Frame::Map { keys, .. }) = stack.last_mut() {
+                        if keys.contains(&value) {
+                            diags.push(at(
+                                "duplicate-key",
+                                mark,
+                                format!("duplicate key `{value}`: the mapping already has one"),
+                                "a key may appear once in a mapping: remove or rename one",
+                            ));
+                        } else {
+                            keys.insert(value);
+                        }
                     }
-                } else if style == TScalarStyle::Plain && tag.is_none() {
+                } else if style == TScalarStyle::Plain
+                    && tag.is_none()
+                    && value
+                        .trim_start()
+                        .starts_with(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '+'))
+                {
+                    // Only a scalar that starts like a number can be read as one.
                     number(&value, mark, &mut diags);
                 }
             }
@@ -144,6 +152,12 @@ pub fn check_text(text: &str) -> Vec<Diagnostic> {
         }
     }
     diags
+}
+
+/// Whether a text is small and shallow enough (by [`rough_depth`], an over-estimate) to hand
+/// to the loader's YAML parser before this module's pass has finished.
+pub fn shallow_enough(text: &str) -> bool {
+    text.len() <= MAX_CATALOG_BYTES && rough_depth(text) <= MAX_DEPTH
 }
 
 /// An upper bound on the nesting a YAML parser could build from `text`: open brackets (quoted
