@@ -272,13 +272,15 @@ fn resolve(out: &Path, rel: &RelPath) -> Result<PathBuf, Error> {
 
 /// Opens a file for reading without following a symlink in its last component (the folders
 /// were checked by [`resolve`]); this closes the window between the check and the open.
+/// Non-blocking, so that a FIFO at a generated path is refused instead of waiting forever for
+/// a writer (a regular file reads the same either way).
 fn open_nofollow(path: &Path) -> std::io::Result<std::fs::File> {
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NOFOLLOW);
+        opts.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
     opts.open(path)
 }

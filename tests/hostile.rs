@@ -234,6 +234,46 @@ fn a_symlinked_shared_config_is_refused_not_replaced() {
     w.assert_outside_untouched();
 }
 
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_file_in_the_way_is_refused_without_hanging_or_writing() {
+    let w = Work::new();
+    w.ixgen(&["generate"]).ok();
+    let tools = w.out().join("mcp/tools.json");
+    std::fs::remove_file(&tools).unwrap();
+    let status = std::process::Command::new("mkfifo").arg(&tools).status().unwrap();
+    assert!(status.success());
+    for args in [&["check"][..], &["generate"], &["generate", "--force"]] {
+        let out = Command::cargo_bin("ixgen")
+            .unwrap()
+            .env("NO_COLOR", "1")
+            .arg("--out")
+            .arg(w.out())
+            .arg("--catalog")
+            .arg(w.tmp.path().join("catalog.yaml"))
+            .args(args)
+            .timeout(std::time::Duration::from_secs(20))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("not a regular file"), "{stderr}");
+    }
+    // A file where a generated folder must be.
+    std::fs::remove_file(&tools).unwrap();
+    std::fs::remove_dir(w.out().join("mcp")).unwrap();
+    std::fs::write(w.out().join("mcp"), "mine\n").unwrap();
+    let before = tree(&w.out());
+    let run = w.ixgen(&["generate", "--force"]).code(2);
+    assert!(
+        run.stderr.contains("mcp") && run.stderr.contains("not a folder"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(tree(&w.out()), before);
+    w.assert_outside_untouched();
+}
+
 // ---------------------------------------------------------------------------------------------
 // No edit is lost.
 
@@ -292,15 +332,22 @@ fn a_merged_jsonc_file_keeps_every_byte_but_ixgen_s_key() {
 fn a_corrupt_manifest_is_reported_as_what_it_is() {
     let w = Work::new();
     w.ixgen(&["generate"]).ok();
-    std::fs::write(w.out().join(".ixgen/manifest.json"), "{ not a manifest").unwrap();
-    let before = tree(&w.out());
-    let run = w.ixgen(&["generate"]).code(2);
-    assert!(
-        run.stderr.contains("not a valid ixgen manifest") && run.stderr.contains("help:"),
-        "{}",
-        run.stderr
-    );
-    assert_eq!(tree(&w.out()), before);
+    for corrupt in [
+        "{ not a manifest",
+        "{\"generator\": \"ixgen\", \"files\": [], \"x\": 1}",
+    ] {
+        std::fs::write(w.out().join(".ixgen/manifest.json"), corrupt).unwrap();
+        let before = tree(&w.out());
+        for args in [&["generate"][..], &["generate", "--dry-run"], &["check"]] {
+            let run = w.ixgen(args).code(2);
+            assert!(
+                run.stderr.contains("not a valid ixgen manifest") && run.stderr.contains("help:"),
+                "{}",
+                run.stderr
+            );
+        }
+        assert_eq!(tree(&w.out()), before);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
