@@ -5,6 +5,7 @@
 
 use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, Severity};
 use crate::error::Error;
+use crate::escape;
 use crate::hosts::{self, Host, Options, mcp::Profile};
 use crate::model::{self, Filter, Model};
 use crate::output::{self, Action, WriteOptions};
@@ -309,7 +310,10 @@ impl App {
             Error::Catalog { file, diagnostics } => {
                 eprint!("{}", diagnostic::render(diagnostics, file, self.color));
                 let n = diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
-                eprintln!("error: {n} problem(s) in {}; nothing was written", file.name);
+                eprintln!(
+                    "error: {n} problem(s) in {}; nothing was written",
+                    escape::terminal(&file.name)
+                );
             }
             other => {
                 let (red, bold, reset) = if self.color {
@@ -317,9 +321,10 @@ impl App {
                 } else {
                     ("", "", "")
                 };
-                eprintln!("{red}{bold}error{reset}: {other}");
+                // Messages quote catalog text, paths and values from the tree: escaped, one line.
+                eprintln!("{red}{bold}error{reset}: {}", escape::terminal(&other.to_string()));
                 if let Some(h) = other.help() {
-                    eprintln!("  help: {h}");
+                    eprintln!("  help: {}", escape::terminal(&h));
                 }
             }
         }
@@ -393,12 +398,12 @@ impl App {
             eprint!("{}", diagnostic::render(&diags, &file, self.color));
             if failed {
                 let n = diags.iter().filter(|d| d.severity == Severity::Error).count();
-                eprintln!("error: {n} problem(s) in {}", file.name);
+                eprintln!("error: {n} problem(s) in {}", escape::terminal(&file.name));
             } else {
                 let w = diags.len();
                 println!(
                     "{} is valid{}",
-                    file.name,
+                    escape::terminal(&file.name),
                     if w > 0 {
                         format!(" ({w} warning(s))")
                     } else {
@@ -516,7 +521,7 @@ impl App {
         } = self.prepare()?;
         let plan = hosts::plan(&model, &targets, &opts)?;
         for n in notes {
-            eprintln!("warning: {n}");
+            eprintln!("warning: {}", escape::terminal(&n));
         }
         let write = match &self.cli.command {
             Command::Opencode { write, .. }
@@ -535,6 +540,9 @@ impl App {
         )?;
         // The process ends soon: freeing the model piece by piece would only cost time.
         std::mem::forget(model);
+        for n in &outcome.notes {
+            eprintln!("note: {}", escape::terminal(n));
+        }
         let mut stdout = std::io::stdout().lock();
         if write.format == Format::Json {
             let changes: Vec<serde_json::Value> = outcome
@@ -572,7 +580,7 @@ impl App {
                 counts[1],
                 counts[2],
                 counts[3],
-                self.cli.out.display()
+                escape::display_path(&self.cli.out)
             );
         }
         Ok(0)
@@ -590,15 +598,21 @@ impl App {
             Command::Check { format, .. } => *format,
             _ => unreachable!(),
         };
+        // A writer holds the lock exclusively: waiting for it means never reporting a
+        // half-applied run as drift.
+        let _lock = output::lock_shared(&self.cli.out)?;
         let (outcome, _) = output::compare(plan, &self.cli.out, true)?;
         std::mem::forget(model);
+        for n in &outcome.notes {
+            eprintln!("note: {}", escape::terminal(n));
+        }
         let drift = output::drift(&outcome);
         let out = &self.cli.out;
         match format {
             CheckFormat::Json => {
                 let json = serde_json::json!({
                     "ok": drift.is_empty(),
-                    "out": out.display().to_string(),
+                    "out": out.to_string_lossy(),
                     "stale": drift.iter().filter(|d| d.kind == "stale").collect::<Vec<_>>(),
                     "missing": drift.iter().filter(|d| d.kind == "missing").map(|d| &d.path).collect::<Vec<_>>(),
                     "extra": drift.iter().filter(|d| d.kind == "extra").map(|d| &d.path).collect::<Vec<_>>(),
@@ -643,7 +657,7 @@ impl App {
                         stdout,
                         "{} generated file(s) are up to date in {}",
                         outcome.changes.len(),
-                        out.display()
+                        escape::display_path(out)
                     );
                 }
             }
@@ -655,14 +669,14 @@ impl App {
                 eprintln!(
                     "error: {} file(s) in {} are stale, missing or extra",
                     drift.len(),
-                    out.display()
+                    escape::display_path(out)
                 );
                 eprintln!(
                     "  help: run `ixgen generate{}` and commit the result",
                     if out == Path::new(".") {
                         String::new()
                     } else {
-                        format!(" --out {}", out.display())
+                        format!(" --out {}", escape::display_path(out))
                     }
                 );
             }

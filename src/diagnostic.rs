@@ -4,6 +4,7 @@
 //! path to a line and column. Rendering (with miette, for people; as JSON, for tools) is the
 //! only other thing done here.
 
+use crate::escape;
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
 use serde::Serialize;
 use std::fmt;
@@ -120,7 +121,14 @@ impl SourceFile {
     }
 }
 
-/// Renders diagnostics for a terminal (`color`) or a log.
+/// Longest source line drawn beside a diagnostic, in characters. miette pads its underline to
+/// the span's column with a formatting width, which panics past 65,535; a line this long is
+/// unreadable in a terminal anyway, so such a diagnostic is printed as plain text instead.
+const MAX_DRAWN_LINE: usize = 1000;
+
+/// Renders diagnostics for a terminal (`color`) or a log. Everything printed that comes from
+/// the catalog (its name, messages quoting it, the source lines) is escaped first, so catalog
+/// text cannot forge CI log commands or send terminal sequences.
 pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
@@ -128,27 +136,39 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
         GraphicalTheme::unicode_nocolor()
     };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
+    let name = escape::terminal(&file.name);
+    // Same byte length as the original, so every span still points where it did.
+    let text = escape::source_text(&file.text);
     let mut out = String::new();
     for diag in diags {
         let mut one = String::new();
         // Each diagnostic opens with `file:line:col` so editors and CI logs can jump to it.
         match diag.pos {
-            Some((line, col)) => one.push_str(&format!("{}:{line}:{col}\n", file.name)),
-            None => one.push_str(&format!("{}\n", file.name)),
+            Some((line, col)) => one.push_str(&format!("{name}:{line}:{col}\n")),
+            None => one.push_str(&format!("{name}\n")),
         }
-        let span = diag.pos.map(|(line, col)| {
+        let drawable = diag.pos.is_some_and(|(line, _)| {
+            file.text
+                .split('\n')
+                .nth(line.saturating_sub(1))
+                .is_some_and(|l| l.chars().count() <= MAX_DRAWN_LINE)
+        });
+        let span = diag.pos.filter(|_| drawable).map(|(line, col)| {
             // Errors about a key (unknown, duplicate) underline the key, not the rest of the line.
             let key = matches!(diag.target, Target::Path { key: true, .. })
                 || matches!(diag.code, "unknown-key" | "duplicate-key");
             file.token_span(line, col, key)
         });
+        let mut shown = diag.clone();
+        shown.message = escape::terminal(&diag.message);
+        shown.help = diag.help.as_deref().map(escape::terminal);
         let report = miette::Report::new(OwnedLocated {
-            diag: diag.clone(),
-            file: NamedSource::new(file.name.clone(), (*file.text).clone()),
+            diag: shown,
+            file: NamedSource::new(name.clone(), text.clone()),
             span,
         });
         if handler.render_report(&mut one, report.as_ref()).is_err() {
-            one.push_str(&diag.message);
+            one.push_str(&escape::terminal(&diag.message));
         }
         out.push_str(&one);
         out.push('\n');
@@ -189,7 +209,7 @@ impl miette::Diagnostic for OwnedLocated {
         self.diag.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        self.diag.pos.map(|_| &self.file as &dyn miette::SourceCode)
+        self.span.map(|_| &self.file as &dyn miette::SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let span = self.span?;

@@ -32,6 +32,15 @@ pub enum Error {
     /// input being wrong.
     #[error("internal error (a bug in ixgen): {0}")]
     Internal(String),
+    /// A file ixgen wrote was edited since: its bytes no longer match the manifest's hash.
+    #[error("`{path}` was edited since ixgen wrote it; refusing to {}", if *removing { "remove it (it is no longer generated)" } else { "overwrite it" })]
+    Edited { path: String, removing: bool },
+    /// A path ixgen would follow is not safe to follow (a symlink, a file where a folder is).
+    #[error("refusing to touch `{path}`: {why}")]
+    Unsafe { path: String, why: &'static str },
+    /// The manifest is not one.
+    #[error("`{path}` is not a valid ixgen manifest ({why})")]
+    CorruptManifest { path: String, why: String },
 }
 
 /// The exit code of an internal error: EX_SOFTWARE of sysexits.h, so that CI can tell a bug in
@@ -59,6 +68,17 @@ impl Error {
                 "please report it with the command and catalog that caused it (ixgen {})",
                 env!("CARGO_PKG_VERSION")
             )),
+            Error::Edited { .. } => {
+                Some("move your edit into the catalog (or the file away), or pass --force to discard it".into())
+            }
+            Error::Unsafe { .. } => Some(
+                "ixgen only writes real files and folders below --out; replace the symlink or the file in the way, then run ixgen again"
+                    .into(),
+            ),
+            Error::CorruptManifest { .. } => Some(
+                "restore `.ixgen/manifest.json` from version control; or delete it and run `ixgen generate --force` to take the generated files over again"
+                    .into(),
+            ),
             _ => None,
         }
     }

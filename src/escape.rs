@@ -351,6 +351,67 @@ pub fn debug_quote(s: &str) -> String {
     format!("{s:?}")
 }
 
+/// Whether a character must not reach a terminal or CI log raw: control characters (a
+/// newline could start a `::error` line, ESC a terminal sequence, BEL a beep) and the invisible
+/// ones that make text read as other text (line separators, bidirectional overrides, BOM).
+fn is_unprintable(c: char) -> bool {
+    crate::paths::is_forbidden_char(c)
+}
+
+/// One line of text from the catalog or the disk, safe to print: every unprintable character
+/// (newlines included) is written as a Rust escape (`\n`, `\u{1b}`). Text without any is
+/// returned as it is.
+pub fn terminal(s: &str) -> String {
+    escape_except(s, &[])
+}
+
+/// Many lines of text, safe to print: as [`terminal`], but newlines and tabs stay.
+pub fn terminal_lines(s: &str) -> String {
+    escape_except(s, &['\n', '\t'])
+}
+
+fn escape_except(s: &str, keep: &[char]) -> String {
+    if !s.chars().any(|c| is_unprintable(c) && !keep.contains(&c)) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_unprintable(c) && !keep.contains(&c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A filesystem path (from the command line or the tree), safe to print.
+pub fn display_path(p: &std::path::Path) -> String {
+    terminal(&p.to_string_lossy())
+}
+
+/// Catalog text shown beside a diagnostic, with every unprintable character replaced by one of
+/// the same UTF-8 length (`?`, `¿`, `�`, or `�` padded), so that byte offsets into the text — the
+/// diagnostic's span — still point where they did. Newlines and tabs stay.
+pub fn source_text(s: &str) -> String {
+    if !s.chars().any(|c| is_unprintable(c) && c != '\n' && c != '\t') {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| {
+            if !is_unprintable(c) || c == '\n' || c == '\t' {
+                return c.to_string();
+            }
+            match c.len_utf8() {
+                1 => "?".to_string(),
+                2 => "¿".to_string(),
+                3 => "\u{FFFD}".to_string(),
+                _ => "\u{FFFD}?".to_string(),
+            }
+        })
+        .collect()
+}
+
 /// A GitHub workflow command's message (`::error …::<message>`): `%`, CR and LF are encoded.
 pub fn gh_message(s: &str) -> String {
     s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
@@ -459,6 +520,18 @@ mod tests {
             "[home](<https://e.x/a%20b%3Ec>)"
         );
         assert_eq!(md_link("[x]", "u").as_str(), r"[\[x\]](<u>)");
+    }
+
+    #[test]
+    fn terminal_text_cannot_forge_lines_or_sequences() {
+        assert_eq!(terminal("a\n::error::x"), "a\\n::error::x");
+        assert_eq!(terminal("\u{1b}[2J\u{7}"), "\\u{1b}[2J\\u{7}");
+        assert_eq!(terminal("plain é"), "plain é");
+        assert_eq!(terminal_lines("a\n\tb\r\n"), "a\n\tb\\r\n");
+        let src = "a\u{1b}b\u{85}c\u{2028}d\n";
+        let clean = source_text(src);
+        assert_eq!(clean.len(), src.len(), "offsets are kept");
+        assert!(!clean.chars().any(|c| c.is_control() && c != '\n'));
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod hosts;
 pub mod model;
 pub mod output;
 pub mod par;
+pub mod paths;
 pub mod report;
 pub mod spec;
 pub mod template;

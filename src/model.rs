@@ -530,6 +530,16 @@ pub fn check_context(cat: &Catalog, raw: &[(String, String, String)]) -> Result<
                         format!("pass a whole number, e.g. {flag} 3"),
                     )
                 })?;
+                // Baked into TypeScript as a number literal: past 2^53 JavaScript rounds it.
+                if i128::from(n).abs() > crate::catalog::values::MAX_SAFE_INTEGER {
+                    return Err(Error::usage(
+                        format!("{flag} {n} is outside JavaScript's safe integer range"),
+                        format!(
+                            "pass a value between -{0} and {0}",
+                            crate::catalog::values::MAX_SAFE_INTEGER
+                        ),
+                    ));
+                }
                 if let Some(min) = decl.min
                     && n < min
                 {

@@ -87,7 +87,8 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
             "{:<width$}  {:<5}  {:<4}  {:>4}  {}",
             r.name,
             r.access,
-            r.tier,
+            // Tiers are free text in the catalog: escaped like every catalog string printed.
+            crate::escape::terminal(r.tier),
             r.description_chars,
             ids.join(" ")
         );
@@ -173,7 +174,7 @@ pub fn budget(model: &Model, json: bool) {
         println!(
             "{} (toolset `{}`): {} tools, {} description chars (budget {}), {} definition chars, ≈{} tokens",
             h.host,
-            h.toolset,
+            crate::escape::terminal(&h.toolset),
             h.tools.len(),
             h.description_chars,
             model.catalog.lint.toolset_budget,
@@ -183,7 +184,10 @@ pub fn budget(model: &Model, json: bool) {
         for t in &h.tools {
             println!(
                 "  {:<24} {:>4} desc  {:>5} def  ≈{:>4} tok",
-                t.name, t.description_chars, t.definition_chars, t.tokens
+                crate::escape::terminal(t.name),
+                t.description_chars,
+                t.definition_chars,
+                t.tokens
             );
         }
     }

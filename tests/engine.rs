@@ -82,8 +82,15 @@ fn a_changed_file_makes_check_exit_1_with_a_unified_diff() {
         "{gh}"
     );
 
-    // Regenerating repairs both.
-    ixgen(dir.path()).arg("generate").assert().success();
+    // The edited file is ixgen's but holds an edit: regenerating refuses it, naming it…
+    let refused = ixgen(dir.path()).arg("generate").assert().code(2);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("mcp/tools.json") && stderr.contains("was edited"),
+        "{stderr}"
+    );
+    // …and --force repairs both.
+    ixgen(dir.path()).args(["generate", "--force"]).assert().success();
     ixgen(dir.path()).arg("check").assert().code(0);
 }
 
@@ -386,6 +393,15 @@ fn check_reports_a_missing_or_edited_runtime_file_and_generate_restores_it() {
     std::fs::write(&full, edited).unwrap();
     let out = stdout(ixgen(dir.path()).arg("check"), 1);
     assert!(out.contains(&format!("--- a/{runtime}")), "{out}");
+    // An edit is never lost without --force, not even to the runtime.
+    let refused = ixgen(dir.path())
+        .arg("generate")
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    assert!(String::from_utf8_lossy(&refused).contains("was edited since ixgen wrote it"));
     ixgen(dir.path()).args(["generate", "--force"]).assert().success();
     assert_eq!(std::fs::read(&full).unwrap(), original);
     ixgen(dir.path()).arg("check").assert().code(0);

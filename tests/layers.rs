@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("error", 1),
     ("escape", 1),
     ("par", 1),
+    ("paths", 1),
     ("template", 1),
 ];
 

@@ -45,10 +45,21 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
             Ok(loaded)
         }
         Some(p) => {
-            let bytes = std::fs::read(p).map_err(|source| Error::ReadCatalog {
-                path: p.display().to_string(),
+            let err = |source| Error::ReadCatalog {
+                path: crate::escape::display_path(p),
                 source,
-            })?;
+            };
+            // Read at most one byte past the limit: `--catalog /dev/zero` or a huge file is
+            // refused by the size check instead of filling memory.
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(
+                &mut std::io::Read::take(
+                    std::fs::File::open(p).map_err(err)?,
+                    super::values::MAX_CATALOG_BYTES as u64 + 1,
+                ),
+                &mut bytes,
+            )
+            .map_err(err)?;
             let mut loaded = load_text(&p.display().to_string(), &bytes)?;
             let dir = p.parent().unwrap_or(Path::new(""));
             read_assets(&mut loaded, |rel| std::fs::read(dir.join(rel)))?;
@@ -174,7 +185,28 @@ pub fn load_text(name: &str, bytes: &[u8]) -> Result<Loaded, Error> {
         });
     }
 
-    let catalog: Catalog = match serde_yaml::from_str(text) {
+    // Size, depth, duplicate keys and numbers: serde cannot see the duplicates or the numbers
+    // any more, and must never be handed a hostile nesting (its parser is quadratic in it).
+    // When a linear byte scan bounds the nesting, serde parses on this thread while the event
+    // pass runs on another (it costs as much as the parse itself); otherwise the pass goes first.
+    let shallow = super::values::shallow_enough(text);
+    let (raw, parsed) = if shallow {
+        std::thread::scope(|s| {
+            let pass = s.spawn(|| super::values::check_text(text));
+            let parsed = serde_yaml::from_str::<Catalog>(text);
+            (pass.join().expect("the value pass does not panic"), Some(parsed))
+        })
+    } else {
+        (super::values::check_text(text), None)
+    };
+    if !raw.is_empty() {
+        return Err(Error::Catalog { file, diagnostics: raw });
+    }
+    let parsed = match parsed {
+        Some(p) => p,
+        None => serde_yaml::from_str::<Catalog>(text),
+    };
+    let catalog: Catalog = match parsed {
         Ok(c) => c,
         Err(e) => {
             let diag = structural(&e, text);

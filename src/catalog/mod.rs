@@ -4,6 +4,7 @@ pub mod load;
 pub mod locate;
 pub mod types;
 pub mod validate;
+pub mod values;
 
 pub use load::{Loaded, load, load_text};
 pub use types::*;

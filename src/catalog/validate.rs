@@ -304,7 +304,7 @@ impl<'a> Validator<'a> {
                         .at_key()
                         .help("remove `pattern`"),
                 );
-            } else if let Err(e) = check_regex(pat) {
+            } else if let Err(e) = super::values::check_regex(pat, "", true) {
                 self.err(
                     Diagnostic::error(
                         "bad-pattern",
@@ -937,7 +937,7 @@ impl<'a> Validator<'a> {
                 );
             }
             if let Some(re) = &c.matches
-                && let Err(e) = check_regex(re)
+                && let Err(e) = super::values::check_regex(re, c.flags.as_deref().unwrap_or(""), false)
             {
                 self.err(
                     Diagnostic::error(
@@ -949,15 +949,15 @@ impl<'a> Validator<'a> {
                 );
             }
             if let Some(flags) = &c.flags
-                && !flags.chars().all(|f| "imsu".contains(f))
+                && let Err(e) = super::values::check_flags(flags)
             {
                 self.err(
                     Diagnostic::error(
                         "bad-pattern",
                         format!("{path}.flags"),
-                        format!("`{flags}` are not regular expression flags"),
+                        format!("`{flags}` are not usable regular expression flags: {e}"),
                     )
-                    .help("use any of `i`, `m`, `s`, `u`"),
+                    .help("use each of `i`, `m`, `s`, `u` at most once"),
                 );
             }
         }
@@ -1205,15 +1205,6 @@ fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: &str) -> String 
         Some(m) => format!("did you mean `{m}`?"),
         None => otherwise.to_string(),
     }
-}
-
-/// Checks a regular expression's syntax. Parsing is enough (the expression runs in JavaScript,
-/// not here) and is far cheaper than compiling, which matters on every loop iteration.
-fn check_regex(re: &str) -> Result<(), String> {
-    regex_syntax::ast::parse::Parser::new()
-        .parse(re)
-        .map(|_| ())
-        .map_err(|e| e.kind().to_string())
 }
 
 fn is_kebab(s: &str) -> bool {

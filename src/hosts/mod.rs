@@ -349,17 +349,22 @@ pub fn check_toolset(cat: &Catalog, path: &str, name: &str, diags: &mut Vec<Diag
     false
 }
 
-/// A path in a host's settings: relative, inside the output folder.
+/// A path in a host's settings: relative, inside the output folder (a folder when `path` names
+/// a `dir`), in the form `crate::paths::RelPath` accepts.
 pub fn check_rel_path(path: &str, value: &str, diags: &mut Vec<Diagnostic>) {
-    let p = std::path::Path::new(value);
-    if value.is_empty() || p.is_absolute() || p.components().any(|c| matches!(c, std::path::Component::ParentDir)) {
+    let checked = if path.ends_with(".dir") {
+        crate::paths::RelPath::dir(value)
+    } else {
+        crate::paths::RelPath::file(value)
+    };
+    if let Err(why) = checked {
         diags.push(
             Diagnostic::error(
                 "bad-path",
                 path,
-                format!("`{value}` must be a relative path inside the output folder"),
+                format!("`{value}` is not a usable path inside the output folder: {why}"),
             )
-            .help("remove the leading `/` or any `..`"),
+            .help(why.help()),
         );
     }
 }

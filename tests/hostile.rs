@@ -1,0 +1,706 @@
+//! ixgen under hostile input: the catalog, the committed manifest and the committed tree are
+//! all the attacker's (a pull request in CI), or a careless user's. Each test is named after
+//! the promise it checks (README, "What it writes, and what it owns"); the property tests at
+//! the end throw random catalog strings, paths and manifests at the same promises.
+
+mod support;
+
+use assert_cmd::Command;
+use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+use support::tree;
+
+const MINIMAL: &str = "tests/fixtures/minimal/catalog.yaml";
+
+/// A work folder: `out/` (the output), `outside/` (must never change), `catalog.yaml`.
+struct Work {
+    tmp: tempfile::TempDir,
+}
+
+impl Work {
+    fn new() -> Work {
+        let w = Work {
+            tmp: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir_all(w.out()).unwrap();
+        std::fs::create_dir_all(w.outside()).unwrap();
+        std::fs::write(w.outside().join("victim.txt"), "SECRET_TOKEN=hunter2\n").unwrap();
+        w.catalog(&std::fs::read_to_string(MINIMAL).unwrap());
+        w
+    }
+    fn out(&self) -> PathBuf {
+        self.tmp.path().join("out")
+    }
+    fn outside(&self) -> PathBuf {
+        self.tmp.path().join("outside")
+    }
+    fn catalog(&self, text: &str) {
+        std::fs::write(self.tmp.path().join("catalog.yaml"), text).unwrap();
+    }
+    /// The minimal catalog with `from` replaced by `to`.
+    fn edit(&self, from: &str, to: &str) {
+        let base = std::fs::read_to_string(MINIMAL).unwrap();
+        assert!(base.contains(from), "{from}");
+        self.catalog(&base.replacen(from, to, 1));
+    }
+    fn ixgen(&self, args: &[&str]) -> Run {
+        let out = Command::cargo_bin("ixgen")
+            .unwrap()
+            .env("NO_COLOR", "1")
+            .arg("--out")
+            .arg(self.out())
+            .arg("--catalog")
+            .arg(self.tmp.path().join("catalog.yaml"))
+            .args(args)
+            .output()
+            .unwrap();
+        let run = Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        };
+        run.assert_clean();
+        run
+    }
+    /// `outside/` is as the test made it (nothing read into it, written or removed).
+    fn assert_outside_untouched(&self) {
+        let t = tree(&self.outside());
+        assert_eq!(t.len(), 1, "outside/ changed: {:?}", t.keys());
+        assert_eq!(t["victim.txt"], b"SECRET_TOKEN=hunter2\n");
+    }
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// What every run promises: no panic, an exit code of 0, 1 or 2, and output a CI log or a
+    /// terminal shows as it is (no line that starts a workflow command, no escape sequence).
+    fn assert_clean(&self) {
+        let all = format!("{}{}", self.stdout, self.stderr);
+        assert!(!all.contains("panicked"), "a panic: {all}");
+        assert!(matches!(self.code, 0..=2), "exit {}: {all}", self.code);
+        for line in all.lines() {
+            assert!(
+                !line.trim_start().starts_with("::"),
+                "a forged workflow command: {line:?}"
+            );
+        }
+        assert!(
+            !all.chars().any(|c| c.is_control() && c != '\n' && c != '\t'),
+            "a control character reached the output: {all:?}"
+        );
+        assert!(!all.contains("hunter2"), "a secret was printed: {all}");
+    }
+    fn ok(self) -> Run {
+        assert_eq!(self.code, 0, "{}{}", self.stdout, self.stderr);
+        self
+    }
+    fn code(self, code: i32) -> Run {
+        assert_eq!(self.code, code, "{}{}", self.stdout, self.stderr);
+        self
+    }
+    /// Exit 2 with a diagnostic that points into the catalog (`catalog.yaml:line:col`).
+    fn located(self, code: &str) -> Run {
+        assert_eq!(self.code, 2, "{}", self.stderr);
+        let header = self
+            .stderr
+            .lines()
+            .find(|l| l.contains("catalog.yaml:"))
+            .unwrap_or_else(|| panic!("no location: {}", self.stderr));
+        let pos: Vec<&str> = header.rsplit(':').take(2).collect();
+        assert!(
+            pos.iter().all(|p| p.parse::<usize>().is_ok()),
+            "not file:line:col: {header}"
+        );
+        assert!(self.stderr.contains(code), "expected `{code}`: {}", self.stderr);
+        self
+    }
+}
+
+#[cfg(unix)]
+fn symlink(target: &Path, link: &Path) {
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
+fn manifest(w: &Work, files: serde_json::Value) {
+    std::fs::create_dir_all(w.out().join(".ixgen")).unwrap();
+    let m = serde_json::json!({ "generator": "ixgen", "files": files });
+    std::fs::write(w.out().join(".ixgen/manifest.json"), m.to_string()).unwrap();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nothing outside --out is read, written or removed.
+
+#[test]
+fn manifest_entries_outside_out_are_ignored_never_removed() {
+    let w = Work::new();
+    let victim = w.outside().join("victim.txt");
+    let hash = blake3::hash(b"SECRET_TOKEN=hunter2\n").to_hex().to_string();
+    manifest(
+        &w,
+        serde_json::json!({
+            "../outside/victim.txt": {"group": "mcp", "blake3": hash},
+            victim.to_string_lossy(): {"group": "mcp", "blake3": hash},
+            "a/../../outside/victim.txt": {"group": "opencode"},
+            "x\n::error::forged": {"group": "mcp"},
+        }),
+    );
+    let run = w.ixgen(&["generate"]).ok();
+    assert!(run.stderr.contains("ignoring the manifest entry"), "{}", run.stderr);
+    w.assert_outside_untouched();
+    // The run's own manifest no longer carries them, and the tree checks.
+    let m = std::fs::read_to_string(w.out().join(".ixgen/manifest.json")).unwrap();
+    assert!(!m.contains("victim"), "{m}");
+    w.ixgen(&["check"]).ok();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_at_a_generated_path_is_refused_and_its_target_never_printed() {
+    let w = Work::new();
+    w.ixgen(&["generate"]).ok();
+    let tools = w.out().join("mcp/tools.json");
+    std::fs::remove_file(&tools).unwrap();
+    symlink(&w.outside().join("victim.txt"), &tools);
+    for args in [
+        &["check"][..],
+        &["check", "--format", "json"],
+        &["check", "--format", "github"],
+    ] {
+        let run = w.ixgen(args).code(2);
+        assert!(
+            run.stderr.contains("mcp/tools.json") && run.stderr.contains("symlink"),
+            "{}",
+            run.stderr
+        );
+    }
+    let run = w.ixgen(&["generate", "--force"]).code(2);
+    assert!(run.stderr.contains("symlink"), "{}", run.stderr);
+    w.ixgen(&["generate", "--dry-run"]).code(2);
+    w.assert_outside_untouched();
+    assert!(std::fs::symlink_metadata(&tools).unwrap().file_type().is_symlink());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_folder_is_never_written_through() {
+    let w = Work::new();
+    symlink(&w.outside(), &w.out().join(".opencode"));
+    let run = w.ixgen(&["generate"]).code(2);
+    assert!(
+        run.stderr.contains(".opencode") && run.stderr.contains("symlink"),
+        "{}",
+        run.stderr
+    );
+    w.assert_outside_untouched();
+    // Nothing else was written either: the refusal came before the first write.
+    assert!(!w.out().join("mcp").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_shared_config_is_refused_not_replaced() {
+    let w = Work::new();
+    w.edit(
+        "  opencode: {toolset: main}",
+        "  opencode: {toolset: main, config: opencode.json}",
+    );
+    // A valid config outside --out, which a run must neither edit nor replace with a copy.
+    let shared = w.outside().join("shared.json");
+    std::fs::write(&shared, "{\"model\": \"x\"}\n").unwrap();
+    symlink(&shared, &w.out().join("opencode.json"));
+    for args in [&["generate"][..], &["generate", "--force"], &["check"]] {
+        let run = w.ixgen(args).code(2);
+        assert!(
+            run.stderr.contains("opencode.json") && run.stderr.contains("symlink"),
+            "{}",
+            run.stderr
+        );
+    }
+    assert!(
+        std::fs::symlink_metadata(w.out().join("opencode.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link was replaced by a plain file"
+    );
+    assert_eq!(std::fs::read_to_string(&shared).unwrap(), "{\"model\": \"x\"}\n");
+    std::fs::remove_file(&shared).unwrap();
+    w.assert_outside_untouched();
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_file_in_the_way_is_refused_without_hanging_or_writing() {
+    let w = Work::new();
+    w.ixgen(&["generate"]).ok();
+    let tools = w.out().join("mcp/tools.json");
+    std::fs::remove_file(&tools).unwrap();
+    let status = std::process::Command::new("mkfifo").arg(&tools).status().unwrap();
+    assert!(status.success());
+    for args in [&["check"][..], &["generate"], &["generate", "--force"]] {
+        let out = Command::cargo_bin("ixgen")
+            .unwrap()
+            .env("NO_COLOR", "1")
+            .arg("--out")
+            .arg(w.out())
+            .arg("--catalog")
+            .arg(w.tmp.path().join("catalog.yaml"))
+            .args(args)
+            .timeout(std::time::Duration::from_secs(20))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("not a regular file"), "{stderr}");
+    }
+    // A file where a generated folder must be.
+    std::fs::remove_file(&tools).unwrap();
+    std::fs::remove_dir(w.out().join("mcp")).unwrap();
+    std::fs::write(w.out().join("mcp"), "mine\n").unwrap();
+    let before = tree(&w.out());
+    let run = w.ixgen(&["generate", "--force"]).code(2);
+    assert!(
+        run.stderr.contains("mcp") && run.stderr.contains("not a folder"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(tree(&w.out()), before);
+    w.assert_outside_untouched();
+}
+
+// ---------------------------------------------------------------------------------------------
+// No edit is lost.
+
+#[test]
+fn an_edited_owned_file_is_never_overwritten_without_force() {
+    let w = Work::new();
+    w.ixgen(&["generate"]).ok();
+    let tool = w.out().join(".opencode/tools/lookup.ts");
+    let edited = format!("{}// my edit\n", std::fs::read_to_string(&tool).unwrap());
+    std::fs::write(&tool, &edited).unwrap();
+    // A catalog change that rewrites that very file.
+    w.edit("Look a symbol up", "Look a symbol up, quickly");
+    let before = tree(&w.out());
+    for args in [&["generate"][..], &["generate", "--dry-run"], &["opencode"]] {
+        let run = w.ixgen(args).code(2);
+        assert!(
+            run.stderr.contains("lookup.ts") && run.stderr.contains("edited"),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(tree(&w.out()), before, "a refused run wrote something ({args:?})");
+    }
+    w.ixgen(&["generate", "--force"]).ok();
+    assert!(std::fs::read_to_string(&tool).unwrap().contains("quickly"));
+    w.ixgen(&["check"]).ok();
+}
+
+#[test]
+fn a_merged_jsonc_file_keeps_every_byte_but_ixgen_s_key() {
+    let w = Work::new();
+    w.edit("  mcp: {toolset: main}", "  mcp: {toolset: main}\n  vscode: {}");
+    let user = "\u{FEFF}{\n  // VS Code allows comments\n  \"servers\": {\n    \"mine\": {\"command\": \"x\", \"n\": 1e2, \"big\": 123456789012345678901234567890},\n  },\n  /* trailing */ \"inputs\": []\n}\n";
+    std::fs::create_dir_all(w.out().join(".vscode")).unwrap();
+    std::fs::write(w.out().join(".vscode/mcp.json"), user).unwrap();
+    w.ixgen(&["generate"]).ok();
+    let after = std::fs::read_to_string(w.out().join(".vscode/mcp.json")).unwrap();
+    assert!(
+        after.starts_with("\u{FEFF}{\n  // VS Code allows comments\n  \"servers\": {\n    \"mine\": {\"command\": \"x\", \"n\": 1e2, \"big\": 123456789012345678901234567890},"),
+        "{after}"
+    );
+    assert!(
+        after.contains("\"demo\"") && after.ends_with("/* trailing */ \"inputs\": []\n}\n"),
+        "{after}"
+    );
+    // Converged: a second run and a check change nothing.
+    let again = w.ixgen(&["generate"]).ok();
+    assert!(
+        again.stdout.contains("0 created, 0 updated, 0 removed"),
+        "{}",
+        again.stdout
+    );
+    w.ixgen(&["check"]).ok();
+}
+
+#[test]
+fn a_corrupt_manifest_is_reported_as_what_it_is() {
+    let w = Work::new();
+    w.ixgen(&["generate"]).ok();
+    for corrupt in [
+        "{ not a manifest",
+        "{\"generator\": \"ixgen\", \"files\": [], \"x\": 1}",
+    ] {
+        std::fs::write(w.out().join(".ixgen/manifest.json"), corrupt).unwrap();
+        let before = tree(&w.out());
+        for args in [&["generate"][..], &["generate", "--dry-run"], &["check"]] {
+            let run = w.ixgen(args).code(2);
+            assert!(
+                run.stderr.contains("not a valid ixgen manifest") && run.stderr.contains("help:"),
+                "{}",
+                run.stderr
+            );
+        }
+        assert_eq!(tree(&w.out()), before);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every invalid catalog: exit 2 with a location, nothing written.
+
+#[test]
+fn every_invalid_catalog_value_is_a_located_error() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("max: 30", "max: .inf", "not-finite"),
+        ("max: 30", "max: -.inf", "not-finite"),
+        ("max: 30", "max: .nan", "not-finite"),
+        ("default: 10", "default: 9007199254740993", "unsafe-integer"),
+        (
+            "symbol: {type: string,",
+            "symbol: {type: string, pattern: \"(?i)abc\",",
+            "bad-pattern",
+        ),
+        (
+            "symbol: {type: string,",
+            "symbol: {type: string, pattern: \"(?P<n>a)\",",
+            "bad-pattern",
+        ),
+        (
+            "symbol: {type: string,",
+            "symbol: {type: string, pattern: \"a++\",",
+            "bad-pattern",
+        ),
+        ("flags: i", "flags: ii", "bad-pattern"),
+        ("matches: \"high\"", "matches: \"(?i)high\"", "bad-pattern"),
+        (
+            "    tools: [lookup, wipe]",
+            "    tools: [lookup, wipe]\n  main:\n    tools: [lookup]",
+            "duplicate-key",
+        ),
+        (
+            "      limit: {type: integer",
+            "      symbol: {type: string}\n      limit: {type: integer",
+            "duplicate-key",
+        ),
+        ("  args: [mcp]", "  args: [mcp]\n  env: {A: x, A: y}", "duplicate-key"),
+        (
+            "body: {q: \"{symbol}\",",
+            "body: {q: \"{symbol}\", q: 1,",
+            "duplicate-key",
+        ),
+        (
+            "context:\n  session:",
+            "context:\n  session: {type: string}\n  session:",
+            "duplicate-key",
+        ),
+        (
+            "  mcp: {toolset: main}",
+            "  mcp: {toolset: main, path: ../escape.json}",
+            "bad-path",
+        ),
+        (
+            "  mcp: {toolset: main}",
+            "  mcp: {toolset: main, path: /etc/passwd}",
+            "bad-path",
+        ),
+        ("  mcp: {toolset: main}", "  mcp: {toolset: main, path: .}", "bad-path"),
+        ("  mcp: {toolset: main}", "  mcp: {toolset: main, path: ./}", "bad-path"),
+        ("  mcp: {toolset: main}", "  mcp: {toolset: main, path: x/}", "bad-path"),
+        (
+            "  mcp: {toolset: main}",
+            "  mcp: {toolset: main, path: .ixgen/manifest.json}",
+            "bad-path",
+        ),
+        (
+            "  mcp: {toolset: main}",
+            "  mcp: {toolset: main, path: \"a\\n::error::x.json\"}",
+            "bad-path",
+        ),
+        (
+            "  opencode: {toolset: main}",
+            "  opencode: {toolset: main, dir: ../../x}",
+            "bad-path",
+        ),
+    ];
+    for (from, to, code) in cases {
+        let w = Work::new();
+        w.edit(from, to);
+        w.ixgen(&["validate"]).located(code);
+        w.ixgen(&["generate"]).located(code);
+        assert!(tree(&w.out()).is_empty(), "{to}: something was written");
+        w.assert_outside_untouched();
+    }
+}
+
+#[test]
+fn ci_output_cannot_be_forged_by_catalog_text() {
+    let w = Work::new();
+    // A toolset name that does not exist, holding a newline, a workflow command, ESC and BEL.
+    w.edit(
+        "  mcp: {toolset: main}",
+        "  mcp: {toolset: \"x\\n::error file=a::forged\\e[31m\\a\"}",
+    );
+    let run = w.ixgen(&["validate"]).located("unknown-toolset");
+    assert!(
+        run.stderr.contains("::error file=a::forged"),
+        "the text is shown, escaped: {}",
+        run.stderr
+    );
+    w.ixgen(&["generate"]).code(2);
+    w.ixgen(&["check", "--format", "github"]).code(2);
+}
+
+#[test]
+fn diagnostics_never_panic_on_long_lines_or_keys() {
+    let w = Work::new();
+    let long_value = "d".repeat(70_000);
+    w.edit(
+        "description: A demo product",
+        &format!("description: {long_value}, bad: 1"),
+    );
+    w.ixgen(&["validate"]).code(2);
+    let key = "k".repeat(1024);
+    w.edit("cli:", &format!("{key}: 1\ncli:"));
+    w.ixgen(&["validate"]).located("unknown-key");
+    w.edit(
+        "  mcp: {toolset: main}",
+        &format!("  mcp: {{toolset: main}}\n  opencode2{}: 1", "x".repeat(70_000)),
+    );
+    w.ixgen(&["validate"]).code(2);
+}
+
+#[test]
+fn deep_nesting_fails_fast_with_a_clear_error() {
+    let w = Work::new();
+    let n = 100_000;
+    for deep in [
+        format!("version: 1\nx: {}{}\n", "[".repeat(n), "]".repeat(n)),
+        format!("version: 1\nx: {}{}\n", "{a: ".repeat(n), "}".repeat(n)),
+        format!("{}1\n", "- ".repeat(n)),
+    ] {
+        w.catalog(&deep);
+        let t = std::time::Instant::now();
+        let run = w.ixgen(&["validate"]).located("too-deep");
+        assert!(run.stderr.contains("nests deeper"), "{}", run.stderr);
+        assert!(t.elapsed().as_secs() < 5, "took {:?}", t.elapsed());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paths and runs that settle.
+
+#[test]
+fn paths_equal_after_normalization_are_one_file_and_runs_settle() {
+    let w = Work::new();
+    w.edit(
+        "  mcp: {toolset: main}",
+        "  mcp: {toolset: main, path: ./mcp//tools.json}",
+    );
+    w.ixgen(&["generate"]).ok();
+    let m = std::fs::read_to_string(w.out().join(".ixgen/manifest.json")).unwrap();
+    assert!(m.contains("\"mcp/tools.json\"") && !m.contains("./mcp"), "{m}");
+    w.ixgen(&["check"]).ok();
+    // The other spelling is the same file: nothing to do.
+    w.edit("  mcp: {toolset: main}", "  mcp: {toolset: main, path: mcp/tools.json}");
+    let run = w.ixgen(&["generate"]).ok();
+    assert!(run.stdout.contains("0 created, 0 updated, 0 removed"), "{}", run.stdout);
+    w.ixgen(&["check"]).ok();
+}
+
+#[test]
+fn two_targets_writing_one_path_are_refused() {
+    let w = Work::new();
+    w.edit(
+        "  mcp: {toolset: main}",
+        "  mcp: {toolset: main, path: .cursor/mcp.json}\n  cursor: {path: ./.cursor/mcp.json}",
+    );
+    // Into an output folder that does not exist yet: a refused run leaves not even the folder.
+    std::fs::remove_dir(w.out()).unwrap();
+    let run = w.ixgen(&["generate"]).code(2);
+    assert!(run.stderr.contains(".cursor/mcp.json"), "{}", run.stderr);
+    assert!(!w.out().exists(), "the refused run created --out");
+}
+
+#[cfg(unix)]
+#[test]
+fn new_files_respect_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let w = Work::new();
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("umask 077 && exec \"$0\" --out \"$1\" --catalog \"$2\" generate -q")
+        .arg(env!("CARGO_BIN_EXE_ixgen"))
+        .arg(w.out())
+        .arg(w.tmp.path().join("catalog.yaml"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mode = std::fs::metadata(w.out().join("mcp/tools.json"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+}
+
+#[test]
+fn stale_temp_files_of_a_killed_run_are_removed_and_reported() {
+    let w = Work::new();
+    w.ixgen(&["generate"]).ok();
+    for p in [
+        "mcp/.ixgen-AbC123.tmp",
+        ".opencode/tools/.ixgen-zz9.tmp",
+        ".ixgen/.ixgen-q1.tmp",
+    ] {
+        std::fs::write(w.out().join(p), "half a file").unwrap();
+    }
+    // Not ixgen's: a name that only looks alike, in a folder ixgen does not write to.
+    std::fs::create_dir_all(w.out().join("other")).unwrap();
+    std::fs::write(w.out().join("other/.ixgen-keep.tmp"), "mine").unwrap();
+    let dry = w.ixgen(&["generate", "--dry-run"]).ok();
+    assert!(
+        dry.stderr.contains("would remove `mcp/.ixgen-AbC123.tmp`"),
+        "{}",
+        dry.stderr
+    );
+    assert!(w.out().join("mcp/.ixgen-AbC123.tmp").exists());
+    let run = w.ixgen(&["generate"]).ok();
+    assert!(run.stderr.contains("removed `mcp/.ixgen-AbC123.tmp`"), "{}", run.stderr);
+    let left: Vec<String> = tree(&w.out()).into_keys().filter(|k| k.contains(".ixgen-")).collect();
+    assert_eq!(left, ["other/.ixgen-keep.tmp"]);
+    w.ixgen(&["check"]).ok();
+}
+
+#[test]
+fn concurrent_runs_with_different_options_leave_a_tree_that_checks() {
+    // Races are a matter of timing: several rounds of several runs at once give an unlocked
+    // engine many chances to interleave one run's compare with another's writes.
+    let w = std::sync::Arc::new(Work::new());
+    w.ixgen(&["generate"]).ok();
+    for round in 0..4 {
+        let runs: Vec<_> = (0..8)
+            .map(|i| {
+                let w = w.clone();
+                std::thread::spawn(move || {
+                    let args: &[&str] = if i % 2 == 0 {
+                        &["generate", "-q"]
+                    } else {
+                        &["generate", "-q", "--read-only"]
+                    };
+                    w.ixgen(args).ok();
+                })
+            })
+            .collect();
+        for r in runs {
+            r.join().unwrap();
+        }
+        // The tree is one run's complete output: it checks under one of the two option sets.
+        let plain = w.ixgen(&["check"]).code;
+        let read_only = w.ixgen(&["check", "--read-only"]).code;
+        assert!(
+            plain == 0 || read_only == 0,
+            "round {round}: neither option set checks ({plain}, {read_only})"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties: random catalog strings, target paths and manifests.
+
+/// Strings an attacker would try: path tricks, control characters, log commands, Unicode.
+fn hostile_string() -> impl Strategy<Value = String> {
+    let atoms = prop_oneof![
+        Just("..".to_string()),
+        Just("/".to_string()),
+        Just(".".to_string()),
+        Just("\n::error::x".to_string()),
+        Just("\u{1b}[2J".to_string()),
+        Just("\u{7}".to_string()),
+        Just("\u{2028}".to_string()),
+        Just("\u{202e}".to_string()),
+        Just(".ixgen".to_string()),
+        Just("manifest.json".to_string()),
+        Just("\\".to_string()),
+        Just("C:".to_string()),
+        Just("%0A".to_string()),
+        Just("~".to_string()),
+        "[a-z]{1,6}",
+        "\\PC{0,3}",
+        Just(String::new()),
+    ];
+    proptest::collection::vec(atoms, 0..6).prop_map(|v| v.concat())
+}
+
+/// A YAML double-quoted scalar holding exactly `s` (JSON's escapes are YAML's).
+fn yq(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+fn assert_invariants(w: &Work) {
+    let run = w.ixgen(&["generate"]);
+    w.assert_outside_untouched();
+    match run.code {
+        0 => {
+            w.ixgen(&["check"]).ok();
+        }
+        2 => {
+            // Either the catalog is at fault (located), or the tree (named, with a help line).
+            assert!(
+                run.stderr.contains("catalog.yaml:") || run.stderr.contains("help:"),
+                "{}",
+                run.stderr
+            );
+        }
+        c => panic!("generate exited {c}: {}", run.stderr),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_catalog_string_keeps_the_promises(desc in hostile_string(), path in hostile_string(), pattern in hostile_string(), ts in hostile_string()) {
+        let w = Work::new();
+        let base = std::fs::read_to_string(MINIMAL).unwrap();
+        let text = base
+            .replacen("Look a symbol up", &desc.replace(['\n', '\r'], " ").replace(['"', ':', '#', '{', '}', '[', ']', ',', '\'', '&', '*', '!', '|', '>', '%', '@', '`'], "_"), 1)
+            .replacen("  mcp: {toolset: main}", &format!("  mcp: {{toolset: main, path: {}}}", yq(&path)), 1)
+            .replacen("symbol: {type: string,", &format!("symbol: {{type: string, pattern: {},", yq(&pattern)), 1)
+            .replacen("    tools: [lookup, wipe]", &format!("    tools: [lookup, wipe]\n  {}:\n    tools: [lookup]", yq(&ts)), 1);
+        w.catalog(&text);
+        let v = w.ixgen(&["validate"]);
+        prop_assert!(v.code == 0 || v.code == 2);
+        if v.code == 2 {
+            prop_assert!(v.stderr.contains("catalog.yaml:"), "not located: {}", v.stderr);
+        }
+        assert_invariants(&w);
+    }
+
+    #[test]
+    fn any_manifest_keeps_the_promises(
+        entries in proptest::collection::vec((hostile_string(), prop_oneof![Just("mcp".to_string()), Just("opencode".to_string()), Just("other".to_string())], proptest::option::of(prop_oneof![Just("victim".to_string()), "[0-9a-f]{64}", "\\PC{0,8}"])), 0..6),
+        generate_first in any::<bool>(),
+    ) {
+        let w = Work::new();
+        if generate_first {
+            w.ixgen(&["generate"]).ok();
+        }
+        let victim_hash = blake3::hash(b"SECRET_TOKEN=hunter2\n").to_hex().to_string();
+        let mut files = serde_json::Map::new();
+        for (key, group, hash) in entries {
+            // Aim some entries at the victim outside --out.
+            let key = if key.len() % 3 == 0 { format!("../outside/{key}victim.txt") } else { key };
+            let mut e = serde_json::json!({ "group": group });
+            if let Some(h) = hash {
+                e["blake3"] = serde_json::Value::String(if h == "victim" { victim_hash.clone() } else { h });
+            }
+            files.insert(key, e);
+        }
+        manifest(&w, serde_json::Value::Object(files));
+        assert_invariants(&w);
+    }
+}
