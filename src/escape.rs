@@ -201,6 +201,63 @@ pub fn gh_property(s: &str) -> String {
     gh_message(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// A value inside terminal text: in backticks, or quoted with escapes when it holds a control
+/// character or a backtick, so a value can neither forge output lines nor end its own quote.
+pub fn term_code(s: &str) -> String {
+    if s.chars().any(|c| c.is_control() || c == '`' || c == '\u{2028}' || c == '\u{2029}') {
+        debug_quote(s)
+    } else {
+        format!("`{s}`")
+    }
+}
+
+/// A Markdown code span holding `s` on one line: the fence is one backtick longer than the
+/// longest run inside, and line breaks become spaces so the value cannot end a list item.
+pub fn md_code(s: &str) -> String {
+    let one_line: String = s
+        .chars()
+        .map(|c| {
+            if c.is_control() || c == '\u{2028}' || c == '\u{2029}' {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    if one_line.trim().is_empty() {
+        return format!("`{}`", debug_quote(s));
+    }
+    let mut longest = 0;
+    let mut run = 0;
+    for c in one_line.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    // CommonMark strips one space from each end when both are there: pad whenever the value
+    // starts or ends with a backtick or a space, so it survives exactly.
+    let pad = one_line.starts_with(['`', ' ']) || one_line.ends_with(['`', ' ']);
+    let sp = if pad { " " } else { "" };
+    format!("{fence}{sp}{one_line}{sp}{fence}")
+}
+
+/// Plain Markdown text: every ASCII punctuation character that Markdown or HTML could read is
+/// backslash-escaped, and line breaks become spaces.
+pub fn md_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() || c == '\u{2028}' || c == '\u{2029}' {
+            out.push(' ');
+        } else {
+            if c.is_ascii_punctuation() {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,6 +299,18 @@ mod tests {
     fn github_annotations_cannot_be_forged() {
         assert_eq!(gh_property("a,b:c%d\ne"), "a%2Cb%3Ac%25d%0Ae");
         assert_eq!(gh_message("x: y,\r\n::error::z"), "x: y,%0D%0A::error::z");
+    }
+
+    #[test]
+    fn markdown_values_stay_one_literal_span() {
+        assert_eq!(md_code("a-b"), "`a-b`");
+        assert_eq!(md_code("a`b"), "``a`b``");
+        assert_eq!(md_code("`x`"), "`` `x` ``");
+        assert_eq!(md_code("line\n- item"), "`line - item`");
+        assert_eq!(md_code(""), "`\"\"`");
+        assert_eq!(md_text("*a* [b](c) <d>\n# e"), "\\*a\\* \\[b\\]\\(c\\) \\<d\\> \\# e");
+        assert_eq!(term_code("ok"), "`ok`");
+        assert_eq!(term_code("a\nb"), "\"a\\nb\"");
     }
 
     #[test]
