@@ -113,7 +113,7 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
         format: CheckFormat,
     },
-    /// Compare the catalog with an older one: every change per host surface, and the version bump.
+    /// Report changes since an older catalog, per host surface, and the version bump needed.
     ///
     /// Changes are breaking, behaviour changes, compatible or cosmetic, each under a named rule
     /// (`--list-rules`; switch rules off in the catalog's `lint.breaking`). Exit 1 on a breaking

@@ -204,7 +204,9 @@ pub fn gh_property(s: &str) -> String {
 /// A value inside terminal text: in backticks, or quoted with escapes when it holds a control
 /// character or a backtick, so a value can neither forge output lines nor end its own quote.
 pub fn term_code(s: &str) -> String {
-    if s.chars().any(|c| c.is_control() || c == '`' || c == '\u{2028}' || c == '\u{2029}') {
+    if s.chars()
+        .any(|c| c.is_control() || c == '`' || c == '\u{2028}' || c == '\u{2029}')
+    {
         debug_quote(s)
     } else {
         format!("`{s}`")
@@ -241,15 +243,19 @@ pub fn md_code(s: &str) -> String {
     format!("{fence}{sp}{one_line}{sp}{fence}")
 }
 
-/// Plain Markdown text: every ASCII punctuation character that Markdown or HTML could read is
-/// backslash-escaped, and line breaks become spaces.
+/// Plain Markdown text: the characters that open emphasis, code, links, HTML, headings, tables
+/// or entities are backslash-escaped, and line breaks become spaces. (`(` and `!` only matter
+/// next to a `[`, which is escaped.)
 pub fn md_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if c.is_control() || c == '\u{2028}' || c == '\u{2029}' {
             out.push(' ');
         } else {
-            if c.is_ascii_punctuation() {
+            if matches!(
+                c,
+                '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|' | '~' | '&'
+            ) {
                 out.push('\\');
             }
             out.push(c);
@@ -308,7 +314,10 @@ mod tests {
         assert_eq!(md_code("`x`"), "`` `x` ``");
         assert_eq!(md_code("line\n- item"), "`line - item`");
         assert_eq!(md_code(""), "`\"\"`");
-        assert_eq!(md_text("*a* [b](c) <d>\n# e"), "\\*a\\* \\[b\\]\\(c\\) \\<d\\> \\# e");
+        assert_eq!(
+            md_text("*a* [b](c) <d>\n# e & 1.0"),
+            "\\*a\\* \\[b\\](c) \\<d\\> \\# e \\& 1.0"
+        );
         assert_eq!(term_code("ok"), "`ok`");
         assert_eq!(term_code("a\nb"), "\"a\\nb\"");
     }

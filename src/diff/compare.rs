@@ -87,12 +87,7 @@ impl Side {
                 add(Surface::Codex, ts, "targets.codex");
             }
         }
-        let positions = cat
-            .tools
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.name.clone(), i))
-            .collect();
+        let positions = cat.tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
         let index = LocationIndex::build(&file.text);
         Ok(Side {
             model,
@@ -156,9 +151,7 @@ impl Side {
         let server = cat.server.as_ref().map(|s| s.name.as_str()).unwrap_or_default();
         match s {
             Surface::Opencode => model::opencode_id(tool),
-            Surface::Session => {
-                model::session_id(cat.targets.session.as_ref().map_or("", |t| t.file.as_str()), tool)
-            }
+            Surface::Session => model::session_id(cat.targets.session.as_ref().map_or("", |t| t.file.as_str()), tool),
             Surface::Mcp => tool.to_string(),
             Surface::Claude => model::claude_id(&cat.product.name, server, tool),
             Surface::OpencodeMcp => format!("{server}_{tool}"),
@@ -351,21 +344,27 @@ impl<'a> Compare<'a> {
         let (old, new) = (self.old, self.new);
         let mut pairs = Vec::new();
         for (i, t) in new.model.catalog.tools.iter().enumerate() {
+            // A rename from a tool that is still there contradicts itself, whatever it matches.
+            if let Some(from) = t.renamed_from.as_ref().filter(|f| new.model.tool(f).is_some()) {
+                self.errors.push(
+                    Diagnostic::error(
+                        "renamed-from-exists",
+                        format!("tools[{i}].renamed_from"),
+                        format!(
+                            "tool `{}` says it was renamed from `{from}`, but `{from}` is still in the catalog",
+                            t.name
+                        ),
+                    )
+                    .help("remove `renamed_from`, or remove or rename the other tool"),
+                );
+                continue;
+            }
             if old.model.tool(&t.name).is_some() {
                 pairs.push((t.name.clone(), t.name.clone()));
                 continue;
             }
             let Some(from) = &t.renamed_from else { continue };
-            if new.model.tool(from).is_some() {
-                self.errors.push(
-                    Diagnostic::error(
-                        "renamed-from-exists",
-                        format!("tools[{i}].renamed_from"),
-                        format!("tool `{}` says it was renamed from `{from}`, but `{from}` is still in the catalog", t.name),
-                    )
-                    .help("remove `renamed_from`, or remove or rename the other tool"),
-                );
-            } else if old.model.tool(from).is_some() && !pairs.iter().any(|(o, _)| o == from) {
+            if old.model.tool(from).is_some() && !pairs.iter().any(|(o, _)| o == from) {
                 pairs.push((from.clone(), t.name.clone()));
             }
             // A `renamed_from` naming a tool the old catalog does not have is an older rename
@@ -395,7 +394,11 @@ impl<'a> Compare<'a> {
         let common: BTreeSet<Surface> = on_old.intersection(&on_new).copied().collect();
         if !lost.is_empty() {
             let toolsets: BTreeSet<&str> = lost.iter().map(|s| new.surfaces[s].toolset.as_str()).collect();
-            let mut msg = Msg::new().t("tool ").c(new_name).t(" is no longer given to ").t(labels(&lost));
+            let mut msg = Msg::new()
+                .t("tool ")
+                .c(new_name)
+                .t(" is no longer given to ")
+                .t(labels(&lost));
             msg = msg.t(" (toolset ").codes(toolsets.iter().copied()).t(")");
             self.push(
                 Rule::ToolsetMemberRemoved,
@@ -418,7 +421,11 @@ impl<'a> Compare<'a> {
                 None,
                 None,
                 set(&gained),
-                Msg::new().t("tool ").c(new_name).t(" is now given to ").t(labels(&gained)),
+                Msg::new()
+                    .t("tool ")
+                    .c(new_name)
+                    .t(" is now given to ")
+                    .t(labels(&gained)),
                 At::both(old.tool_path(old_name), new.tool_path(new_name)),
             );
         }
@@ -430,7 +437,10 @@ impl<'a> Compare<'a> {
                 None,
                 set(&common),
                 Msg::new().t("tool ").c(old_name).t(" was renamed to ").c(new_name),
-                At::both(old.tool_path(old_name), format!("{}.renamed_from", new.tool_path(new_name))),
+                At::both(
+                    old.tool_path(old_name),
+                    format!("{}.renamed_from", new.tool_path(new_name)),
+                ),
             );
         } else {
             let changed: Vec<Surface> = common
@@ -448,7 +458,15 @@ impl<'a> Compare<'a> {
                         .t(" → ")
                         .c(new.id(*s, new_name));
                 }
-                self.push(Rule::ToolIdChanged, Some(new_name), None, None, changed, msg, At::both(old.tool_path(old_name), new.tool_path(new_name)));
+                self.push(
+                    Rule::ToolIdChanged,
+                    Some(new_name),
+                    None,
+                    None,
+                    changed,
+                    msg,
+                    At::both(old.tool_path(old_name), new.tool_path(new_name)),
+                );
             }
         }
         if common.is_empty() {
@@ -483,7 +501,10 @@ impl<'a> Compare<'a> {
                 None,
                 all.clone(),
                 Msg::new().t("the description of ").c(new_name).t(" changed"),
-                At::both(format!("{}.description", old.tool_path(old_name)), format!("{tpath}.description")),
+                At::both(
+                    format!("{}.description", old.tool_path(old_name)),
+                    format!("{tpath}.description"),
+                ),
             );
         }
         // Every cosmetic finding of the tool carries its definition's token delta.
@@ -512,7 +533,15 @@ impl<'a> Compare<'a> {
             if n.destructive && !o.destructive {
                 msg = msg.t(" and destructive");
             }
-            self.push(Rule::ToolBecameWrite, Some(name), None, None, all.to_vec(), msg, at("access"));
+            self.push(
+                Rule::ToolBecameWrite,
+                Some(name),
+                None,
+                None,
+                all.to_vec(),
+                msg,
+                at("access"),
+            );
         } else if n.destructive && !o.destructive {
             self.push(
                 Rule::ToolBecameDestructive,
@@ -544,14 +573,28 @@ impl<'a> Compare<'a> {
         }
         // Idempotent and open-world are MCP annotations: only the MCP hosts show them.
         let mut hints = Vec::new();
-        if o.idempotent != n.idempotent {
-            hints.push(if n.idempotent { "is now idempotent" } else { "is no longer idempotent" });
+        // Idempotent defaults to the opposite of write: when access changed, the access finding
+        // already tells it.
+        if o.idempotent != n.idempotent && o.access == n.access {
+            hints.push(if n.idempotent {
+                "is now idempotent"
+            } else {
+                "is no longer idempotent"
+            });
         }
         if o.open_world != n.open_world {
-            hints.push(if n.open_world { "is now open-world" } else { "is no longer open-world" });
+            hints.push(if n.open_world {
+                "is now open-world"
+            } else {
+                "is no longer open-world"
+            });
         }
         if !hints.is_empty() && !mcp.is_empty() {
-            let key = if o.idempotent != n.idempotent { "idempotent" } else { "open_world" };
+            let key = if o.idempotent != n.idempotent && o.access == n.access {
+                "idempotent"
+            } else {
+                "open_world"
+            };
             self.push(
                 Rule::HintsChanged,
                 Some(name),
@@ -569,7 +612,13 @@ impl<'a> Compare<'a> {
                 None,
                 None,
                 all.to_vec(),
-                Msg::new().t("tool ").c(name).t(" moved from tier ").c(&o.tier).t(" to ").c(&n.tier),
+                Msg::new()
+                    .t("tool ")
+                    .c(name)
+                    .t(" moved from tier ")
+                    .c(&o.tier)
+                    .t(" to ")
+                    .c(&n.tier),
                 at("tier"),
             );
         }
@@ -583,23 +632,32 @@ impl<'a> Compare<'a> {
         let mut matched_old = BTreeSet::new();
         for np in &n.params {
             let after = new.param_path(tool, &np.name);
+            if let Some(from) = np
+                .param
+                .renamed_from
+                .as_ref()
+                .filter(|f| new_names.contains(f.as_str()))
+            {
+                self.errors.push(
+                    Diagnostic::error(
+                        "renamed-from-exists",
+                        format!("{after}.renamed_from"),
+                        format!(
+                            "parameter `{}` says it was renamed from `{from}`, but tool `{tool}` still has `{from}`",
+                            np.name
+                        ),
+                    )
+                    .help("remove `renamed_from`, or remove or rename the other parameter"),
+                );
+            }
             let found = match by_old.get(np.name.as_str()) {
                 Some(op) => Some(*op),
-                None => match &np.param.renamed_from {
-                    Some(from) if new_names.contains(from.as_str()) => {
-                        self.errors.push(
-                            Diagnostic::error(
-                                "renamed-from-exists",
-                                format!("{after}.renamed_from"),
-                                format!("parameter `{}` says it was renamed from `{from}`, but tool `{tool}` still has `{from}`", np.name),
-                            )
-                            .help("remove `renamed_from`, or remove or rename the other parameter"),
-                        );
-                        None
-                    }
-                    Some(from) => by_old.get(from.as_str()).copied(),
-                    None => None,
-                },
+                None => np
+                    .param
+                    .renamed_from
+                    .as_ref()
+                    .filter(|f| !new_names.contains(f.as_str()))
+                    .and_then(|f| by_old.get(f.as_str()).copied()),
             };
             match found {
                 Some(op) if matched_old.insert(op.name.as_str()) => {
@@ -611,7 +669,13 @@ impl<'a> Compare<'a> {
                             None,
                             Some(&np.name),
                             all.to_vec(),
-                            Msg::new().t("parameter ").c(&op.name).t(" of ").c(tool).t(" was renamed to ").c(&np.name),
+                            Msg::new()
+                                .t("parameter ")
+                                .c(&op.name)
+                                .t(" of ")
+                                .c(tool)
+                                .t(" was renamed to ")
+                                .c(&np.name),
                             At::both(before.clone(), format!("{after}.renamed_from")),
                         );
                     }
@@ -647,7 +711,12 @@ impl<'a> Compare<'a> {
                     None,
                     Some(&op.name),
                     all.to_vec(),
-                    Msg::new().t("parameter ").c(&op.name).t(" of ").c(tool).t(" was removed"),
+                    Msg::new()
+                        .t("parameter ")
+                        .c(&op.name)
+                        .t(" of ")
+                        .c(tool)
+                        .t(" was removed"),
                     At {
                         before: Some(old.param_path(&o.name, &op.name)),
                         after: None,
@@ -711,7 +780,11 @@ impl<'a> Compare<'a> {
                     None,
                     Some(pname),
                     all.to_vec(),
-                    of(Msg::new().t("the pattern of parameter ").c(pname)).t(": ").c(x).t(" → ").c(y),
+                    of(Msg::new().t("the pattern of parameter ").c(pname))
+                        .t(": ")
+                        .c(x)
+                        .t(" → ")
+                        .c(y),
                     at("pattern"),
                 ),
                 (Some(x), None) => self.push(
@@ -720,7 +793,9 @@ impl<'a> Compare<'a> {
                     None,
                     Some(pname),
                     all.to_vec(),
-                    of(Msg::new().t("parameter ").c(pname)).t(" no longer has to match ").c(x),
+                    of(Msg::new().t("parameter ").c(pname))
+                        .t(" no longer has to match ")
+                        .c(x),
                     at("pattern"),
                 ),
                 _ => {}
@@ -855,7 +930,11 @@ impl<'a> Compare<'a> {
             };
             let show = |v: Option<f64>| v.map_or("none".to_string(), num);
             self.push(
-                if tighter { Rule::BoundTightened } else { Rule::BoundRelaxed },
+                if tighter {
+                    Rule::BoundTightened
+                } else {
+                    Rule::BoundRelaxed
+                },
                 Some(tool),
                 None,
                 Some(pname),
@@ -877,9 +956,15 @@ impl<'a> Compare<'a> {
         let (ca, cb) = (a.clamp.unwrap_or(true), b.clamp.unwrap_or(true));
         if number && bounded && ca != cb && !exec.is_empty() {
             let (rule, text) = if ca {
-                (Rule::BoundTightened, " now refuses out-of-range numbers instead of clamping them")
+                (
+                    Rule::BoundTightened,
+                    " now refuses out-of-range numbers instead of clamping them",
+                )
             } else {
-                (Rule::BoundRelaxed, " now clamps out-of-range numbers instead of refusing them")
+                (
+                    Rule::BoundRelaxed,
+                    " now clamps out-of-range numbers instead of refusing them",
+                )
             };
             self.push(
                 rule,
@@ -915,11 +1000,7 @@ impl<'a> Compare<'a> {
                 None => removed.push(i),
             }
         }
-        let added: Vec<usize> = left
-            .iter()
-            .enumerate()
-            .filter_map(|(i, x)| x.map(|_| i))
-            .collect();
+        let added: Vec<usize> = left.iter().enumerate().filter_map(|(i, x)| x.map(|_| i)).collect();
         let is_cli = |e: &Value| e.get("kind").and_then(Value::as_str) == Some("cli");
         let mut exec_changed = false;
         for (rule, cli) in [(Rule::CliArgvChanged, true), (Rule::StoreStepChanged, false)] {
@@ -931,7 +1012,11 @@ impl<'a> Compare<'a> {
             exec_changed = true;
             let mut msg = Msg::new().c(tool);
             if r.len() == 1 && d.len() == 1 {
-                msg = msg.t(" runs ").c(exec_text(&eb[d[0]])).t(" instead of ").c(exec_text(&ea[r[0]]));
+                msg = msg
+                    .t(" runs ")
+                    .c(exec_text(&eb[d[0]]))
+                    .t(" instead of ")
+                    .c(exec_text(&ea[r[0]]));
             } else {
                 if !r.is_empty() {
                     msg = msg.t(" no longer runs ").codes(r.iter().map(|&i| exec_text(&ea[i])));
@@ -966,18 +1051,25 @@ impl<'a> Compare<'a> {
                 .position(|(x, y)| x != y)
                 .unwrap_or(sa.len().min(sb.len()));
             let msg = if sa == sb {
-                Msg::new().t("the steps of ").c(tool).t(if b.get("parallel") == Some(&Value::Bool(true)) {
-                    " now run concurrently"
-                } else {
-                    " now run one after another"
-                })
+                Msg::new()
+                    .t("the steps of ")
+                    .c(tool)
+                    .t(if b.get("parallel") == Some(&Value::Bool(true)) {
+                        " now run concurrently"
+                    } else {
+                        " now run one after another"
+                    })
             } else {
                 Msg::new()
                     .t(format!("step {} of ", first + 1))
                     .c(tool)
                     .t(" changed its condition, title, message or order; the commands it runs are the same")
             };
-            let key = if sa == sb { "parallel".to_string() } else { format!("steps[{first}]") };
+            let key = if sa == sb {
+                "parallel".to_string()
+            } else {
+                format!("steps[{first}]")
+            };
             self.push(
                 Rule::StepChanged,
                 Some(tool),
@@ -1008,7 +1100,13 @@ impl<'a> Compare<'a> {
                         None,
                         None,
                         exec.to_vec(),
-                        Msg::new().t("the runtime route of ").c(tool).t(": ").c(route(x)).t(" → ").c(route(y)),
+                        Msg::new()
+                            .t("the runtime route of ")
+                            .c(tool)
+                            .t(": ")
+                            .c(route(x))
+                            .t(" → ")
+                            .c(route(y)),
                         rat,
                     );
                 } else {
@@ -1019,7 +1117,13 @@ impl<'a> Compare<'a> {
                         None,
                         None,
                         exec.to_vec(),
-                        Msg::new().t("the runtime route ").c(route(y)).t(" of ").c(tool).t(" changed its ").codes(keys.iter().map(String::as_str)),
+                        Msg::new()
+                            .t("the runtime route ")
+                            .c(route(y))
+                            .t(" of ")
+                            .c(tool)
+                            .t(" changed its ")
+                            .codes(keys.iter().map(String::as_str)),
                         rat,
                     );
                 }
@@ -1030,7 +1134,11 @@ impl<'a> Compare<'a> {
                 None,
                 None,
                 exec.to_vec(),
-                Msg::new().c(tool).t(" now tries the runtime route ").c(route(y)).t(" before its steps"),
+                Msg::new()
+                    .c(tool)
+                    .t(" now tries the runtime route ")
+                    .c(route(y))
+                    .t(" before its steps"),
                 rat,
             ),
             (Some(x), None) => self.push(
@@ -1057,14 +1165,22 @@ impl<'a> Compare<'a> {
             }
         }
         if !keys.is_empty() {
-            let key = if keys.iter().any(|k| k == "heading") { "heading" } else { keys[0].as_str() };
+            let key = if keys.iter().any(|k| k == "heading") {
+                "heading"
+            } else {
+                keys[0].as_str()
+            };
             self.push(
                 Rule::OutputChanged,
                 Some(tool),
                 None,
                 None,
                 exec.to_vec(),
-                Msg::new().t("the result of ").c(tool).t(" changed its ").codes(keys.iter().map(String::as_str)),
+                Msg::new()
+                    .t("the result of ")
+                    .c(tool)
+                    .t(" changed its ")
+                    .codes(keys.iter().map(String::as_str)),
                 At::both(format!("{otp}.{key}"), format!("{ntp}.{key}")),
             );
         }
@@ -1088,7 +1204,12 @@ impl<'a> Compare<'a> {
                     None,
                     None,
                     surfaces.clone(),
-                    Msg::new().t("toolset ").c(name).t(" was removed (").c(format!("ixgen opencode --toolset {name}")).t(")"),
+                    Msg::new()
+                        .t("toolset ")
+                        .c(name)
+                        .t(" was removed (")
+                        .c(format!("ixgen opencode --toolset {name}"))
+                        .t(")"),
                     At {
                         before: Some(path),
                         after: None,
@@ -1102,7 +1223,12 @@ impl<'a> Compare<'a> {
             }
             for t in &ts.tools {
                 // A removed tool is reported once, as removed; a renamed one as renamed.
-                let renamed = new.model.catalog.tools.iter().any(|n| n.renamed_from.as_deref() == Some(t.as_str()) && now.tools.contains(&n.name));
+                let renamed = new
+                    .model
+                    .catalog
+                    .tools
+                    .iter()
+                    .any(|n| n.renamed_from.as_deref() == Some(t.as_str()) && now.tools.contains(&n.name));
                 if !now.tools.contains(t) && new.model.tool(t).is_some() && !renamed {
                     self.push(
                         Rule::ToolsetMemberRemoved,

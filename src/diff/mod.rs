@@ -65,6 +65,21 @@ impl Surface {
         }
     }
 
+    /// Where a surface's context cost is paid, for budget lines: "+312 tokens in every …".
+    pub fn paid_in(self) -> &'static str {
+        match self {
+            Surface::Opencode => "OpenCode session",
+            Surface::Session => "ralph-loop session (session tools)",
+            Surface::Mcp => "MCP client session (tools/list)",
+            Surface::Claude => "Claude Code session",
+            Surface::OpencodeMcp => "OpenCode session with the MCP server",
+            Surface::Cursor => "Cursor session",
+            Surface::Vscode => "VS Code session",
+            Surface::Gemini => "Gemini CLI session",
+            Surface::Codex => "Codex session",
+        }
+    }
+
     /// Whether the surface runs the tool's steps and route itself (the generated interpreter);
     /// the others only show the definition, and the MCP server runs its own code.
     pub fn executes(self) -> bool {
@@ -237,7 +252,13 @@ pub struct Outcome {
 }
 
 /// Runs `ixgen diff`: loads both catalogs, compares, renders.
-pub fn run(catalog: Option<&Path>, against: &str, opts: Options, format: Format, color: bool) -> Result<Outcome, Error> {
+pub fn run(
+    catalog: Option<&Path>,
+    against: &str,
+    opts: Options,
+    format: Format,
+    color: bool,
+) -> Result<Outcome, Error> {
     let new = source::current(catalog)?;
     let old = source::against(catalog, against)?;
     let report = compare_loaded(old, new, opts)?;
@@ -300,7 +321,10 @@ fn version(side: &Side) -> Result<Version, Error> {
                 Diagnostic::error(
                     "not-semver",
                     "product.version",
-                    format!("product.version {} is not a semantic version", crate::escape::debug_quote(v)),
+                    format!(
+                        "product.version {} is not a semantic version",
+                        crate::escape::debug_quote(v)
+                    ),
                 )
                 .help("write MAJOR.MINOR.PATCH, e.g. `1.4.0` (ixgen diff suggests the bump from it)"),
             ],
@@ -333,7 +357,11 @@ fn check_lint(side: &Side) -> Result<(), Error> {
     for id in lint.ignore_only.keys() {
         unknown(id, format!("lint.breaking.ignore_only.{id}"), false);
     }
-    if diags.is_empty() { Ok(()) } else { Err(invalid(side, diags)) }
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(invalid(side, diags))
+    }
 }
 
 fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Result<Report, Error> {

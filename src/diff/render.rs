@@ -91,8 +91,8 @@ fn summary(r: &Report) -> String {
     )
 }
 
-fn budget_phrase(delta: i64, label: &str) -> String {
-    format!("{delta:+} tokens in every {label} session")
+fn budget_phrase(delta: i64, s: super::Surface) -> String {
+    format!("{delta:+} tokens in every {}", s.paid_in())
 }
 
 fn text(r: &Report) -> String {
@@ -139,7 +139,7 @@ fn text(r: &Report) -> String {
                 o,
                 "  {}: {} ({} → {})",
                 b.surface.label(),
-                budget_phrase(b.delta, b.surface.label()),
+                budget_phrase(b.delta, b.surface),
                 b.tokens_before,
                 b.tokens_after
             );
@@ -184,7 +184,7 @@ fn github(r: &Report) -> String {
             escape::gh_property("ixgen diff: context budget"),
             escape::gh_message(&format!(
                 "{} ({} → {} tokens)",
-                budget_phrase(b.delta, b.surface.label()),
+                budget_phrase(b.delta, b.surface),
                 b.tokens_before,
                 b.tokens_after
             ))
@@ -212,7 +212,12 @@ fn markdown(r: &Report) -> String {
     } else {
         &r.bump.suggested_version
     };
-    let _ = writeln!(o, "## {} {}\n", escape::md_text(&r.after.product), escape::md_text(version));
+    let _ = writeln!(
+        o,
+        "## {} {}\n",
+        escape::md_text(&r.after.product),
+        escape::md_text(version)
+    );
     let _ = writeln!(
         o,
         "Changes to the agent tools since {} {} ({}).\n",
@@ -253,7 +258,7 @@ fn markdown(r: &Report) -> String {
             let _ = writeln!(
                 o,
                 "- {} ({} → {})",
-                escape::md_text(&budget_phrase(b.delta, b.surface.label())),
+                escape::md_text(&budget_phrase(b.delta, b.surface)),
                 b.tokens_before,
                 b.tokens_after
             );

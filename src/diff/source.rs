@@ -49,17 +49,12 @@ pub fn against(catalog: Option<&Path>, against: &str) -> Result<Source, Error> {
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<std::process::Output, Error> {
-    Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .map_err(|e| {
-            Error::usage(
-                format!("cannot run git to read the catalog at a ref: {e}"),
-                "install git, or pass the older catalog as a file to --against",
-            )
-        })
+    Command::new("git").arg("-C").arg(dir).args(args).output().map_err(|e| {
+        Error::usage(
+            format!("cannot run git to read the catalog at a ref: {e}"),
+            "install git, or pass the older catalog as a file to --against",
+        )
+    })
 }
 
 /// Reads the catalog's path at `rev`: the same path as `--catalog`, relative to the root of
@@ -68,7 +63,10 @@ fn git_show(catalog: Option<&Path>, rev: &str) -> Result<(String, Vec<u8>), Erro
     // A ref that starts with `-` would be read as an option.
     if rev.is_empty() || rev.starts_with('-') {
         return Err(Error::usage(
-            format!("--against {}: not a file, and not a git ref", crate::escape::debug_quote(rev)),
+            format!(
+                "--against {}: not a file, and not a git ref",
+                crate::escape::debug_quote(rev)
+            ),
             "pass a branch, tag or commit (`main`, `v1.4.0`, `HEAD~1`) or an existing catalog file",
         ));
     }
@@ -79,7 +77,9 @@ fn git_show(catalog: Option<&Path>, rev: &str) -> Result<(String, Vec<u8>), Erro
                 path: p.display().to_string(),
                 source,
             })?;
-            abs.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+            abs.parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from("."))
         }
         None => PathBuf::from("."),
     };
