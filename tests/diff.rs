@@ -851,3 +851,12 @@ fn diff_help_is_stable() {
         .clone();
     insta::assert_snapshot!("diff_help", String::from_utf8(out).unwrap());
 }
+
+#[test]
+fn the_docs_describe_every_rule() {
+    let doc = std::fs::read_to_string("docs/diff.md").unwrap();
+    for rule in ixgen::diff::Rule::ALL {
+        let row = format!("| `{}` | {} |", rule.id(), rule.class().id());
+        assert!(doc.contains(&row), "docs/diff.md has no row {row}");
+    }
+}
