@@ -203,6 +203,19 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
         1,
     ),
     (
+        "cli-argv-option-added",
+        &[("cli-argv-changed", "breaking", &["opencode"], Some("lookup"))],
+        "major",
+        1,
+    ),
+    // Another value in the same command and options: the installed CLI accepts both.
+    (
+        "step-changed-values",
+        &[("step-changed", "behaviour", &["opencode"], Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
         "runtime-route-changed",
         &[("runtime-route-changed", "breaking", &["opencode"], Some("lookup"))],
         "major",

@@ -1002,7 +1002,43 @@ impl<'a> Compare<'a> {
         }
         let added: Vec<usize> = left.iter().enumerate().filter_map(|(i, x)| x.map(|_| i)).collect();
         let is_cli = |e: &Value| e.get("kind").and_then(Value::as_str) == Some("cli");
-        let mut exec_changed = false;
+        // Commands that differ only in values (what fills a placeholder, an option's value,
+        // stdin) keep their interface: a CLI that accepted one accepts the other.
+        let mut same_interface: Vec<(usize, usize)> = Vec::new();
+        let mut removed = removed;
+        let mut added = added;
+        removed.retain(|&i| {
+            let Some(sig) = cli_signature(&ea[i]) else { return true };
+            match added.iter().position(|&j| cli_signature(&eb[j]).as_ref() == Some(&sig)) {
+                Some(pos) => {
+                    same_interface.push((i, added.remove(pos)));
+                    false
+                }
+                None => true,
+            }
+        });
+        let mut exec_changed = !same_interface.is_empty();
+        if let Some(&(i, j)) = same_interface.first() {
+            let mut msg = Msg::new()
+                .c(tool)
+                .t(" runs ")
+                .c(exec_text(&eb[j]))
+                .t(" instead of ")
+                .c(exec_text(&ea[i]));
+            if same_interface.len() > 1 {
+                msg = msg.t(format!(" (and {} more such change(s))", same_interface.len() - 1));
+            }
+            msg = msg.t(": the same command and options, with other values");
+            self.push(
+                Rule::StepChanged,
+                Some(tool),
+                None,
+                None,
+                exec.to_vec(),
+                msg,
+                At::both(format!("{otp}.steps[{i}]"), format!("{ntp}.steps[{j}]")),
+            );
+        }
         for (rule, cli) in [(Rule::CliArgvChanged, true), (Rule::StoreStepChanged, false)] {
             let r: Vec<usize> = removed.iter().copied().filter(|&i| is_cli(&ea[i]) == cli).collect();
             let d: Vec<usize> = added.iter().copied().filter(|&i| is_cli(&eb[i]) == cli).collect();
@@ -1293,6 +1329,51 @@ fn template_text(v: &Value) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
+}
+
+/// The interface of a CLI step: its program and its words (subcommands, option and flag
+/// names), with every value (placeholders, an option's argument, spread and JSON elements)
+/// replaced by a marker. Two commands with the same signature are accepted by the same CLI.
+/// `None` for other steps, whose whole `exec` is their interface.
+fn cli_signature(e: &Value) -> Option<Value> {
+    if e.get("kind").and_then(Value::as_str) != Some("cli") {
+        return None;
+    }
+    let argv = e.get("argv")?.as_array()?;
+    let value = || Value::String("<value>".into());
+    let mut words = Vec::new();
+    // A literal right after an option is that option's value (`--format json`).
+    let mut after_option = false;
+    for a in argv {
+        let word = if let Some(t) = a.get("t") {
+            let literal = t
+                .as_array()
+                .is_some_and(|parts| parts.iter().all(|p| p.get("text").is_some()));
+            let text = template_text(t);
+            if literal && text.starts_with('-') {
+                after_option = true;
+                words.push(Value::String(text));
+                continue;
+            }
+            if literal && !after_option {
+                Value::String(text)
+            } else {
+                value()
+            }
+        } else if let Some(opt) = a.get("opt").and_then(Value::as_str) {
+            Value::String(format!("{opt} <value>"))
+        } else if let Some(flag) = a.get("flag").and_then(Value::as_str) {
+            Value::String(flag.to_string())
+        } else if a.get("spread").is_some() || a.get("json").is_some() {
+            value()
+        } else {
+            // A shape this version does not know: compare it whole, so a change stays breaking.
+            a.clone()
+        };
+        after_option = false;
+        words.push(word);
+    }
+    Some(serde_json::json!({ "program": e.get("program"), "words": words }))
 }
 
 /// A step's command for messages: `ix locate {symbol} [--kind {kind}]`, or its kind and topic.

@@ -97,11 +97,11 @@ rules! {
     PatternChanged "pattern-changed" Breaking "a parameter's pattern changed (ixgen cannot prove a regular expression wider, so it may narrow)";
     ToolBecameWrite "tool-became-write" Breaking "a read tool became a write tool (read-only clients and filters drop it)";
     ToolBecameDestructive "tool-became-destructive" Breaking "a tool became destructive";
-    CliArgvChanged "cli-argv-changed" Breaking "the commands a tool runs changed (program, subcommand, options): an installed CLI may not accept them";
+    CliArgvChanged "cli-argv-changed" Breaking "the commands a tool runs changed (program, subcommand, option or flag names, a command added or removed): an installed CLI may not accept them";
     RuntimeRouteChanged "runtime-route-changed" Breaking "the method or path of a tool's runtime route changed: a running runtime may not serve it";
     StoreStepChanged "store-step-changed" Breaking "what a store or signal step writes, reads or signals changed: the loop reading the store may not see it";
     DefaultChanged "default-changed" Behaviour "a parameter's default changed, was added or was removed";
-    StepChanged "step-changed" Behaviour "a tool's steps changed with the same commands: conditions, titles, messages, order or concurrency";
+    StepChanged "step-changed" Behaviour "a tool's steps changed with the same interface: conditions, titles, messages, order, concurrency, or other values in the same command and options";
     RouteChanged "route-changed" Behaviour "a tool's runtime route was added, removed, or sends a different body, timeout or output field";
     OutputChanged "output-changed" Behaviour "the heading or fallback text of a tool's result changed";
     HintsChanged "hints-changed" Behaviour "a tool's hints changed without breaking callers: write to read, no longer destructive, idempotent, open-world";
