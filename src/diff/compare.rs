@@ -1000,13 +1000,11 @@ impl<'a> Compare<'a> {
                 None => removed.push(i),
             }
         }
-        let added: Vec<usize> = left.iter().enumerate().filter_map(|(i, x)| x.map(|_| i)).collect();
+        let mut added: Vec<usize> = left.iter().enumerate().filter_map(|(i, x)| x.map(|_| i)).collect();
         let is_cli = |e: &Value| e.get("kind").and_then(Value::as_str) == Some("cli");
         // Commands that differ only in values (what fills a placeholder, an option's value,
         // stdin) keep their interface: a CLI that accepted one accepts the other.
         let mut same_interface: Vec<(usize, usize)> = Vec::new();
-        let mut removed = removed;
-        let mut added = added;
         removed.retain(|&i| {
             let Some(sig) = cli_signature(&ea[i]) else { return true };
             match added.iter().position(|&j| cli_signature(&eb[j]).as_ref() == Some(&sig)) {
