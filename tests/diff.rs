@@ -208,6 +208,19 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
         "major",
         1,
     ),
+    // The MCP hosts launch the server; the tools/list file does not.
+    (
+        "server-command-changed",
+        &[("server-command-changed", "breaking", &["claude", "cursor"], None)],
+        "major",
+        1,
+    ),
+    (
+        "server-env-changed",
+        &[("server-env-changed", "behaviour", &["claude", "cursor"], None)],
+        "minor",
+        0,
+    ),
     // Another value in the same command and options: the installed CLI accepts both.
     (
         "step-changed-values",

@@ -250,6 +250,7 @@ impl<'a> Compare<'a> {
     /// Runs every comparison.
     pub fn run(&mut self) {
         self.surfaces();
+        self.server();
         let pairs = self.match_tools();
         let matched_old: BTreeSet<&str> = pairs.iter().map(|(o, _)| o.as_str()).collect();
         let matched_new: BTreeSet<&str> = pairs.iter().map(|(_, n)| n.as_str()).collect();
@@ -293,6 +294,77 @@ impl<'a> Compare<'a> {
             }
         }
         self.toolsets();
+    }
+
+    /// How the MCP hosts launch the server: a new command line is an argv change that an
+    /// installed server may not accept; a new environment is a behaviour change.
+    fn server(&mut self) {
+        let (old, new) = (self.old, self.new);
+        let (Some(a), Some(b)) = (&old.model.catalog.server, &new.model.catalog.server) else {
+            return;
+        };
+        let launched: Vec<Surface> = new
+            .surfaces
+            .keys()
+            .copied()
+            .filter(|s| !s.executes() && *s != Surface::Mcp && old.surfaces.contains_key(s))
+            .collect();
+        if launched.is_empty() {
+            return;
+        }
+        let flags = |s: &crate::catalog::Server| {
+            s.filter_flags
+                .as_ref()
+                .map(|f| [f.read_only.clone(), f.enable_tools.clone(), f.disable_tools.clone()])
+        };
+        let line = |s: &crate::catalog::Server| {
+            std::iter::once(s.command.as_str())
+                .chain(s.args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        if a.command != b.command || a.args != b.args || flags(a) != flags(b) {
+            let key = if a.command != b.command {
+                "command"
+            } else if a.args != b.args {
+                "args"
+            } else {
+                "filter_flags"
+            };
+            let mut msg = Msg::new().t("the MCP hosts launch the server as ").c(line(b));
+            msg = if line(a) == line(b) {
+                msg.t(" with other filter flags")
+            } else {
+                msg.t(" instead of ").c(line(a))
+            };
+            self.push(
+                Rule::ServerCommandChanged,
+                None,
+                None,
+                None,
+                launched.clone(),
+                msg,
+                At::both(format!("server.{key}"), format!("server.{key}")),
+            );
+        }
+        if a.env != b.env {
+            let keys: Vec<&str> = a
+                .env
+                .keys()
+                .chain(b.env.keys().filter(|k| !a.env.contains_key(*k)))
+                .filter(|k| a.env.get(*k) != b.env.get(*k))
+                .map(String::as_str)
+                .collect();
+            self.push(
+                Rule::ServerEnvChanged,
+                None,
+                None,
+                None,
+                launched,
+                Msg::new().t("the server's environment changed: ").codes(keys),
+                At::both("server.env".into(), "server.env".into()),
+            );
+        }
     }
 
     fn surfaces(&mut self) {

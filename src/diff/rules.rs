@@ -99,7 +99,9 @@ rules! {
     ToolBecameDestructive "tool-became-destructive" Breaking "a tool became destructive";
     CliArgvChanged "cli-argv-changed" Breaking "the commands a tool runs changed (program, subcommand, option or flag names, a command added or removed): an installed CLI may not accept them";
     RuntimeRouteChanged "runtime-route-changed" Breaking "the method or path of a tool's runtime route changed: a running runtime may not serve it";
+    ServerCommandChanged "server-command-changed" Breaking "the command line the MCP hosts launch the server with changed (command, arguments, filter flags): an installed server may not accept it";
     StoreStepChanged "store-step-changed" Breaking "what a store or signal step writes, reads or signals changed: the loop reading the store may not see it";
+    ServerEnvChanged "server-env-changed" Behaviour "the environment the MCP hosts launch the server with changed";
     DefaultChanged "default-changed" Behaviour "a parameter's default changed, was added or was removed";
     StepChanged "step-changed" Behaviour "a tool's steps changed with the same interface: conditions, titles, messages, order, concurrency, or other values in the same command and options";
     RouteChanged "route-changed" Behaviour "a tool's runtime route was added, removed, or sends a different body, timeout or output field";
