@@ -886,3 +886,24 @@ fn the_docs_describe_every_rule() {
         assert!(doc.contains(&row), "docs/diff.md has no row {row}");
     }
 }
+
+#[test]
+fn budget_figures_are_the_ones_ixgen_budget_reports() {
+    let budget: Value =
+        serde_json::from_slice(&ixgen().args(["budget", "--format", "json"]).output().unwrap().stdout).unwrap();
+    let (code, out, _) = diff(Path::new("catalog/ix.yaml"), "catalog/ix.yaml", &["--format", "json"]);
+    assert_eq!(code, 0);
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert!(r["findings"].as_array().unwrap().is_empty());
+    for host in budget["hosts"].as_array().unwrap() {
+        let name = host["host"].as_str().unwrap();
+        let b = r["budget"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["surface"] == name)
+            .unwrap_or_else(|| panic!("no surface {name}"));
+        assert_eq!(b["tokens_after"], host["tokens"], "{name}");
+        assert_eq!(b["delta"], 0);
+    }
+}
