@@ -475,9 +475,22 @@ fn renames_are_a_removal_and_an_addition_unless_the_catalog_says_renamed_from() 
     assert_eq!(f[0]["rule"], "tool-removed");
     assert_eq!(f[0]["before"]["line"], line_of(Path::new(&before), "- name: search"));
     assert!(f[0]["after"].is_null());
+    // The removal says how to declare the rename it looks like.
+    assert!(
+        f[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("declare `renamed_from: search`"),
+        "{}",
+        f[0]["message"]
+    );
     assert_eq!(f[1]["rule"], "tool-added");
     assert_eq!(f[1]["after"]["line"], line_of(&after, "- name: find"));
     assert!(f[1]["before"].is_null());
+
+    // A plain removal, with no tool like it, has no such hint.
+    let (_, r) = json_of("tool-removed", &[]);
+    assert_eq!(r["findings"][0]["message"], "tool `search` was removed");
 
     // With `renamed_from: search`: one rename, both sides located, the old name kept.
     let (_, r) = json_of("tool-renamed", &[]);
@@ -500,6 +513,12 @@ fn renames_are_a_removal_and_an_addition_unless_the_catalog_says_renamed_from() 
         .collect();
     assert_eq!(rules, ["param-removed", "param-added-optional"]);
     assert_eq!(r["findings"][0]["param"], "name_glob");
+    assert!(
+        r["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("declare `renamed_from: name_glob`")
+    );
     assert_eq!(r["findings"][1]["param"], "glob");
     let (_, r) = json_of("param-renamed", &[]);
     assert_eq!(r["findings"].as_array().unwrap().len(), 1);

@@ -257,13 +257,35 @@ impl<'a> Compare<'a> {
         for t in &self.old.model.tools {
             if !matched_old.contains(t.name.as_str()) {
                 let on = self.old.on(&t.name);
+                let mut msg = Msg::new().t("tool ").c(&t.name).t(" was removed");
+                // A new tool that does the same under another name is most likely a rename the
+                // catalog did not declare: say how to declare it.
+                let twin = self
+                    .new
+                    .model
+                    .tools
+                    .iter()
+                    .filter(|n| !matched_new.contains(n.name.as_str()))
+                    .find(|n| {
+                        n.description == t.description
+                            || spec_without(&n.spec, &["name", "heading"])
+                                == spec_without(&t.spec, &["name", "heading"])
+                    });
+                if let Some(n) = twin {
+                    msg = msg
+                        .t(" (if ")
+                        .c(&n.name)
+                        .t(" is its new name, declare ")
+                        .c(format!("renamed_from: {}", t.name))
+                        .t(" on it)");
+                }
                 self.push(
                     Rule::ToolRemoved,
                     Some(&t.name),
                     None,
                     None,
                     set(&on),
-                    Msg::new().t("tool ").c(&t.name).t(" was removed"),
+                    msg,
                     At {
                         before: Some(self.old.tool_path(&t.name)),
                         after: None,
@@ -775,20 +797,48 @@ impl<'a> Compare<'a> {
                 }
             }
         }
+        // A parameter's shape: its spec entry without its name, and its description.
+        let shape = |t: &ToolModel, p: &ParamModel| {
+            let spec = serde_json::to_value(&t.spec).unwrap_or_default();
+            let entry = spec["params"]
+                .as_array()
+                .and_then(|ps| ps.iter().find(|e| e["name"] == p.name.as_str()).cloned())
+                .map(|mut e| {
+                    if let Some(o) = e.as_object_mut() {
+                        o.remove("name");
+                    }
+                    e
+                });
+            (entry, p.param.description.clone())
+        };
         for op in &o.params {
             if !matched_old.contains(op.name.as_str()) {
+                let mut msg = Msg::new()
+                    .t("parameter ")
+                    .c(&op.name)
+                    .t(" of ")
+                    .c(tool)
+                    .t(" was removed");
+                let twin = n.params.iter().find(|np| {
+                    !by_old.contains_key(np.name.as_str())
+                        && np.param.renamed_from.is_none()
+                        && shape(n, np) == shape(o, op)
+                });
+                if let Some(np) = twin {
+                    msg = msg
+                        .t(" (if ")
+                        .c(&np.name)
+                        .t(" is its new name, declare ")
+                        .c(format!("renamed_from: {}", op.name))
+                        .t(" on it)");
+                }
                 self.push(
                     Rule::ParamRemoved,
                     Some(tool),
                     None,
                     Some(&op.name),
                     all.to_vec(),
-                    Msg::new()
-                        .t("parameter ")
-                        .c(&op.name)
-                        .t(" of ")
-                        .c(tool)
-                        .t(" was removed"),
+                    msg,
                     At {
                         before: Some(old.param_path(&o.name, &op.name)),
                         after: None,
@@ -1355,6 +1405,17 @@ impl<'a> Compare<'a> {
             }
         }
     }
+}
+
+/// A tool's serialized spec without some keys, to compare what it does apart from its name.
+fn spec_without(spec: &model::ExecSpec, keys: &[&str]) -> Value {
+    let mut v = serde_json::to_value(spec).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        for k in keys {
+            o.remove(*k);
+        }
+    }
+    v
 }
 
 /// Names of the keys whose values differ between two JSON objects.
