@@ -117,6 +117,31 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
         format: CheckFormat,
     },
+    /// Report changes since an older catalog, per host surface, and the version bump needed.
+    ///
+    /// Changes are breaking, behaviour changes, compatible or cosmetic, each under a named rule
+    /// (`--list-rules`; switch rules off in the catalog's `lint.breaking`). Exit 1 on a breaking
+    /// change without a major bump of `product.version` (or any change short of its bump, with
+    /// --require-bump); exit 2 on an unknown ref or an invalid catalog.
+    Diff {
+        /// The older catalog: a git ref (`main`, `v1.4.0`, `HEAD~1`) at which the same catalog
+        /// path is read, or a catalog file.
+        #[arg(long, value_name = "REF|FILE", required_unless_present = "list_rules")]
+        against: Option<String>,
+        /// Fail unless product.version was raised as much as the changes need.
+        #[arg(long)]
+        require_bump: bool,
+        /// Accept breaking changes without a major version bump.
+        #[arg(long)]
+        allow_breaking: bool,
+        /// `text`, `json`, `github` (workflow annotations on the catalog's lines) or `markdown`
+        /// (a changelog section).
+        #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+        format: DiffFormat,
+        /// Print the rules (id, class, what each detects) and exit.
+        #[arg(long, conflicts_with = "against")]
+        list_rules: bool,
+    },
     /// Print a shell completion script.
     Completions {
         #[arg(value_enum)]
@@ -191,6 +216,15 @@ pub enum CheckFormat {
     Text,
     Json,
     Github,
+}
+
+/// Output format of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    Text,
+    Json,
+    Github,
+    Markdown,
 }
 
 /// The run's context, baked into session tools.
@@ -367,6 +401,33 @@ impl App {
                 self.generate()
             }
             Command::Check { .. } => self.check(),
+            Command::Diff {
+                against,
+                require_bump,
+                allow_breaking,
+                format,
+                list_rules,
+            } => {
+                if *list_rules {
+                    print!("{}", crate::diff::list_rules());
+                    return Ok(0);
+                }
+                let format = match format {
+                    DiffFormat::Text => crate::diff::Format::Text,
+                    DiffFormat::Json => crate::diff::Format::Json,
+                    DiffFormat::Github => crate::diff::Format::Github,
+                    DiffFormat::Markdown => crate::diff::Format::Markdown,
+                };
+                let opts = crate::diff::Options {
+                    require_bump: *require_bump,
+                    allow_breaking: *allow_breaking,
+                };
+                let against = against.as_deref().unwrap_or_default();
+                let out = crate::diff::run(self.cli.catalog.as_deref(), against, opts, format, self.color)?;
+                print!("{}", out.stdout);
+                eprint!("{}", out.stderr);
+                Ok(out.code)
+            }
         }
     }
 

@@ -314,6 +314,10 @@ pub fn md_line(s: &str) -> Md {
 /// close the span early.
 pub fn md_code(s: &str) -> Md {
     let line = one_line(s);
+    // An empty span would print nothing at all: show the empty value as `""`.
+    if line.is_empty() {
+        return Md(format!("`{}`", debug_quote(s)));
+    }
     let longest = line.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if line.starts_with('`') || line.ends_with('`') {
@@ -420,6 +424,18 @@ pub fn gh_message(s: &str) -> String {
 /// A GitHub workflow command's property value (`file=<value>`): as a message, plus `:` and `,`.
 pub fn gh_property(s: &str) -> String {
     gh_message(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// A value inside terminal text: in backticks, or quoted with escapes when it holds a control
+/// character or a backtick, so a value can neither forge output lines nor end its own quote.
+pub fn term_code(s: &str) -> String {
+    if s.chars()
+        .any(|c| c.is_control() || c == '`' || c == '\u{2028}' || c == '\u{2029}')
+    {
+        debug_quote(s)
+    } else {
+        format!("`{s}`")
+    }
 }
 
 #[cfg(test)]
@@ -532,6 +548,21 @@ mod tests {
         let clean = source_text(src);
         assert_eq!(clean.len(), src.len(), "offsets are kept");
         assert!(!clean.chars().any(|c| c.is_control() && c != '\n'));
+    }
+
+    #[test]
+    fn markdown_values_stay_one_literal_span() {
+        assert_eq!(md_code("a-b").as_str(), "`a-b`");
+        assert_eq!(md_code("a`b").as_str(), "``a`b``");
+        assert_eq!(md_code("`x`").as_str(), "`` `x` ``");
+        assert_eq!(md_code("line\n- item").as_str(), "`line - item`");
+        assert_eq!(md_code("").as_str(), "`\"\"`");
+        assert_eq!(
+            md_text("*a* [b](c) <d>\n# e & 1.0").as_str(),
+            "\\*a\\* \\[b\\](c) \\<d\\> \\# e \\& 1.0"
+        );
+        assert_eq!(term_code("ok"), "`ok`");
+        assert_eq!(term_code("a\nb"), "\"a\\nb\"");
     }
 
     #[test]

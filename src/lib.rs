@@ -9,6 +9,7 @@
 pub mod catalog;
 pub mod cli;
 pub mod diagnostic;
+pub mod diff;
 pub mod error;
 pub mod escape;
 pub mod hosts;

@@ -69,14 +69,32 @@ fn list_gives_each_toolset() {
         let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(rows.len(), count, "toolset {toolset}");
         for r in &rows {
-            for id in r["ids"].as_object().unwrap().values() {
+            for (surface, id) in r["ids"].as_object().unwrap() {
                 let id = id.as_str().unwrap();
-                assert!(
-                    id.chars()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-'),
-                    "{id}"
-                );
+                // Hosts that show a tool under its server get ixgen's `server/tool` notation; every
+                // name in an id is one every host accepts.
+                let names: Vec<&str> = match surface.as_str() {
+                    "cursor" | "vscode" | "gemini" | "codex" => id.split('/').collect(),
+                    _ => vec![id],
+                };
+                for name in names {
+                    assert!(
+                        !name.is_empty()
+                            && name
+                                .chars()
+                                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-'),
+                        "{surface}: {id}"
+                    );
+                }
             }
+        }
+        if toolset == "session" {
+            // The session tools have their own key, not the product tools' `opencode`.
+            assert!(
+                rows.iter()
+                    .all(|r| r["ids"]["session"].as_str().is_some_and(|id| id.starts_with("ralph_")))
+            );
+            assert!(rows.iter().all(|r| r["ids"].get("opencode").is_none()), "{rows:?}");
         }
     }
 }

@@ -236,6 +236,10 @@ pub struct Param {
     /// Regular expression a string must match (JavaScript syntax, anchor it yourself).
     #[serde(default)]
     pub pattern: Option<String>,
+    /// The parameter's previous name: `ixgen diff` then reports a rename (still breaking)
+    /// instead of a removal plus an addition, and compares the rest of the parameter.
+    #[serde(default)]
+    pub renamed_from: Option<String>,
 }
 
 /// Element type of an array parameter.
@@ -333,6 +337,9 @@ pub struct Lint {
     /// Characters allowed in all descriptions of one toolset together.
     #[serde(default = "default_toolset_budget")]
     pub toolset_budget: usize,
+    /// Rules of `ixgen diff` (breaking-change detection) switched off for this catalog.
+    #[serde(default)]
+    pub breaking: BreakingLint,
 }
 
 impl Default for Lint {
@@ -340,8 +347,25 @@ impl Default for Lint {
         Lint {
             description_budget: default_description_budget(),
             toolset_budget: default_toolset_budget(),
+            breaking: BreakingLint::default(),
         }
     }
+}
+
+/// Which `ixgen diff` rules to switch off, like `buf breaking`'s `except` and `ignore_only`.
+/// An ignored finding is still listed (marked ignored) but neither fails the check nor counts
+/// toward the suggested version bump. Run `ixgen diff --list-rules` for the rule ids.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BreakingLint {
+    /// Rule ids (`tool-removed`, `param-required-added`, ...) or whole classes (`breaking`,
+    /// `behaviour`, `compatible`, `cosmetic`) switched off for every tool.
+    #[serde(default)]
+    pub ignore: Vec<String>,
+    /// Rule id → the tools (by name, old or new) it is switched off for:
+    /// `{tool-removed: [old-search]}`.
+    #[serde(default)]
+    pub ignore_only: IndexMap<String, Vec<String>>,
 }
 
 fn default_description_budget() -> usize {
@@ -357,6 +381,10 @@ fn default_toolset_budget() -> usize {
 pub struct Tool {
     /// `^[a-z][a-z0-9_-]*$`; each host derives its id from it.
     pub name: String,
+    /// The tool's previous name: `ixgen diff` then reports a rename (still breaking) instead of
+    /// a removal plus an addition, and compares the rest of the tool with the old one.
+    #[serde(default)]
+    pub renamed_from: Option<String>,
     /// Human-readable title (MCP `title`).
     #[serde(default)]
     pub title: Option<String>,

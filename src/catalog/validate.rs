@@ -1129,6 +1129,7 @@ pub fn check_value(p: &Param, v: &serde_json::Value) -> Result<(), String> {
                     max: None,
                     clamp: None,
                     pattern: None,
+                    renamed_from: None,
                 };
                 for x in items {
                     check_value(&item_param, x)?;

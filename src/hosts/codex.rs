@@ -49,7 +49,9 @@ impl Host for Codex {
     }
 
     fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
-        super::server_surface(cat, "codex", |_, tool| tool.to_string())
+        super::server_surface(cat, "codex", "Codex", "Codex session", |server, tool| {
+            format!("{server}/{tool}")
+        })
     }
 
     fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {

@@ -41,7 +41,9 @@ impl Host for Cursor {
     }
 
     fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
-        super::server_surface(cat, "cursor", |_, tool| tool.to_string())
+        super::server_surface(cat, "cursor", "Cursor", "Cursor session", |server, tool| {
+            format!("{server}/{tool}")
+        })
     }
 
     fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {

@@ -94,6 +94,9 @@ impl Host for Mcp {
         };
         vec![Surface {
             key: "mcp",
+            label: "MCP tools/list",
+            session: "MCP client session (tools/list)",
+            kind: super::SurfaceKind::Lists,
             toolset: s.toolset.clone(),
             namespace: "MCP tools/list",
             ids: ts.tools.iter().map(|t| (t.clone(), t.clone())).collect(),

@@ -76,15 +76,32 @@ pub trait Host: Sync {
 /// Tools as one host's model sees them.
 #[derive(Debug, Clone)]
 pub struct Surface {
-    /// Key in `ixgen list` and `ixgen budget`: the host's name, or a name of its own for a
-    /// second surface (`opencode-mcp`).
+    /// Key in `ixgen list`, `ixgen budget` and `ixgen diff`: the host's name, or a name of its
+    /// own for a second surface (`opencode-mcp`).
     pub key: &'static str,
+    /// How people call it, for reports ("Claude Code").
+    pub label: &'static str,
+    /// Where its context cost is paid: "+312 tokens in every Claude Code session".
+    pub session: &'static str,
+    /// What the surface does with the tools, which decides which changes reach it.
+    pub kind: SurfaceKind,
     /// The toolset the surface shows.
     pub toolset: String,
     /// Ids that share a namespace must be unique across surfaces (OpenCode's tool ids).
     pub namespace: &'static str,
     /// Tool name → the id the host gives it, in toolset order.
     pub ids: Vec<(String, String)>,
+}
+
+/// What a surface does with a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SurfaceKind {
+    /// Generated code runs the tool's steps and route (the OpenCode runtime).
+    Runs,
+    /// A file lists the tool definitions (`tools/list`).
+    Lists,
+    /// The host launches the product's MCP server, which runs the tools itself.
+    Launches,
 }
 
 /// What one run was asked for, beyond the catalog.
@@ -392,14 +409,25 @@ pub fn check_server<'c>(
     cat.server.as_ref()
 }
 
-/// Ids of the server's tools, for hosts that only launch the server.
-pub fn server_surface(cat: &Catalog, key: &'static str, id: impl Fn(&str, &str) -> String) -> Vec<Surface> {
+/// Ids of the server's tools, for hosts that only launch the server. Hosts that show a tool
+/// under its server without a documented id get `server/tool`, ixgen's own notation: renaming
+/// the server changes what the user sees there.
+pub fn server_surface(
+    cat: &Catalog,
+    key: &'static str,
+    label: &'static str,
+    session: &'static str,
+    id: impl Fn(&str, &str) -> String,
+) -> Vec<Surface> {
     let Some(server) = &cat.server else { return Vec::new() };
     let Some(ts) = cat.toolsets.get(&server.toolset) else {
         return Vec::new();
     };
     vec![Surface {
         key,
+        label,
+        session,
+        kind: SurfaceKind::Launches,
         toolset: server.toolset.clone(),
         namespace: key,
         ids: ts.tools.iter().map(|t| (t.clone(), id(&server.name, t))).collect(),

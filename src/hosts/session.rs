@@ -103,6 +103,9 @@ impl Host for Session {
         };
         vec![Surface {
             key: "session",
+            label: "OpenCode session tools",
+            session: "ralph-loop session (session tools)",
+            kind: super::SurfaceKind::Runs,
             toolset: s.toolset.clone(),
             namespace: "OpenCode",
             ids: ts.tools.iter().map(|t| (t.clone(), session_id(&s.file, t))).collect(),

@@ -40,7 +40,9 @@ impl Host for Vscode {
     }
 
     fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
-        super::server_surface(cat, "vscode", |_, tool| tool.to_string())
+        super::server_surface(cat, "vscode", "VS Code", "VS Code session", |server, tool| {
+            format!("{server}/{tool}")
+        })
     }
 
     fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {

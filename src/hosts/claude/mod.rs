@@ -165,7 +165,9 @@ impl Host for Claude {
 
     fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
         let plugin = cat.product.name.as_str();
-        super::server_surface(cat, "claude", |server, tool| tool_id(plugin, server, tool))
+        super::server_surface(cat, "claude", "Claude Code", "Claude Code session", |server, tool| {
+            tool_id(plugin, server, tool)
+        })
     }
 
     fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {

@@ -103,6 +103,9 @@ impl Host for Opencode {
         if let Some(ts) = cat.toolsets.get(&s.toolset) {
             out.push(Surface {
                 key: "opencode",
+                label: "OpenCode",
+                session: "OpenCode session",
+                kind: super::SurfaceKind::Runs,
                 toolset: s.toolset.clone(),
                 namespace: "OpenCode",
                 ids: ts.tools.iter().map(|t| (t.clone(), tool_id(t))).collect(),
@@ -113,6 +116,9 @@ impl Host for Opencode {
         {
             out.push(Surface {
                 key: "opencode-mcp",
+                label: "OpenCode (MCP)",
+                session: "OpenCode session with the MCP server",
+                kind: super::SurfaceKind::Launches,
                 toolset: server.toolset.clone(),
                 namespace: "OpenCode",
                 ids: ts

@@ -1,0 +1,451 @@
+//! `ixgen diff`: what changed for the people and agents who call the tools, between the catalog
+//! and an older one (a file, or the same catalog at a git ref).
+//!
+//! A read-only report stage beside `report`: both catalogs go through the ordinary load and
+//! `model::build`, [`compare`] classifies every change per host surface under a named
+//! [`Rule`], [`semver`] turns the findings into the version bump they need, and [`render`]
+//! prints them. Nothing here writes a file; [`source`] is the only part that reads one or runs
+//! git.
+
+mod compare;
+mod render;
+mod rules;
+pub mod semver;
+mod source;
+
+pub use render::Format;
+pub use rules::{Class, Rule};
+
+use crate::catalog::BreakingLint;
+use crate::diagnostic::Diagnostic;
+use crate::error::Error;
+use crate::hosts;
+use crate::model;
+use compare::{Compare, Side};
+use semver::{Change, Level, Version};
+use serde::Serialize;
+use std::path::Path;
+
+/// A host surface: one way a tool reaches a model. The hosts define them
+/// (`crate::hosts::Surface`); a comparison only orders, names and groups them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Surface {
+    /// Position in the host registry, so reports list surfaces in the registry's order.
+    order: usize,
+    key: &'static str,
+    label: &'static str,
+    session: &'static str,
+    kind: hosts::SurfaceKind,
+}
+
+impl Surface {
+    /// The diff's view of a host's surface; `order` is its position among all surfaces.
+    pub fn of(s: &hosts::Surface, order: usize) -> Surface {
+        Surface {
+            order,
+            key: s.key,
+            label: s.label,
+            session: s.session,
+            kind: s.kind,
+        }
+    }
+
+    /// The surface's key, as `ixgen list` shows it.
+    pub fn key(self) -> &'static str {
+        self.key
+    }
+
+    /// How people call the surface.
+    pub fn label(self) -> &'static str {
+        self.label
+    }
+
+    /// Where the surface's context cost is paid ("Claude Code session").
+    pub fn paid_in(self) -> &'static str {
+        self.session
+    }
+
+    /// Whether the surface runs the tool's steps and route itself (the generated interpreter);
+    /// the others only show the definition, and the MCP server runs its own code.
+    pub fn executes(self) -> bool {
+        self.kind == hosts::SurfaceKind::Runs
+    }
+
+    /// Whether the host launches the product's MCP server (so the server's command line reaches it).
+    pub fn launches_server(self) -> bool {
+        self.kind == hosts::SurfaceKind::Launches
+    }
+}
+
+impl Serialize for Surface {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.key)
+    }
+}
+
+/// A position in a catalog.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Loc {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl std::fmt::Display for Loc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// A message whose catalog values are kept apart from its words, so each output format can
+/// quote them its own way (see `crate::escape`).
+#[derive(Debug, Clone, Default)]
+pub struct Msg(Vec<Seg>);
+
+#[derive(Debug, Clone)]
+enum Seg {
+    /// ixgen's own words.
+    Text(String),
+    /// A value from a catalog (a name, an enum value, a pattern).
+    Code(String),
+}
+
+impl Msg {
+    pub fn new() -> Msg {
+        Msg(Vec::new())
+    }
+
+    /// Adds words.
+    pub fn t(mut self, s: impl Into<String>) -> Msg {
+        self.0.push(Seg::Text(s.into()));
+        self
+    }
+
+    /// Adds a catalog value.
+    pub fn c(mut self, s: impl Into<String>) -> Msg {
+        self.0.push(Seg::Code(s.into()));
+        self
+    }
+
+    /// Adds values, comma-separated.
+    pub fn codes<S: Into<String>>(mut self, values: impl IntoIterator<Item = S>) -> Msg {
+        for (i, v) in values.into_iter().enumerate() {
+            if i > 0 {
+                self = self.t(", ");
+            }
+            self = self.c(v);
+        }
+        self
+    }
+
+    /// Renders with `code` quoting each value.
+    pub fn render(&self, code: impl Fn(&str) -> String) -> String {
+        self.0
+            .iter()
+            .map(|s| match s {
+                Seg::Text(t) => t.clone(),
+                Seg::Code(c) => code(c),
+            })
+            .collect()
+    }
+
+    /// The message with values in backticks, for JSON (serde_json escapes it).
+    pub fn plain(&self) -> String {
+        self.render(|c| format!("`{c}`"))
+    }
+}
+
+/// One classified change.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub rule: Rule,
+    pub class: Class,
+    /// The tool, by its new name (its old one when it was removed).
+    pub tool: Option<String>,
+    /// The old name of a renamed tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_name: Option<String>,
+    pub param: Option<String>,
+    /// The host surfaces whose callers see the change.
+    pub surfaces: Vec<Surface>,
+    pub message: String,
+    /// Where the changed thing is in the older catalog (none when it was added).
+    pub before: Option<Loc>,
+    /// Where it is in the current catalog (none when it was removed).
+    pub after: Option<Loc>,
+    /// Change of the tool definition's context cost, in estimated tokens (cosmetic findings).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<i64>,
+    /// Switched off by the catalog's `lint.breaking`.
+    pub ignored: bool,
+    #[serde(skip)]
+    pub msg: Msg,
+    /// Where to annotate in the current catalog: `after`, or the nearest place that still exists.
+    #[serde(skip)]
+    pub anchor: Loc,
+}
+
+/// The context cost of one surface before and after.
+#[derive(Debug, Clone, Serialize)]
+pub struct BudgetDelta {
+    pub surface: Surface,
+    pub tokens_before: usize,
+    pub tokens_after: usize,
+    pub delta: i64,
+}
+
+/// One catalog of the comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct SideInfo {
+    pub file: String,
+    pub product: String,
+    pub version: String,
+}
+
+/// The version bump the changes need, and whether `product.version` has it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Bump {
+    /// What the changes need (breaking accepted with `--allow-breaking` needs a minor bump).
+    pub required: Level,
+    /// The smallest version that satisfies `required`.
+    pub suggested_version: String,
+    /// How `product.version` moved.
+    pub actual: Change,
+    /// Whether `product.version` was raised enough for `required`.
+    pub satisfied: bool,
+}
+
+/// The whole result of `ixgen diff`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub before: SideInfo,
+    pub after: SideInfo,
+    pub findings: Vec<Finding>,
+    pub budget: Vec<BudgetDelta>,
+    pub bump: Bump,
+    /// Why the check fails (empty when it passes).
+    pub failures: Vec<String>,
+    pub ok: bool,
+    /// Where `product.version` is in the current catalog (for annotations).
+    #[serde(skip)]
+    pub version_loc: Loc,
+}
+
+/// What `ixgen diff` was asked.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Fail unless `product.version` was raised as much as the changes need.
+    pub require_bump: bool,
+    /// Accept breaking changes without a major bump.
+    pub allow_breaking: bool,
+}
+
+/// What to print, and the exit code.
+pub struct Outcome {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+/// Runs `ixgen diff`: loads both catalogs, compares, renders.
+pub fn run(
+    catalog: Option<&Path>,
+    against: &str,
+    opts: Options,
+    format: Format,
+    color: bool,
+) -> Result<Outcome, Error> {
+    let new = source::current(catalog)?;
+    let old = source::against(catalog, against)?;
+    let report = compare_loaded(old, new, opts)?;
+    Ok(render::render(&report, format, color))
+}
+
+/// Compares two catalog texts; `name`s are how reports call the files.
+pub fn compare_texts(
+    old_name: &str,
+    old_text: &[u8],
+    new_name: &str,
+    new_text: &[u8],
+    opts: Options,
+) -> Result<Report, Error> {
+    let old = source::Source {
+        loaded: crate::catalog::load_text(old_name, old_text)?,
+        name: old_name.to_string(),
+    };
+    let new = source::Source {
+        loaded: crate::catalog::load_text(new_name, new_text)?,
+        name: new_name.to_string(),
+    };
+    compare_loaded(old, new, opts)
+}
+
+/// The rules as `ixgen diff --list-rules` prints them.
+pub fn list_rules() -> String {
+    let mut out = String::new();
+    for class in Class::ALL {
+        out.push_str(&format!("{}:\n", class.label()));
+        for r in Rule::ALL.iter().filter(|r| r.class() == class) {
+            out.push_str(&format!("  {:<24} {}\n", r.id(), r.summary()));
+        }
+    }
+    out
+}
+
+fn side(s: source::Source) -> Result<Side, Error> {
+    let source::Source { loaded, name } = s;
+    let model = model::build(loaded.catalog, &name);
+    Side::new(model, loaded.file, name)
+}
+
+fn invalid(side: &Side, mut diags: Vec<Diagnostic>) -> Error {
+    crate::catalog::load::locate(&mut diags, &side.file.text);
+    let mut file = side.file.clone();
+    file.name = side.name.clone();
+    Error::Catalog {
+        file,
+        diagnostics: diags,
+    }
+}
+
+fn version(side: &Side) -> Result<Version, Error> {
+    let v = &side.model.catalog.product.version;
+    Version::parse(v).ok_or_else(|| {
+        invalid(
+            side,
+            vec![
+                Diagnostic::error(
+                    "not-semver",
+                    "product.version",
+                    format!(
+                        "product.version {} is not a semantic version",
+                        crate::escape::debug_quote(v)
+                    ),
+                )
+                .help("write MAJOR.MINOR.PATCH, e.g. `1.4.0` (ixgen diff suggests the bump from it)"),
+            ],
+        )
+    })
+}
+
+/// Checks `lint.breaking` of the current catalog: every id must name a rule or a class.
+fn check_lint(side: &Side) -> Result<(), Error> {
+    let lint: &BreakingLint = &side.model.catalog.lint.breaking;
+    let ids: Vec<&str> = Rule::ALL
+        .iter()
+        .map(|r| r.id())
+        .chain(Class::ALL.iter().map(|c| c.id()))
+        .collect();
+    let mut diags = Vec::new();
+    let mut unknown = |id: &str, path: String, classes: bool| {
+        let ok = Rule::from_id(id).is_some() || (classes && Class::ALL.iter().any(|c| c.id() == id));
+        if !ok {
+            let help = match crate::catalog::load::did_you_mean(id, &ids) {
+                Some(m) => format!("did you mean `{m}`? (`ixgen diff --list-rules` lists them)"),
+                None => "run `ixgen diff --list-rules` for the rule ids".to_string(),
+            };
+            diags.push(Diagnostic::error("unknown-rule", path, format!("no `ixgen diff` rule `{id}`")).help(help));
+        }
+    };
+    for (i, id) in lint.ignore.iter().enumerate() {
+        unknown(id, format!("lint.breaking.ignore[{i}]"), true);
+    }
+    for id in lint.ignore_only.keys() {
+        unknown(id, format!("lint.breaking.ignore_only.{id}"), false);
+    }
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(invalid(side, diags))
+    }
+}
+
+fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Result<Report, Error> {
+    let old = side(old)?;
+    let new = side(new)?;
+    check_lint(&new)?;
+    let (vo, vn) = (version(&old)?, version(&new)?);
+    let mut cmp = Compare::new(&old, &new);
+    cmp.run();
+    if !cmp.errors.is_empty() {
+        let errors = std::mem::take(&mut cmp.errors);
+        return Err(invalid(&new, errors));
+    }
+    let mut findings = cmp.findings;
+    let lint = &new.model.catalog.lint.breaking;
+    for f in &mut findings {
+        let by_class = lint.ignore.iter().any(|i| i == f.rule.id() || i == f.class.id());
+        let by_tool = lint.ignore_only.get(f.rule.id()).is_some_and(|tools| {
+            tools
+                .iter()
+                .any(|t| Some(t) == f.tool.as_ref() || Some(t) == f.previous_name.as_ref())
+        });
+        f.ignored = by_class || by_tool;
+    }
+    findings.sort_by_key(|f| f.class);
+
+    let mut surfaces: Vec<Surface> = old.surfaces.keys().chain(new.surfaces.keys()).copied().collect();
+    surfaces.sort();
+    surfaces.dedup();
+    let budget = surfaces
+        .into_iter()
+        .map(|s| {
+            let (b, a) = (old.tokens(s), new.tokens(s));
+            BudgetDelta {
+                surface: s,
+                tokens_before: b,
+                tokens_after: a,
+                delta: a as i64 - b as i64,
+            }
+        })
+        .collect();
+
+    let active = || findings.iter().filter(|f| !f.ignored);
+    let level_of = |c: Class| match c {
+        Class::Breaking if opts.allow_breaking => Level::Minor,
+        Class::Breaking => Level::Major,
+        Class::Behaviour | Class::Compatible => Level::Minor,
+        Class::Cosmetic => Level::Patch,
+    };
+    let required = active().map(|f| level_of(f.class)).max().unwrap_or(Level::None);
+    let bump = Bump {
+        required,
+        suggested_version: vo.bumped(required).to_string(),
+        actual: vo.change_to(&vn),
+        satisfied: vo.allows(&vn, required),
+    };
+    let mut failures = Vec::new();
+    let breaking = active().filter(|f| f.class == Class::Breaking).count();
+    if breaking > 0 && !opts.allow_breaking && !vo.allows(&vn, Level::Major) {
+        failures.push(format!(
+            "{breaking} breaking change(s), but product.version went {vo} → {vn}, not to {} or later",
+            vo.bumped(Level::Major)
+        ));
+    }
+    if opts.require_bump && failures.is_empty() {
+        if bump.actual == Change::Lowered {
+            failures.push(format!("product.version went down: {vo} → {vn}"));
+        } else if !bump.satisfied {
+            failures.push(format!(
+                "the changes need a {} bump, but product.version went {vo} → {vn}, not to {} or later",
+                required.id(),
+                bump.suggested_version
+            ));
+        }
+    }
+    let info = |s: &Side| SideInfo {
+        file: s.name.clone(),
+        product: s.model.catalog.product.name.clone(),
+        version: s.model.catalog.product.version.clone(),
+    };
+    Ok(Report {
+        before: info(&old),
+        after: info(&new),
+        version_loc: new.loc("product.version"),
+        ok: failures.is_empty(),
+        failures,
+        findings,
+        budget,
+        bump,
+    })
+}

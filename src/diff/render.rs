@@ -1,0 +1,269 @@
+//! The four forms of a diff report: text for people, JSON for tools, GitHub workflow
+//! annotations on the catalog's lines, and a Markdown changelog section. Values from a catalog
+//! are quoted by `crate::escape` for each form; nothing is written to disk.
+
+use super::{Class, Finding, Report};
+use crate::escape;
+use std::fmt::Write;
+
+/// Output form of `ixgen diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Github,
+    Markdown,
+}
+
+/// Renders a report; the exit code is 1 when the check fails.
+pub fn render(r: &Report, format: Format, color: bool) -> super::Outcome {
+    let stdout = match format {
+        Format::Text => text(r),
+        Format::Json => serde_json::to_string_pretty(r).expect("the report serializes") + "\n",
+        Format::Github => github(r),
+        Format::Markdown => markdown(r),
+    };
+    let mut stderr = String::new();
+    if !r.ok && format != Format::Json {
+        let (red, bold, reset) = if color {
+            ("\x1b[31m", "\x1b[1m", "\x1b[0m")
+        } else {
+            ("", "", "")
+        };
+        for f in &r.failures {
+            let _ = writeln!(stderr, "{red}{bold}error{reset}: {f}");
+        }
+        let _ = writeln!(stderr, "  --> {}", r.version_loc);
+        let _ = writeln!(
+            stderr,
+            "  help: raise product.version to {} or later{}",
+            r.bump.suggested_version,
+            if r.findings.iter().any(|f| f.class == Class::Breaking && !f.ignored) {
+                ", pass --allow-breaking to accept the breaking changes, or switch a rule off in `lint.breaking`"
+            } else {
+                ""
+            }
+        );
+    }
+    super::Outcome {
+        stdout,
+        stderr,
+        code: if r.ok { 0 } else { 1 },
+    }
+}
+
+fn surfaces(f: &Finding) -> String {
+    if f.surfaces.is_empty() {
+        "none generated".to_string()
+    } else {
+        f.surfaces.iter().map(|s| s.label()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+fn count(r: &Report, c: Class) -> usize {
+    r.findings.iter().filter(|f| f.class == c && !f.ignored).count()
+}
+
+fn summary(r: &Report) -> String {
+    let parts: Vec<String> = Class::ALL
+        .iter()
+        .map(|c| format!("{} {}", count(r, *c), c.label()))
+        .collect();
+    let ignored = r.findings.iter().filter(|f| f.ignored).count();
+    format!(
+        "{}{}; suggested bump: {} ({} → {}); product.version {} → {} ({})",
+        parts.join(", "),
+        if ignored > 0 {
+            format!(", {ignored} ignored by lint.breaking")
+        } else {
+            String::new()
+        },
+        r.bump.required.id(),
+        r.before.version,
+        r.bump.suggested_version,
+        r.before.version,
+        r.after.version,
+        match r.bump.actual {
+            super::semver::Change::Lowered => "lowered".to_string(),
+            super::semver::Change::Unchanged => "unchanged".to_string(),
+            super::semver::Change::Raised(l) => format!("enough for a {} change", l.id()),
+        }
+    )
+}
+
+fn budget_phrase(delta: i64, s: super::Surface) -> String {
+    format!("{delta:+} tokens in every {}", s.paid_in())
+}
+
+fn text(r: &Report) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "ixgen diff: {} ({} {}) against {} ({} {})",
+        r.after.file, r.after.product, r.after.version, r.before.file, r.before.product, r.before.version
+    );
+    if r.findings.is_empty() {
+        let _ = writeln!(o, "\nno changes to the tool surfaces");
+    }
+    for class in Class::ALL {
+        let fs: Vec<&Finding> = r.findings.iter().filter(|f| f.class == class).collect();
+        if fs.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "\n{} ({}):", class.label(), fs.len());
+        for f in fs {
+            let _ = writeln!(
+                o,
+                "  {}{}: {}",
+                f.rule.id(),
+                if f.ignored { " (ignored)" } else { "" },
+                f.msg.render(escape::term_code)
+            );
+            let _ = writeln!(o, "      surfaces: {}", surfaces(f));
+            if let Some(t) = f.tokens.filter(|t| *t != 0) {
+                let _ = writeln!(o, "      tokens:   {t:+} per session on each of these surfaces");
+            }
+            if let Some(b) = &f.before {
+                let _ = writeln!(o, "      before:   {b}");
+            }
+            if let Some(a) = &f.after {
+                let _ = writeln!(o, "      after:    {a}");
+            }
+        }
+    }
+    let moved: Vec<_> = r.budget.iter().filter(|b| b.delta != 0).collect();
+    if !moved.is_empty() {
+        let _ = writeln!(o, "\ncontext budget (estimated tokens, as `ixgen budget` counts them):");
+        for b in moved {
+            let _ = writeln!(
+                o,
+                "  {}: {} ({} → {})",
+                b.surface.label(),
+                budget_phrase(b.delta, b.surface),
+                b.tokens_before,
+                b.tokens_after
+            );
+        }
+    }
+    let _ = writeln!(o, "\n{}", summary(r));
+    o
+}
+
+fn github(r: &Report) -> String {
+    let mut o = String::new();
+    let unversioned_breaking = !r.failures.is_empty();
+    for f in r.findings.iter().filter(|f| !f.ignored) {
+        let level = match f.class {
+            Class::Breaking if unversioned_breaking => "error",
+            Class::Breaking | Class::Behaviour => "warning",
+            Class::Compatible | Class::Cosmetic => "notice",
+        };
+        let mut message = format!("{} [{}]", f.msg.plain(), surfaces(f));
+        if let Some(b) = &f.before {
+            let _ = write!(message, "; before: {b}");
+        }
+        if let Some(t) = f.tokens.filter(|t| *t != 0) {
+            let _ = write!(message, "; {t:+} tokens per session");
+        }
+        let _ = writeln!(
+            o,
+            "::{level} file={},line={},col={},title={}::{}",
+            escape::gh_property(&f.anchor.file),
+            f.anchor.line,
+            f.anchor.column,
+            escape::gh_property(&format!("ixgen diff: {} ({})", f.rule.id(), f.class.label())),
+            escape::gh_message(&message)
+        );
+    }
+    for b in r.budget.iter().filter(|b| b.delta != 0) {
+        let _ = writeln!(
+            o,
+            "::notice file={},line={},title={}::{}",
+            escape::gh_property(&r.version_loc.file),
+            r.version_loc.line,
+            escape::gh_property("ixgen diff: context budget"),
+            escape::gh_message(&format!(
+                "{} ({} → {} tokens)",
+                budget_phrase(b.delta, b.surface),
+                b.tokens_before,
+                b.tokens_after
+            ))
+        );
+    }
+    for f in &r.failures {
+        let _ = writeln!(
+            o,
+            "::error file={},line={},col={},title={}::{}",
+            escape::gh_property(&r.version_loc.file),
+            r.version_loc.line,
+            r.version_loc.column,
+            escape::gh_property("ixgen diff: version"),
+            escape::gh_message(&format!("{f}; raise product.version to {}", r.bump.suggested_version))
+        );
+    }
+    let _ = writeln!(o, "ixgen diff: {}", summary(r));
+    o
+}
+
+fn markdown(r: &Report) -> String {
+    let mut o = String::new();
+    let version = if r.bump.satisfied {
+        &r.after.version
+    } else {
+        &r.bump.suggested_version
+    };
+    let _ = writeln!(
+        o,
+        "## {} {}\n",
+        escape::md_text(&r.after.product),
+        escape::md_text(version)
+    );
+    let _ = writeln!(
+        o,
+        "Changes to the agent tools since {} {} ({}).\n",
+        escape::md_text(&r.before.product),
+        escape::md_text(&r.before.version),
+        escape::md_code(&r.before.file)
+    );
+    let active: Vec<&Finding> = r.findings.iter().filter(|f| !f.ignored).collect();
+    if active.is_empty() {
+        let _ = writeln!(o, "No changes to the tool surfaces.\n");
+    }
+    for (class, heading) in [
+        (Class::Breaking, "Breaking changes"),
+        (Class::Behaviour, "Behaviour changes"),
+        (Class::Compatible, "Added and relaxed"),
+        (Class::Cosmetic, "Descriptions and titles"),
+    ] {
+        let fs: Vec<&&Finding> = active.iter().filter(|f| f.class == class).collect();
+        if fs.is_empty() {
+            continue;
+        }
+        let _ = writeln!(o, "### {heading}\n");
+        for f in fs {
+            let _ = writeln!(
+                o,
+                "- {} ({}; `{}`)",
+                f.msg.render(|s| escape::md_code(s).to_string()),
+                escape::md_text(&surfaces(f)),
+                f.rule.id()
+            );
+        }
+        let _ = writeln!(o);
+    }
+    let moved: Vec<_> = r.budget.iter().filter(|b| b.delta != 0).collect();
+    if !moved.is_empty() {
+        let _ = writeln!(o, "### Context budget\n");
+        for b in moved {
+            let _ = writeln!(
+                o,
+                "- {} ({} → {})",
+                escape::md_text(&budget_phrase(b.delta, b.surface)),
+                b.tokens_before,
+                b.tokens_after
+            );
+        }
+        let _ = writeln!(o);
+    }
+    o
+}

@@ -1,0 +1,155 @@
+//! The named rules of `ixgen diff`, each with its class. Like `buf breaking`'s rules, every id is
+//! stable kebab-case: catalogs switch rules off by id in `lint.breaking`, and CI logs, JSON and
+//! annotations name them. Adding a rule means one line here and one detection in `compare`.
+
+use serde::Serialize;
+
+/// How a change affects the people and agents who call the tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// An existing caller can fail: a call that worked is refused, or reaches something else.
+    Breaking,
+    /// The same calls are accepted, but what they do or return changed.
+    Behaviour,
+    /// Something was added or relaxed: every call that worked still works the same way.
+    Compatible,
+    /// Descriptions and titles: only what the model reads changed (and its context cost).
+    Cosmetic,
+}
+
+impl Class {
+    /// Every class, most severe first (the order reports are grouped in).
+    pub const ALL: [Class; 4] = [Class::Breaking, Class::Behaviour, Class::Compatible, Class::Cosmetic];
+
+    /// The id used in `lint.breaking.ignore` and in JSON.
+    pub fn id(self) -> &'static str {
+        match self {
+            Class::Breaking => "breaking",
+            Class::Behaviour => "behaviour",
+            Class::Compatible => "compatible",
+            Class::Cosmetic => "cosmetic",
+        }
+    }
+
+    /// The heading of the class in text reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            Class::Breaking => "breaking",
+            Class::Behaviour => "behaviour change",
+            Class::Compatible => "compatible",
+            Class::Cosmetic => "cosmetic",
+        }
+    }
+}
+
+macro_rules! rules {
+    ($($variant:ident $id:literal $class:ident $summary:literal;)*) => {
+        /// A rule of `ixgen diff`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Rule {
+            $(#[doc = $summary] $variant,)*
+        }
+
+        impl Rule {
+            /// Every rule, in the order `--list-rules` prints them.
+            pub const ALL: &'static [Rule] = &[$(Rule::$variant),*];
+
+            /// The rule's stable kebab-case id.
+            pub fn id(self) -> &'static str {
+                match self {
+                    $(Rule::$variant => $id,)*
+                }
+            }
+
+            /// The class of every finding of this rule.
+            pub fn class(self) -> Class {
+                match self {
+                    $(Rule::$variant => Class::$class,)*
+                }
+            }
+
+            /// What the rule detects, in one line.
+            pub fn summary(self) -> &'static str {
+                match self {
+                    $(Rule::$variant => $summary,)*
+                }
+            }
+        }
+    };
+}
+
+rules! {
+    SurfaceRemoved "surface-removed" Breaking "a host surface (a target, or the MCP server behind the MCP hosts) is no longer generated";
+    ToolRemoved "tool-removed" Breaking "a tool was removed from the catalog (a rename without `renamed_from` is a removal plus an addition)";
+    ToolRenamed "tool-renamed" Breaking "a tool was renamed (declared with `renamed_from`)";
+    ToolIdChanged "tool-id-changed" Breaking "the id a host gives a tool changed, e.g. after a server, plugin or session file rename";
+    ToolsetMemberRemoved "toolset-member-removed" Breaking "a tool still in the catalog is no longer given to a surface (its toolset, the target's toolset or the catalog's filters changed)";
+    ToolsetRemoved "toolset-removed" Breaking "a toolset was removed (it can be chosen with `ixgen opencode --toolset`)";
+    ParamRemoved "param-removed" Breaking "a parameter was removed (a rename without `renamed_from` is a removal plus an addition)";
+    ParamRenamed "param-renamed" Breaking "a parameter was renamed (declared with `renamed_from`)";
+    ParamRequiredAdded "param-required-added" Breaking "a new required parameter";
+    ParamBecameRequired "param-became-required" Breaking "an optional parameter became required";
+    ParamTypeChanged "param-type-changed" Breaking "a parameter's type (or its array items' type) changed";
+    EnumValueRemoved "enum-value-removed" Breaking "an allowed value was removed from an enum";
+    BoundTightened "bound-tightened" Breaking "a minimum was raised or added, a maximum lowered or added, or out-of-range numbers are now refused instead of clamped";
+    PatternAdded "pattern-added" Breaking "a string parameter gained a pattern";
+    PatternChanged "pattern-changed" Breaking "a parameter's pattern changed (ixgen cannot prove a regular expression wider, so it may narrow)";
+    ToolBecameWrite "tool-became-write" Breaking "a read tool became a write tool (read-only clients and filters drop it)";
+    ToolBecameDestructive "tool-became-destructive" Breaking "a tool became destructive";
+    CliArgvChanged "cli-argv-changed" Breaking "the commands a tool runs changed (program, subcommand, option or flag names, a command added or removed): an installed CLI may not accept them";
+    RuntimeRouteChanged "runtime-route-changed" Breaking "the method or path of a tool's runtime route changed: a running runtime may not serve it";
+    ServerCommandChanged "server-command-changed" Breaking "the command line the MCP hosts launch the server with changed (command, arguments, filter flags): an installed server may not accept it";
+    StoreStepChanged "store-step-changed" Breaking "what a store or signal step writes, reads or signals changed: the loop reading the store may not see it";
+    ServerEnvChanged "server-env-changed" Behaviour "the environment the MCP hosts launch the server with changed";
+    DefaultChanged "default-changed" Behaviour "a parameter's default changed, was added or was removed";
+    StepChanged "step-changed" Behaviour "a tool's steps changed with the same interface: conditions, titles, messages, order, concurrency, or other values in the same command and options";
+    RouteChanged "route-changed" Behaviour "a tool's runtime route was added, removed, or sends a different body, timeout or output field";
+    OutputChanged "output-changed" Behaviour "the heading or fallback text of a tool's result changed";
+    HintsChanged "hints-changed" Behaviour "a tool's hints changed without breaking callers: write to read, no longer destructive, idempotent, open-world";
+    TierChanged "tier-changed" Behaviour "a tool moved to another tier, so a `--tier` filter keeps or drops it";
+    SurfaceAdded "surface-added" Compatible "a new host surface is generated";
+    ToolAdded "tool-added" Compatible "a new tool";
+    ToolsetMemberAdded "toolset-member-added" Compatible "an existing tool is now given to another surface";
+    ParamAddedOptional "param-added-optional" Compatible "a new optional parameter";
+    ParamBecameOptional "param-became-optional" Compatible "a required parameter became optional";
+    EnumValueAdded "enum-value-added" Compatible "an enum gained an allowed value";
+    BoundRelaxed "bound-relaxed" Compatible "a minimum was lowered or removed, a maximum raised or removed, or out-of-range numbers are now clamped";
+    PatternRemoved "pattern-removed" Compatible "a parameter's pattern was removed";
+    DescriptionChanged "description-changed" Cosmetic "a tool's or parameter's description changed (its context cost is reported per host)";
+    TitleChanged "title-changed" Cosmetic "a tool's title changed";
+}
+
+impl Serialize for Rule {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+impl Rule {
+    /// The rule with this id.
+    pub fn from_id(id: &str) -> Option<Rule> {
+        Rule::ALL.iter().copied().find(|r| r.id() == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_kebab_case() {
+        let mut seen = std::collections::HashSet::new();
+        for r in Rule::ALL {
+            assert!(seen.insert(r.id()), "duplicate rule id {}", r.id());
+            assert!(
+                r.id().chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+                "{} is not kebab-case",
+                r.id()
+            );
+            // A rule id may not shadow a class id, or `ignore: [breaking]` would be ambiguous.
+            assert!(Class::ALL.iter().all(|c| c.id() != r.id()));
+            assert_eq!(Rule::from_id(r.id()), Some(*r));
+        }
+    }
+}

@@ -1,0 +1,928 @@
+//! `ixgen diff`: one before/after catalog pair per rule under `tests/fixtures/diff/<case>/`
+//! (each `after.yaml` changes one thing in the same base catalog), with the findings, surfaces,
+//! suggested bump and exit code each must give; renames with and without `renamed_from`; the
+//! version checks; `lint.breaking`; bad input; a temporary git repository read at `HEAD~1` and
+//! at a tag; and the four output formats.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const FIXTURES: &str = "tests/fixtures/diff";
+
+/// (case, findings as (rule, class, surfaces, tool), suggested bump, exit code). The base
+/// catalog's surfaces: OpenCode gets `lookup` and `wipe`; the session tools `task_add`; MCP
+/// tools/list, Claude Code and Cursor get `lookup`, `wipe` and `search` from the server.
+type Expect = (
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    Option<&'static str>,
+);
+const ALL_OF_LOOKUP: &[&str] = &["opencode", "mcp", "claude", "cursor"];
+const SERVER: &[&str] = &["mcp", "claude", "cursor"];
+const CASES: &[(&str, &[Expect], &str, i32)] = &[
+    (
+        "surface-removed",
+        &[("surface-removed", "breaking", &["cursor"], None)],
+        "major",
+        1,
+    ),
+    (
+        "surface-added",
+        &[("surface-added", "compatible", &["vscode"], None)],
+        "minor",
+        0,
+    ),
+    (
+        "tool-removed",
+        &[("tool-removed", "breaking", SERVER, Some("search"))],
+        "major",
+        1,
+    ),
+    (
+        "tool-rename-without-renamed-from",
+        &[
+            ("tool-removed", "breaking", SERVER, Some("search")),
+            ("tool-added", "compatible", SERVER, Some("find")),
+        ],
+        "major",
+        1,
+    ),
+    (
+        "tool-renamed",
+        &[("tool-renamed", "breaking", SERVER, Some("find"))],
+        "major",
+        1,
+    ),
+    (
+        "tool-id-changed",
+        &[
+            ("tool-id-changed", "breaking", &["claude", "cursor"], Some("lookup")),
+            ("tool-id-changed", "breaking", &["claude", "cursor"], Some("wipe")),
+            ("tool-id-changed", "breaking", &["claude", "cursor"], Some("search")),
+        ],
+        "major",
+        1,
+    ),
+    (
+        "toolset-member-removed",
+        &[("toolset-member-removed", "breaking", &["opencode"], Some("wipe"))],
+        "major",
+        1,
+    ),
+    (
+        "toolset-member-removed-unused-toolset",
+        &[("toolset-member-removed", "breaking", &["opencode"], Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "toolset-removed",
+        &[("toolset-removed", "breaking", &["opencode"], None)],
+        "major",
+        1,
+    ),
+    (
+        "toolset-member-added",
+        &[("toolset-member-added", "compatible", &["opencode"], Some("search"))],
+        "minor",
+        0,
+    ),
+    (
+        "tool-added",
+        &[("tool-added", "compatible", &["opencode"], Some("ping"))],
+        "minor",
+        0,
+    ),
+    (
+        "param-removed",
+        &[("param-removed", "breaking", ALL_OF_LOOKUP, Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "param-rename-without-renamed-from",
+        &[
+            ("param-removed", "breaking", ALL_OF_LOOKUP, Some("lookup")),
+            ("param-added-optional", "compatible", ALL_OF_LOOKUP, Some("lookup")),
+        ],
+        "major",
+        1,
+    ),
+    (
+        "param-renamed",
+        &[("param-renamed", "breaking", ALL_OF_LOOKUP, Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "param-required-added",
+        &[("param-required-added", "breaking", SERVER, Some("search"))],
+        "major",
+        1,
+    ),
+    (
+        "param-became-required",
+        &[("param-became-required", "breaking", ALL_OF_LOOKUP, Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "param-type-changed",
+        &[("param-type-changed", "breaking", ALL_OF_LOOKUP, Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "enum-value-removed",
+        &[("enum-value-removed", "breaking", ALL_OF_LOOKUP, Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "enum-value-added",
+        &[("enum-value-added", "compatible", ALL_OF_LOOKUP, Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
+        "bound-tightened",
+        &[("bound-tightened", "breaking", ALL_OF_LOOKUP, Some("lookup"))],
+        "major",
+        1,
+    ),
+    // Clamping happens in the generated interpreter: only the surface that runs it.
+    (
+        "bound-tightened-clamp",
+        &[("bound-tightened", "breaking", &["opencode"], Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "bound-relaxed",
+        &[("bound-relaxed", "compatible", ALL_OF_LOOKUP, Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
+        "pattern-added",
+        &[("pattern-added", "breaking", ALL_OF_LOOKUP, Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "pattern-changed",
+        &[("pattern-changed", "breaking", ALL_OF_LOOKUP, Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "pattern-removed",
+        &[("pattern-removed", "compatible", ALL_OF_LOOKUP, Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
+        "tool-became-write",
+        &[("tool-became-write", "breaking", SERVER, Some("search"))],
+        "major",
+        1,
+    ),
+    (
+        "tool-became-destructive",
+        &[("tool-became-destructive", "breaking", &["session"], Some("task_add"))],
+        "major",
+        1,
+    ),
+    // Steps and routes only matter where the generated tool runs them (the MCP server runs its own).
+    (
+        "cli-argv-changed",
+        &[("cli-argv-changed", "breaking", &["opencode"], Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "cli-argv-option-added",
+        &[("cli-argv-changed", "breaking", &["opencode"], Some("lookup"))],
+        "major",
+        1,
+    ),
+    // The MCP hosts launch the server; the tools/list file does not.
+    (
+        "server-command-changed",
+        &[("server-command-changed", "breaking", &["claude", "cursor"], None)],
+        "major",
+        1,
+    ),
+    (
+        "server-env-changed",
+        &[("server-env-changed", "behaviour", &["claude", "cursor"], None)],
+        "minor",
+        0,
+    ),
+    // Another value in the same command and options: the installed CLI accepts both.
+    (
+        "step-changed-values",
+        &[("step-changed", "behaviour", &["opencode"], Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
+        "runtime-route-changed",
+        &[("runtime-route-changed", "breaking", &["opencode"], Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "store-step-changed",
+        &[("store-step-changed", "breaking", &["session"], Some("task_add"))],
+        "major",
+        1,
+    ),
+    (
+        "default-changed",
+        &[("default-changed", "behaviour", ALL_OF_LOOKUP, Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
+        "step-changed",
+        &[("step-changed", "behaviour", &["opencode"], Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
+        "route-changed",
+        &[("route-changed", "behaviour", &["opencode"], Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
+        "output-changed",
+        &[("output-changed", "behaviour", &["opencode"], Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
+        "hints-changed",
+        &[("hints-changed", "behaviour", SERVER, Some("search"))],
+        "minor",
+        0,
+    ),
+    (
+        "tier-changed",
+        &[("tier-changed", "behaviour", SERVER, Some("search"))],
+        "minor",
+        0,
+    ),
+    (
+        "param-added-optional",
+        &[("param-added-optional", "compatible", SERVER, Some("search"))],
+        "minor",
+        0,
+    ),
+    (
+        "param-became-optional",
+        &[("param-became-optional", "compatible", SERVER, Some("search"))],
+        "minor",
+        0,
+    ),
+    (
+        "description-changed",
+        &[("description-changed", "cosmetic", SERVER, Some("search"))],
+        "patch",
+        0,
+    ),
+    // OpenCode shows no titles.
+    (
+        "title-changed",
+        &[("title-changed", "cosmetic", SERVER, Some("lookup"))],
+        "patch",
+        0,
+    ),
+    (
+        "ignored-by-lint",
+        &[("tool-removed", "breaking", SERVER, Some("search"))],
+        "none",
+        0,
+    ),
+    (
+        "versioned-breaking",
+        &[("enum-value-removed", "breaking", ALL_OF_LOOKUP, Some("lookup"))],
+        "major",
+        0,
+    ),
+    (
+        "mixed",
+        &[
+            ("tool-removed", "breaking", SERVER, Some("search")),
+            ("param-required-added", "breaking", &["session"], Some("task_add")),
+            ("default-changed", "behaviour", ALL_OF_LOOKUP, Some("lookup")),
+            ("enum-value-added", "compatible", ALL_OF_LOOKUP, Some("lookup")),
+            ("description-changed", "cosmetic", ALL_OF_LOOKUP, Some("lookup")),
+        ],
+        "major",
+        1,
+    ),
+];
+
+fn ixgen() -> Command {
+    let mut c = Command::cargo_bin("ixgen").unwrap();
+    c.env("NO_COLOR", "1");
+    c
+}
+
+/// `ixgen --catalog <after> diff --against <before> <args…>`: (exit code, stdout, stderr).
+fn diff(after: &Path, against: &str, args: &[&str]) -> (i32, String, String) {
+    let out = ixgen()
+        .arg("--catalog")
+        .arg(after)
+        .args(["diff", "--against", against])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn case(name: &str) -> (PathBuf, String) {
+    let dir = Path::new(FIXTURES).join(name);
+    (dir.join("after.yaml"), dir.join("before.yaml").display().to_string())
+}
+
+fn json_of(name: &str, args: &[&str]) -> (i32, Value) {
+    let (after, before) = case(name);
+    let mut all = vec!["--format", "json"];
+    all.extend_from_slice(args);
+    let (code, out, err) = diff(&after, &before, &all);
+    assert!(code != 2, "{name}: {err}");
+    (
+        code,
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{name}: {e}\n{out}")),
+    )
+}
+
+fn strs(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn each_rule_case_gives_its_findings_surfaces_and_bump() {
+    for (name, expected, bump, code) in CASES {
+        let (got_code, r) = json_of(name, &[]);
+        let got: Vec<(String, String, Vec<String>, Option<String>)> = r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["rule"].as_str().unwrap().to_string(),
+                    f["class"].as_str().unwrap().to_string(),
+                    strs(&f["surfaces"]),
+                    f["tool"].as_str().map(str::to_string),
+                )
+            })
+            .collect();
+        let want: Vec<(String, String, Vec<String>, Option<String>)> = expected
+            .iter()
+            .map(|(rule, class, surfaces, tool)| {
+                (
+                    rule.to_string(),
+                    class.to_string(),
+                    surfaces.iter().map(|s| s.to_string()).collect(),
+                    tool.map(str::to_string),
+                )
+            })
+            .collect();
+        assert_eq!(got, want, "{name}: the findings");
+        assert_eq!(r["bump"]["required"], *bump, "{name}: the bump");
+        assert_eq!(got_code, *code, "{name}: the exit code");
+        assert_eq!(r["ok"], *code == 0, "{name}: ok");
+        // Every finding is located: where it was, where it is, or both.
+        for f in r["findings"].as_array().unwrap() {
+            assert!(
+                !f["before"].is_null() || !f["after"].is_null(),
+                "{name}: {f} has no location"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_rule_has_a_case_and_every_case_is_checked() {
+    for rule in ixgen::diff::Rule::ALL {
+        assert!(
+            CASES.iter().any(|(_, e, _, _)| e.iter().any(|(r, ..)| *r == rule.id())),
+            "rule {} has no fixture case",
+            rule.id()
+        );
+    }
+    let mut dirs: Vec<String> = std::fs::read_dir(FIXTURES)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    dirs.sort();
+    for d in &dirs {
+        assert!(CASES.iter().any(|(n, ..)| n == d), "fixture {d} is in no case");
+    }
+    assert_eq!(dirs.len(), CASES.len());
+}
+
+#[test]
+fn list_rules_names_every_rule_with_its_class() {
+    let out = ixgen()
+        .args(["diff", "--list-rules"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    for rule in ixgen::diff::Rule::ALL {
+        assert!(
+            out.contains(&format!("  {:<24} ", rule.id())),
+            "{} missing:\n{out}",
+            rule.id()
+        );
+    }
+    assert!(out.starts_with("breaking:\n"));
+}
+
+/// The 1-based line of the first line of `file` containing `needle`.
+fn line_of(file: &Path, needle: &str) -> usize {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("{needle} not in {}", file.display()))
+        + 1
+}
+
+#[test]
+fn renames_are_a_removal_and_an_addition_unless_the_catalog_says_renamed_from() {
+    // A tool renamed without `renamed_from`: `search` gone, `find` new, each located on its side.
+    let (_, r) = json_of("tool-rename-without-renamed-from", &[]);
+    let (after, before) = case("tool-rename-without-renamed-from");
+    let f = &r["findings"];
+    assert_eq!(f[0]["rule"], "tool-removed");
+    assert_eq!(f[0]["before"]["line"], line_of(Path::new(&before), "- name: search"));
+    assert!(f[0]["after"].is_null());
+    // The removal says how to declare the rename it looks like.
+    assert!(
+        f[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("declare `renamed_from: search`"),
+        "{}",
+        f[0]["message"]
+    );
+    assert_eq!(f[1]["rule"], "tool-added");
+    assert_eq!(f[1]["after"]["line"], line_of(&after, "- name: find"));
+    assert!(f[1]["before"].is_null());
+
+    // A plain removal, with no tool like it, has no such hint.
+    let (_, r) = json_of("tool-removed", &[]);
+    assert_eq!(r["findings"][0]["message"], "tool `search` was removed");
+
+    // With `renamed_from: search`: one rename, both sides located, the old name kept.
+    let (_, r) = json_of("tool-renamed", &[]);
+    let (after, before) = case("tool-renamed");
+    let f = &r["findings"];
+    assert_eq!(f.as_array().unwrap().len(), 1, "{f}");
+    assert_eq!(f[0]["rule"], "tool-renamed");
+    assert_eq!(f[0]["tool"], "find");
+    assert_eq!(f[0]["previous_name"], "search");
+    assert_eq!(f[0]["before"]["line"], line_of(Path::new(&before), "- name: search"));
+    assert_eq!(f[0]["after"]["line"], line_of(&after, "renamed_from: search"));
+
+    // The same for a parameter.
+    let (_, r) = json_of("param-rename-without-renamed-from", &[]);
+    let rules: Vec<&str> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["param-removed", "param-added-optional"]);
+    assert_eq!(r["findings"][0]["param"], "name_glob");
+    assert!(
+        r["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("declare `renamed_from: name_glob`")
+    );
+    assert_eq!(r["findings"][1]["param"], "glob");
+    let (_, r) = json_of("param-renamed", &[]);
+    assert_eq!(r["findings"].as_array().unwrap().len(), 1);
+    assert_eq!(r["findings"][0]["rule"], "param-renamed");
+    assert_eq!(r["findings"][0]["param"], "glob");
+    assert!(r["findings"][0]["message"].as_str().unwrap().contains("`name_glob`"));
+}
+
+#[test]
+fn findings_point_at_the_changed_line_in_both_catalogs() {
+    let (_, r) = json_of("enum-value-removed", &[]);
+    let (after, before) = case("enum-value-removed");
+    let f = &r["findings"][0];
+    assert_eq!(f["before"]["file"], before);
+    assert_eq!(f["after"]["file"], after.display().to_string());
+    assert_eq!(f["before"]["line"], line_of(Path::new(&before), "kind: {type: enum"));
+    assert_eq!(f["after"]["line"], line_of(&after, "kind: {type: enum"));
+    assert!(f["message"].as_str().unwrap().contains("`function`"), "{f}");
+}
+
+#[test]
+fn cosmetic_changes_carry_the_context_budget_per_host() {
+    let (_, r) = json_of("description-changed", &[]);
+    let tokens = r["findings"][0]["tokens"].as_i64().unwrap();
+    assert!(tokens > 0, "a longer description costs more: {tokens}");
+    let budget = r["budget"].as_array().unwrap();
+    let delta = |s: &str| {
+        budget.iter().find(|b| b["surface"] == s).unwrap()["delta"]
+            .as_i64()
+            .unwrap()
+    };
+    // `search` is served by the MCP server only: OpenCode sessions do not pay for it.
+    assert_eq!(delta("opencode"), 0);
+    assert_eq!(delta("claude"), tokens);
+    assert_eq!(delta("cursor"), tokens);
+    let (after, before) = case("description-changed");
+    let (_, text, _) = diff(&after, &before, &[]);
+    assert!(
+        text.contains(&format!("+{tokens} tokens in every Claude Code session")),
+        "{text}"
+    );
+}
+
+/// A copy of a case's `after.yaml` with another `product.version`.
+fn with_version(dir: &Path, name: &str, version: &str) -> PathBuf {
+    let (after, _) = case(name);
+    let text = std::fs::read_to_string(after).unwrap();
+    assert!(text.contains("  version: 1.0.0\n"));
+    let p = dir.join(format!("{name}-{version}.yaml"));
+    std::fs::write(
+        &p,
+        text.replace("  version: 1.0.0\n", &format!("  version: {version}\n")),
+    )
+    .unwrap();
+    p
+}
+
+#[test]
+fn version_bumps_are_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |name: &str, version: &str, args: &[&str]| {
+        let after = with_version(tmp.path(), name, version);
+        let (_, before) = case(name);
+        diff(&after, &before, args)
+    };
+    // Cosmetic: a patch bump is enough, and only --require-bump asks for one.
+    assert_eq!(run("description-changed", "1.0.0", &[]).0, 0);
+    assert_eq!(run("description-changed", "1.0.0", &["--require-bump"]).0, 1);
+    assert_eq!(run("description-changed", "1.0.1", &["--require-bump"]).0, 0);
+    // Compatible: a minor bump.
+    let (code, _, err) = run("tool-added", "1.0.1", &["--require-bump"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("need a minor bump") && err.contains("1.1.0"), "{err}");
+    assert_eq!(run("tool-added", "1.1.0", &["--require-bump"]).0, 0);
+    // Breaking: a major bump, always checked; --allow-breaking accepts it with a minor one.
+    let (code, _, err) = run("param-removed", "1.1.0", &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("breaking change(s)") && err.contains("2.0.0"), "{err}");
+    assert!(err.contains(":5:3"), "the error points at product.version: {err}");
+    assert_eq!(run("param-removed", "2.0.0", &[]).0, 0);
+    assert_eq!(run("param-removed", "1.0.0", &["--allow-breaking"]).0, 0);
+    assert_eq!(
+        run("param-removed", "1.0.0", &["--allow-breaking", "--require-bump"]).0,
+        1
+    );
+    assert_eq!(
+        run("param-removed", "1.1.0", &["--allow-breaking", "--require-bump"]).0,
+        0
+    );
+    // Below 1.0.0 a breaking change needs the minor part raised (Cargo's rule).
+    let (code, out, _) = run("param-removed", "0.9.0", &["--format", "json"]);
+    assert_eq!(code, 1, "1.0.0 → 0.9.0 went down");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["bump"]["actual"], "lowered");
+    // A version that went down fails --require-bump even with nothing to bump for.
+    let tmp2 = tempfile::tempdir().unwrap();
+    let (_, before) = case("surface-added");
+    let same = with_version(tmp2.path(), "surface-added", "0.9.0");
+    std::fs::write(
+        &same,
+        std::fs::read_to_string(&before)
+            .unwrap()
+            .replace("  version: 1.0.0\n", "  version: 0.9.0\n"),
+    )
+    .unwrap();
+    let (code, _, err) = diff(&same, &before, &["--require-bump"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("went down"), "{err}");
+}
+
+#[test]
+fn zero_major_versions_follow_cargo() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (after, before) = case("param-removed");
+    let b = tmp.path().join("before.yaml");
+    let a = tmp.path().join("after.yaml");
+    let set = |from: &Path, to: &Path, v: &str| {
+        let t = std::fs::read_to_string(from).unwrap();
+        std::fs::write(to, t.replace("  version: 1.0.0\n", &format!("  version: {v}\n"))).unwrap();
+    };
+    set(Path::new(&before), &b, "0.4.2");
+    set(&after, &a, "0.4.3");
+    let (code, out, _) = diff(&a, b.to_str().unwrap(), &["--format", "json"]);
+    assert_eq!(code, 1);
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["bump"]["suggested_version"], "0.5.0");
+    set(&after, &a, "0.5.0");
+    assert_eq!(diff(&a, b.to_str().unwrap(), &[]).0, 0);
+}
+
+#[test]
+fn lint_breaking_switches_rules_off() {
+    let (code, r) = json_of("ignored-by-lint", &[]);
+    assert_eq!(code, 0);
+    assert_eq!(r["findings"][0]["ignored"], true);
+    assert_eq!(r["bump"]["required"], "none");
+    let (after, before) = case("ignored-by-lint");
+    let (_, text, _) = diff(&after, &before, &[]);
+    assert!(text.contains("tool-removed (ignored)"), "{text}");
+    let (_, gh, _) = diff(&after, &before, &["--format", "github"]);
+    assert!(!gh.contains("::error"), "an ignored finding is not annotated: {gh}");
+
+    // An unknown rule id is bad input, located, with a suggestion.
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.yaml");
+    let text = std::fs::read_to_string(&after)
+        .unwrap()
+        .replace("ignore: [cosmetic]", "ignore: [tool-remove]");
+    std::fs::write(&bad, &text).unwrap();
+    let (code, _, err) = diff(&bad, &before, &[]);
+    assert_eq!(code, 2, "{err}");
+    let line = line_of(&bad, "ignore: [tool-remove]");
+    assert!(err.contains(&format!("bad.yaml:{line}:")), "{err}");
+    assert!(err.contains("did you mean `tool-removed`"), "{err}");
+}
+
+#[test]
+fn bad_input_exits_2_with_a_location() {
+    let (after, before) = case("tool-removed");
+    // An invalid older catalog.
+    let (code, _, err) = diff(&after, "tests/fixtures/broken/unknown-key.yaml", &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("tests/fixtures/broken/unknown-key.yaml:35:60"), "{err}");
+    // An invalid current catalog.
+    let (code, _, err) = diff(Path::new("tests/fixtures/broken/unknown-key.yaml"), &before, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown-key.yaml:35:60"), "{err}");
+    // A version that is not semver.
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("v.yaml");
+    std::fs::write(
+        &p,
+        std::fs::read_to_string(&after)
+            .unwrap()
+            .replace("  version: 1.0.0\n", "  version: one\n"),
+    )
+    .unwrap();
+    let (code, _, err) = diff(&p, &before, &[]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("v.yaml:5:") && err.contains("not a semantic version"),
+        "{err}"
+    );
+    // `renamed_from` naming a tool that is still there.
+    let p = tmp.path().join("r.yaml");
+    let text = std::fs::read_to_string(&before)
+        .unwrap()
+        .replace("  - name: wipe\n", "  - name: wipe\n    renamed_from: lookup\n");
+    std::fs::write(&p, text).unwrap();
+    let (code, _, err) = diff(&p, &before, &[]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains(&format!("r.yaml:{}:", line_of(&p, "renamed_from: lookup"))),
+        "{err}"
+    );
+    // Neither a file nor a ref.
+    let (code, _, err) = diff(&after, "no-such-ref-or-file", &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown git ref `no-such-ref-or-file`"), "{err}");
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "tag.gpgsign=false",
+        ])
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn reads_the_catalog_at_a_git_ref_and_at_a_tag() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path();
+    let (after, before) = case("tool-removed");
+    std::fs::create_dir(repo.join("tools")).unwrap();
+    let cat = repo.join("tools/catalog.yaml");
+    git(repo, &["init", "-q"]);
+    std::fs::copy(&before, &cat).unwrap();
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-qm", "first"]);
+    // One commit: there is no HEAD~1.
+    let (code, _, err) = diff(&cat, "HEAD~1", &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown git ref `HEAD~1`"), "{err}");
+    git(repo, &["tag", "v1.0.0"]);
+    std::fs::copy(&after, &cat).unwrap();
+    git(repo, &["commit", "-qam", "remove search"]);
+
+    // From inside the repository, with a relative path.
+    let out = ixgen()
+        .current_dir(repo)
+        .args([
+            "--catalog",
+            "tools/catalog.yaml",
+            "diff",
+            "--against",
+            "HEAD~1",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["before"]["file"], "HEAD~1:tools/catalog.yaml");
+    assert_eq!(r["findings"][0]["rule"], "tool-removed");
+    assert_eq!(r["findings"][0]["before"]["file"], "HEAD~1:tools/catalog.yaml");
+
+    // From elsewhere, with an absolute path, at the tag.
+    let (code, out, err) = diff(&cat, "v1.0.0", &["--format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["before"]["file"], "v1.0.0:tools/catalog.yaml");
+
+    // At HEAD nothing changed.
+    let (code, out, _) = diff(&cat, "HEAD", &[]);
+    assert_eq!(code, 0);
+    assert!(out.contains("no changes to the tool surfaces"), "{out}");
+
+    // A ref where the catalog did not exist yet.
+    std::fs::copy(&cat, repo.join("tools/other.yaml")).unwrap();
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-qm", "other"]);
+    let (code, _, err) = diff(&repo.join("tools/other.yaml"), "HEAD~1", &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("`tools/other.yaml` does not exist at `HEAD~1`"), "{err}");
+}
+
+#[test]
+fn the_embedded_catalog_is_compared_with_catalog_ix_yaml_at_the_ref() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path();
+    std::fs::create_dir(repo.join("catalog")).unwrap();
+    let ix = std::fs::read_to_string("catalog/ix.yaml").unwrap();
+    std::fs::write(repo.join("catalog/ix.yaml"), &ix).unwrap();
+    git(repo, &["init", "-q"]);
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-qm", "ix"]);
+    let out = ixgen()
+        .current_dir(repo)
+        .args(["diff", "--against", "HEAD"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // An older catalog without `ix-smells`: the embedded one adds it to OpenCode.
+    let start = ix
+        .find("  - name: ix-smells\n")
+        .expect("ix-smells is in the ix catalog");
+    let end = ix[start + 1..]
+        .find("\n  - name: ")
+        .map_or(ix.len(), |e| start + 1 + e + 1);
+    let older = format!("{}{}", &ix[..start], &ix[end..]).replace("      - ix-smells\n", "");
+    std::fs::write(repo.join("catalog/ix.yaml"), older).unwrap();
+    git(repo, &["commit", "-qam", "older"]);
+    let out = ixgen()
+        .current_dir(repo)
+        .args(["diff", "--against", "HEAD", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["before"]["file"], "HEAD:catalog/ix.yaml");
+    assert_eq!(r["after"]["file"], "catalog/ix.yaml");
+    let f = &r["findings"][0];
+    assert_eq!(f["rule"], "tool-added");
+    assert_eq!(f["tool"], "ix-smells");
+    assert_eq!(strs(&f["surfaces"]), ["opencode"]);
+}
+
+#[test]
+fn output_formats() {
+    let (after, before) = case("mixed");
+    for format in ["text", "json", "github", "markdown"] {
+        let (code, out, _) = diff(&after, &before, &["--format", format]);
+        assert_eq!(code, 1);
+        insta::assert_snapshot!(format!("diff_format_{format}"), out);
+    }
+}
+
+#[test]
+fn catalog_values_cannot_forge_annotations_or_markdown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, before) = case("enum-value-added");
+    let hostile = "x\n::error::forged`|*";
+    let text = std::fs::read_to_string(&before).unwrap().replace(
+        "values: [class, function]",
+        &format!("values: [class, function, {}]", serde_json::to_string(hostile).unwrap()),
+    );
+    let after = tmp.path().join("after.yaml");
+    std::fs::write(&after, text).unwrap();
+    let (code, gh, err) = diff(&after, &before, &["--format", "github"]);
+    assert_eq!(code, 0, "{err}");
+    for line in gh.lines() {
+        assert!(
+            line.starts_with("::notice ") || line.starts_with("ixgen diff: "),
+            "forged line: {line}"
+        );
+    }
+    assert!(gh.contains("x%0A::error::forged"), "{gh}");
+    let (_, md, _) = diff(&after, &before, &["--format", "markdown"]);
+    let item = md.lines().find(|l| l.contains("forged")).unwrap();
+    assert!(
+        item.starts_with("- ") && item.contains("``x ::error::forged`|*``"),
+        "{md}"
+    );
+    let (_, text, _) = diff(&after, &before, &[]);
+    assert!(text.contains(r#""x\n::error::forged`|*""#), "{text}");
+}
+
+#[test]
+fn diff_help_is_stable() {
+    let out = ixgen()
+        .args(["diff", "--help"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    insta::assert_snapshot!("diff_help", String::from_utf8(out).unwrap());
+}
+
+#[test]
+fn the_docs_describe_every_rule() {
+    let doc = std::fs::read_to_string("docs/diff.md").unwrap();
+    for rule in ixgen::diff::Rule::ALL {
+        let row = format!("| `{}` | {} |", rule.id(), rule.class().id());
+        assert!(doc.contains(&row), "docs/diff.md has no row {row}");
+    }
+}
+
+#[test]
+fn budget_figures_are_the_ones_ixgen_budget_reports() {
+    let budget: Value =
+        serde_json::from_slice(&ixgen().args(["budget", "--format", "json"]).output().unwrap().stdout).unwrap();
+    let (code, out, _) = diff(Path::new("catalog/ix.yaml"), "catalog/ix.yaml", &["--format", "json"]);
+    assert_eq!(code, 0);
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert!(r["findings"].as_array().unwrap().is_empty());
+    for host in budget["hosts"].as_array().unwrap() {
+        let name = host["host"].as_str().unwrap();
+        let b = r["budget"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["surface"] == name)
+            .unwrap_or_else(|| panic!("no surface {name}"));
+        assert_eq!(b["tokens_after"], host["tokens"], "{name}");
+        assert_eq!(b["delta"], 0);
+    }
+}
