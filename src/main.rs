@@ -1,7 +1,5 @@
 //! The `ixgen` binary: parse the command line, run it, exit with its code.
 
-use clap::Parser;
-
 fn main() {
     // Behave like other Unix filters when the reader goes away (`ixgen list | head`): end
     // quietly instead of panicking on a broken pipe.
@@ -10,6 +8,6 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = ixgen::cli::Cli::parse();
+    let cli = ixgen::cli::parse_from(std::env::args_os());
     std::process::exit(ixgen::cli::run(cli));
 }

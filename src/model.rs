@@ -113,6 +113,9 @@ pub struct SpecParam {
     pub clamp: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
+    /// Given, the argument must equal this context variable's baked value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub equals_context: Option<String>,
 }
 
 /// Element type of an array parameter.
@@ -222,6 +225,10 @@ pub enum SpecExec {
         group_by: Option<String>,
         groups: Vec<String>,
         filter: Option<SpecFilter>,
+        #[serde(skip_serializing_if = "IndexMap::is_empty")]
+        defaults: IndexMap<String, serde_json::Value>,
+        #[serde(skip_serializing_if = "IndexMap::is_empty")]
+        updates: IndexMap<String, IndexMap<String, serde_json::Value>>,
     },
     StoreUpdate {
         program: String,
@@ -387,6 +394,7 @@ fn spec_param(p: &ParamModel) -> SpecParam {
         max: q.max.map(json_number),
         clamp: q.clamp.unwrap_or(true),
         pattern: q.pattern.clone(),
+        equals_context: q.equals_context.clone(),
     }
 }
 
@@ -455,6 +463,8 @@ fn step(cat: &Catalog, s: &catalog::Step) -> SpecStep {
                 field: x.field.clone(),
                 equals: tpl(&x.equals),
             }),
+            defaults: f.defaults.clone(),
+            updates: f.updates.clone(),
         }
     } else if let Some(u) = &s.update {
         SpecExec::StoreUpdate {
@@ -688,6 +698,38 @@ pub enum ContextValue {
 /// The context a run was given: variable name → value, in the catalog's declaration order.
 pub type Context = IndexMap<String, ContextValue>;
 
+/// The largest integer a JavaScript number holds exactly (2^53 − 1): context integers become
+/// TypeScript number literals, so larger ones would silently change.
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// Fills in the catalog's default of every declared variable the run did not give; relative
+/// `path` defaults are resolved against `base` (the output folder: the project the session
+/// tools are generated into), so the default does not depend on where ixgen was started.
+pub fn apply_defaults(cat: &Catalog, ctx: &Context, base: &std::path::Path) -> Result<Context, Error> {
+    let mut raw: Vec<(String, String, String)> = Vec::new();
+    for (name, decl) in &cat.context {
+        let (Some(d), false) = (&decl.default, ctx.contains_key(name)) else {
+            continue;
+        };
+        let value = match (decl.ty, d) {
+            (ContextType::Path, catalog::ContextDefault::Text(t)) => base.join(t).to_string_lossy().into_owned(),
+            (_, d) => d.to_string(),
+        };
+        raw.push((name.clone(), format!("the default of `{name}`"), value));
+    }
+    let mut out = check_context(cat, &raw)?;
+    for (k, v) in ctx {
+        out.insert(k.clone(), v.clone());
+    }
+    let mut ordered = Context::new();
+    for name in cat.context.keys() {
+        if let Some(v) = out.shift_remove(name) {
+            ordered.insert(name.clone(), v);
+        }
+    }
+    Ok(ordered)
+}
+
 /// Checks raw flag values (`name` → text) against the catalog's declarations. `flag` names
 /// the flag each value came from, for messages.
 pub fn check_context(cat: &Catalog, raw: &[(String, String, String)]) -> Result<Context, Error> {
@@ -715,6 +757,12 @@ pub fn check_context(cat: &Catalog, raw: &[(String, String, String)]) -> Result<
                         format!("pass a whole number, e.g. {flag} 3"),
                     )
                 })?;
+                if n.unsigned_abs() > MAX_SAFE_INTEGER as u64 {
+                    return Err(Error::usage(
+                        format!("{flag} {n} is outside JavaScript's safe integer range"),
+                        format!("pass a whole number between -{MAX_SAFE_INTEGER} and {MAX_SAFE_INTEGER}"),
+                    ));
+                }
                 if let Some(min) = decl.min
                     && n < min
                 {

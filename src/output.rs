@@ -45,6 +45,9 @@ pub struct PlannedFile<'a> {
     /// The file changes with every run (a loop's context is baked in): the manifest records
     /// its path but no hash, so that rewriting it never rewrites the manifest too.
     pub per_run: bool,
+    /// What a file already at this path, not written by ixgen, usually is (for the error
+    /// that refuses to overwrite it).
+    pub foreign: Option<String>,
 }
 
 impl<'a> PlannedFile<'a> {
@@ -55,6 +58,7 @@ impl<'a> PlannedFile<'a> {
             group,
             content: Content::Owned(bytes),
             per_run: false,
+            foreign: None,
         }
     }
 
@@ -69,6 +73,7 @@ impl<'a> PlannedFile<'a> {
             group,
             content: Content::Deferred(Box::new(render)),
             per_run: false,
+            foreign: None,
         }
     }
 
@@ -89,12 +94,19 @@ impl<'a> PlannedFile<'a> {
                 skeleton,
             },
             per_run: false,
+            foreign: None,
         }
     }
 
     /// Marks the file as changing with every run.
     pub fn per_run(mut self) -> Self {
         self.per_run = true;
+        self
+    }
+
+    /// Says what a file found at this path that ixgen did not write usually is.
+    pub fn foreign(mut self, what: Option<String>) -> Self {
+        self.foreign = what;
         self
     }
 }
@@ -342,6 +354,7 @@ fn compare_one(
             {
                 return Err(Error::NotOwned {
                     path: full.display().to_string(),
+                    what: f.foreign.clone(),
                 });
             }
             let blake3 = match (f.per_run, old_manifest.files.get(&f.path)) {

@@ -5,7 +5,7 @@
 //! `locate.rs`). It writes nothing.
 
 use super::locate::LocationIndex;
-use super::types::Catalog;
+use super::types::{Catalog, ContextVar};
 use super::validate;
 use crate::diagnostic::{Diagnostic, Severity, SourceFile, Target};
 use crate::error::Error;
@@ -40,6 +40,23 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
             load_text(&p.display().to_string(), &bytes)
         }
     }
+}
+
+/// The context variables a catalog declares, read without loading (or validating) the rest:
+/// the command line needs them to know its flags before it can parse anything. `None` when
+/// the file cannot be read or its `context` does not parse; the full load reports why.
+pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<String, ContextVar>> {
+    /// Only the `context` key; every other key is ignored here.
+    #[derive(serde::Deserialize)]
+    struct ContextOnly {
+        #[serde(default)]
+        context: indexmap::IndexMap<String, ContextVar>,
+    }
+    let parsed: ContextOnly = match path {
+        None => serde_json::from_str(EMBEDDED_JSON).ok()?,
+        Some(p) => serde_yaml::from_slice(&std::fs::read(p).ok()?).ok()?,
+    };
+    Some(parsed.context)
 }
 
 /// Loads the embedded catalog through its JSON form; anything short of a clean load goes the

@@ -5,5 +5,5 @@ pub mod locate;
 pub mod types;
 pub mod validate;
 
-pub use load::{Loaded, load, load_text};
+pub use load::{Loaded, context_declarations, load, load_text};
 pub use types::*;

@@ -191,6 +191,7 @@ pub fn plan_session(model: &Model, opts: &Options, files: &mut Vec<PlannedFile<'
     let Some(target) = &model.catalog.targets.session else {
         return Ok(());
     };
+    // Defaults are already filled in: what is missing has none.
     let missing: Vec<String> = target
         .context
         .iter()
@@ -200,15 +201,7 @@ pub fn plan_session(model: &Model, opts: &Options, files: &mut Vec<PlannedFile<'
     if !missing.is_empty() {
         return Err(Error::usage(
             format!("the session tools need {}", missing.join(", ")),
-            format!(
-                "pass every one of {} (or none, to write only the product's tools)",
-                target
-                    .context
-                    .iter()
-                    .map(|c| format!("--{c}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
+            "pass them (or no context at all, to write only the product's tools)",
         ));
     }
     let constants = model
@@ -247,7 +240,8 @@ pub fn plan_session(model: &Model, opts: &Options, files: &mut Vec<PlannedFile<'
             "session",
             render(file),
         )
-        .per_run(),
+        .per_run()
+        .foreign(target.replaces.clone()),
     );
     Ok(())
 }
