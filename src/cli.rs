@@ -249,8 +249,22 @@ pub fn command(decls: &IndexMap<String, catalog::ContextVar>) -> clap::Command {
 pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     // A catalog that cannot be read yields no context flags; the full load reports why.
-    let decls = catalog::context_declarations(prescan_catalog(&args).as_deref()).unwrap_or_default();
-    let matches = command(&decls).get_matches_from(args);
+    let path = prescan_catalog(&args);
+    let found = catalog::context_declarations(path.as_deref());
+    let decls = found.clone().unwrap_or_default();
+    let matches = match command(&decls).try_get_matches_from(args) {
+        Ok(m) => m,
+        Err(e) => {
+            if let (None, Some(p), clap::error::ErrorKind::UnknownArgument) = (&found, &path, e.kind()) {
+                eprintln!(
+                    "note: the context of `{}` could not be read, so its context flags are unknown; `ixgen --catalog {} validate` says why",
+                    p.display(),
+                    p.display()
+                );
+            }
+            e.exit()
+        }
+    };
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if let Some((_, sub)) = matches.subcommand() {
         for name in decls.keys() {
