@@ -478,15 +478,33 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
     );
 
     // ── task_list groups them exactly as the loop's own fold (real nu) does. ──
-    let mut remaining = vec![legacy.clone()];
-    remaining.extend(remaining_extra.iter().cloned());
-    remaining.push(e.clone());
-    let expected: Vec<(String, Vec<String>)> = vec![
-        ("in_progress".into(), vec![a.clone()]),
-        ("remaining".into(), remaining),
-        ("blocked".into(), vec![b.clone(), d.clone()]),
-        ("completed".into(), vec![c.clone()]),
-    ];
+    // Tasks in the order they were added, and the status each ends with; the ambiguous update
+    // lands on the first task whose id starts with it (the loop's rule; any task appended
+    // within the same second may share the prefix, the legacy one included).
+    let mut order = vec![a.clone(), b.clone(), c.clone(), legacy.clone()];
+    order.extend(remaining_extra.iter().cloned());
+    order.extend([d.clone(), e.clone()]);
+    let first_match = order.iter().find(|id| id.starts_with(&ambiguous)).unwrap().clone();
+    let status_of = |id: &String| -> &str {
+        if *id == a {
+            "in_progress"
+        } else if *id == b || *id == first_match {
+            "blocked"
+        } else if *id == c {
+            "completed"
+        } else {
+            "remaining"
+        }
+    };
+    let expected: Vec<(String, Vec<String>)> = ["in_progress", "remaining", "blocked", "completed"]
+        .into_iter()
+        .map(|g| {
+            (
+                g.to_string(),
+                order.iter().filter(|id| status_of(id) == g).cloned().collect(),
+            )
+        })
+        .collect();
     let list = tool(&p, &path, "ralph_task_list", json!({}));
     assert!(
         list.starts_with("## ralph: task_list\n\n### in_progress (1)\n\n"),
