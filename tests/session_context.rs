@@ -287,3 +287,59 @@ fn the_loops_own_tools_file_is_refused_then_replaced_with_force() {
             .contains("const ITERATION = 2\n")
     );
 }
+
+/// Defaults and `equals_context` are checked with the rest of the catalog.
+#[test]
+fn bad_defaults_and_equals_context_are_catalog_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = tmp.path().join("catalog.yaml");
+    std::fs::write(
+        &catalog,
+        r#"version: 1
+product: {name: demo, version: 1.0.0, description: A demo product}
+context:
+  run: {type: string, format: topic-part, default: "a b"}
+  attempt: {type: integer, min: 1, default: 0}
+  big: {type: integer, default: 9007199254740992}
+  dir: {type: path, default: 3}
+params:
+  who: {type: string, equals_context: runn, description: Whose}
+store: {program: xs, path: "/tmp/demo-store"}
+toolsets:
+  loop: {description: Loop tools, tools: [note]}
+targets:
+  session: {toolset: loop, file: demo, context: [run]}
+tools:
+  - name: note
+    description: Leave a note.
+    use_params: [who]
+    steps:
+      - append: {topic: "demo.{run}.note", meta: {at: "{now_ms}"}}
+"#,
+    )
+    .unwrap();
+    let out = ixgen(tmp.path())
+        .arg("--catalog")
+        .arg(&catalog)
+        .arg("validate")
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    for want in [
+        "catalog.yaml:4:52",
+        "contains \" \", which a store topic part cannot hold",
+        "catalog.yaml:5:45",
+        "0 is below the minimum 1",
+        "catalog.yaml:6:",
+        "outside JavaScript's safe integer range",
+        "catalog.yaml:7:",
+        "a string or path variable needs a string",
+        "catalog.yaml:9:",
+        "no context variable `runn`",
+        "did you mean `run`?",
+        "5 problem(s)",
+    ] {
+        assert!(err.contains(want), "no {want:?} in:\n{err}");
+    }
+}

@@ -117,9 +117,13 @@ impl<'a> Validator<'a> {
             }
             if RESERVED_VARS.contains(&name.as_str()) {
                 self.err(
-                    Diagnostic::error("reserved-name", &path, format!("`{name}` is reserved for step results"))
-                        .at_key()
-                        .help("rename the context variable"),
+                    Diagnostic::error(
+                        "reserved-name",
+                        &path,
+                        format!("`{name}` is reserved for values the steps bind"),
+                    )
+                    .at_key()
+                    .help("rename the context variable"),
                 );
             }
             if var.format.is_some() && var.ty != ContextType::String {
