@@ -2,7 +2,11 @@
 //!
 //! Commands print and return an exit code; they never write files themselves (that is
 //! `crate::output`). Exit codes: 0 success, 1 a check found something, 2 bad input.
+//!
+//! The context flags are not written here: each context variable the catalog declares gets a
+//! flag of its own name (see [`parse_from`]), so this module knows no variable by name.
 
+use crate::catalog;
 use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, Severity};
 use crate::error::Error;
 use crate::escape;
@@ -10,14 +14,16 @@ use crate::hosts::{self, Host, Options, mcp::Profile};
 use crate::model::{self, Filter, Model};
 use crate::output::{self, Action, WriteOptions};
 use clap::builder::{PossibleValue, PossibleValuesParser};
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use indexmap::IndexMap;
+use std::ffi::OsString;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 /// One YAML catalog of agent tools, generated for every host.
 ///
 /// ixgen reads a catalog of tools (names, typed parameters, CLI and HTTP mappings) and writes
-/// each host's files: OpenCode custom tools, ralph-loop session tools, a Claude Code plugin,
+/// each host's files: OpenCode custom tools, an agent loop's session tools, a Claude Code plugin,
 /// MCP tool schemas, and Cursor, VS Code, Gemini and Codex MCP configs. Without --catalog it
 /// uses the ix catalog built into the binary.
 #[derive(Debug, Parser)]
@@ -34,6 +40,10 @@ pub struct Cli {
     pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
+    /// The values of the per-variable context flags, as (variable, flag, value) in the order
+    /// given; filled by [`parse_from`], which adds those flags.
+    #[arg(skip)]
+    pub context_flags: Vec<(String, String, String)>,
 }
 
 /// When to use color.
@@ -73,7 +83,7 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
-    /// Write OpenCode tools (and, with --session etc., the session tools).
+    /// Write OpenCode tools (and, given any context value, the session tools).
     Opencode {
         /// Generate this toolset instead of the target's.
         #[arg(long, value_name = "NAME")]
@@ -227,24 +237,122 @@ pub enum DiffFormat {
     Markdown,
 }
 
-/// The run's context, baked into session tools.
+/// The run's context, baked into session tools. Each variable the catalog declares also gets
+/// its own flag, added by [`parse_from`].
 #[derive(Debug, Args, Default)]
 pub struct ContextArgs {
-    /// Session name (context variable `session`).
-    #[arg(long, value_name = "NAME")]
-    pub session: Option<String>,
-    /// Loop iteration (context variable `iteration`).
-    #[arg(long, value_name = "N")]
-    pub iteration: Option<String>,
-    /// Store path, made absolute (context variable `store`).
-    #[arg(long, value_name = "PATH")]
-    pub store: Option<String>,
-    /// The loop's process id (context variable `pid`).
-    #[arg(long, value_name = "PID")]
-    pub pid: Option<String>,
-    /// Any other context variable.
-    #[arg(long = "context", value_name = "NAME=VALUE")]
+    /// Set a context variable by name (the same as its own flag).
+    #[arg(long = "context", value_name = "NAME=VALUE", help_heading = CONTEXT_HEADING)]
     pub other: Vec<String>,
+}
+
+/// The help section that lists the context flags.
+const CONTEXT_HEADING: &str = "Context (baked into the session tools)";
+
+/// The subcommands that take context.
+const CONTEXT_COMMANDS: [&str; 3] = ["opencode", "generate", "check"];
+
+/// The clap id of a context variable's own flag; the prefix cannot clash with a field name.
+fn context_id(name: &str) -> String {
+    format!("context:{name}")
+}
+
+/// The `--catalog` value in raw arguments, found before parsing: the catalog decides which
+/// context flags exist, so it must be known before clap sees the rest.
+fn prescan_catalog(args: &[OsString]) -> Option<PathBuf> {
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        let Some(s) = a.to_str() else { continue };
+        if s == "--" {
+            break;
+        }
+        if s == "--catalog" {
+            return it.next().map(PathBuf::from);
+        }
+        if let Some(v) = s.strip_prefix("--catalog=") {
+            return Some(PathBuf::from(v));
+        }
+    }
+    None
+}
+
+/// The clap command with one flag per declared context variable on every command that takes
+/// context. A variable whose name is already a flag of the command gets no flag of its own
+/// (it is still reachable with `--context NAME=VALUE`).
+pub fn command(decls: &IndexMap<String, catalog::ContextVar>) -> clap::Command {
+    let mut cmd = Cli::command();
+    let global: Vec<String> = cmd
+        .get_arguments()
+        .filter_map(|a| a.get_long().map(String::from))
+        .chain(["help".into(), "version".into()])
+        .collect();
+    for sub in CONTEXT_COMMANDS {
+        cmd = cmd.mut_subcommand(sub, |mut s| {
+            let taken: Vec<String> = s
+                .get_arguments()
+                .filter_map(|a| a.get_long().map(String::from))
+                .chain(global.iter().cloned())
+                .collect();
+            for (name, var) in decls {
+                if taken.contains(name) {
+                    continue;
+                }
+                let mut help = var.description.clone().unwrap_or_default();
+                if let Some(d) = &var.default {
+                    help = format!("{help} [default: {d}]").trim_start().to_string();
+                }
+                let value_name = match var.ty {
+                    catalog::ContextType::Integer => "N".to_string(),
+                    catalog::ContextType::Path => "PATH".to_string(),
+                    catalog::ContextType::String => name.to_uppercase(),
+                };
+                s = s.arg(
+                    clap::Arg::new(context_id(name))
+                        .long(name.clone())
+                        .value_name(value_name)
+                        .action(ArgAction::Append)
+                        .help(help)
+                        .help_heading(CONTEXT_HEADING),
+                );
+            }
+            s
+        });
+    }
+    cmd
+}
+
+/// Parses a command line (program name first). Exits like clap on `--help`, `--version` and
+/// malformed arguments (exit 2).
+pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    // A catalog that cannot be read yields no context flags; the full load reports why.
+    let path = prescan_catalog(&args);
+    let found = catalog::context_declarations(path.as_deref());
+    let decls = found.clone().unwrap_or_default();
+    let matches = match command(&decls).try_get_matches_from(args) {
+        Ok(m) => m,
+        Err(e) => {
+            if let (None, Some(p), clap::error::ErrorKind::UnknownArgument) = (&found, &path, e.kind()) {
+                eprintln!(
+                    "note: the context of `{}` could not be read, so its context flags are unknown; `ixgen --catalog {} validate` says why",
+                    p.display(),
+                    p.display()
+                );
+            }
+            e.exit()
+        }
+    };
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if let Some((_, sub)) = matches.subcommand() {
+        for name in decls.keys() {
+            if let Ok(Some(values)) = sub.try_get_many::<String>(&context_id(name)) {
+                for v in values {
+                    cli.context_flags.push((name.clone(), format!("--{name}"), v.clone()));
+                }
+            }
+        }
+    }
+    cli
 }
 
 /// Tool filters (the catalog's `filters` are the defaults).
@@ -283,7 +391,7 @@ pub struct WriteArgs {
 
 /// Parses the process's arguments and runs them; returns the exit code.
 pub fn main() -> i32 {
-    run(Cli::parse())
+    run(parse_from(std::env::args_os()))
 }
 
 /// Runs the command line; returns the exit code.
@@ -375,7 +483,8 @@ impl App {
                 Ok(0)
             }
             Command::Completions { shell } => {
-                let mut cmd = <Cli as clap::CommandFactory>::command();
+                let decls = catalog::context_declarations(self.cli.catalog.as_deref()).unwrap_or_default();
+                let mut cmd = command(&decls);
                 clap_complete::generate(*shell, &mut cmd, "ixgen", &mut std::io::stdout());
                 Ok(0)
             }
@@ -514,7 +623,7 @@ impl App {
             _ => return Err(Error::internal("a command that does not plan reached prepare")),
         };
         let context = match context {
-            Some(c) => model::check_context(&model.catalog, &context_flags(c)?)?,
+            Some(c) => model::check_context(&model.catalog, &context_flags(&self.cli.context_flags, c)?)?,
             None => model::Context::new(),
         };
         let (filter, notes) = Filter::resolve(
@@ -555,10 +664,19 @@ impl App {
         }
         if !context.is_empty() && targets.iter().all(|h| h.by_default()) {
             return Err(Error::usage(
-                "context flags (--session, --iteration, --store, --pid) only apply to the session tools",
+                format!(
+                    "context values ({}) only apply to the session tools, which this command does not write",
+                    context.keys().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                ),
                 "run `ixgen opencode` with them, or leave them out",
             ));
         }
+        // The session tools get the catalog's defaults for what the run did not give.
+        let context = if targets.iter().any(|h| !h.by_default()) {
+            model::apply_defaults(&model.catalog, &context, &self.cli.out)?
+        } else {
+            context
+        };
         let opts = Options {
             filter,
             context,
@@ -746,19 +864,10 @@ impl App {
     }
 }
 
-/// The context flags as (variable, flag, value).
-fn context_flags(c: &ContextArgs) -> Result<Vec<(String, String, String)>, Error> {
-    let mut raw = Vec::new();
-    for (name, v) in [
-        ("session", &c.session),
-        ("iteration", &c.iteration),
-        ("store", &c.store),
-        ("pid", &c.pid),
-    ] {
-        if let Some(v) = v {
-            raw.push((name.to_string(), format!("--{name}"), v.clone()));
-        }
-    }
+/// The context values as (variable, flag, value): each variable's own flag, then `--context`.
+/// A variable given twice must be given the same value both times.
+fn context_flags(own: &[(String, String, String)], c: &ContextArgs) -> Result<Vec<(String, String, String)>, Error> {
+    let mut raw: Vec<(String, String, String)> = own.to_vec();
     for kv in &c.other {
         let Some((k, v)) = kv.split_once('=') else {
             return Err(Error::usage(
@@ -768,5 +877,35 @@ fn context_flags(c: &ContextArgs) -> Result<Vec<(String, String, String)>, Error
         };
         raw.push((k.to_string(), format!("--context {k}"), v.to_string()));
     }
-    Ok(raw)
+    // How the user wrote it: `--session "a"`, `--context session="b"`.
+    let shown = |flag: &str, value: &str| {
+        let q = crate::escape::debug_quote(value);
+        if flag.starts_with("--context ") {
+            format!("{flag}={q}")
+        } else {
+            format!("{flag} {q}")
+        }
+    };
+    let mut first: IndexMap<&str, (&str, &str)> = IndexMap::new();
+    let mut unique = Vec::new();
+    for (name, flag, value) in &raw {
+        match first.get(name.as_str()) {
+            Some((f0, v0)) if v0 != value => {
+                return Err(Error::usage(
+                    format!(
+                        "`{name}` is given two values: {} and {}",
+                        shown(f0, v0),
+                        shown(flag, value)
+                    ),
+                    format!("give `{name}` once"),
+                ));
+            }
+            Some(_) => {}
+            None => {
+                first.insert(name, (flag, value));
+                unique.push((name.clone(), flag.clone(), value.clone()));
+            }
+        }
+    }
+    Ok(unique)
 }

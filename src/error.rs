@@ -26,8 +26,8 @@ pub enum Error {
     #[error("{message}")]
     Usage { message: String, help: String },
     /// A target path holds a file ixgen did not write.
-    #[error("`{path}` exists and was not written by ixgen; refusing to overwrite it")]
-    NotOwned { path: String },
+    #[error("`{path}` exists and was not written by ixgen; refusing to overwrite it{}", what.as_ref().map(|w| format!(" (it is probably {w})")).unwrap_or_default())]
+    NotOwned { path: String, what: Option<String> },
     /// A bug in ixgen: something an earlier stage guarantees did not hold. Never the user's
     /// input being wrong.
     #[error("internal error (a bug in ixgen): {0}")]
@@ -63,7 +63,6 @@ impl Error {
                 Some("pass an existing file to --catalog, or leave --catalog out to use the embedded ix catalog".into())
             }
             Error::Usage { help, .. } => Some(help.clone()),
-            Error::NotOwned { .. } => Some("move the file away, or pass --force to let ixgen take it over".into()),
             Error::Internal(_) => Some(format!(
                 "please report it with the command and catalog that caused it (ixgen {})",
                 env!("CARGO_PKG_VERSION")
@@ -77,6 +76,15 @@ impl Error {
             ),
             Error::CorruptManifest { .. } => Some(
                 "restore `.ixgen/manifest.json` from version control; or delete it and run `ixgen generate --force` to take the generated files over again"
+                    .into(),
+            ),
+            Error::NotOwned { what: None, .. } => {
+                Some("move the file away, or pass --force to let ixgen take it over".into())
+            }
+            // Two copies of the same tools would register the same tool ids twice: ixgen writes
+            // its file in the same place rather than beside it, and never deletes the other.
+            Error::NotOwned { what: Some(_), .. } => Some(
+                "ixgen writes the same tools in its place: move the file away (ixgen never deletes a file it did not write), or pass --force to let ixgen replace it"
                     .into(),
             ),
             _ => None,

@@ -195,6 +195,7 @@ fn spec_param(p: &ParamModel) -> SpecParam {
         // Only numbers clamp: string and array lengths out of bounds are always refused.
         clamp: numeric && q.clamp.unwrap_or(true),
         pattern: q.pattern.clone(),
+        equals_context: q.equals_context.clone(),
     }
 }
 
@@ -263,6 +264,8 @@ fn step(cat: &Catalog, s: &catalog::Step) -> SpecStep {
                 field: x.field.clone(),
                 equals: tpl(&x.equals),
             }),
+            defaults: f.defaults.clone(),
+            updates: f.updates.clone(),
         }
     } else if let Some(u) = &s.update {
         SpecExec::StoreUpdate {
@@ -503,6 +506,34 @@ pub enum ContextValue {
 /// The context a run was given: variable name → value, in the catalog's declaration order.
 pub type Context = IndexMap<String, ContextValue>;
 
+/// Fills in the catalog's default of every declared variable the run did not give; relative
+/// `path` defaults are resolved against `base` (the output folder: the project the session
+/// tools are generated into), so the default does not depend on where ixgen was started.
+pub fn apply_defaults(cat: &Catalog, ctx: &Context, base: &std::path::Path) -> Result<Context, Error> {
+    let mut raw: Vec<(String, String, String)> = Vec::new();
+    for (name, decl) in &cat.context {
+        let (Some(d), false) = (&decl.default, ctx.contains_key(name)) else {
+            continue;
+        };
+        let value = match (decl.ty, d) {
+            (ContextType::Path, catalog::ContextDefault::Text(t)) => base.join(t).to_string_lossy().into_owned(),
+            (_, d) => d.to_string(),
+        };
+        raw.push((name.clone(), format!("the default of `{name}`"), value));
+    }
+    let mut out = check_context(cat, &raw)?;
+    for (k, v) in ctx {
+        out.insert(k.clone(), v.clone());
+    }
+    let mut ordered = Context::new();
+    for name in cat.context.keys() {
+        if let Some(v) = out.shift_remove(name) {
+            ordered.insert(name.clone(), v);
+        }
+    }
+    Ok(ordered)
+}
+
 /// Checks raw flag values (`name` → text) against the catalog's declarations. `flag` names
 /// the flag each value came from, for messages.
 pub fn check_context(cat: &Catalog, raw: &[(String, String, String)]) -> Result<Context, Error> {
@@ -601,30 +632,4 @@ fn normalize(p: &std::path::Path) -> std::path::PathBuf {
     out
 }
 
-/// Checks that a value can be one part of an `xs` topic (`ralph.<part>.task`).
-pub fn topic_part(v: &str) -> Result<(), String> {
-    if v.is_empty() {
-        return Err("is empty".into());
-    }
-    if v.len() > 128 {
-        return Err("is longer than 128 bytes".into());
-    }
-    let mut chars = v.chars();
-    let first = chars.next().unwrap_or('_');
-    if !(first.is_ascii_alphabetic() || first == '_') {
-        return Err(format!(
-            "must start with a letter or `_`, not {}",
-            crate::escape::debug_quote(&first.to_string())
-        ));
-    }
-    if let Some(bad) = v
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-    {
-        return Err(format!(
-            "contains {}, which a store topic part cannot hold",
-            crate::escape::debug_quote(&bad.to_string())
-        ));
-    }
-    Ok(())
-}
+pub use crate::catalog::validate::topic_part;

@@ -69,6 +69,9 @@ pub struct PlannedFile<'a> {
     /// The file changes with every run (a loop's context is baked in): the manifest records
     /// its path but no hash, so that rewriting it never rewrites the manifest too.
     pub per_run: bool,
+    /// What a file already at this path, not written by ixgen, usually is (for the error
+    /// that refuses to overwrite it).
+    pub foreign: Option<String>,
 }
 
 impl<'a> PlannedFile<'a> {
@@ -79,6 +82,7 @@ impl<'a> PlannedFile<'a> {
             group,
             content: Content::Owned(bytes),
             per_run: false,
+            foreign: None,
         }
     }
 
@@ -93,6 +97,7 @@ impl<'a> PlannedFile<'a> {
             group,
             content: Content::Deferred(Box::new(render)),
             per_run: false,
+            foreign: None,
         }
     }
 
@@ -113,12 +118,19 @@ impl<'a> PlannedFile<'a> {
                 skeleton,
             },
             per_run: false,
+            foreign: None,
         }
     }
 
     /// Marks the file as changing with every run.
     pub fn per_run(mut self) -> Self {
         self.per_run = true;
+        self
+    }
+
+    /// Says what a file found at this path that ixgen did not write usually is.
+    pub fn foreign(mut self, what: Option<String>) -> Self {
+        self.foreign = what;
         self
     }
 }
@@ -646,7 +658,10 @@ fn compare_one(
                     // Not in the manifest: only a file that says it is generated is taken over
                     // (a tree whose manifest was lost still regenerates).
                     None if !has_marker(old_bytes) => {
-                        return Err(Error::NotOwned { path: shown(out, rel) });
+                        return Err(Error::NotOwned {
+                            path: shown(out, rel),
+                            what: f.foreign.clone(),
+                        });
                     }
                     None => {}
                 }

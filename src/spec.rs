@@ -92,6 +92,10 @@ pub struct SpecParam {
     /// An ECMAScript regular expression a string must match.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
+    /// Given, the argument must equal this context variable's baked value (a model told to
+    /// pass `session_name` is checked, never obeyed blindly).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub equals_context: Option<String>,
 }
 
 /// The element type of an array parameter.
@@ -226,6 +230,12 @@ pub enum SpecExec {
         groups: Vec<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         filter: Option<SpecFilter>,
+        /// Fields an item gets when its add frame does not set them.
+        #[serde(skip_serializing_if = "IndexMap::is_empty")]
+        defaults: IndexMap<String, serde_json::Value>,
+        /// The actions that update an item, each with the fields it sets besides the frame's.
+        #[serde(skip_serializing_if = "IndexMap::is_empty")]
+        updates: IndexMap<String, IndexMap<String, serde_json::Value>>,
     },
     /// Append a frame that updates one item, found by its id or a unique id prefix.
     StoreUpdate {

@@ -232,7 +232,7 @@ fn concurrent_runs_leave_only_complete_files() {
             ])
             .assert()
             .success();
-        complete.insert(std::fs::read(d.path().join(".opencode/tools/ralph.ts")).unwrap());
+        complete.insert(std::fs::read(d.path().join(".opencode/tool/ralph.ts")).unwrap());
     }
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let reader = {
@@ -240,7 +240,7 @@ fn concurrent_runs_leave_only_complete_files() {
         std::thread::spawn(move || {
             let mut seen = 0;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                if let Ok(bytes) = std::fs::read(out.join(".opencode/tools/ralph.ts")) {
+                if let Ok(bytes) = std::fs::read(out.join(".opencode/tool/ralph.ts")) {
                     assert!(
                         complete.contains(&bytes),
                         "a reader saw a partial or mixed file ({} bytes)",

@@ -89,7 +89,7 @@ fn ix_session_file() {
         .args(GOLDEN_CONTEXT)
         .assert()
         .success();
-    let text = std::fs::read_to_string(tmp.path().join(".opencode/tools/ralph.ts")).unwrap();
+    let text = std::fs::read_to_string(tmp.path().join(".opencode/tool/ralph.ts")).unwrap();
     // The interpreter is covered by its own tests and the other goldens; snapshot what the
     // session file adds to it.
     let start = text.find("// The run's context").expect("context block");

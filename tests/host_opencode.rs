@@ -297,7 +297,8 @@ fn type_check(dir: &Path) {
     let base = support::hosts_dir().join("tsconfig.json");
     std::fs::write(
         &tsconfig,
-        json!({"extends": base, "include": ["./.opencode/tools/*.ts"]}).to_string(),
+        // `tool/` too: the session file goes where the ralph loop writes its own.
+        json!({"extends": base, "include": ["./.opencode/tools/*.ts", "./.opencode/tool/*.ts"]}).to_string(),
     )
     .unwrap();
     let files = std::fs::read_dir(dir.join(".opencode/tools")).unwrap().count();
@@ -343,8 +344,9 @@ fn generated_tools_type_check_against_the_real_plugin_types() {
     assert!(out.status.success());
     assert_eq!(
         std::fs::read_dir(tmp.path().join(".opencode/tools")).unwrap().count(),
-        18
+        17
     );
+    assert!(tmp.path().join(".opencode/tool/ralph.ts").is_file(), "the session file");
     type_check(tmp.path());
     // The goldens of the fixtures, the hostile one included.
     for case in ["minimal", "hostile"] {

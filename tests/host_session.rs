@@ -1,11 +1,13 @@
-//! The ralph session tools end to end, with the real programs: a real `xs serve` store, the
-//! generated `.opencode/tools/ralph.ts` run by the real OpenCode 1.18.33 (one tool per
-//! `opencode debug agent build` call), and the real Nushell folding the same store through the
-//! loop's own module (`examples/ralph/ralph.nu`).
+//! The ralph session tools end to end, with the real programs: a real `xs serve` store at the
+//! loop's `.ralph/store`, the generated `.opencode/tool/ralph.ts` run by the real OpenCode
+//! 1.18.33 (one tool per `opencode debug agent build` call), and the real Nushell reading the
+//! same store with the real loop's rules (`examples/ralph/ralph.nu`, a stand-in for
+//! mark3labs/ralph.nu at 19983b4).
 //!
-//! One #[test] drives a whole session (tasks, an ambiguous prefix, notes, inbox, a regeneration
-//! for the next iteration, completion that ends a real `nu` "loop"); a second one checks that
-//! hostile session names are refused before anything is written (no hosts needed).
+//! One #[test] drives a whole session (tasks, an ambiguous prefix, `session_name`, notes, a
+//! message sent as `ralph.nu message` sends it, a regeneration for the next iteration,
+//! completion seen by the loop's 5-minute rule, and a loop pid that is signalled); a second one
+//! checks that hostile session names are refused before anything is written (no hosts needed).
 
 mod support;
 
@@ -254,22 +256,16 @@ fn ixgen_ok(p: &OpencodeProject, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn generate(p: &OpencodeProject, iteration: u32, store: &Path, pid: u32) -> String {
-    let (it, pid) = (iteration.to_string(), pid.to_string());
-    ixgen_ok(
-        p,
-        &[
-            "opencode",
-            "--session",
-            SESSION,
-            "--iteration",
-            &it,
-            "--store",
-            store.to_str().unwrap(),
-            "--pid",
-            &pid,
-        ],
-    )
+/// `ixgen opencode --session e2e --iteration N [--pid P]`: the store is left to its default,
+/// `.ralph/store` under the project, as in the real loop.
+fn generate(p: &OpencodeProject, iteration: u32, pid: Option<u32>) -> String {
+    let it = iteration.to_string();
+    let mut args = vec!["opencode", "--session", SESSION, "--iteration", &it];
+    let pid = pid.map(|p| p.to_string());
+    if let Some(pid) = &pid {
+        args.extend(["--pid", pid]);
+    }
+    ixgen_ok(p, &args)
 }
 
 /// Runs one session tool in OpenCode with the xs binary's folder first on PATH.
@@ -282,8 +278,9 @@ fn tool(p: &OpencodeProject, path: &str, id: &str, params: Value) -> String {
     out
 }
 
-/// Runs `nu -c <script>` the way the loop would: isolated home, the xs binary first on PATH,
-/// the store in `$env.RALPH_STORE`.
+/// Runs `nu -c <script>` with the loop's module (`examples/ralph/ralph.nu`, the real loop's
+/// reading rules) loaded: isolated home, the xs binary first on PATH, the store in
+/// `$env.RALPH_STORE`.
 fn nu(tmp: &Path, path: &str, store: &Path, script: &str) -> String {
     let module = support::root().join("examples/ralph/ralph.nu");
     let mut cmd = Command::new(support::nu());
@@ -306,6 +303,11 @@ fn nu(tmp: &Path, path: &str, store: &Path, script: &str) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+fn nu_json(tmp: &Path, path: &str, store: &Path, script: &str) -> Value {
+    let text = nu(tmp, path, store, &format!("{script} | to json"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
 fn wait_exit(child: &mut Child, within: Duration) -> Option<std::process::ExitStatus> {
     let deadline = Instant::now() + within;
     loop {
@@ -319,6 +321,13 @@ fn wait_exit(child: &mut Child, within: Duration) -> Option<std::process::ExitSt
     }
 }
 
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
 #[test]
 fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
     let started = Instant::now();
@@ -327,7 +336,8 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
     let tmp = p.tmp.path().to_path_buf();
     let xs_bin = support::xs();
     let path = path_with(xs_bin.parent().unwrap());
-    let store = tmp.join("store");
+    // The real loop's layout: the store is `.ralph/store` in the project.
+    let store = p.dir().join(".ralph/store");
     std::fs::create_dir_all(&store).unwrap();
     start_xs(&mut procs, &xs_bin, &store);
     let xs = Xs {
@@ -335,36 +345,25 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         store: store.clone(),
     };
 
-    // The "loop": a real Nushell process, and a process that is not Nushell.
-    let mut loop_cmd = Command::new(support::nu());
-    isolate(&mut loop_cmd, &tmp.join("loop"));
-    let loop_i = procs.add(
-        loop_cmd
-            .args(["-c", "sleep 10min"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
+    // Only the session and the iteration, as the loop's changed `generate-tools` passes them.
+    generate(&p, 1, None);
+    let ralph_ts = p.dir().join(".opencode/tool/ralph.ts");
+    assert!(
+        !p.dir().join(".opencode/tools/ralph.ts").exists(),
+        "one set of ralph tools, in the loop's own place"
     );
-    let loop_pid = procs.get(loop_i).id();
-    let sleep_i = procs.add(Command::new("sleep").arg("600").stdin(Stdio::null()).spawn().unwrap());
-    let sleep_pid = procs.get(sleep_i).id();
-
-    generate(&p, 1, &store, loop_pid);
-    let ralph_ts = p.dir().join(".opencode/tools/ralph.ts");
     let src1 = std::fs::read_to_string(&ralph_ts).unwrap();
     for want in [
         format!(
-            "const STORE_PATH = {}",
+            "const STORE_PATH = {}\n",
             serde_json::to_string(store.to_str().unwrap()).unwrap()
         ),
-        "const SESSION_NAME = \"e2e\"".into(),
+        "const SESSION_NAME = \"e2e\"\n".into(),
         "const ITERATION = 1\n".into(),
-        format!("const PARENT_PID = {loop_pid}\n"),
     ] {
         assert!(src1.contains(&want), "ralph.ts lacks {want:?}");
     }
+    assert!(!src1.contains("PARENT_PID"), "no pid was given");
 
     // ── Three tasks through OpenCode, one with shell syntax and a newline in it. ──
     let hostile = "it's \"quoted\" $(touch pwned) `touch pwned2` back\\slash $HOME\nsecond line\ttab";
@@ -375,14 +374,13 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         &p,
         &path,
         "ralph_task_add",
-        json!({"content": "blocked on the schema", "status": "blocked"}),
+        json!({"content": "blocked on the schema", "status": "blocked", "session_name": SESSION}),
     ));
     let c = last_word(&tool(&p, &path, "ralph_task_add", json!({"content": "write the docs"})));
     assert!(
         !p.dir().join("pwned").exists() && !p.dir().join("pwned2").exists(),
         "task content ran as a command"
     );
-
     let a_frame = xs.frame(&a);
     assert_eq!(a_frame["topic"], TASKS);
     assert_eq!(a_frame["meta"], json!({"action": "add", "status": "remaining"}));
@@ -392,7 +390,23 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         "the stored body is not byte-identical"
     );
     assert_eq!(xs.frame(&b)["meta"], json!({"action": "add", "status": "blocked"}));
-    assert_eq!(xs.body(&xs.frame(&c)), b"write the docs");
+
+    // ── session_name: another session's name is refused before anything is appended. ──
+    let before = xs.frames().len();
+    let other = tool(
+        &p,
+        &path,
+        "ralph_task_add",
+        json!({"content": "not for us", "session_name": "other"}),
+    );
+    assert_eq!(
+        other,
+        "## ralph: task_add\n\n**Invalid arguments:** `session_name` is \"other\", but these tools were generated for session \"e2e\"; pass \"e2e\" or leave `session_name` out"
+    );
+    assert_eq!(xs.frames().len(), before, "a refused call appended a frame");
+
+    // ── A task added without `action`, which the loop also counts as an add. ──
+    let legacy = xs.append(TASKS, &json!({}), Some(b"legacy task"));
 
     // ── Two tasks whose ids share 8+ leading characters: appended back to back with xs. ──
     let mut remaining_extra = Vec::new(); // earlier attempts that did not share enough
@@ -411,8 +425,7 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         })
         .expect("20 pairs of back-to-back appends never shared 8 leading id characters");
     let ambiguous = d[..common].to_string();
-
-    let all: Vec<String> = [&a, &b, &c, &d, &e]
+    let all: Vec<String> = [&a, &b, &c, &legacy, &d, &e]
         .into_iter()
         .cloned()
         .chain(remaining_extra.iter().cloned())
@@ -428,12 +441,13 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         json!({"id": a_prefix, "status": "in_progress"}),
     );
     assert_eq!(st, format!("## ralph: task_status\n\nTask {a} marked as in_progress"));
-    let last = xs.on(TASKS).pop().unwrap();
     assert_eq!(
-        last["meta"],
+        xs.on(TASKS).pop().unwrap()["meta"],
         json!({"action": "status", "id": a, "status": "in_progress", "iteration": 1}),
         "the frame carries the full id"
     );
+    let done_c = tool(&p, &path, "ralph_task_status", json!({"id": c, "status": "completed"}));
+    assert_eq!(done_c, format!("## ralph: task_status\n\nTask {c} marked as completed"));
 
     // ── An ambiguous prefix is refused and nothing is appended. ──
     let before = xs.on(TASKS).len();
@@ -455,28 +469,42 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
     }
     assert_eq!(xs.on(TASKS).len(), before, "an ambiguous prefix appended a frame");
 
-    // Two more frames written as the loop or an older tool might: a full-id status change, and an
-    // ambiguous "legacy" update that both folds must ignore rather than apply to every match.
-    xs.append(
-        TASKS,
-        &json!({"action": "status", "id": c, "status": "completed", "iteration": 1}),
-        None,
-    );
+    // An ambiguous update written by someone else (the loop's own tools append prefixes as
+    // given): the loop applies it to the first match, and so does task_list.
     xs.append(
         TASKS,
         &json!({"action": "status", "id": ambiguous, "status": "blocked", "iteration": 1}),
         None,
     );
 
-    // ── task_list groups them; the loop's own fold (real nu) gives the same grouping. ──
-    let mut remaining = vec![d.clone(), e.clone()];
-    remaining.splice(0..0, remaining_extra.iter().cloned());
-    let expected: Vec<(String, Vec<String>)> = vec![
-        ("in_progress".into(), vec![a.clone()]),
-        ("remaining".into(), remaining),
-        ("blocked".into(), vec![b.clone()]),
-        ("completed".into(), vec![c.clone()]),
-    ];
+    // ── task_list groups them exactly as the loop's own fold (real nu) does. ──
+    // Tasks in the order they were added, and the status each ends with; the ambiguous update
+    // lands on the first task whose id starts with it (the loop's rule; any task appended
+    // within the same second may share the prefix, the legacy one included).
+    let mut order = vec![a.clone(), b.clone(), c.clone(), legacy.clone()];
+    order.extend(remaining_extra.iter().cloned());
+    order.extend([d.clone(), e.clone()]);
+    let first_match = order.iter().find(|id| id.starts_with(&ambiguous)).unwrap().clone();
+    let status_of = |id: &String| -> &str {
+        if *id == a {
+            "in_progress"
+        } else if *id == b || *id == first_match {
+            "blocked"
+        } else if *id == c {
+            "completed"
+        } else {
+            "remaining"
+        }
+    };
+    let expected: Vec<(String, Vec<String>)> = ["in_progress", "remaining", "blocked", "completed"]
+        .into_iter()
+        .map(|g| {
+            (
+                g.to_string(),
+                order.iter().filter(|id| status_of(id) == g).cloned().collect(),
+            )
+        })
+        .collect();
     let list = tool(&p, &path, "ralph_task_list", json!({}));
     assert!(
         list.starts_with("## ralph: task_list\n\n### in_progress (1)\n\n"),
@@ -493,12 +521,18 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         "a listing shows first lines only: {list}"
     );
     assert_eq!(parse_listing(&list), expected, "task_list grouping:\n{list}");
+    // The same session named explicitly gives the same answer.
+    assert_eq!(
+        tool(&p, &path, "ralph_task_list", json!({"session_name": SESSION})),
+        list
+    );
 
-    let nu_json = nu(&tmp, &path, &store, "ralph tasks $env.RALPH_STORE e2e | to json");
-    let nu_groups: serde_json::Map<String, Value> =
-        serde_json::from_str(&nu_json).unwrap_or_else(|e| panic!("{e}: {nu_json}"));
-    let nu_ids: BTreeMap<String, Vec<String>> = nu_groups
+    let state = nu_json(&tmp, &path, &store, "ralph task-state $env.RALPH_STORE e2e");
+    let nu_ids: BTreeMap<String, Vec<String>> = state
+        .as_object()
+        .unwrap()
         .iter()
+        .filter(|(_, tasks)| !tasks.as_array().unwrap().is_empty())
         .map(|(status, tasks)| {
             let tasks = tasks.as_array().unwrap();
             for t in tasks {
@@ -513,16 +547,17 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
     let tool_ids: BTreeMap<String, Vec<String>> = expected.iter().cloned().collect();
     assert_eq!(
         nu_ids, tool_ids,
-        "the loop's fold (nu) and task_list disagree:\nnu: {nu_json}\ntool: {list}"
+        "the loop's fold (nu) and task_list disagree:\nnu: {state}\ntool: {list}"
     );
-    let nu_hostile = nu_groups["in_progress"][0]["content"].as_str().unwrap();
+    let nu_hostile = state["in_progress"][0]["content"].as_str().unwrap();
     assert_eq!(
         nu_hostile.trim_end_matches('\n'),
         hostile,
         "nu reads the hostile body back"
     );
+    assert_eq!(state["in_progress"][0]["iteration"], json!(1));
 
-    // ── Notes: one through the tool, one of another type through xs; a filtered listing. ──
+    // ── Notes: one through the tool, read back by the loop's rule; a filtered listing. ──
     let n_out = tool(
         &p,
         &path,
@@ -546,13 +581,28 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         format!("## ralph: note_list\n\n### learning (1)\n\n- `{n1}` xs must print to a pipe")
     );
     assert!(!notes.contains(&n2));
+    let nu_notes = nu_json(&tmp, &path, &store, "ralph note-state $env.RALPH_STORE e2e");
+    assert_eq!(nu_notes[0]["id"], json!(n1));
+    assert_eq!(nu_notes[0]["type"], json!("learning"));
+    assert_eq!(nu_notes[0]["iteration"], json!(1));
 
-    // ── Inbox: a message appended by someone else, listed, then marked read by a prefix. ──
-    let m = xs.append(
-        INBOX,
-        &json!({"action": "add", "status": "unread"}),
-        Some(b"Please also cover the README\nthanks"),
+    // ── Inbox: a message sent the way `ralph.nu message` sends it (no action). ──
+    let m = nu(
+        &tmp,
+        &path,
+        &store,
+        "ralph message --name e2e --store $env.RALPH_STORE \"Please also cover the README\nthanks\"",
+    )
+    .trim()
+    .to_string();
+    let m_meta = xs.frame(&m)["meta"].clone();
+    assert_eq!(m_meta["status"], json!("unread"), "{m_meta}");
+    assert!(
+        m_meta.get("action").is_none(),
+        "ralph.nu message writes no action: {m_meta}"
     );
+    let unread = nu_json(&tmp, &path, &store, "ralph inbox-state $env.RALPH_STORE e2e | get id");
+    assert_eq!(unread, json!([m]), "the loop sees the message unread");
     let inbox = tool(&p, &path, "ralph_inbox_list", json!({}));
     assert_eq!(
         inbox,
@@ -563,43 +613,96 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
     assert_eq!(read, format!("## ralph: inbox_mark_read\n\nMessage {m} marked as read"));
     assert_eq!(
         xs.on(INBOX).pop().unwrap()["meta"],
-        json!({"action": "status", "id": m, "status": "read"})
+        json!({"action": "mark_read", "id": m})
+    );
+    let unread = nu_json(&tmp, &path, &store, "ralph inbox-state $env.RALPH_STORE e2e | get id");
+    assert_eq!(unread, json!([]), "the loop still sees the message unread");
+    assert_eq!(
+        tool(&p, &path, "ralph_inbox_list", json!({})),
+        format!("## ralph: inbox_list\n\n### read (1)\n\n- `{m}` Please also cover the README")
     );
 
     // ── The next iteration: only the session file changes. ──
     let before = mtimes(&p.dir());
     std::thread::sleep(Duration::from_millis(20));
-    let report = generate(&p, 4, &store, loop_pid);
+    let report = generate(&p, 2, None);
     let after = mtimes(&p.dir());
     let changed: BTreeSet<String> = before
         .keys()
         .chain(after.keys())
+        .filter(|k| !k.starts_with(".ralph"))
         .filter(|k| before.get(*k) != after.get(*k))
         .map(|k| k.to_string_lossy().into_owned())
         .collect();
     // The manifest records the session file's path but no hash, so it stays as it was too.
-    let want: BTreeSet<String> = [".opencode/tools/ralph.ts"].map(String::from).into();
+    let want: BTreeSet<String> = [".opencode/tool/ralph.ts"].map(String::from).into();
     assert_eq!(
         changed, want,
-        "regenerating for iteration 4 touched other files; ixgen said:\n{report}"
+        "regenerating for iteration 2 touched other files; ixgen said:\n{report}"
     );
-    let src4 = std::fs::read_to_string(&ralph_ts).unwrap();
+    let src2 = std::fs::read_to_string(&ralph_ts).unwrap();
     assert_eq!(
-        src4,
-        src1.replace("const ITERATION = 1\n", "const ITERATION = 4\n"),
+        src2,
+        src1.replace("const ITERATION = 1\n", "const ITERATION = 2\n"),
         "only the iteration changes in ralph.ts"
     );
 
-    // ── session_complete: the completion frame, and SIGTERM to the Nushell loop. ──
+    // ── session_complete without a pid: the frame the loop's 5-minute rule accepts. ──
+    // A completion frame without `ts` (what older tools wrote) is never seen by the loop.
+    xs.append(CONTROL, &json!({"action": "session_complete", "iteration": 1}), None);
+    let completed = "ralph completed $env.RALPH_STORE e2e";
+    assert_eq!(
+        nu(&tmp, &path, &store, completed).trim(),
+        "false",
+        "a frame without ts counted"
+    );
+    let t0 = now_ms();
+    let done = tool(&p, &path, "ralph_session_complete", json!({"session_name": SESSION}));
+    let ctl = xs.on(CONTROL).pop().unwrap();
+    let ctl_id = ctl["id"].as_str().unwrap();
+    assert_eq!(
+        done,
+        format!("## ralph: session_complete\n\nRecorded session completion ({ctl_id})")
+    );
+    let ts = ctl["meta"]["ts"].as_u64().expect("ts is a number of milliseconds");
     assert!(
-        procs.get(loop_i).try_wait().unwrap().is_none(),
-        "the nu loop died early"
+        ts >= t0 && ts <= now_ms(),
+        "ts {ts} is not the time of the call ({t0}..)"
+    );
+    assert_eq!(
+        ctl["meta"],
+        json!({"action": "session_complete", "ts": ts, "iteration": 2})
+    );
+    assert_eq!(
+        nu(&tmp, &path, &store, completed).trim(),
+        "true",
+        "the loop does not see the completion"
+    );
+
+    // ── With a pid (a loop that waits for SIGTERM): the Nushell process is signalled, a
+    // process that is not Nushell is not. ──
+    let mut loop_cmd = Command::new(support::nu());
+    isolate(&mut loop_cmd, &tmp.join("loop"));
+    let loop_i = procs.add(
+        loop_cmd
+            .args(["-c", "sleep 10min"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let loop_pid = procs.get(loop_i).id();
+    let sleep_i = procs.add(Command::new("sleep").arg("600").stdin(Stdio::null()).spawn().unwrap());
+    let sleep_pid = procs.get(sleep_i).id();
+    generate(&p, 2, Some(loop_pid));
+    assert!(
+        std::fs::read_to_string(&ralph_ts)
+            .unwrap()
+            .contains(&format!("const PARENT_PID = {loop_pid}\n"))
     );
     let done = tool(&p, &path, "ralph_session_complete", json!({}));
-    let ctl = xs.on(CONTROL);
-    assert_eq!(ctl.len(), 1, "one completion frame: {ctl:?}");
-    let ctl_id = ctl[0]["id"].as_str().unwrap();
-    assert_eq!(ctl[0]["meta"], json!({"action": "session_complete", "iteration": 4}));
+    let ctl_id = xs.on(CONTROL).pop().unwrap()["id"].as_str().unwrap().to_string();
     assert_eq!(
         done,
         format!(
@@ -613,19 +716,8 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         Some(15),
         "the nu loop should end by SIGTERM, got {status}"
     );
-    assert_eq!(
-        nu(&tmp, &path, &store, "ralph completed $env.RALPH_STORE e2e").trim(),
-        "true",
-        "the loop sees the completion"
-    );
 
-    // ── A pid that is not Nushell is not signalled. ──
-    generate(&p, 4, &store, sleep_pid);
-    assert!(
-        std::fs::read_to_string(&ralph_ts)
-            .unwrap()
-            .contains(&format!("const PARENT_PID = {sleep_pid}\n"))
-    );
+    generate(&p, 2, Some(sleep_pid));
     let refused = tool(&p, &path, "ralph_session_complete", json!({}));
     assert!(
         refused.contains(&format!("**Not signalled:** process {sleep_pid} is `sleep`, not `nu`.")),
@@ -637,7 +729,6 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         procs.get(sleep_i).try_wait().unwrap().is_none(),
         "the non-Nushell process was signalled"
     );
-    assert_eq!(xs.on(CONTROL).len(), 2, "the completion frame is still written");
 
     eprintln!(
         "host_session: the whole session took {:.1} s",

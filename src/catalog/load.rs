@@ -5,7 +5,7 @@
 //! `locate.rs`). It writes nothing.
 
 use super::locate::LocationIndex;
-use super::types::Catalog;
+use super::types::{Catalog, ContextVar};
 use super::validate;
 use crate::diagnostic::{Diagnostic, Severity, SourceFile, Target};
 use crate::error::Error;
@@ -119,6 +119,64 @@ pub fn icon_problem(bytes: &[u8]) -> Option<String> {
         return Some(format!("is {} bytes, not under 2 MB", bytes.len()));
     }
     None
+}
+
+/// The context variables a catalog declares, read without loading (or validating) the rest:
+/// the command line needs them to know its flags before it can parse anything. `None` when
+/// the file cannot be read or its `context` does not parse; the full load reports why.
+pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<String, ContextVar>> {
+    /// Only the `context` key; every other key is ignored here.
+    #[derive(serde::Deserialize)]
+    struct ContextOnly {
+        #[serde(default)]
+        context: indexmap::IndexMap<String, ContextVar>,
+    }
+    let parsed: ContextOnly = match path {
+        None => serde_json::from_str(EMBEDDED_JSON).ok()?,
+        Some(p) => {
+            let text = std::fs::read_to_string(p).ok()?;
+            // Parsing a catalog of 10,000 tools takes longer than the run it precedes: read
+            // the `context` block alone when it can be cut out, the whole file otherwise.
+            let quick = context_block(&text).and_then(|b| serde_yaml::from_str::<Option<ContextOnly>>(&b).ok());
+            match quick {
+                Some(c) => c.unwrap_or(ContextOnly {
+                    context: Default::default(),
+                }),
+                None => serde_yaml::from_str(&text).ok()?,
+            }
+        }
+    };
+    Some(parsed.context)
+}
+
+/// The top-level `context:` block of a block-style YAML document (empty when it has none), or
+/// `None` when the document's shape does not allow cutting it out by lines (flow style, quoted
+/// or complex keys), so the caller parses the whole file.
+fn context_block(text: &str) -> Option<String> {
+    let mut block = String::new();
+    let mut inside = false;
+    for line in text.lines() {
+        // A top-level key starts in column 0; comments, indented lines, list items and
+        // document markers do not start one.
+        let top = line
+            .chars()
+            .next()
+            .is_some_and(|c| !matches!(c, ' ' | '\t' | '#' | '-' | '.'));
+        if top {
+            if line.starts_with(['{', '[', '"', '\'', '?', '&', '*', '!', '%', '|', '>']) {
+                return None;
+            }
+            if inside {
+                break;
+            }
+            inside = line.starts_with("context:");
+        }
+        if inside {
+            block.push_str(line);
+            block.push('\n');
+        }
+    }
+    Some(block)
 }
 
 /// Loads the embedded catalog through its JSON form; anything short of a clean load goes the
@@ -423,5 +481,32 @@ mod tests {
         assert_eq!(e, ["name", "limit"]);
         assert_eq!(did_you_mean("limt", &e), Some("limit"));
         assert_eq!(did_you_mean("zzz", &e), None);
+    }
+
+    #[test]
+    fn the_context_block_is_cut_out_or_left_to_the_full_parse() {
+        let text = "version: 1\n# context: not this\ncontext:\n  a: {type: string}\n\n  b:\n    type: integer\ntools:\n- name: x\n";
+        assert_eq!(
+            context_block(text).as_deref(),
+            Some("context:\n  a: {type: string}\n\n  b:\n    type: integer\n")
+        );
+        assert_eq!(context_block("version: 1\ntools: []\n").as_deref(), Some(""));
+        assert_eq!(context_block("{version: 1, context: {}}"), None);
+        assert_eq!(context_block("\"context\": {}\n"), None);
+        // The embedded catalog's context, cut out, is the whole parse's.
+        let block = context_block(EMBEDDED).unwrap();
+        let cut: std::collections::BTreeMap<String, indexmap::IndexMap<String, ContextVar>> =
+            serde_yaml::from_str(&block).unwrap();
+        let cut = &cut["context"];
+        let full = context_declarations(None).unwrap();
+        assert_eq!(
+            cut.iter()
+                .map(|(k, v)| (k.clone(), v.default.clone()))
+                .collect::<Vec<_>>(),
+            full.iter()
+                .map(|(k, v)| (k.clone(), v.default.clone()))
+                .collect::<Vec<_>>()
+        );
+        assert!(full.contains_key("session") && full.len() == 4);
     }
 }

@@ -6,5 +6,5 @@ pub mod types;
 pub mod validate;
 pub mod values;
 
-pub use load::{Loaded, load, load_text};
+pub use load::{Loaded, context_declarations, load, load_text};
 pub use types::*;

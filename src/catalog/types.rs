@@ -174,6 +174,29 @@ pub struct ContextVar {
     /// Name of the TypeScript constant; defaults to the variable's name in SCREAMING_SNAKE_CASE.
     #[serde(default)]
     pub constant: Option<String>,
+    /// Value used when the run does not give one (a relative `path` default is resolved
+    /// against the output folder). A variable with no default that the session target does
+    /// not list is optional: its constant is left out when it is not given.
+    #[serde(default)]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub default: Option<ContextDefault>,
+}
+
+/// A context variable's default, as written in the catalog.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum ContextDefault {
+    Integer(i64),
+    Text(String),
+}
+
+impl std::fmt::Display for ContextDefault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ContextDefault::Integer(n) => write!(f, "{n}"),
+            ContextDefault::Text(s) => f.write_str(s),
+        }
+    }
 }
 
 impl ContextVar {
@@ -240,6 +263,10 @@ pub struct Param {
     /// instead of a removal plus an addition, and compares the rest of the parameter.
     #[serde(default)]
     pub renamed_from: Option<String>,
+    /// A context variable this argument names: given, it must equal the value baked in for
+    /// that variable (a model told to pass `session_name` is checked, never obeyed blindly).
+    #[serde(default)]
+    pub equals_context: Option<String>,
 }
 
 /// Element type of an array parameter.
@@ -608,6 +635,16 @@ pub struct Fold {
     /// Keep only items whose meta `field` equals `equals` (a template; skipped when unset).
     #[serde(default)]
     pub filter: Option<FoldFilter>,
+    /// Fields an item gets when its `add` frame does not set them, e.g. `{status: remaining}`.
+    #[serde(default)]
+    #[schemars(with = "IndexMap<String, serde_json::Value>")]
+    pub defaults: IndexMap<String, serde_json::Value>,
+    /// The actions that update an item (found by the frame's `id`), each with the fields it
+    /// sets besides the frame's own, e.g. `{status: {}, mark_read: {status: read}}`. Frames
+    /// with any other action are ignored.
+    #[serde(default)]
+    #[schemars(with = "IndexMap<String, IndexMap<String, serde_json::Value>>")]
+    pub updates: IndexMap<String, IndexMap<String, serde_json::Value>>,
 }
 
 /// Filter of a fold.

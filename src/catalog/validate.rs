@@ -12,7 +12,11 @@ use crate::template::{Template, is_identifier};
 use std::collections::{HashMap, HashSet};
 
 /// Variable names the steps bind themselves.
-pub const RESERVED_VARS: [&str; 2] = ["item", "result"];
+pub const RESERVED_VARS: [&str; 3] = ["item", "result", NOW_MS];
+
+/// The variable a store frame's meta may use for the time it is appended, in milliseconds
+/// since the epoch (a loop that only honours recent frames needs it).
+pub const NOW_MS: &str = "now_ms";
 
 /// The tool name rule every host accepts.
 pub fn valid_tool_name(name: &str) -> bool {
@@ -123,9 +127,13 @@ impl<'a> Validator<'a> {
             }
             if RESERVED_VARS.contains(&name.as_str()) {
                 self.err(
-                    Diagnostic::error("reserved-name", &path, format!("`{name}` is reserved for step results"))
-                        .at_key()
-                        .help("rename the context variable"),
+                    Diagnostic::error(
+                        "reserved-name",
+                        &path,
+                        format!("`{name}` is reserved for values the steps bind"),
+                    )
+                    .at_key()
+                    .help("rename the context variable"),
                 );
             }
             if var.format.is_some() && var.ty != ContextType::String {
@@ -143,6 +151,32 @@ impl<'a> Validator<'a> {
                     Diagnostic::error("bad-bound", format!("{path}.min"), "`min` applies to integer variables")
                         .help("remove `min`"),
                 );
+            }
+            if let Some(d) = &var.default {
+                let why = match (var.ty, d) {
+                    (ContextType::Integer, ContextDefault::Integer(n)) => match var.min {
+                        Some(min) if *n < min => Some(format!("{n} is below the minimum {min}")),
+                        _ if n.unsigned_abs() > super::values::MAX_SAFE_INTEGER as u64 => {
+                            Some(format!("{n} is outside JavaScript's safe integer range"))
+                        }
+                        _ => None,
+                    },
+                    (ContextType::Integer, ContextDefault::Text(_)) => {
+                        Some("an integer variable needs an integer".into())
+                    }
+                    (_, ContextDefault::Integer(_)) => Some("a string or path variable needs a string".into()),
+                    (ContextType::String, ContextDefault::Text(t)) => match var.format {
+                        Some(ContextFormat::TopicPart) => topic_part(t).err(),
+                        None => None,
+                    },
+                    (ContextType::Path, ContextDefault::Text(t)) => t.is_empty().then(|| "is empty".to_string()),
+                };
+                if let Some(why) = why {
+                    self.err(
+                        Diagnostic::error("bad-default", format!("{path}.default"), format!("bad default: {why}"))
+                            .help("give a value of the variable's type that its own checks accept"),
+                    );
+                }
             }
             let constant = var.constant_name(name);
             if !is_ts_constant(&constant) {
@@ -194,6 +228,29 @@ impl<'a> Validator<'a> {
                 .at_key()
                 .help("rename the parameter: `{name}` in a template must mean one thing"),
             );
+        }
+        if let Some(var) = &p.equals_context {
+            if !self.cat.context.contains_key(var) {
+                let known: Vec<&String> = self.cat.context.keys().collect();
+                self.err(
+                    Diagnostic::error(
+                        "unknown-context",
+                        format!("{path}.equals_context"),
+                        format!("no context variable `{var}`"),
+                    )
+                    .help(hint_for(var, &known, "declare it under `context`")),
+                );
+            }
+            if p.ty != ParamType::String {
+                self.err(
+                    Diagnostic::error(
+                        "bad-type",
+                        format!("{path}.equals_context"),
+                        "`equals_context` applies to string parameters",
+                    )
+                    .help("make the parameter a string"),
+                );
+            }
         }
         if p.required && p.default.is_some() {
             self.err(
@@ -666,9 +723,15 @@ impl<'a> Validator<'a> {
                     .help("add `store: {program: xs, path: \"{store}\"}`"),
             );
         }
+        let mut with_now = extra.clone();
+        with_now.push(NOW_MS);
+        let meta_scope = Scope {
+            params,
+            extra: &with_now,
+        };
         if let Some(a) = &step.append {
             self.template(&format!("{path}.append.topic"), &a.topic, &scope);
-            self.json_template(&format!("{path}.append.meta"), &a.meta, &scope);
+            self.json_template(&format!("{path}.append.meta"), &a.meta, &meta_scope);
             if let Some(b) = &a.body {
                 self.template(&format!("{path}.append.body"), b, &scope);
             }
@@ -682,7 +745,7 @@ impl<'a> Validator<'a> {
         if let Some(u) = &step.update {
             self.template(&format!("{path}.update.topic"), &u.topic, &scope);
             self.template(&format!("{path}.update.id"), &u.id, &scope);
-            self.json_template(&format!("{path}.update.meta"), &u.meta, &scope);
+            self.json_template(&format!("{path}.update.meta"), &u.meta, &meta_scope);
         }
         if let Some(s) = &step.signal {
             self.template(&format!("{path}.signal.pid"), &s.pid, &scope);
@@ -828,6 +891,10 @@ impl<'a> Validator<'a> {
                     )
                     .help("e.g. `{param: refresh, equals: true}`"),
                 );
+            }
+            // An optional context variable may be absent: a step can be made to depend on it.
+            if c.set.is_some() && !params.contains_key(pname.as_str()) && self.cat.context.contains_key(pname) {
+                return;
             }
             let Some(p) = params.get(pname.as_str()) else {
                 let known: Vec<&str> = params.keys().copied().collect();
@@ -1130,6 +1197,7 @@ pub fn check_value(p: &Param, v: &serde_json::Value) -> Result<(), String> {
                     clamp: None,
                     pattern: None,
                     renamed_from: None,
+                    equals_context: None,
                 };
                 for x in items {
                     check_value(&item_param, x)?;
@@ -1239,4 +1307,32 @@ fn suggest_name(name: &str) -> String {
     } else {
         s.chars().take(64).collect()
     }
+}
+
+/// Checks that a value can be one part of an `xs` topic (`ralph.<part>.task`).
+pub fn topic_part(v: &str) -> Result<(), String> {
+    if v.is_empty() {
+        return Err("is empty".into());
+    }
+    if v.len() > 128 {
+        return Err("is longer than 128 bytes".into());
+    }
+    let mut chars = v.chars();
+    let first = chars.next().unwrap_or('_');
+    if !(first.is_ascii_alphabetic() || first == '_') {
+        return Err(format!(
+            "must start with a letter or `_`, not {}",
+            crate::escape::debug_quote(&first.to_string())
+        ));
+    }
+    if let Some(bad) = v
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        return Err(format!(
+            "contains {}, which a store topic part cannot hold",
+            crate::escape::debug_quote(&bad.to_string())
+        ));
+    }
+    Ok(())
 }

@@ -28,8 +28,12 @@ pub struct Settings {
     pub dir: String,
     /// File name without `.ts`; tool ids become `<file>_<tool>`.
     pub file: String,
-    /// Context variables that must all be given.
+    /// Context variables the session tools need: each must be given or have a default.
     pub context: Vec<String>,
+    /// What a file already at the session file's path, not written by ixgen, usually is; the
+    /// error that refuses to overwrite it says so.
+    #[serde(default)]
+    pub replaces: Option<String>,
 }
 
 /// The OpenCode id of a session tool: `<file>_<export>`.
@@ -116,6 +120,7 @@ impl Host for Session {
         let Some(target) = super::planned_settings::<Settings>(&model.catalog, self.name())? else {
             return Ok(());
         };
+        // Defaults are already filled in: what is missing has none.
         let missing: Vec<String> = target
             .context
             .iter()
@@ -125,15 +130,7 @@ impl Host for Session {
         if !missing.is_empty() {
             return Err(Error::usage(
                 format!("the session tools need {}", missing.join(", ")),
-                format!(
-                    "pass every one of {} (or none, to write only the product's tools)",
-                    target
-                        .context
-                        .iter()
-                        .map(|c| format!("--{c}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                "pass them (or no context at all, to write only the product's tools)",
             ));
         }
         plan.groups.insert(self.name());
@@ -169,7 +166,8 @@ impl Host for Session {
                 self.name(),
                 render(&file)?,
             )
-            .per_run(),
+            .per_run()
+            .foreign(target.replaces.clone()),
         );
         Ok(())
     }

@@ -124,7 +124,7 @@ function __ixgenCoerce(p: __IxType, v: unknown, label: string, base: string): un
   if (p.pattern && !new RegExp(p.pattern).test(s)) bad(`must match ${p.pattern}, got ${show(v)}`)
   return s
 }
-function __ixgenArgs(params: readonly __IxParam[], args: unknown, base: string): { vals: __IxVars; errors: string[] } {
+function __ixgenArgs(params: readonly __IxParam[], args: unknown, base: string, context: __IxVars = {}): { vals: __IxVars; errors: string[] } {
   const raw: __IxVars = args && typeof args === "object" && !Array.isArray(args) ? (args as __IxVars) : {}
   const vals: __IxVars = {}, errors: string[] = []
   for (const p of params) {
@@ -132,7 +132,11 @@ function __ixgenArgs(params: readonly __IxParam[], args: unknown, base: string):
     // An empty string is how models often say "not given": treat it like a missing argument.
     if (v === undefined || v === null || v === "") v = p.default ?? undefined
     if (v === undefined || v === null) { if (p.required) errors.push(`\`${p.name}\` is required`); continue }
-    try { vals[p.name] = __ixgenCoerce(p, v, p.name, base) } catch (e) { errors.push(__ixgenMsg(e)) }
+    try { vals[p.name] = __ixgenCoerce(p, v, p.name, base) } catch (e) { errors.push(__ixgenMsg(e)); continue }
+    // An argument that names a baked context value (a session name) must name this one: these tools act on it only.
+    const want = p.equals_context ? __ixgenGet(context, p.equals_context) : undefined
+    if (p.equals_context && vals[p.name] !== __ixgenStr(want))
+      errors.push(`\`${p.name}\` is ${JSON.stringify(vals[p.name])}, but these tools were generated for ${p.equals_context} ${JSON.stringify(__ixgenStr(want))}; pass ${JSON.stringify(__ixgenStr(want))} or leave \`${p.name}\` out`)
   }
   return { vals, errors }
 }
@@ -192,8 +196,13 @@ function __ixgenMatch(ids: string[], want: string): string[] {
   const exact = ids.filter((i) => i.toLowerCase() === w)
   return exact.length ? exact : w.length >= 8 ? ids.filter((i) => i.toLowerCase().startsWith(w)) : []
 }
-// Reads every frame of the store, keeps the topic's, and folds "add" frames and their updates into items (bodies unread).
-async function __ixgenFold(e: __IxStore, store: string, topic: string, cwd: string, signal?: AbortSignal): Promise<{ items: __IxItem[] } | { fail: __IxOut }> {
+// Reads every frame of the store, keeps the topic's, and folds them into items (bodies unread) by the ralph loop's rules,
+// so a listing shows what the loop itself reads: a frame whose `action` is absent or "add" adds an item (fields it lacks
+// take the fold's `defaults`); a frame whose action is one of the fold's `updates` changes the FIRST item, in the order
+// added, whose id equals or starts with its `id`, setting the frame's other fields and the action's own; any other frame
+// is ignored. (Our own updates always carry a full id: an ambiguous prefix is refused before anything is appended.)
+type __IxFoldRules = { readonly defaults?: { readonly [f: string]: unknown } | null; readonly updates?: { readonly [a: string]: { readonly [f: string]: unknown } } | null }
+async function __ixgenFold(e: __IxStore & __IxFoldRules, store: string, topic: string, cwd: string, signal?: AbortSignal): Promise<{ items: __IxItem[] } | { fail: __IxOut }> {
   const r = await __ixgenSpawn(e.program, ["cat", store], cwd, null, signal)
   if (r.missing) return { fail: { missing: e.program, ok: false, out: "" } }
   if (r.why) return { fail: { ok: false, out: "", err: __ixgenFail(e.program, ["cat"], r) } }
@@ -204,10 +213,11 @@ async function __ixgenFold(e: __IxStore, store: string, topic: string, cwd: stri
     const meta = (f?.meta && typeof f.meta === "object" ? f.meta : {}) as Record<string, unknown>
     if (f?.topic !== topic || typeof f.id !== "string") continue
     const { action, id, iteration, ...fields } = meta
-    if (action === "add") items.set(f.id, { id: f.id, hash: typeof f.hash === "string" ? f.hash : null, fields })
-    else if (typeof id === "string") {
-      const hit = __ixgenMatch([...items.keys()], id)
-      if (hit.length === 1) Object.assign((items.get(hit[0] as string) as __IxItem).fields, fields)
+    if (action === undefined || action === null || action === "add")
+      items.set(f.id, { id: f.id, hash: typeof f.hash === "string" ? f.hash : null, fields: { ...(e.defaults ?? {}), ...fields } })
+    else if (typeof action === "string" && e.updates && Object.hasOwn(e.updates, action) && typeof id === "string") {
+      const hit = [...items.keys()].find((k) => k === id || k.startsWith(id))
+      if (hit !== undefined) Object.assign((items.get(hit) as __IxItem).fields, fields, e.updates[action])
     }
   }
   return { items: [...items.values()] }
@@ -247,7 +257,8 @@ async function __ixgenExec(x: __IxExec, vars: __IxVars, cwd: string, signal?: Ab
     try { const f: unknown = JSON.parse(id); if (f && typeof f === "object" && "id" in f) id = String(f.id) } catch { /* keep the raw text */ }
     return { ok: true, out: id, result: id }
   }
-  if (x.kind === "store_append") return append(__ixgenJson(x.meta, vars), x.body ? __ixgenRender(x.body, vars) : null)
+  // `now_ms`: the append's time, for a loop that only honours recent frames (the completion frame's `ts`).
+  if (x.kind === "store_append") return append(__ixgenJson(x.meta, { ...vars, now_ms: Date.now() }), x.body ? __ixgenRender(x.body, vars) : null)
   const folded = await __ixgenFold(x, store, topic, cwd, signal)
   if ("fail" in folded) return folded.fail
   if (x.kind === "store_update") {
@@ -262,7 +273,7 @@ async function __ixgenExec(x: __IxExec, vars: __IxVars, cwd: string, signal?: Ab
       await __ixgenBodies(x, store, hits, cwd, signal)
       return { ok: false, out: "", err: `**Error:** \`${want}\` matches ${hits.length} items; nothing was changed. Use the full id:\n\n${hits.map(__ixgenLine).join("\n")}` }
     }
-    const full = (hits[0] as __IxItem).id, r = await append(__ixgenJson(x.meta, { ...vars, id: full }), null)
+    const full = (hits[0] as __IxItem).id, r = await append(__ixgenJson(x.meta, { ...vars, id: full, now_ms: Date.now() }), null)
     return r.ok ? { ok: true, out: full, result: full } : r
   }
   let items = folded.items
@@ -338,7 +349,7 @@ export async function runTool(spec: __IxSpec, context: Record<string, unknown>, 
   try {
     // OpenCode reports worktree "/" outside a git repository; the session directory is the better root then.
     const wt = ctx?.worktree, cwd = wt && wt !== "/" ? wt : ctx?.directory || wt || process.cwd()
-    const { vals, errors } = __ixgenArgs(spec.params, args, cwd)
+    const { vals, errors } = __ixgenArgs(spec.params, args, cwd, context)
     const vars: __IxVars = { ...context, ...vals }
     head = `## ${__ixgenRender(spec.heading, vars).replace(/\s+/g, " ").replace(/[\s:]+$/, "").trim() || spec.name}\n\n`
     if (errors.length) return __ixgenRedact(`${head}**Invalid arguments:** ${errors.join("; ")}`)

@@ -1,6 +1,6 @@
 // Test harness: loads the runtime file ixgen generates, gives the specs of generated tool files, and fake programs for PATH.
 import { spawnSync } from "node:child_process"
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
@@ -51,8 +51,10 @@ export function generatedSpec(id: string): Record<string, unknown> {
 export function sessionSpecs(): Record<string, Record<string, unknown>> {
   const out = tempDir("session")
   ixgen(["--out", out, "opencode", "--session", "demo", "--iteration", "3", "--store", join(out, "store"), "--pid", "4242"])
-  const dir = join(out, ".opencode", "tools")
-  const file = readdirSync(dir).find((f) => f.startsWith("ralph"))
+  // (The store and pid given here are overridden per call by the tests' own context.)
+  // The session file goes where the ralph loop keeps its own tools file (.opencode/tool/ralph.ts).
+  const dir = join(out, ".opencode", "tool")
+  const file = existsSync(dir) ? readdirSync(dir).find((f) => f.startsWith("ralph")) : undefined
   if (!file) throw new Error(`no session file in ${dir}`)
   return specsOf(join(dir, file))
 }

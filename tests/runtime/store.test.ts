@@ -120,8 +120,39 @@ describe.each(modes)("ralph tools on $mode", ({ real }) => {
     await loop.exited
     expect(loop.signalCode).toBe("SIGTERM")
     const control = (await frames()).filter((f) => f.topic === "ralph.demo.control")
-    expect(control.at(-1)?.meta).toEqual({ action: "session_complete", iteration: 3 })
+    const { ts, ...rest } = control.at(-1)?.meta ?? {}
+    expect(rest).toEqual({ action: "session_complete", iteration: 3 })
+    // The loop honours a completion frame whose `ts` (milliseconds) is within the last 5 minutes.
+    expect(typeof ts).toBe("number")
+    expect(Math.abs(Date.now() - (ts as number))).toBeLessThan(60_000)
     other.kill()
+  })
+
+  test("without a pid, session_complete records completion and signals nothing", async () => {
+    const { pid: _, ...noPid } = context()
+    const done = await runTool(ralph.session_complete, noPid, {}, ctx)
+    expect(done).toMatch(/^## ralph\.demo: session_complete\n\nRecorded completion frame `[0-9a-z]{20,}`\.$/)
+  })
+
+  test("the inbox follows the loop: messages without an action, mark_read by a unique prefix", async () => {
+    const session = "inbox"
+    // As `ralph.nu message` appends it: status unread, a timestamp, no action.
+    await Bun.spawn([join(bin, "xs"), "append", store, "ralph.inbox.inbox", "--meta", JSON.stringify({ status: "unread", timestamp: "2026-01-21T10:00:00+0000" })], { stdin: new TextEncoder().encode("please cover the README") }).exited
+    const listed = await runTool(ralph.inbox_list, context({ session }), {}, ctx)
+    const m = idOf(listed)
+    expect(listed).toBe(`## ralph.inbox: inbox\n\n### unread (1)\n\n- \`${m}\` please cover the README`)
+    const read = await runTool(ralph.inbox_mark_read, context({ session }), { id: m.slice(0, 20) }, ctx)
+    expect(read).toBe(`## ralph.inbox: inbox_mark_read\n\nMessage ${m} marked as read`)
+    expect((await frames()).at(-1)?.meta).toEqual({ action: "mark_read", id: m })
+    expect(await runTool(ralph.inbox_list, context({ session }), {}, ctx)).toBe(`## ralph.inbox: inbox\n\n### read (1)\n\n- \`${m}\` please cover the README`)
+  })
+
+  test("session_name: the baked session is accepted, another is refused before anything runs", async () => {
+    const before = (await frames()).length
+    expect(await runTool(ralph.task_list, context({ session: "empty" }), { session_name: "empty" }, ctx)).toBe("## ralph.empty: tasks\n\n_No items._")
+    const refused = await runTool(ralph.task_add, context(), { content: "x", session_name: "other" }, ctx)
+    expect(refused).toBe('## ralph.demo: task_add\n\n**Invalid arguments:** `session_name` is "other", but these tools were generated for session "demo"; pass "demo" or leave `session_name` out')
+    expect((await frames()).length).toBe(before)
   })
 
   test("the store being down is an error section, not a crash", async () => {
