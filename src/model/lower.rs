@@ -1052,3 +1052,75 @@ pub(super) fn model(catalog: crate::catalog::Catalog, source_name: &str, tools: 
         by_name,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::error::Error;
+
+    /// A catalog with one fault of each kind, in unrelated places: one run reports them all.
+    const BROKEN: &str = r#"version: 1
+product: {name: Demo, version: 1.0.0, description: d}
+cli: {binary: demo}
+toolsets: {main: {tools: [a, b]}}
+tools:
+  - name: a
+    description: A
+    params:
+      q: {type: string}
+    steps:
+      - title: nothing to do
+      - run: [a, {opt: --x, flag: --y, value: "{q}"}]
+        when: {param: q, step: s}
+  - name: b
+    description: B
+    params:
+      q: {type: string}
+    steps:
+      - run: [b, "{q"]
+"#;
+
+    #[test]
+    fn every_independent_fault_in_one_run() {
+        let loaded = crate::catalog::load_text("broken.yaml", BROKEN.as_bytes()).unwrap();
+        let Err(Error::Catalog { diagnostics, .. }) = super::super::lower(loaded, "broken.yaml") else {
+            panic!("a broken catalog must not lower");
+        };
+        let found: Vec<(&str, Option<(usize, usize)>)> = diagnostics.iter().map(|d| (d.code, d.pos)).collect();
+        assert_eq!(
+            found,
+            [
+                // Catalog-level: the product name.
+                ("bad-name", Some((2, 17))),
+                // A step with no kind.
+                ("bad-step", Some((11, 9))),
+                // An argv element that is two kinds at once.
+                ("bad-arg", Some((12, 18))),
+                // A condition on a parameter and a step at once.
+                ("bad-condition", Some((13, 15))),
+                // A template that does not parse.
+                ("bad-template", Some((19, 18))),
+            ],
+            "{diagnostics:#?}"
+        );
+        assert!(diagnostics.iter().all(|d| d.help.is_some()));
+    }
+
+    #[test]
+    fn steps_and_tools_keep_their_catalog_path() {
+        let loaded = crate::catalog::load(None).unwrap();
+        let model = super::super::lower(loaded, "ix.yaml").unwrap().model;
+        for (i, t) in model.tools.iter().enumerate() {
+            assert_eq!(t.path, format!("tools[{i}]"));
+            for (k, s) in t.spec.steps.iter().enumerate() {
+                assert_eq!(s.path, format!("tools[{i}].steps[{k}]"));
+            }
+            for p in &t.params {
+                assert!(
+                    p.path == format!("params.{}", p.name) || p.path == format!("{}.params.{}", t.path, p.name),
+                    "{}",
+                    p.path
+                );
+            }
+        }
+    }
+}
