@@ -40,15 +40,21 @@ pub(super) enum Outcome {
     Lowered {
         tools: Vec<ToolModel>,
         warnings: Vec<Diagnostic>,
+        /// Whether to order the warnings by position: only once the later checks added some,
+        /// which keeps the order `validate` has always printed.
+        sort: bool,
     },
     /// At least one error: every diagnostic of every check, unsorted and unlocated.
     Invalid(Vec<Diagnostic>),
 }
 
 /// Lowers a catalog: runs the catalog-level rules, lowers the shared nodes once, then each
-/// tool. An `Err` is a bug in this pass, never the catalog's fault.
-pub(super) fn lower(cat: &Catalog) -> Result<Outcome, Error> {
+/// tool; `later` (the hosts' checks) runs when the catalog-level rules passed, since it reads
+/// the names and toolsets they check, and its findings join the rest. An `Err` is a bug in
+/// this pass, never the catalog's fault.
+pub(super) fn lower(cat: &Catalog, later: impl FnOnce(&Catalog) -> Vec<Diagnostic>) -> Result<Outcome, Error> {
     let mut diags = validate::validate(cat);
+    let catalog_ok = !diags.iter().any(|d| d.severity == Severity::Error);
     let mut top = Lower::new(cat);
     let none = HashMap::new();
     let context_only = Scope {
@@ -83,6 +89,9 @@ pub(super) fn lower(cat: &Catalog) -> Result<Outcome, Error> {
             None => missing = missing.or(Some(i)),
         }
     }
+    let later = if catalog_ok { later(cat) } else { Vec::new() };
+    let sort = !later.is_empty();
+    diags.extend(later);
     if diags.iter().any(|d| d.severity == Severity::Error) {
         return Ok(Outcome::Invalid(diags));
     }
@@ -91,7 +100,11 @@ pub(super) fn lower(cat: &Catalog) -> Result<Outcome, Error> {
             "tools[{i}] did not lower, but no check reported why"
         )));
     }
-    Ok(Outcome::Lowered { tools, warnings: diags })
+    Ok(Outcome::Lowered {
+        tools,
+        warnings: diags,
+        sort,
+    })
 }
 
 /// Lowers an optional catalog field: `Some(None)` when it is absent, `None` when it failed.
@@ -1082,7 +1095,7 @@ tools:
     #[test]
     fn every_independent_fault_in_one_run() {
         let loaded = crate::catalog::load_text("broken.yaml", BROKEN.as_bytes()).unwrap();
-        let Err(Error::Catalog { diagnostics, .. }) = super::super::lower(loaded, "broken.yaml") else {
+        let Err(Error::Catalog { diagnostics, .. }) = super::super::lower(loaded, "broken.yaml", |_| Vec::new()) else {
             panic!("a broken catalog must not lower");
         };
         let found: Vec<(&str, Option<(usize, usize)>)> = diagnostics.iter().map(|d| (d.code, d.pos)).collect();
@@ -1106,9 +1119,35 @@ tools:
     }
 
     #[test]
+    fn later_checks_join_tool_errors_once_the_catalog_level_passes() {
+        let host = |_: &crate::catalog::Catalog| {
+            vec![crate::diagnostic::Diagnostic::error(
+                "host",
+                "toolsets.main",
+                "a host finding",
+            )]
+        };
+        // The product name is fixed, so only tool-level faults are left: the host's finding
+        // joins them.
+        let fixed = BROKEN.replace("name: Demo", "name: demo");
+        let loaded = crate::catalog::load_text("broken.yaml", fixed.as_bytes()).unwrap();
+        let Err(Error::Catalog { diagnostics, .. }) = super::super::lower(loaded, "broken.yaml", host) else {
+            panic!("a broken catalog must not lower");
+        };
+        let codes: Vec<&str> = diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["host", "bad-step", "bad-arg", "bad-condition", "bad-template"]);
+        // With a catalog-level fault the hosts, which read the catalog-level names, do not run.
+        let loaded = crate::catalog::load_text("broken.yaml", BROKEN.as_bytes()).unwrap();
+        let Err(Error::Catalog { diagnostics, .. }) = super::super::lower(loaded, "broken.yaml", host) else {
+            panic!("a broken catalog must not lower");
+        };
+        assert!(diagnostics.iter().all(|d| d.code != "host"));
+    }
+
+    #[test]
     fn steps_and_tools_keep_their_catalog_path() {
         let loaded = crate::catalog::load(None).unwrap();
-        let model = super::super::lower(loaded, "ix.yaml").unwrap().model;
+        let model = super::super::lower(loaded, "ix.yaml", |_| Vec::new()).unwrap().model;
         for (i, t) in model.tools.iter().enumerate() {
             assert_eq!(t.path, format!("tools[{i}]"));
             for (k, s) in t.spec.steps.iter().enumerate() {

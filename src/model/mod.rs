@@ -81,14 +81,27 @@ pub struct Lowered {
 }
 
 /// The one lowering pass: turns a loaded catalog into the model, or into every diagnostic at
-/// once (catalog-level rules, then each tool's parameters, steps, conditions, argv elements
-/// and templates), located in the catalog's text. Every template is parsed here, once.
-/// `source_name` is the catalog's file name for generated headers.
-pub fn lower(loaded: Loaded, source_name: &str) -> Result<Lowered, Error> {
+/// once (catalog-level rules, each tool's parameters, steps, conditions, argv elements and
+/// templates, and `later`'s findings), located in the catalog's text. Every template is parsed
+/// here, once. `later` is the hosts' check, run once the catalog-level rules passed (the model
+/// stage cannot name the hosts); `source_name` is the catalog's file name for generated
+/// headers.
+pub fn lower(
+    loaded: Loaded,
+    source_name: &str,
+    later: impl FnOnce(&Catalog) -> Vec<Diagnostic>,
+) -> Result<Lowered, Error> {
     let Loaded { catalog, file } = loaded;
-    match lower::lower(&catalog)? {
-        lower::Outcome::Lowered { tools, mut warnings } => {
+    match lower::lower(&catalog, later)? {
+        lower::Outcome::Lowered {
+            tools,
+            mut warnings,
+            sort,
+        } => {
             crate::catalog::load::locate(&mut warnings, &file.text);
+            if sort {
+                warnings.sort_by_key(|d| d.pos);
+            }
             Ok(Lowered {
                 model: lower::model(catalog, source_name, tools),
                 file,
