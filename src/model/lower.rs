@@ -185,9 +185,7 @@ impl<'a> Lower<'a> {
         let mut models = Vec::with_capacity(tool.params.len() + shared_params.len());
         for (name, p) in &tool.params {
             let ppath = format!("{path}.params.{name}");
-            for d in validate::param(cat, &ppath, name, p) {
-                self.err(d);
-            }
+            let model = self.param(&ppath, name, p);
             if params.insert(name.as_str(), p).is_some() {
                 self.err(
                     Diagnostic::error(
@@ -199,11 +197,7 @@ impl<'a> Lower<'a> {
                     .help("remove one of them"),
                 );
             }
-            models.push(ParamModel {
-                name: name.clone(),
-                param: p.clone(),
-                path: ppath,
-            });
+            models.extend(model);
         }
         models.extend(shared_params);
         if let Some(tier) = &tool.tier
@@ -314,6 +308,21 @@ impl<'a> Lower<'a> {
             params: models,
             spec,
             path,
+        })
+    }
+
+    /// A tool's own parameter: the catalog-level rules of a parameter (shared with the
+    /// top-level `params`), then its model.
+    fn param(&mut self, path: &str, name: &str, p: &Param) -> Option<ParamModel> {
+        let mark = self.errors;
+        for d in validate::param(self.cat, path, name, p) {
+            self.err(d);
+        }
+        self.clean_since(mark)?;
+        Some(ParamModel {
+            name: name.to_string(),
+            param: p.clone(),
+            path: path.to_string(),
         })
     }
 
