@@ -439,10 +439,14 @@ fn merge_json(
     skeleton: &serde_json::Map<String, serde_json::Value>,
     path: &RelPath,
 ) -> Result<Vec<u8>, Error> {
+    // A host plans the pointer; an empty one is a bug in that host, not the user's file.
+    let Some((last, parents)) = pointer.split_last() else {
+        return Err(Error::internal(format!("a merge into `{path}` names no key to set")));
+    };
     let Some(old) = old else {
         let mut root = serde_json::Value::Object(skeleton.clone());
         let mut node = &mut root;
-        for key in &pointer[..pointer.len() - 1] {
+        for key in parents {
             node = node
                 .as_object_mut()
                 .expect("built from objects")
@@ -451,7 +455,7 @@ fn merge_json(
         }
         node.as_object_mut()
             .expect("built from objects")
-            .insert(pointer[pointer.len() - 1].clone(), value.clone());
+            .insert(last.clone(), value.clone());
         let mut text = serde_json::to_string_pretty(&root).expect("a JSON value always serializes");
         text.push('\n');
         return Ok(text.into_bytes());
@@ -490,7 +494,6 @@ fn merge_json(
         None => root.object_value_or_set(),
         Some(v) => v.as_object().ok_or_else(|| not_object(&[]))?,
     };
-    let (last, parents) = pointer.split_last().expect("a merge sets at least one key");
     for (i, key) in parents.iter().enumerate() {
         obj = match obj.get(key) {
             Some(prop) => prop.object_value().ok_or_else(|| not_object(&pointer[..=i]))?,

@@ -154,6 +154,11 @@ pub struct SpecStep {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<Template>,
     pub exec: SpecExec,
+    /// Where the step is in the catalog (`tools[3].steps[1]`), so a later stage can locate an
+    /// error. Not part of the spec a runtime reads.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub path: String,
 }
 
 /// A condition on parameters or on earlier steps.

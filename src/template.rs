@@ -1,6 +1,6 @@
 //! Placeholder templates: `"ralph.{session}.task"` → text and variable parts.
 //!
-//! Parsed once, at validation time, so that every reference is checked against the declared
+//! Parsed once, by the lowering pass (`crate::model`), so that every reference is checked against the declared
 //! parameters and context variables and the generated code never parses a template again.
 //! This module only parses; it knows nothing about which names exist.
 

@@ -1,4 +1,5 @@
-//! Reading a catalog: bytes → UTF-8 → YAML → typed [`Catalog`] → validated.
+//! Reading a catalog: bytes → UTF-8 → YAML → typed [`Catalog`]. Validation and lowering are one
+//! pass of the model stage (`crate::model::lower`), so a loaded catalog is typed, not yet valid.
 //!
 //! This is the only module that knows the catalog is YAML and which YAML crate reads it
 //! (serde_yaml, which upstream marks deprecated: swapping it is a change to this file and
@@ -6,8 +7,7 @@
 
 use super::locate::LocationIndex;
 use super::types::{Catalog, ContextVar};
-use super::validate;
-use crate::diagnostic::{Diagnostic, Severity, SourceFile, Target};
+use crate::diagnostic::{Diagnostic, SourceFile, Target};
 use crate::error::Error;
 use std::path::Path;
 use std::sync::Arc;
@@ -21,13 +21,11 @@ const EMBEDDED_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/ix.json"));
 /// The files the embedded catalog names (its icon), built in beside it: path → bytes.
 const EMBEDDED_FILES: [(&str, &[u8]); 1] = [("ix-icon.png", include_bytes!("../../catalog/ix-icon.png"))];
 
-/// A catalog that parsed and passed validation, with the warnings it raised.
+/// A catalog that parsed into its types, and the file it came from (to locate diagnostics).
 #[derive(Debug)]
 pub struct Loaded {
     pub catalog: Catalog,
     pub file: SourceFile,
-    /// Warnings (errors make loading fail); they become errors under `--strict`.
-    pub warnings: Vec<Diagnostic>,
 }
 
 /// Loads the catalog at `path`, or the embedded one, and reads the files it names.
@@ -182,13 +180,10 @@ fn context_block(text: &str) -> Option<String> {
 /// Loads the embedded catalog through its JSON form; anything short of a clean load goes the
 /// YAML way, so that diagnostics point into `ix.yaml`.
 fn load_embedded() -> Result<Loaded, Error> {
-    if let Ok(catalog) = serde_json::from_str::<Catalog>(EMBEDDED_JSON)
-        && validate::validate(&catalog).is_empty()
-    {
+    if let Ok(catalog) = serde_json::from_str::<Catalog>(EMBEDDED_JSON) {
         return Ok(Loaded {
             catalog,
             file: source(EMBEDDED_NAME, EMBEDDED.to_string()),
-            warnings: Vec::new(),
         });
     }
     load_text(EMBEDDED_NAME, EMBEDDED.as_bytes())
@@ -275,27 +270,7 @@ pub fn load_text(name: &str, bytes: &[u8]) -> Result<Loaded, Error> {
         }
     };
 
-    let mut diags = validate::validate(&catalog);
-    if diags.is_empty() {
-        return Ok(Loaded {
-            catalog,
-            file,
-            warnings: Vec::new(),
-        });
-    }
-    locate(&mut diags, text);
-    if diags.iter().any(|d| d.severity == Severity::Error) {
-        diags.sort_by_key(|d| (d.severity != Severity::Error, d.pos));
-        return Err(Error::Catalog {
-            file,
-            diagnostics: diags,
-        });
-    }
-    Ok(Loaded {
-        catalog,
-        file,
-        warnings: diags,
-    })
+    Ok(Loaded { catalog, file })
 }
 
 fn source(name: &str, text: String) -> SourceFile {

@@ -2,8 +2,16 @@
 //!
 //! These types mirror the file one-to-one so that structural errors (unknown keys, wrong types)
 //! come straight from the deserializer with a location, and `ixgen schema` can describe the
-//! format. They hold no logic: defaults are resolved in `crate::model`, and every rule that
-//! spans more than one field lives in `super::validate`.
+//! format. They hold no logic: the lowering pass in `crate::model` checks every rule that spans
+//! more than one field (the catalog-level ones through `super::validate`), resolves defaults,
+//! and turns these types into the typed IR.
+//!
+//! Steps, conditions and structured argv elements stay structs of optional fields here, one
+//! field per YAML key, and become enums in the IR (`SpecExec`, `SpecCond`, `SpecArg`). An enum
+//! with a custom `Deserialize` would have to refuse "no kind" or "two kinds" as a serde error:
+//! serde stops at the first one (so a catalog's other faults would go unreported), and the
+//! error would be a generic `yaml` diagnostic at the position serde_yaml happens to be on, not
+//! `bad-step` at the step with a hint. Lowering reports each of them, located, in one run.
 
 use indexmap::IndexMap;
 use schemars::JsonSchema;

@@ -1,14 +1,16 @@
 //! Semantic validation and lints of a typed catalog.
 //!
-//! Structural errors were already caught by the deserializer; this stage checks what spans
-//! fields: names every host accepts, references that resolve, defaults that fit their
-//! parameter, well-formed steps, and the budgets and host name limits (warnings). It reports
-//! by catalog path; the loader turns paths into positions. It never renders anything.
+//! Structural errors were already caught by the deserializer; this stage checks the
+//! catalog-level rules that span fields: names every host accepts, context declarations,
+//! shared parameters, toolsets, filters, the server, and the budgets (warnings). A tool's own
+//! rules (parameters, steps, conditions, argv, templates) are checked by the lowering pass in
+//! `crate::model`, which returns the IR node of each thing it checks. It reports by catalog
+//! path; the loader turns paths into positions. It never renders anything.
 
 use super::load::did_you_mean;
 use super::types::*;
 use crate::diagnostic::Diagnostic;
-use crate::template::{Template, is_identifier};
+use crate::template::is_identifier;
 use std::collections::{HashMap, HashSet};
 
 /// Variable names the steps bind themselves.
@@ -28,22 +30,24 @@ pub fn valid_tool_name(name: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
 }
 
-/// Validates a catalog; errors and warnings, unsorted and unlocated.
+/// Validates the catalog-level rules; errors and warnings, unsorted and unlocated. The rules of
+/// each tool live with its lowering (`crate::model`), which calls this first.
 pub fn validate(cat: &Catalog) -> Vec<Diagnostic> {
     let mut v = Validator { cat, diags: Vec::new() };
     v.catalog();
     v.diags
 }
 
+/// The checks of one parameter declared at `path` (shared or a tool's own), unlocated.
+pub fn param(cat: &Catalog, path: &str, name: &str, p: &Param) -> Vec<Diagnostic> {
+    let mut v = Validator { cat, diags: Vec::new() };
+    v.param(path, name, p);
+    v.diags
+}
+
 struct Validator<'a> {
     cat: &'a Catalog,
     diags: Vec<Diagnostic>,
-}
-
-/// What a template inside a tool may refer to.
-struct Scope<'a> {
-    params: &'a HashMap<&'a str, &'a Param>,
-    extra: &'a [&'a str],
 }
 
 impl<'a> Validator<'a> {
@@ -74,18 +78,6 @@ impl<'a> Validator<'a> {
             );
         }
         self.context();
-        if let Some(fallback) = cat.cli.as_ref().and_then(|c| c.fallback.as_ref()) {
-            // Every tool with a `run` step shows it: it may name context variables only.
-            let none = HashMap::new();
-            self.template(
-                "cli.fallback",
-                fallback,
-                &Scope {
-                    params: &none,
-                    extra: &[],
-                },
-            );
-        }
         for (name, p) in &cat.params {
             self.param(&format!("params.{name}"), name, p);
         }
@@ -446,647 +438,8 @@ impl<'a> Validator<'a> {
                 );
             }
         }
-        // Each tool's own checks are independent: run them on every core for a large catalog,
-        // keeping the catalog's order of diagnostics.
-        let cat = self.cat;
-        let per_tool = crate::par::map(&cat.tools.iter().enumerate().collect::<Vec<_>>(), |(i, tool)| {
-            let mut v = Validator { cat, diags: Vec::new() };
-            v.tool(&format!("tools[{i}]"), tool);
-            v.diags
-        });
-        self.diags.extend(per_tool.into_iter().flatten());
-    }
-
-    fn tool(&mut self, path: &str, tool: &Tool) {
-        let mut params: HashMap<&str, &Param> = HashMap::new();
-        for (j, shared) in tool.use_params.iter().enumerate() {
-            match self.cat.params.get(shared) {
-                Some(p) => {
-                    params.insert(shared.as_str(), p);
-                }
-                None => {
-                    let known: Vec<&String> = self.cat.params.keys().collect();
-                    self.err(
-                        Diagnostic::error(
-                            "unknown-param",
-                            format!("{path}.use_params[{j}]"),
-                            format!("no shared parameter `{shared}`"),
-                        )
-                        .help(hint_for(
-                            shared,
-                            &known,
-                            "declare it under the top-level `params`",
-                        )),
-                    );
-                }
-            }
-        }
-        for (name, p) in &tool.params {
-            self.param(&format!("{path}.params.{name}"), name, p);
-            if params.insert(name.as_str(), p).is_some() {
-                self.err(
-                    Diagnostic::error(
-                        "duplicate-param",
-                        format!("{path}.params.{name}"),
-                        format!("parameter `{name}` is also pulled in by `use_params`"),
-                    )
-                    .at_key()
-                    .help("remove one of them"),
-                );
-            }
-        }
-        if let Some(tier) = &tool.tier
-            && !is_identifier(tier)
-        {
-            self.err(
-                Diagnostic::error(
-                    "bad-name",
-                    format!("{path}.tier"),
-                    format!("tier `{tier}` is not a valid name"),
-                )
-                .help("use a lowercase word such as `free` or `pro`"),
-            );
-        }
-        let scope = Scope {
-            params: &params,
-            extra: &[],
-        };
-        if let Some(h) = &tool.heading {
-            self.template(&format!("{path}.heading"), h, &scope);
-        }
-        if let Some(f) = &tool.fallback {
-            self.template(&format!("{path}.fallback"), f, &scope);
-        }
-        if let Some(route) = &tool.runtime {
-            let rpath = format!("{path}.runtime");
-            if self.cat.runtime.is_none() {
-                self.err(
-                    Diagnostic::error(
-                        "no-runtime",
-                        &rpath,
-                        format!(
-                            "tool `{}` has a runtime route but the catalog declares no `runtime`",
-                            tool.name
-                        ),
-                    )
-                    .at_key()
-                    .help("add a top-level `runtime: {url_env, default_url}`"),
-                );
-            }
-            if !route.path.starts_with('/') {
-                self.err(
-                    Diagnostic::error(
-                        "bad-route",
-                        format!("{rpath}.path"),
-                        format!("route path `{}` must start with `/`", route.path),
-                    )
-                    .help(format!("write `/{}`", route.path)),
-                );
-            }
-            if let Some(body) = &route.body {
-                self.json_template(&format!("{rpath}.body"), body, &scope);
-            }
-            if route.output == RouteOutput::Markdown
-                && self.cat.runtime.as_ref().is_some_and(|r| r.markdown_field.is_none())
-            {
-                self.err(
-                    Diagnostic::error(
-                        "no-markdown-field",
-                        rpath.as_str(),
-                        "the route returns markdown but `runtime.markdown_field` is not set",
-                    )
-                    .at_key()
-                    .help("set `runtime.markdown_field`, or `output: json` on the route"),
-                );
-            }
-        }
-        if tool.steps.is_empty() && tool.runtime.is_none() {
-            self.err(
-                Diagnostic::error(
-                    "no-steps",
-                    path,
-                    format!("tool `{}` has neither `steps` nor a `runtime` route", tool.name),
-                )
-                .help("add a step such as `run: [command, \"{param}\"]`"),
-            );
-        }
-        let mut step_ids: HashSet<&str> = HashSet::new();
-        for (k, step) in tool.steps.iter().enumerate() {
-            let spath = format!("{path}.steps[{k}]");
-            self.step(&spath, tool, step, &params, &step_ids);
-            if let Some(id) = &step.id {
-                if !is_identifier(id) {
-                    self.err(
-                        Diagnostic::error(
-                            "bad-name",
-                            format!("{spath}.id"),
-                            format!("step id `{id}` is not valid"),
-                        )
-                        .help("use [a-z_][a-z0-9_]*"),
-                    );
-                }
-                if !step_ids.insert(id) {
-                    self.err(
-                        Diagnostic::error(
-                            "duplicate-step",
-                            format!("{spath}.id"),
-                            format!("step id `{id}` is used twice"),
-                        )
-                        .help("give each step its own id"),
-                    );
-                }
-            }
-        }
-    }
-
-    fn step(&mut self, path: &str, tool: &Tool, step: &Step, params: &HashMap<&str, &Param>, earlier: &HashSet<&str>) {
-        let kinds = [
-            ("run", step.run.is_some()),
-            ("append", step.append.is_some()),
-            ("fold", step.fold.is_some()),
-            ("update", step.update.is_some()),
-            ("signal", step.signal.is_some()),
-        ];
-        let present: Vec<&str> = kinds.iter().filter(|k| k.1).map(|k| k.0).collect();
-        match present.len() {
-            0 => {
-                self.err(
-                    Diagnostic::error(
-                        "bad-step",
-                        path,
-                        "a step needs one of `run`, `append`, `fold`, `update`, `signal`",
-                    )
-                    .help("add `run: [command, \"{param}\"]` for a CLI call"),
-                );
-                return;
-            }
-            1 => {}
-            _ => self.err(
-                Diagnostic::error(
-                    "bad-step",
-                    path,
-                    format!("a step does exactly one thing, this one has {}", present.join(" and ")),
-                )
-                .help("split it into several steps"),
-            ),
-        }
-        let mut extra: Vec<&str> = Vec::new();
-        if let Some(fe) = &step.for_each {
-            extra.push("item");
-            match params.get(fe.as_str()) {
-                Some(p) if p.ty == ParamType::Array => {}
-                Some(_) => self.err(
-                    Diagnostic::error(
-                        "bad-for-each",
-                        format!("{path}.for_each"),
-                        format!("`for_each` needs an array parameter, `{fe}` is not one"),
-                    )
-                    .help("point it at an array parameter"),
-                ),
-                None => self.err(
-                    Diagnostic::error(
-                        "unknown-param",
-                        format!("{path}.for_each"),
-                        format!("`for_each` names no parameter `{fe}`"),
-                    )
-                    .help(hint_for(
-                        fe,
-                        &params.keys().collect::<Vec<_>>(),
-                        "declare the array parameter",
-                    )),
-                ),
-            }
-        }
-        let scope = Scope { params, extra: &extra };
-        if let Some(when) = &step.when {
-            self.cond(&format!("{path}.when"), when, tool, params, earlier);
-        }
-        if let Some(m) = &step.message {
-            let mut with_result = extra.clone();
-            with_result.push("result");
-            self.template(
-                &format!("{path}.message"),
-                m,
-                &Scope {
-                    params,
-                    extra: &with_result,
-                },
-            );
-        }
-        if step.program.is_some() && step.run.is_none() {
-            self.err(
-                Diagnostic::error(
-                    "bad-step",
-                    format!("{path}.program"),
-                    "`program` applies to `run` steps",
-                )
-                .at_key()
-                .help("remove it; store steps use the top-level `store.program`"),
-            );
-        }
-        if step.stdin.is_some() && step.run.is_none() {
-            self.err(
-                Diagnostic::error("bad-step", format!("{path}.stdin"), "`stdin` applies to `run` steps")
-                    .at_key()
-                    .help("use `body` on an `append` step"),
-            );
-        }
-        if let Some(argv) = &step.run {
-            if step.program.is_none() && self.cat.cli.is_none() {
-                self.err(
-                    Diagnostic::error(
-                        "no-cli",
-                        format!("{path}.run"),
-                        "a `run` step needs a program, and the catalog declares no `cli`",
-                    )
-                    .at_key()
-                    .help("add `cli: {binary: NAME}` or `program:` on the step"),
-                );
-            }
-            if argv.is_empty() && step.program.is_none() {
-                self.err(
-                    Diagnostic::error("bad-step", format!("{path}.run"), "`run` is empty")
-                        .help("give the command's arguments"),
-                );
-            }
-            for (a, arg) in argv.iter().enumerate() {
-                self.arg(&format!("{path}.run[{a}]"), arg, &scope);
-            }
-            if let Some(s) = &step.stdin {
-                self.template(&format!("{path}.stdin"), s, &scope);
-            }
-        }
-        let store_step = step.append.is_some() || step.fold.is_some() || step.update.is_some();
-        if store_step && self.cat.store.is_none() {
-            self.err(
-                Diagnostic::error("no-store", path, "store steps need a top-level `store`")
-                    .help("add `store: {program: xs, path: \"{store}\"}`"),
-            );
-        }
-        let mut with_now = extra.clone();
-        with_now.push(NOW_MS);
-        let meta_scope = Scope {
-            params,
-            extra: &with_now,
-        };
-        if let Some(a) = &step.append {
-            self.template(&format!("{path}.append.topic"), &a.topic, &scope);
-            self.json_template(&format!("{path}.append.meta"), &a.meta, &meta_scope);
-            if let Some(b) = &a.body {
-                self.template(&format!("{path}.append.body"), b, &scope);
-            }
-        }
-        if let Some(f) = &step.fold {
-            self.template(&format!("{path}.fold.topic"), &f.topic, &scope);
-            if let Some(filter) = &f.filter {
-                self.template(&format!("{path}.fold.filter.equals"), &filter.equals, &scope);
-            }
-        }
-        if let Some(u) = &step.update {
-            self.template(&format!("{path}.update.topic"), &u.topic, &scope);
-            self.template(&format!("{path}.update.id"), &u.id, &scope);
-            self.json_template(&format!("{path}.update.meta"), &u.meta, &meta_scope);
-        }
-        if let Some(s) = &step.signal {
-            self.template(&format!("{path}.signal.pid"), &s.pid, &scope);
-            if !s.signal.starts_with("SIG")
-                || !s.signal[3..]
-                    .chars()
-                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
-            {
-                self.err(
-                    Diagnostic::error(
-                        "bad-signal",
-                        format!("{path}.signal.signal"),
-                        format!("`{}` is not a signal name", s.signal),
-                    )
-                    .help("use a name such as `SIGTERM` or `SIGINT`"),
-                );
-            }
-        }
-    }
-
-    fn arg(&mut self, path: &str, arg: &Arg, scope: &Scope) {
-        let s = match arg {
-            Arg::Text(t) => {
-                self.template(path, t, scope);
-                return;
-            }
-            Arg::Special(s) => s,
-        };
-        let kinds = [s.opt.is_some(), s.flag.is_some(), s.spread.is_some(), s.json.is_some()];
-        if kinds.iter().filter(|k| **k).count() != 1 {
-            self.err(
-                Diagnostic::error(
-                    "bad-arg",
-                    path,
-                    "a structured argument is exactly one of `opt`, `flag`, `spread`, `json`",
-                )
-                .help("e.g. `{opt: --kind, value: \"{kind}\"}` or `{flag: --silent, if: silent}`"),
-            );
-            return;
-        }
-        if s.opt.is_some() {
-            match &s.value {
-                Some(v) => self.template(&format!("{path}.value"), v, scope),
-                None => self.err(
-                    Diagnostic::error("bad-arg", path, "`opt` needs a `value`")
-                        .help("e.g. `{opt: --kind, value: \"{kind}\"}`"),
-                ),
-            }
-        } else if s.value.is_some() {
-            self.err(
-                Diagnostic::error("bad-arg", format!("{path}.value"), "`value` goes with `opt`")
-                    .at_key()
-                    .help("remove it"),
-            );
-        }
-        if s.flag.is_some() {
-            match &s.if_param {
-                None => self.err(
-                    Diagnostic::error("bad-arg", path, "`flag` needs `if: <boolean parameter>`")
-                        .help("e.g. `{flag: --silent, if: silent}`"),
-                ),
-                Some(p) => match scope.params.get(p.as_str()) {
-                    Some(param) if param.ty == ParamType::Boolean => {}
-                    Some(_) => self.err(
-                        Diagnostic::error(
-                            "bad-arg",
-                            format!("{path}.if"),
-                            format!("`if` needs a boolean parameter, `{p}` is not one"),
-                        )
-                        .help("point it at a boolean parameter"),
-                    ),
-                    None => self.unknown_var(&format!("{path}.if"), p, scope),
-                },
-            }
-        } else if s.if_param.is_some() {
-            self.err(
-                Diagnostic::error("bad-arg", format!("{path}.if"), "`if` goes with `flag`")
-                    .at_key()
-                    .help("remove it"),
-            );
-        }
-        if let Some(sp) = &s.spread {
-            match scope.params.get(sp.as_str()) {
-                Some(p) if p.ty == ParamType::Array => {}
-                Some(_) => self.err(
-                    Diagnostic::error(
-                        "bad-arg",
-                        format!("{path}.spread"),
-                        format!("`spread` needs an array parameter, `{sp}` is not one"),
-                    )
-                    .help("point it at an array parameter"),
-                ),
-                None => self.unknown_var(&format!("{path}.spread"), sp, scope),
-            }
-        }
-        if let Some(j) = &s.json {
-            self.json_template(&format!("{path}.json"), j, scope);
-        }
-    }
-
-    fn cond(&mut self, path: &str, c: &Cond, tool: &Tool, params: &HashMap<&str, &Param>, earlier: &HashSet<&str>) {
-        let combos = [
-            c.param.is_some(),
-            c.step.is_some(),
-            c.all.is_some(),
-            c.any.is_some(),
-            c.not.is_some(),
-        ];
-        if combos.iter().filter(|x| **x).count() != 1 {
-            self.err(
-                Diagnostic::error(
-                    "bad-condition",
-                    path,
-                    "a condition is exactly one of `param`, `step`, `all`, `any`, `not`",
-                )
-                .help("e.g. `{param: direction, in: [callers, all]}` or `{step: impact, failed: true}`"),
-            );
-            return;
-        }
-        for (key, list) in [("all", &c.all), ("any", &c.any)] {
-            if let Some(list) = list {
-                for (i, sub) in list.iter().enumerate() {
-                    self.cond(&format!("{path}.{key}[{i}]"), sub, tool, params, earlier);
-                }
-            }
-        }
-        if let Some(sub) = &c.not {
-            self.cond(&format!("{path}.not"), sub, tool, params, earlier);
-        }
-        if let Some(pname) = &c.param {
-            let tests = [
-                c.in_values.is_some(),
-                c.equals.is_some(),
-                c.contains.is_some(),
-                c.set.is_some(),
-            ];
-            if tests.iter().filter(|x| **x).count() != 1 || c.matches.is_some() || c.failed.is_some() {
-                self.err(
-                    Diagnostic::error(
-                        "bad-condition",
-                        path,
-                        "a parameter condition has exactly one of `in`, `equals`, `contains`, `set`",
-                    )
-                    .help("e.g. `{param: refresh, equals: true}`"),
-                );
-            }
-            // An optional context variable may be absent: a step can be made to depend on it.
-            if c.set.is_some() && !params.contains_key(pname.as_str()) && self.cat.context.contains_key(pname) {
-                return;
-            }
-            let Some(p) = params.get(pname.as_str()) else {
-                let known: Vec<&str> = params.keys().copied().collect();
-                self.err(
-                    Diagnostic::error(
-                        "unknown-param",
-                        format!("{path}.param"),
-                        format!("condition names no parameter `{pname}`"),
-                    )
-                    .help(hint_for(pname, &known, "declare the parameter")),
-                );
-                return;
-            };
-            if let Some(vals) = &c.in_values {
-                for (i, v) in vals.iter().enumerate() {
-                    if let Err(why) = check_value(p, v) {
-                        self.err(
-                            Diagnostic::error(
-                                "bad-condition",
-                                format!("{path}.in[{i}]"),
-                                format!("`{pname}` can never be this: {why}"),
-                            )
-                            .help(value_help(p)),
-                        );
-                    }
-                }
-            }
-            if let Some(v) = &c.equals
-                && let Err(why) = check_value(p, v)
-            {
-                self.err(
-                    Diagnostic::error(
-                        "bad-condition",
-                        format!("{path}.equals"),
-                        format!("`{pname}` can never be this: {why}"),
-                    )
-                    .help(value_help(p)),
-                );
-            }
-            if let Some(v) = &c.contains {
-                match (&p.ty, &p.items) {
-                    (ParamType::Array, Some(items)) => {
-                        if let (ParamType::Enum, Some(vals), Some(s)) = (items.ty, &items.values, v.as_str())
-                            && !vals.iter().any(|x| x == s)
-                        {
-                            self.err(
-                                Diagnostic::error(
-                                    "bad-condition",
-                                    format!("{path}.contains"),
-                                    format!("`{s}` is not one of the values of `{pname}`"),
-                                )
-                                .help(format!("use one of: {}", vals.join(", "))),
-                            );
-                        }
-                    }
-                    _ => self.err(
-                        Diagnostic::error(
-                            "bad-condition",
-                            format!("{path}.contains"),
-                            format!("`contains` needs an array parameter, `{pname}` is not one"),
-                        )
-                        .at_key()
-                        .help("use `equals` or `in`"),
-                    ),
-                }
-            }
-        }
-        if let Some(sname) = &c.step {
-            if c.matches.is_some() == c.failed.is_some()
-                || c.in_values.is_some()
-                || c.equals.is_some()
-                || c.contains.is_some()
-                || c.set.is_some()
-            {
-                self.err(
-                    Diagnostic::error(
-                        "bad-condition",
-                        path,
-                        "a step condition has exactly one of `matches`, `failed`",
-                    )
-                    .help("e.g. `{step: impact, matches: \"high\"}`"),
-                );
-            }
-            if tool.parallel {
-                self.err(
-                    Diagnostic::error(
-                        "bad-condition",
-                        format!("{path}.step"),
-                        "a parallel tool's steps cannot depend on each other",
-                    )
-                    .help("remove `parallel: true`, or the step condition"),
-                );
-            }
-            if !earlier.contains(sname.as_str()) {
-                let known: Vec<&&str> = earlier.iter().collect();
-                self.err(
-                    Diagnostic::error(
-                        "unknown-step",
-                        format!("{path}.step"),
-                        format!("no earlier step has id `{sname}`"),
-                    )
-                    .help(hint_for(
-                        sname,
-                        &known,
-                        "a condition can only look at a step that runs before it",
-                    )),
-                );
-            }
-            if let Some(re) = &c.matches
-                && let Err(e) = super::values::check_regex(re, c.flags.as_deref().unwrap_or(""), false)
-            {
-                self.err(
-                    Diagnostic::error(
-                        "bad-pattern",
-                        format!("{path}.matches"),
-                        format!("not a valid regular expression: {}", e),
-                    )
-                    .help("fix the expression"),
-                );
-            }
-            if let Some(flags) = &c.flags
-                && let Err(e) = super::values::check_flags(flags)
-            {
-                self.err(
-                    Diagnostic::error(
-                        "bad-pattern",
-                        format!("{path}.flags"),
-                        format!("`{flags}` are not usable regular expression flags: {e}"),
-                    )
-                    .help("use each of `i`, `m`, `s`, `u` at most once"),
-                );
-            }
-        }
-    }
-
-    fn template(&mut self, path: &str, text: &str, scope: &Scope) {
-        match Template::parse(text) {
-            Err(e) => self.err(
-                Diagnostic::error("bad-template", path, e.message)
-                    .help("placeholders are `{name}`; `{{` and `}}` are literal braces"),
-            ),
-            Ok(t) => {
-                for var in t.vars() {
-                    if !scope.params.contains_key(var)
-                        && !self.cat.context.contains_key(var)
-                        && !scope.extra.contains(&var)
-                    {
-                        self.unknown_var(path, var, scope);
-                    }
-                }
-            }
-        }
-    }
-
-    fn unknown_var(&mut self, path: &str, var: &str, scope: &Scope) {
-        let mut known: Vec<String> = scope.params.keys().map(|k| k.to_string()).collect();
-        known.extend(self.cat.context.keys().cloned());
-        known.extend(scope.extra.iter().map(|s| s.to_string()));
-        known.sort();
-        let help = match did_you_mean(var, &known) {
-            Some(m) => format!("did you mean `{m}`?"),
-            None if known.is_empty() => "declare it as a parameter of the tool or a context variable".to_string(),
-            None => format!(
-                "declare it as a parameter or context variable; known here: {}",
-                known.join(", ")
-            ),
-        };
-        self.err(
-            Diagnostic::error(
-                "undeclared-placeholder",
-                path,
-                format!("`{{{var}}}` refers to no parameter or context variable"),
-            )
-            .help(help),
-        );
-    }
-
-    fn json_template(&mut self, path: &str, value: &serde_json::Value, scope: &Scope) {
-        match value {
-            serde_json::Value::String(s) => self.template(path, s, scope),
-            serde_json::Value::Array(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    self.json_template(&format!("{path}[{i}]"), item, scope);
-                }
-            }
-            serde_json::Value::Object(map) => {
-                for (k, item) in map {
-                    self.json_template(&format!("{path}.{k}"), item, scope);
-                }
-            }
-            _ => {}
-        }
+        // Each tool's parameters, steps, conditions, argv and templates are checked where they
+        // are lowered (`crate::model`), so that nothing is checked here and rebuilt there.
     }
 
     fn toolsets(&mut self) {
@@ -1223,7 +576,8 @@ fn bounds(p: &Param, x: f64, what: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn value_help(p: &Param) -> String {
+/// How to write a value that fits the parameter.
+pub fn value_help(p: &Param) -> String {
     match (p.ty, &p.values) {
         (ParamType::Enum, Some(vals)) => format!("use one of: {}", vals.join(", ")),
         _ => match (p.min, p.max) {
@@ -1269,7 +623,8 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
     }
 }
 
-fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: &str) -> String {
+/// "did you mean" the closest of `known`, or `otherwise`.
+pub fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: &str) -> String {
     match did_you_mean(found, known) {
         Some(m) => format!("did you mean `{m}`?"),
         None => otherwise.to_string(),

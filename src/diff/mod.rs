@@ -2,7 +2,7 @@
 //! and an older one (a file, or the same catalog at a git ref).
 //!
 //! A read-only report stage beside `report`: both catalogs go through the ordinary load and
-//! `model::build`, [`compare`] classifies every change per host surface under a named
+//! `model::lower`, [`compare`] classifies every change per host surface under a named
 //! [`Rule`], [`semver`] turns the findings into the version bump they need, and [`render`]
 //! prints them. Nothing here writes a file; [`source`] is the only part that reads one or runs
 //! git.
@@ -294,8 +294,9 @@ pub fn list_rules() -> String {
 
 fn side(s: source::Source) -> Result<Side, Error> {
     let source::Source { loaded, name } = s;
-    let model = model::build(loaded.catalog, &name);
-    Side::new(model, loaded.file, name)
+    // `diff` compares tool surfaces; the hosts' own lints are `validate`'s business.
+    let lowered = model::lower(loaded, &name, |_| Vec::new())?;
+    Side::new(lowered.model, lowered.file, name)
 }
 
 fn invalid(side: &Side, mut diags: Vec<Diagnostic>) -> Error {

@@ -21,7 +21,7 @@ pub mod registry;
 pub mod session;
 pub mod vscode;
 
-use crate::catalog::{Catalog, Loaded};
+use crate::catalog::Catalog;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::Error;
 use crate::escape::{Ts, comment};
@@ -142,33 +142,16 @@ pub fn planned_settings<T: DeserializeOwned>(cat: &Catalog, name: &str) -> Resul
         .map_err(|e| Error::internal(format!("settings of `{name}` passed the check but do not parse: {e}")))
 }
 
-/// Loads a catalog and checks it against every host it enables: the model, or every
-/// diagnostic at once.
+/// Loads a catalog, lowers it and checks it against every host it enables: the model, or the
+/// catalog's, the lowering's and the hosts' diagnostics at once.
 pub fn load(path: Option<&std::path::Path>) -> Result<(Model, crate::diagnostic::SourceFile, Vec<Diagnostic>), Error> {
-    let Loaded {
-        catalog,
-        file,
-        mut warnings,
-    } = crate::catalog::load(path)?;
-    let mut diags = check(&catalog);
-    if !diags.is_empty() {
-        crate::catalog::load::locate(&mut diags, &file.text);
-        if diags.iter().any(|d| d.severity == Severity::Error) {
-            diags.extend(warnings);
-            diags.sort_by_key(|d| (d.severity != Severity::Error, d.pos));
-            return Err(Error::Catalog {
-                file,
-                diagnostics: diags,
-            });
-        }
-        warnings.extend(diags);
-        warnings.sort_by_key(|d| d.pos);
-    }
-    let name = std::path::Path::new(&file.name)
+    let loaded = crate::catalog::load(path)?;
+    let name = std::path::Path::new(&loaded.file.name)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| file.name.clone());
-    Ok((crate::model::build(catalog, &name), file, warnings))
+        .unwrap_or_else(|| loaded.file.name.clone());
+    let lowered = crate::model::lower(loaded, &name, check)?;
+    Ok((lowered.model, lowered.file, lowered.warnings))
 }
 
 /// Every host's diagnostics for a catalog, unlocated: unknown hosts, each enabled host's

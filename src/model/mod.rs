@@ -1,11 +1,12 @@
 //! The normalized model the targets render: defaults resolved, templates parsed, per-host ids
-//! computed, filters applied. Built from a validated catalog; knows nothing about files.
+//! computed, filters applied. Built by one lowering pass ([`lower`]) that checks each catalog
+//! node and returns its IR node; knows nothing about files.
 //!
 //! Each tool's [`ExecSpec`] (see `crate::spec`) is what every runtime executes.
 
-use crate::catalog::{self, Access, Catalog, ContextFormat, ContextType, ContextVar, ParamType, RouteOutput};
+use crate::catalog::{self, Access, Catalog, ContextFormat, ContextType, ContextVar, Loaded, ParamType};
+use crate::diagnostic::{Diagnostic, Severity, SourceFile};
 use crate::error::Error;
-use crate::template::{Part, Template};
 use indexmap::IndexMap;
 use serde::Serialize;
 
@@ -40,6 +41,8 @@ pub struct ToolModel {
     /// The tool's own parameters, then the shared ones it uses, each in declaration order.
     pub params: Vec<ParamModel>,
     pub spec: ExecSpec,
+    /// Where the tool is in the catalog (`tools[3]`), so a later stage can locate an error.
+    pub path: String,
 }
 
 /// A parameter, resolved.
@@ -47,6 +50,9 @@ pub struct ToolModel {
 pub struct ParamModel {
     pub name: String,
     pub param: catalog::Param,
+    /// Where the parameter is declared (`tools[3].params.limit`, or `params.format` for a
+    /// shared one), so a later stage can locate an error.
+    pub path: String,
 }
 
 impl ToolModel {
@@ -64,103 +70,49 @@ pub fn constant_name(name: &str, var: &ContextVar) -> String {
 // ---------------------------------------------------------------------------------------------
 // Building the model.
 
-/// Builds the model of a validated catalog. Templates parse here without error because
-/// validation already parsed them.
-pub fn build(catalog: Catalog, source_name: &str) -> Model {
-    let tools: Vec<ToolModel> = crate::par::map(&catalog.tools, |t| tool(&catalog, t));
-    let by_name = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
-    Model {
-        catalog,
-        source_name: source_name.to_string(),
-        tools,
-        by_name,
-    }
+mod lower;
+
+/// A catalog lowered to the model, with the warnings its checks raised (located).
+#[derive(Debug)]
+pub struct Lowered {
+    pub model: Model,
+    pub file: SourceFile,
+    pub warnings: Vec<Diagnostic>,
 }
 
-fn tpl(text: &str) -> Template {
-    Template::parse(text).unwrap_or_else(|_| Template(vec![Part::Text(text.to_string())]))
-}
-
-fn tool(cat: &Catalog, t: &catalog::Tool) -> ToolModel {
-    // The tool's own parameters first: a model reads `query` before a shared `format`.
-    let mut params: Vec<ParamModel> = t
-        .params
-        .iter()
-        .map(|(n, p)| ParamModel {
-            name: n.clone(),
-            param: p.clone(),
-        })
-        .collect();
-    params.extend(t.use_params.iter().filter_map(|n| {
-        cat.params.get(n).map(|p| ParamModel {
-            name: n.clone(),
-            param: p.clone(),
-        })
-    }));
-    let write = t.access == Access::Write;
-    let destructive = t.destructive.unwrap_or(write);
-    let heading = match &t.heading {
-        Some(h) => tpl(h),
-        None => {
-            let first = params
-                .iter()
-                .find(|p| p.param.required && matches!(p.param.ty, ParamType::String | ParamType::Path));
-            match first {
-                Some(p) => Template(vec![Part::Text(format!("{}: ", t.name)), Part::Var(p.name.clone())]),
-                None => Template(vec![Part::Text(t.name.clone())]),
+/// The one lowering pass: turns a loaded catalog into the model, or into every diagnostic at
+/// once (catalog-level rules, each tool's parameters, steps, conditions, argv elements and
+/// templates, and `later`'s findings), located in the catalog's text. Every template is parsed
+/// here, once. `later` is the hosts' check, run once the catalog-level rules passed (the model
+/// stage cannot name the hosts); `source_name` is the catalog's file name for generated
+/// headers.
+pub fn lower(
+    loaded: Loaded,
+    source_name: &str,
+    later: impl FnOnce(&Catalog) -> Vec<Diagnostic>,
+) -> Result<Lowered, Error> {
+    let Loaded { catalog, file } = loaded;
+    match lower::lower(&catalog, later)? {
+        lower::Outcome::Lowered {
+            tools,
+            mut warnings,
+            sort,
+        } => {
+            crate::catalog::load::locate(&mut warnings, &file.text);
+            if sort {
+                warnings.sort_by_key(|d| d.pos);
             }
+            Ok(Lowered {
+                model: lower::model(catalog, source_name, tools),
+                file,
+                warnings,
+            })
         }
-    };
-    let has_run = t.steps.iter().any(|s| s.run.is_some());
-    let fallback = t
-        .fallback
-        .as_deref()
-        .or_else(|| {
-            if has_run {
-                cat.cli.as_ref().and_then(|c| c.fallback.as_deref())
-            } else {
-                None
-            }
-        })
-        .map(tpl);
-    let runtime = match (&t.runtime, &cat.runtime) {
-        (Some(route), Some(rt)) => Some(SpecRuntime {
-            url_env: rt.url_env.clone(),
-            default_url: rt.default_url.clone(),
-            timeout_ms: rt.timeout_ms,
-            method: route.method,
-            path: route.path.clone(),
-            body: route.body.as_ref().map(json_t),
-            markdown_field: match route.output {
-                RouteOutput::Markdown => rt.markdown_field.clone(),
-                RouteOutput::Json => None,
-            },
-        }),
-        _ => None,
-    };
-    let spec = ExecSpec {
-        version: SPEC_VERSION,
-        name: t.name.clone(),
-        heading,
-        params: params.iter().map(spec_param).collect(),
-        runtime,
-        parallel: t.parallel,
-        steps: t.steps.iter().map(|s| step(cat, s)).collect(),
-        fallback,
-    };
-    ToolModel {
-        name: t.name.clone(),
-        title: t.title.clone(),
-        description: t.description.clone(),
-        category: t.category.clone(),
-        tier: t.tier.clone().unwrap_or_else(|| "free".into()),
-        access: t.access,
-        destructive,
-        idempotent: t.idempotent.unwrap_or(!write),
-        open_world: t.open_world.unwrap_or(false),
-        confirm: t.confirm.unwrap_or(destructive),
-        params,
-        spec,
+        lower::Outcome::Invalid(mut diagnostics) => {
+            crate::catalog::load::locate(&mut diagnostics, &file.text);
+            diagnostics.sort_by_key(|d| (d.severity != Severity::Error, d.pos));
+            Err(Error::Catalog { file, diagnostics })
+        }
     }
 }
 
@@ -205,176 +157,6 @@ pub fn json_number(x: f64) -> serde_json::Number {
         serde_json::Number::from(x as i64)
     } else {
         serde_json::Number::from_f64(x).unwrap_or_else(|| serde_json::Number::from(0))
-    }
-}
-
-/// Compiles a catalog JSON template: a string that is exactly `"{name}"` keeps the variable's
-/// type; other strings with placeholders become string templates.
-pub fn json_t(v: &serde_json::Value) -> JsonT {
-    match v {
-        serde_json::Value::String(s) => {
-            let t = tpl(s);
-            if let Some(var) = t.single_var() {
-                JsonT::Var(var.to_string())
-            } else if t.vars().next().is_none() {
-                JsonT::Lit(v.clone())
-            } else {
-                JsonT::Tpl(t)
-            }
-        }
-        serde_json::Value::Array(items) => JsonT::Arr(items.iter().map(json_t).collect()),
-        serde_json::Value::Object(map) => JsonT::Obj(map.iter().map(|(k, v)| (k.clone(), json_t(v))).collect()),
-        other => JsonT::Lit(other.clone()),
-    }
-}
-
-fn step(cat: &Catalog, s: &catalog::Step) -> SpecStep {
-    let store_program = cat
-        .store
-        .as_ref()
-        .map(|s| s.program.clone())
-        .unwrap_or_else(|| "xs".into());
-    let store_path = cat.store.as_ref().map(|s| tpl(&s.path)).unwrap_or_default();
-    let exec = if let Some(argv) = &s.run {
-        SpecExec::Cli {
-            program: s
-                .program
-                .clone()
-                .or_else(|| cat.cli.as_ref().map(|c| c.binary.clone()))
-                .unwrap_or_default(),
-            argv: argv.iter().map(arg).collect(),
-            stdin: s.stdin.as_deref().map(tpl),
-        }
-    } else if let Some(a) = &s.append {
-        SpecExec::StoreAppend {
-            program: store_program,
-            store: store_path,
-            topic: tpl(&a.topic),
-            meta: json_t(&a.meta),
-            body: a.body.as_deref().map(tpl),
-        }
-    } else if let Some(f) = &s.fold {
-        SpecExec::StoreFold {
-            program: store_program,
-            store: store_path,
-            topic: tpl(&f.topic),
-            group_by: f.group_by.clone(),
-            groups: f.groups.clone(),
-            filter: f.filter.as_ref().map(|x| SpecFilter {
-                field: x.field.clone(),
-                equals: tpl(&x.equals),
-            }),
-            defaults: f.defaults.clone(),
-            updates: f.updates.clone(),
-        }
-    } else if let Some(u) = &s.update {
-        SpecExec::StoreUpdate {
-            program: store_program,
-            store: store_path,
-            topic: tpl(&u.topic),
-            id: tpl(&u.id),
-            meta: json_t(&u.meta),
-        }
-    } else {
-        let sig = s.signal.as_ref().expect("validation guarantees one step kind");
-        SpecExec::Signal {
-            pid: tpl(&sig.pid),
-            signal: sig.signal.clone(),
-            process: sig.process.clone(),
-        }
-    };
-    SpecStep {
-        id: s.id.clone(),
-        title: s.title.as_deref().map(tpl),
-        when: s.when.as_ref().map(cond),
-        for_each: s.for_each.clone(),
-        message: s.message.as_deref().map(tpl),
-        exec,
-    }
-}
-
-fn arg(a: &catalog::Arg) -> SpecArg {
-    match a {
-        catalog::Arg::Text(t) => {
-            let t = tpl(t);
-            match t.0.as_slice() {
-                [] => SpecArg::Lit(String::new()),
-                [Part::Text(text)] => SpecArg::Lit(text.clone()),
-                _ => SpecArg::Tpl(t),
-            }
-        }
-        catalog::Arg::Special(s) => {
-            if let Some(opt) = &s.opt {
-                SpecArg::Opt {
-                    opt: opt.clone(),
-                    value: tpl(s.value.as_deref().unwrap_or_default()),
-                }
-            } else if let Some(flag) = &s.flag {
-                SpecArg::Flag {
-                    flag: flag.clone(),
-                    if_param: s.if_param.clone().unwrap_or_default(),
-                }
-            } else if let Some(sp) = &s.spread {
-                SpecArg::Spread { spread: sp.clone() }
-            } else {
-                SpecArg::Json {
-                    json: json_t(s.json.as_ref().unwrap_or(&serde_json::Value::Null)),
-                }
-            }
-        }
-    }
-}
-
-fn cond(c: &catalog::Cond) -> SpecCond {
-    if let Some(all) = &c.all {
-        return SpecCond::All {
-            all: all.iter().map(cond).collect(),
-        };
-    }
-    if let Some(any) = &c.any {
-        return SpecCond::Any {
-            any: any.iter().map(cond).collect(),
-        };
-    }
-    if let Some(not) = &c.not {
-        return SpecCond::Not {
-            not: Box::new(cond(not)),
-        };
-    }
-    if let Some(step) = &c.step {
-        return match &c.matches {
-            Some(m) => SpecCond::StepMatches {
-                step: step.clone(),
-                matches: m.clone(),
-                flags: c.flags.clone().unwrap_or_default(),
-            },
-            None => SpecCond::StepFailed {
-                step: step.clone(),
-                failed: c.failed.unwrap_or(true),
-            },
-        };
-    }
-    let param = c.param.clone().unwrap_or_default();
-    if let Some(v) = &c.in_values {
-        SpecCond::ParamIn {
-            param,
-            values: v.clone(),
-        }
-    } else if let Some(v) = &c.equals {
-        SpecCond::ParamEquals {
-            param,
-            equals: v.clone(),
-        }
-    } else if let Some(v) = &c.contains {
-        SpecCond::ParamContains {
-            param,
-            contains: v.clone(),
-        }
-    } else {
-        SpecCond::ParamSet {
-            param,
-            set: c.set.unwrap_or(true),
-        }
     }
 }
 

@@ -1,0 +1,1195 @@
+//! The lowering pass: a typed catalog → the model, or every diagnostic at once.
+//!
+//! Each function here both checks one catalog node and returns its IR node: `Some` when the
+//! node and everything below it lowered without an error, `None` when an error was reported.
+//! Nothing is checked in one place and rebuilt in another, and every template is parsed once,
+//! here. The catalog-level rules that need no IR (names, context declarations, shared
+//! parameters, toolsets, filters, server) stay in `crate::catalog::validate`; this pass runs
+//! them first so that one call reports everything.
+//!
+//! A tool that comes back `None` without an error diagnostic is a bug in this pass, reported as
+//! [`Error::Internal`], never as the user's mistake.
+
+use super::{Model, ParamModel, ToolModel};
+use crate::catalog::validate::{self, check_value, hint_for, value_help};
+use crate::catalog::{Access, Arg, Catalog, Cond, Param, ParamType, RouteOutput, Step, Tool};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::error::Error;
+use crate::spec::*;
+use crate::template::{Part, Template, is_identifier};
+use indexmap::IndexMap;
+use std::collections::{HashMap, HashSet};
+
+/// What a template inside a tool may refer to.
+struct Scope<'a> {
+    params: &'a HashMap<&'a str, &'a Param>,
+    extra: &'a [&'a str],
+}
+
+/// Catalog-level nodes every tool shares, lowered once.
+struct Shared {
+    /// `cli.fallback`: `Some(None)` when the catalog has none, `None` when it failed to lower.
+    cli_fallback: Option<Option<Template>>,
+    /// The store's program and path template; `None` without a store or when its path failed.
+    store: Option<(String, Template)>,
+}
+
+/// What lowering a catalog comes to, short of a bug.
+pub(super) enum Outcome {
+    /// Every tool as the model's IR, and the warnings of every check.
+    Lowered {
+        tools: Vec<ToolModel>,
+        warnings: Vec<Diagnostic>,
+        /// Whether to order the warnings by position: only once the later checks added some,
+        /// which keeps the order `validate` has always printed.
+        sort: bool,
+    },
+    /// At least one error: every diagnostic of every check, unsorted and unlocated.
+    Invalid(Vec<Diagnostic>),
+}
+
+/// Lowers a catalog: runs the catalog-level rules, lowers the shared nodes once, then each
+/// tool; `later` (the hosts' checks) runs when the catalog-level rules passed, since it reads
+/// the names and toolsets they check, and its findings join the rest. An `Err` is a bug in
+/// this pass, never the catalog's fault.
+pub(super) fn lower(cat: &Catalog, later: impl FnOnce(&Catalog) -> Vec<Diagnostic>) -> Result<Outcome, Error> {
+    let mut diags = validate::validate(cat);
+    let catalog_ok = !diags.iter().any(|d| d.severity == Severity::Error);
+    let mut top = Lower::new(cat);
+    let none = HashMap::new();
+    let context_only = Scope {
+        params: &none,
+        extra: &[],
+    };
+    // Every tool with a `run` step shows it: it may name context variables only.
+    let cli_fallback = optional(cat.cli.as_ref().and_then(|c| c.fallback.as_ref()), |f| {
+        top.template("cli.fallback", f, &context_only)
+    });
+    let store = match &cat.store {
+        Some(s) => top
+            .template("store.path", &s.path, &context_only)
+            .map(|path| (s.program.clone(), path)),
+        None => None,
+    };
+    diags.extend(top.diags);
+    let shared = Shared { cli_fallback, store };
+    // Each tool lowers independently: run them on every core for a large catalog, keeping
+    // the catalog's order of tools and diagnostics.
+    let per_tool = crate::par::map(&cat.tools.iter().enumerate().collect::<Vec<_>>(), |&(i, t)| {
+        let mut l = Lower::new(cat);
+        let tool = l.tool(i, t, &shared);
+        (tool, l.diags)
+    });
+    let mut tools = Vec::with_capacity(cat.tools.len());
+    let mut missing = None;
+    for (i, (tool, found)) in per_tool.into_iter().enumerate() {
+        diags.extend(found);
+        match tool {
+            Some(t) => tools.push(t),
+            None => missing = missing.or(Some(i)),
+        }
+    }
+    let later = if catalog_ok { later(cat) } else { Vec::new() };
+    let sort = !later.is_empty();
+    diags.extend(later);
+    if diags.iter().any(|d| d.severity == Severity::Error) {
+        return Ok(Outcome::Invalid(diags));
+    }
+    if let Some(i) = missing {
+        return Err(Error::internal(format!(
+            "tools[{i}] did not lower, but no check reported why"
+        )));
+    }
+    Ok(Outcome::Lowered {
+        tools,
+        warnings: diags,
+        sort,
+    })
+}
+
+/// Lowers an optional catalog field: `Some(None)` when it is absent, `None` when it failed.
+fn optional<X, T>(x: Option<X>, f: impl FnOnce(X) -> Option<T>) -> Option<Option<T>> {
+    match x {
+        None => Some(None),
+        Some(x) => f(x).map(Some),
+    }
+}
+
+/// Lowers every element, reporting on all of them: `None` when any failed.
+fn all<T>(items: Vec<Option<T>>) -> Option<Vec<T>> {
+    items.into_iter().collect()
+}
+
+struct Lower<'a> {
+    cat: &'a Catalog,
+    diags: Vec<Diagnostic>,
+    /// Errors reported so far: a node whose checks added one does not lower.
+    errors: usize,
+}
+
+impl<'a> Lower<'a> {
+    fn new(cat: &'a Catalog) -> Self {
+        Lower {
+            cat,
+            diags: Vec::new(),
+            errors: 0,
+        }
+    }
+
+    fn err(&mut self, d: Diagnostic) {
+        if d.severity == Severity::Error {
+            self.errors += 1;
+        }
+        self.diags.push(d);
+    }
+
+    /// `Some(())` when no error was reported since `mark` (a value of `self.errors`).
+    fn clean_since(&self, mark: usize) -> Option<()> {
+        (self.errors == mark).then_some(())
+    }
+
+    fn tool(&mut self, i: usize, tool: &Tool, shared: &Shared) -> Option<ToolModel> {
+        let path = format!("tools[{i}]");
+        let mark = self.errors;
+        let cat = self.cat;
+        let mut params: HashMap<&str, &Param> = HashMap::new();
+        let mut shared_params = Vec::new();
+        for (j, name) in tool.use_params.iter().enumerate() {
+            match cat.params.get(name) {
+                Some(p) => {
+                    params.insert(name.as_str(), p);
+                    shared_params.push(ParamModel {
+                        name: name.clone(),
+                        param: p.clone(),
+                        path: format!("params.{name}"),
+                    });
+                }
+                None => {
+                    let known: Vec<&String> = cat.params.keys().collect();
+                    self.err(
+                        Diagnostic::error(
+                            "unknown-param",
+                            format!("{path}.use_params[{j}]"),
+                            format!("no shared parameter `{name}`"),
+                        )
+                        .help(hint_for(
+                            name,
+                            &known,
+                            "declare it under the top-level `params`",
+                        )),
+                    );
+                }
+            }
+        }
+        // The tool's own parameters first: a model reads `query` before a shared `format`.
+        let mut models = Vec::with_capacity(tool.params.len() + shared_params.len());
+        for (name, p) in &tool.params {
+            let ppath = format!("{path}.params.{name}");
+            let model = self.param(&ppath, name, p);
+            if params.insert(name.as_str(), p).is_some() {
+                self.err(
+                    Diagnostic::error(
+                        "duplicate-param",
+                        &ppath,
+                        format!("parameter `{name}` is also pulled in by `use_params`"),
+                    )
+                    .at_key()
+                    .help("remove one of them"),
+                );
+            }
+            models.extend(model);
+        }
+        models.extend(shared_params);
+        if let Some(tier) = &tool.tier
+            && !is_identifier(tier)
+        {
+            self.err(
+                Diagnostic::error(
+                    "bad-name",
+                    format!("{path}.tier"),
+                    format!("tier `{tier}` is not a valid name"),
+                )
+                .help("use a lowercase word such as `free` or `pro`"),
+            );
+        }
+        let scope = Scope {
+            params: &params,
+            extra: &[],
+        };
+        let heading = optional(tool.heading.as_ref(), |h| {
+            self.template(&format!("{path}.heading"), h, &scope)
+        });
+        let own_fallback = optional(tool.fallback.as_ref(), |f| {
+            self.template(&format!("{path}.fallback"), f, &scope)
+        });
+        let runtime = optional(tool.runtime.as_ref(), |route| self.route(&path, tool, route, &scope));
+        if tool.steps.is_empty() && tool.runtime.is_none() {
+            self.err(
+                Diagnostic::error(
+                    "no-steps",
+                    &path,
+                    format!("tool `{}` has neither `steps` nor a `runtime` route", tool.name),
+                )
+                .help("add a step such as `run: [command, \"{param}\"]`"),
+            );
+        }
+        let mut step_ids: HashSet<&str> = HashSet::new();
+        let mut steps = Vec::with_capacity(tool.steps.len());
+        for (k, step) in tool.steps.iter().enumerate() {
+            let spath = format!("{path}.steps[{k}]");
+            steps.push(self.step(&spath, tool, step, &params, &step_ids, shared));
+            if let Some(id) = &step.id {
+                if !is_identifier(id) {
+                    self.err(
+                        Diagnostic::error(
+                            "bad-name",
+                            format!("{spath}.id"),
+                            format!("step id `{id}` is not valid"),
+                        )
+                        .help("use [a-z_][a-z0-9_]*"),
+                    );
+                }
+                if !step_ids.insert(id) {
+                    self.err(
+                        Diagnostic::error(
+                            "duplicate-step",
+                            format!("{spath}.id"),
+                            format!("step id `{id}` is used twice"),
+                        )
+                        .help("give each step its own id"),
+                    );
+                }
+            }
+        }
+        let steps = all(steps);
+        self.clean_since(mark)?;
+
+        let heading = match heading? {
+            Some(h) => h,
+            None => {
+                let first = models
+                    .iter()
+                    .find(|p| p.param.required && matches!(p.param.ty, ParamType::String | ParamType::Path));
+                match first {
+                    Some(p) => Template(vec![Part::Text(format!("{}: ", tool.name)), Part::Var(p.name.clone())]),
+                    None => Template(vec![Part::Text(tool.name.clone())]),
+                }
+            }
+        };
+        let has_run = tool.steps.iter().any(|s| s.run.is_some());
+        let fallback = match own_fallback? {
+            Some(f) => Some(f),
+            None if has_run => shared.cli_fallback.clone()?,
+            None => None,
+        };
+        let write = tool.access == Access::Write;
+        let destructive = tool.destructive.unwrap_or(write);
+        let spec = ExecSpec {
+            version: SPEC_VERSION,
+            name: tool.name.clone(),
+            heading,
+            params: models.iter().map(super::spec_param).collect(),
+            runtime: runtime?,
+            parallel: tool.parallel,
+            steps: steps?,
+            fallback,
+        };
+        Some(ToolModel {
+            name: tool.name.clone(),
+            title: tool.title.clone(),
+            description: tool.description.clone(),
+            category: tool.category.clone(),
+            tier: tool.tier.clone().unwrap_or_else(|| "free".into()),
+            access: tool.access,
+            destructive,
+            idempotent: tool.idempotent.unwrap_or(!write),
+            open_world: tool.open_world.unwrap_or(false),
+            confirm: tool.confirm.unwrap_or(destructive),
+            params: models,
+            spec,
+            path,
+        })
+    }
+
+    /// A tool's own parameter: the catalog-level rules of a parameter (shared with the
+    /// top-level `params`), then its model.
+    fn param(&mut self, path: &str, name: &str, p: &Param) -> Option<ParamModel> {
+        let mark = self.errors;
+        for d in validate::param(self.cat, path, name, p) {
+            self.err(d);
+        }
+        self.clean_since(mark)?;
+        Some(ParamModel {
+            name: name.to_string(),
+            param: p.clone(),
+            path: path.to_string(),
+        })
+    }
+
+    fn route(&mut self, path: &str, tool: &Tool, route: &crate::catalog::Route, scope: &Scope) -> Option<SpecRuntime> {
+        let rpath = format!("{path}.runtime");
+        let mark = self.errors;
+        if self.cat.runtime.is_none() {
+            self.err(
+                Diagnostic::error(
+                    "no-runtime",
+                    &rpath,
+                    format!(
+                        "tool `{}` has a runtime route but the catalog declares no `runtime`",
+                        tool.name
+                    ),
+                )
+                .at_key()
+                .help("add a top-level `runtime: {url_env, default_url}`"),
+            );
+        }
+        if !route.path.starts_with('/') {
+            self.err(
+                Diagnostic::error(
+                    "bad-route",
+                    format!("{rpath}.path"),
+                    format!("route path `{}` must start with `/`", route.path),
+                )
+                .help(format!("write `/{}`", route.path)),
+            );
+        }
+        let body = optional(route.body.as_ref(), |b| {
+            self.json_template(&format!("{rpath}.body"), b, scope)
+        });
+        if route.output == RouteOutput::Markdown
+            && self.cat.runtime.as_ref().is_some_and(|r| r.markdown_field.is_none())
+        {
+            self.err(
+                Diagnostic::error(
+                    "no-markdown-field",
+                    rpath.as_str(),
+                    "the route returns markdown but `runtime.markdown_field` is not set",
+                )
+                .at_key()
+                .help("set `runtime.markdown_field`, or `output: json` on the route"),
+            );
+        }
+        self.clean_since(mark)?;
+        let rt = self.cat.runtime.as_ref()?;
+        Some(SpecRuntime {
+            url_env: rt.url_env.clone(),
+            default_url: rt.default_url.clone(),
+            timeout_ms: rt.timeout_ms,
+            method: route.method,
+            path: route.path.clone(),
+            body: body?,
+            markdown_field: match route.output {
+                RouteOutput::Markdown => rt.markdown_field.clone(),
+                RouteOutput::Json => None,
+            },
+        })
+    }
+
+    fn step(
+        &mut self,
+        path: &str,
+        tool: &Tool,
+        step: &Step,
+        params: &HashMap<&str, &Param>,
+        earlier: &HashSet<&str>,
+        shared: &Shared,
+    ) -> Option<SpecStep> {
+        let mark = self.errors;
+        let kinds = [
+            ("run", step.run.is_some()),
+            ("append", step.append.is_some()),
+            ("fold", step.fold.is_some()),
+            ("update", step.update.is_some()),
+            ("signal", step.signal.is_some()),
+        ];
+        let present: Vec<&str> = kinds.iter().filter(|k| k.1).map(|k| k.0).collect();
+        match present.len() {
+            0 => {
+                self.err(
+                    Diagnostic::error(
+                        "bad-step",
+                        path,
+                        "a step needs one of `run`, `append`, `fold`, `update`, `signal`",
+                    )
+                    .help("add `run: [command, \"{param}\"]` for a CLI call"),
+                );
+                return None;
+            }
+            1 => {}
+            _ => self.err(
+                Diagnostic::error(
+                    "bad-step",
+                    path,
+                    format!("a step does exactly one thing, this one has {}", present.join(" and ")),
+                )
+                .help("split it into several steps"),
+            ),
+        }
+        let mut extra: Vec<&str> = Vec::new();
+        if let Some(fe) = &step.for_each {
+            extra.push("item");
+            match params.get(fe.as_str()) {
+                Some(p) if p.ty == ParamType::Array => {}
+                Some(_) => self.err(
+                    Diagnostic::error(
+                        "bad-for-each",
+                        format!("{path}.for_each"),
+                        format!("`for_each` needs an array parameter, `{fe}` is not one"),
+                    )
+                    .help("point it at an array parameter"),
+                ),
+                None => self.err(
+                    Diagnostic::error(
+                        "unknown-param",
+                        format!("{path}.for_each"),
+                        format!("`for_each` names no parameter `{fe}`"),
+                    )
+                    .help(hint_for(
+                        fe,
+                        &params.keys().collect::<Vec<_>>(),
+                        "declare the array parameter",
+                    )),
+                ),
+            }
+        }
+        let scope = Scope { params, extra: &extra };
+        let when = optional(step.when.as_ref(), |c| {
+            self.cond(&format!("{path}.when"), c, tool, params, earlier)
+        });
+        let title = optional(step.title.as_deref(), |t| {
+            // The title was never checked against the scope before lowering existed; it is
+            // parsed here once, with the same scope as the step's other templates.
+            self.template(&format!("{path}.title"), t, &scope)
+        });
+        let message = optional(step.message.as_ref(), |m| {
+            let mut with_result = extra.clone();
+            with_result.push("result");
+            self.template(
+                &format!("{path}.message"),
+                m,
+                &Scope {
+                    params,
+                    extra: &with_result,
+                },
+            )
+        });
+        if step.program.is_some() && step.run.is_none() {
+            self.err(
+                Diagnostic::error(
+                    "bad-step",
+                    format!("{path}.program"),
+                    "`program` applies to `run` steps",
+                )
+                .at_key()
+                .help("remove it; store steps use the top-level `store.program`"),
+            );
+        }
+        if step.stdin.is_some() && step.run.is_none() {
+            self.err(
+                Diagnostic::error("bad-step", format!("{path}.stdin"), "`stdin` applies to `run` steps")
+                    .at_key()
+                    .help("use `body` on an `append` step"),
+            );
+        }
+        let mut exec = None;
+        if let Some(argv) = &step.run {
+            exec = self.run(path, step, argv, &scope);
+        }
+        let store_step = step.append.is_some() || step.fold.is_some() || step.update.is_some();
+        if store_step && self.cat.store.is_none() {
+            self.err(
+                Diagnostic::error("no-store", path, "store steps need a top-level `store`")
+                    .help("add `store: {program: xs, path: \"{store}\"}`"),
+            );
+        }
+        // A frame's meta may also say when it was appended (`{now_ms}`): the loop only honours
+        // recent completion frames.
+        let mut with_now = scope.extra.to_vec();
+        with_now.push(crate::catalog::validate::NOW_MS);
+        let meta_scope = Scope {
+            params: scope.params,
+            extra: &with_now,
+        };
+        if let Some(a) = &step.append {
+            let topic = self.template(&format!("{path}.append.topic"), &a.topic, &scope);
+            let meta = self.json_template(&format!("{path}.append.meta"), &a.meta, &meta_scope);
+            let body = optional(a.body.as_ref(), |b| {
+                self.template(&format!("{path}.append.body"), b, &scope)
+            });
+            exec = match (&shared.store, topic, meta, body) {
+                (Some((program, store)), Some(topic), Some(meta), Some(body)) => Some(SpecExec::StoreAppend {
+                    program: program.clone(),
+                    store: store.clone(),
+                    topic,
+                    meta,
+                    body,
+                }),
+                _ => None,
+            };
+        }
+        if let Some(f) = &step.fold {
+            let topic = self.template(&format!("{path}.fold.topic"), &f.topic, &scope);
+            let filter = optional(f.filter.as_ref(), |filter| {
+                self.template(&format!("{path}.fold.filter.equals"), &filter.equals, &scope)
+                    .map(|equals| SpecFilter {
+                        field: filter.field.clone(),
+                        equals,
+                    })
+            });
+            exec = match (&shared.store, topic, filter) {
+                (Some((program, store)), Some(topic), Some(filter)) => Some(SpecExec::StoreFold {
+                    program: program.clone(),
+                    store: store.clone(),
+                    topic,
+                    group_by: f.group_by.clone(),
+                    groups: f.groups.clone(),
+                    filter,
+                    defaults: f.defaults.clone(),
+                    updates: f.updates.clone(),
+                }),
+                _ => None,
+            };
+        }
+        if let Some(u) = &step.update {
+            let topic = self.template(&format!("{path}.update.topic"), &u.topic, &scope);
+            let id = self.template(&format!("{path}.update.id"), &u.id, &scope);
+            let meta = self.json_template(&format!("{path}.update.meta"), &u.meta, &meta_scope);
+            exec = match (&shared.store, topic, id, meta) {
+                (Some((program, store)), Some(topic), Some(id), Some(meta)) => Some(SpecExec::StoreUpdate {
+                    program: program.clone(),
+                    store: store.clone(),
+                    topic,
+                    id,
+                    meta,
+                }),
+                _ => None,
+            };
+        }
+        if let Some(s) = &step.signal {
+            let pid = self.template(&format!("{path}.signal.pid"), &s.pid, &scope);
+            if !s.signal.starts_with("SIG")
+                || !s.signal[3..]
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            {
+                self.err(
+                    Diagnostic::error(
+                        "bad-signal",
+                        format!("{path}.signal.signal"),
+                        format!("`{}` is not a signal name", s.signal),
+                    )
+                    .help("use a name such as `SIGTERM` or `SIGINT`"),
+                );
+            }
+            exec = pid.map(|pid| SpecExec::Signal {
+                pid,
+                signal: s.signal.clone(),
+                process: s.process.clone(),
+            });
+        }
+        self.clean_since(mark)?;
+        Some(SpecStep {
+            id: step.id.clone(),
+            title: title?,
+            when: when?,
+            for_each: step.for_each.clone(),
+            message: message?,
+            exec: exec?,
+            path: path.to_string(),
+        })
+    }
+
+    /// The `run` part of a step: its program, argv and stdin.
+    fn run(&mut self, path: &str, step: &Step, argv: &[Arg], scope: &Scope) -> Option<SpecExec> {
+        let program = step
+            .program
+            .clone()
+            .or_else(|| self.cat.cli.as_ref().map(|c| c.binary.clone()));
+        if program.is_none() {
+            self.err(
+                Diagnostic::error(
+                    "no-cli",
+                    format!("{path}.run"),
+                    "a `run` step needs a program, and the catalog declares no `cli`",
+                )
+                .at_key()
+                .help("add `cli: {binary: NAME}` or `program:` on the step"),
+            );
+        }
+        if argv.is_empty() && step.program.is_none() {
+            self.err(
+                Diagnostic::error("bad-step", format!("{path}.run"), "`run` is empty")
+                    .help("give the command's arguments"),
+            );
+        }
+        let args: Vec<Option<SpecArg>> = argv
+            .iter()
+            .enumerate()
+            .map(|(a, arg)| self.arg(&format!("{path}.run[{a}]"), arg, scope))
+            .collect();
+        let stdin = optional(step.stdin.as_ref(), |s| {
+            self.template(&format!("{path}.stdin"), s, scope)
+        });
+        Some(SpecExec::Cli {
+            program: program?,
+            argv: all(args)?,
+            stdin: stdin?,
+        })
+    }
+
+    fn arg(&mut self, path: &str, arg: &Arg, scope: &Scope) -> Option<SpecArg> {
+        let s = match arg {
+            Arg::Text(t) => {
+                let t = self.template(path, t, scope)?;
+                return Some(match t.0.as_slice() {
+                    [] => SpecArg::Lit(String::new()),
+                    [Part::Text(text)] => SpecArg::Lit(text.clone()),
+                    _ => SpecArg::Tpl(t),
+                });
+            }
+            Arg::Special(s) => s,
+        };
+        let kinds = [s.opt.is_some(), s.flag.is_some(), s.spread.is_some(), s.json.is_some()];
+        if kinds.iter().filter(|k| **k).count() != 1 {
+            self.err(
+                Diagnostic::error(
+                    "bad-arg",
+                    path,
+                    "a structured argument is exactly one of `opt`, `flag`, `spread`, `json`",
+                )
+                .help("e.g. `{opt: --kind, value: \"{kind}\"}` or `{flag: --silent, if: silent}`"),
+            );
+            return None;
+        }
+        let mark = self.errors;
+        let mut lowered = None;
+        if let Some(opt) = &s.opt {
+            match &s.value {
+                Some(v) => {
+                    lowered = self
+                        .template(&format!("{path}.value"), v, scope)
+                        .map(|value| SpecArg::Opt {
+                            opt: opt.clone(),
+                            value,
+                        })
+                }
+                None => self.err(
+                    Diagnostic::error("bad-arg", path, "`opt` needs a `value`")
+                        .help("e.g. `{opt: --kind, value: \"{kind}\"}`"),
+                ),
+            }
+        } else if s.value.is_some() {
+            self.err(
+                Diagnostic::error("bad-arg", format!("{path}.value"), "`value` goes with `opt`")
+                    .at_key()
+                    .help("remove it"),
+            );
+        }
+        if let Some(flag) = &s.flag {
+            match &s.if_param {
+                None => self.err(
+                    Diagnostic::error("bad-arg", path, "`flag` needs `if: <boolean parameter>`")
+                        .help("e.g. `{flag: --silent, if: silent}`"),
+                ),
+                Some(p) => match scope.params.get(p.as_str()) {
+                    Some(param) if param.ty == ParamType::Boolean => {
+                        lowered = Some(SpecArg::Flag {
+                            flag: flag.clone(),
+                            if_param: p.clone(),
+                        })
+                    }
+                    Some(_) => self.err(
+                        Diagnostic::error(
+                            "bad-arg",
+                            format!("{path}.if"),
+                            format!("`if` needs a boolean parameter, `{p}` is not one"),
+                        )
+                        .help("point it at a boolean parameter"),
+                    ),
+                    None => self.unknown_var(&format!("{path}.if"), p, scope),
+                },
+            }
+        } else if s.if_param.is_some() {
+            self.err(
+                Diagnostic::error("bad-arg", format!("{path}.if"), "`if` goes with `flag`")
+                    .at_key()
+                    .help("remove it"),
+            );
+        }
+        if let Some(sp) = &s.spread {
+            match scope.params.get(sp.as_str()) {
+                Some(p) if p.ty == ParamType::Array => lowered = Some(SpecArg::Spread { spread: sp.clone() }),
+                Some(_) => self.err(
+                    Diagnostic::error(
+                        "bad-arg",
+                        format!("{path}.spread"),
+                        format!("`spread` needs an array parameter, `{sp}` is not one"),
+                    )
+                    .help("point it at an array parameter"),
+                ),
+                None => self.unknown_var(&format!("{path}.spread"), sp, scope),
+            }
+        }
+        if let Some(j) = &s.json {
+            lowered = self
+                .json_template(&format!("{path}.json"), j, scope)
+                .map(|json| SpecArg::Json { json });
+        }
+        self.clean_since(mark)?;
+        lowered
+    }
+
+    fn cond(
+        &mut self,
+        path: &str,
+        c: &Cond,
+        tool: &Tool,
+        params: &HashMap<&str, &Param>,
+        earlier: &HashSet<&str>,
+    ) -> Option<SpecCond> {
+        let combos = [
+            c.param.is_some(),
+            c.step.is_some(),
+            c.all.is_some(),
+            c.any.is_some(),
+            c.not.is_some(),
+        ];
+        if combos.iter().filter(|x| **x).count() != 1 {
+            self.err(
+                Diagnostic::error(
+                    "bad-condition",
+                    path,
+                    "a condition is exactly one of `param`, `step`, `all`, `any`, `not`",
+                )
+                .help("e.g. `{param: direction, in: [callers, all]}` or `{step: impact, failed: true}`"),
+            );
+            return None;
+        }
+        let mark = self.errors;
+        let mut lowered = None;
+        if let Some(list) = &c.all {
+            let subs = list
+                .iter()
+                .enumerate()
+                .map(|(i, sub)| self.cond(&format!("{path}.all[{i}]"), sub, tool, params, earlier))
+                .collect();
+            lowered = all(subs).map(|all| SpecCond::All { all });
+        }
+        if let Some(list) = &c.any {
+            let subs = list
+                .iter()
+                .enumerate()
+                .map(|(i, sub)| self.cond(&format!("{path}.any[{i}]"), sub, tool, params, earlier))
+                .collect();
+            lowered = all(subs).map(|any| SpecCond::Any { any });
+        }
+        if let Some(sub) = &c.not {
+            lowered = self
+                .cond(&format!("{path}.not"), sub, tool, params, earlier)
+                .map(|not| SpecCond::Not { not: Box::new(not) });
+        }
+        if let Some(pname) = &c.param {
+            lowered = self.param_cond(path, pname, c, params);
+        }
+        if let Some(sname) = &c.step {
+            lowered = self.step_cond(path, sname, c, tool, earlier);
+        }
+        self.clean_since(mark)?;
+        lowered
+    }
+
+    fn param_cond(&mut self, path: &str, pname: &str, c: &Cond, params: &HashMap<&str, &Param>) -> Option<SpecCond> {
+        let tests = [
+            c.in_values.is_some(),
+            c.equals.is_some(),
+            c.contains.is_some(),
+            c.set.is_some(),
+        ];
+        if tests.iter().filter(|x| **x).count() != 1 || c.matches.is_some() || c.failed.is_some() {
+            self.err(
+                Diagnostic::error(
+                    "bad-condition",
+                    path,
+                    "a parameter condition has exactly one of `in`, `equals`, `contains`, `set`",
+                )
+                .help("e.g. `{param: refresh, equals: true}`"),
+            );
+        }
+        // An optional context variable may be absent: a step can be made to depend on it
+        // (`session_complete` signals the loop only when a pid was baked in).
+        if let Some(set) = c.set
+            && !params.contains_key(pname)
+            && self.cat.context.contains_key(pname)
+        {
+            return Some(SpecCond::ParamSet {
+                param: pname.to_string(),
+                set,
+            });
+        }
+        let Some(p) = params.get(pname) else {
+            let known: Vec<&str> = params.keys().copied().collect();
+            self.err(
+                Diagnostic::error(
+                    "unknown-param",
+                    format!("{path}.param"),
+                    format!("condition names no parameter `{pname}`"),
+                )
+                .help(hint_for(pname, &known, "declare the parameter")),
+            );
+            return None;
+        };
+        if let Some(vals) = &c.in_values {
+            for (i, v) in vals.iter().enumerate() {
+                if let Err(why) = check_value(p, v) {
+                    self.err(
+                        Diagnostic::error(
+                            "bad-condition",
+                            format!("{path}.in[{i}]"),
+                            format!("`{pname}` can never be this: {why}"),
+                        )
+                        .help(value_help(p)),
+                    );
+                }
+            }
+        }
+        if let Some(v) = &c.equals
+            && let Err(why) = check_value(p, v)
+        {
+            self.err(
+                Diagnostic::error(
+                    "bad-condition",
+                    format!("{path}.equals"),
+                    format!("`{pname}` can never be this: {why}"),
+                )
+                .help(value_help(p)),
+            );
+        }
+        if let Some(v) = &c.contains {
+            match (&p.ty, &p.items) {
+                (ParamType::Array, Some(items)) => {
+                    if let (ParamType::Enum, Some(vals), Some(s)) = (items.ty, &items.values, v.as_str())
+                        && !vals.iter().any(|x| x == s)
+                    {
+                        self.err(
+                            Diagnostic::error(
+                                "bad-condition",
+                                format!("{path}.contains"),
+                                format!("`{s}` is not one of the values of `{pname}`"),
+                            )
+                            .help(format!("use one of: {}", vals.join(", "))),
+                        );
+                    }
+                }
+                _ => self.err(
+                    Diagnostic::error(
+                        "bad-condition",
+                        format!("{path}.contains"),
+                        format!("`contains` needs an array parameter, `{pname}` is not one"),
+                    )
+                    .at_key()
+                    .help("use `equals` or `in`"),
+                ),
+            }
+        }
+        let param = pname.to_string();
+        if let Some(v) = &c.in_values {
+            Some(SpecCond::ParamIn {
+                param,
+                values: v.clone(),
+            })
+        } else if let Some(v) = &c.equals {
+            Some(SpecCond::ParamEquals {
+                param,
+                equals: v.clone(),
+            })
+        } else if let Some(v) = &c.contains {
+            Some(SpecCond::ParamContains {
+                param,
+                contains: v.clone(),
+            })
+        } else {
+            c.set.map(|set| SpecCond::ParamSet { param, set })
+        }
+    }
+
+    fn step_cond(
+        &mut self,
+        path: &str,
+        sname: &str,
+        c: &Cond,
+        tool: &Tool,
+        earlier: &HashSet<&str>,
+    ) -> Option<SpecCond> {
+        if c.matches.is_some() == c.failed.is_some()
+            || c.in_values.is_some()
+            || c.equals.is_some()
+            || c.contains.is_some()
+            || c.set.is_some()
+        {
+            self.err(
+                Diagnostic::error(
+                    "bad-condition",
+                    path,
+                    "a step condition has exactly one of `matches`, `failed`",
+                )
+                .help("e.g. `{step: impact, matches: \"high\"}`"),
+            );
+        }
+        if tool.parallel {
+            self.err(
+                Diagnostic::error(
+                    "bad-condition",
+                    format!("{path}.step"),
+                    "a parallel tool's steps cannot depend on each other",
+                )
+                .help("remove `parallel: true`, or the step condition"),
+            );
+        }
+        if !earlier.contains(sname) {
+            let known: Vec<&&str> = earlier.iter().collect();
+            self.err(
+                Diagnostic::error(
+                    "unknown-step",
+                    format!("{path}.step"),
+                    format!("no earlier step has id `{sname}`"),
+                )
+                .help(hint_for(
+                    sname,
+                    &known,
+                    "a condition can only look at a step that runs before it",
+                )),
+            );
+        }
+        if let Some(re) = &c.matches
+            && let Err(e) = crate::catalog::values::check_regex(re, c.flags.as_deref().unwrap_or(""), false)
+        {
+            self.err(
+                Diagnostic::error(
+                    "bad-pattern",
+                    format!("{path}.matches"),
+                    format!("not a valid regular expression: {}", e),
+                )
+                .help("fix the expression"),
+            );
+        }
+        if let Some(flags) = &c.flags
+            && let Err(e) = crate::catalog::values::check_flags(flags)
+        {
+            self.err(
+                Diagnostic::error(
+                    "bad-pattern",
+                    format!("{path}.flags"),
+                    format!("`{flags}` are not usable regular expression flags: {e}"),
+                )
+                .help("use each of `i`, `m`, `s`, `u` at most once"),
+            );
+        }
+        let step = sname.to_string();
+        match (&c.matches, c.failed) {
+            (Some(m), _) => Some(SpecCond::StepMatches {
+                step,
+                matches: m.clone(),
+                // No flags is the empty set, not a value validation had to supply.
+                flags: c.flags.clone().unwrap_or_default(),
+            }),
+            (None, Some(failed)) => Some(SpecCond::StepFailed { step, failed }),
+            (None, None) => None,
+        }
+    }
+
+    /// Parses a template once and checks its variables against the scope.
+    fn template(&mut self, path: &str, text: &str, scope: &Scope) -> Option<Template> {
+        match Template::parse(text) {
+            Err(e) => {
+                self.err(
+                    Diagnostic::error("bad-template", path, e.message)
+                        .help("placeholders are `{name}`; `{{` and `}}` are literal braces"),
+                );
+                None
+            }
+            Ok(t) => {
+                let mark = self.errors;
+                for var in t.vars() {
+                    if !scope.params.contains_key(var)
+                        && !self.cat.context.contains_key(var)
+                        && !scope.extra.contains(&var)
+                    {
+                        self.unknown_var(path, var, scope);
+                    }
+                }
+                self.clean_since(mark)?;
+                Some(t)
+            }
+        }
+    }
+
+    fn unknown_var(&mut self, path: &str, var: &str, scope: &Scope) {
+        let mut known: Vec<String> = scope.params.keys().map(|k| k.to_string()).collect();
+        known.extend(self.cat.context.keys().cloned());
+        known.extend(scope.extra.iter().map(|s| s.to_string()));
+        known.sort();
+        let help = match crate::catalog::load::did_you_mean(var, &known) {
+            Some(m) => format!("did you mean `{m}`?"),
+            None if known.is_empty() => "declare it as a parameter of the tool or a context variable".to_string(),
+            None => format!(
+                "declare it as a parameter or context variable; known here: {}",
+                known.join(", ")
+            ),
+        };
+        self.err(
+            Diagnostic::error(
+                "undeclared-placeholder",
+                path,
+                format!("`{{{var}}}` refers to no parameter or context variable"),
+            )
+            .help(help),
+        );
+    }
+
+    /// Lowers a catalog JSON template: a string that is exactly `"{name}"` keeps the variable's
+    /// type; other strings with placeholders become string templates.
+    fn json_template(&mut self, path: &str, value: &serde_json::Value, scope: &Scope) -> Option<JsonT> {
+        match value {
+            serde_json::Value::String(s) => {
+                let t = self.template(path, s, scope)?;
+                Some(if let Some(var) = t.single_var() {
+                    JsonT::Var(var.to_string())
+                } else if t.vars().next().is_none() {
+                    JsonT::Lit(value.clone())
+                } else {
+                    JsonT::Tpl(t)
+                })
+            }
+            serde_json::Value::Array(items) => {
+                let items = items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| self.json_template(&format!("{path}[{i}]"), item, scope))
+                    .collect();
+                all(items).map(JsonT::Arr)
+            }
+            serde_json::Value::Object(map) => {
+                let mut out = Some(IndexMap::new());
+                for (k, item) in map {
+                    match (self.json_template(&format!("{path}.{k}"), item, scope), &mut out) {
+                        (Some(v), Some(o)) => {
+                            o.insert(k.clone(), v);
+                        }
+                        _ => out = None,
+                    }
+                }
+                out.map(JsonT::Obj)
+            }
+            other => Some(JsonT::Lit(other.clone())),
+        }
+    }
+}
+
+/// Builds a [`Model`] from lowered tools.
+pub(super) fn model(catalog: crate::catalog::Catalog, source_name: &str, tools: Vec<ToolModel>) -> Model {
+    let by_name = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
+    Model {
+        catalog,
+        source_name: source_name.to_string(),
+        tools,
+        by_name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::error::Error;
+
+    /// A catalog with one fault of each kind, in unrelated places: one run reports them all.
+    const BROKEN: &str = r#"version: 1
+product: {name: Demo, version: 1.0.0, description: d}
+cli: {binary: demo}
+toolsets: {main: {tools: [a, b]}}
+tools:
+  - name: a
+    description: A
+    params:
+      q: {type: string}
+    steps:
+      - title: nothing to do
+      - run: [a, {opt: --x, flag: --y, value: "{q}"}]
+        when: {param: q, step: s}
+  - name: b
+    description: B
+    params:
+      q: {type: string}
+    steps:
+      - run: [b, "{q"]
+"#;
+
+    #[test]
+    fn every_independent_fault_in_one_run() {
+        let loaded = crate::catalog::load_text("broken.yaml", BROKEN.as_bytes()).unwrap();
+        let Err(Error::Catalog { diagnostics, .. }) = super::super::lower(loaded, "broken.yaml", |_| Vec::new()) else {
+            panic!("a broken catalog must not lower");
+        };
+        let found: Vec<(&str, Option<(usize, usize)>)> = diagnostics.iter().map(|d| (d.code, d.pos)).collect();
+        assert_eq!(
+            found,
+            [
+                // Catalog-level: the product name.
+                ("bad-name", Some((2, 17))),
+                // A step with no kind.
+                ("bad-step", Some((11, 9))),
+                // An argv element that is two kinds at once.
+                ("bad-arg", Some((12, 18))),
+                // A condition on a parameter and a step at once.
+                ("bad-condition", Some((13, 15))),
+                // A template that does not parse.
+                ("bad-template", Some((19, 18))),
+            ],
+            "{diagnostics:#?}"
+        );
+        assert!(diagnostics.iter().all(|d| d.help.is_some()));
+    }
+
+    #[test]
+    fn later_checks_join_tool_errors_once_the_catalog_level_passes() {
+        let host = |_: &crate::catalog::Catalog| {
+            vec![crate::diagnostic::Diagnostic::error(
+                "host",
+                "toolsets.main",
+                "a host finding",
+            )]
+        };
+        // The product name is fixed, so only tool-level faults are left: the host's finding
+        // joins them.
+        let fixed = BROKEN.replace("name: Demo", "name: demo");
+        let loaded = crate::catalog::load_text("broken.yaml", fixed.as_bytes()).unwrap();
+        let Err(Error::Catalog { diagnostics, .. }) = super::super::lower(loaded, "broken.yaml", host) else {
+            panic!("a broken catalog must not lower");
+        };
+        let codes: Vec<&str> = diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["host", "bad-step", "bad-arg", "bad-condition", "bad-template"]);
+        // With a catalog-level fault the hosts, which read the catalog-level names, do not run.
+        let loaded = crate::catalog::load_text("broken.yaml", BROKEN.as_bytes()).unwrap();
+        let Err(Error::Catalog { diagnostics, .. }) = super::super::lower(loaded, "broken.yaml", host) else {
+            panic!("a broken catalog must not lower");
+        };
+        assert!(diagnostics.iter().all(|d| d.code != "host"));
+    }
+
+    #[test]
+    fn steps_and_tools_keep_their_catalog_path() {
+        let loaded = crate::catalog::load(None).unwrap();
+        let model = super::super::lower(loaded, "ix.yaml", |_| Vec::new()).unwrap().model;
+        for (i, t) in model.tools.iter().enumerate() {
+            assert_eq!(t.path, format!("tools[{i}]"));
+            for (k, s) in t.spec.steps.iter().enumerate() {
+                assert_eq!(s.path, format!("tools[{i}].steps[{k}]"));
+            }
+            for p in &t.params {
+                assert!(
+                    p.path == format!("params.{}", p.name) || p.path == format!("{}.params.{}", t.path, p.name),
+                    "{}",
+                    p.path
+                );
+            }
+        }
+    }
+}
