@@ -36,10 +36,10 @@ pub static REGISTRY: &[&dyn Host] = &[
     &session::Session,
     &mcp::Mcp,
     &claude::Claude,
-    &cursor::Cursor,
-    &vscode::Vscode,
-    &gemini::Gemini,
-    &codex::Codex,
+    &cursor::HOST,
+    &vscode::HOST,
+    &gemini::HOST,
+    &codex::HOST,
     &registry::McpRegistry,
 ];
 
@@ -526,4 +526,66 @@ pub fn merged(
         serde_json::to_value(value).map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?,
         serde_json::Map::new(),
     ))
+}
+
+/// A host that only launches the product's MCP server from a configuration file (Cursor, VS
+/// Code, Gemini CLI, Codex). What differs between them is data and the file itself, so each of
+/// their modules holds a `HOST` value of this type and a `file` function.
+pub struct ServerConfigHost {
+    pub name: &'static str,
+    pub about: &'static str,
+    /// How people call the host, and where its context cost is paid.
+    pub label: &'static str,
+    pub session: &'static str,
+    /// The host's limit on a server + tool name, with the words that name it in the lint.
+    pub name_limit: Option<(usize, &'static str)>,
+    /// The host's file: where it goes by default and what it holds.
+    pub file: fn(
+        &Model,
+        &Options,
+        &crate::catalog::Server,
+        Option<String>,
+    ) -> Result<crate::output::PlannedFile<'static>, Error>,
+}
+
+impl Host for ServerConfigHost {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn about(&self) -> &'static str {
+        self.about
+    }
+
+    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <ConfigSettings as schemars::JsonSchema>::json_schema(generator)
+    }
+
+    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
+        let mut diags = check_config(cat, self.name, path);
+        if let Some((limit, over)) = self.name_limit {
+            diags.extend(check_name_lengths(cat, self.label, limit, over, |server, tool| {
+                format!("{server}{tool}")
+            }));
+        }
+        diags
+    }
+
+    fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
+        server_surface(cat, self.name, self.label, self.session, |server, tool| {
+            format!("{server}/{tool}")
+        })
+    }
+
+    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
+        let (Some(settings), Some(server)) = (
+            planned_settings::<ConfigSettings>(&model.catalog, self.name)?,
+            &model.catalog.server,
+        ) else {
+            return Ok(());
+        };
+        plan.groups.insert(self.name);
+        plan.files.push((self.file)(model, opts, server, settings.path)?);
+        Ok(())
+    }
 }

@@ -1,11 +1,10 @@
 //! VS Code: the MCP server in `.vscode/mcp.json` (shared with the user's servers: merged).
 
-use super::{Host, Options, Surface, server_args};
-use crate::catalog::Catalog;
-use crate::diagnostic::Diagnostic;
+use super::{Options, ServerConfigHost, server_args};
+use crate::catalog::Server;
 use crate::error::Error;
 use crate::model::Model;
-use crate::output::Plan;
+use crate::output::PlannedFile;
 use indexmap::IndexMap;
 use serde::Serialize;
 
@@ -20,50 +19,25 @@ struct VscodeServer {
 }
 
 /// The VS Code host.
-pub struct Vscode;
+pub static HOST: ServerConfigHost = ServerConfigHost {
+    name: "vscode",
+    about: "VS Code (`.vscode/mcp.json`)",
+    label: "VS Code",
+    session: "VS Code session",
+    name_limit: None,
+    file,
+};
 
-impl Host for Vscode {
-    fn name(&self) -> &'static str {
-        "vscode"
-    }
-
-    fn about(&self) -> &'static str {
-        "VS Code (`.vscode/mcp.json`)"
-    }
-
-    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        <super::ConfigSettings as schemars::JsonSchema>::json_schema(generator)
-    }
-
-    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
-        super::check_config(cat, self.name(), path)
-    }
-
-    fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
-        super::server_surface(cat, "vscode", "VS Code", "VS Code session", |server, tool| {
-            format!("{server}/{tool}")
-        })
-    }
-
-    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
-        let (Some(settings), Some(server)) = (
-            super::planned_settings::<super::ConfigSettings>(&model.catalog, self.name())?,
-            &model.catalog.server,
-        ) else {
-            return Ok(());
-        };
-        plan.groups.insert(self.name());
-        plan.files.push(super::merged(
-            settings.path.unwrap_or_else(|| ".vscode/mcp.json".into()),
-            self.name(),
-            ["servers", &server.name],
-            VscodeServer {
-                kind: "stdio",
-                command: server.command.clone(),
-                args: server_args(model, &opts.filter),
-                env: server.env.clone(),
-            },
-        )?);
-        Ok(())
-    }
+fn file(model: &Model, opts: &Options, server: &Server, path: Option<String>) -> Result<PlannedFile<'static>, Error> {
+    super::merged(
+        path.unwrap_or_else(|| ".vscode/mcp.json".into()),
+        HOST.name,
+        ["servers", &server.name],
+        VscodeServer {
+            kind: "stdio",
+            command: server.command.clone(),
+            args: server_args(model, &opts.filter),
+            env: server.env.clone(),
+        },
+    )
 }
