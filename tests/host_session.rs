@@ -168,17 +168,19 @@ fn start_xs(procs: &mut Procs, bin: &Path, store: &Path) {
     }
 }
 
-/// The id at the end of "Added task <id>" and the like.
-fn last_word(out: &str) -> String {
+/// The id in "Added task `<id>` (remaining)." and the like: the first word that is a SCRU128 id in backticks.
+fn added_id(out: &str) -> String {
     let id = out
         .split_whitespace()
-        .last()
+        .find_map(|w| {
+            let w = w.trim_end_matches(['.', ')']);
+            w.strip_prefix('`').and_then(|w| w.strip_suffix('`'))
+        })
         .unwrap_or_default()
-        .trim_matches(|c: char| !c.is_ascii_alphanumeric())
         .to_string();
     assert!(
         id.len() == 25 && id.chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()),
-        "no SCRU128 id at the end of {out:?}"
+        "no SCRU128 id in backticks in {out:?}"
     );
     id
 }
@@ -368,15 +370,15 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
     // ── Three tasks through OpenCode, one with shell syntax and a newline in it. ──
     let hostile = "it's \"quoted\" $(touch pwned) `touch pwned2` back\\slash $HOME\nsecond line\ttab";
     let a_out = tool(&p, &path, "ralph_task_add", json!({"content": hostile}));
-    let a = last_word(&a_out);
-    assert_eq!(a_out, format!("## ralph: task_add\n\nAdded task {a}"));
-    let b = last_word(&tool(
+    let a = added_id(&a_out);
+    assert_eq!(a_out, format!("## ralph: task_add\n\nAdded task `{a}` (remaining)."));
+    let b = added_id(&tool(
         &p,
         &path,
         "ralph_task_add",
         json!({"content": "blocked on the schema", "status": "blocked", "session_name": SESSION}),
     ));
-    let c = last_word(&tool(&p, &path, "ralph_task_add", json!({"content": "write the docs"})));
+    let c = added_id(&tool(&p, &path, "ralph_task_add", json!({"content": "write the docs"})));
     assert!(
         !p.dir().join("pwned").exists() && !p.dir().join("pwned2").exists(),
         "task content ran as a command"
@@ -440,14 +442,20 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         "ralph_task_status",
         json!({"id": a_prefix, "status": "in_progress"}),
     );
-    assert_eq!(st, format!("## ralph: task_status\n\nTask {a} marked as in_progress"));
+    assert_eq!(
+        st,
+        format!("## ralph: task_status\n\nTask `{a}` marked as in_progress.")
+    );
     assert_eq!(
         xs.on(TASKS).pop().unwrap()["meta"],
         json!({"action": "status", "id": a, "status": "in_progress", "iteration": 1}),
         "the frame carries the full id"
     );
     let done_c = tool(&p, &path, "ralph_task_status", json!({"id": c, "status": "completed"}));
-    assert_eq!(done_c, format!("## ralph: task_status\n\nTask {c} marked as completed"));
+    assert_eq!(
+        done_c,
+        format!("## ralph: task_status\n\nTask `{c}` marked as completed.")
+    );
 
     // ── An ambiguous prefix is refused and nothing is appended. ──
     let before = xs.on(TASKS).len();
@@ -564,8 +572,8 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         "ralph_note_add",
         json!({"content": "xs must print to a pipe", "type": "learning"}),
     );
-    let n1 = last_word(&n_out);
-    assert_eq!(n_out, format!("## ralph: note_add\n\nAdded learning note {n1}"));
+    let n1 = added_id(&n_out);
+    assert_eq!(n_out, format!("## ralph: note_add\n\nAdded learning note `{n1}`."));
     assert_eq!(
         xs.frame(&n1)["meta"],
         json!({"action": "add", "type": "learning", "iteration": 1})
@@ -610,7 +618,10 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
     );
     let m_prefix = &m[..12];
     let read = tool(&p, &path, "ralph_inbox_mark_read", json!({"id": m_prefix}));
-    assert_eq!(read, format!("## ralph: inbox_mark_read\n\nMessage {m} marked as read"));
+    assert_eq!(
+        read,
+        format!("## ralph: inbox_mark_read\n\nMessage `{m}` marked as read.")
+    );
     assert_eq!(
         xs.on(INBOX).pop().unwrap()["meta"],
         json!({"action": "mark_read", "id": m})
@@ -662,7 +673,7 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
     let ctl_id = ctl["id"].as_str().unwrap();
     assert_eq!(
         done,
-        format!("## ralph: session_complete\n\nRecorded session completion ({ctl_id})")
+        format!("## ralph: session_complete\n\nRecorded session completion (frame `{ctl_id}`).")
     );
     let ts = ctl["meta"]["ts"].as_u64().expect("ts is a number of milliseconds");
     assert!(
@@ -706,7 +717,7 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
     assert_eq!(
         done,
         format!(
-            "## ralph: session_complete\n\nRecorded session completion ({ctl_id})\n\nSignalled the ralph loop (pid {loop_pid}) to stop"
+            "## ralph: session_complete\n\nRecorded session completion (frame `{ctl_id}`).\n\nSignalled the ralph loop (pid {loop_pid}) to stop."
         )
     );
     let status = wait_exit(procs.get(loop_i), Duration::from_secs(10))

@@ -109,3 +109,17 @@ if (cmd === "append") {
 
 // Where the pinned hosts live: tests/hosts/node_modules by default, IXGEN_HOST_MODULES to override.
 export const HOST_MODULES = process.env.IXGEN_HOST_MODULES ?? join(ROOT, "tests", "hosts", "node_modules")
+
+// Bun.spawn returns before the child has exec'd its program: until then /proc/<pid>/comm still says `bun`, and a
+// test of "signal only a process named X" would see the wrong name. Waits (5 s at most) until the process has the
+// name `name`; where there is no /proc it returns at once (the runtime then asks `ps`, which sees the same race
+// less often).
+export function waitForName(pid: number, name: string): void {
+  const comm = `/proc/${pid}/comm`
+  if (!existsSync("/proc/self/comm")) return
+  for (let i = 0; i < 500; i++) {
+    try { if (readFileSync(comm, "utf8").trim() === name.slice(0, 15)) return } catch { /* not there yet, or gone */ }
+    Bun.sleepSync(10)
+  }
+  throw new Error(`process ${pid} did not become \`${name}\` within 5 s`)
+}

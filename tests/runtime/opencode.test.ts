@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { homedir } from "node:os"
 import { join } from "node:path"
-import { FAKE_IX, HOST_MODULES, fakeProgram, ixgen, tempDir } from "./harness"
+import { FAKE_IX, HOST_MODULES, fakeProgram, ixgen, tempDir, waitForName } from "./harness"
 
 const opencodeBin = join(HOST_MODULES, ".bin", "opencode")
 const tscBin = join(HOST_MODULES, ".bin", "tsc")
@@ -53,6 +53,7 @@ describe("real OpenCode 1.18.33", () => {
     copyFileSync("/bin/sleep", join(home, "nu"))
     Bun.spawnSync(["chmod", "+x", join(home, "nu")])
     loop = Bun.spawn([join(home, "nu"), "300"])
+    waitForName(loop.pid, "nu")
     ixgen(["--out", project, "opencode", "--session", session, "--iteration", "3", "--store", store, "--pid", String(loop.pid)])
     writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
       compilerOptions: { target: "ES2022", module: "ESNext", moduleResolution: "bundler", allowImportingTsExtensions: true, strict: true, noEmit: true, skipLibCheck: true, noUnusedLocals: true,
@@ -93,14 +94,14 @@ describe("real OpenCode 1.18.33", () => {
   test("ralph session tools: add, list and update through the store", async () => {
     const added = (await opencode("ralph_task_add", { content: "write the runtime" })).output
     const id = /`([0-9a-z]{20,})`/.exec(added)?.[1] ?? ""
-    expect(added).toBe(`## ralph.demo: task_add\n\nAdded task \`${id}\` (remaining).`)
-    expect((await opencode("ralph_task_status", { id: id.slice(0, 10), status: "in_progress" })).output).toBe(`## ralph.demo: task_status\n\nTask \`${id}\` marked as in_progress.`)
-    expect((await opencode("ralph_task_list", {})).output).toBe(`## ralph.demo: tasks\n\n### in_progress (1)\n\n- \`${id}\` write the runtime`)
+    expect(added).toBe(`## ralph: task_add\n\nAdded task \`${id}\` (remaining).`)
+    expect((await opencode("ralph_task_status", { id: id.slice(0, 10), status: "in_progress" })).output).toBe(`## ralph: task_status\n\nTask \`${id}\` marked as in_progress.`)
+    expect((await opencode("ralph_task_list", {})).output).toBe(`## ralph: task_list\n\n### in_progress (1)\n\n- \`${id}\` write the runtime`)
   }, 240_000)
 
   test("ralph session_complete records the control frame and stops the loop process", async () => {
     const { output } = await opencode("ralph_session_complete", {})
-    expect(output).toMatch(new RegExp(`^## ralph\\.demo: session_complete\\n\\nRecorded completion frame \`[0-9a-z]{20,}\`\\.\\n\\nSent SIGTERM to process ${loop.pid}\\.$`))
+    expect(output).toMatch(new RegExp(`^## ralph: session_complete\\n\\nRecorded session completion \\(frame \`[0-9a-z]{20,}\`\\)\\.\\n\\nSignalled the ralph loop \\(pid ${loop.pid}\\) to stop\\.$`))
     await loop.exited
     expect(loop.signalCode).toBe("SIGTERM")
   }, 180_000)

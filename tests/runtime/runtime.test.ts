@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test"
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
-import { FAKE_IX, FAKE_XS, fakeProgram, generatedSpec, loadRuntime, tempDir, type RunTool } from "./harness"
+import { FAKE_IX, FAKE_XS, fakeProgram, generatedSpec, loadRuntime, tempDir, waitForName, type RunTool } from "./harness"
 
 const neighbors = generatedSpec("ix_neighbors")
 
@@ -331,6 +331,7 @@ describe("signal", () => {
   const sig = (process: string | null) => spec({ params: [P("pid", "string")], steps: [{ id: "k", exec: { kind: "signal", pid: tpl("{pid}"), signal: "SIGTERM", process } }] })
   test("signals only a process whose name matches", async () => {
     const child = Bun.spawn(["sleep", "30"])
+    waitForName(child.pid, "sleep")
     const wrong = await runTool(sig("nu"), {}, { pid: String(child.pid) }, ctx())
     expect(wrong).toBe(`## t\n\n**Not signalled:** process ${child.pid} is \`sleep\`, not \`nu\`.`)
     expect(child.exitCode).toBeNull()

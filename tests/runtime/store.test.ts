@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test"
 import { copyFileSync, existsSync, mkdirSync } from "node:fs"
 import { homedir } from "node:os"
 import { join } from "node:path"
-import { FAKE_XS, fakeProgram, loadRuntime, sessionSpecs, tempDir, type RunTool } from "./harness"
+import { FAKE_XS, fakeProgram, loadRuntime, sessionSpecs, tempDir, waitForName, type RunTool } from "./harness"
 
 const ralph = sessionSpecs() as Record<string, unknown> & { task_add: unknown; task_list: unknown; task_status: unknown; session_complete: unknown }
 
@@ -57,13 +57,14 @@ describe.each(modes)("ralph tools on $mode", ({ real }) => {
     const a = await runTool(ralph.task_add, context(), { content: "first task\nsecond line" }, ctx)
     const b = await runTool(ralph.task_add, context(), { content: "blocked one", status: "blocked" }, ctx)
     const c = await runTool(ralph.task_add, context(), { content: "hostile $(touch pwned) `x` \"q\" 'y'" }, ctx)
-    expect(a).toMatch(/^## ralph\.demo: task_add\n\nAdded task `[0-9a-z]{20,}` \(remaining\)\.$/)
+    expect(a).toMatch(/^## ralph: task_add\n\nAdded task `[0-9a-z]{20,}` \(remaining\)\.$/)
+    expect(b).toMatch(/^## ralph: task_add\n\nAdded task `[0-9a-z]{20,}` \(blocked\)\.$/)
     const [ia, ib, ic] = [idOf(a), idOf(b), idOf(c)]
     expect(new Set([ia, ib, ic]).size).toBe(3)
     expect(existsSync(join(work, "pwned"))).toBe(false)
 
     const list = await runTool(ralph.task_list, context(), {}, ctx)
-    expect(list).toBe(`## ralph.demo: tasks\n\n### remaining (2)\n\n- \`${ia}\` first task\n- \`${ic}\` hostile $(touch pwned) \`x\` "q" 'y'\n\n### blocked (1)\n\n- \`${ib}\` blocked one`)
+    expect(list).toBe(`## ralph: task_list\n\n### remaining (2)\n\n- \`${ia}\` first task\n- \`${ic}\` hostile $(touch pwned) \`x\` "q" 'y'\n\n### blocked (1)\n\n- \`${ib}\` blocked one`)
 
     // Ids made within a moment share a prefix; a shared prefix of 8+ characters must be refused, listing the matches.
     let common = 0
@@ -83,27 +84,27 @@ describe.each(modes)("ralph tools on $mode", ({ real }) => {
     let n = 8
     while (others.some((o) => o.startsWith(ia.slice(0, n)))) n++
     const ok = await runTool(ralph.task_status, context(), { id: ia.slice(0, n), status: "in_progress" }, ctx)
-    expect(ok).toBe(`## ralph.demo: task_status\n\nTask \`${ia}\` marked as in_progress.`)
+    expect(ok).toBe(`## ralph: task_status\n\nTask \`${ia}\` marked as in_progress.`)
     const last = (await frames()).at(-1)
     expect(last?.topic).toBe("ralph.demo.task")
     expect(last?.meta).toEqual({ action: "status", id: ia, status: "in_progress", iteration: 3 })
 
     expect(await runTool(ralph.task_status, context(), { id: ib, status: "completed" }, ctx)).toContain(`Task \`${ib}\` marked as completed.`)
     expect(await runTool(ralph.task_list, context(), {}, ctx)).toBe(
-      `## ralph.demo: tasks\n\n### in_progress (1)\n\n- \`${ia}\` first task\n\n### remaining (1)\n\n- \`${ic}\` hostile $(touch pwned) \`x\` "q" 'y'\n\n### completed (1)\n\n- \`${ib}\` blocked one`)
+      `## ralph: task_list\n\n### in_progress (1)\n\n- \`${ia}\` first task\n\n### remaining (1)\n\n- \`${ic}\` hostile $(touch pwned) \`x\` "q" 'y'\n\n### completed (1)\n\n- \`${ib}\` blocked one`)
   })
 
   test("unknown ids, short prefixes and bad arguments change nothing", async () => {
     const before = (await frames()).length
-    expect(await runTool(ralph.task_status, context(), { id: "zzzzzzzzzz", status: "completed" }, ctx)).toContain("no item with id `zzzzzzzzzz`")
-    expect(await runTool(ralph.task_status, context(), { id: "03", status: "completed" }, ctx)).toContain("prefix of at least 8 characters")
+    expect(await runTool(ralph.task_status, context(), { id: "zzzzzzzzzz", status: "completed" }, ctx)).toBe("## ralph: task_status\n\n**Error:** no item with id `zzzzzzzzzz` on `ralph.demo.task`. Nothing was changed.")
+    expect(await runTool(ralph.task_status, context(), { id: "03", status: "completed" }, ctx)).toBe("## ralph: task_status\n\n**Invalid arguments:** `id` must be at least 8 characters long")
     expect(await runTool(ralph.task_status, context(), { id: "x", status: "done" }, ctx)).toContain('`status` must be one of "in_progress", "completed", "blocked"')
-    expect(await runTool(ralph.task_add, context({ session: 'a"b' }), { content: "x" }, ctx)).toBe('## ralph.a"b: task_add\n\n**Error:** `ralph.a"b.task` is not a valid store topic.')
+    expect(await runTool(ralph.task_add, context({ session: 'a"b' }), { content: "x" }, ctx)).toBe('## ralph: task_add\n\n**Error:** `ralph.a"b.task` is not a valid store topic.')
     expect((await frames()).length).toBe(before)
   })
 
   test("an empty topic lists no items", async () => {
-    expect(await runTool(ralph.task_list, context({ session: "empty" }), {}, ctx)).toBe("## ralph.empty: tasks\n\n_No items._")
+    expect(await runTool(ralph.task_list, context({ session: "empty" }), {}, ctx)).toBe("## ralph: task_list\n\n_No items._")
   })
 
   test("session_complete appends the control frame and signals only a process named nu", async () => {
@@ -112,11 +113,14 @@ describe.each(modes)("ralph tools on $mode", ({ real }) => {
     Bun.spawnSync(["chmod", "+x", nu])
     const loop = Bun.spawn([nu, "30"])
     const other = Bun.spawn(["sleep", "30"])
+    waitForName(loop.pid, "nu")
+    waitForName(other.pid, "sleep")
     const refused = await runTool(ralph.session_complete, context({ pid: other.pid }), {}, ctx)
     expect(refused).toContain(`**Not signalled:** process ${other.pid} is \`sleep\`, not \`nu\`.`)
+    expect(refused).not.toContain("Signalled the ralph loop")
     expect(other.exitCode).toBeNull()
     const done = await runTool(ralph.session_complete, context({ pid: loop.pid }), {}, ctx)
-    expect(done).toMatch(new RegExp(`^## ralph\\.demo: session_complete\\n\\nRecorded completion frame \`[0-9a-z]{20,}\`\\.\\n\\nSent SIGTERM to process ${loop.pid}\\.$`))
+    expect(done).toMatch(new RegExp(`^## ralph: session_complete\\n\\nRecorded session completion \\(frame \`[0-9a-z]{20,}\`\\)\\.\\n\\nSignalled the ralph loop \\(pid ${loop.pid}\\) to stop\\.$`))
     await loop.exited
     expect(loop.signalCode).toBe("SIGTERM")
     const control = (await frames()).filter((f) => f.topic === "ralph.demo.control")
@@ -131,7 +135,7 @@ describe.each(modes)("ralph tools on $mode", ({ real }) => {
   test("without a pid, session_complete records completion and signals nothing", async () => {
     const { pid: _, ...noPid } = context()
     const done = await runTool(ralph.session_complete, noPid, {}, ctx)
-    expect(done).toMatch(/^## ralph\.demo: session_complete\n\nRecorded completion frame `[0-9a-z]{20,}`\.$/)
+    expect(done).toMatch(/^## ralph: session_complete\n\nRecorded session completion \(frame `[0-9a-z]{20,}`\)\.$/)
   })
 
   test("the inbox follows the loop: messages without an action, mark_read by a unique prefix", async () => {
@@ -140,23 +144,23 @@ describe.each(modes)("ralph tools on $mode", ({ real }) => {
     await Bun.spawn([join(bin, "xs"), "append", store, "ralph.inbox.inbox", "--meta", JSON.stringify({ status: "unread", timestamp: "2026-01-21T10:00:00+0000" })], { stdin: new TextEncoder().encode("please cover the README") }).exited
     const listed = await runTool(ralph.inbox_list, context({ session }), {}, ctx)
     const m = idOf(listed)
-    expect(listed).toBe(`## ralph.inbox: inbox\n\n### unread (1)\n\n- \`${m}\` please cover the README`)
+    expect(listed).toBe(`## ralph: inbox_list\n\n### unread (1)\n\n- \`${m}\` please cover the README`)
     const read = await runTool(ralph.inbox_mark_read, context({ session }), { id: m.slice(0, 20) }, ctx)
-    expect(read).toBe(`## ralph.inbox: inbox_mark_read\n\nMessage ${m} marked as read`)
+    expect(read).toBe(`## ralph: inbox_mark_read\n\nMessage \`${m}\` marked as read.`)
     expect((await frames()).at(-1)?.meta).toEqual({ action: "mark_read", id: m })
-    expect(await runTool(ralph.inbox_list, context({ session }), {}, ctx)).toBe(`## ralph.inbox: inbox\n\n### read (1)\n\n- \`${m}\` please cover the README`)
+    expect(await runTool(ralph.inbox_list, context({ session }), {}, ctx)).toBe(`## ralph: inbox_list\n\n### read (1)\n\n- \`${m}\` please cover the README`)
   })
 
   test("session_name: the baked session is accepted, another is refused before anything runs", async () => {
     const before = (await frames()).length
-    expect(await runTool(ralph.task_list, context({ session: "empty" }), { session_name: "empty" }, ctx)).toBe("## ralph.empty: tasks\n\n_No items._")
+    expect(await runTool(ralph.task_list, context({ session: "empty" }), { session_name: "empty" }, ctx)).toBe("## ralph: task_list\n\n_No items._")
     const refused = await runTool(ralph.task_add, context(), { content: "x", session_name: "other" }, ctx)
-    expect(refused).toBe('## ralph.demo: task_add\n\n**Invalid arguments:** `session_name` is "other", but these tools were generated for session "demo"; pass "demo" or leave `session_name` out')
+    expect(refused).toBe('## ralph: task_add\n\n**Invalid arguments:** `session_name` is "other", but these tools were generated for session "demo"; pass "demo" or leave `session_name` out')
     expect((await frames()).length).toBe(before)
   })
 
   test("the store being down is an error section, not a crash", async () => {
     const out = await runTool(ralph.task_list, context({ store: join(work, "nope") }), {}, ctx)
-    expect(out).toStartWith("## ralph.demo: tasks\n\n**Error:** `xs cat` exited with code")
+    expect(out).toStartWith("## ralph: task_list\n\n**Error:** `xs cat` exited with code")
   })
 })
