@@ -626,7 +626,7 @@ impl App {
             Some(c) => model::check_context(&model.catalog, &context_flags(&self.cli.context_flags, c)?)?,
             None => model::Context::new(),
         };
-        let (filter, notes) = Filter::resolve(
+        let (filter, mut notes) = Filter::resolve(
             &model.catalog,
             filters.read_only,
             &filters.enable_tools,
@@ -677,6 +677,7 @@ impl App {
         } else {
             context
         };
+        notes.extend(hosts::check_allowlist(&model, &targets, &filter)?);
         let opts = Options {
             filter,
             context,

@@ -447,3 +447,27 @@ fn an_old_runtime_file_stays_while_session_tools_may_still_import_it() {
         "the old runtime file outlived every tool that used it"
     );
 }
+
+#[test]
+fn an_allowlist_that_keeps_no_tool_is_an_error_not_an_empty_tool_list() {
+    let dir = tempfile::tempdir().unwrap();
+    // ix-query is an OpenCode tool only: the MCP list would be empty.
+    let out = ixgen(dir.path())
+        .args(["mcp", "--enable-tools", "ix-query"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        err.contains("keeps no tool of any target") && err.contains("toolset `mcp`"),
+        "{err}"
+    );
+    assert!(tree(dir.path()).is_empty(), "nothing is written");
+    // Across every target it keeps the OpenCode tool, and says which surfaces get none.
+    let out = ixgen(dir.path())
+        .args(["generate", "--enable-tools", "ix-query"])
+        .assert()
+        .success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("keeps none of the tools of Claude Code"), "{err}");
+    assert!(dir.path().join(".opencode/tools/ix_query.ts").exists());
+}

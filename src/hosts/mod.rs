@@ -226,6 +226,47 @@ pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn Host], opts: &Options) -
     Ok(plan)
 }
 
+/// An allowlist (`--enable-tools`) that keeps none of a surface's tools would write an empty
+/// tool list without a word: that is an error when it keeps no tool of any target of the run,
+/// and a note naming each emptied surface otherwise.
+pub fn check_allowlist(model: &Model, hosts: &[&'static dyn Host], filter: &Filter) -> Result<Vec<String>, Error> {
+    if filter.enable.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (mut emptied, mut kept_any) = (Vec::new(), false);
+    for host in hosts {
+        for s in host.surfaces(&model.catalog) {
+            if !model.toolset(&s.toolset, filter).is_empty() {
+                kept_any = true;
+            } else if !model.toolset(&s.toolset, &Filter::default()).is_empty() {
+                emptied.push(s);
+            }
+        }
+    }
+    if !kept_any && !emptied.is_empty() {
+        return Err(Error::usage(
+            format!(
+                "--enable-tools keeps no tool of any target of this run ({})",
+                emptied
+                    .iter()
+                    .map(|s| format!("{}: toolset `{}`", s.key, s.toolset))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            "name tools of those toolsets (`ixgen list` shows each tool's toolsets), or leave --enable-tools out",
+        ));
+    }
+    Ok(emptied
+        .iter()
+        .map(|s| {
+            format!(
+                "--enable-tools keeps none of the tools of {} (toolset `{}`): it gets an empty tool list",
+                s.label, s.toolset
+            )
+        })
+        .collect())
+}
+
 /// The first comment line of generated code files.
 pub fn header_text(model: &Model) -> Ts {
     comment(&format!(
