@@ -11,6 +11,8 @@ use serde::Serialize;
 
 pub use crate::spec::*;
 
+pub mod rules;
+
 /// The catalog, ready to render.
 #[derive(Debug)]
 pub struct Model {
@@ -141,12 +143,15 @@ fn tool(cat: &Catalog, t: &catalog::Tool) -> ToolModel {
     let spec = ExecSpec {
         version: SPEC_VERSION,
         name: t.name.clone(),
-        heading,
+        heading: heading.clone(),
         params: params.iter().map(spec_param).collect(),
         runtime,
         parallel: t.parallel,
         steps: t.steps.iter().map(|s| step(cat, s)).collect(),
         fallback,
+        confirm: rules::confirm(t, destructive, &heading),
+        rules: rules::rules(t),
+        redact: rules::redact(t),
     };
     ToolModel {
         name: t.name.clone(),
@@ -158,7 +163,7 @@ fn tool(cat: &Catalog, t: &catalog::Tool) -> ToolModel {
         destructive,
         idempotent: t.idempotent.unwrap_or(!write),
         open_world: t.open_world.unwrap_or(false),
-        confirm: t.confirm.unwrap_or(destructive),
+        confirm: spec.confirm.is_some(),
         params,
         spec,
     }
@@ -195,6 +200,8 @@ fn spec_param(p: &ParamModel) -> SpecParam {
         // Only numbers clamp: string and array lengths out of bounds are always refused.
         clamp: numeric && q.clamp.unwrap_or(true),
         pattern: q.pattern.clone(),
+        nullable: q.nullable,
+        keep_empty: q.keep_empty,
     }
 }
 
@@ -235,6 +242,7 @@ fn step(cat: &Catalog, s: &catalog::Step) -> SpecStep {
         .unwrap_or_else(|| "xs".into());
     let store_path = cat.store.as_ref().map(|s| tpl(&s.path)).unwrap_or_default();
     let exec = if let Some(argv) = &s.run {
+        let extras = rules::cli_extras(s);
         SpecExec::Cli {
             program: s
                 .program
@@ -243,6 +251,11 @@ fn step(cat: &Catalog, s: &catalog::Step) -> SpecStep {
                 .unwrap_or_default(),
             argv: argv.iter().map(arg).collect(),
             stdin: s.stdin.as_deref().map(tpl),
+            ok_exit: extras.ok_exit,
+            output: extras.output,
+            max_output: extras.max_output,
+            timeout_ms: extras.timeout_ms,
+            if_empty: extras.if_empty,
         }
     } else if let Some(a) = &s.append {
         SpecExec::StoreAppend {
@@ -313,6 +326,8 @@ fn arg(a: &catalog::Arg) -> SpecArg {
                 }
             } else if let Some(sp) = &s.spread {
                 SpecArg::Spread { spread: sp.clone() }
+            } else if let Some(f) = &s.file {
+                SpecArg::File { file: tpl(f) }
             } else {
                 SpecArg::Json {
                     json: json_t(s.json.as_ref().unwrap_or(&serde_json::Value::Null)),
@@ -322,7 +337,7 @@ fn arg(a: &catalog::Arg) -> SpecArg {
     }
 }
 
-fn cond(c: &catalog::Cond) -> SpecCond {
+pub(crate) fn cond(c: &catalog::Cond) -> SpecCond {
     if let Some(all) = &c.all {
         return SpecCond::All {
             all: all.iter().map(cond).collect(),

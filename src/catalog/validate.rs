@@ -315,6 +315,7 @@ impl<'a> Validator<'a> {
                 );
             }
         }
+        self.diags.extend(super::rules::check_param(path, p));
         if let Some(def) = &p.default
             && let Err(why) = check_value(p, def)
         {
@@ -460,6 +461,22 @@ impl<'a> Validator<'a> {
         if let Some(f) = &tool.fallback {
             self.template(&format!("{path}.fallback"), f, &scope);
         }
+        // Confirmation and cross-parameter rules (`super::rules`); their templates and
+        // conditions are checked here, in the tool's scope.
+        self.diags.extend(super::rules::check_tool(path, tool, &params));
+        if let Some(super::rules::Confirm::Rules(c)) = &tool.confirm
+            && let Some(subject) = &c.subject
+        {
+            self.template(&format!("{path}.confirm.subject"), subject, &scope);
+        }
+        for (i, rule) in tool.rules.iter().enumerate() {
+            if let Some(when) = &rule.when {
+                self.cond(&format!("{path}.rules[{i}].when"), when, tool, &params, &HashSet::new());
+            }
+            if let Some(m) = &rule.message {
+                self.template(&format!("{path}.rules[{i}].message"), m, &scope);
+            }
+        }
         if let Some(route) = &tool.runtime {
             let rpath = format!("{path}.runtime");
             if self.cat.runtime.is_none() {
@@ -601,6 +618,13 @@ impl<'a> Validator<'a> {
             }
         }
         let scope = Scope { params, extra: &extra };
+        self.diags.extend(super::rules::check_step(path, step, params));
+        if let Some(t) = &step.title {
+            self.template(&format!("{path}.title"), t, &scope);
+        }
+        if let Some(t) = &step.if_empty {
+            self.template(&format!("{path}.if_empty"), t, &scope);
+        }
         if let Some(when) = &step.when {
             self.cond(&format!("{path}.when"), when, tool, params, earlier);
         }
@@ -711,13 +735,19 @@ impl<'a> Validator<'a> {
             }
             Arg::Special(s) => s,
         };
-        let kinds = [s.opt.is_some(), s.flag.is_some(), s.spread.is_some(), s.json.is_some()];
+        let kinds = [
+            s.opt.is_some(),
+            s.flag.is_some(),
+            s.spread.is_some(),
+            s.json.is_some(),
+            s.file.is_some(),
+        ];
         if kinds.iter().filter(|k| **k).count() != 1 {
             self.err(
                 Diagnostic::error(
                     "bad-arg",
                     path,
-                    "a structured argument is exactly one of `opt`, `flag`, `spread`, `json`",
+                    "a structured argument is exactly one of `opt`, `flag`, `spread`, `json`, `file`",
                 )
                 .help("e.g. `{opt: --kind, value: \"{kind}\"}` or `{flag: --silent, if: silent}`"),
             );
@@ -780,6 +810,9 @@ impl<'a> Validator<'a> {
         }
         if let Some(j) = &s.json {
             self.json_template(&format!("{path}.json"), j, scope);
+        }
+        if let Some(f) = &s.file {
+            self.template(&format!("{path}.file"), f, scope);
         }
     }
 
@@ -1129,6 +1162,8 @@ pub fn check_value(p: &Param, v: &serde_json::Value) -> Result<(), String> {
                     max: None,
                     clamp: None,
                     pattern: None,
+                    nullable: false,
+                    keep_empty: false,
                     renamed_from: None,
                 };
                 for x in items {
