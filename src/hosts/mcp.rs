@@ -279,8 +279,9 @@ fn property(p: &ParamModel) -> PropSchema {
     s
 }
 
-/// The pattern of a `path` parameter in MCP schemas: relative, without a `..` segment, no NUL.
-pub const PATH_PATTERN: &str = r"^(?![/\\])(?![A-Za-z]:)(?!.*(^|[/\\])\.\.([/\\]|$))[^\u0000]*$";
+/// The pattern of a `path` parameter in MCP schemas: relative (no leading `/` or `\`), without
+/// a `..` segment. Short, because every schema is context paid in every session.
+pub const PATH_PATTERN: &str = r"^(?![/\\])(?!.*(^|[/\\])\.\.([/\\]|$))";
 
 /// The MCP definition of a tool.
 pub fn tool(t: &ToolModel) -> McpTool {
