@@ -188,6 +188,24 @@ pub fn parse_check(text: &str) -> Result<Check, String> {
 /// Checks a tool's `confirm` and `rules` (not their templates or conditions).
 pub fn check_tool(path: &str, tool: &Tool, params: &HashMap<&str, &Param>) -> Vec<Diagnostic> {
     let mut d = Vec::new();
+    // MCP has no confirmation field: clients decide from the annotations, where only a write
+    // tool's `destructiveHint` means "ask". Say so when the catalog asks for a tool that MCP
+    // clients will see as harmless.
+    let destructive = tool.access == super::types::Access::Write && tool.destructive.unwrap_or(true);
+    if tool.confirm.as_ref().is_some_and(Confirm::asks) && !destructive {
+        d.push(
+            Diagnostic::warning(
+                "confirm-not-destructive",
+                format!("{path}.confirm"),
+                format!(
+                    "`{}` asks before running, but MCP clients see it as not destructive and may run it without asking",
+                    tool.name
+                ),
+            )
+            .at_key()
+            .help("set `access: write` and `destructive: true`, or remove `confirm`"),
+        );
+    }
     if let Some(Confirm::Rules(c)) = &tool.confirm {
         for (key, list) in [("allow", &c.allow), ("deny", &c.deny)] {
             for (i, p) in list.iter().enumerate() {
