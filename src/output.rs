@@ -56,6 +56,9 @@ pub enum Content<'a> {
         value: serde_json::Value,
         /// Keys of a new file, written before the merged key (e.g. `$schema`).
         skeleton: serde_json::Map<String, serde_json::Value>,
+        /// Further keys set in the same file, in order (several planned merges of one file are
+        /// folded into the first by [`compare`]).
+        more: Vec<(Vec<String>, serde_json::Value)>,
     },
 }
 
@@ -116,6 +119,7 @@ impl<'a> PlannedFile<'a> {
                 pointer: pointer.iter().map(|s| s.to_string()).collect(),
                 value,
                 skeleton,
+                more: Vec::new(),
             },
             per_run: false,
             foreign: None,
@@ -519,11 +523,40 @@ fn merge_json(
     Ok(out.into_bytes())
 }
 
+/// Folds merges of one shared file into its first planned merge (a host sets several keys of
+/// `opencode.json`: its MCP server and tools' permission rules), so the file is one change.
+pub fn fold_merges(files: &mut Vec<PlannedFile<'_>>) {
+    let mut i = 0;
+    while i < files.len() {
+        let later = (i + 1..files.len()).find(|&j| {
+            files[j].path == files[i].path
+                && matches!(files[j].content, Content::JsonMerge { .. })
+                && matches!(files[i].content, Content::JsonMerge { .. })
+        });
+        match later {
+            Some(j) => {
+                let f = files.remove(j);
+                if let (Content::JsonMerge { more, .. }, Content::JsonMerge { pointer, value, .. }) =
+                    (&mut files[i].content, f.content)
+                {
+                    more.push((pointer, value));
+                }
+            }
+            None => i += 1,
+        }
+    }
+}
+
 /// Compares a plan with the disk: what each path would become. Fails when a target path
 /// holds a file ixgen does not own or that was edited since it wrote it (unless `force`),
 /// and whenever a path would lead through a symlink.
 pub fn compare(plan: Plan<'_>, out: &Path, force: bool) -> Result<(Outcome, Manifest), Error> {
-    let Plan { files, groups, guards } = plan;
+    let Plan {
+        mut files,
+        groups,
+        guards,
+    } = plan;
+    fold_merges(&mut files);
     let (old_manifest, notes) = read_manifest(out)?;
     // One name per file: two targets (or `./a` and `a`) must not both claim a path.
     let mut planned: BTreeSet<RelPath> = BTreeSet::new();
@@ -693,7 +726,14 @@ fn compare_one(
             pointer,
             value,
             skeleton,
-        } => (merge_json(old.as_deref(), pointer, value, skeleton, rel)?, None),
+            more,
+        } => {
+            let mut bytes = merge_json(old.as_deref(), pointer, value, skeleton, rel)?;
+            for (p, v) in more {
+                bytes = merge_json(Some(&bytes), p, v, skeleton, rel)?;
+            }
+            (bytes, None)
+        }
     };
     let action = match &old {
         None => Action::Create,

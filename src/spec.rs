@@ -19,7 +19,7 @@ use serde::Serialize;
 
 /// The version of the spec format. A runtime refuses a spec of another version instead of
 /// guessing: a tool file and a runtime file from two ixgen releases must not half-work.
-pub const SPEC_VERSION: u32 = 2;
+pub const SPEC_VERSION: u32 = 3;
 
 fn is_false(b: &bool) -> bool {
     !*b
@@ -47,6 +47,128 @@ pub struct ExecSpec {
     /// Markdown returned when a step's program is not installed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<Template>,
+    /// Ask the user through the host before any step runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirm: Option<SpecConfirm>,
+    /// Rules across parameters, applied in order once each argument has passed on its own.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<SpecRule>,
+    /// How far secret redaction reaches; `all` is left out.
+    #[serde(skip_serializing_if = "SpecRedact::is_all")]
+    pub redact: SpecRedact,
+}
+
+/// Confirmation before a tool runs. The runtime refuses a subject that matches `deny`, runs
+/// one that matches `allow`, and asks the host (OpenCode: `ctx.ask`) about anything else.
+/// Patterns are the host's wildcards (`*` any text, `?` one character; a trailing ` *` also
+/// matches nothing), so the same patterns can be written into the host's permission rules.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecConfirm {
+    /// The host's permission name: the tool's id in that host, so the user's rules apply.
+    pub permission: String,
+    /// What is asked about, the text the patterns are matched against.
+    pub subject: Template,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
+}
+
+/// A rule across parameters.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum SpecRule {
+    /// Set these parameters when they are unset (and `when` holds); a value may be another
+    /// parameter's (`{"var": "start_line"}`).
+    Default {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        when: Option<SpecCond>,
+        values: IndexMap<String, JsonT>,
+    },
+    /// These parameters must be set (when `when` holds); `message` says why otherwise.
+    Require {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        when: Option<SpecCond>,
+        params: Vec<String>,
+        message: String,
+    },
+    /// These parameters must not be set (when `when` holds).
+    Forbid {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        when: Option<SpecCond>,
+        params: Vec<String>,
+        message: String,
+    },
+    /// `left op right` must hold when both numbers are set.
+    Compare {
+        left: String,
+        op: SpecCompareOp,
+        right: String,
+        message: String,
+    },
+}
+
+/// A comparison of two numeric parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+pub enum SpecCompareOp {
+    #[serde(rename = ">=")]
+    Ge,
+    #[serde(rename = ">")]
+    Gt,
+    #[serde(rename = "<=")]
+    Le,
+    #[serde(rename = "<")]
+    Lt,
+}
+
+/// What secret redaction covers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SpecRedact {
+    /// What is sent to the runtime and everything returned (the default).
+    #[default]
+    All,
+    /// What is sent, and error sections only (a stderr excerpt may echo the environment):
+    /// a tool that returns source text keeps it as written.
+    Errors,
+    /// Nothing.
+    None,
+}
+
+impl SpecRedact {
+    fn is_all(&self) -> bool {
+        *self == SpecRedact::All
+    }
+}
+
+/// A number from the catalog or from a numeric parameter (already bounded or clamped by it),
+/// times `scale` (seconds to milliseconds: 1000).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SpecAmount {
+    Lit(u64),
+    Var {
+        var: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        scale: Option<u32>,
+    },
+}
+
+/// Which output stream of a CLI step is its result.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SpecStream {
+    #[default]
+    Stdout,
+    Stderr,
+    /// Standard output, then standard error.
+    Both,
+}
+
+impl SpecStream {
+    fn is_stdout(&self) -> bool {
+        *self == SpecStream::Stdout
+    }
 }
 
 /// The type of a parameter as the runtime checks it.
@@ -96,6 +218,12 @@ pub struct SpecParam {
     /// pass `session_name` is checked, never obeyed blindly).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub equals_context: Option<String>,
+    /// `null` is accepted (and means unset).
+    #[serde(skip_serializing_if = "is_false")]
+    pub nullable: bool,
+    /// `""` is a value, not a missing argument.
+    #[serde(skip_serializing_if = "is_false")]
+    pub keep_empty: bool,
 }
 
 /// The element type of an array parameter.
@@ -214,6 +342,21 @@ pub enum SpecExec {
         argv: Vec<SpecArg>,
         #[serde(skip_serializing_if = "Option::is_none")]
         stdin: Option<Template>,
+        /// Exit codes that are a normal answer; empty means only 0.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        ok_exit: Vec<i32>,
+        /// Which stream is the step's output.
+        #[serde(skip_serializing_if = "SpecStream::is_stdout")]
+        output: SpecStream,
+        /// Characters of output kept; the rest is cut with a note.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        max_output: Option<SpecAmount>,
+        /// Milliseconds before the program is stopped.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        timeout_ms: Option<SpecAmount>,
+        /// The section's text when an accepted run printed nothing.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        if_empty: Option<Template>,
     },
     /// Append a frame to the store.
     StoreAppend {
@@ -287,6 +430,9 @@ pub enum SpecArg {
     Spread { spread: String },
     /// A JSON value serialized into one argument.
     Json { json: JsonT },
+    /// The rendered text written to a private temporary file, whose path is the argument;
+    /// the file is removed when the step ends. Left out when a variable is unset.
+    File { file: Template },
 }
 
 /// The JSON Schema of the spec (committed as `generated/schema/exec-spec.schema.json`).

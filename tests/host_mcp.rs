@@ -1201,6 +1201,8 @@ fn the_catalog_schema_accepts_the_catalogs_and_refuses_an_unknown_key() {
         "catalog/ix.yaml",
         "tests/fixtures/minimal/catalog.yaml",
         "tests/fixtures/hostile/catalog.yaml",
+        "tests/fixtures/ipuaro/catalog.yaml",
+        "tests/fixtures/git-iris/catalog.yaml",
     ];
     let mut docs = Vec::new();
     for (i, c) in catalogs.iter().enumerate() {

@@ -410,9 +410,10 @@ fn spec_types_and_runtime_that_disagree_fail_the_type_check() {
     let extra = tempfile::tempdir().unwrap();
     support::copy_dir(&tmp.path().join(".opencode"), extra.path());
     let f = extra.path().join(".opencode/tools/ix_stats.ts");
-    let text = std::fs::read_to_string(&f)
-        .unwrap()
-        .replace("\"version\": 2,", "\"version\": 2, \"join\": \"\\n\",");
+    let text = std::fs::read_to_string(&f).unwrap().replace(
+        &format!("\"version\": {},", ixgen::spec::SPEC_VERSION),
+        &format!("\"version\": {}, \"join\": \"\\n\",", ixgen::spec::SPEC_VERSION),
+    );
     std::fs::write(&f, text).unwrap();
     let result = std::panic::catch_unwind(|| type_check(extra.path()));
     let msg = *result

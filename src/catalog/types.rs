@@ -267,6 +267,12 @@ pub struct Param {
     /// Regular expression a string must match (JavaScript syntax, anchor it yourself).
     #[serde(default)]
     pub pattern: Option<String>,
+    /// `null` is a value the model may send (it means unset); schemas say `[type, "null"]`.
+    #[serde(default)]
+    pub nullable: bool,
+    /// `""` is a real value (e.g. content that empties a range) rather than "not given".
+    #[serde(default)]
+    pub keep_empty: bool,
     /// The parameter's previous name: `ixgen diff` then reports a rename (still breaking)
     /// instead of a removal plus an addition, and compares the rest of the parameter.
     #[serde(default)]
@@ -443,9 +449,18 @@ pub struct Tool {
     /// Talks to things outside the local workspace. Defaults to false.
     #[serde(default)]
     pub open_world: Option<bool>,
-    /// Ask the user before running it. Defaults to `destructive`.
+    /// Ask the user before running it: `true`, `false`, or `{subject, allow, deny}` (ask
+    /// unless the subject matches an `allow` pattern; refuse it when it matches `deny`).
+    /// Defaults to `destructive`.
     #[serde(default)]
-    pub confirm: Option<bool>,
+    pub confirm: Option<super::rules::Confirm>,
+    /// Rules across parameters: defaults that depend on another parameter, parameters
+    /// required or refused together, and order between two numbers.
+    #[serde(default)]
+    pub rules: Vec<super::rules::Rule>,
+    /// Secret redaction: `all` (default), `errors` (only error sections), `none`.
+    #[serde(default)]
+    pub redact: Option<super::rules::Redact>,
     /// Markdown heading of the result, a template: `"ix-impact: {target}"`.
     #[serde(default)]
     pub heading: Option<String>,
@@ -536,6 +551,24 @@ pub struct Step {
     /// Text sent on standard input (a template).
     #[serde(default)]
     pub stdin: Option<String>,
+    /// Exit codes of a `run` step that are a normal answer (`[0, 1]`: rg's "no match").
+    #[serde(default)]
+    pub ok_exit: Vec<i32>,
+    /// Which stream of a `run` step is its output: `stdout` (default), `stderr`, `both`.
+    #[serde(default)]
+    pub output: Option<super::rules::Stream>,
+    /// Characters of output kept (a number, or `"{param}"` naming an integer parameter).
+    #[serde(default)]
+    pub max_output: Option<super::rules::Amount>,
+    /// Milliseconds before the program is stopped (a number or `"{param}"`).
+    #[serde(default)]
+    pub timeout_ms: Option<super::rules::Amount>,
+    /// Seconds before the program is stopped (a number or `"{param}"`).
+    #[serde(default)]
+    pub timeout_secs: Option<super::rules::Amount>,
+    /// Text of the section when an accepted run printed nothing (a template).
+    #[serde(default)]
+    pub if_empty: Option<String>,
     /// Append a frame to the store.
     #[serde(default)]
     pub append: Option<Append>,
@@ -581,6 +614,10 @@ pub struct SpecialArg {
     #[serde(default)]
     #[schemars(with = "Option<serde_json::Value>")]
     pub json: Option<serde_json::Value>,
+    /// A template written to a private temporary file whose path is the argument
+    /// (`[commit, -F, {file: "{message}"}]`); the file is removed after the step.
+    #[serde(default)]
+    pub file: Option<String>,
 }
 
 /// A condition on parameters or earlier steps.
@@ -699,7 +736,7 @@ impl<'de> Deserialize<'de> for Arg {
         impl<'de> serde::de::Visitor<'de> for ArgVisitor {
             type Value = Arg;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a string template or one of {opt, value}, {flag, if}, {spread}, {json}")
+                f.write_str("a string template or one of {opt, value}, {flag, if}, {spread}, {json}, {file}")
             }
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Arg, E> {
                 Ok(Arg::Text(v.to_string()))

@@ -364,6 +364,7 @@ impl<'a> Validator<'a> {
                 );
             }
         }
+        self.diags.extend(super::rules::check_param(path, p));
         if let Some(def) = &p.default
             && let Err(why) = check_value(p, def)
         {
@@ -549,6 +550,8 @@ pub fn check_value(p: &Param, v: &serde_json::Value) -> Result<(), String> {
                     max: None,
                     clamp: None,
                     pattern: None,
+                    nullable: false,
+                    keep_empty: false,
                     renamed_from: None,
                     equals_context: None,
                 };

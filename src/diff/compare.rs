@@ -1285,7 +1285,8 @@ impl<'a> Compare<'a> {
         // Everything else the spec carries shapes the result (heading, fallback, and whatever a
         // later version of the spec adds); parameters were compared through the model.
         let (oa, ob) = (a.as_object(), b.as_object());
-        let skip = ["name", "params", "steps", "parallel", "runtime"];
+        // `confirm` follows `destructive` by default, which the annotation rules already report.
+        let skip = ["name", "params", "steps", "parallel", "runtime", "confirm"];
         let mut keys: Vec<String> = Vec::new();
         if let (Some(oa), Some(ob)) = (oa, ob) {
             for k in oa.keys().chain(ob.keys().filter(|k| !oa.contains_key(*k))) {

@@ -164,8 +164,9 @@ pub struct InputSchema {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PropSchema {
+    /// One type name, or `[name, "null"]` for a nullable parameter.
     #[serde(rename = "type")]
-    pub ty: &'static str,
+    pub ty: serde_json::Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
@@ -211,7 +212,8 @@ fn prop(ty: ParamType, values: Option<&Vec<String>>, description: Option<&String
             ParamType::Number => "number",
             ParamType::Boolean => "boolean",
             ParamType::Array => "array",
-        },
+        }
+        .into(),
         description: description.cloned(),
         enum_values: if ty == ParamType::Enum { values.cloned() } else { None },
         items: None,
@@ -230,6 +232,21 @@ fn property(p: &ParamModel) -> PropSchema {
     let q = &p.param;
     let mut s = prop(q.ty, q.values.as_ref(), q.description.as_ref());
     match q.ty {
+        // A clamped bound is the tool's own cap, not a rule on what the client may send: a
+        // hard `minimum`/`maximum` would make MCP clients refuse values the tool accepts, so
+        // the range is said in the description instead.
+        ParamType::Integer | ParamType::Number if q.clamp.unwrap_or(true) && (q.min.is_some() || q.max.is_some()) => {
+            let range = match (q.min, q.max) {
+                (Some(a), Some(b)) => format!("clamped to {}..{}", json_number(a), json_number(b)),
+                (Some(a), None) => format!("raised to at least {}", json_number(a)),
+                (None, Some(b)) => format!("capped at {}", json_number(b)),
+                (None, None) => unreachable!("guarded above"),
+            };
+            s.description = Some(match s.description.take() {
+                Some(d) => format!("{} (values outside are {range})", d.trim_end_matches('.')),
+                None => format!("Values outside are {range}"),
+            });
+        }
         ParamType::Integer | ParamType::Number => {
             s.minimum = q.min.map(json_number);
             s.maximum = q.max.map(json_number);
@@ -238,6 +255,11 @@ fn property(p: &ParamModel) -> PropSchema {
             s.min_length = q.min.map(|x| x as u64);
             s.max_length = q.max.map(|x| x as u64);
             s.pattern = q.pattern.clone();
+            // Containment, as far as a schema can say it: no absolute path, no `..` segment.
+            // (The runtime also resolves the path against the worktree.)
+            if q.ty == ParamType::Path && s.pattern.is_none() {
+                s.pattern = Some(PATH_PATTERN.to_string());
+            }
         }
         ParamType::Array => {
             s.min_items = q.min.map(|x| x as u64);
@@ -251,8 +273,15 @@ fn property(p: &ParamModel) -> PropSchema {
         ParamType::Boolean | ParamType::Enum => {}
     }
     s.default = q.default.clone();
+    if q.nullable {
+        s.ty = serde_json::json!([s.ty, "null"]);
+    }
     s
 }
+
+/// The pattern of a `path` parameter in MCP schemas: relative (no leading `/` or `\`), without
+/// a `..` segment. Short, because every schema is context paid in every session.
+pub const PATH_PATTERN: &str = r"^(?![/\\])(?!.*(^|[/\\])\.\.([/\\]|$))";
 
 /// The MCP definition of a tool.
 pub fn tool(t: &ToolModel) -> McpTool {

@@ -216,6 +216,7 @@ pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn Host], opts: &Options) -
         }
         host.plan(model, opts, &mut plan)?;
     }
+    crate::output::fold_merges(&mut plan.files);
     plan.files.sort_by(|a, b| a.path.cmp(&b.path));
     if let Some(w) = plan.files.windows(2).find(|w| w[0].path == w[1].path) {
         return Err(Error::usage(

@@ -151,7 +151,7 @@ impl Host for Session {
         let tools = model
             .toolset(&target.toolset, &opts.filter)
             .into_iter()
-            .map(|t| entry(t, Some(&tool_id(&t.name))))
+            .map(|t| entry(t, Some(&tool_id(&t.name)), &session_id(&target.file, &t.name)))
             .collect::<Result<Vec<_>, Error>>()?;
         let file = ToolFile {
             header: header_text(model),

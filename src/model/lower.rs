@@ -222,6 +222,41 @@ impl<'a> Lower<'a> {
         let own_fallback = optional(tool.fallback.as_ref(), |f| {
             self.template(&format!("{path}.fallback"), f, &scope)
         });
+        // Confirmation and cross-parameter rules (`crate::catalog::rules`); their templates and
+        // conditions are checked and lowered here, in the tool's scope.
+        for d in crate::catalog::rules::check_tool(&path, tool, &params) {
+            self.err(d);
+        }
+        let subject = match &tool.confirm {
+            Some(crate::catalog::rules::Confirm::Rules(c)) => optional(c.subject.as_ref(), |subject| {
+                self.template(&format!("{path}.confirm.subject"), subject, &scope)
+            }),
+            _ => Some(None),
+        };
+        let mut rules = Vec::with_capacity(tool.rules.len());
+        for (i, rule) in tool.rules.iter().enumerate() {
+            let when = optional(rule.when.as_ref(), |when| {
+                self.cond(&format!("{path}.rules[{i}].when"), when, tool, &params, &HashSet::new())
+            });
+            if let Some(m) = &rule.message {
+                self.template(&format!("{path}.rules[{i}].message"), m, &scope);
+            }
+            let mut defaults = indexmap::IndexMap::new();
+            let mut ok = true;
+            for (k, v) in rule.default.iter().flatten() {
+                match self.json_template(&format!("{path}.rules[{i}].default.{k}"), v, &scope) {
+                    Some(j) => {
+                        defaults.insert(k.clone(), j);
+                    }
+                    None => ok = false,
+                }
+            }
+            rules.push(match (when, ok) {
+                (Some(when), true) => Some(super::rules::LoweredRule { when, defaults }),
+                _ => None,
+            });
+        }
+        let rules = all(rules);
         let runtime = optional(tool.runtime.as_ref(), |route| self.route(&path, tool, route, &scope));
         if tool.steps.is_empty() && tool.runtime.is_none() {
             self.err(
@@ -284,6 +319,7 @@ impl<'a> Lower<'a> {
         };
         let write = tool.access == Access::Write;
         let destructive = tool.destructive.unwrap_or(write);
+        let confirm = super::rules::confirm(tool, destructive, &heading, subject?);
         let spec = ExecSpec {
             version: SPEC_VERSION,
             name: tool.name.clone(),
@@ -293,6 +329,9 @@ impl<'a> Lower<'a> {
             parallel: tool.parallel,
             steps: steps?,
             fallback,
+            confirm,
+            rules: super::rules::rules(tool, rules?),
+            redact: super::rules::redact(tool),
         };
         Some(ToolModel {
             name: tool.name.clone(),
@@ -304,7 +343,7 @@ impl<'a> Lower<'a> {
             destructive,
             idempotent: tool.idempotent.unwrap_or(!write),
             open_world: tool.open_world.unwrap_or(false),
-            confirm: tool.confirm.unwrap_or(destructive),
+            confirm: spec.confirm.is_some(),
             params: models,
             spec,
             path,
@@ -453,6 +492,10 @@ impl<'a> Lower<'a> {
             }
         }
         let scope = Scope { params, extra: &extra };
+        // Exit codes, streams, limits and timeouts (`crate::catalog::rules`).
+        for d in crate::catalog::rules::check_step(path, step, params) {
+            self.err(d);
+        }
         let when = optional(step.when.as_ref(), |c| {
             self.cond(&format!("{path}.when"), c, tool, params, earlier)
         });
@@ -630,10 +673,19 @@ impl<'a> Lower<'a> {
         let stdin = optional(step.stdin.as_ref(), |s| {
             self.template(&format!("{path}.stdin"), s, scope)
         });
+        let if_empty = optional(step.if_empty.as_ref(), |t| {
+            self.template(&format!("{path}.if_empty"), t, scope)
+        });
+        let extras = super::rules::cli_extras(step, if_empty?);
         Some(SpecExec::Cli {
             program: program?,
             argv: all(args)?,
             stdin: stdin?,
+            ok_exit: extras.ok_exit,
+            output: extras.output,
+            max_output: extras.max_output,
+            timeout_ms: extras.timeout_ms,
+            if_empty: extras.if_empty,
         })
     }
 
@@ -649,13 +701,19 @@ impl<'a> Lower<'a> {
             }
             Arg::Special(s) => s,
         };
-        let kinds = [s.opt.is_some(), s.flag.is_some(), s.spread.is_some(), s.json.is_some()];
+        let kinds = [
+            s.opt.is_some(),
+            s.flag.is_some(),
+            s.spread.is_some(),
+            s.json.is_some(),
+            s.file.is_some(),
+        ];
         if kinds.iter().filter(|k| **k).count() != 1 {
             self.err(
                 Diagnostic::error(
                     "bad-arg",
                     path,
-                    "a structured argument is exactly one of `opt`, `flag`, `spread`, `json`",
+                    "a structured argument is exactly one of `opt`, `flag`, `spread`, `json`, `file`",
                 )
                 .help("e.g. `{opt: --kind, value: \"{kind}\"}` or `{flag: --silent, if: silent}`"),
             );
@@ -734,6 +792,11 @@ impl<'a> Lower<'a> {
             lowered = self
                 .json_template(&format!("{path}.json"), j, scope)
                 .map(|json| SpecArg::Json { json });
+        }
+        if let Some(f) = &s.file {
+            lowered = self
+                .template(&format!("{path}.file"), f, scope)
+                .map(|file| SpecArg::File { file });
         }
         self.clean_since(mark)?;
         lowered

@@ -12,6 +12,8 @@ use serde::Serialize;
 
 pub use crate::spec::*;
 
+pub mod rules;
+
 /// The catalog, ready to render.
 #[derive(Debug)]
 pub struct Model {
@@ -148,6 +150,8 @@ fn spec_param(p: &ParamModel) -> SpecParam {
         clamp: numeric && q.clamp.unwrap_or(true),
         pattern: q.pattern.clone(),
         equals_context: q.equals_context.clone(),
+        nullable: q.nullable,
+        keep_empty: q.keep_empty,
     }
 }
 

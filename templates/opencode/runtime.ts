@@ -1,5 +1,7 @@
 // The interpreter of tool specs (docs/exec-spec.md): every generated tool file imports runTool from here.
-import { isAbsolute as __ixgenIsAbs, relative as __ixgenRel, resolve as __ixgenResolvePath, sep as __ixgenSep } from "node:path"
+import { isAbsolute as __ixgenIsAbs, join as __ixgenJoin, relative as __ixgenRel, resolve as __ixgenResolvePath, sep as __ixgenSep } from "node:path"
+import { mkdtemp as __ixgenMkdtemp, rm as __ixgenRm, writeFile as __ixgenWriteFile } from "node:fs/promises"
+import { tmpdir as __ixgenTmpdir } from "node:os"
 
 // The spec's types (ExecSpec, SpecParam, …) are generated from the Rust types and precede this text in the
 // runtime file; these aliases keep the interpreter's own names short.
@@ -18,7 +20,11 @@ type __IxStep = SpecStep
 type __IxRuntime = SpecRuntime
 type __IxSpec = ExecSpec
 // Structural subset of OpenCode's ToolContext, so the runtime needs no type import.
-interface __IxCtx { readonly worktree?: string; readonly directory?: string; readonly abort?: AbortSignal }
+interface __IxCtx {
+  readonly worktree?: string; readonly directory?: string; readonly abort?: AbortSignal
+  // OpenCode's permission request: resolves when the rules allow it or the user approves, rejects otherwise.
+  readonly ask?: (input: { permission: string; patterns: string[]; always: string[]; metadata: Record<string, unknown> }) => unknown
+}
 type __IxVars = Record<string, unknown>
 type __IxOut = { missing?: string; ok: boolean; out: string; result?: unknown; err?: string }
 type __IxProc = { missing?: boolean; code: number | null; stdout: string; stderr: string; why?: string }
@@ -60,7 +66,7 @@ function __ixgenStr(v: unknown): string {
 function __ixgenRender(t: __IxTpl | null | undefined, vars: __IxVars): string {
   return (t ?? []).map((p) => (typeof p === "string" ? p : __ixgenStr(__ixgenGet(vars, p.var)))).join("")
 }
-const __ixgenTplSet = (t: __IxTpl, vars: __IxVars): boolean => t.every((p) => typeof p === "string" || __ixgenIsSet(__ixgenGet(vars, p.var)))
+const __ixgenTplSet = (t: __IxTpl, vars: __IxVars): boolean => t.every((p) => typeof p === "string" || __ixgenIsSet(__ixgenGet(vars, p.var)) || __ixgenKeptEmpty(vars, p.var))
 function __ixgenJson(j: __IxJsonT, vars: __IxVars): unknown {
   if ("lit" in j) return j.lit
   if ("var" in j) return __ixgenGet(vars, j.var) ?? null
@@ -129,8 +135,9 @@ function __ixgenArgs(params: readonly __IxParam[], args: unknown, base: string, 
   const vals: __IxVars = {}, errors: string[] = []
   for (const p of params) {
     let v = __ixgenGet(raw, p.name)
-    // An empty string is how models often say "not given": treat it like a missing argument.
-    if (v === undefined || v === null || v === "") v = p.default ?? undefined
+    // An empty string is how models often say "not given": treat it like a missing argument,
+    // unless the parameter keeps it (`keep_empty`: content "" empties a range).
+    if (v === undefined || v === null || (v === "" && !p.keep_empty)) v = p.default ?? undefined
     if (v === undefined || v === null) { if (p.required) errors.push(`\`${p.name}\` is required`); continue }
     try { vals[p.name] = __ixgenCoerce(p, v, p.name, base) } catch (e) { errors.push(__ixgenMsg(e)); continue }
     // An argument that names a baked context value (a session name) must name this one: these tools act on it only.
@@ -230,20 +237,7 @@ async function __ixgenBodies(e: __IxStore, store: string, items: __IxItem[], cwd
 const __ixgenLine = (it: __IxItem) => `- \`${it.id}\` ${(it.body ?? "").trim().split("\n")[0] || "_(empty)_"}`
 
 async function __ixgenExec(x: __IxExec, vars: __IxVars, cwd: string, signal?: AbortSignal): Promise<__IxOut> {
-  if (x.kind === "cli") {
-    const argv: string[] = []
-    for (const a of x.argv) {
-      if (typeof a === "string") argv.push(a)
-      else if ("opt" in a) { if (__ixgenTplSet(a.value, vars)) argv.push(a.opt, __ixgenRender(a.value, vars)) }
-      else if ("flag" in a) { if (__ixgenGet(vars, a.if) === true) argv.push(a.flag) }
-      else if ("spread" in a) { const v = __ixgenGet(vars, a.spread); for (const s of Array.isArray(v) ? v : __ixgenIsSet(v) ? [v] : []) argv.push(__ixgenStr(s)) }
-      else if ("json" in a) argv.push(JSON.stringify(__ixgenJson(a.json, vars)))
-      else if (__ixgenTplSet(a, vars)) argv.push(__ixgenRender(a, vars))
-    }
-    const r = await __ixgenSpawn(x.program, argv, cwd, x.stdin ? __ixgenRender(x.stdin, vars) : null, signal)
-    if (r.missing) return { missing: x.program, ok: false, out: "" }
-    return r.why ? { ok: false, out: r.stdout, err: __ixgenFail(x.program, argv, r) } : { ok: true, out: r.stdout, result: r.stdout.trim() }
-  }
+  if (x.kind === "cli") return __ixgenCli(x, vars, cwd, signal)
   if (x.kind === "signal") return __ixgenSignal(x.pid, x.signal ?? "SIGTERM", x.process ?? null, vars)
   const store = __ixgenRender(x.store, vars), topic = __ixgenRender(x.topic, vars)
   if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(topic) || topic.includes("..") || topic.endsWith(".") || topic.length > 255)
@@ -340,6 +334,109 @@ async function __ixgenRuntime(rt: __IxRuntime, vars: __IxVars, abort?: AbortSign
   }
 }
 
+// ---- CLI steps: argv (with temp-file arguments), accepted exit codes, stream, output cap, timeout (docs/exec-spec.md).
+type __IxCli = Extract<__IxExec, { kind: "cli" }>
+// A parameter that keeps "" (`keep_empty`) is set even when empty; the names ride along in the variables under a symbol.
+const __ixgenKeepKey: unique symbol = Symbol("ixgen.keep_empty")
+function __ixgenKeptEmpty(vars: __IxVars, k: string): boolean {
+  const keep = (vars as { [__ixgenKeepKey]?: ReadonlySet<string> })[__ixgenKeepKey]
+  return keep !== undefined && keep.has(k) && __ixgenGet(vars, k) === ""
+}
+function __ixgenAmount(a: SpecAmount | null | undefined, vars: __IxVars): number | undefined {
+  if (a === undefined || a === null) return undefined
+  if (typeof a === "number") return a
+  const v = __ixgenGet(vars, a.var)
+  return typeof v === "number" && Number.isFinite(v) && v > 0 ? v * (a.scale ?? 1) : undefined
+}
+async function __ixgenCli(x: __IxCli, vars: __IxVars, cwd: string, signal?: AbortSignal): Promise<__IxOut> {
+  const argv: string[] = []
+  let tmp: string | null = null
+  try {
+    for (const a of x.argv) {
+      if (typeof a === "string") argv.push(a)
+      else if ("opt" in a) { if (__ixgenTplSet(a.value, vars)) argv.push(a.opt, __ixgenRender(a.value, vars)) }
+      else if ("flag" in a) { if (__ixgenGet(vars, a.if) === true) argv.push(a.flag) }
+      else if ("spread" in a) { const v = __ixgenGet(vars, a.spread); for (const s of Array.isArray(v) ? v : __ixgenIsSet(v) ? [v] : []) argv.push(__ixgenStr(s)) }
+      else if ("json" in a) argv.push(JSON.stringify(__ixgenJson(a.json, vars)))
+      else if ("file" in a) {
+        if (!__ixgenTplSet(a.file, vars)) continue
+        // A private folder per step (mode 0700 from mkdtemp), a file readable by the user only; removed below.
+        tmp ??= await __ixgenMkdtemp(__ixgenJoin(__ixgenTmpdir(), "ixgen-"))
+        const path = __ixgenJoin(tmp, `arg-${argv.length}.txt`)
+        await __ixgenWriteFile(path, __ixgenRender(a.file, vars), { mode: 0o600 })
+        argv.push(path)
+      }
+      else if (__ixgenTplSet(a, vars)) argv.push(__ixgenRender(a, vars))
+    }
+    const ms = __ixgenAmount(x.timeout_ms, vars)
+    const timer = ms === undefined ? undefined : AbortSignal.timeout(ms)
+    const both = [signal, timer].filter((s): s is AbortSignal => s !== undefined)
+    const sig = both.length > 1 ? AbortSignal.any(both) : both[0]
+    const r = await __ixgenSpawn(x.program, argv, cwd, x.stdin ? __ixgenRender(x.stdin, vars) : null, sig)
+    if (r.missing) return { missing: x.program, ok: false, out: "" }
+    if (timer?.aborted && !signal?.aborted) r.why = `timed out after ${ms} ms`
+    else if (r.code !== null && (x.ok_exit ?? []).includes(r.code)) r.why = undefined
+    const stream = x.output === "stderr" ? r.stderr : x.output === "both" ? [r.stdout, r.stderr].filter((t) => t.trim()).map((t) => t.replace(/\n+$/, "")).join("\n") : r.stdout
+    if (r.why) return { ok: false, out: stream, err: __ixgenFail(x.program, argv, r) }
+    let out = stream
+    const max = __ixgenAmount(x.max_output, vars)
+    if (max !== undefined && out.length > max) out = out.slice(0, max) + `\n\n_(cut at ${max} of ${out.length} characters)_`
+    if (!out.trim() && x.if_empty) out = __ixgenRender(x.if_empty, vars)
+    return { ok: true, out, result: out.trim() }
+  } finally {
+    if (tmp !== null) await __ixgenRm(tmp, { recursive: true, force: true })
+  }
+}
+
+// ---- Rules across parameters, applied once every argument has passed on its own.
+function __ixgenRules(spec: __IxSpec, vals: __IxVars, base: string): string[] {
+  const errors: string[] = []
+  for (const r of spec.rules ?? []) {
+    if (r.rule !== "compare" && r.when && !__ixgenCond(r.when, vals, new Map(), new Set())) continue
+    if (r.rule === "default") {
+      for (const [k, v] of Object.entries(r.values)) {
+        const p = spec.params.find((q) => q.name === k)
+        const x = __ixgenJson(v, vals)
+        if (p && !__ixgenIsSet(__ixgenGet(vals, k)) && __ixgenIsSet(x)) vals[k] = __ixgenCoerce(p, x, k, base)
+      }
+    } else if (r.rule === "require") {
+      if (!r.params.every((k) => __ixgenIsSet(__ixgenGet(vals, k)) || __ixgenKeptEmpty(vals, k))) errors.push(r.message)
+    } else if (r.rule === "forbid") {
+      if (r.params.some((k) => __ixgenIsSet(__ixgenGet(vals, k)))) errors.push(r.message)
+    } else {
+      const a = __ixgenGet(vals, r.left), b = __ixgenGet(vals, r.right)
+      if (typeof a !== "number" || typeof b !== "number") continue
+      const ok = r.op === ">=" ? a >= b : r.op === ">" ? a > b : r.op === "<=" ? a <= b : a < b
+      if (!ok) errors.push(`${r.message} (got ${a} and ${b})`)
+    }
+  }
+  return errors
+}
+
+// ---- Confirmation through the host. OpenCode 1.18's wildcard: `*` any text, `?` one character, a trailing " *" optional.
+function __ixgenWildcard(text: string, pattern: string): boolean {
+  let re = pattern.replaceAll("\\", "/").replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")
+  if (re.endsWith(" .*")) re = re.slice(0, -3) + "( .*)?"
+  return new RegExp("^" + re + "$", "s").test(text.replaceAll("\\", "/"))
+}
+// Undefined when the tool may run; otherwise the markdown that says why it did not.
+async function __ixgenConfirm(c: SpecConfirm, vars: __IxVars, ctx?: __IxCtx): Promise<string | undefined> {
+  const subject = __ixgenRender(c.subject, vars).trim()
+  const shown = "`" + subject.replace(/[`\r\n]+/g, " ") + "`"
+  const denied = (c.deny ?? []).find((p) => __ixgenWildcard(subject, p))
+  if (denied !== undefined) return `**Refused:** ${shown} matches the blocked pattern \`${denied}\`. Nothing was run.`
+  if ((c.allow ?? []).some((p) => __ixgenWildcard(subject, p))) return undefined
+  if (typeof ctx?.ask !== "function") return `**Not run:** this tool asks before it runs, and the host offers no way to ask.`
+  try {
+    await ctx.ask({ permission: c.permission, patterns: [subject], always: [subject], metadata: { subject } })
+    return undefined
+  } catch (e) {
+    // OpenCode's DeniedError goes on to list every rule; its first sentence says enough.
+    const why = (__ixgenMsg(e).split("\n")[0] ?? "").split(/(?<=\.) /)[0]?.slice(0, 200).replace(/\.$/, "") || "no reason given"
+    return `**Not run:** permission for ${shown} was refused (${why}).`
+  }
+}
+
 // Entry point: validates the raw arguments, tries the runtime route, then runs the steps. Always resolves to a string.
 export async function runTool(spec: __IxSpec, context: Record<string, unknown>, args: unknown, ctx?: __IxCtx): Promise<string> {
   let head = `## ${spec.name}\n\n`
@@ -350,13 +447,21 @@ export async function runTool(spec: __IxSpec, context: Record<string, unknown>, 
     // OpenCode reports worktree "/" outside a git repository; the session directory is the better root then.
     const wt = ctx?.worktree, cwd = wt && wt !== "/" ? wt : ctx?.directory || wt || process.cwd()
     const { vals, errors } = __ixgenArgs(spec.params, args, cwd, context)
+    if (!errors.length) errors.push(...__ixgenRules(spec, vals, cwd))
     const vars: __IxVars = { ...context, ...vals }
+    ;(vars as { [__ixgenKeepKey]?: ReadonlySet<string> })[__ixgenKeepKey] = new Set(spec.params.filter((p) => p.keep_empty).map((p) => p.name))
     head = `## ${__ixgenRender(spec.heading, vars).replace(/\s+/g, " ").replace(/[\s:]+$/, "").trim() || spec.name}\n\n`
     if (errors.length) return __ixgenRedact(`${head}**Invalid arguments:** ${errors.join("; ")}`)
+    if (spec.confirm) {
+      const refused = await __ixgenConfirm(spec.confirm, vars, ctx)
+      if (refused !== undefined) return __ixgenRedact(head + refused)
+    }
+    // A tool's answer is redacted unless its `redact` scope leaves answers alone; error texts always are.
+    const answer = (t: string) => (spec.redact === "errors" || spec.redact === "none" ? t : __ixgenRedact(t))
     if (spec.runtime) {
       const r = await __ixgenRuntime(spec.runtime, vars, ctx?.abort)
-      if (r.md !== undefined) return __ixgenRedact(r.md.trimStart().startsWith("#") ? r.md : head + r.md)
-      if (r.json !== undefined) return __ixgenRedact(head + "```json\n" + JSON.stringify(r.json, null, 2) + "\n```")
+      if (r.md !== undefined) return answer(r.md.trimStart().startsWith("#") ? r.md : head + r.md)
+      if (r.json !== undefined) return answer(head + "```json\n" + JSON.stringify(r.json, null, 2) + "\n```")
       if (!spec.steps.length) return __ixgenRedact(`${head}**Error:** the runtime is unreachable at ${r.url} (${r.why}).`)
     }
     const results: __IxResults = new Map(), handled = new Set<string>()
@@ -370,7 +475,8 @@ export async function runTool(spec: __IxSpec, context: Record<string, unknown>, 
         const scope: __IxVars = step.for_each ? { ...vars, item } : vars
         const r = await __ixgenExec(step.exec, scope, cwd, ctx?.abort)
         if (r.missing) return { missing: r.missing, ok: false, out: "", secs }
-        const body = r.err ?? ((step.message ? __ixgenRender(step.message, { ...scope, result: r.result }) : r.out).trim() || "_(no output)_")
+        const err = r.err === undefined || spec.redact !== "errors" ? r.err : __ixgenRedact(r.err)
+        const body = err ?? ((step.message ? __ixgenRender(step.message, { ...scope, result: r.result }) : r.out).trim() || "_(no output)_")
         const title = step.title ? __ixgenRender(step.title, scope) : ""
         secs.push({ text: title ? `**${title}**\n\n${body}` : body, err: !r.ok })
         ok &&= r.ok
@@ -400,7 +506,7 @@ export async function runTool(spec: __IxSpec, context: Record<string, unknown>, 
     }
     const secs = done.flatMap((d) => d.secs.filter((x) => !(x.err && d.id !== null && handled.has(d.id))).map((x) => x.text))
     const tail = ctx?.abort?.aborted ? "\n\n_Cancelled._" : ""
-    return __ixgenRedact(head + (secs.join("\n\n") || "_(no output)_") + tail)
+    return answer(head + (secs.join("\n\n") || "_(no output)_") + tail)
   } catch (e) {
     return __ixgenRedact(`${head}**Error:** the ixgen runtime failed: ${__ixgenMsg(e)}`)
   }

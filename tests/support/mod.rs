@@ -186,6 +186,45 @@ pub fn xs() -> PathBuf {
     .clone()
 }
 
+/// The pinned ripgrep version, which the seed catalogs' search tools run.
+pub const RG_VERSION: &str = "14.1.1";
+
+/// The folder holding `rg` at the pinned version, built once with `cargo install ripgrep` into
+/// a cache folder (a few minutes) and reused after that, like `xs`. `IXGEN_RG_ROOT` moves it.
+pub fn rg_dir() -> PathBuf {
+    static RG: OnceLock<PathBuf> = OnceLock::new();
+    RG.get_or_init(|| {
+        let cache = std::env::var_os("IXGEN_RG_ROOT").map(PathBuf::from).unwrap_or_else(|| {
+            let home = std::env::var_os("HOME").map(PathBuf::from).expect("HOME is set");
+            home.join(".cache/ixgen-hosts").join(format!("rg-{RG_VERSION}"))
+        });
+        let bin = cache.join("bin/rg");
+        let ok = |bin: &Path| {
+            Command::new(bin)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(RG_VERSION))
+        };
+        if !ok(&bin) {
+            std::fs::create_dir_all(&cache).expect("create the rg cache folder");
+            let lock = std::fs::File::create(cache.with_extension("lock")).expect("create the rg build lock");
+            lock.lock().expect("lock the rg build");
+            if !ok(&bin) {
+                eprintln!("building ripgrep {RG_VERSION} (cargo install ripgrep, a few minutes, once)…");
+                run_or_die(
+                    Command::new("cargo")
+                        .args(["install", "ripgrep", "--locked", "--version", RG_VERSION, "--root"])
+                        .arg(&cache),
+                    "cargo install ripgrep",
+                );
+            }
+        }
+        assert!(ok(&bin), "{} does not report version {RG_VERSION}", bin.display());
+        cache.join("bin")
+    })
+    .clone()
+}
+
 /// An isolated home for a host: `HOME`, `XDG_CONFIG_HOME`, `TMPDIR` under `dir`.
 pub fn isolate(cmd: &mut Command, dir: &Path) {
     let home = dir.join("home");

@@ -80,12 +80,25 @@ impl Host for Opencode {
         super::check_rel_path(&format!("{path}.dir"), &s.dir, &mut diags);
         if let Some(c) = &s.config {
             super::check_rel_path(&format!("{path}.config"), c, &mut diags);
-            if cat.server.is_none() {
+            // `config` carries the MCP server and the permission rules of tools that confirm:
+            // with neither it would write nothing.
+            let confirms = cat.toolsets.get(&s.toolset).is_some_and(|ts| {
+                ts.tools.iter().any(|n| {
+                    cat.tools.iter().any(|t| {
+                        &t.name == n
+                            && match &t.confirm {
+                                Some(c) => c.asks(),
+                                None => t.destructive.unwrap_or(t.access == crate::catalog::Access::Write),
+                            }
+                    })
+                })
+            });
+            if cat.server.is_none() && !confirms {
                 diags.push(
                     Diagnostic::error(
                         "no-server",
                         format!("{path}.config"),
-                        "`config` writes the MCP server into opencode.json, but the catalog declares no `server`",
+                        "`config` writes the MCP server and permission rules into opencode.json, but the catalog declares no `server` and no tool of the toolset confirms",
                     )
                     .at_key()
                     .help("add a top-level `server`, or remove `config`"),
@@ -152,10 +165,13 @@ impl Host for Opencode {
                         command: Ts::code("ixgen opencode"),
                         runtime_import: runtime_import()?,
                         constants: Vec::new(),
-                        tools: vec![entry(t, None)?],
+                        tools: vec![entry(t, None, &tool_id(&t.name))?],
                     })
                 },
             ));
+        }
+        if let Some(config) = &target.config {
+            plan_permissions(model, config, toolset, opts, plan)?;
         }
         if let (Some(config), Some(server)) = (&target.config, &model.catalog.server) {
             let mut command = vec![server.command.clone()];
@@ -326,6 +342,9 @@ fn zod(p: &ParamModel) -> Ts {
     if let Some(max) = q.max {
         s = s.call("max", &[ts_num(max)]);
     }
+    if q.nullable {
+        s = s.call("nullable", &[]);
+    }
     match (&q.default, q.required) {
         (Some(d), _) => s = s.call("default", &[ts_json(d)]),
         (None, false) => s = s.call("optional", &[]),
@@ -342,11 +361,17 @@ pub(super) fn ident(name: &str) -> Result<Ident, Error> {
     Ident::new(name).ok_or_else(|| Error::internal(format!("`{name}` passed validation but is not an identifier")))
 }
 
-pub(super) fn entry(t: &ToolModel, export: Option<&str>) -> Result<ToolEntry, Error> {
+/// A tool of a tool file; `host_id` is its OpenCode id, the permission name its `ctx.ask`
+/// uses, so the user's `permission` rules in `opencode.json` apply to it.
+pub(super) fn entry(t: &ToolModel, export: Option<&str>, host_id: &str) -> Result<ToolEntry, Error> {
     let id = tool_id(&t.name);
+    let mut spec = t.spec.clone();
+    if let Some(c) = &mut spec.confirm {
+        c.permission = host_id.to_string();
+    }
     Ok(ToolEntry {
         spec_name: ident(&format!("SPEC_{id}"))?,
-        spec: ts_json_pretty(&t.spec),
+        spec: ts_json_pretty(&spec),
         export: match export {
             Some(e) => Some(
                 Ident::export_name(e)
@@ -383,4 +408,44 @@ struct OpencodeMcp {
     command: Vec<String>,
     environment: indexmap::IndexMap<String, String>,
     enabled: bool,
+}
+
+/// Plans `permission.<tool id>` in `opencode.json` for every tool that confirms. OpenCode
+/// 1.18.33's default rules allow every permission (`"*": "allow"`), so `ctx.ask` prompts only
+/// where a rule says `ask`: this rule is what makes the host ask (tests/hosts/README.md). Rules
+/// are matched last-first, so the catch-all `ask` comes first, then `allow`, then `deny`
+/// patterns. A `deny` rule for `*` would hide the tool instead, so none is written.
+fn plan_permissions<'m>(
+    model: &'m Model,
+    config: &str,
+    toolset: &str,
+    opts: &Options,
+    plan: &mut Plan<'m>,
+) -> Result<(), Error> {
+    for t in model.toolset(toolset, &opts.filter) {
+        let Some(c) = &t.spec.confirm else { continue };
+        let rule = if c.allow.is_empty() && c.deny.is_empty() {
+            serde_json::Value::from("ask")
+        } else {
+            let mut m = serde_json::Map::new();
+            m.insert("*".into(), "ask".into());
+            for p in &c.allow {
+                m.insert(p.clone(), "allow".into());
+            }
+            for p in &c.deny {
+                m.insert(p.clone(), "deny".into());
+            }
+            serde_json::Value::Object(m)
+        };
+        let mut skeleton = serde_json::Map::new();
+        skeleton.insert("$schema".into(), "https://opencode.ai/config.json".into());
+        plan.files.push(PlannedFile::merged(
+            config.to_string(),
+            "opencode",
+            &["permission", &tool_id(&t.name)],
+            rule,
+            skeleton,
+        ));
+    }
+    Ok(())
 }

@@ -1,0 +1,527 @@
+//! Catalog constructs for what a tool does around its steps: confirmation, rules across
+//! parameters, CLI exit codes, output limits and timeouts, redaction. Their serde + schemars
+//! types, and the checks that need only the tool itself (by catalog path, like
+//! `super::validate`, which calls them). Template and condition checks stay in
+//! `super::validate`, which owns the scope of names.
+
+use super::types::{Param, ParamType, Step, Tool};
+use crate::diagnostic::Diagnostic;
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::collections::HashMap;
+
+/// `confirm:` of a tool.
+#[derive(Debug, Clone, JsonSchema)]
+#[schemars(untagged)]
+pub enum Confirm {
+    /// Always ask (`true`) or never (`false`).
+    Always(bool),
+    /// Ask unless the subject matches `allow`; refuse it when it matches `deny`.
+    Rules(ConfirmRules),
+}
+
+/// The conditional form of `confirm`, like ipuaro's `run_command`: allow-listed commands run,
+/// deny-listed ones are refused, anything else is asked about.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmRules {
+    /// What the user is asked about and the patterns are matched against (a template,
+    /// e.g. `"{command}"`); defaults to the tool's heading.
+    #[serde(default)]
+    pub subject: Option<String>,
+    /// Patterns that run without asking. OpenCode's wildcards: `*` is any text, `?` one
+    /// character, and a trailing ` *` also matches nothing (`"git status *"` matches
+    /// `git status`).
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Patterns that are refused without asking; they win over `allow`.
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+impl Confirm {
+    /// Whether the tool asks at all.
+    pub fn asks(&self) -> bool {
+        !matches!(self, Confirm::Always(false))
+    }
+}
+
+impl<'de> Deserialize<'de> for Confirm {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Confirm;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("true, false, or {subject, allow, deny}")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Confirm, E> {
+                Ok(Confirm::Always(v))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Confirm, A::Error> {
+                ConfirmRules::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Confirm::Rules)
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+/// One rule across parameters: exactly one of `default`, `require`, `forbid`, `check`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// The rule applies only when this parameter condition holds (`{param: from, set: true}`).
+    #[serde(default)]
+    pub when: Option<super::types::Cond>,
+    /// Values given to parameters that are unset: `{to: HEAD}`.
+    #[serde(default)]
+    #[schemars(with = "Option<IndexMap<String, serde_json::Value>>")]
+    pub default: Option<IndexMap<String, serde_json::Value>>,
+    /// Parameters that must be set.
+    #[serde(default)]
+    pub require: Option<Vec<String>>,
+    /// Parameters that must not be set.
+    #[serde(default)]
+    pub forbid: Option<Vec<String>>,
+    /// A comparison of two numeric parameters, checked when both are set: `"end >= start"`
+    /// (`>=`, `>`, `<=`, `<`).
+    #[serde(default)]
+    pub check: Option<String>,
+    /// The error shown when a `require`, `forbid` or `check` rule fails; ixgen writes one
+    /// from the rule otherwise.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// A number, or `"{param}"` naming a numeric parameter.
+#[derive(Debug, Clone, JsonSchema)]
+#[schemars(untagged)]
+pub enum Amount {
+    Fixed(u64),
+    /// `"{param}"`.
+    Param(String),
+}
+
+impl<'de> Deserialize<'de> for Amount {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Amount;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a positive whole number or \"{param}\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Amount, E> {
+                Ok(Amount::Fixed(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Amount, E> {
+                u64::try_from(v)
+                    .map(Amount::Fixed)
+                    .map_err(|_| E::custom(format!("{v} is negative; give a positive whole number")))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Amount, E> {
+                Ok(Amount::Param(v.to_string()))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+impl Amount {
+    /// The parameter named by `"{name}"`, if that is the form.
+    pub fn param(&self) -> Option<&str> {
+        match self {
+            Amount::Fixed(_) => None,
+            Amount::Param(s) => s.strip_prefix('{').and_then(|r| r.strip_suffix('}')),
+        }
+    }
+}
+
+/// Which stream of a CLI step is its output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Stream {
+    Stdout,
+    /// For tools that write their findings there (`cargo clippy`).
+    Stderr,
+    /// Standard output, then standard error.
+    Both,
+}
+
+/// What secret redaction covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Redact {
+    /// What is sent to the runtime and everything returned.
+    All,
+    /// What is sent, and error sections only: source text comes back as written.
+    Errors,
+    /// Nothing is redacted.
+    None,
+}
+
+/// A parsed `check:` expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub left: String,
+    pub op: &'static str,
+    pub right: String,
+}
+
+/// Parses `"end >= start"`.
+pub fn parse_check(text: &str) -> Result<Check, String> {
+    for op in [">=", "<=", ">", "<"] {
+        if let Some((l, r)) = text.split_once(op) {
+            let (l, r) = (l.trim(), r.trim());
+            if crate::template::is_identifier(l) && crate::template::is_identifier(r) {
+                return Ok(Check {
+                    left: l.to_string(),
+                    op,
+                    right: r.to_string(),
+                });
+            }
+            break;
+        }
+    }
+    Err(format!("`{text}` is not `<param> <op> <param>`"))
+}
+
+/// Checks a tool's `confirm` and `rules` (not their templates or conditions).
+pub fn check_tool(path: &str, tool: &Tool, params: &HashMap<&str, &Param>) -> Vec<Diagnostic> {
+    let mut d = Vec::new();
+    // MCP has no confirmation field: clients decide from the annotations, where only a write
+    // tool's `destructiveHint` means "ask". Say so when the catalog asks for a tool that MCP
+    // clients will see as harmless.
+    let destructive = tool.access == super::types::Access::Write && tool.destructive.unwrap_or(true);
+    if tool.confirm.as_ref().is_some_and(Confirm::asks) && !destructive {
+        d.push(
+            Diagnostic::warning(
+                "confirm-not-destructive",
+                format!("{path}.confirm"),
+                format!(
+                    "`{}` asks before running, but MCP clients see it as not destructive and may run it without asking",
+                    tool.name
+                ),
+            )
+            .at_key()
+            .help("set `access: write` and `destructive: true`, or remove `confirm`"),
+        );
+    }
+    if let Some(Confirm::Rules(c)) = &tool.confirm {
+        for (key, list) in [("allow", &c.allow), ("deny", &c.deny)] {
+            for (i, p) in list.iter().enumerate() {
+                if p.trim().is_empty() || p.chars().any(char::is_control) {
+                    d.push(
+                        Diagnostic::error(
+                            "bad-confirm",
+                            format!("{path}.confirm.{key}[{i}]"),
+                            "a confirm pattern must be non-empty text on one line",
+                        )
+                        .help("write a wildcard pattern such as `npm *`"),
+                    );
+                }
+            }
+        }
+        if c.subject.is_none() && !(c.allow.is_empty() && c.deny.is_empty()) {
+            d.push(
+                Diagnostic::error(
+                    "bad-confirm",
+                    format!("{path}.confirm"),
+                    "`allow` and `deny` patterns need a `subject` to match",
+                )
+                .help("add `subject: \"{command}\"` naming what the patterns are matched against"),
+            );
+        }
+    }
+    for (i, rule) in tool.rules.iter().enumerate() {
+        let rpath = format!("{path}.rules[{i}]");
+        let kinds = [
+            rule.default.is_some(),
+            rule.require.is_some(),
+            rule.forbid.is_some(),
+            rule.check.is_some(),
+        ];
+        if kinds.iter().filter(|k| **k).count() != 1 {
+            d.push(
+                Diagnostic::error(
+                    "bad-rule",
+                    &rpath,
+                    "a rule is exactly one of `default`, `require`, `forbid`, `check`",
+                )
+                .help("e.g. `{when: {param: from, set: true}, default: {to: HEAD}}` or `{check: \"end >= start\"}`"),
+            );
+            continue;
+        }
+        let names = |key: &str, list: Vec<&String>, d: &mut Vec<Diagnostic>| {
+            for n in list {
+                if !params.contains_key(n.as_str()) {
+                    d.push(
+                        Diagnostic::error(
+                            "unknown-param",
+                            format!("{rpath}.{key}"),
+                            format!("the rule names no parameter `{n}`"),
+                        )
+                        .help("name a parameter of the tool"),
+                    );
+                }
+            }
+        };
+        if let Some(values) = &rule.default {
+            names("default", values.keys().collect(), &mut d);
+            for (n, v) in values {
+                if let Some(p) = params.get(n.as_str()) {
+                    if p.required {
+                        d.push(
+                            Diagnostic::error(
+                                "bad-rule",
+                                format!("{rpath}.default.{n}"),
+                                format!("`{n}` is required, so a default for it never applies"),
+                            )
+                            .help("make the parameter optional, or remove this default"),
+                        );
+                    }
+                    // `"{other}"`: another parameter's value, of the same type.
+                    let other = v
+                        .as_str()
+                        .and_then(|s| s.strip_prefix('{'))
+                        .and_then(|s| s.strip_suffix('}'));
+                    if let Some(o) = other {
+                        match params.get(o) {
+                            Some(q) if q.ty == p.ty => {}
+                            Some(_) => d.push(
+                                Diagnostic::error(
+                                    "bad-default",
+                                    format!("{rpath}.default.{n}"),
+                                    format!("`{o}` is not of the type of `{n}`"),
+                                )
+                                .help("default a parameter to one of the same type"),
+                            ),
+                            None => d.push(
+                                Diagnostic::error(
+                                    "unknown-param",
+                                    format!("{rpath}.default.{n}"),
+                                    format!("the rule names no parameter `{o}`"),
+                                )
+                                .help("name a parameter of the tool"),
+                            ),
+                        }
+                    } else if let Err(why) = super::validate::check_value(p, v) {
+                        d.push(
+                            Diagnostic::error("bad-default", format!("{rpath}.default.{n}"), format!("`{n}` {why}"))
+                                .help("give a value of the parameter's type"),
+                        );
+                    }
+                }
+            }
+            if rule.message.is_some() {
+                d.push(
+                    Diagnostic::error(
+                        "bad-rule",
+                        format!("{rpath}.message"),
+                        "a `default` rule shows no message",
+                    )
+                    .at_key()
+                    .help("remove `message`"),
+                );
+            }
+        }
+        for (key, list) in [("require", &rule.require), ("forbid", &rule.forbid)] {
+            if let Some(list) = list {
+                if list.is_empty() {
+                    d.push(
+                        Diagnostic::error(
+                            "bad-rule",
+                            format!("{rpath}.{key}"),
+                            format!("`{key}` lists no parameter"),
+                        )
+                        .help("name at least one parameter"),
+                    );
+                }
+                names(key, list.iter().collect(), &mut d);
+            }
+        }
+        if let Some(text) = &rule.check {
+            match parse_check(text) {
+                Err(why) => d.push(
+                    Diagnostic::error("bad-rule", format!("{rpath}.check"), why)
+                        .help("write e.g. `end >= start` with two numeric parameters and one of >=, >, <=, <"),
+                ),
+                Ok(c) => {
+                    for n in [&c.left, &c.right] {
+                        match params.get(n.as_str()) {
+                            None => d.push(
+                                Diagnostic::error(
+                                    "unknown-param",
+                                    format!("{rpath}.check"),
+                                    format!("the rule names no parameter `{n}`"),
+                                )
+                                .help("name a parameter of the tool"),
+                            ),
+                            Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => d.push(
+                                Diagnostic::error(
+                                    "bad-rule",
+                                    format!("{rpath}.check"),
+                                    format!("`{n}` is not a number, so it cannot be compared"),
+                                )
+                                .help("compare integer or number parameters"),
+                            ),
+                            Some(_) => {}
+                        }
+                    }
+                    if rule.when.is_some() {
+                        d.push(
+                            Diagnostic::error(
+                                "bad-rule",
+                                format!("{rpath}.when"),
+                                "a `check` applies whenever both numbers are set",
+                            )
+                            .at_key()
+                            .help("remove `when`"),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    d
+}
+
+/// Checks a step's exit codes, stream, limits and timeouts (not its templates).
+pub fn check_step(path: &str, step: &Step, params: &HashMap<&str, &Param>) -> Vec<Diagnostic> {
+    let mut d = Vec::new();
+    let run = step.run.is_some();
+    let only_run = |key: &str, set: bool, d: &mut Vec<Diagnostic>| {
+        if set && !run {
+            d.push(
+                Diagnostic::error(
+                    "bad-step",
+                    format!("{path}.{key}"),
+                    format!("`{key}` applies to `run` steps"),
+                )
+                .at_key()
+                .help("remove it"),
+            );
+        }
+    };
+    only_run("ok_exit", !step.ok_exit.is_empty(), &mut d);
+    only_run("output", step.output.is_some(), &mut d);
+    only_run("max_output", step.max_output.is_some(), &mut d);
+    only_run("timeout_ms", step.timeout_ms.is_some(), &mut d);
+    only_run("timeout_secs", step.timeout_secs.is_some(), &mut d);
+    only_run("if_empty", step.if_empty.is_some(), &mut d);
+    let mut seen = std::collections::HashSet::new();
+    for (i, code) in step.ok_exit.iter().enumerate() {
+        if !(0..=255).contains(code) {
+            d.push(
+                Diagnostic::error(
+                    "bad-exit-code",
+                    format!("{path}.ok_exit[{i}]"),
+                    format!("{code} is not an exit code"),
+                )
+                .help("exit codes are 0 to 255"),
+            );
+        } else if !seen.insert(code) {
+            d.push(
+                Diagnostic::error(
+                    "bad-exit-code",
+                    format!("{path}.ok_exit[{i}]"),
+                    format!("{code} is listed twice"),
+                )
+                .help("remove the repeat"),
+            );
+        }
+    }
+    if step.timeout_ms.is_some() && step.timeout_secs.is_some() {
+        d.push(
+            Diagnostic::error(
+                "bad-step",
+                format!("{path}.timeout_secs"),
+                "a step has `timeout_ms` or `timeout_secs`, not both",
+            )
+            .at_key()
+            .help("keep one"),
+        );
+    }
+    for (key, amount) in [
+        ("max_output", &step.max_output),
+        ("timeout_ms", &step.timeout_ms),
+        ("timeout_secs", &step.timeout_secs),
+    ] {
+        let Some(a) = amount else { continue };
+        let apath = format!("{path}.{key}");
+        match a {
+            Amount::Fixed(0) => {
+                d.push(Diagnostic::error("bad-amount", apath, format!("`{key}` is 0")).help("give a positive number"))
+            }
+            Amount::Fixed(_) => {}
+            Amount::Param(text) => match a.param() {
+                None => d.push(
+                    Diagnostic::error(
+                        "bad-amount",
+                        apath,
+                        format!("`{text}` is neither a number nor `\"{{param}}\"`"),
+                    )
+                    .help("write a number, or `\"{name}\"` naming an integer parameter"),
+                ),
+                Some(name) => match params.get(name) {
+                    None => d.push(
+                        Diagnostic::error("unknown-param", apath, format!("`{key}` names no parameter `{name}`"))
+                            .help("name an integer parameter of the tool"),
+                    ),
+                    Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => d.push(
+                        Diagnostic::error("bad-amount", apath, format!("`{name}` is not a number"))
+                            .help("name an integer parameter, ideally with `min`/`max` bounds"),
+                    ),
+                    Some(p) if p.min.is_none_or(|m| m <= 0.0) => d.push(
+                        Diagnostic::warning(
+                            "unbounded-amount",
+                            apath,
+                            format!("`{name}` may be 0 or less, which leaves no output or no time"),
+                        )
+                        .help("give the parameter `min: 1` (and a `max`)"),
+                    ),
+                    Some(_) => {}
+                },
+            },
+        }
+    }
+    d
+}
+
+/// Checks a parameter's `nullable` and `keep_empty`.
+pub fn check_param(path: &str, p: &Param) -> Vec<Diagnostic> {
+    let mut d = Vec::new();
+    if p.keep_empty && !matches!(p.ty, ParamType::String) {
+        d.push(
+            Diagnostic::error(
+                "bad-keep-empty",
+                format!("{path}.keep_empty"),
+                "`keep_empty` applies to strings",
+            )
+            .at_key()
+            .help("remove it"),
+        );
+    }
+    if p.keep_empty && p.min.is_some_and(|m| m > 0.0) {
+        d.push(
+            Diagnostic::error(
+                "bad-keep-empty",
+                format!("{path}.keep_empty"),
+                "`keep_empty` keeps `\"\"`, but `min` refuses it",
+            )
+            .at_key()
+            .help("remove `min`, or `keep_empty`"),
+        );
+    }
+    if p.nullable && p.required {
+        d.push(
+            Diagnostic::error(
+                "bad-nullable",
+                format!("{path}.nullable"),
+                "a required parameter cannot be null (null means unset)",
+            )
+            .at_key()
+            .help("make the parameter optional, or remove `nullable`"),
+        );
+    }
+    d
+}
