@@ -13,6 +13,7 @@ pub mod diff;
 pub mod error;
 pub mod escape;
 pub mod hosts;
+pub mod lower_render;
 pub mod model;
 pub mod output;
 pub mod par;

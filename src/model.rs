@@ -147,6 +147,8 @@ fn tool(cat: &Catalog, t: &catalog::Tool) -> ToolModel {
         parallel: t.parallel,
         steps: t.steps.iter().map(|s| step(cat, s)).collect(),
         fallback,
+        recovery: crate::lower_render::recovery(cat, t),
+        output: t.output.iter().map(crate::lower_render::block).collect(),
     };
     ToolModel {
         name: t.name.clone(),
@@ -285,6 +287,8 @@ fn step(cat: &Catalog, s: &catalog::Step) -> SpecStep {
         title: s.title.as_deref().map(tpl),
         when: s.when.as_ref().map(cond),
         for_each: s.for_each.clone(),
+        limit: s.limit,
+        json: s.json.is_some(),
         message: s.message.as_deref().map(tpl),
         exec,
     }
@@ -322,7 +326,10 @@ fn arg(a: &catalog::Arg) -> SpecArg {
     }
 }
 
-fn cond(c: &catalog::Cond) -> SpecCond {
+pub(crate) fn cond(c: &catalog::Cond) -> SpecCond {
+    if let Some(f) = crate::lower_render::field_cond(c) {
+        return f;
+    }
     if let Some(all) = &c.all {
         return SpecCond::All {
             all: all.iter().map(cond).collect(),

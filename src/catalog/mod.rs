@@ -2,6 +2,7 @@
 
 pub mod load;
 pub mod locate;
+pub mod render;
 pub mod types;
 pub mod validate;
 pub mod values;

@@ -513,6 +513,8 @@ impl<'a> Validator<'a> {
                 .help("add a step such as `run: [command, \"{param}\"]`"),
             );
         }
+        // Step data flow and `output` blocks are checked in their own module.
+        self.diags.extend(super::render::check_tool(self.cat, path, tool));
         let mut step_ids: HashSet<&str> = HashSet::new();
         for (k, step) in tool.steps.iter().enumerate() {
             let spath = format!("{path}.steps[{k}]");
@@ -576,7 +578,10 @@ impl<'a> Validator<'a> {
         let mut extra: Vec<&str> = Vec::new();
         if let Some(fe) = &step.for_each {
             extra.push("item");
+            // A path into an earlier step's result is checked by `super::render`.
+            let data = fe.contains('.') || earlier.contains(fe.as_str());
             match params.get(fe.as_str()) {
+                _ if data => {}
                 Some(p) if p.ty == ParamType::Array => {}
                 Some(_) => self.err(
                     Diagnostic::error(
@@ -784,6 +789,10 @@ impl<'a> Validator<'a> {
     }
 
     fn cond(&mut self, path: &str, c: &Cond, tool: &Tool, params: &HashMap<&str, &Param>, earlier: &HashSet<&str>) {
+        // A condition on a field of step data is checked by `super::render`.
+        if c.field.is_some() {
+            return;
+        }
         let combos = [
             c.param.is_some(),
             c.step.is_some(),
@@ -971,6 +980,11 @@ impl<'a> Validator<'a> {
             ),
             Ok(t) => {
                 for var in t.vars() {
+                    // Paths into step results (`{locate.resolvedTarget.name}`) are checked by
+                    // `super::render`.
+                    if var.contains('.') {
+                        continue;
+                    }
                     if !scope.params.contains_key(var)
                         && !self.cat.context.contains_key(var)
                         && !scope.extra.contains(&var)
@@ -1201,7 +1215,7 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
     }
 }
 
-fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: &str) -> String {
+pub(crate) fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: &str) -> String {
     match did_you_mean(found, known) {
         Some(m) => format!("did you mean `{m}`?"),
         None => otherwise.to_string(),
