@@ -206,8 +206,11 @@ impl Template {
 /// field names are often camelCase; a number indexes an array).
 pub fn is_path(text: &str) -> bool {
     let mut segs = text.split('.');
-    segs.next().is_some_and(is_identifier)
-        && segs.all(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    // The first segment may also be a field of a list row, so camelCase is allowed there too.
+    segs.next().is_some_and(|root| {
+        root.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && root.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    }) && segs.all(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
 }
 
 /// `[a-z_][a-z0-9_]*`: parameter, context and step names.

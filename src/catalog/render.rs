@@ -546,7 +546,12 @@ impl<'a> Checker<'a> {
         // A row's own fields come first, then `item`, earlier steps, parameters and context.
         let start: Sch<'a>;
         let what: String;
-        if let Some(row) = scope.row
+        if root == "item"
+            && let Some(row) = scope.row
+        {
+            // Inside a row, `item` is the row itself.
+            return self.walk(path, var, row, &rest, "the row");
+        } else if let Some(row) = scope.row
             && let Some(hit) = row.map_or(Some(None), |r| child(r, root).ok())
             && !(row.is_none() && self.is_named(root, scope))
         {

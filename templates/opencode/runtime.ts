@@ -393,7 +393,9 @@ const __ixgenRow = (vars: __IxVars, row: unknown): __IxVars =>
 function __ixgenOutput(blocks: readonly SpecBlock[], vars: __IxVars, res: __IxResults, handled: Set<string>): string {
   const out: string[] = []
   for (const b of blocks) {
-    if (b.when && !__ixgenCond(b.when, vars, res, handled)) continue
+    const touched = new Set<string>()
+    if (b.when && !__ixgenCond(b.when, vars, res, touched)) continue
+    touched.forEach((t) => handled.add(t))
     if ("text" in b) { if (__ixgenTplSet(b.text, vars)) out.push(__ixgenRender(b.text, vars, true)); continue }
     if ("fields" in b) {
       const lines = b.fields.flatMap((f) => { const v = __ixgenValue(f.value, vars, res); return v === null ? [] : [`**${f.label}:** ${v}`] })
@@ -471,7 +473,13 @@ export async function runTool(spec: __IxSpec, context: Record<string, unknown>, 
       const outs = await Promise.all(chosen.map(run))
       const miss = outs.find((o) => o.missing)
       if (miss?.missing) return missing(miss.missing)
-      outs.forEach((o, i) => { keep(chosen[i] as __IxStep, o); done.push({ id: (chosen[i] as __IxStep).id ?? null, secs: o.secs }) })
+      outs.forEach((o, i) => {
+        const s = chosen[i] as __IxStep
+        // Recorded after all ran, for the conditions of `output`.
+        if (s.id) results.set(s.id, { ok: o.ok, out: o.out })
+        keep(s, o)
+        done.push({ id: s.id ?? null, secs: o.secs })
+      })
     } else {
       for (const s of spec.steps) {
         if (ctx?.abort?.aborted) break
