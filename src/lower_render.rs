@@ -2,7 +2,7 @@
 //! execution spec's [`SpecBlock`]s and field conditions. Part of the model stage: the catalog
 //! is already validated, so nothing here reports errors.
 
-use crate::catalog::render::{Block, Limit, RichValue, Value_};
+use crate::catalog::render::{Block, Limit, RichValue, Shape, Value_};
 use crate::catalog::{Catalog, Cond};
 use crate::spec::{CmpOp, SpecBlock, SpecCond, SpecField, SpecMark, SpecValue};
 use crate::template::{Part, Template};
@@ -130,5 +130,14 @@ fn value(v: &Value_) -> SpecValue {
                 text: m.text.clone(),
             }),
         },
+    }
+}
+
+/// The tool's declared output schema, resolved (MCP `outputSchema`).
+pub fn output_schema(cat: &Catalog, t: &crate::catalog::Tool) -> Option<serde_json::Value> {
+    match t.output_schema.as_ref()? {
+        Shape::Any(_) => None,
+        Shape::Named(n) => cat.schemas.get(n).cloned(),
+        Shape::Inline(v) => Some(v.clone()),
     }
 }

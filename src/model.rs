@@ -40,6 +40,8 @@ pub struct ToolModel {
     /// The tool's own parameters, then the shared ones it uses, each in declaration order.
     pub params: Vec<ParamModel>,
     pub spec: ExecSpec,
+    /// The JSON Schema of the tool's structured result (MCP `outputSchema`).
+    pub output_schema: Option<serde_json::Value>,
 }
 
 /// A parameter, resolved.
@@ -163,6 +165,7 @@ fn tool(cat: &Catalog, t: &catalog::Tool) -> ToolModel {
         confirm: t.confirm.unwrap_or(destructive),
         params,
         spec,
+        output_schema: crate::lower_render::output_schema(cat, t),
     }
 }
 

@@ -293,7 +293,7 @@ pub struct SpecValue {
     pub map: Option<String>,
     #[serde(skip_serializing_if = "IndexMap::is_empty")]
     pub to: IndexMap<String, Template>,
-    /// Used when the mapped value is not in `to`; without it the value is unset.
+    /// Used when the mapped value is unset or not in `to`; without it the value is unset.
     #[serde(rename = "else", skip_serializing_if = "Option::is_none")]
     pub otherwise: Option<Template>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -410,7 +410,7 @@ fn spec_types_and_runtime_that_disagree_fail_the_type_check() {
     let f = extra.path().join(".opencode/tools/ix_stats.ts");
     let text = std::fs::read_to_string(&f)
         .unwrap()
-        .replace("\"version\": 2,", "\"version\": 2, \"join\": \"\\n\",");
+        .replace("\"version\": 3,", "\"version\": 3, \"join\": \"\\n\",");
     std::fs::write(&f, text).unwrap();
     let result = std::panic::catch_unwind(|| type_check(extra.path()));
     let msg = *result

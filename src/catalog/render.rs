@@ -107,7 +107,7 @@ pub struct RichValue {
     /// Value → text (a template): `{low: SAFE TO PROCEED, high: NEEDS CHANGE PLAN}`.
     #[serde(default)]
     pub to: IndexMap<String, String>,
-    /// Text when the value is not in `to`; without it the value is unset.
+    /// Text when the value is unset or not in `to`; without it the value is unset.
     #[serde(default, rename = "else")]
     pub otherwise: Option<String>,
     /// A marker appended when a condition holds: `{when: {field: cohesion, lt: 0.4}, text: " ⚠"}`.
@@ -247,7 +247,15 @@ pub fn check_tool(cat: &Catalog, path: &str, tool: &Tool) -> Vec<Diagnostic> {
         }
     }
     if let Some(shape) = &tool.output_schema {
-        c.shape(&format!("{path}.output_schema"), shape);
+        let opath = format!("{path}.output_schema");
+        let sch = c.shape(&opath, shape);
+        // MCP: `structuredContent` is an object, so its schema's root must be one.
+        if matches!(shape, Shape::Any(_)) || sch.is_some_and(|s| !has_type(s, "object")) {
+            c.diags.push(
+                Diagnostic::error("bad-output-schema", opath, "an output schema must be an object schema (`type: object`)")
+                    .help("MCP carries structured results as objects; name a schema whose root is `type: object`"),
+            );
+        }
     }
     for (b, block) in tool.output.iter().enumerate() {
         c.block(&format!("{path}.output[{b}]"), block, &scope);
@@ -287,6 +295,8 @@ impl<'a> Checker<'a> {
         if let Some(fe) = &step.for_each
             && fe.contains('.') | scope.steps.contains_key(fe.as_str())
         {
+            // Whatever is wrong with it, `item` exists below, so one fault gives one error.
+            inner.item = Some(None);
             match self.resolve(&format!("{path}.for_each"), fe, scope) {
                 Some(sch) if !is_array(sch) => self.diags.push(
                     Diagnostic::error(
@@ -578,7 +588,7 @@ impl<'a> Checker<'a> {
                 Diagnostic::error(
                     "unknown-field",
                     path,
-                    format!("`{var}`: `{root}` is a parameter or context variable, it has no fields"),
+                    format!("`{{{var}}}`: `{root}` is a parameter or context variable, it has no fields"),
                 )
                 .help("only a step's JSON result (`json:` on the step) has fields"),
             );
@@ -634,7 +644,7 @@ impl<'a> Checker<'a> {
                         Diagnostic::error(
                             "unknown-field",
                             path,
-                            format!("`{var}`: no field `{seg}` in the schema of {what}"),
+                            format!("`{{{var}}}`: no field `{seg}` in the schema of {what}"),
                         )
                         .help(hint(seg, &known, "its fields")),
                     );

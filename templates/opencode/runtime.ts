@@ -379,8 +379,7 @@ function __ixgenValue(v: SpecValue, scope: __IxVars, res: __IxResults): string |
   let t: __IxTpl | null | undefined = v.tpl
   if (v.map) {
     const k = __ixgenGet(scope, v.map)
-    if (!__ixgenIsSet(k)) return null
-    t = v.to && Object.hasOwn(v.to, __ixgenStr(k)) ? v.to[__ixgenStr(k)] : v.else
+    t = __ixgenIsSet(k) && v.to && Object.hasOwn(v.to, __ixgenStr(k)) ? v.to[__ixgenStr(k)] : v.else
   }
   if (!t || !__ixgenTplSet(t, scope)) return null
   const out = __ixgenRender(t, scope, true)

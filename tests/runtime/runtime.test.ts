@@ -22,7 +22,7 @@ function tpl(s: string): unknown[] {
   return s.split(/(\{[a-z_]+\})/).filter(Boolean).map((p) => (/^\{[a-z_]+\}$/.test(p) ? { var: p.slice(1, -1) } : p))
 }
 const P = (name: string, type: string, extra: Obj = {}): Obj => ({ name, type, ...extra })
-const spec = (over: Obj): Obj => ({ version: 2, name: "t", heading: tpl("t"), params: [], steps: [], ...over })
+const spec = (over: Obj): Obj => ({ version: 3, name: "t", heading: tpl("t"), params: [], steps: [], ...over })
 const cli = (id: string | null, argv: unknown[], extra: Obj = {}, exec: Obj = {}): Obj => ({
   ...(id === null ? {} : { id }), exec: { kind: "cli", program: "ix", argv, ...exec }, ...extra,
 })
