@@ -15,7 +15,12 @@ use support::{OpencodeProject, argv_log, fake_ix, path_with};
 const DEAD_RUNTIME: &str = "http://127.0.0.1:9";
 
 /// (golden name, tool id, arguments, fake ix environment).
-fn cases() -> Vec<(&'static str, &'static str, serde_json::Value, Vec<(&'static str, &'static str)>)> {
+fn cases() -> Vec<(
+    &'static str,
+    &'static str,
+    serde_json::Value,
+    Vec<(&'static str, &'static str)>,
+)> {
     let none = Vec::new;
     vec![
         ("query_default", "ix_query", json!({"symbol": "UserService"}), none()),
@@ -37,7 +42,12 @@ fn cases() -> Vec<(&'static str, &'static str, serde_json::Value, Vec<(&'static 
             json!({"symbol": "Nope"}),
             vec![("IX_SCENARIO", "notfound")],
         ),
-        ("neighbors_default", "ix_neighbors", json!({"symbol": "AuthController"}), none()),
+        (
+            "neighbors_default",
+            "ix_neighbors",
+            json!({"symbol": "AuthController"}),
+            none(),
+        ),
         (
             "neighbors_callers_over_cap",
             "ix_neighbors",
@@ -166,7 +176,12 @@ fn cases() -> Vec<(&'static str, &'static str, serde_json::Value, Vec<(&'static 
             json!({"pattern": "zzz"}),
             vec![("IX_SCENARIO", "empty")],
         ),
-        ("explain_default", "ix_explain", json!({"symbol": "UserService"}), none()),
+        (
+            "explain_default",
+            "ix_explain",
+            json!({"symbol": "UserService"}),
+            none(),
+        ),
         (
             "explain_not_found",
             "ix_explain",

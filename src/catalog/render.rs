@@ -252,8 +252,12 @@ pub fn check_tool(cat: &Catalog, path: &str, tool: &Tool) -> Vec<Diagnostic> {
         // MCP: `structuredContent` is an object, so its schema's root must be one.
         if matches!(shape, Shape::Any(_)) || sch.is_some_and(|s| !has_type(s, "object")) {
             c.diags.push(
-                Diagnostic::error("bad-output-schema", opath, "an output schema must be an object schema (`type: object`)")
-                    .help("MCP carries structured results as objects; name a schema whose root is `type: object`"),
+                Diagnostic::error(
+                    "bad-output-schema",
+                    opath,
+                    "an output schema must be an object schema (`type: object`)",
+                )
+                .help("MCP carries structured results as objects; name a schema whose root is `type: object`"),
             );
         }
     }
