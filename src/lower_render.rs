@@ -78,7 +78,7 @@ pub fn block(b: &Block) -> SpecBlock {
             when,
             list: list.clone(),
             title,
-            item: value(b.item.as_ref().expect("validated: a list has an item")),
+            item: Box::new(value(b.item.as_ref().expect("validated: a list has an item"))),
             limit,
             empty,
         }
@@ -114,22 +114,25 @@ fn value(v: &Value_) -> SpecValue {
             tpl: Some(tpl(t)),
             ..plain
         },
-        Value_::Rich(RichValue {
-            value,
-            map,
-            to,
-            otherwise,
-            mark,
-        }) => SpecValue {
-            tpl: value.as_deref().map(tpl),
-            map: map.clone(),
-            to: to.iter().map(|(k, t)| (k.clone(), tpl(t))).collect(),
-            otherwise: otherwise.as_deref().map(tpl),
-            mark: mark.as_ref().map(|m| SpecMark {
-                when: crate::model::cond(&m.when),
-                text: m.text.clone(),
-            }),
-        },
+        Value_::Rich(rich) => {
+            let RichValue {
+                value,
+                map,
+                to,
+                otherwise,
+                mark,
+            } = &**rich;
+            SpecValue {
+                tpl: value.as_deref().map(tpl),
+                map: map.clone(),
+                to: to.iter().map(|(k, t)| (k.clone(), tpl(t))).collect(),
+                otherwise: otherwise.as_deref().map(tpl),
+                mark: mark.as_ref().map(|m| SpecMark {
+                    when: crate::model::cond(&m.when),
+                    text: m.text.clone(),
+                }),
+            }
+        }
     }
 }
 

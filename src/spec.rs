@@ -252,7 +252,7 @@ pub enum SpecBlock {
         #[serde(skip_serializing_if = "Option::is_none")]
         title: Option<Template>,
         /// The row; an object element's fields are variables of it.
-        item: SpecValue,
+        item: Box<SpecValue>,
         /// A number, or a number parameter (`{"var": "limit"}`).
         #[serde(skip_serializing_if = "Option::is_none")]
         limit: Option<JsonT>,

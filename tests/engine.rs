@@ -362,8 +362,25 @@ fn tool_files_are_small_and_share_one_runtime_file() {
     let name = runtime.rsplit('/').next().unwrap();
     let tools = tree(&dir.path().join(".opencode/tools"));
     assert_eq!(tools.len(), 17);
+    // These tools render their output (issue 11): their specs carry the output blocks as data
+    // (labelled fields, list rows, table columns, value maps, verdict conditions), which does not
+    // fit in 3 KB even with no whitespace at all. They get 6 KB; every other tool keeps 3 KB.
+    let rendered = [
+        "ix_decide.ts",
+        "ix_docs_tool.ts",
+        "ix_explain.ts",
+        "ix_history.ts",
+        "ix_impact.ts",
+        "ix_ingest.ts",
+        "ix_map.ts",
+        "ix_neighbors.ts",
+        "ix_query.ts",
+        "ix_rank.ts",
+        "ix_trace.ts",
+    ];
     for (file, bytes) in &tools {
-        assert!(bytes.len() < 3 * 1024, "{file} is {} bytes", bytes.len());
+        let cap = if rendered.contains(&file.as_str()) { 6 } else { 3 } * 1024;
+        assert!(bytes.len() < cap, "{file} is {} bytes (cap {cap})", bytes.len());
         let text = String::from_utf8_lossy(bytes);
         assert!(
             text.contains(&format!("from \"../ixgen/{name}\"")),

@@ -126,7 +126,10 @@ fn caps_apply_inside_the_host() {
         &env,
     )
     .unwrap();
-    assert_eq!(argv_log(&log), vec![vec!["callers", "A", "--limit", "30"]]);
+    assert_eq!(
+        argv_log(&log),
+        vec![vec!["callers", "A", "--limit", "30", "--format", "json"]]
+    );
     // A string where a number belongs is coerced; a value the enum lacks is refused in markdown.
     std::fs::remove_file(&log).unwrap();
     p.run_tool(
@@ -135,7 +138,10 @@ fn caps_apply_inside_the_host() {
         &env,
     )
     .unwrap();
-    assert_eq!(argv_log(&log), vec![vec!["callees", "A", "--limit", "7"]]);
+    assert_eq!(
+        argv_log(&log),
+        vec![vec!["callees", "A", "--limit", "7", "--format", "json"]]
+    );
     let out = p
         .run_tool("ix_neighbors", &json!({"symbol": "A", "direction": "sideways"}), &env)
         .unwrap();

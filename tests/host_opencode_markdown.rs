@@ -14,13 +14,15 @@ use support::{OpencodeProject, argv_log, fake_ix, path_with};
 /// A port nothing listens on: the runtime route fails at once and the CLI steps run.
 const DEAD_RUNTIME: &str = "http://127.0.0.1:9";
 
-/// (golden name, tool id, arguments, fake ix environment).
-fn cases() -> Vec<(
+/// One golden: (name, tool id, arguments, fake ix environment).
+type Case = (
     &'static str,
     &'static str,
     serde_json::Value,
     Vec<(&'static str, &'static str)>,
-)> {
+);
+
+fn cases() -> Vec<Case> {
     let none = Vec::new;
     vec![
         ("query_default", "ix_query", json!({"symbol": "UserService"}), none()),

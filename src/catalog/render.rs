@@ -91,7 +91,7 @@ pub enum Value_ {
     /// A template: `"{impact.riskLevel|upper}"`.
     Template(String),
     /// A value map or a marked value.
-    Rich(RichValue),
+    Rich(Box<RichValue>),
 }
 
 /// A value map (`map` + `to` + `else`) or a template (`value`), with an optional `mark`.
