@@ -160,20 +160,20 @@ fn child<'a>(s: &'a Value, seg: &str) -> Result<Sch<'a>, Vec<String>> {
         if seg.chars().all(|c| c.is_ascii_digit()) && (has_type(b, "array") || b.get("items").is_some()) {
             return Ok(b.get("items"));
         }
-        match b.get("properties").and_then(Value::as_object) {
-            Some(props) => {
-                if let Some(p) = props.get(seg) {
-                    return Ok(Some(p));
-                }
-                match b.get("additionalProperties") {
-                    Some(Value::Bool(false)) | None => known.extend(props.keys().cloned()),
-                    Some(Value::Bool(true)) => return Ok(None),
-                    Some(extra) => return Ok(Some(extra)),
-                }
-            }
-            // An object (or anything) without declared properties: any field.
-            None if !has_type(b, "array") && !has_type(b, "null") && !has_type(b, "string") => return Ok(None),
-            None => {}
+        let props = b.get("properties").and_then(Value::as_object);
+        if let Some(p) = props.and_then(|p| p.get(seg)) {
+            return Ok(Some(p));
+        }
+        match (b.get("additionalProperties"), props) {
+            (Some(Value::Bool(true)), _) => return Ok(None),
+            (Some(Value::Bool(false)), Some(p)) => known.extend(p.keys().cloned()),
+            (Some(Value::Bool(false)), None) => {}
+            (Some(extra), _) => return Ok(Some(extra)),
+            // Declared properties and nothing about others: the declared ones are all there is.
+            (None, Some(p)) => known.extend(p.keys().cloned()),
+            // Nothing declared about fields: any field, unless the node cannot be an object.
+            (None, None) if b.get("type").is_none() || has_type(b, "object") => return Ok(None),
+            (None, None) => {}
         }
     }
     Err(known)
@@ -718,5 +718,101 @@ fn hint(name: &str, known: &[String], what: &str) -> String {
         Some(m) => format!("did you mean `{m}`?"),
         None if known.is_empty() => "declare it, or check the spelling".to_string(),
         None => format!("{what}: {}", known.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::error::Error;
+
+    /// The diagnostic codes of a one-tool catalog whose tool ends with `tail` (YAML at the tool's
+    /// indentation); empty when it is valid.
+    fn codes(tail: &str) -> Vec<String> {
+        let text = format!(
+            r#"version: 1
+product: {{name: demo, version: 1.0.0, description: Demo}}
+cli: {{binary: demo}}
+schemas:
+  r:
+    type: object
+    properties:
+      a: {{anyOf: [{{type: object, properties: {{x: {{type: integer}}}}}}, {{type: "null"}}]}}
+      m: {{type: object, additionalProperties: {{type: object, properties: {{n: {{type: string}}}}}}}}
+      list: {{type: array, items: {{type: object, properties: {{k: {{type: string}}}}}}}}
+      s: {{type: string}}
+toolsets: {{main: {{tools: [t]}}}}
+tools:
+  - name: t
+    description: A tool
+    params:
+      q: {{type: string}}
+      n: {{type: integer, default: 3}}
+{tail}
+"#
+        );
+        match crate::catalog::load_text("t.yaml", text.as_bytes()) {
+            Ok(_) => Vec::new(),
+            Err(Error::Catalog { diagnostics, .. }) => diagnostics.iter().map(|d| d.code.to_string()).collect(),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    const STEP: &str = "    steps:\n      - id: r\n        run: [get, --format, json]\n        json: r\n";
+
+    #[test]
+    fn paths_follow_any_of_additional_properties_and_untyped_results() {
+        let ok = format!(
+            "{STEP}    output:\n      - text: \"{{r.a.x}} {{r.m.anything.n}} {{r.list.0.k}} {{r.list|count}}\"\n"
+        );
+        assert_eq!(codes(&ok), Vec::<String>::new());
+        let untyped = "    steps:\n      - id: u\n        run: [get]\n        json: true\n    output:\n      - text: \"{u.whatever.deep}\"\n";
+        assert_eq!(codes(untyped), Vec::<String>::new());
+        let bad = format!("{STEP}    output:\n      - text: \"{{r.m.anything.nope}}\"\n");
+        assert_eq!(codes(&bad), ["unknown-field"]);
+    }
+
+    #[test]
+    fn parameters_have_no_fields_and_strings_are_not_lists() {
+        assert_eq!(
+            codes(&format!("{STEP}    output:\n      - text: \"{{q.x}}\"\n")),
+            ["unknown-field"]
+        );
+        let over_string = format!("{STEP}    output:\n      - list: r.s\n        item: \"{{item}}\"\n");
+        assert_eq!(codes(&over_string), ["not-an-array"]);
+    }
+
+    #[test]
+    fn misuses_of_json_limit_and_output_schema_are_reported() {
+        assert_eq!(
+            codes("    steps:\n      - run: [get]\n        json: true\n"),
+            ["bad-json"]
+        );
+        assert_eq!(
+            codes("    steps:\n      - run: [get]\n        limit: 3\n"),
+            ["bad-step"]
+        );
+        let limit_of_string =
+            format!("{STEP}    output:\n      - list: r.list\n        item: \"{{k}}\"\n        limit: \"{{q}}\"\n");
+        assert_eq!(codes(&limit_of_string), ["bad-output"]);
+        let limit_of_number =
+            format!("{STEP}    output:\n      - list: r.list\n        item: \"{{k}}\"\n        limit: \"{{n}}\"\n");
+        assert_eq!(codes(&limit_of_number), Vec::<String>::new());
+        assert_eq!(codes(&format!("{STEP}    output_schema: nope\n")), ["unknown-schema"]);
+        assert_eq!(
+            codes(&format!("{STEP}    output_schema: {{type: array}}\n")),
+            ["bad-output-schema"]
+        );
+        assert_eq!(
+            codes(&format!("{STEP}    output:\n      - text: x\n        list: r.list\n")),
+            ["bad-output"]
+        );
+    }
+
+    #[test]
+    fn a_parallel_step_cannot_branch_on_another_steps_data() {
+        let par = "    parallel: true\n    steps:\n      - id: r\n        run: [get]\n        json: r\n      - run: [more]\n        when: {field: r.s, set: true}\n";
+        assert_eq!(codes(par), ["bad-condition"]);
+        let seq = par.replace("    parallel: true\n", "");
+        assert_eq!(codes(&seq), Vec::<String>::new());
     }
 }
