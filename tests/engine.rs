@@ -464,3 +464,25 @@ fn an_old_runtime_file_stays_while_session_tools_may_still_import_it() {
         "the old runtime file outlived every tool that used it"
     );
 }
+
+#[test]
+fn a_tool_that_declares_an_output_schema_carries_it_in_its_mcp_definition() {
+    let dir = tempfile::tempdir().unwrap();
+    ixgen(dir.path()).arg("generate").assert().success();
+    let list: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("mcp/tools.json")).unwrap()).unwrap();
+    let tool = |name: &str| {
+        list["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no tool {name}"))
+    };
+    // `smells` declares `output_schema: smells` (the catalog's schema of `ix smells --format json`).
+    let schema = &tool("smells")["outputSchema"];
+    assert_eq!(schema["type"], "object", "{schema}");
+    assert_eq!(schema["properties"]["candidates"]["type"], "array", "{schema}");
+    assert!(tool("stats").get("outputSchema").is_none(), "a tool without one has none");
+}
