@@ -484,5 +484,8 @@ fn a_tool_that_declares_an_output_schema_carries_it_in_its_mcp_definition() {
     let schema = &tool("smells")["outputSchema"];
     assert_eq!(schema["type"], "object", "{schema}");
     assert_eq!(schema["properties"]["candidates"]["type"], "array", "{schema}");
-    assert!(tool("stats").get("outputSchema").is_none(), "a tool without one has none");
+    assert!(
+        tool("stats").get("outputSchema").is_none(),
+        "a tool without one has none"
+    );
 }
