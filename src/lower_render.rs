@@ -79,6 +79,7 @@ pub fn block(b: &Block) -> SpecBlock {
             list: list.clone(),
             title,
             item: Box::new(value(b.item.as_ref().expect("validated: a list has an item"))),
+            total: b.total.clone(),
             limit,
             empty,
         }
@@ -88,6 +89,7 @@ pub fn block(b: &Block) -> SpecBlock {
             table: b.table.clone().unwrap_or_default(),
             title,
             columns: b.columns.iter().flatten().map(|(k, v)| field(k, v)).collect(),
+            total: b.total.clone(),
             limit,
             empty,
         }

@@ -253,6 +253,9 @@ pub enum SpecBlock {
         title: Option<Template>,
         /// The row; an object element's fields are variables of it.
         item: Box<SpecValue>,
+        /// A path to the total count when the array is already cut short.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total: Option<String>,
         /// A number, or a number parameter (`{"var": "limit"}`).
         #[serde(skip_serializing_if = "Option::is_none")]
         limit: Option<JsonT>,
@@ -268,6 +271,8 @@ pub enum SpecBlock {
         #[serde(skip_serializing_if = "Option::is_none")]
         title: Option<Template>,
         columns: Vec<SpecField>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         limit: Option<JsonT>,
         #[serde(skip_serializing_if = "Option::is_none")]

@@ -67,6 +67,10 @@ pub struct Block {
     /// A table's columns, header → value; variables are the row's fields.
     #[serde(default)]
     pub columns: Option<IndexMap<String, Value_>>,
+    /// The total count when the array is already cut short (a CLI `--limit`): a path to a
+    /// number, e.g. `callers.summary.total`; the title then says "showing 15 of 18".
+    #[serde(default)]
+    pub total: Option<String>,
     /// Show at most this many rows: a number, or `"{param}"` naming a number parameter.
     #[serde(default)]
     pub limit: Option<Limit>,
@@ -417,6 +421,7 @@ impl<'a> Checker<'a> {
         let bad = [
             misplaced("title", b.title.is_some() && !is_seq, "`list` and `table` blocks"),
             misplaced("limit", b.limit.is_some() && !is_seq, "`list` and `table` blocks"),
+            misplaced("total", b.total.is_some() && !is_seq, "`list` and `table` blocks"),
             misplaced("empty", b.empty.is_some() && !is_seq, "`list` and `table` blocks"),
             misplaced("item", b.item.is_some() && b.list.is_none(), "`list` blocks"),
             misplaced("columns", b.columns.is_some() && b.table.is_none(), "`table` blocks"),
@@ -452,6 +457,9 @@ impl<'a> Checker<'a> {
             }
             if let Some(t) = &b.empty {
                 self.template(&format!("{path}.empty"), t, scope, false);
+            }
+            if let Some(t) = &b.total {
+                self.resolve(&format!("{path}.total"), t, scope);
             }
             let Some(sch) = self.resolve(&format!("{path}.{key}"), seq, scope) else {
                 continue;

@@ -406,7 +406,9 @@ function __ixgenOutput(blocks: readonly SpecBlock[], vars: __IxVars, res: __IxRe
     if (!all.length) { if (b.empty) out.push(__ixgenRender(b.empty, vars, true)); continue }
     const limit = b.limit != null ? Number(__ixgenJson(b.limit, vars)) : NaN
     const rows = Number.isFinite(limit) && limit >= 0 ? all.slice(0, limit) : all
-    const count = rows.length < all.length ? `showing ${rows.length} of ${all.length}` : `${all.length}`
+    // `total`: the count before a CLI's own limit cut the array short.
+    const t = b.total ? __ixgenGet(vars, b.total) : undefined, total = typeof t === "number" && t > all.length ? t : all.length
+    const count = rows.length < total ? `showing ${rows.length} of ${total}` : `${total}`
     const head = b.title ? `**${__ixgenRender(b.title, vars, true)}** (${count}):\n\n` : ""
     if ("list" in b) {
       const items = rows.flatMap((r) => { const v = __ixgenValue(b.item, __ixgenRow(vars, r), res); return v === null ? [] : [`- ${v}`] })

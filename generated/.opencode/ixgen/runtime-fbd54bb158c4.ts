@@ -20,7 +20,7 @@ export type CmpOp = ("lt") | ("lte") | ("gt") | ("gte")
 export type SpecExec = ({ readonly kind: "cli"; readonly program: string; readonly argv: readonly (SpecArg)[]; readonly stdin?: (Template) | (null) }) | ({ readonly kind: "store_append"; readonly program: string; readonly store: Template; readonly topic: Template; readonly meta: JsonT; readonly body?: (Template) | (null) }) | ({ readonly kind: "store_fold"; readonly program: string; readonly store: Template; readonly topic: Template; readonly group_by?: (string) | (null); readonly groups?: readonly (string)[]; readonly filter?: (SpecFilter) | (null) }) | ({ readonly kind: "store_update"; readonly program: string; readonly store: Template; readonly topic: Template; readonly id: Template; readonly meta: JsonT }) | ({ readonly kind: "signal"; readonly pid: Template; readonly signal: string; readonly process?: (string) | (null) })
 export type SpecArg = (string) | (Template) | ({ readonly opt: string; readonly value: Template }) | ({ readonly flag: string; readonly if: string }) | ({ readonly spread: string }) | ({ readonly json: JsonT })
 export type SpecFilter = { readonly field: string; readonly equals: Template }
-export type SpecBlock = ({ readonly when?: (SpecCond) | (null); readonly text: Template }) | ({ readonly when?: (SpecCond) | (null); readonly fields: readonly (SpecField)[] }) | ({ readonly when?: (SpecCond) | (null); readonly list: string; readonly title?: (Template) | (null); readonly item: SpecValue; readonly limit?: (JsonT) | (null); readonly empty?: (Template) | (null) }) | ({ readonly when?: (SpecCond) | (null); readonly table: string; readonly title?: (Template) | (null); readonly columns: readonly (SpecField)[]; readonly limit?: (JsonT) | (null); readonly empty?: (Template) | (null) })
+export type SpecBlock = ({ readonly when?: (SpecCond) | (null); readonly text: Template }) | ({ readonly when?: (SpecCond) | (null); readonly fields: readonly (SpecField)[] }) | ({ readonly when?: (SpecCond) | (null); readonly list: string; readonly title?: (Template) | (null); readonly item: SpecValue; readonly total?: (string) | (null); readonly limit?: (JsonT) | (null); readonly empty?: (Template) | (null) }) | ({ readonly when?: (SpecCond) | (null); readonly table: string; readonly title?: (Template) | (null); readonly columns: readonly (SpecField)[]; readonly total?: (string) | (null); readonly limit?: (JsonT) | (null); readonly empty?: (Template) | (null) })
 export type SpecField = { readonly label: string; readonly value: SpecValue }
 export type SpecValue = { readonly tpl?: (Template) | (null); readonly map?: (string) | (null); readonly to?: { readonly [key: string]: Template }; readonly else?: (Template) | (null); readonly mark?: (SpecMark) | (null) }
 export type SpecMark = { readonly when: SpecCond; readonly text: string }
@@ -433,7 +433,9 @@ function __ixgenOutput(blocks: readonly SpecBlock[], vars: __IxVars, res: __IxRe
     if (!all.length) { if (b.empty) out.push(__ixgenRender(b.empty, vars, true)); continue }
     const limit = b.limit != null ? Number(__ixgenJson(b.limit, vars)) : NaN
     const rows = Number.isFinite(limit) && limit >= 0 ? all.slice(0, limit) : all
-    const count = rows.length < all.length ? `showing ${rows.length} of ${all.length}` : `${all.length}`
+    // `total`: the count before a CLI's own limit cut the array short.
+    const t = b.total ? __ixgenGet(vars, b.total) : undefined, total = typeof t === "number" && t > all.length ? t : all.length
+    const count = rows.length < total ? `showing ${rows.length} of ${total}` : `${total}`
     const head = b.title ? `**${__ixgenRender(b.title, vars, true)}** (${count}):\n\n` : ""
     if ("list" in b) {
       const items = rows.flatMap((r) => { const v = __ixgenValue(b.item, __ixgenRow(vars, r), res); return v === null ? [] : [`- ${v}`] })
