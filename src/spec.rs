@@ -47,6 +47,12 @@ pub struct ExecSpec {
     /// Markdown returned when a step's program is not installed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<Template>,
+    /// Markdown added after the error of a failed step: how to recover.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<Template>,
+    /// The rendered output: when present, these blocks replace the steps' sections.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub output: Vec<SpecBlock>,
     /// Ask the user through the host before any step runs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confirm: Option<SpecConfirm>,
@@ -275,9 +281,17 @@ pub struct SpecStep {
     pub title: Option<Template>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub when: Option<SpecCond>,
-    /// Run once per element of this array parameter, with `item` bound to it.
+    /// Run once per element of this array (a parameter or a path into an earlier result),
+    /// with `item` bound to it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub for_each: Option<String>,
+    /// Run for at most this many elements of `for_each`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    /// Stdout is JSON: the parsed value becomes the variable named by `id` (an array of values
+    /// under `for_each`); output that does not parse fails the step.
+    #[serde(skip_serializing_if = "is_false")]
+    pub json: bool,
     /// Text of the section instead of the step's output; `result` is bound to the output.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<Template>,
@@ -289,10 +303,17 @@ pub struct SpecStep {
     pub path: String,
 }
 
-/// A condition on parameters or on earlier steps.
+/// A condition on parameters or on earlier steps. `param` names a variable: a parameter, a
+/// context variable, or a path into an earlier step's JSON result (`impact.riskLevel`).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum SpecCond {
+    /// A number compared with a bound; false when the value is not a number.
+    Compare {
+        param: String,
+        op: CmpOp,
+        than: serde_json::Number,
+    },
     ParamIn {
         param: String,
         #[serde(rename = "in")]
@@ -330,6 +351,102 @@ pub enum SpecCond {
     Not {
         not: Box<SpecCond>,
     },
+}
+
+/// A numeric comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CmpOp {
+    Lt,
+    Lte,
+    Gt,
+    Gte,
+}
+
+/// One block of rendered output, shown when its `when` holds. Variables in a block's
+/// templates are markdown-escaped by the runtime (one function), so data cannot add structure.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SpecBlock {
+    /// A paragraph.
+    Text {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        when: Option<SpecCond>,
+        text: Template,
+    },
+    /// `**Label:** value` lines; a line whose value is unset is left out.
+    Fields {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        when: Option<SpecCond>,
+        fields: Vec<SpecField>,
+    },
+    /// A bulleted list of the elements of an array, one `item` row each.
+    List {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        when: Option<SpecCond>,
+        /// Path to the array.
+        list: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        title: Option<Template>,
+        /// The row; an object element's fields are variables of it.
+        item: Box<SpecValue>,
+        /// A path to the total count when the array is already cut short.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total: Option<String>,
+        /// A number, or a number parameter (`{"var": "limit"}`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        limit: Option<JsonT>,
+        /// Shown instead when the array is empty.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        empty: Option<Template>,
+    },
+    /// A table of the elements of an array, one column per entry.
+    Table {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        when: Option<SpecCond>,
+        table: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        title: Option<Template>,
+        columns: Vec<SpecField>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        limit: Option<JsonT>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        empty: Option<Template>,
+    },
+}
+
+/// A labelled value: a field line or a table column.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecField {
+    pub label: String,
+    pub value: SpecValue,
+}
+
+/// A value: a template, or a variable mapped through a table of values; with an optional
+/// marker appended when a condition holds.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecValue {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tpl: Option<Template>,
+    /// The variable looked up in `to`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map: Option<String>,
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub to: IndexMap<String, Template>,
+    /// Used when the mapped value is unset or not in `to`; without it the value is unset.
+    #[serde(rename = "else", skip_serializing_if = "Option::is_none")]
+    pub otherwise: Option<Template>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mark: Option<SpecMark>,
+}
+
+/// A marker appended to a value when a condition holds (a threshold).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpecMark {
+    pub when: SpecCond,
+    pub text: String,
 }
 
 /// What a step does.

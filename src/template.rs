@@ -13,8 +13,38 @@ use serde::Serialize;
 pub enum Part {
     /// Literal text.
     Text(String),
-    /// The value of a parameter or context variable.
+    /// The value of a parameter or context variable, or a path into a step's JSON result
+    /// (`locate.resolvedTarget.name`).
     Var(String),
+    /// A value passed through one of the fixed formats: `{name|code}`.
+    Fmt(String, Fmt),
+}
+
+/// The formats a placeholder may name after `|`. Deliberately few: the renderer has no
+/// expressions, only these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Fmt {
+    /// An inline code span that no backtick in the value can close.
+    Code,
+    /// Upper case: `high` → `HIGH`.
+    Upper,
+    /// The number of elements of an array (0 when unset).
+    Count,
+    /// The sum of the numbers of an array (`{impacts.summary.directDependents|sum}`).
+    Sum,
+}
+
+impl Fmt {
+    fn parse(name: &str) -> Option<Fmt> {
+        match name {
+            "code" => Some(Fmt::Code),
+            "upper" => Some(Fmt::Upper),
+            "count" => Some(Fmt::Count),
+            "sum" => Some(Fmt::Sum),
+            _ => None,
+        }
+    }
 }
 
 impl Serialize for Part {
@@ -25,6 +55,13 @@ impl Serialize for Part {
                 use serde::ser::SerializeMap;
                 let mut m = s.serialize_map(Some(1))?;
                 m.serialize_entry("var", v)?;
+                m.end()
+            }
+            Part::Fmt(v, f) => {
+                use serde::ser::SerializeMap;
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("var", v)?;
+                m.serialize_entry("fmt", f)?;
                 m.end()
             }
         }
@@ -38,8 +75,12 @@ impl Serialize for Part {
 enum PartForm {
     /// Literal text.
     Text(String),
-    /// The value of a parameter or context variable.
-    Var { var: String },
+    /// The value of a parameter or context variable, or a path into a step's result.
+    Var {
+        var: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fmt: Option<Fmt>,
+    },
 }
 
 impl JsonSchema for Part {
@@ -96,18 +137,35 @@ impl Template {
                         });
                     };
                     let name = &rest[..end];
-                    if !is_identifier(name) {
+                    let (path, fmt) = match name.split_once('|') {
+                        Some((p, f)) => (p, Some(f)),
+                        None => (name, None),
+                    };
+                    if !is_path(path) {
                         return Err(TemplateError {
                             offset: i,
                             message: format!(
-                                "`{{{name}}}` is not a placeholder: names are [a-z_][a-z0-9_]* (write `{{{{` for a literal brace)"
+                                "`{{{name}}}` is not a placeholder: names are [a-z_][a-z0-9_]*, optionally followed by `.field`s (write `{{{{` for a literal brace)"
                             ),
                         });
                     }
+                    let fmt = match fmt.map(|f| (f, Fmt::parse(f))) {
+                        None => None,
+                        Some((_, Some(f))) => Some(f),
+                        Some((f, None)) => {
+                            return Err(TemplateError {
+                                offset: i,
+                                message: format!("`|{f}` is not a format: use `|code`, `|upper`, `|count` or `|sum`"),
+                            });
+                        }
+                    };
                     if !literal.is_empty() {
                         parts.push(Part::Text(std::mem::take(&mut literal)));
                     }
-                    parts.push(Part::Var(name.to_string()));
+                    parts.push(match fmt {
+                        Some(f) => Part::Fmt(path.to_string(), f),
+                        None => Part::Var(path.to_string()),
+                    });
                     for _ in 0..=name.chars().count() {
                         chars.next();
                     }
@@ -130,7 +188,7 @@ impl Template {
     /// The variables the template refers to, in order.
     pub fn vars(&self) -> impl Iterator<Item = &str> {
         self.0.iter().filter_map(|p| match p {
-            Part::Var(v) => Some(v.as_str()),
+            Part::Var(v) | Part::Fmt(v, _) => Some(v.as_str()),
             Part::Text(_) => None,
         })
     }
@@ -142,6 +200,17 @@ impl Template {
             _ => None,
         }
     }
+}
+
+/// A variable with optional fields: `name(.field)*`, where a field is `[A-Za-z0-9_]+` (JSON
+/// field names are often camelCase; a number indexes an array).
+pub fn is_path(text: &str) -> bool {
+    let mut segs = text.split('.');
+    // The first segment may also be a field of a list row, so camelCase is allowed there too.
+    segs.next().is_some_and(|root| {
+        root.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && root.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    }) && segs.all(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
 }
 
 /// `[a-z_][a-z0-9_]*`: parameter, context and step names.
@@ -175,5 +244,20 @@ mod tests {
         assert_eq!(Template::parse("a}b").unwrap_err().offset, 1);
         assert!(Template::parse("{}").is_err());
         assert!(Template::parse("{Not-ok}").is_err());
+        assert!(Template::parse("{a..b}").is_err());
+        assert!(Template::parse("{a.b|nope}").is_err());
+    }
+
+    #[test]
+    fn parses_paths_and_formats() {
+        let t = Template::parse("{locate.resolvedTarget.name|code} {n}").unwrap();
+        assert_eq!(
+            t.0,
+            vec![
+                Part::Fmt("locate.resolvedTarget.name".into(), Fmt::Code),
+                Part::Text(" ".into()),
+                Part::Var("n".into())
+            ]
+        );
     }
 }

@@ -362,8 +362,25 @@ fn tool_files_are_small_and_share_one_runtime_file() {
     let name = runtime.rsplit('/').next().unwrap();
     let tools = tree(&dir.path().join(".opencode/tools"));
     assert_eq!(tools.len(), 17);
+    // These tools render their output (issue 11): their specs carry the output blocks as data
+    // (labelled fields, list rows, table columns, value maps, verdict conditions), which does not
+    // fit in 3 KB even with no whitespace at all. They get 6 KB; every other tool keeps 3 KB.
+    let rendered = [
+        "ix_decide.ts",
+        "ix_docs_tool.ts",
+        "ix_explain.ts",
+        "ix_history.ts",
+        "ix_impact.ts",
+        "ix_ingest.ts",
+        "ix_map.ts",
+        "ix_neighbors.ts",
+        "ix_query.ts",
+        "ix_rank.ts",
+        "ix_trace.ts",
+    ];
     for (file, bytes) in &tools {
-        assert!(bytes.len() < 3 * 1024, "{file} is {} bytes", bytes.len());
+        let cap = if rendered.contains(&file.as_str()) { 6 } else { 3 } * 1024;
+        assert!(bytes.len() < cap, "{file} is {} bytes (cap {cap})", bytes.len());
         let text = String::from_utf8_lossy(bytes);
         assert!(
             text.contains(&format!("from \"../ixgen/{name}\"")),
@@ -470,4 +487,29 @@ fn an_allowlist_that_keeps_no_tool_is_an_error_not_an_empty_tool_list() {
     let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(err.contains("keeps none of the tools of Claude Code"), "{err}");
     assert!(dir.path().join(".opencode/tools/ix_query.ts").exists());
+}
+
+#[test]
+fn a_tool_that_declares_an_output_schema_carries_it_in_its_mcp_definition() {
+    let dir = tempfile::tempdir().unwrap();
+    ixgen(dir.path()).arg("generate").assert().success();
+    let list: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("mcp/tools.json")).unwrap()).unwrap();
+    let tool = |name: &str| {
+        list["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no tool {name}"))
+    };
+    // `smells` declares `output_schema: smells` (the catalog's schema of `ix smells --format json`).
+    let schema = &tool("smells")["outputSchema"];
+    assert_eq!(schema["type"], "object", "{schema}");
+    assert_eq!(schema["properties"]["candidates"]["type"], "array", "{schema}");
+    assert!(
+        tool("stats").get("outputSchema").is_none(),
+        "a tool without one has none"
+    );
 }

@@ -40,7 +40,7 @@ fn calls() -> Vec<(&'static str, serde_json::Value)> {
         ("ix_trace", json!({"symbol": "Checkout", "to": "Ledger"})),
         ("ix_decide", json!({"touched_paths": ["src/a.ts", "src/b.ts"]})),
         ("ix_health", json!({})),
-        ("ix_smells", json!({"path": "src", "limit": 1000})),
+        ("ix_smells", json!({"limit": 1000})),
     ]
 }
 
@@ -126,7 +126,10 @@ fn caps_apply_inside_the_host() {
         &env,
     )
     .unwrap();
-    assert_eq!(argv_log(&log), vec![vec!["callers", "A", "--limit", "30"]]);
+    assert_eq!(
+        argv_log(&log),
+        vec![vec!["callers", "A", "--limit", "30", "--format", "json"]]
+    );
     // A string where a number belongs is coerced; a value the enum lacks is refused in markdown.
     std::fs::remove_file(&log).unwrap();
     p.run_tool(
@@ -135,7 +138,10 @@ fn caps_apply_inside_the_host() {
         &env,
     )
     .unwrap();
-    assert_eq!(argv_log(&log), vec![vec!["callees", "A", "--limit", "7"]]);
+    assert_eq!(
+        argv_log(&log),
+        vec![vec!["callees", "A", "--limit", "7", "--format", "json"]]
+    );
     let out = p
         .run_tool("ix_neighbors", &json!({"symbol": "A", "direction": "sideways"}), &env)
         .unwrap();
@@ -162,10 +168,11 @@ fn hostile_argument_values_arrive_as_exact_bytes_and_run_nothing() {
     let argv = argv_log(&log);
     assert_eq!(
         argv[0],
-        vec!["locate".to_string(), hostile.clone()],
+        vec!["locate".to_string(), hostile.clone(), "--format".into(), "json".into()],
         "one argv element, byte for byte"
     );
-    assert_eq!(argv[1], vec!["explain".to_string(), hostile.clone()]);
+    // ix explain gets the name ix locate resolved (the fake echoes it back), still one element.
+    assert_eq!(argv[1][..2], ["explain".to_string(), hostile.clone()]);
     assert!(!mark.exists() && !mark2.exists(), "nothing in the value may run");
     assert!(out.starts_with("## ix-query: -rf"), "{out}");
     // A leading `-` stays a value: the catalog puts `--` before free-text patterns.

@@ -2,6 +2,7 @@
 
 pub mod load;
 pub mod locate;
+pub mod render;
 pub mod rules;
 pub mod types;
 pub mod validate;

@@ -37,6 +37,11 @@ pub struct Catalog {
     /// Values baked into generated files at generation time (`--session`, `--iteration`, ...).
     #[serde(default)]
     pub context: IndexMap<String, ContextVar>,
+    /// JSON Schemas of step results, by name: a step's `json: <name>` declares its stdout has
+    /// this shape, and references into it are checked against it.
+    #[serde(default)]
+    #[schemars(with = "IndexMap<String, serde_json::Value>")]
+    pub schemas: IndexMap<String, serde_json::Value>,
     /// Parameters shared by many tools; a tool pulls them in with `use_params`.
     #[serde(default)]
     pub params: IndexMap<String, Param>,
@@ -128,6 +133,9 @@ pub struct Cli {
     /// Markdown returned when the program is not installed (a tool can override it).
     #[serde(default)]
     pub fallback: Option<String>,
+    /// Markdown added after the error of a failed `run` step: how to recover.
+    #[serde(default)]
+    pub recovery: Option<String>,
 }
 
 /// The product's HTTP runtime.
@@ -480,6 +488,14 @@ pub struct Tool {
     /// Markdown returned when a step's program is not installed; overrides `cli.fallback`.
     #[serde(default)]
     pub fallback: Option<String>,
+    /// The result as markdown, rendered from parameters and step results; replaces the
+    /// steps' sections. See `super::render`.
+    #[serde(default)]
+    pub output: Vec<super::render::Block>,
+    /// The JSON Schema of the tool's structured result (a name from `schemas`, or inline):
+    /// MCP hosts get it as `outputSchema`.
+    #[serde(default)]
+    pub output_schema: Option<super::render::Shape>,
 }
 
 /// Whether a tool changes state.
@@ -536,9 +552,17 @@ pub struct Step {
     /// Run only when this holds.
     #[serde(default)]
     pub when: Option<Cond>,
-    /// Run once per element of this array parameter, with `{item}` bound to it.
+    /// Run once per element of this array: a parameter, or a path into an earlier step's
+    /// JSON result (`overview.keyItems`); `{item}` is bound to the element.
     #[serde(default)]
     pub for_each: Option<String>,
+    /// Run `for_each` for at most this many elements.
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Stdout is JSON: `true`, or the name of a schema in `schemas`, or an inline JSON Schema.
+    /// Later steps, conditions and `output` refer to it by the step's `id`.
+    #[serde(default)]
+    pub json: Option<super::render::Shape>,
     /// Text of the section instead of the step's output; `{result}` is the step's result.
     #[serde(default)]
     pub message: Option<String>,
@@ -620,12 +644,24 @@ pub struct SpecialArg {
     pub file: Option<String>,
 }
 
-/// A condition on parameters or earlier steps.
+/// A condition on parameters, earlier steps or fields of their JSON results.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Cond {
     #[serde(default)]
     pub param: Option<String>,
+    /// A path into a step's JSON result (`impact.riskLevel`), or a field of the current row
+    /// inside a list or table; tested with `in`, `equals`, `set`, `lt`, `lte`, `gt`, `gte`.
+    #[serde(default)]
+    pub field: Option<String>,
+    #[serde(default)]
+    pub lt: Option<f64>,
+    #[serde(default)]
+    pub lte: Option<f64>,
+    #[serde(default)]
+    pub gt: Option<f64>,
+    #[serde(default)]
+    pub gte: Option<f64>,
     #[serde(default, rename = "in")]
     #[schemars(with = "Option<Vec<serde_json::Value>>")]
     pub in_values: Option<Vec<serde_json::Value>>,

@@ -144,6 +144,9 @@ pub struct McpTool {
     pub title: Option<String>,
     pub description: String,
     pub input_schema: InputSchema,
+    /// The JSON Schema of the tool's `structuredContent`, when the catalog declares one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<serde_json::Value>,
     pub annotations: Annotations,
 }
 
@@ -300,6 +303,7 @@ pub fn tool(t: &ToolModel) -> McpTool {
                 .collect(),
             additional_properties: false,
         },
+        output_schema: t.output_schema.clone(),
         annotations: Annotations {
             title: t.title.clone(),
             read_only_hint: !t.is_write(),

@@ -125,6 +125,8 @@ struct Lower<'a> {
     diags: Vec<Diagnostic>,
     /// Errors reported so far: a node whose checks added one does not lower.
     errors: usize,
+    /// Lowering a tool's output blocks, which run after all its steps.
+    in_output: bool,
 }
 
 impl<'a> Lower<'a> {
@@ -133,6 +135,7 @@ impl<'a> Lower<'a> {
             cat,
             diags: Vec::new(),
             errors: 0,
+            in_output: false,
         }
     }
 
@@ -268,6 +271,10 @@ impl<'a> Lower<'a> {
                 .help("add a step such as `run: [command, \"{param}\"]`"),
             );
         }
+        // Step data flow and `output` blocks are checked in their own module.
+        for d in crate::catalog::render::check_tool(cat, &path, tool) {
+            self.err(d);
+        }
         let mut step_ids: HashSet<&str> = HashSet::new();
         let mut steps = Vec::with_capacity(tool.steps.len());
         for (k, step) in tool.steps.iter().enumerate() {
@@ -297,7 +304,22 @@ impl<'a> Lower<'a> {
             }
         }
         let steps = all(steps);
+        // Output blocks: every step's result is there to read, and conditions on parameters
+        // and steps inside blocks are lowered (and checked) like a step's.
+        let all_steps: HashSet<&str> = tool.steps.iter().filter_map(|s| s.id.as_deref()).collect();
+        let mut blocks = Vec::with_capacity(tool.output.len());
+        self.in_output = true;
+        for (b, block) in tool.output.iter().enumerate() {
+            let bpath = format!("{path}.output[{b}]");
+            let mut cond = |c: &Cond| self.cond(&format!("{bpath}.when"), c, tool, &params, &all_steps);
+            blocks.push(super::render::block(block, &mut cond));
+        }
+        self.in_output = false;
         self.clean_since(mark)?;
+        // The render check passed: a block that does not lower is ixgen's bug (reported as an
+        // internal error by the caller, which sees a tool without a diagnostic).
+        let output = all(blocks)?;
+        let recovery = super::render::recovery(cat, tool)?;
 
         let heading = match heading? {
             Some(h) => h,
@@ -332,6 +354,8 @@ impl<'a> Lower<'a> {
             confirm,
             rules: super::rules::rules(tool, rules?),
             redact: super::rules::redact(tool),
+            recovery,
+            output,
         };
         Some(ToolModel {
             name: tool.name.clone(),
@@ -345,6 +369,7 @@ impl<'a> Lower<'a> {
             open_world: tool.open_world.unwrap_or(false),
             confirm: spec.confirm.is_some(),
             params: models,
+            output_schema: super::render::output_schema(cat, tool),
             spec,
             path,
         })
@@ -467,7 +492,10 @@ impl<'a> Lower<'a> {
         let mut extra: Vec<&str> = Vec::new();
         if let Some(fe) = &step.for_each {
             extra.push("item");
+            // A path into an earlier step's result is checked by `catalog::render`.
+            let data = fe.contains('.') || earlier.contains(fe.as_str());
             match params.get(fe.as_str()) {
+                _ if data => {}
                 Some(p) if p.ty == ParamType::Array => {}
                 Some(_) => self.err(
                     Diagnostic::error(
@@ -636,6 +664,8 @@ impl<'a> Lower<'a> {
             title: title?,
             when: when?,
             for_each: step.for_each.clone(),
+            limit: step.limit,
+            json: step.json.is_some(),
             message: message?,
             exec: exec?,
             path: path.to_string(),
@@ -810,6 +840,10 @@ impl<'a> Lower<'a> {
         params: &HashMap<&str, &Param>,
         earlier: &HashSet<&str>,
     ) -> Option<SpecCond> {
+        // A condition on a field of step data is checked by `catalog::render::check_tool`.
+        if c.field.is_some() {
+            return super::render::field_cond(c);
+        }
         let combos = [
             c.param.is_some(),
             c.step.is_some(),
@@ -998,7 +1032,8 @@ impl<'a> Lower<'a> {
                 .help("e.g. `{step: impact, matches: \"high\"}`"),
             );
         }
-        if tool.parallel {
+        // Output blocks are rendered after every step, parallel or not.
+        if tool.parallel && !self.in_output {
             self.err(
                 Diagnostic::error(
                     "bad-condition",
@@ -1073,6 +1108,11 @@ impl<'a> Lower<'a> {
             Ok(t) => {
                 let mark = self.errors;
                 for var in t.vars() {
+                    // Paths into step results (`{locate.resolvedTarget.name}`) are checked by
+                    // `catalog::render`.
+                    if var.contains('.') {
+                        continue;
+                    }
                     if !scope.params.contains_key(var)
                         && !self.cat.context.contains_key(var)
                         && !scope.extra.contains(&var)

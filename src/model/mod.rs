@@ -12,6 +12,7 @@ use serde::Serialize;
 
 pub use crate::spec::*;
 
+pub mod render;
 pub mod rules;
 
 /// The catalog, ready to render.
@@ -45,6 +46,8 @@ pub struct ToolModel {
     pub spec: ExecSpec,
     /// Where the tool is in the catalog (`tools[3]`), so a later stage can locate an error.
     pub path: String,
+    /// The JSON Schema of the tool's structured result (MCP `outputSchema`).
+    pub output_schema: Option<serde_json::Value>,
 }
 
 /// A parameter, resolved.

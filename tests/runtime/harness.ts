@@ -79,6 +79,9 @@ if (cmd === "sleep") await Bun.sleep(Number(args[1]))
 if (cmd === "stdin") { process.stdout.write("got:" + (await Bun.stdin.text())); process.exit(0) }
 if (cmd === "impact") { console.log(process.env.IX_IMPACT ?? "risk: low"); process.exit(0) }
 if (cmd === "status") { if (process.env.IX_STATUS_FAIL) { console.error("unknown command status"); process.exit(2) } console.log("connected"); process.exit(0) }
+// In JSON mode, one result that names the call, in the shapes of callers/callees (results) and depends (tree).
+const said = { name: "ix " + args.join(" "), kind: "fake", rel: "calls", path: "p" }
+if (args.includes("json")) { console.log(JSON.stringify({ resolvedTarget: { name: args[1] }, results: [said], tree: [said] })); process.exit(0) }
 console.log("ix " + args.join(" "))
 `
 

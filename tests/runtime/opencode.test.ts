@@ -76,9 +76,9 @@ describe("real OpenCode 1.18.33", () => {
 
   test("ix_neighbors loads, returns the string, and ix sees the clamped limit", async () => {
     const { output } = await opencode("ix_neighbors", { symbol: "AuthController", limit: 500 })
-    expect(output).toBe("## ix-neighbors: AuthController\n\n**Callers**\n\nix callers AuthController --limit 30\n\n**Callees**\n\nix callees AuthController --limit 30")
+    expect(output).toBe("## ix-neighbors: AuthController\n\n**Callers** (1):\n\n- `ix callers AuthController --limit 30 --format json` (fake) — p\n\n**Callees** (1):\n\n- `ix callees AuthController --limit 30 --format json` (fake) — p")
     const calls = readFileSync(argvLog, "utf8").trim().split("\n").map((l) => JSON.parse(l)).sort()
-    expect(calls).toEqual([["callees", "AuthController", "--limit", "30"], ["callers", "AuthController", "--limit", "30"]])
+    expect(calls).toEqual([["callees", "AuthController", "--limit", "30", "--format", "json"], ["callers", "AuthController", "--limit", "30", "--format", "json"]])
   }, 180_000)
 
   test("invalid and hostile arguments inside OpenCode", async () => {
@@ -87,7 +87,7 @@ describe("real OpenCode 1.18.33", () => {
     const hostile = `$(touch ${join(project, "pwned")}) "q" \`x\`\nnext`
     const { output } = await opencode("ix_neighbors", { symbol: hostile, direction: "depends", depth: "7" })
     expect(output).toContain("ix depends")
-    expect(readFileSync(argvLog, "utf8").trim().split("\n").map((l) => JSON.parse(l)).at(-1)).toEqual(["depends", hostile, "--depth", "3"])
+    expect(readFileSync(argvLog, "utf8").trim().split("\n").map((l) => JSON.parse(l)).at(-1)).toEqual(["depends", hostile, "--depth", "3", "--format", "json"])
     expect(existsSync(join(project, "pwned"))).toBe(false)
   }, 180_000)
 

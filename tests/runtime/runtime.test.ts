@@ -44,14 +44,14 @@ beforeEach(() => { rmSync(argvLog, { force: true }); delete process.env.IX_IMPAC
 describe("arguments", () => {
   test("defaults and clamping: limit 500 → 30, depth default 2, direction default all", async () => {
     const out = await runTool(neighbors, {}, { symbol: "AuthController", limit: 500 }, ctx())
-    expect(out.startsWith("## ix-neighbors: AuthController\n\n**Callers**\n\nix callers AuthController --limit 30")).toBe(true)
-    expect(calls().sort()).toEqual([["callees", "AuthController", "--limit", "30"], ["callers", "AuthController", "--limit", "30"]])
+    expect(out).toStartWith("## ix-neighbors: AuthController\n\n**Callers** (1):\n\n- `ix callers AuthController --limit 30 --format json` (fake) — p")
+    expect(calls().sort()).toEqual([["callees", "AuthController", "--limit", "30", "--format", "json"], ["callers", "AuthController", "--limit", "30", "--format", "json"]])
   })
   test("numeric strings are coerced, integers truncated, low values clamped", async () => {
     await runTool(neighbors, {}, { symbol: "S", direction: "depends", depth: 2.9 }, ctx())
     await runTool(neighbors, {}, { symbol: "S", direction: "depends", depth: "9" }, ctx())
     await runTool(neighbors, {}, { symbol: "S", direction: "callers", limit: "-4" }, ctx())
-    expect(calls()).toEqual([["depends", "S", "--depth", "2"], ["depends", "S", "--depth", "3"], ["callers", "S", "--limit", "1"]])
+    expect(calls()).toEqual([["depends", "S", "--depth", "2", "--format", "json"], ["depends", "S", "--depth", "3", "--format", "json"], ["callers", "S", "--limit", "1", "--format", "json"]])
   })
   test("missing required, bad enum, bad number: all reported, nothing runs", async () => {
     const out = await runTool(neighbors, {}, { direction: "sideways", limit: "lots" }, ctx())
@@ -63,7 +63,7 @@ describe("arguments", () => {
   })
   test("enum values match case-insensitively; empty string means not given", async () => {
     await runTool(neighbors, {}, { symbol: "S", direction: "Imported-By", limit: "" }, ctx())
-    expect(calls()).toEqual([["imported-by", "S", "--limit", "15"]])
+    expect(calls()).toEqual([["imported-by", "S", "--limit", "15", "--format", "json"]])
   })
   test("clamp false is an error; booleans, arrays and patterns are coerced and checked", async () => {
     const s = spec({

@@ -316,23 +316,13 @@ impl OpencodeProject {
     }
 }
 
-/// Writes an executable fake program that appends its argv (one JSON array per line) to
-/// `$IX_ARGV_LOG` and answers like `ix` would, enough for every step to run.
+/// Writes an executable fake `ix` (`tests/support/fake_ix.js`) that appends its argv (one
+/// JSON array per line) to `$IX_ARGV_LOG` and answers `--format json` with the real CLI's JSON
+/// shapes; environment knobs pick its scenario (see the script's header).
 pub fn fake_ix(dir: &Path) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
     let path = dir.join("ix");
-    std::fs::write(
-        &path,
-        r#"#!/usr/bin/env node
-const fs = require("node:fs")
-const args = process.argv.slice(2)
-if (process.env.IX_ARGV_LOG) fs.appendFileSync(process.env.IX_ARGV_LOG, JSON.stringify(args) + "\n")
-if (args[0] === "impact") { process.stdout.write("Risk level: HIGH\nDirect dependents: 18\n"); process.exit(0) }
-if (args[0] === "status" && process.env.IX_STATUS_FAILS) { process.stderr.write("status: not connected\n"); process.exit(4) }
-process.stdout.write("fake ix: " + args.join(" ") + "\n")
-"#,
-    )
-    .unwrap();
+    std::fs::write(&path, include_str!("fake_ix.js")).unwrap();
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

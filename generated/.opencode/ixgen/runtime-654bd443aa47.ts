@@ -4,22 +4,28 @@
 
 // The execution spec's types, generated from its JSON Schema (generated/schema/exec-spec.schema.json).
 export const SPEC_VERSION = 3
-export type ExecSpec = { readonly version: number; readonly name: string; readonly heading: Template; readonly params: readonly (SpecParam)[]; readonly runtime?: (SpecRuntime) | (null); readonly parallel?: boolean; readonly steps: readonly (SpecStep)[]; readonly fallback?: (Template) | (null); readonly confirm?: (SpecConfirm) | (null); readonly rules?: readonly (SpecRule)[]; readonly redact?: SpecRedact }
+export type ExecSpec = { readonly version: number; readonly name: string; readonly heading: Template; readonly params: readonly (SpecParam)[]; readonly runtime?: (SpecRuntime) | (null); readonly parallel?: boolean; readonly steps: readonly (SpecStep)[]; readonly fallback?: (Template) | (null); readonly recovery?: (Template) | (null); readonly output?: readonly (SpecBlock)[]; readonly confirm?: (SpecConfirm) | (null); readonly rules?: readonly (SpecRule)[]; readonly redact?: SpecRedact }
 export type Template = readonly (Part)[]
-export type Part = (string) | ({ readonly var: string })
+export type Part = (string) | ({ readonly var: string; readonly fmt?: (Fmt) | (null) })
+export type Fmt = ("code") | ("upper") | ("count") | ("sum")
 export type SpecParam = { readonly name: string; readonly type: SpecType; readonly required?: boolean; readonly default?: unknown; readonly values?: (readonly (string)[]) | (null); readonly items?: (SpecItems) | (null); readonly min?: (number) | (null); readonly max?: (number) | (null); readonly clamp?: boolean; readonly pattern?: (string) | (null); readonly equals_context?: (string) | (null); readonly nullable?: boolean; readonly keep_empty?: boolean }
 export type SpecType = (("string") | ("integer") | ("number") | ("boolean") | ("enum") | ("array")) | ("path")
 export type SpecItems = { readonly type: SpecType; readonly values?: (readonly (string)[]) | (null) }
 export type SpecRuntime = { readonly url_env: string; readonly default_url: string; readonly timeout_ms: number; readonly method: HttpMethod; readonly path: string; readonly body?: (JsonT) | (null); readonly markdown_field?: (string) | (null) }
 export type HttpMethod = ("GET") | ("POST")
 export type JsonT = ({ readonly lit: unknown }) | ({ readonly var: string }) | ({ readonly tpl: Template }) | ({ readonly obj: { readonly [key: string]: JsonT } }) | ({ readonly arr: readonly (JsonT)[] })
-export type SpecStep = { readonly id?: (string) | (null); readonly title?: (Template) | (null); readonly when?: (SpecCond) | (null); readonly for_each?: (string) | (null); readonly message?: (Template) | (null); readonly exec: SpecExec }
-export type SpecCond = ({ readonly param: string; readonly in: readonly (unknown)[] }) | ({ readonly param: string; readonly equals: unknown }) | ({ readonly param: string; readonly contains: unknown }) | ({ readonly param: string; readonly set: boolean }) | ({ readonly step: string; readonly matches: string; readonly flags?: string }) | ({ readonly step: string; readonly failed: boolean }) | ({ readonly all: readonly (SpecCond)[] }) | ({ readonly any: readonly (SpecCond)[] }) | ({ readonly not: SpecCond })
+export type SpecStep = { readonly id?: (string) | (null); readonly title?: (Template) | (null); readonly when?: (SpecCond) | (null); readonly for_each?: (string) | (null); readonly limit?: (number) | (null); readonly json?: boolean; readonly message?: (Template) | (null); readonly exec: SpecExec }
+export type SpecCond = ({ readonly param: string; readonly op: CmpOp; readonly than: number }) | ({ readonly param: string; readonly in: readonly (unknown)[] }) | ({ readonly param: string; readonly equals: unknown }) | ({ readonly param: string; readonly contains: unknown }) | ({ readonly param: string; readonly set: boolean }) | ({ readonly step: string; readonly matches: string; readonly flags?: string }) | ({ readonly step: string; readonly failed: boolean }) | ({ readonly all: readonly (SpecCond)[] }) | ({ readonly any: readonly (SpecCond)[] }) | ({ readonly not: SpecCond })
+export type CmpOp = ("lt") | ("lte") | ("gt") | ("gte")
 export type SpecExec = ({ readonly kind: "cli"; readonly program: string; readonly argv: readonly (SpecArg)[]; readonly stdin?: (Template) | (null); readonly ok_exit?: readonly (number)[]; readonly output?: SpecStream; readonly max_output?: (SpecAmount) | (null); readonly timeout_ms?: (SpecAmount) | (null); readonly if_empty?: (Template) | (null) }) | ({ readonly kind: "store_append"; readonly program: string; readonly store: Template; readonly topic: Template; readonly meta: JsonT; readonly body?: (Template) | (null) }) | ({ readonly kind: "store_fold"; readonly program: string; readonly store: Template; readonly topic: Template; readonly group_by?: (string) | (null); readonly groups?: readonly (string)[]; readonly filter?: (SpecFilter) | (null); readonly defaults?: { readonly [key: string]: unknown }; readonly updates?: { readonly [key: string]: { readonly [key: string]: unknown } } }) | ({ readonly kind: "store_update"; readonly program: string; readonly store: Template; readonly topic: Template; readonly id: Template; readonly meta: JsonT }) | ({ readonly kind: "signal"; readonly pid: Template; readonly signal: string; readonly process?: (string) | (null) })
 export type SpecArg = (string) | (Template) | ({ readonly opt: string; readonly value: Template }) | ({ readonly flag: string; readonly if: string }) | ({ readonly spread: string }) | ({ readonly json: JsonT }) | ({ readonly file: Template })
 export type SpecStream = (("stdout") | ("stderr")) | ("both")
 export type SpecAmount = (number) | ({ readonly var: string; readonly scale?: (number) | (null) })
 export type SpecFilter = { readonly field: string; readonly equals: Template }
+export type SpecBlock = ({ readonly when?: (SpecCond) | (null); readonly text: Template }) | ({ readonly when?: (SpecCond) | (null); readonly fields: readonly (SpecField)[] }) | ({ readonly when?: (SpecCond) | (null); readonly list: string; readonly title?: (Template) | (null); readonly item: SpecValue; readonly total?: (string) | (null); readonly limit?: (JsonT) | (null); readonly empty?: (Template) | (null) }) | ({ readonly when?: (SpecCond) | (null); readonly table: string; readonly title?: (Template) | (null); readonly columns: readonly (SpecField)[]; readonly total?: (string) | (null); readonly limit?: (JsonT) | (null); readonly empty?: (Template) | (null) })
+export type SpecField = { readonly label: string; readonly value: SpecValue }
+export type SpecValue = { readonly tpl?: (Template) | (null); readonly map?: (string) | (null); readonly to?: { readonly [key: string]: Template }; readonly else?: (Template) | (null); readonly mark?: (SpecMark) | (null) }
+export type SpecMark = { readonly when: SpecCond; readonly text: string }
 export type SpecConfirm = { readonly permission: string; readonly subject: Template; readonly allow?: readonly (string)[]; readonly deny?: readonly (string)[] }
 export type SpecRule = ({ readonly rule: "default"; readonly when?: (SpecCond) | (null); readonly values: { readonly [key: string]: JsonT } }) | ({ readonly rule: "require"; readonly when?: (SpecCond) | (null); readonly params: readonly (string)[]; readonly message: string }) | ({ readonly rule: "forbid"; readonly when?: (SpecCond) | (null); readonly params: readonly (string)[]; readonly message: string }) | ({ readonly rule: "compare"; readonly left: string; readonly op: SpecCompareOp; readonly right: string; readonly message: string })
 export type SpecCompareOp = (">=") | (">") | ("<=") | ("<")
@@ -82,7 +88,19 @@ function __ixgenRedactDeep(v: unknown): unknown {
   return v
 }
 
-const __ixgenGet = (vars: __IxVars, k: string): unknown => (Object.hasOwn(vars, k) ? vars[k] : undefined)
+// A variable, or a path into a step's JSON result: `locate.resolvedTarget.name`, `items.0`.
+function __ixgenGet(vars: __IxVars, k: string): unknown {
+  let v: unknown = vars
+  const segs = k.includes(".") ? k.split(".") : [k]
+  for (let i = 0; i < segs.length; i++) {
+    const seg = segs[i] as string
+    // A field of an array of objects is the array of that field: `impacts.riskLevel` (missing ones are null).
+    if (Array.isArray(v) && !/^\d+$/.test(seg)) return v.map((x) => __ixgenGet({ x }, ["x", ...segs.slice(i)].join(".")) ?? null)
+    if (v === null || typeof v !== "object" || !Object.hasOwn(v, seg)) return undefined
+    v = (v as Record<string, unknown>)[seg]
+  }
+  return v
+}
 const __ixgenIsSet = (v: unknown): boolean => v !== undefined && v !== null && v !== "" && !(Array.isArray(v) && v.length === 0)
 const __ixgenMsg = (e: unknown): string => (e instanceof Error ? e.message : String(e))
 function __ixgenStr(v: unknown): string {
@@ -90,8 +108,9 @@ function __ixgenStr(v: unknown): string {
   if (Array.isArray(v)) return v.map(__ixgenStr).join(", ")
   return typeof v === "object" ? JSON.stringify(v) : String(v)
 }
-function __ixgenRender(t: __IxTpl | null | undefined, vars: __IxVars): string {
-  return (t ?? []).map((p) => (typeof p === "string" ? p : __ixgenStr(__ixgenGet(vars, p.var)))).join("")
+// `md`: the text becomes markdown output, so each value is escaped (`__ixgenMdEsc`); argv and headings are not.
+function __ixgenRender(t: __IxTpl | null | undefined, vars: __IxVars, md = false): string {
+  return (t ?? []).map((p) => (typeof p === "string" ? p : __ixgenFmt(__ixgenGet(vars, p.var), p.fmt ?? null, md))).join("")
 }
 const __ixgenTplSet = (t: __IxTpl, vars: __IxVars): boolean => t.every((p) => typeof p === "string" || __ixgenIsSet(__ixgenGet(vars, p.var)) || __ixgenKeptEmpty(vars, p.var))
 function __ixgenJson(j: __IxJsonT, vars: __IxVars): unknown {
@@ -188,6 +207,7 @@ function __ixgenCond(c: __IxCond, vars: __IxVars, res: __IxResults, handled: Set
     return c.failed ? !r.ok : r.ok
   }
   const v = __ixgenGet(vars, c.param)
+  if ("op" in c) return __ixgenCompare(v, c.op, c.than)
   if ("in" in c) return (Array.isArray(v) ? v : [v]).some((x) => c.in.includes(x))
   if ("equals" in c) return v === c.equals || JSON.stringify(v) === JSON.stringify(c.equals)
   if ("contains" in c) return Array.isArray(v) ? v.includes(c.contains) : typeof v === "string" && v.includes(String(c.contains))
@@ -462,6 +482,83 @@ async function __ixgenConfirm(c: SpecConfirm, vars: __IxVars, ctx?: __IxCtx): Pr
     const why = (__ixgenMsg(e).split("\n")[0] ?? "").split(/(?<=\.) /)[0]?.slice(0, 200).replace(/\.$/, "") || "no reason given"
     return `**Not run:** permission for ${shown} was refused (${why}).`
   }
+// ---- Step data and rendered output (docs/exec-spec.md, "Output") ----------------------------------------------
+
+// The one markdown escaper of data values: a value stays inline text (no line breaks, so it cannot start a heading,
+// list or fence) and cannot open emphasis, links, HTML, code or table cells.
+function __ixgenMdEsc(s: string): string {
+  return s.replace(/\s*[\r\n]+\s*/g, " ").replace(/[\\`*[\]<>|]/g, "\\$&").replace(/^([#+-])/, "\\$1")
+}
+// An inline code span no backtick in the value can close.
+function __ixgenCode(s: string): string {
+  const t = s.replace(/\s*[\r\n]+\s*/g, " "), f = "`".repeat(Math.max(0, ...(t.match(/`+/g) ?? []).map((r) => r.length)) + 1)
+  const pad = t.startsWith("`") || t.endsWith("`") ? " " : ""
+  return f + pad + t + pad + f
+}
+function __ixgenFmt(v: unknown, fmt: Fmt | null, md: boolean): string {
+  if (fmt === "count") return String(Array.isArray(v) ? v.length : 0)
+  if (fmt === "sum") return String((Array.isArray(v) ? v : [v]).reduce((a: number, x) => a + (typeof x === "number" ? x : 0), 0))
+  const s = fmt === "upper" ? __ixgenStr(v).toUpperCase() : __ixgenStr(v)
+  return fmt === "code" ? __ixgenCode(s) : md ? __ixgenMdEsc(s) : s
+}
+function __ixgenCompare(v: unknown, op: CmpOp, than: number): boolean {
+  if (typeof v !== "number" || !Number.isFinite(v)) return false
+  return op === "lt" ? v < than : op === "lte" ? v <= than : op === "gt" ? v > than : v >= than
+}
+// A JSON step's stdout, parsed; empty output (the CLI's "not found" in JSON mode) is null.
+function __ixgenJsonOut(r: __IxOut, x: __IxExec): __IxOut {
+  const text = r.out.trim()
+  try { return { ...r, result: text ? JSON.parse(text) : null } } catch {
+    const label = x.kind === "cli" ? [x.program, ...x.argv.slice(0, 1).filter((a) => typeof a === "string")].join(" ") : x.kind
+    return { ok: false, out: r.out, err: `**Error:** \`${label.replace(/[`\r\n]+/g, " ")}\` did not print JSON.` + (text ? "\n\n" + __ixgenFence(__ixgenTail(text)) : "") }
+  }
+}
+// A value as markdown, or null when it is unset (a field line is then left out).
+function __ixgenValue(v: SpecValue, scope: __IxVars, res: __IxResults): string | null {
+  let t: __IxTpl | null | undefined = v.tpl
+  if (v.map) {
+    const k = __ixgenGet(scope, v.map)
+    t = __ixgenIsSet(k) && v.to && Object.hasOwn(v.to, __ixgenStr(k)) ? v.to[__ixgenStr(k)] : v.else
+  }
+  if (!t || !__ixgenTplSet(t, scope)) return null
+  const out = __ixgenRender(t, scope, true)
+  return v.mark && __ixgenCond(v.mark.when, scope, res, new Set()) ? out + v.mark.text : out
+}
+// The variables of one list or table row: the row's own fields first, and the row itself as `item`.
+const __ixgenRow = (vars: __IxVars, row: unknown): __IxVars =>
+  row && typeof row === "object" && !Array.isArray(row) ? { ...vars, ...(row as __IxVars), item: row } : { ...vars, item: row }
+// `handled`: a shown block whose condition is `{step: x, failed: true}` handles x's failure, as a step would.
+function __ixgenOutput(blocks: readonly SpecBlock[], vars: __IxVars, res: __IxResults, handled: Set<string>): string {
+  const out: string[] = []
+  for (const b of blocks) {
+    const touched = new Set<string>()
+    if (b.when && !__ixgenCond(b.when, vars, res, touched)) continue
+    touched.forEach((t) => handled.add(t))
+    if ("text" in b) { if (__ixgenTplSet(b.text, vars)) out.push(__ixgenRender(b.text, vars, true)); continue }
+    if ("fields" in b) {
+      const lines = b.fields.flatMap((f) => { const v = __ixgenValue(f.value, vars, res); return v === null ? [] : [`**${f.label}:** ${v}`] })
+      if (lines.length) out.push(lines.join("\n"))
+      continue
+    }
+    const all = __ixgenGet(vars, "list" in b ? b.list : b.table)
+    if (!Array.isArray(all)) continue
+    if (!all.length) { if (b.empty) out.push(__ixgenRender(b.empty, vars, true)); continue }
+    const limit = b.limit != null ? Number(__ixgenJson(b.limit, vars)) : NaN
+    const rows = Number.isFinite(limit) && limit >= 0 ? all.slice(0, limit) : all
+    // `total`: the count before a CLI's own limit cut the array short.
+    const t = b.total ? __ixgenGet(vars, b.total) : undefined, total = typeof t === "number" && t > all.length ? t : all.length
+    const count = rows.length < total ? `showing ${rows.length} of ${total}` : `${total}`
+    const head = b.title ? `**${__ixgenRender(b.title, vars, true)}** (${count}):\n\n` : ""
+    if ("list" in b) {
+      const items = rows.flatMap((r) => { const v = __ixgenValue(b.item, __ixgenRow(vars, r), res); return v === null ? [] : [`- ${v}`] })
+      out.push(head + items.join("\n"))
+    } else {
+      const line = (cells: string[]) => `| ${cells.join(" | ")} |`
+      const body = rows.map((r) => line(b.columns.map((c) => __ixgenValue(c.value, __ixgenRow(vars, r), res) ?? "")))
+      out.push(head + [line(b.columns.map((c) => c.label)), line(b.columns.map(() => "---")), ...body].join("\n"))
+    }
+  }
+  return out.join("\n\n")
 }
 
 // Entry point: validates the raw arguments, tries the runtime route, then runs the steps. Always resolves to a string.
@@ -490,18 +587,23 @@ export async function runTool(spec: __IxSpec, context: Record<string, unknown>, 
       if (r.md !== undefined) return answer(r.md.trimStart().startsWith("#") ? r.md : head + r.md)
       if (r.json !== undefined) return answer(head + "```json\n" + JSON.stringify(r.json, null, 2) + "\n```")
       if (!spec.steps.length) return __ixgenRedact(`${head}**Error:** the runtime is unreachable at ${r.url} (${r.why}).`)
+      // The steps run instead; `output` can say why (`{runtime.url}`, `{runtime.why}`).
+      vars.runtime = { url: r.url, why: r.why ?? "unknown" }
     }
     const results: __IxResults = new Map(), handled = new Set<string>()
     const done: { id: string | null; secs: { text: string; err: boolean }[] }[] = []
-    const run = async (step: __IxStep): Promise<{ missing?: string; ok: boolean; out: string; secs: { text: string; err: boolean }[] }> => {
+    const run = async (step: __IxStep): Promise<{ missing?: string; ok: boolean; out: string; secs: { text: string; err: boolean }[]; data?: unknown }> => {
       const each = step.for_each ? __ixgenGet(vars, step.for_each) : undefined
-      const list: unknown[] = !step.for_each ? [undefined] : Array.isArray(each) ? each : __ixgenIsSet(each) ? [each] : []
-      const secs: { text: string; err: boolean }[] = [], outs: string[] = []
+      const all: unknown[] = !step.for_each ? [undefined] : Array.isArray(each) ? each : __ixgenIsSet(each) ? [each] : []
+      const list = step.limit != null ? all.slice(0, step.limit) : all
+      const secs: { text: string; err: boolean }[] = [], outs: string[] = [], data: unknown[] = []
       let ok = true
       for (const item of list) {
         const scope: __IxVars = step.for_each ? { ...vars, item } : vars
-        const r = await __ixgenExec(step.exec, scope, cwd, ctx?.abort)
+        let r = await __ixgenExec(step.exec, scope, cwd, ctx?.abort)
         if (r.missing) return { missing: r.missing, ok: false, out: "", secs }
+        if (step.json && r.ok) r = __ixgenJsonOut(r, step.exec)
+        data.push(r.ok ? r.result : undefined)
         const err = r.err === undefined || spec.redact !== "errors" ? r.err : __ixgenRedact(r.err)
         const body = err ?? ((step.message ? __ixgenRender(step.message, { ...scope, result: r.result }) : r.out).trim() || "_(no output)_")
         const title = step.title ? __ixgenRender(step.title, scope) : ""
@@ -509,8 +611,10 @@ export async function runTool(spec: __IxSpec, context: Record<string, unknown>, 
         ok &&= r.ok
         outs.push(r.out)
       }
-      return { ok, out: outs.join("\n"), secs }
+      return { ok, out: outs.join("\n"), secs, data: step.for_each ? data : data[0] }
     }
+    // A JSON step's parsed result becomes the variable named by its id.
+    const keep = (s: __IxStep, o: { data?: unknown }) => { if (s.id && s.json && o.data !== undefined) vars[s.id] = o.data }
     const missing = (program: string) => __ixgenRedact(head + (spec.fallback
       ? __ixgenRender(spec.fallback, vars) : `\`${program}\` is not installed (it was not found on PATH). Install it and try again.`))
     if (spec.parallel) {
@@ -518,7 +622,13 @@ export async function runTool(spec: __IxSpec, context: Record<string, unknown>, 
       const outs = await Promise.all(chosen.map(run))
       const miss = outs.find((o) => o.missing)
       if (miss?.missing) return missing(miss.missing)
-      outs.forEach((o, i) => done.push({ id: (chosen[i] as __IxStep).id ?? null, secs: o.secs }))
+      outs.forEach((o, i) => {
+        const s = chosen[i] as __IxStep
+        // Recorded after all ran, for the conditions of `output`.
+        if (s.id) results.set(s.id, { ok: o.ok, out: o.out })
+        keep(s, o)
+        done.push({ id: s.id ?? null, secs: o.secs })
+      })
     } else {
       for (const s of spec.steps) {
         if (ctx?.abort?.aborted) break
@@ -528,10 +638,17 @@ export async function runTool(spec: __IxSpec, context: Record<string, unknown>, 
         const o = await run(s)
         if (o.missing) return missing(o.missing)
         if (s.id) results.set(s.id, { ok: o.ok, out: o.out })
+        keep(s, o)
         done.push({ id: s.id ?? null, secs: o.secs })
       }
     }
-    const secs = done.flatMap((d) => d.secs.filter((x) => !(x.err && d.id !== null && handled.has(d.id))).map((x) => x.text))
+    // With rendered output, the blocks replace the sections, but the errors of unhandled failed steps come first.
+    const rendered = spec.output?.length ? __ixgenOutput(spec.output, vars, results, handled) : null
+    const unhandled = (d: { id: string | null }) => !(d.id !== null && handled.has(d.id))
+    let secs = done.flatMap((d) => d.secs.filter((x) => !x.err || unhandled(d)).map((x) => x.text))
+    const failed = done.some((d) => d.secs.some((x) => x.err) && unhandled(d))
+    if (rendered !== null) secs = [...done.flatMap((d) => d.secs.filter((x) => x.err && unhandled(d)).map((x) => x.text)), rendered].filter(Boolean)
+    if (failed && spec.recovery) secs.push(__ixgenRender(spec.recovery, vars))
     const tail = ctx?.abort?.aborted ? "\n\n_Cancelled._" : ""
     return answer(head + (secs.join("\n\n") || "_(no output)_") + tail)
   } catch (e) {

@@ -1,0 +1,48 @@
+// The shared conformance suite (tests/conformance/README.md): each fixture is a spec, the arguments, what each
+// program answers to each argv, and the exact markdown every ixgen runtime must return. This file runs the suite
+// against the TypeScript runtime; a runtime in another language runs the same files with its own runner.
+import { describe, expect, test, beforeAll } from "bun:test"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { ROOT, fakeProgram, loadRuntime, tempDir, type RunTool } from "./harness"
+
+type Answer = { argv: string[]; stdout?: string; stderr?: string; code?: number }
+type Fixture = { description: string; spec: unknown; args: unknown; programs: Record<string, Answer[]>; expected: string }
+
+const DIR = join(ROOT, "tests", "conformance")
+const files = readdirSync(DIR).filter((f) => f.endsWith(".json")).sort()
+// A program that answers from the fixture by exact argv; any other argv is a failure the output shows.
+const ANSWERING = `
+const fs = require("node:fs"), path = require("node:path")
+const answers = JSON.parse(fs.readFileSync(process.env.CONFORMANCE_ANSWERS, "utf8"))[path.basename(process.argv[1])] ?? []
+const argv = process.argv.slice(2)
+const a = answers.find((x) => JSON.stringify(x.argv) === JSON.stringify(argv))
+if (!a) { process.stderr.write("conformance: no answer for " + JSON.stringify(argv) + "\\n"); process.exit(97) }
+if (a.stdout) process.stdout.write(a.stdout)
+if (a.stderr) process.stderr.write(a.stderr)
+process.exit(a.code ?? 0)
+`
+let runTool: RunTool
+beforeAll(async () => { ({ runTool } = await loadRuntime()) })
+
+describe("conformance", () => {
+  test("the suite is there", () => expect(files.length).toBeGreaterThanOrEqual(8))
+  for (const file of files) {
+    test(file, async () => {
+      const fx = JSON.parse(readFileSync(join(DIR, file), "utf8")) as Fixture
+      const work = tempDir("conf"), bin = join(work, "bin"), answers = join(work, "answers.json")
+      writeFileSync(answers, JSON.stringify(fx.programs))
+      for (const name of Object.keys(fx.programs)) fakeProgram(bin, name, ANSWERING)
+      const oldPath = process.env.PATH
+      process.env.PATH = `${bin}:${oldPath}`
+      process.env.CONFORMANCE_ANSWERS = answers
+      try {
+        const out = await runTool(fx.spec, {}, fx.args, { worktree: work, directory: work })
+        if (process.env.UPDATE_CONFORMANCE) writeFileSync(join(DIR, file), JSON.stringify({ ...fx, expected: out }, null, 2) + "\n")
+        else expect(out).toBe(fx.expected)
+      } finally {
+        process.env.PATH = oldPath
+      }
+    })
+  }
+})
