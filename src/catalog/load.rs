@@ -178,9 +178,7 @@ fn context_block(text: &str) -> Option<String> {
 }
 
 /// Loads the embedded catalog through its JSON form; anything short of a clean load goes the
-/// YAML way, so that diagnostics point into `ix.yaml`. A release build does not validate it
-/// again: it is part of the binary, `the_embedded_catalog_is_valid` checks it once, and the
-/// per-iteration run of a loop would otherwise pay for it every few seconds.
+/// YAML way, so that diagnostics point into `ix.yaml`.
 fn load_embedded() -> Result<Loaded, Error> {
     if let Ok(catalog) = serde_json::from_str::<Catalog>(EMBEDDED_JSON) {
         return Ok(Loaded {
@@ -282,18 +280,9 @@ fn source(name: &str, text: String) -> SourceFile {
     }
 }
 
-/// Resolves every diagnostic's path to a line and column. Only the paths the diagnostics name
-/// are indexed (a warning or two must not cost a second parse of a large catalog).
+/// Resolves every diagnostic's path to a line and column.
 pub fn locate(diags: &mut [Diagnostic], text: &str) {
-    let paths: Vec<&str> = diags
-        .iter()
-        .filter(|d| d.pos.is_none())
-        .filter_map(|d| match &d.target {
-            Target::Path { path, .. } => Some(path.as_str()),
-            _ => None,
-        })
-        .collect();
-    let index = LocationIndex::build_for(text, &paths);
+    let index = LocationIndex::build(text);
     for d in diags.iter_mut() {
         if d.pos.is_some() {
             continue;

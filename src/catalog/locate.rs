@@ -4,11 +4,9 @@
 //! serde_yaml reports positions only for the errors it finds itself. Semantic errors (a
 //! duplicate tool, an undeclared placeholder) are found on the typed catalog, by path; this
 //! index turns such a path back into a position. It is built only when there is something
-//! to report, so a valid catalog never pays for a second parse; and when only a few paths are
-//! wanted (a warning or two on a large catalog), [`LocationIndex::build_for`] indexes just
-//! those and stops as soon as it has them.
+//! to report, so a valid catalog never pays for a second parse.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::Marker;
 
@@ -41,50 +39,6 @@ impl LocationIndex {
         LocationIndex { nodes: builder.nodes }
     }
 
-    /// Indexes only `paths` and their ancestors, skipping every other subtree, and stops
-    /// reading once each of `paths` is found. [`find`](Self::find) answers for these paths as
-    /// on the full index. On a catalog of 10,000 tools the full index costs about as much as
-    /// the YAML parse itself, which two warnings about `product` should not.
-    pub fn build_for(text: &str, paths: &[&str]) -> LocationIndex {
-        let mut keep = HashSet::from([String::new()]);
-        for p in paths {
-            let mut q = *p;
-            keep.insert(q.to_string());
-            while let Some(cut) = q.rfind(['.', '[']) {
-                q = &q[..cut];
-                keep.insert(q.to_string());
-            }
-        }
-        let mut missing: HashSet<&str> = paths.iter().copied().collect();
-        let mut builder = Builder {
-            keep: Some(keep),
-            ..Builder::default()
-        };
-        let mut parser = Parser::new_from_str(text);
-        // Depth inside a subtree that holds no wanted path.
-        let mut skip = 0usize;
-        while let Ok((ev, mark)) = parser.next_token() {
-            match ev {
-                Event::StreamEnd => break,
-                Event::MappingStart(..) | Event::SequenceStart(..) if skip > 0 => skip += 1,
-                Event::MappingEnd | Event::SequenceEnd if skip > 0 => skip -= 1,
-                _ if skip > 0 => {}
-                _ => {
-                    if builder.event(ev, mark) {
-                        skip = 1;
-                    }
-                }
-            }
-            if skip == 0 {
-                missing.retain(|p| !builder.nodes.contains_key(*p));
-                if missing.is_empty() {
-                    break;
-                }
-            }
-        }
-        LocationIndex { nodes: builder.nodes }
-    }
-
     /// The node at `path`, or the nearest ancestor that exists.
     pub fn find(&self, path: &str) -> Option<NodeLoc> {
         let mut p = path;
@@ -113,20 +67,12 @@ struct Builder {
     stack: Vec<Frame>,
     nodes: HashMap<String, NodeLoc>,
     started: bool,
-    /// The only paths to index (with [`LocationIndex::build_for`]); `None` indexes all.
-    keep: Option<HashSet<String>>,
 }
 
 fn pos(mark: Marker) -> Pos {
     Pos {
         line: mark.line(),
         col: mark.col() + 1,
-    }
-}
-
-fn insert(keep: &Option<HashSet<String>>, nodes: &mut HashMap<String, NodeLoc>, path: &str, loc: NodeLoc) {
-    if keep.as_ref().is_none_or(|k| k.contains(path)) {
-        nodes.insert(path.to_string(), loc);
     }
 }
 
@@ -139,41 +85,6 @@ fn join(parent: &str, key: &str) -> String {
 }
 
 impl Builder {
-    fn kept(&self, path: &str) -> bool {
-        self.keep.as_ref().is_none_or(|k| k.contains(path))
-    }
-
-
-    /// Handles one event; returns true when it starts a collection that holds no wanted path,
-    /// which the caller then skips whole (no frame was pushed for it).
-    fn event(&mut self, ev: Event, mark: Marker) -> bool {
-        match ev {
-            Event::Scalar(value, ..) => {
-                self.node(Some(&value), mark);
-            }
-            Event::Alias(_) => {
-                self.node(None, mark);
-            }
-            Event::MappingStart(..) | Event::SequenceStart(..) => {
-                // A mapping used as a key is not supported by the catalog; index it anyway.
-                let path = self.node(None, mark).unwrap_or_else(|| "?".into());
-                if !self.kept(&path) {
-                    return true;
-                }
-                self.stack.push(if matches!(ev, Event::MappingStart(..)) {
-                    Frame::Map { path, key: None }
-                } else {
-                    Frame::Seq { path, next: 0 }
-                });
-            }
-            Event::MappingEnd | Event::SequenceEnd => {
-                self.stack.pop();
-            }
-            _ => {}
-        }
-        false
-    }
-
     /// Called for each node that starts; returns its path when it is a value, or `None`
     /// when it was consumed as a mapping key.
     fn node(&mut self, scalar_key: Option<&str>, mark: Marker) -> Option<String> {
@@ -183,10 +94,8 @@ impl Builder {
                     return None;
                 }
                 self.started = true;
-                insert(
-                    &self.keep,
-                    &mut self.nodes,
-                    "",
+                self.nodes.insert(
+                    String::new(),
                     NodeLoc {
                         key: None,
                         value: pos(mark),
@@ -197,10 +106,8 @@ impl Builder {
             Some(Frame::Seq { path, next }) => {
                 let p = format!("{path}[{next}]");
                 *next += 1;
-                insert(
-                    &self.keep,
-                    &mut self.nodes,
-                    &p,
+                self.nodes.insert(
+                    p.clone(),
                     NodeLoc {
                         key: None,
                         value: pos(mark),
@@ -223,10 +130,8 @@ impl Builder {
                 }
                 Some((k, key_pos)) => {
                     let p = join(path, &k);
-                    insert(
-                        &self.keep,
-                        &mut self.nodes,
-                        &p,
+                    self.nodes.insert(
+                        p.clone(),
                         NodeLoc {
                             key: Some(key_pos),
                             value: pos(mark),
@@ -241,8 +146,27 @@ impl Builder {
 
 impl MarkedEventReceiver for Builder {
     fn on_event(&mut self, ev: Event, mark: Marker) {
-        // The full index never skips: every collection is kept.
-        self.event(ev, mark);
+        match ev {
+            Event::Scalar(value, ..) => {
+                self.node(Some(&value), mark);
+            }
+            Event::Alias(_) => {
+                self.node(None, mark);
+            }
+            Event::MappingStart(..) => {
+                // A mapping used as a key is not supported by the catalog; index it anyway.
+                let path = self.node(None, mark).unwrap_or_else(|| "?".into());
+                self.stack.push(Frame::Map { path, key: None });
+            }
+            Event::SequenceStart(..) => {
+                let path = self.node(None, mark).unwrap_or_else(|| "?".into());
+                self.stack.push(Frame::Seq { path, next: 0 });
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                self.stack.pop();
+            }
+            _ => {}
+        }
     }
 }
 
@@ -264,25 +188,5 @@ mod tests {
         assert_eq!(ty.value.line, 5);
         // A path below a scalar falls back to its nearest indexed ancestor.
         assert_eq!(idx.find("tools[0].name.nope").unwrap().value.line, 3);
-    }
-
-    #[test]
-    fn a_partial_index_finds_what_the_full_one_does() {
-        let src = "version: 1\nproduct: {name: p}\ntools:\n  - name: a\n    params: {x: {type: string}}\n  - name: b\n    params:\n      limit: {type: integer}\n";
-        let full = LocationIndex::build(src);
-        for path in [
-            "tools[1].params.limit.type",
-            "product.name",
-            "product",
-            "tools[0].params.x",
-            "tools[1].name.nope",
-            "tools[7].name",
-            "",
-        ] {
-            let part = LocationIndex::build_for(src, &[path, "version"]);
-            let (a, b) = (full.find(path), part.find(path));
-            assert_eq!(a.map(|l| (l.key, l.value)), b.map(|l| (l.key, l.value)), "{path}");
-            assert_eq!(full.contains(path), part.contains(path), "{path}");
-        }
     }
 }
