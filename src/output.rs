@@ -969,7 +969,10 @@ fn make_folders(out: &Path, rel: &RelPath, created: &mut Vec<PathBuf>) -> Result
 struct Staged<'a> {
     rel: &'a RelPath,
     full: PathBuf,
-    tmp: tempfile::NamedTempFile,
+    /// The staged file, closed: a run stages every new file before the first rename, and
+    /// holding each one open would run out of file descriptors (1,024 by default) on a large
+    /// catalog. It is still removed when dropped.
+    tmp: tempfile::TempPath,
     /// What the file held before (none for a new file), to put back on a rollback.
     old: Option<&'a [u8]>,
 }
@@ -991,7 +994,7 @@ fn stage_all<'a>(out: &Path, outcome: &'a Outcome, created: &mut Vec<PathBuf>) -
         }
         make_folders(out, &c.path, created)?;
         let full = resolve(out, &c.path)?;
-        let tmp = stage(out, &c.path, &full, c.new.as_deref().unwrap_or_default())?;
+        let tmp = stage(out, &c.path, &full, c.new.as_deref().unwrap_or_default())?.into_temp_path();
         staged.push(Staged {
             rel: &c.path,
             full,

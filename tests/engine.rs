@@ -513,3 +513,49 @@ fn a_tool_that_declares_an_output_schema_carries_it_in_its_mcp_definition() {
         "a tool without one has none"
     );
 }
+
+#[test]
+fn many_new_files_need_few_file_descriptors() {
+    use std::os::unix::process::CommandExt;
+    // Every new file is staged before the first rename: staged files must not stay open.
+    let dir = tempfile::tempdir().unwrap();
+    let n = 300;
+    let names: Vec<String> = (0..n).map(|i| format!("t-{i}")).collect();
+    let mut yaml = format!(
+        "version: 1\nproduct: {{name: many, version: 1.0.0, description: Many tools, license: MIT}}\n\
+         runtime: {{url_env: MANY_URL, default_url: 'http://127.0.0.1:9', markdown_field: md}}\n\
+         toolsets:\n  all:\n    tools: [{}]\ntargets:\n  opencode: {{toolset: all}}\ntools:\n",
+        names.join(", ")
+    );
+    for name in &names {
+        yaml.push_str(&format!(
+            "  - name: {name}\n    description: Tool {name}\n    params:\n      q: {{type: string, required: true, description: Query}}\n    runtime: {{method: GET, path: /v1/{name}}}\n"
+        ));
+    }
+    let catalog = dir.path().join("catalog.yaml");
+    std::fs::write(&catalog, yaml).unwrap();
+    let out = dir.path().join("out");
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ixgen"));
+    cmd.arg("--catalog")
+        .arg(&catalog)
+        .arg("--out")
+        .arg(&out)
+        .args(["generate", "-q"]);
+    // SAFETY: setrlimit is async-signal-safe, and the closure touches nothing else.
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 64,
+                rlim_max: 64,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let result = cmd.output().unwrap();
+    assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+    assert_eq!(std::fs::read_dir(out.join(".opencode/tools")).unwrap().count(), n);
+}
