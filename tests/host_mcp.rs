@@ -1112,7 +1112,13 @@ fn the_other_hosts_configs_have_their_shapes() {
         "gemini-extension.json: {gemini}"
     );
     assert_eq!(gemini["name"], json!("ix"), "{gemini}");
-    assert_eq!(gemini["version"], json!("0.1.0"), "{gemini}");
+    // The extension's version is the catalog's product version.
+    let product = std::fs::read_to_string(support::root().join("catalog/ix.yaml")).unwrap();
+    let version = product
+        .lines()
+        .find_map(|l| l.strip_prefix("  version: "))
+        .expect("catalog/ix.yaml has a product version");
+    assert_eq!(gemini["version"], json!(version), "{gemini}");
     assert!(
         gemini["description"].as_str().is_some_and(|s| !s.is_empty()),
         "{gemini}"
