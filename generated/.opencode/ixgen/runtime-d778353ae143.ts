@@ -482,6 +482,8 @@ async function __ixgenConfirm(c: SpecConfirm, vars: __IxVars, ctx?: __IxCtx): Pr
     const why = (__ixgenMsg(e).split("\n")[0] ?? "").split(/(?<=\.) /)[0]?.slice(0, 200).replace(/\.$/, "") || "no reason given"
     return `**Not run:** permission for ${shown} was refused (${why}).`
   }
+}
+
 // ---- Step data and rendered output (docs/exec-spec.md, "Output") ----------------------------------------------
 
 // The one markdown escaper of data values: a value stays inline text (no line breaks, so it cannot start a heading,
