@@ -282,6 +282,11 @@ fn source(name: &str, text: String) -> SourceFile {
 
 /// Resolves every diagnostic's path to a line and column.
 pub fn locate(diags: &mut [Diagnostic], text: &str) {
+    // Indexing parses the whole catalog again: only worth it when something needs a place
+    // (every run of a valid catalog would otherwise pay for it).
+    if diags.iter().all(|d| d.pos.is_some()) {
+        return;
+    }
     let index = LocationIndex::build(text);
     for d in diags.iter_mut() {
         if d.pos.is_some() {
