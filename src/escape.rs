@@ -82,15 +82,17 @@ pub const PRETTY_WIDTH: usize = 100;
 
 fn pretty(v: &serde_json::Value, indent: usize, out: &mut String) {
     use serde_json::Value;
-    let flat = spaced(v);
+    // Measuring before printing keeps this linear: a node is printed flat only when its flat
+    // width fits, and the measure stops as soon as it does not.
+    let fits = flat_width(v, PRETTY_WIDTH.saturating_sub(indent)).is_some();
     let entries: Vec<(Option<&String>, &Value)> = match v {
-        _ if indent + flat.chars().count() <= PRETTY_WIDTH => Vec::new(),
+        _ if fits => Vec::new(),
         Value::Object(m) => m.iter().map(|(k, x)| (Some(k), x)).collect(),
         Value::Array(a) => a.iter().map(|x| (None, x)).collect(),
         _ => Vec::new(),
     };
     if entries.is_empty() {
-        out.push_str(&flat);
+        out.push_str(&spaced(v));
         return;
     }
     let (open, close) = if v.is_object() { ('{', '}') } else { ('[', ']') };
@@ -111,6 +113,40 @@ fn pretty(v: &serde_json::Value, indent: usize, out: &mut String) {
     out.push('\n');
     out.push_str(&" ".repeat(indent));
     out.push(close);
+}
+
+/// The width of `v` printed by [`spaced`], or `None` once it passes `limit`.
+fn flat_width(v: &serde_json::Value, limit: usize) -> Option<usize> {
+    use serde_json::Value;
+    let scalar = |v: &Value| {
+        serde_json::to_string(v)
+            .map(|s| s.chars().count())
+            .unwrap_or(usize::MAX)
+    };
+    let w = match v {
+        Value::Object(m) => {
+            let mut w = 2 + m.len().saturating_sub(1) * 2;
+            for (k, x) in m {
+                if w > limit {
+                    return None;
+                }
+                w += scalar(&Value::String(k.clone())) + 2 + flat_width(x, limit.saturating_sub(w))?;
+            }
+            w
+        }
+        Value::Array(a) => {
+            let mut w = 2 + a.len().saturating_sub(1) * 2;
+            for x in a {
+                if w > limit {
+                    return None;
+                }
+                w += flat_width(x, limit.saturating_sub(w))?;
+            }
+            w
+        }
+        other => scalar(other),
+    };
+    (w <= limit).then_some(w)
 }
 
 /// One-line JSON with a space after `,` and `:` between entries (never inside strings).
