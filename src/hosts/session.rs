@@ -11,7 +11,7 @@ use crate::catalog::{Catalog, ContextType};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::escape::{Ts, ts_int, ts_str};
-use crate::model::{self, ContextValue, Model};
+use crate::model::{ContextValue, Model};
 use crate::output::{Plan, PlannedFile};
 use crate::template::is_identifier;
 use schemars::JsonSchema;
@@ -144,7 +144,7 @@ impl Host for Session {
             };
             constants.push(Constant {
                 key: ts_str(name),
-                name: ident(&model::constant_name(name, decl))?,
+                name: ident(&decl.constant_name(name))?,
                 value: ts,
             });
         }

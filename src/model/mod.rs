@@ -4,7 +4,7 @@
 //!
 //! Each tool's [`ExecSpec`] (see `crate::spec`) is what every runtime executes.
 
-use crate::catalog::{self, Access, Catalog, ContextFormat, ContextType, ContextVar, Loaded, ParamType};
+use crate::catalog::{self, Access, Catalog, ContextFormat, ContextType, Loaded, ParamType};
 use crate::diagnostic::{Diagnostic, Severity, SourceFile};
 use crate::error::Error;
 use indexmap::IndexMap;
@@ -65,11 +65,6 @@ impl ToolModel {
     pub fn is_write(&self) -> bool {
         self.access == Access::Write
     }
-}
-
-/// The TypeScript constant a context variable is baked into.
-pub fn constant_name(name: &str, var: &ContextVar) -> String {
-    var.constant_name(name)
 }
 
 // ---------------------------------------------------------------------------------------------
