@@ -13,6 +13,7 @@ use crate::escape;
 use crate::hosts::{self, Host, Options, mcp::Profile};
 use crate::model::{self, Filter, Model};
 use crate::output::{self, Action, WriteOptions};
+use crate::record;
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use indexmap::IndexMap;
@@ -44,6 +45,10 @@ pub struct Cli {
     /// given; filled by [`parse_from`], which adds those flags.
     #[arg(skip)]
     pub context_flags: Vec<(String, String, String)>,
+    /// The catalog's context declarations as [`parse_from`] read them (before the catalog is
+    /// loaded); a run that replays the run record checks its context against them.
+    #[arg(skip)]
+    pub context_decls: Option<model::ContextDecls>,
 }
 
 /// When to use color.
@@ -343,6 +348,7 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
         }
     };
     let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    cli.context_decls = found;
     if let Some((_, sub)) = matches.subcommand() {
         for name in decls.keys() {
             if let Ok(Some(values)) = sub.try_get_many::<String>(&context_id(name)) {
@@ -422,6 +428,9 @@ struct Prepared {
     opts: Options,
     /// Warnings about the options, printed before the results.
     notes: Vec<String>,
+    /// Whether loading the catalog warned about anything (a run that warns keeps no run
+    /// record: replaying it would drop the warnings).
+    warned: bool,
 }
 
 struct App {
@@ -589,6 +598,7 @@ impl App {
     fn prepare(&mut self) -> Result<Prepared, Error> {
         let (model, warnings) = self.load()?;
         self.print_warnings(&warnings);
+        let warned = !warnings.is_empty();
         let cmd = &self.cli.command;
         let host =
             |name: &str| hosts::get(name).ok_or_else(|| Error::internal(format!("no host `{name}` in the registry")));
@@ -623,7 +633,7 @@ impl App {
             _ => return Err(Error::internal("a command that does not plan reached prepare")),
         };
         let context = match context {
-            Some(c) => model::check_context(&model.catalog, &context_flags(&self.cli.context_flags, c)?)?,
+            Some(c) => model::check_context(&model.catalog.context, &context_flags(&self.cli.context_flags, c)?)?,
             None => model::Context::new(),
         };
         let (filter, mut notes) = Filter::resolve(
@@ -673,7 +683,7 @@ impl App {
         }
         // The session tools get the catalog's defaults for what the run did not give.
         let context = if targets.iter().any(|h| !h.by_default()) {
-            model::apply_defaults(&model.catalog, &context, &self.cli.out)?
+            model::apply_defaults(&model.catalog.context, &context, &self.cli.out)?
         } else {
             context
         };
@@ -689,27 +699,113 @@ impl App {
             hosts: targets,
             opts,
             notes,
+            warned,
         })
     }
 
+    /// The run record's key for this write (see `crate::record`), or `None` when the run
+    /// neither replays nor keeps a record: a dry run, `--force`, or input the full path must
+    /// report on.
+    fn record_key(&self) -> Option<String> {
+        let decls = self.cli.context_decls.as_ref()?;
+        let (command, context, write) = match &self.cli.command {
+            Command::Opencode {
+                toolset,
+                context,
+                filters,
+                write,
+            } => (format!("opencode {toolset:?} {filters:?}"), Some(context), write),
+            Command::Claude { filters, write } => (format!("claude {filters:?}"), None, write),
+            Command::Mcp {
+                profiles,
+                filters,
+                write,
+            } => (format!("mcp {profiles:?} {filters:?}"), None, write),
+            Command::Generate { selection: s, write } => (
+                format!("generate {:?} {:?} {:?}", s.targets, s.profiles, s.filters),
+                Some(&s.context),
+                write,
+            ),
+            _ => return None,
+        };
+        if write.dry_run || write.force {
+            return None;
+        }
+        let given = match context {
+            Some(c) => context_flags(&self.cli.context_flags, c)
+                .ok()?
+                .into_iter()
+                .map(|(name, _, _)| name)
+                .collect(),
+            None => Vec::new(),
+        };
+        let bytes = match &self.cli.catalog {
+            Some(p) => Some(catalog::load::catalog_bytes(p)?),
+            None => None,
+        };
+        let name = self.cli.catalog.as_ref().map(|p| p.display().to_string());
+        Some(record::key(&record::KeyParts {
+            catalog: name.as_deref().zip(bytes.as_deref()),
+            declarations: format!("{decls:?}"),
+            command,
+            given,
+        }))
+    }
+
+    /// Replays the run record when it matches this run: `None` when the run must render.
+    fn replay(&self, key: &str) -> Result<Option<output::Outcome>, Error> {
+        let Some(decls) = self.cli.context_decls.as_ref() else {
+            return Ok(None);
+        };
+        let context = match &self.cli.command {
+            Command::Opencode { context, .. } => Some(context),
+            Command::Generate { selection, .. } => Some(&selection.context),
+            _ => None,
+        };
+        // Values the full path would refuse are its to report.
+        let given = match context {
+            Some(c) => {
+                match context_flags(&self.cli.context_flags, c).and_then(|raw| model::check_context(decls, &raw)) {
+                    Ok(ctx) => ctx,
+                    Err(_) => return Ok(None),
+                }
+            }
+            None => model::Context::new(),
+        };
+        let Ok(values) = model::apply_defaults(decls, &given, &self.cli.out) else {
+            return Ok(None);
+        };
+        let catalog = self.cli.catalog.as_deref();
+        record::replay(
+            &self.cli.out,
+            key,
+            |rel| catalog::load::asset_bytes(catalog, rel),
+            |var| values.get(var).map(hosts::session::context_literal),
+        )
+    }
+
     fn generate(&mut self) -> Result<i32, Error> {
+        // A run that can change nothing but its per-run files replays the last run's record
+        // instead of loading and rendering the catalog (`crate::record`).
+        let key = self.record_key();
+        if let Some(k) = &key
+            && let Some(outcome) = self.replay(k)?
+        {
+            return Ok(self.report_written(&outcome, true));
+        }
         let Prepared {
             model,
             hosts: targets,
             opts,
             notes,
+            warned,
         } = self.prepare()?;
         let plan = hosts::plan(&model, &targets, &opts)?;
+        let quiet_run = !warned && notes.is_empty();
         for n in notes {
             eprintln!("warning: {}", escape::terminal(&n));
         }
-        let write = match &self.cli.command {
-            Command::Opencode { write, .. }
-            | Command::Claude { write, .. }
-            | Command::Mcp { write, .. }
-            | Command::Generate { write, .. } => write,
-            _ => unreachable!(),
-        };
+        let write = self.write_args();
         let outcome = output::write(
             plan,
             &self.cli.out,
@@ -718,8 +814,37 @@ impl App {
                 dry_run: write.dry_run,
             },
         )?;
+        if let Some(k) = key
+            && quiet_run
+            && outcome.notes.is_empty()
+        {
+            let inputs = model
+                .catalog
+                .product
+                .icon
+                .iter()
+                .filter_map(|icon| Some((icon.path.clone(), output::content_hash(icon.bytes.as_deref()?))))
+                .collect();
+            record::save(&self.cli.out, &outcome, k, inputs);
+        }
         // The process ends soon: freeing the model piece by piece would only cost time.
         std::mem::forget(model);
+        Ok(self.report_written(&outcome, false))
+    }
+
+    fn write_args(&self) -> &WriteArgs {
+        match &self.cli.command {
+            Command::Opencode { write, .. }
+            | Command::Claude { write, .. }
+            | Command::Mcp { write, .. }
+            | Command::Generate { write, .. } => write,
+            _ => unreachable!("only write commands write"),
+        }
+    }
+
+    /// Prints what a write did (`replayed`: from the run record, without rendering).
+    fn report_written(&self, outcome: &output::Outcome, replayed: bool) -> i32 {
+        let write = self.write_args();
         for n in &outcome.notes {
             eprintln!("note: {}", escape::terminal(n));
         }
@@ -733,10 +858,12 @@ impl App {
             let _ = writeln!(
                 stdout,
                 "{}",
-                serde_json::to_string_pretty(&serde_json::json!({ "dry_run": write.dry_run, "files": changes }))
-                    .expect("serializes")
+                serde_json::to_string_pretty(
+                    &serde_json::json!({ "dry_run": write.dry_run, "replayed": replayed, "files": changes })
+                )
+                .expect("serializes")
             );
-            return Ok(0);
+            return 0;
         }
         let (mut counts, verb) = ([0usize; 4], if write.dry_run { "would " } else { "" });
         for c in &outcome.changes {
@@ -754,16 +881,21 @@ impl App {
         if !write.quiet || write.dry_run {
             let _ = writeln!(
                 stdout,
-                "{}{} created, {} updated, {} removed, {} unchanged in {}",
+                "{}{} created, {} updated, {} removed, {} unchanged in {}{}",
                 if write.dry_run { "dry run: " } else { "" },
                 counts[0],
                 counts[1],
                 counts[2],
                 counts[3],
-                escape::display_path(&self.cli.out)
+                escape::display_path(&self.cli.out),
+                if replayed {
+                    " (same catalog and options as the last run: nothing rendered)"
+                } else {
+                    ""
+                }
             );
         }
-        Ok(0)
+        0
     }
 
     fn check(&mut self) -> Result<i32, Error> {

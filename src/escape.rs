@@ -49,6 +49,18 @@ impl Ts {
     }
 }
 
+/// What stands for a value while a file is rendered, to be filled in afterwards (the session
+/// file's context values, see `crate::record`). It holds NULs, which no quoting here leaves
+/// bare, so it cannot be mistaken for anything a template printed.
+pub fn placeholder(name: &str) -> String {
+    format!("\u{0}ixgen-value:{name}\u{0}")
+}
+
+/// [`placeholder`] as a piece of TypeScript to print where the value goes.
+pub fn ts_placeholder(name: &str) -> Ts {
+    Ts(placeholder(name))
+}
+
 /// A TypeScript string literal holding exactly `s`.
 ///
 /// JSON string syntax is valid TypeScript; on top of it U+2028 and U+2029 are escaped (older

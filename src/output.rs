@@ -75,6 +75,76 @@ pub struct PlannedFile<'a> {
     /// What a file already at this path, not written by ixgen, usually is (for the error
     /// that refuses to overwrite it).
     pub foreign: Option<String>,
+    /// A per-run file's bytes with the run's values left out, for the run record.
+    pub template: Option<RunTemplate>,
+}
+
+/// A per-run file with the run's context values left out: text, and the places where each
+/// value goes. The run record keeps it, so a later run with the same catalog and options fills
+/// in its own values without rendering anything; the run that renders fills it the same way,
+/// so both give the same bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunTemplate(pub Vec<TemplatePart>);
+
+/// A piece of a [`RunTemplate`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TemplatePart {
+    Text(String),
+    /// Where the value of a context variable goes, already spelled for the file's language.
+    Var {
+        var: String,
+    },
+}
+
+impl RunTemplate {
+    /// Cuts `text` at the markers that stand for `vars` (`marker(var)` gives each one's
+    /// spelling). `None` unless each marker occurs exactly once.
+    pub fn split(text: &str, vars: &[String], marker: impl Fn(&str) -> String) -> Option<RunTemplate> {
+        let mut at: Vec<(usize, usize, &String)> = Vec::with_capacity(vars.len());
+        for v in vars {
+            let m = marker(v);
+            let mut found = text.match_indices(&m);
+            let (i, _) = found.next()?;
+            if found.next().is_some() {
+                return None;
+            }
+            at.push((i, m.len(), v));
+        }
+        at.sort();
+        let mut parts = Vec::with_capacity(2 * at.len() + 1);
+        let mut from = 0;
+        for (i, len, v) in at {
+            if i < from {
+                return None; // overlapping markers
+            }
+            parts.push(TemplatePart::Text(text[from..i].to_string()));
+            parts.push(TemplatePart::Var { var: v.clone() });
+            from = i + len;
+        }
+        parts.push(TemplatePart::Text(text[from..].to_string()));
+        Some(RunTemplate(parts))
+    }
+
+    /// The file's bytes, with `value(var)` for each variable; `None` if one has no value.
+    pub fn fill(&self, value: impl Fn(&str) -> Option<String>) -> Option<Vec<u8>> {
+        let mut bytes = Vec::with_capacity(
+            self.0
+                .iter()
+                .map(|p| match p {
+                    TemplatePart::Text(t) => t.len(),
+                    TemplatePart::Var { .. } => 64,
+                })
+                .sum(),
+        );
+        for p in &self.0 {
+            match p {
+                TemplatePart::Text(t) => bytes.extend_from_slice(t.as_bytes()),
+                TemplatePart::Var { var } => bytes.extend_from_slice(value(var)?.as_bytes()),
+            }
+        }
+        Some(bytes)
+    }
 }
 
 impl<'a> PlannedFile<'a> {
@@ -86,6 +156,7 @@ impl<'a> PlannedFile<'a> {
             content: Content::Owned(bytes),
             per_run: false,
             foreign: None,
+            template: None,
         }
     }
 
@@ -101,6 +172,7 @@ impl<'a> PlannedFile<'a> {
             content: Content::Deferred(Box::new(render)),
             per_run: false,
             foreign: None,
+            template: None,
         }
     }
 
@@ -123,12 +195,19 @@ impl<'a> PlannedFile<'a> {
             },
             per_run: false,
             foreign: None,
+            template: None,
         }
     }
 
     /// Marks the file as changing with every run.
     pub fn per_run(mut self) -> Self {
         self.per_run = true;
+        self
+    }
+
+    /// Keeps the per-run file's template for the run record.
+    pub fn with_template(mut self, template: RunTemplate) -> Self {
+        self.template = Some(template);
         self
     }
 
@@ -209,6 +288,12 @@ pub struct Change {
     /// New bytes (create/update), and the bytes on disk (update/remove).
     pub new: Option<Vec<u8>>,
     pub old: Option<Vec<u8>>,
+    /// The hash of what the path holds once the run is done, when the run record can rely on
+    /// it: every owned file, and a merged file whose merge gives the same bytes when applied
+    /// again. None for removals and per-run files.
+    pub hash: Option<String>,
+    /// A per-run file's template (see [`RunTemplate`]).
+    pub template: Option<RunTemplate>,
 }
 
 impl Outcome {
@@ -229,12 +314,17 @@ pub struct WriteOptions {
 
 /// The content hash recorded in the manifest. BLAKE3: this runs on every file of every loop
 /// iteration, and it is several times faster than SHA-256 without SHA instructions.
-fn content_hash(bytes: &[u8]) -> String {
+pub fn content_hash(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()
 }
 
 fn manifest_path() -> RelPath {
     RelPath::state("manifest.json")
+}
+
+/// The manifest's path, for the run record.
+pub(crate) fn manifest_rel() -> RelPath {
+    manifest_path()
 }
 
 /// A path as shown in a message: the output folder (escaped: it comes from the command line)
@@ -305,6 +395,85 @@ fn open_nofollow(path: &Path) -> std::io::Result<std::fs::File> {
     opts.open(path)
 }
 
+/// The output folder, opened once to read many files below it (the run record's replay reads
+/// every generated file). On Linux each file is opened with `openat2` and
+/// `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`: the kernel itself refuses a symlink anywhere on
+/// the way, in one call instead of an `lstat` per component. Whatever that call does not
+/// answer plainly (a symlink, a folder, an old kernel) is read the portable way, which gives
+/// the precise message.
+pub(crate) struct OutDir<'a> {
+    out: &'a Path,
+    #[cfg(target_os = "linux")]
+    fd: Option<std::os::fd::OwnedFd>,
+}
+
+impl<'a> OutDir<'a> {
+    pub(crate) fn open(out: &'a Path) -> OutDir<'a> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            let fd = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
+                .open(out)
+                .ok()
+                .map(std::os::fd::OwnedFd::from);
+            OutDir { out, fd }
+        }
+        #[cfg(not(target_os = "linux"))]
+        OutDir { out }
+    }
+
+    /// Reads a file below the folder (never through a symlink), or `None` when there is none.
+    pub(crate) fn read(&self, rel: &RelPath) -> Result<Option<Vec<u8>>, Error> {
+        #[cfg(target_os = "linux")]
+        if let Some(dir) = &self.fd {
+            match openat2_beneath(dir, rel).map(|f| (f.metadata(), f)) {
+                Ok((Ok(meta), file)) if meta.is_file() => return read_opened(file, &meta, self.out, rel),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                _ => {}
+            }
+        }
+        read_rel(self.out, rel)
+    }
+}
+
+/// Opens `rel` below `dir` for reading, refusing any symlink on the way (see [`OutDir`]).
+#[cfg(target_os = "linux")]
+fn openat2_beneath(dir: &std::os::fd::OwnedFd, rel: &RelPath) -> std::io::Result<std::fs::File> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let path =
+        std::ffi::CString::new(rel.as_str()).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    /// The kernel's `struct open_how` (linux/openat2.h; libc's is non-exhaustive).
+    #[repr(C)]
+    struct OpenHow {
+        flags: u64,
+        mode: u64,
+        resolve: u64,
+    }
+    let how = OpenHow {
+        flags: (libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC) as u64,
+        mode: 0,
+        resolve: libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS,
+    };
+    // SAFETY: `path` is NUL-terminated and `how` is a valid `open_how` of the size passed;
+    // both outlive the call. A non-negative result is a new descriptor this function owns.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            dir.as_raw_fd(),
+            path.as_ptr(),
+            &how as *const OpenHow,
+            std::mem::size_of::<OpenHow>(),
+        )
+    };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: see above.
+    Ok(unsafe { std::fs::File::from_raw_fd(fd as i32) })
+}
+
 /// Reads a file below `out`, or `None` when there is none.
 fn read_rel(out: &Path, rel: &RelPath) -> Result<Option<Vec<u8>>, Error> {
     let full = resolve(out, rel)?;
@@ -322,6 +491,16 @@ fn read_rel(out: &Path, rel: &RelPath) -> Result<Option<Vec<u8>>, Error> {
         Err(source) => return Err(io_error("read", shown(out, rel))(source)),
     };
     let meta = file.metadata().map_err(io_error("read", shown(out, rel)))?;
+    read_opened(file, &meta, out, rel)
+}
+
+/// Reads a file opened below `out`: only a regular file, and at most [`MAX_READ`] bytes.
+fn read_opened(
+    file: std::fs::File,
+    meta: &std::fs::Metadata,
+    out: &Path,
+    rel: &RelPath,
+) -> Result<Option<Vec<u8>>, Error> {
     if !meta.is_file() {
         // A FIFO or device at a generated path would block or never end.
         return Err(unsafe_path(out, rel, "it is not a regular file"));
@@ -388,7 +567,8 @@ pub fn read_manifest(out: &Path) -> Result<(Manifest, Vec<String>), Error> {
     ))
 }
 
-fn has_marker(bytes: &[u8]) -> bool {
+/// Whether a file says in its first lines that ixgen generated it.
+pub fn has_marker(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(400)];
     String::from_utf8_lossy(head)
         .lines()
@@ -631,6 +811,8 @@ pub fn compare(plan: Plan<'_>, out: &Path, force: bool) -> Result<(Outcome, Mani
                 action: Action::Remove,
                 new: None,
                 old: Some(old),
+                hash: None,
+                template: None,
             });
         }
     }
@@ -647,8 +829,10 @@ pub fn compare(plan: Plan<'_>, out: &Path, force: bool) -> Result<(Outcome, Mani
         changes.push(Change {
             path: rel,
             action,
+            hash: Some(content_hash(&bytes)),
             new: Some(bytes),
             old,
+            template: None,
         });
     }
     Ok((Outcome { changes, notes }, manifest))
@@ -669,7 +853,7 @@ fn compare_one(
     old_manifest: &Manifest,
 ) -> Result<(Change, Option<ManifestEntry>), Error> {
     let old = read_rel(out, rel)?;
-    let (new, entry) = match &f.content {
+    let (new, entry, hash) = match &f.content {
         Content::Owned(_) | Content::Deferred(_) => {
             let bytes = match &f.content {
                 Content::Owned(b) => b.clone(),
@@ -683,8 +867,10 @@ fn compare_one(
                 && !force
             {
                 match recorded {
-                    // Owned, but the bytes are not what ixgen wrote: someone edited it.
-                    Some(e) if !e.matches(old_bytes) => {
+                    // Owned, but the bytes are not what ixgen wrote: someone edited it. A
+                    // per-run file has no hash to compare; one that no longer says ixgen
+                    // generated it was replaced by hand.
+                    Some(e) if !e.matches(old_bytes) || (f.per_run && !has_marker(old_bytes)) => {
                         return Err(Error::Edited {
                             path: shown(out, rel),
                             removing: false,
@@ -715,12 +901,13 @@ fn compare_one(
                 ) if same && group == f.group => Some(h.clone()),
                 (false, _) => Some(content_hash(&bytes)),
             };
+            let hash = blake3.clone();
             let entry = ManifestEntry {
                 group: f.group.to_string(),
                 blake3,
                 previous: None,
             };
-            (bytes, Some(entry))
+            (bytes, Some(entry), hash)
         }
         Content::JsonMerge {
             pointer,
@@ -728,11 +915,19 @@ fn compare_one(
             skeleton,
             more,
         } => {
-            let mut bytes = merge_json(old.as_deref(), pointer, value, skeleton, rel)?;
-            for (p, v) in more {
-                bytes = merge_json(Some(&bytes), p, v, skeleton, rel)?;
-            }
-            (bytes, None)
+            let merge = |old: Option<&[u8]>| -> Result<Vec<u8>, Error> {
+                let mut bytes = merge_json(old, pointer, value, skeleton, rel)?;
+                for (p, v) in more {
+                    bytes = merge_json(Some(&bytes), p, v, skeleton, rel)?;
+                }
+                Ok(bytes)
+            };
+            let bytes = merge(old.as_deref())?;
+            // The run record may say "this file is done" only if merging into the result
+            // changes nothing: then a later run that finds these bytes would leave them.
+            let stable = old.as_deref() == Some(bytes.as_slice()) || merge(Some(&bytes))? == bytes;
+            let hash = stable.then(|| content_hash(&bytes));
+            (bytes, None, hash)
         }
     };
     let action = match &old {
@@ -751,6 +946,8 @@ fn compare_one(
             action,
             new,
             old,
+            hash,
+            template: f.template.clone(),
         },
         entry,
     ))
@@ -795,6 +992,45 @@ fn write_locked(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcom
     Ok(outcome)
 }
 
+/// Writes the changed per-run files of an outcome the run record replayed (under the lock the
+/// replay holds). Per-run files have no hash in the manifest, so the manifest does not change.
+pub(crate) fn apply_per_run(out: &Path, outcome: &Outcome) -> Result<(), Error> {
+    debug_assert!(
+        outcome
+            .changed()
+            .all(|c| c.action == Action::Update && c.template.is_some())
+    );
+    apply(out, outcome, &Manifest::default(), None)
+}
+
+/// Replaces one of ixgen's own files below `.ixgen/` (the run record) through a temp file,
+/// under the lock; creates `.ixgen/.gitignore` beside it if there is none, so that a record
+/// (one machine's cache) is not committed with the manifest.
+pub(crate) fn write_state(out: &Path, rel: &RelPath, bytes: &[u8]) -> Result<(), Error> {
+    let _lock = lock(out)?;
+    if read_rel(out, rel)?.as_deref() == Some(bytes) {
+        return Ok(());
+    }
+    let mut created = Vec::new();
+    make_folders(out, rel, &mut created)?;
+    let ignore = RelPath::state(".gitignore");
+    if read_rel(out, &ignore)?.is_none() {
+        let full = resolve(out, &ignore)?;
+        stage(out, &ignore, &full, GITIGNORE.as_bytes())?
+            .persist_noclobber(&full)
+            .map_err(|e| io_error("write", shown(out, &ignore))(e.error))?;
+    }
+    let full = resolve(out, rel)?;
+    stage(out, rel, &full, bytes)?
+        .persist(&full)
+        .map_err(|e| io_error("replace", shown(out, rel))(e.error))?;
+    Ok(())
+}
+
+/// `.ixgen/.gitignore`: the run record stays out of version control.
+const GITIGNORE: &str =
+    "# ixgen's record of the last run on this machine (a cache): not for version control.\nrun.json\n";
+
 /// Holds the output folder's lock until dropped.
 pub struct Lock(#[allow(dead_code)] std::fs::File);
 
@@ -807,6 +1043,15 @@ pub fn lock(out: &Path) -> Result<Lock, Error> {
     let file = open_lock(out, true)?.expect("created when asked to");
     file.lock().map_err(io_error("lock", escape::display_path(out)))?;
     Ok(Lock(file))
+}
+
+/// Takes the exclusive lock on an output folder that exists; `None` (and nothing created)
+/// when there is none.
+pub(crate) fn lock_existing(out: &Path) -> Result<Option<Lock>, Error> {
+    if !std::fs::symlink_metadata(out).is_ok_and(|m| m.is_dir()) {
+        return Ok(None);
+    }
+    lock(out).map(Some)
 }
 
 /// Takes the lock shared, if there is one: `check` then never sees a run's half-applied tree.
@@ -864,7 +1109,7 @@ fn plan_folders(out: &Path, plan: &Plan<'_>) -> BTreeSet<RelPath> {
 
 /// Temp files (`.ixgen-*.tmp`) a killed run left in the folders this run writes to. Only
 /// called with the lock held (or for a dry run's report), so none of them is in use.
-fn stale_temps(out: &Path, folders: &BTreeSet<RelPath>) -> Vec<RelPath> {
+pub(crate) fn stale_temps(out: &Path, folders: &BTreeSet<RelPath>) -> Vec<RelPath> {
     let mut found = Vec::new();
     for dir in folders {
         // A folder that cannot be followed safely is refused by the comparison, with a message.

@@ -5,6 +5,11 @@
 /// as with `iter().map()`.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     const MIN_PER_THREAD: usize = 64;
+    // Asking for the core count reads cgroup files under /proc: a cost the per-iteration run
+    // of a small catalog, which never runs threads, does not pay.
+    if items.len() < 2 * MIN_PER_THREAD {
+        return items.iter().map(f).collect();
+    }
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(items.len() / MIN_PER_THREAD);

@@ -21,6 +21,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("escape", 1),
     ("par", 1),
     ("paths", 1),
+    ("record", 1),
     ("template", 1),
 ];
 

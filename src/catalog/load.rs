@@ -18,6 +18,9 @@ pub const EMBEDDED: &str = include_str!("../../catalog/ix.yaml");
 pub const EMBEDDED_NAME: &str = "ix.yaml";
 /// The embedded catalog converted to JSON by `build.rs` (empty if the conversion failed).
 const EMBEDDED_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/ix.json"));
+/// Its `context` block alone (`{"context": …}`), which every run reads for its flags: parsing
+/// the whole catalog for it would cost the per-iteration run as much as the rest of its work.
+const EMBEDDED_CONTEXT_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/ix-context.json"));
 /// The files the embedded catalog names (its icon), built in beside it: path → bytes.
 const EMBEDDED_FILES: [(&str, &[u8]); 1] = [("ix-icon.png", include_bytes!("../../catalog/ix-icon.png"))];
 
@@ -63,6 +66,33 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
             read_assets(&mut loaded, |rel| std::fs::read(dir.join(rel)))?;
             Ok(loaded)
         }
+    }
+}
+
+/// The bytes of the catalog file at `path` (at most the catalog size limit), for the run
+/// record's key; `None` when it cannot be read or is too large (the full load says why).
+pub fn catalog_bytes(path: &Path) -> Option<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(
+            std::fs::File::open(path).ok()?,
+            super::values::MAX_CATALOG_BYTES as u64 + 1,
+        ),
+        &mut bytes,
+    )
+    .ok()?;
+    (bytes.len() <= super::values::MAX_CATALOG_BYTES).then_some(bytes)
+}
+
+/// The bytes of a file the catalog at `path` (or the embedded one) names, by its path relative
+/// to the catalog; `None` when it cannot be read. For the run record, which hashes them.
+pub fn asset_bytes(path: Option<&Path>, rel: &str) -> Option<Vec<u8>> {
+    match path {
+        None => EMBEDDED_FILES
+            .iter()
+            .find(|(name, _)| *name == rel)
+            .map(|(_, b)| b.to_vec()),
+        Some(p) => std::fs::read(p.parent().unwrap_or(Path::new("")).join(rel)).ok(),
     }
 }
 
@@ -130,7 +160,9 @@ pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<St
         context: indexmap::IndexMap<String, ContextVar>,
     }
     let parsed: ContextOnly = match path {
-        None => serde_json::from_str(EMBEDDED_JSON).ok()?,
+        None => serde_json::from_str(EMBEDDED_CONTEXT_JSON)
+            .or_else(|_| serde_json::from_str(EMBEDDED_JSON))
+            .ok()?,
         Some(p) => {
             let text = std::fs::read_to_string(p).ok()?;
             // Parsing a catalog of 10,000 tools takes longer than the run it precedes: read

@@ -7,12 +7,12 @@
 
 use super::opencode::{Constant, ToolFile, entry, ident, plan_runtime, render, runtime_import, tool_id};
 use super::{Host, Options, Surface, header_text};
-use crate::catalog::{Catalog, ContextType};
+use crate::catalog::Catalog;
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
-use crate::escape::{Ts, ts_int, ts_str};
+use crate::escape::{Ts, placeholder, ts_int, ts_placeholder, ts_str};
 use crate::model::{ContextValue, Model};
-use crate::output::{Plan, PlannedFile};
+use crate::output::{Plan, PlannedFile, RunTemplate};
 use crate::template::is_identifier;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -135,18 +135,21 @@ impl Host for Session {
         }
         plan.groups.insert(self.name());
         plan_runtime(&target.dir, plan)?;
+        // The file is rendered with a marker where each value goes, then filled in: the run
+        // record keeps the unfilled file, and a later run fills it with its own values the
+        // same way (`crate::record`).
         let mut constants = Vec::new();
+        let mut vars = Vec::new();
         for (name, decl) in &model.catalog.context {
-            let Some(value) = opts.context.get(name) else { continue };
-            let ts = match (value, decl.ty) {
-                (ContextValue::Integer(n), _) => ts_int(*n),
-                (ContextValue::Text(s), ContextType::String | ContextType::Path | ContextType::Integer) => ts_str(s),
-            };
+            if !opts.context.contains_key(name) {
+                continue;
+            }
             constants.push(Constant {
                 key: ts_str(name),
                 name: ident(&decl.constant_name(name))?,
-                value: ts,
+                value: ts_placeholder(name),
             });
+            vars.push(name.clone());
         }
         let tools = model
             .toolset(&target.toolset, &opts.filter)
@@ -160,15 +163,34 @@ impl Host for Session {
             constants,
             tools,
         };
+        let marked =
+            String::from_utf8(render(&file)?).map_err(|_| Error::internal("a rendered session file is not UTF-8"))?;
+        // Values are quoted and markers hold a NUL, which quoting never leaves bare: each
+        // marker is in the file exactly once, where its constant is.
+        let template = RunTemplate::split(&marked, &vars, placeholder)
+            .ok_or_else(|| Error::internal("a context value's marker is not in the session file exactly once"))?;
+        let bytes = template
+            .fill(|var| opts.context.get(var).map(context_literal))
+            .ok_or_else(|| Error::internal("a session file names a context variable the run has no value for"))?;
         plan.files.push(
             PlannedFile::owned(
                 format!("{}/{}.ts", target.dir.trim_end_matches('/'), target.file),
                 self.name(),
-                render(&file)?,
+                bytes,
             )
             .per_run()
+            .with_template(template)
             .foreign(target.replaces.clone()),
         );
         Ok(())
+    }
+}
+
+/// How a context value is spelled in the session file (TypeScript). The run that renders and
+/// the run record's replay both spell it with this.
+pub fn context_literal(value: &ContextValue) -> String {
+    match value {
+        ContextValue::Integer(n) => ts_int(*n).as_str().to_string(),
+        ContextValue::Text(s) => ts_str(s).as_str().to_string(),
     }
 }

@@ -290,12 +290,16 @@ pub enum ContextValue {
 /// The context a run was given: variable name → value, in the catalog's declaration order.
 pub type Context = IndexMap<String, ContextValue>;
 
+/// The context variables a catalog declares (its `context`): all that checking a run's context
+/// needs, so that a run that skips loading the catalog checks it the same way.
+pub type ContextDecls = IndexMap<String, catalog::ContextVar>;
+
 /// Fills in the catalog's default of every declared variable the run did not give; relative
 /// `path` defaults are resolved against `base` (the output folder: the project the session
 /// tools are generated into), so the default does not depend on where ixgen was started.
-pub fn apply_defaults(cat: &Catalog, ctx: &Context, base: &std::path::Path) -> Result<Context, Error> {
+pub fn apply_defaults(decls: &ContextDecls, ctx: &Context, base: &std::path::Path) -> Result<Context, Error> {
     let mut raw: Vec<(String, String, String)> = Vec::new();
-    for (name, decl) in &cat.context {
+    for (name, decl) in decls {
         let (Some(d), false) = (&decl.default, ctx.contains_key(name)) else {
             continue;
         };
@@ -305,12 +309,12 @@ pub fn apply_defaults(cat: &Catalog, ctx: &Context, base: &std::path::Path) -> R
         };
         raw.push((name.clone(), format!("the default of `{name}`"), value));
     }
-    let mut out = check_context(cat, &raw)?;
+    let mut out = check_context(decls, &raw)?;
     for (k, v) in ctx {
         out.insert(k.clone(), v.clone());
     }
     let mut ordered = Context::new();
-    for name in cat.context.keys() {
+    for name in decls.keys() {
         if let Some(v) = out.shift_remove(name) {
             ordered.insert(name.clone(), v);
         }
@@ -320,11 +324,11 @@ pub fn apply_defaults(cat: &Catalog, ctx: &Context, base: &std::path::Path) -> R
 
 /// Checks raw flag values (`name` → text) against the catalog's declarations. `flag` names
 /// the flag each value came from, for messages.
-pub fn check_context(cat: &Catalog, raw: &[(String, String, String)]) -> Result<Context, Error> {
+pub fn check_context(decls: &ContextDecls, raw: &[(String, String, String)]) -> Result<Context, Error> {
     let mut ctx = Context::new();
     for (name, flag, value) in raw {
-        let Some(decl) = cat.context.get(name) else {
-            let known: Vec<&String> = cat.context.keys().collect();
+        let Some(decl) = decls.get(name) else {
+            let known: Vec<&String> = decls.keys().collect();
             return Err(Error::usage(
                 format!("{flag}: the catalog declares no context variable `{name}`"),
                 if known.is_empty() {
@@ -393,7 +397,7 @@ pub fn check_context(cat: &Catalog, raw: &[(String, String, String)]) -> Result<
     }
     // Keep the catalog's order so generated files do not depend on flag order.
     let mut ordered = Context::new();
-    for name in cat.context.keys() {
+    for name in decls.keys() {
         if let Some(v) = ctx.shift_remove(name) {
             ordered.insert(name.clone(), v);
         }

@@ -1,0 +1,247 @@
+//! The run record (`.ixgen/run.json`): what the last write produced, so that a run which
+//! cannot change anything skips loading, checking and rendering the catalog.
+//!
+//! A ralph loop runs `ixgen opencode --session … --iteration N` every few seconds with the
+//! same catalog and options; only the session file's baked-in values change. The record says:
+//! "for this key (ixgen's build, the catalog's bytes and the files it names, the options and
+//! which context variables were given), the output is these files with these hashes, and
+//! each per-run file is this template". A run whose key matches and which finds every file
+//! still holding its recorded hash has nothing to render: it fills the templates with its own
+//! values, writes what differs, and is done ([`replay`]). Anything else (a different key, an
+//! edited, missing or extra-temp file, a file not yet taken over) makes it take the full path,
+//! which then gives the usual answer or error.
+//!
+//! The record is trusted as a cache, not as a proof: everything it claims about the disk is
+//! checked by hash on every replay, and what it claims about the catalog holds because its key
+//! covers every input of the rendering. `check` never replays: it is what CI relies on, and
+//! a record in a tree under review could be forged. Context values only ever reach per-run
+//! files (tests/record.rs shows that every other file is the same for any values), which is
+//! why they are not part of the key.
+
+use crate::error::Error;
+use crate::output::{self, Action, Change, Outcome, RunTemplate};
+use crate::paths::RelPath;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The record's format; a record of another version is ignored (and replaced).
+const VERSION: u32 = 1;
+
+/// The run record.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunRecord {
+    version: u32,
+    /// What the output depends on besides the files below (see [`key`]).
+    key: String,
+    /// Files the catalog names (its icon), relative to its folder, with their hashes.
+    inputs: Vec<Input>,
+    /// Every file the run reported, in its order.
+    files: Vec<RecordedFile>,
+    /// The manifest's hash once the run was done.
+    manifest: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Input {
+    path: String,
+    blake3: String,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecordedFile {
+    path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    blake3: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    template: Option<RunTemplate>,
+}
+
+/// What a run is, for the record's key: everything its output depends on except the files
+/// the catalog names (which the record hashes one by one) and the context values.
+pub struct KeyParts<'a> {
+    /// The catalog's name as given (`None`: the embedded one, covered by the build id).
+    pub catalog: Option<(&'a str, &'a [u8])>,
+    /// The context declarations, as the run read them before loading the catalog.
+    pub declarations: String,
+    /// The command and its options, without context values and without how to report.
+    pub command: String,
+    /// The names of the context variables the run was given.
+    pub given: Vec<String>,
+}
+
+/// The record key of a run.
+pub fn key(parts: &KeyParts<'_>) -> String {
+    let mut h = blake3::Hasher::new();
+    let mut field = |bytes: &[u8]| {
+        h.update(&(bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    };
+    field(&VERSION.to_le_bytes());
+    field(env!("IXGEN_BUILD_ID").as_bytes());
+    match parts.catalog {
+        None => field(b"embedded"),
+        Some((name, bytes)) => {
+            field(name.as_bytes());
+            field(blake3::hash(bytes).as_bytes());
+        }
+    }
+    field(parts.declarations.as_bytes());
+    field(parts.command.as_bytes());
+    for g in &parts.given {
+        field(g.as_bytes());
+    }
+    h.finalize().to_hex().to_string()
+}
+
+fn record_path() -> RelPath {
+    RelPath::state("run.json")
+}
+
+/// Keeps the record of a run that succeeded, if it can be relied on: no removal, every file
+/// hashed (or templated, for a per-run file). `inputs` are the files the catalog names, with
+/// their bytes' hashes. Best effort: the record only saves time, so failing to write it is
+/// not the run's failure.
+pub fn save(out: &Path, outcome: &Outcome, key: String, inputs: Vec<(String, String)>) {
+    let Some(bytes) = record_bytes(outcome, key, inputs) else {
+        return;
+    };
+    let _ = output::write_state(out, &record_path(), &bytes);
+}
+
+fn record_bytes(outcome: &Outcome, key: String, inputs: Vec<(String, String)>) -> Option<Vec<u8>> {
+    let manifest_rel = output::manifest_rel();
+    let mut files = Vec::with_capacity(outcome.changes.len());
+    let mut manifest = None;
+    for c in &outcome.changes {
+        if c.action == Action::Remove {
+            return None;
+        }
+        if c.path == manifest_rel {
+            manifest = Some(c.hash.clone()?);
+            continue;
+        }
+        if c.template.is_none() && c.hash.is_none() {
+            return None;
+        }
+        files.push(RecordedFile {
+            path: c.path.to_string(),
+            blake3: if c.template.is_some() { None } else { c.hash.clone() },
+            template: c.template.clone(),
+        });
+    }
+    let record = RunRecord {
+        version: VERSION,
+        key,
+        inputs: inputs
+            .into_iter()
+            .map(|(path, blake3)| Input { path, blake3 })
+            .collect(),
+        files,
+        manifest: manifest?,
+    };
+    let mut bytes = serde_json::to_vec(&record).ok()?;
+    bytes.push(b'\n');
+    Some(bytes)
+}
+
+/// Replays the record of `out` for a run with this key: `None` when the run must render (no
+/// record, another key, or the disk is not as recorded); otherwise the outcome, with the
+/// per-run files filled by `value` and written where they changed. `read_input` reads a file
+/// the catalog names (a path relative to the catalog).
+pub fn replay(
+    out: &Path,
+    key: &str,
+    read_input: impl Fn(&str) -> Option<Vec<u8>>,
+    value: impl Fn(&str) -> Option<String> + Sync,
+) -> Result<Option<Outcome>, Error> {
+    // Never create the output folder here: a missing one means a first run.
+    let Some(_lock) = output::lock_existing(out)? else {
+        return Ok(None);
+    };
+    let dir = output::OutDir::open(out);
+    let Ok(Some(bytes)) = dir.read(&record_path()) else {
+        return Ok(None);
+    };
+    let Ok(record) = serde_json::from_slice::<RunRecord>(&bytes) else {
+        return Ok(None);
+    };
+    if record.version != VERSION || record.key != key {
+        return Ok(None);
+    }
+    for input in &record.inputs {
+        match read_input(&input.path) {
+            Some(b) if output::content_hash(&b) == input.blake3 => {}
+            _ => return Ok(None),
+        }
+    }
+    let manifest_rel = output::manifest_rel();
+    let mut rels = Vec::with_capacity(record.files.len());
+    for f in &record.files {
+        let Ok(rel) = RelPath::file(&f.path) else {
+            return Ok(None);
+        };
+        rels.push(rel);
+    }
+    // A killed run's temp files are removed (and reported) by the full path.
+    let mut folders: std::collections::BTreeSet<RelPath> = rels.iter().map(|r| r.parent()).collect();
+    folders.insert(manifest_rel.parent());
+    if !output::stale_temps(out, &folders).is_empty() {
+        return Ok(None);
+    }
+    match dir.read(&manifest_rel) {
+        Ok(Some(m)) if output::content_hash(&m) == record.manifest => {}
+        _ => return Ok(None),
+    }
+    let jobs: Vec<(&RecordedFile, &RelPath)> = record.files.iter().zip(&rels).collect();
+    let checked = crate::par::map(&jobs, |(f, rel)| -> Option<Change> {
+        let old = dir.read(rel).ok()??;
+        let unchanged = |hash| Change {
+            path: (*rel).clone(),
+            action: Action::Unchanged,
+            new: None,
+            old: None,
+            hash,
+            template: None,
+        };
+        match (&f.blake3, &f.template) {
+            (Some(h), None) => (output::content_hash(&old) == *h).then(|| unchanged(Some(h.clone()))),
+            (None, Some(t)) => {
+                let new = t.fill(&value)?;
+                if new == old {
+                    return Some(unchanged(None));
+                }
+                // Only a file that says ixgen wrote it is replaced here; the full path decides
+                // about any other.
+                output::has_marker(&old).then(|| Change {
+                    path: (*rel).clone(),
+                    action: Action::Update,
+                    new: Some(new),
+                    old: Some(old),
+                    hash: None,
+                    template: Some(t.clone()),
+                })
+            }
+            _ => None,
+        }
+    });
+    let Some(mut changes) = checked.into_iter().collect::<Option<Vec<Change>>>() else {
+        return Ok(None);
+    };
+    changes.push(Change {
+        path: manifest_rel,
+        action: Action::Unchanged,
+        new: None,
+        old: None,
+        hash: Some(record.manifest),
+        template: None,
+    });
+    let outcome = Outcome {
+        changes,
+        notes: Vec::new(),
+    };
+    output::apply_per_run(out, &outcome)?;
+    Ok(Some(outcome))
+}

@@ -1,0 +1,316 @@
+//! The run record (`.ixgen/run.json`, `src/record.rs`): a run that can change nothing but its
+//! per-run files replays the last run instead of rendering. Each test is a promise a user
+//! relies on: a replay writes the same bytes a full render writes, and anything the record
+//! does not cover (an edited, missing or symlinked file, another catalog, icon or option, a
+//! killed run's temp file) takes the full path, with its usual answer.
+
+mod support;
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use support::tree;
+
+const MINIMAL: &str = "tests/fixtures/minimal/catalog.yaml";
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn ok(self) -> Run {
+        assert_eq!(self.code, 0, "{}{}", self.stdout, self.stderr);
+        self
+    }
+    /// Whether the run replayed the record (from `--format json`).
+    fn replayed(&self) -> bool {
+        let v: serde_json::Value =
+            serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", self.stdout, self.stderr));
+        v["replayed"].as_bool().expect("`replayed` in the JSON report")
+    }
+}
+
+/// `ixgen --out <out> [--catalog <catalog>] <args> --format json`.
+fn ixgen(out: &Path, catalog: Option<&Path>, args: &[&str]) -> Run {
+    let mut cmd = Command::cargo_bin("ixgen").unwrap();
+    cmd.env("NO_COLOR", "1").arg("--out").arg(out);
+    if let Some(c) = catalog {
+        cmd.arg("--catalog").arg(c);
+    }
+    let o = cmd.args(args).output().unwrap();
+    let run = Run {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    };
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    run
+}
+
+/// A work folder with the minimal catalog and an output folder.
+fn work() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = tmp.path().join("catalog.yaml");
+    std::fs::copy(MINIMAL, &catalog).unwrap();
+    let out = tmp.path().join("out");
+    (tmp, catalog, out)
+}
+
+const GENERATE: [&str; 3] = ["generate", "--format", "json"];
+
+/// Every file of an output folder but the record (which names this build).
+fn output(out: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut t = tree(out);
+    t.remove(".ixgen/run.json");
+    t
+}
+
+fn session_args<'a>(store: &'a str, session: &'a str, iteration: &'a str, pid: &'a str) -> Vec<&'a str> {
+    vec![
+        "opencode",
+        "--format",
+        "json",
+        "--store",
+        store,
+        "--session",
+        session,
+        "--iteration",
+        iteration,
+        "--pid",
+        pid,
+    ]
+}
+
+#[test]
+fn a_replay_writes_what_a_full_render_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let looped = tmp.path().join("loop");
+    let store = tmp.path().join("store with \"quotes\", ünïcode\nand a newline");
+    let store = store.to_str().unwrap();
+    assert!(
+        !ixgen(&looped, None, &session_args(store, "s1", "1", "4242"))
+            .ok()
+            .replayed()
+    );
+    // Every later iteration of the loop replays, whatever its values are.
+    let runs = [
+        (store, "s1", "2", "4242"),
+        ("rel/store", "other_session", "3", "1"),
+        (store, "s1", "9007199254740991", "7"),
+    ];
+    for (i, (store, session, iteration, pid)) in runs.into_iter().enumerate() {
+        let args = session_args(store, session, iteration, pid);
+        assert!(ixgen(&looped, None, &args).ok().replayed(), "iteration {i} rendered");
+        // A fresh folder has no record: the full path renders the same bytes.
+        let fresh = tmp.path().join(format!("fresh-{i}"));
+        assert!(!ixgen(&fresh, None, &args).ok().replayed());
+        assert_eq!(
+            output(&looped),
+            output(&fresh),
+            "run {i}: the replay differs from the full render"
+        );
+    }
+}
+
+#[test]
+fn context_values_reach_only_the_session_file() {
+    // Why the record's key leaves the values out: every other file is the same for any values.
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    ixgen(&a, None, &session_args("/x/store", "one", "1", "1")).ok();
+    ixgen(&b, None, &session_args("/y/other", "two", "8", "99")).ok();
+    let (mut ta, mut tb) = (tree(&a), tree(&b));
+    assert_ne!(
+        ta.remove(".opencode/tool/ralph.ts"),
+        tb.remove(".opencode/tool/ralph.ts")
+    );
+    assert_eq!(ta, tb);
+}
+
+#[test]
+fn an_edited_file_is_refused_on_the_replayed_path_too() {
+    let (_tmp, catalog, out) = work();
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    assert!(ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+    let tool = out.join(".opencode/tools/lookup.ts");
+    let edited = format!("{}// my edit\n", std::fs::read_to_string(&tool).unwrap());
+    std::fs::write(&tool, &edited).unwrap();
+    let run = ixgen(&out, Some(&catalog), &GENERATE);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("lookup.ts"), "{}", run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&tool).unwrap(),
+        edited,
+        "the edit was overwritten"
+    );
+    // `--force` takes it back, and the run after that replays again.
+    assert!(
+        !ixgen(&out, Some(&catalog), &["generate", "--format", "json", "--force"])
+            .ok()
+            .replayed()
+    );
+    assert_ne!(std::fs::read_to_string(&tool).unwrap(), edited);
+    assert!(ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+}
+
+#[test]
+fn a_hand_written_session_file_is_refused_on_the_replayed_path_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    ixgen(&out, None, &session_args("/s", "s", "1", "1")).ok();
+    let file = out.join(".opencode/tool/ralph.ts");
+    std::fs::write(&file, "// my own session tools\nexport default {}\n").unwrap();
+    let run = ixgen(&out, None, &session_args("/s", "s", "2", "1"));
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "// my own session tools\nexport default {}\n"
+    );
+}
+
+#[test]
+fn a_removed_file_comes_back() {
+    let (_tmp, catalog, out) = work();
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    let before = output(&out);
+    std::fs::remove_file(out.join(".opencode/tools/wipe.ts")).unwrap();
+    assert!(!ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+    assert_eq!(output(&out), before);
+}
+
+#[test]
+fn another_catalog_or_other_options_render() {
+    let (_tmp, catalog, out) = work();
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    let text = std::fs::read_to_string(&catalog).unwrap();
+    std::fs::write(&catalog, text.replace("Wipe the cache", "Wipe the whole cache")).unwrap();
+    assert!(!ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+    let wipe = std::fs::read_to_string(out.join(".opencode/tools/wipe.ts")).unwrap();
+    assert!(wipe.contains("Wipe the whole cache"), "{wipe}");
+    assert!(ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+    // Other options: `wipe` writes, so --read-only removes it.
+    assert!(
+        !ixgen(&out, Some(&catalog), &["generate", "--format", "json", "--read-only"])
+            .ok()
+            .replayed()
+    );
+    assert!(!out.join(".opencode/tools/wipe.ts").exists());
+    // The same catalog under another name is another catalog (its name is in the headers).
+    let renamed = catalog.with_file_name("renamed.yaml");
+    std::fs::copy(&catalog, &renamed).unwrap();
+    assert!(
+        !ixgen(&out, Some(&renamed), &["generate", "--format", "json", "--read-only"])
+            .ok()
+            .replayed()
+    );
+    let lookup = std::fs::read_to_string(out.join(".opencode/tools/lookup.ts")).unwrap();
+    assert!(lookup.contains("renamed.yaml"), "{lookup}");
+}
+
+#[test]
+fn a_changed_icon_renders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = tmp.path().join("ix.yaml");
+    std::fs::copy("catalog/ix.yaml", &catalog).unwrap();
+    std::fs::copy("catalog/ix-icon.png", tmp.path().join("ix-icon.png")).unwrap();
+    let out = tmp.path().join("out");
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    assert!(ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+    // Still a square PNG of the same size, with other bytes.
+    let mut icon = std::fs::read(tmp.path().join("ix-icon.png")).unwrap();
+    icon.extend_from_slice(b"more");
+    std::fs::write(tmp.path().join("ix-icon.png"), &icon).unwrap();
+    assert!(!ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+    assert_eq!(std::fs::read(out.join(".claude-plugin/icon.png")).unwrap(), icon);
+}
+
+#[test]
+fn a_killed_runs_temp_file_is_still_removed() {
+    let (_tmp, catalog, out) = work();
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    let temp = out.join(".opencode/tools/.ixgen-AbC123.tmp");
+    std::fs::write(&temp, "half a file").unwrap();
+    let run = ixgen(&out, Some(&catalog), &GENERATE).ok();
+    assert!(!run.replayed());
+    assert!(run.stderr.contains(".ixgen-AbC123.tmp"), "{}", run.stderr);
+    assert!(!temp.exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlink_in_place_of_a_file_is_refused_on_the_replayed_path_too() {
+    let (tmp, catalog, out) = work();
+    let victim = tmp.path().join("victim.txt");
+    std::fs::write(&victim, "SECRET").unwrap();
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    let tool = out.join(".opencode/tools/lookup.ts");
+    let bytes = std::fs::read(&tool).unwrap();
+    std::fs::write(&victim, &bytes).unwrap(); // the symlink even leads to the right bytes
+    std::fs::remove_file(&tool).unwrap();
+    std::os::unix::fs::symlink(&victim, &tool).unwrap();
+    let run = ixgen(&out, Some(&catalog), &GENERATE);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("symlink"), "{}", run.stderr);
+    assert_eq!(std::fs::read(&victim).unwrap(), bytes);
+}
+
+#[test]
+fn a_broken_record_is_replaced() {
+    let (_tmp, catalog, out) = work();
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    std::fs::write(out.join(".ixgen/run.json"), "{not json").unwrap();
+    assert!(!ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+    assert!(ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+}
+
+#[test]
+fn check_never_trusts_the_record() {
+    // A record forged to vouch for an edited file fools nothing CI relies on.
+    let (_tmp, catalog, out) = work();
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    let tool = out.join(".opencode/tools/lookup.ts");
+    let old = std::fs::read(&tool).unwrap();
+    let mut edited = old.clone();
+    edited.extend_from_slice(b"// injected\n");
+    std::fs::write(&tool, &edited).unwrap();
+    let record_path = out.join(".ixgen/run.json");
+    let record = std::fs::read_to_string(&record_path).unwrap();
+    let forged = record.replace(
+        &blake3::hash(&old).to_hex().to_string(),
+        blake3::hash(&edited).to_hex().as_str(),
+    );
+    assert_ne!(forged, record);
+    std::fs::write(&record_path, forged).unwrap();
+    let run = ixgen(&out, Some(&catalog), &["check", "--format", "json"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("lookup.ts"), "{}", run.stdout);
+}
+
+#[test]
+fn dry_runs_and_forced_runs_render() {
+    let (_tmp, catalog, out) = work();
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    assert!(
+        !ixgen(&out, Some(&catalog), &["generate", "--format", "json", "--dry-run"])
+            .ok()
+            .replayed()
+    );
+    assert!(
+        !ixgen(&out, Some(&catalog), &["generate", "--format", "json", "--force"])
+            .ok()
+            .replayed()
+    );
+}
+
+#[test]
+fn the_record_stays_out_of_version_control() {
+    let (_tmp, catalog, out) = work();
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    assert!(out.join(".ixgen/run.json").exists());
+    let ignore = std::fs::read_to_string(out.join(".ixgen/.gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l == "run.json"), "{ignore}");
+    // The text report says when nothing was rendered.
+    let text = ixgen(&out, Some(&catalog), &["generate"]).ok();
+    assert!(text.stdout.contains("nothing rendered"), "{}", text.stdout);
+}
