@@ -873,10 +873,16 @@ fn compare_one(
                 && !force
             {
                 match recorded {
-                    // Owned, but the bytes are not what ixgen wrote: someone edited it. A
-                    // per-run file has no hash to compare; one that no longer says ixgen
-                    // generated it was replaced by hand.
-                    Some(e) if !e.matches(old_bytes) || (f.per_run && !has_marker(old_bytes)) => {
+                    // A per-run file has no hash to compare: one that no longer says ixgen
+                    // generated it was put there by someone else (a loop's own file).
+                    Some(_) if f.per_run && !has_marker(old_bytes) => {
+                        return Err(Error::NotOwned {
+                            path: shown(out, rel),
+                            what: f.foreign.clone(),
+                        });
+                    }
+                    // Owned, but the bytes are not what ixgen wrote: someone edited it.
+                    Some(e) if !e.matches(old_bytes) => {
                         return Err(Error::Edited {
                             path: shown(out, rel),
                             removing: false,

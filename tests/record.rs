@@ -163,6 +163,7 @@ fn a_hand_written_session_file_is_refused_on_the_replayed_path_too() {
     std::fs::write(&file, "// my own session tools\nexport default {}\n").unwrap();
     let run = ixgen(&out, None, &session_args("/s", "s", "2", "1"));
     assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("ralph loop's own session tools"), "{}", run.stderr);
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
         "// my own session tools\nexport default {}\n"
