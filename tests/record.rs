@@ -315,3 +315,27 @@ fn the_record_stays_out_of_version_control() {
     let text = ixgen(&out, Some(&catalog), &["generate"]).ok();
     assert!(text.stdout.contains("nothing rendered"), "{}", text.stdout);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_record_is_neither_read_nor_written_through() {
+    let (tmp, catalog, out) = work();
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    // The link leads to a copy of the real record, so reading through it would replay.
+    let victim = tmp.path().join("victim.json");
+    std::fs::copy(out.join(".ixgen/run.json"), &victim).unwrap();
+    let before = std::fs::read(&victim).unwrap();
+    std::fs::remove_file(out.join(".ixgen/run.json")).unwrap();
+    std::os::unix::fs::symlink(&victim, out.join(".ixgen/run.json")).unwrap();
+    let text = std::fs::read_to_string(&catalog).unwrap();
+    std::fs::write(&catalog, text.replace("Wipe the cache", "Wipe it")).unwrap();
+    assert!(!ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+    assert!(!ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+    assert_eq!(std::fs::read(&victim).unwrap(), before, "written through the link");
+    assert!(
+        std::fs::symlink_metadata(out.join(".ixgen/run.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
