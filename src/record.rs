@@ -49,6 +49,8 @@ struct Input {
     blake3: String,
 }
 
+/// A file of the run: its hash, or its template for a per-run file, or neither when the
+/// manifest records its hash (most files: the record then stays small for a large catalog).
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RecordedFile {
@@ -105,13 +107,21 @@ fn record_path() -> RelPath {
 /// their bytes' hashes. Best effort: the record only saves time, so failing to write it is
 /// not the run's failure.
 pub fn save(out: &Path, outcome: &Outcome, key: String, inputs: Vec<(String, String)>) {
-    let Some(bytes) = record_bytes(outcome, key, inputs) else {
+    let Ok((manifest, _)) = output::read_manifest(out) else {
+        return;
+    };
+    let Some(bytes) = record_bytes(outcome, &manifest, key, inputs) else {
         return;
     };
     let _ = output::write_state(out, &record_path(), &bytes);
 }
 
-fn record_bytes(outcome: &Outcome, key: String, inputs: Vec<(String, String)>) -> Option<Vec<u8>> {
+fn record_bytes(
+    outcome: &Outcome,
+    manifest_now: &output::Manifest,
+    key: String,
+    inputs: Vec<(String, String)>,
+) -> Option<Vec<u8>> {
     let manifest_rel = output::manifest_rel();
     let mut files = Vec::with_capacity(outcome.changes.len());
     let mut manifest = None;
@@ -126,9 +136,17 @@ fn record_bytes(outcome: &Outcome, key: String, inputs: Vec<(String, String)>) -
         if c.template.is_none() && c.hash.is_none() {
             return None;
         }
+        let in_manifest = manifest_now
+            .files
+            .get(c.path.as_str())
+            .is_some_and(|e| e.blake3.is_some() && e.blake3 == c.hash);
         files.push(RecordedFile {
             path: c.path.to_string(),
-            blake3: if c.template.is_some() { None } else { c.hash.clone() },
+            blake3: if c.template.is_some() || in_manifest {
+                None
+            } else {
+                c.hash.clone()
+            },
             template: c.template.clone(),
         });
     }
@@ -191,10 +209,19 @@ pub fn replay(
     if !output::stale_temps(out, &folders).is_empty() {
         return Ok(None);
     }
-    match dir.read(&manifest_rel) {
-        Ok(Some(m)) if output::content_hash(&m) == record.manifest => {}
+    let manifest_bytes = match dir.read(&manifest_rel) {
+        Ok(Some(m)) if output::content_hash(&m) == record.manifest => m,
         _ => return Ok(None),
-    }
+    };
+    // The hashes the record leaves to the manifest (the manifest is the one recorded).
+    let manifest: output::Manifest = if record.files.iter().any(|f| f.blake3.is_none() && f.template.is_none()) {
+        match serde_json::from_slice(&manifest_bytes) {
+            Ok(m) => m,
+            Err(_) => return Ok(None),
+        }
+    } else {
+        output::Manifest::default()
+    };
     let jobs: Vec<(&RecordedFile, &RelPath)> = record.files.iter().zip(&rels).collect();
     let checked = crate::par::map(&jobs, |(f, rel)| -> Option<Change> {
         let old = dir.read(rel).ok()??;
@@ -206,7 +233,12 @@ pub fn replay(
             hash,
             template: None,
         };
-        match (&f.blake3, &f.template) {
+        let recorded = f.blake3.as_ref().or_else(|| {
+            let e = manifest.files.get(&f.path)?;
+            // A file mid-replacement (two accepted versions) is the full path's to settle.
+            e.previous.is_none().then_some(e.blake3.as_ref()?)
+        });
+        match (recorded, &f.template) {
             (Some(h), None) => (output::content_hash(&old) == *h).then(|| unchanged(Some(h.clone()))),
             (None, Some(t)) => {
                 let new = t.fill(&value)?;

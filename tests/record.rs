@@ -275,14 +275,23 @@ fn check_never_trusts_the_record() {
     let mut edited = old.clone();
     edited.extend_from_slice(b"// injected\n");
     std::fs::write(&tool, &edited).unwrap();
+    // The manifest holds the file's hash, and the record holds the manifest's: forge both.
+    let hex = |b: &[u8]| blake3::hash(b).to_hex().to_string();
+    let manifest_path = out.join(".ixgen/manifest.json");
+    let manifest = std::fs::read(&manifest_path).unwrap();
+    let forged_manifest = String::from_utf8(manifest.clone())
+        .unwrap()
+        .replace(&hex(&old), &hex(&edited));
+    assert_ne!(forged_manifest.as_bytes(), manifest.as_slice());
+    std::fs::write(&manifest_path, &forged_manifest).unwrap();
     let record_path = out.join(".ixgen/run.json");
     let record = std::fs::read_to_string(&record_path).unwrap();
-    let forged = record.replace(
-        &blake3::hash(&old).to_hex().to_string(),
-        blake3::hash(&edited).to_hex().as_str(),
-    );
+    let forged = record.replace(&hex(&manifest), &hex(forged_manifest.as_bytes()));
     assert_ne!(forged, record);
     std::fs::write(&record_path, forged).unwrap();
+    // `generate` trusts its cache (it is this machine's own state) ...
+    assert!(ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+    // ... `check` does not.
     let run = ixgen(&out, Some(&catalog), &["check", "--format", "json"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("lookup.ts"), "{}", run.stdout);
