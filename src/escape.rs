@@ -77,6 +77,57 @@ pub fn ts_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
     Ts(json_to_ts(out))
 }
 
+/// The text of a JSON file (with a final newline) laid out as [`ts_json_pretty`] lays out
+/// TypeScript: an object whose entry `key` (present in `head`, whose value there is ignored)
+/// is the list `items`, each item on one line when it fits in [`PRETTY_WIDTH`] columns, else
+/// one line per entry. serde_json's pretty printer gives every scalar its own line. Items are
+/// taken one at a time and only one is ever a `serde_json::Value`, so a list of 10,000 tools
+/// never costs the memory of its whole tree. The object and a non-empty list always take
+/// several lines.
+pub fn json_pretty_list<H, T>(
+    head: &H,
+    key: &str,
+    items: impl IntoIterator<Item = T>,
+) -> Result<String, serde_json::Error>
+where
+    H: serde::Serialize + ?Sized,
+    T: serde::Serialize,
+{
+    use serde::ser::Error as _;
+    let serde_json::Value::Object(head) = serde_json::to_value(head)? else {
+        return Err(serde_json::Error::custom("the head of a listing file is not an object"));
+    };
+    if !head.contains_key(key) {
+        return Err(serde_json::Error::custom(format!(
+            "the head of a listing file has no `{key}`"
+        )));
+    }
+    let mut items = items.into_iter();
+    let mut out = String::from("{");
+    for (i, (k, v)) in head.iter().enumerate() {
+        out.push_str("\n  ");
+        out.push_str(&serde_json::to_string(k)?);
+        out.push_str(": ");
+        if k != key {
+            pretty(v, 2, &mut out);
+        } else {
+            out.push('[');
+            let mut any = false;
+            for item in items.by_ref() {
+                out.push_str(if any { ",\n    " } else { "\n    " });
+                pretty(&serde_json::to_value(item)?, 4, &mut out);
+                any = true;
+            }
+            out.push_str(if any { "\n  ]" } else { "]" });
+        }
+        if i + 1 < head.len() {
+            out.push(',');
+        }
+    }
+    out.push_str("\n}\n");
+    Ok(out)
+}
+
 /// The widest line [`ts_json_pretty`] writes when it can help it.
 pub const PRETTY_WIDTH: usize = 100;
 
@@ -477,6 +528,30 @@ pub fn term_code(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_listing_file_is_valid_json_with_one_line_per_fitting_node() {
+        let head = serde_json::json!({"tools": null, "ttl": 5});
+        let items = [
+            serde_json::json!({"name": "a", "note": "x\u{2028}</y"}),
+            serde_json::json!({"name": "b", "long": "z".repeat(120)}),
+        ];
+        let text = json_pretty_list(&head, "tools", &items).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "{{\n  \"tools\": [\n    {{\"name\": \"a\", \"note\": \"x\u{2028}</y\"}},\n    {{\n      \"name\": \"b\",\n      \"long\": \"{}\"\n    }}\n  ],\n  \"ttl\": 5\n}}\n",
+                "z".repeat(120)
+            )
+        );
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["tools"][0]["note"], "x\u{2028}</y");
+        assert_eq!(
+            json_pretty_list(&head, "tools", [] as [u8; 0]).unwrap(),
+            "{\n  \"tools\": [],\n  \"ttl\": 5\n}\n"
+        );
+        assert!(json_pretty_list(&head, "other", &items).is_err());
+    }
 
     #[test]
     fn ts_strings_survive_hostile_text() {
