@@ -39,11 +39,22 @@ static A: Counting = Counting;
 static T0: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
 /// Prints the time, the bytes live and the peak since the last mark, then starts a new peak.
 fn mark(what: &str) {
+    // The process's resident set, now and at its highest, as the kernel counts it.
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+            .map_or(0.0, |k| k / 1024.0)
+    };
     eprintln!(
-        "{what:<28} {:>6} ms now {:>7.1} MB  peak {:>7.1} MB",
+        "{what:<28} {:>6} ms  heap now {:>6.1} MB, peak {:>6.1} MB  RSS now {:>6.1} MiB, peak {:>6.1} MiB",
         T0.get_or_init(std::time::Instant::now).elapsed().as_millis(),
         CUR.load(Relaxed) as f64 / 1e6,
-        PEAK.load(Relaxed) as f64 / 1e6
+        PEAK.load(Relaxed) as f64 / 1e6,
+        kb("VmRSS:"),
+        kb("VmHWM:"),
     );
     PEAK.store(CUR.load(Relaxed), Relaxed);
 }
