@@ -1010,10 +1010,10 @@ enum Done<'a> {
     Removed { full: PathBuf, old: &'a [u8] },
 }
 
-/// Stages every new file (not the manifest) as a complete temp file beside its target, on
-/// every core for a large plan. A change that kept only its hash is rendered again from
-/// `files`, and must hash to what was compared; its bytes are dropped once staged, so the run
-/// holds one rendered file per thread, not the whole output.
+/// Stages every new file (not the manifest) as a complete temp file beside its target. A change
+/// that kept only its hash is rendered again from `files`, and must hash to what was compared;
+/// its bytes are dropped once staged, so the run holds a batch of rendered files, not the whole
+/// output.
 fn stage_all<'a>(
     out: &Path,
     outcome: &'a Outcome,
@@ -1034,23 +1034,36 @@ fn stage_all<'a>(
         .iter()
         .filter_map(|f| RelPath::file(&f.path).ok().map(|rel| (rel, f)))
         .collect();
-    let results = crate::par::map(&changes, |c| -> Result<Staged<'a>, Error> {
-        let full = resolve(out, &c.path)?;
-        let bytes: Cow<'_, [u8]> = match &c.new {
-            Some(b) => Cow::Borrowed(b),
-            None => Cow::Owned(rerender(c, manifest, &planned)?),
-        };
-        let tmp = stage(out, &c.path, &full, &bytes)?.into_temp_path();
-        Ok(Staged {
-            rel: &c.path,
-            full,
-            tmp,
-            old: c.old.as_deref(),
-        })
-    });
-    // On a failure every staged file is dropped here, which deletes it.
-    results.into_iter().collect()
+    // Rendered on every core a batch at a time, written in order on this thread: temp files
+    // created from several threads in one folder only contend for its lock.
+    let mut staged = Vec::with_capacity(changes.len());
+    for batch in changes.chunks(STAGE_BATCH) {
+        let rendered = crate::par::map(batch, |c| -> Result<Option<Vec<u8>>, Error> {
+            match c.new {
+                Some(_) => Ok(None),
+                None => rerender(c, manifest, &planned).map(Some),
+            }
+        });
+        for (c, bytes) in batch.iter().zip(rendered) {
+            let bytes = bytes?;
+            let full = resolve(out, &c.path)?;
+            let content = bytes.as_deref().or(c.new.as_deref()).unwrap_or_default();
+            let tmp = stage(out, &c.path, &full, content)?.into_temp_path();
+            staged.push(Staged {
+                rel: &c.path,
+                full,
+                tmp,
+                old: c.old.as_deref(),
+            });
+        }
+    }
+    // On a failure every staged file is dropped on return, which deletes it.
+    Ok(staged)
 }
+
+/// Files rendered again per batch while staging: enough to keep every core busy, few enough
+/// that a batch's bytes stay small (a few MB of tool files).
+const STAGE_BATCH: usize = 512;
 
 /// The bytes of a change that kept only its hash, rendered again; they must be the bytes that
 /// were compared (rendering is pure), or the run stops before anything is replaced.
