@@ -371,20 +371,25 @@ pub fn lint_input_schema(schema: &serde_json::Value) -> Vec<String> {
     problems
 }
 
-/// Checks a tool's input schema the way hosts will: a schema they refuse is ixgen's bug (the
-/// catalog validated), not the user's.
-fn lint_tool(t: &McpTool) -> Result<(), Error> {
-    let schema = serde_json::to_value(&t.input_schema)
-        .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
-    let problems = lint_input_schema(&schema);
+/// Checks a tool's input schema (`schema`, already a JSON value) the way hosts will: a schema
+/// they refuse is ixgen's bug (the catalog validated), not the user's.
+fn lint_schema(name: &str, schema: Option<&serde_json::Value>) -> Result<(), Error> {
+    let problems = lint_input_schema(schema.unwrap_or(&serde_json::Value::Null));
     if !problems.is_empty() {
         return Err(Error::internal(format!(
-            "the inputSchema of `{}` would be refused by hosts: {}",
-            t.name,
+            "the inputSchema of `{name}` would be refused by hosts: {}",
             problems.join("; ")
         )));
     }
     Ok(())
+}
+
+/// A tool's definition as a JSON value, checked.
+fn tool_value(t: &ToolModel) -> Result<serde_json::Value, Error> {
+    let value = serde_json::to_value(tool(t))
+        .map_err(|e| Error::internal(format!("the definition of `{}` does not serialize: {e}", t.name)))?;
+    lint_schema(&t.name, value.get("inputSchema"))?;
+    Ok(value)
 }
 
 /// A `tools/list` result without its tools: what a protocol revision adds around them.
@@ -411,7 +416,9 @@ fn result_head(profile: Profile) -> ListToolsResult {
 pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: Profile) -> Result<ListToolsResult, Error> {
     let tools: Vec<McpTool> = model.toolset(toolset, &opts.filter).into_iter().map(tool).collect();
     for t in &tools {
-        lint_tool(t)?;
+        let schema = serde_json::to_value(&t.input_schema)
+            .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
+        lint_schema(&t.name, Some(&schema))?;
     }
     Ok(ListToolsResult {
         tools,
@@ -424,13 +431,22 @@ pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: Profile
 /// catalog's file smaller than serde_json's pretty printer would. Tools are built, checked and
 /// printed one at a time, so the file is the only thing that grows with the catalog.
 pub fn file_bytes(model: &Model, toolset: &str, opts: &Options, profile: Profile) -> Result<Vec<u8>, Error> {
+    // The first tool that fails its check ends the list; the error is returned after it.
+    let mut failed = None;
     let tools = model.toolset(toolset, &opts.filter);
-    for t in &tools {
-        lint_tool(&tool(t))?;
+    let values = tools.iter().map_while(|t| match tool_value(t) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            failed = Some(e);
+            None
+        }
+    });
+    let text = crate::escape::json_pretty_list(&result_head(profile), "tools", values)
+        .map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(text.into_bytes()),
     }
-    crate::escape::json_pretty_list(&result_head(profile), "tools", tools.iter().map(|t| tool(t)))
-        .map(String::into_bytes)
-        .map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))
 }
 
 /// The manifest group of a revision's file.
