@@ -84,15 +84,64 @@ pub fn ts_json<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
 /// (serde_json's pretty printer puts every scalar on its own line, which triples a spec.)
 pub fn ts_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
     let value = serde_json::to_value(value).expect("model values always serialize");
-    let mut out = String::new();
+    let mut out = Vec::new();
     pretty(&value, 0, &mut out);
-    Ts(json_to_ts(out))
+    Ts(json_to_ts(String::from_utf8(out).expect("serde_json writes UTF-8")))
+}
+
+/// The text of a JSON file (with a final newline) laid out as [`ts_json_pretty`] lays out
+/// TypeScript: an object whose entry `key` (present in `head`, whose value there is ignored)
+/// is the list `items`, each item on one line when it fits in [`PRETTY_WIDTH`] columns, else
+/// one line per entry. serde_json's pretty printer gives every scalar its own line. Items are
+/// taken one at a time, so a list of 10,000 tools never costs the memory of its whole tree. The object and a non-empty list always take
+/// several lines.
+pub fn json_pretty_list<H>(
+    head: &H,
+    key: &str,
+    items: impl IntoIterator<Item = serde_json::Value>,
+) -> Result<String, serde_json::Error>
+where
+    H: serde::Serialize + ?Sized,
+{
+    use serde::ser::Error as _;
+    let serde_json::Value::Object(head) = serde_json::to_value(head)? else {
+        return Err(serde_json::Error::custom("the head of a listing file is not an object"));
+    };
+    if !head.contains_key(key) {
+        return Err(serde_json::Error::custom(format!(
+            "the head of a listing file has no `{key}`"
+        )));
+    }
+    let mut items = items.into_iter();
+    let mut out = b"{".to_vec();
+    for (i, (k, v)) in head.iter().enumerate() {
+        out.extend_from_slice(b"\n  ");
+        serde_json::to_writer(&mut out, k)?;
+        out.extend_from_slice(b": ");
+        if k != key {
+            pretty(v, 2, &mut out);
+        } else {
+            out.push(b'[');
+            let mut any = false;
+            for item in items.by_ref() {
+                out.extend_from_slice(if any { b",\n    " } else { b"\n    " });
+                pretty(&item, 4, &mut out);
+                any = true;
+            }
+            out.extend_from_slice(if any { b"\n  ]" } else { b"]" });
+        }
+        if i + 1 < head.len() {
+            out.push(b',');
+        }
+    }
+    out.extend_from_slice(b"\n}\n");
+    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
 }
 
 /// The widest line [`ts_json_pretty`] writes when it can help it.
 pub const PRETTY_WIDTH: usize = 100;
 
-fn pretty(v: &serde_json::Value, indent: usize, out: &mut String) {
+fn pretty(v: &serde_json::Value, indent: usize, out: &mut Vec<u8>) {
     use serde_json::Value;
     // Measuring before printing keeps this linear: a node is printed flat only when its flat
     // width fits, and the measure stops as soon as it does not.
@@ -104,37 +153,32 @@ fn pretty(v: &serde_json::Value, indent: usize, out: &mut String) {
         _ => Vec::new(),
     };
     if entries.is_empty() {
-        out.push_str(&spaced(v));
+        spaced(v, out);
         return;
     }
-    let (open, close) = if v.is_object() { ('{', '}') } else { ('[', ']') };
+    let (open, close) = if v.is_object() { (b'{', b'}') } else { (b'[', b']') };
     out.push(open);
-    let pad = " ".repeat(indent + 2);
     for (i, (key, x)) in entries.iter().enumerate() {
-        out.push('\n');
-        out.push_str(&pad);
+        out.push(b'\n');
+        out.resize(out.len() + indent + 2, b' ');
         if let Some(k) = key {
-            out.push_str(&serde_json::to_string(k).expect("a string always serializes"));
-            out.push_str(": ");
+            serde_json::to_writer(&mut *out, k).expect("a string always serializes");
+            out.extend_from_slice(b": ");
         }
         pretty(x, indent + 2, out);
         if i + 1 < entries.len() {
-            out.push(',');
+            out.push(b',');
         }
     }
-    out.push('\n');
-    out.push_str(&" ".repeat(indent));
+    out.push(b'\n');
+    out.resize(out.len() + indent, b' ');
     out.push(close);
 }
 
-/// The width of `v` printed by [`spaced`], or `None` once it passes `limit`.
+/// The width of `v` printed by [`spaced`], or `None` once it passes `limit`. Counted without
+/// printing: this runs on every node of every spec, which made it the run's hottest code.
 fn flat_width(v: &serde_json::Value, limit: usize) -> Option<usize> {
     use serde_json::Value;
-    let scalar = |v: &Value| {
-        serde_json::to_string(v)
-            .map(|s| s.chars().count())
-            .unwrap_or(usize::MAX)
-    };
     let w = match v {
         Value::Object(m) => {
             let mut w = 2 + m.len().saturating_sub(1) * 2;
@@ -142,7 +186,7 @@ fn flat_width(v: &serde_json::Value, limit: usize) -> Option<usize> {
                 if w > limit {
                     return None;
                 }
-                w += scalar(&Value::String(k.clone())) + 2 + flat_width(x, limit.saturating_sub(w))?;
+                w += json_str_width(k) + 2 + flat_width(x, limit.saturating_sub(w))?;
             }
             w
         }
@@ -156,24 +200,49 @@ fn flat_width(v: &serde_json::Value, limit: usize) -> Option<usize> {
             }
             w
         }
-        other => scalar(other),
+        Value::String(s) => json_str_width(s),
+        Value::Null => 4,
+        Value::Bool(b) => 4 + usize::from(!b),
+        // As serialized, which is not always `Display`'s spelling (`1e+300`).
+        Value::Number(n) => serde_json::to_string(n).map_or(usize::MAX, |t| t.len()),
     };
     (w <= limit).then_some(w)
 }
 
+/// The width in characters of `s` as serde_json writes it: quoted, with `"`, `\` and control
+/// characters escaped (the five with a short escape take two characters, the others six).
+fn json_str_width(s: &str) -> usize {
+    2 + s
+        .chars()
+        .map(|c| match c {
+            '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+            c if (c as u32) < 0x20 => 6,
+            _ => 1,
+        })
+        .sum::<usize>()
+}
+
 /// One-line JSON with a space after `,` and `:` between entries (never inside strings).
-fn spaced(v: &serde_json::Value) -> String {
-    use serde_json::Value;
-    match v {
-        Value::Object(m) => {
-            let items: Vec<String> = m
-                .iter()
-                .map(|(k, x)| format!("{}: {}", serde_json::to_string(k).expect("serializes"), spaced(x)))
-                .collect();
-            format!("{{{}}}", items.join(", "))
-        }
-        Value::Array(a) => format!("[{}]", a.iter().map(spaced).collect::<Vec<_>>().join(", ")),
-        scalar => serde_json::to_string(scalar).expect("a JSON value always serializes"),
+fn spaced(v: &serde_json::Value, out: &mut Vec<u8>) {
+    use serde::Serialize;
+    let mut ser = serde_json::Serializer::with_formatter(&mut *out, Spaced);
+    v.serialize(&mut ser).expect("a JSON value always serializes");
+}
+
+/// serde_json's compact layout with `, ` and `: ` between entries.
+struct Spaced;
+
+impl serde_json::ser::Formatter for Spaced {
+    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        if first { Ok(()) } else { w.write_all(b", ") }
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        if first { Ok(()) } else { w.write_all(b", ") }
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
     }
 }
 
@@ -489,6 +558,58 @@ pub fn term_code(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_flat_width_is_the_width_serde_json_prints() {
+        for s in [
+            "",
+            "plain",
+            "q\"b\\s",
+            "\u{0}\u{7}\u{8}\u{c}\n\r\t\u{1f}\u{7f}",
+            "é✓\u{2028}</",
+            "😀",
+        ] {
+            assert_eq!(
+                json_str_width(s),
+                serde_json::to_string(s).unwrap().chars().count(),
+                "{s:?}"
+            );
+        }
+        let v = serde_json::json!({"a": [1, -2.5, 1e300, true, false, null], "é": {"k": "v\n"}, "e": {}, "l": []});
+        let mut out = Vec::new();
+        spaced(&v, &mut out);
+        let printed = String::from_utf8(out).unwrap();
+        assert_eq!(
+            printed,
+            r#"{"a": [1, -2.5, 1e+300, true, false, null], "é": {"k": "v\n"}, "e": {}, "l": []}"#
+        );
+        assert_eq!(flat_width(&v, 1000), Some(printed.chars().count()));
+        assert_eq!(flat_width(&v, 10), None);
+    }
+
+    #[test]
+    fn a_listing_file_is_valid_json_with_one_line_per_fitting_node() {
+        let head = serde_json::json!({"tools": null, "ttl": 5});
+        let items = [
+            serde_json::json!({"name": "a", "note": "x\u{2028}</y"}),
+            serde_json::json!({"name": "b", "long": "z".repeat(120)}),
+        ];
+        let text = json_pretty_list(&head, "tools", items.clone()).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "{{\n  \"tools\": [\n    {{\"name\": \"a\", \"note\": \"x\u{2028}</y\"}},\n    {{\n      \"name\": \"b\",\n      \"long\": \"{}\"\n    }}\n  ],\n  \"ttl\": 5\n}}\n",
+                "z".repeat(120)
+            )
+        );
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["tools"][0]["note"], "x\u{2028}</y");
+        assert_eq!(
+            json_pretty_list(&head, "tools", []).unwrap(),
+            "{\n  \"tools\": [],\n  \"ttl\": 5\n}\n"
+        );
+        assert!(json_pretty_list(&head, "other", items).is_err());
+    }
 
     #[test]
     fn ts_strings_survive_hostile_text() {

@@ -714,11 +714,14 @@ fn merge_json(
 pub fn fold_merges(files: &mut Vec<PlannedFile<'_>>) {
     let mut i = 0;
     while i < files.len() {
-        let later = (i + 1..files.len()).find(|&j| {
-            files[j].path == files[i].path
-                && matches!(files[j].content, Content::JsonMerge { .. })
-                && matches!(files[i].content, Content::JsonMerge { .. })
-        });
+        // Only a merge looks for later ones: scanning the plan from every file was quadratic,
+        // a fifth of a no-op run of 10,000 tools.
+        if !matches!(files[i].content, Content::JsonMerge { .. }) {
+            i += 1;
+            continue;
+        }
+        let later = (i + 1..files.len())
+            .find(|&j| matches!(files[j].content, Content::JsonMerge { .. }) && files[j].path == files[i].path);
         match later {
             Some(j) => {
                 let f = files.remove(j);
@@ -743,11 +746,25 @@ pub fn compare(plan: Plan<'_>, out: &Path, force: bool) -> Result<(Outcome, Mani
         guards,
     } = plan;
     fold_merges(&mut files);
+    compare_files(&files, &groups, &guards, out, force, true)
+}
+
+/// [`compare`] of a plan's files. With `keep_new` false, a file ixgen owns whole keeps no new
+/// bytes in its change, only its hash in the manifest: [`apply`] renders it again when it
+/// stages it (and checks the hash), so a large plan is never all in memory at once.
+fn compare_files(
+    files: &[PlannedFile<'_>],
+    groups: &BTreeSet<&'static str>,
+    guards: &[(&'static str, &'static [&'static str])],
+    out: &Path,
+    force: bool,
+    keep_new: bool,
+) -> Result<(Outcome, Manifest), Error> {
     let (old_manifest, notes) = read_manifest(out)?;
     // One name per file: two targets (or `./a` and `a`) must not both claim a path.
     let mut planned: BTreeSet<RelPath> = BTreeSet::new();
     let mut rels = Vec::with_capacity(files.len());
-    for f in &files {
+    for f in files {
         let rel = RelPath::file(&f.path).map_err(|why| {
             Error::usage(
                 format!(
@@ -777,7 +794,9 @@ pub fn compare(plan: Plan<'_>, out: &Path, force: bool) -> Result<(Outcome, Mani
     // Each file is rendered, read and compared on its own (in parallel for a large plan); only
     // changed files keep their bytes.
     let jobs: Vec<(&PlannedFile<'_>, &RelPath)> = files.iter().zip(&rels).collect();
-    let results = crate::par::map(&jobs, |(f, rel)| compare_one(f, rel, out, force, &old_manifest));
+    let results = crate::par::map(&jobs, |(f, rel)| {
+        compare_one(f, rel, out, force, keep_new, &old_manifest)
+    });
     let mut changes = Vec::with_capacity(files.len() + 1);
     for (rel, result) in rels.iter().zip(results) {
         let (change, entry) = result?;
@@ -851,11 +870,13 @@ fn manifest_bytes(m: &Manifest) -> Vec<u8> {
 }
 
 /// Renders one planned file, compares it with the disk, and gives its change and manifest entry.
+/// Without `keep_new`, a changed file ixgen owns whole keeps only its hash (in the entry).
 fn compare_one(
     f: &PlannedFile<'_>,
     rel: &RelPath,
     out: &Path,
     force: bool,
+    keep_new: bool,
     old_manifest: &Manifest,
 ) -> Result<(Change, Option<ManifestEntry>), Error> {
     let old = read_rel(out, rel)?;
@@ -948,8 +969,11 @@ fn compare_one(
         Some(_) => Action::Update,
     };
     // Unchanged files keep no bytes: a large catalog would otherwise hold its whole output twice.
+    // Nor do changed files with a hash when writing: `apply` renders them again.
+    let rerender = !keep_new && entry.as_ref().is_some_and(|e| e.blake3.is_some());
     let (new, old) = match action {
         Action::Unchanged => (None, None),
+        _ if rerender => (None, old),
         _ => (Some(new), old),
     };
     Ok((
@@ -983,9 +1007,15 @@ pub fn write(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcome, 
 
 fn write_locked(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcome, Error> {
     let _lock = if opts.dry_run { None } else { Some(lock(out)?) };
-    let folders = plan_folders(out, &plan);
+    let Plan {
+        mut files,
+        groups,
+        guards,
+    } = plan;
+    fold_merges(&mut files);
+    let folders = plan_folders(out, &files);
     let stale = stale_temps(out, &folders);
-    let (mut outcome, manifest) = compare(plan, out, opts.force)?;
+    let (mut outcome, manifest) = compare_files(&files, &groups, &guards, out, opts.force, false)?;
     preflight(out, &outcome)?;
     let verb = if opts.dry_run { "would remove" } else { "removed" };
     for tmp in &stale {
@@ -1000,7 +1030,7 @@ fn write_locked(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcom
     if opts.dry_run {
         return Ok(outcome);
     }
-    apply(out, &outcome, &manifest, None)?;
+    apply(out, &outcome, &manifest, &files, None)?;
     Ok(outcome)
 }
 
@@ -1105,9 +1135,8 @@ fn open_lock(out: &Path, create: bool) -> Result<Option<std::fs::File>, Error> {
 }
 
 /// The folders a plan touches (with the manifest's): where stale temp files may lie.
-fn plan_folders(out: &Path, plan: &Plan<'_>) -> BTreeSet<RelPath> {
-    let mut folders: BTreeSet<RelPath> = plan
-        .files
+fn plan_folders(out: &Path, files: &[PlannedFile<'_>]) -> BTreeSet<RelPath> {
+    let mut folders: BTreeSet<RelPath> = files
         .iter()
         .filter_map(|f| RelPath::file(&f.path).ok())
         .map(|p| p.parent())
@@ -1241,35 +1270,100 @@ enum Done<'a> {
     Removed { full: PathBuf, old: &'a [u8] },
 }
 
-/// Stages every new file (not the manifest) as a complete temp file beside its target.
-fn stage_all<'a>(out: &Path, outcome: &'a Outcome, created: &mut Vec<PathBuf>) -> Result<Vec<Staged<'a>>, Error> {
+/// Stages every new file (not the manifest) as a complete temp file beside its target. A change
+/// that kept only its hash is rendered again from `files`, and must hash to what was compared;
+/// its bytes are dropped once staged, so the run holds a batch of rendered files, not the whole
+/// output.
+fn stage_all<'a>(
+    out: &Path,
+    outcome: &'a Outcome,
+    manifest: &Manifest,
+    files: &[PlannedFile<'_>],
+    created: &mut Vec<PathBuf>,
+) -> Result<Vec<Staged<'a>>, Error> {
     let manifest_rel = manifest_path();
-    let mut staged = Vec::new();
-    for c in outcome.changed() {
-        if !matches!(c.action, Action::Create | Action::Update) || c.path == manifest_rel {
-            continue;
-        }
+    let changes: Vec<&Change> = outcome
+        .changed()
+        .filter(|c| matches!(c.action, Action::Create | Action::Update) && c.path != manifest_rel)
+        .collect();
+    // Folders first, in order, so a rollback removes exactly the ones this run made.
+    for c in &changes {
         make_folders(out, &c.path, created)?;
-        let full = resolve(out, &c.path)?;
-        let tmp = stage(out, &c.path, &full, c.new.as_deref().unwrap_or_default())?.into_temp_path();
-        staged.push(Staged {
-            rel: &c.path,
-            full,
-            tmp,
-            old: c.old.as_deref(),
-        });
     }
+    let planned: BTreeMap<RelPath, &PlannedFile<'_>> = files
+        .iter()
+        .filter_map(|f| RelPath::file(&f.path).ok().map(|rel| (rel, f)))
+        .collect();
+    // Rendered on every core a batch at a time, written in order on this thread: temp files
+    // created from several threads in one folder only contend for its lock.
+    let mut staged = Vec::with_capacity(changes.len());
+    for batch in changes.chunks(STAGE_BATCH) {
+        let rendered = crate::par::map(batch, |c| -> Result<Option<Vec<u8>>, Error> {
+            match c.new {
+                Some(_) => Ok(None),
+                None => rerender(c, manifest, &planned).map(Some),
+            }
+        });
+        for (c, bytes) in batch.iter().zip(rendered) {
+            let bytes = bytes?;
+            let full = resolve(out, &c.path)?;
+            let content = bytes.as_deref().or(c.new.as_deref()).unwrap_or_default();
+            let tmp = stage(out, &c.path, &full, content)?.into_temp_path();
+            staged.push(Staged {
+                rel: &c.path,
+                full,
+                tmp,
+                old: c.old.as_deref(),
+            });
+        }
+    }
+    // On a failure every staged file is dropped on return, which deletes it.
     Ok(staged)
 }
 
-/// Applies an outcome: stage, record, rename, remove, record. `fail_at` makes the n-th
-/// commit step fail, for the rollback's tests.
-fn apply(out: &Path, outcome: &Outcome, manifest: &Manifest, fail_at: Option<usize>) -> Result<(), Error> {
+/// Files rendered again per batch while staging: enough to keep every core busy, few enough
+/// that a batch's bytes stay small (a few MB of tool files).
+const STAGE_BATCH: usize = 512;
+
+/// The bytes of a change that kept only its hash, rendered again; they must be the bytes that
+/// were compared (rendering is pure), or the run stops before anything is replaced.
+fn rerender(c: &Change, manifest: &Manifest, planned: &BTreeMap<RelPath, &PlannedFile<'_>>) -> Result<Vec<u8>, Error> {
+    let missing = || Error::internal(format!("`{}` changed, but its new bytes are gone", c.path));
+    let f = planned.get(&c.path).ok_or_else(missing)?;
+    let expected = manifest
+        .files
+        .get(c.path.as_str())
+        .and_then(|e| e.blake3.as_deref())
+        .ok_or_else(missing)?;
+    let bytes = match &f.content {
+        Content::Owned(b) => b.clone(),
+        Content::Deferred(render) => render()?,
+        Content::JsonMerge { .. } => return Err(missing()),
+    };
+    if content_hash(&bytes) != expected {
+        return Err(Error::internal(format!(
+            "`{}` rendered differently when written than when compared",
+            c.path
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Applies an outcome: stage, record, rename, remove, record. `files` are the compared plan's,
+/// rendered again for changes that kept only their hash. `fail_at` makes the n-th commit step
+/// fail, for the rollback's tests.
+fn apply(
+    out: &Path,
+    outcome: &Outcome,
+    manifest: &Manifest,
+    files: &[PlannedFile<'_>],
+    fail_at: Option<usize>,
+) -> Result<(), Error> {
     let manifest_rel = manifest_path();
     let mut created = Vec::new();
     // Stage: every new file becomes a complete temp file beside its target. Any failure here
     // leaves the tree as it was (temp files delete themselves when dropped).
-    let staged = stage_all(out, outcome, &mut created);
+    let staged = stage_all(out, outcome, manifest, files, &mut created);
     let staged = match staged {
         Ok(s) => s,
         Err(e) => {
@@ -1533,7 +1627,7 @@ mod tests {
 
     fn run(out: &Path, files: &[(&str, &str)], fail_at: Option<usize>) -> Result<(), Error> {
         let (outcome, manifest) = compare(plan_of(files), out, false)?;
-        apply(out, &outcome, &manifest, fail_at)
+        apply(out, &outcome, &manifest, &[], fail_at)
     }
 
     fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -1577,6 +1671,38 @@ mod tests {
             let (outcome, _) = compare(plan_of(&second), dir.path(), false).unwrap();
             assert_eq!(outcome.changed().count(), 0, "step {fail_at}");
         }
+    }
+
+    #[test]
+    fn a_written_file_is_rendered_again_and_must_match_what_was_compared() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let dir = tempfile::tempdir().unwrap();
+        let plan = |calls: &'static AtomicUsize, same: bool| Plan {
+            files: vec![
+                PlannedFile::owned("a.txt", "g", b"a".to_vec()),
+                PlannedFile::deferred("big/b.txt", "g", move || {
+                    let n = calls.fetch_add(1, Ordering::SeqCst);
+                    Ok(if same {
+                        b"b".to_vec()
+                    } else {
+                        format!("b{n}").into_bytes()
+                    })
+                }),
+            ],
+            groups: ["g"].into_iter().collect(),
+            guards: Vec::new(),
+        };
+        // Rendering is pure: compared once, rendered again when staged.
+        static SAME: AtomicUsize = AtomicUsize::new(0);
+        write(plan(&SAME, true), dir.path(), WriteOptions::default()).unwrap();
+        assert_eq!(SAME.load(Ordering::SeqCst), 2);
+        assert_eq!(std::fs::read(dir.path().join("big/b.txt")).unwrap(), b"b");
+        // A render that is not pure stops the run before anything is replaced.
+        let fresh = tempfile::tempdir().unwrap();
+        static DIFFERENT: AtomicUsize = AtomicUsize::new(0);
+        let e = write(plan(&DIFFERENT, false), fresh.path(), WriteOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("rendered differently"), "{e}");
+        assert!(snapshot(fresh.path()).is_empty(), "{:?}", snapshot(fresh.path()).keys());
     }
 
     #[test]

@@ -275,21 +275,25 @@ pub fn load_text(name: &str, bytes: &[u8]) -> Result<Loaded, Error> {
     // When a linear byte scan bounds the nesting, serde parses on this thread while the event
     // pass runs on another (it costs as much as the parse itself); otherwise the pass goes first.
     let shallow = super::values::shallow_enough(text);
-    let (raw, parsed) = if shallow {
+    let (raw, plain, parsed) = if shallow {
         std::thread::scope(|s| {
-            let pass = s.spawn(|| super::values::check_text(text));
-            let parsed = serde_yaml::from_str::<Catalog>(text);
-            (pass.join().expect("the value pass does not panic"), Some(parsed))
+            let pass = s.spawn(|| super::values::check_text_plain(text));
+            let parsed = parse(text, true);
+            let (raw, plain) = pass.join().expect("the value pass does not panic");
+            (raw, plain, Some(parsed))
         })
     } else {
-        (super::values::check_text(text), None)
+        let (raw, plain) = super::values::check_text_plain(text);
+        (raw, plain, None)
     };
     if !raw.is_empty() {
         return Err(Error::Catalog { file, diagnostics: raw });
     }
     let parsed = match parsed {
-        Some(p) => p,
-        None => serde_yaml::from_str::<Catalog>(text),
+        // A catalog read in pieces stands only when the pass found nothing (an alias, an
+        // unfinished text) that could make a piece mean something else on its own.
+        Some((p, pieced)) if plain || !pieced => p,
+        _ => parse(text, plain).0,
     };
     let catalog: Catalog = match parsed {
         Ok(c) => c,
@@ -303,6 +307,128 @@ pub fn load_text(name: &str, bytes: &[u8]) -> Result<Loaded, Error> {
     };
 
     Ok(Loaded { catalog, file })
+}
+
+/// Tools read per piece (see [`parse`]).
+const PIECE_TOOLS: usize = 64;
+
+/// Parses a catalog, in pieces when `pieces` allows it and the text can be cut (then the
+/// second value is true), else whole. serde_yaml reads a document's whole event stream before
+/// it deserializes anything, about 25 times the text's size: the 7.7 MB catalog of 10,000
+/// tools took 200 MB that way. In pieces, the `tools` list is read 64 items at a time and the
+/// rest of the document on its own, so only a piece's events are ever held. Any failure of a
+/// piece falls back to reading the whole text, so a broken catalog is reported exactly as
+/// before (message, line and column).
+fn parse(text: &str, pieces: bool) -> (Result<Catalog, serde_yaml::Error>, bool) {
+    if pieces && let Some(catalog) = parse_in_pieces(text) {
+        return (Ok(catalog), true);
+    }
+    (serde_yaml::from_str::<Catalog>(text), false)
+}
+
+fn parse_in_pieces(text: &str) -> Option<Catalog> {
+    let cut = cut_tools(text)?;
+    let pieces = crate::par::map(&cut.pieces, |p| serde_yaml::from_str::<Vec<super::types::Tool>>(p).ok());
+    let mut catalog: Catalog = serde_yaml::from_str(&cut.rest).ok()?;
+    let mut tools = Vec::with_capacity(cut.items);
+    for piece in pieces {
+        tools.extend(piece?);
+    }
+    // Each item line starts one tool: any other count means the cut was not where it seemed.
+    if tools.len() != cut.items {
+        return None;
+    }
+    catalog.tools = tools;
+    Some(catalog)
+}
+
+/// A catalog text cut for reading in pieces.
+struct Cut<'t> {
+    /// The text with the items of the top-level `tools` list left out (`tools: []`).
+    rest: String,
+    /// The items, [`PIECE_TOOLS`] at a time: each piece is a block sequence on its own.
+    pieces: Vec<&'t str>,
+    items: usize,
+}
+
+/// Cuts a block-style catalog at the items of its top-level `tools` list, by lines: an item
+/// starts on a line whose `-` is at the list's indentation, and everything nested in it is
+/// indented further. `None` when the document's shape does not allow cutting by lines (flow
+/// style, quoted or complex keys, tabs, document markers or a less indented line in the list,
+/// a second `tools` key) or when the list is short enough to read whole.
+fn cut_tools(text: &str) -> Option<Cut<'_>> {
+    let (mut offset, mut key, mut block_end, mut indent) = (0usize, None, None, None);
+    let mut starts = Vec::new();
+    for line in text.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let body = line.trim_end_matches(['\n', '\r']);
+        let in_block = key.is_some() && block_end.is_none();
+        // A top-level key starts in column 0, as in `context_block`.
+        let top = body
+            .chars()
+            .next()
+            .is_some_and(|c| !matches!(c, ' ' | '\t' | '#' | '-' | '.'));
+        if top {
+            if body.starts_with(['{', '[', '"', '\'', '?', '&', '*', '!', '%', '|', '>']) {
+                return None;
+            }
+            if in_block {
+                block_end = Some(start);
+            }
+            if let Some(after) = body.strip_prefix("tools:")
+                && (after.trim().is_empty() || after.trim_start().starts_with('#'))
+            {
+                if key.is_some() {
+                    return None;
+                }
+                key = Some(start);
+            }
+            continue;
+        }
+        if !in_block {
+            continue;
+        }
+        let content = body.trim_start_matches(' ');
+        if content.is_empty() || content.starts_with('#') {
+            continue;
+        }
+        if content.starts_with('\t') || body.starts_with("---") || body.starts_with("...") {
+            return None;
+        }
+        let at = body.len() - content.len();
+        let item = content == "-" || content.starts_with("- ");
+        match indent {
+            None if item => indent = Some(at),
+            Some(i) if at >= i => {}
+            _ => return None,
+        }
+        if item && indent == Some(at) {
+            starts.push(start);
+        }
+    }
+    let key = key?;
+    let block_end = block_end.unwrap_or(text.len());
+    if starts.len() <= PIECE_TOOLS {
+        return None;
+    }
+    let pieces = starts
+        .chunks(PIECE_TOOLS)
+        .enumerate()
+        .map(|(i, run)| {
+            let end = starts.get((i + 1) * PIECE_TOOLS).copied().unwrap_or(block_end);
+            &text[run[0]..end]
+        })
+        .collect();
+    let mut rest = String::with_capacity(key + text.len() - block_end + 16);
+    rest.push_str(&text[..key]);
+    rest.push_str("tools: []\n");
+    rest.push_str(&text[block_end..]);
+    Some(Cut {
+        rest,
+        pieces,
+        items: starts.len(),
+    })
 }
 
 fn source(name: &str, text: String) -> SourceFile {
@@ -440,6 +566,62 @@ pub fn did_you_mean<'a>(found: &str, candidates: &'a [impl AsRef<str>]) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A catalog of `n` tools in the block style people write, with `extra` inserted in the
+    /// 150th tool's entry.
+    fn many_tools(n: usize, extra: &str) -> String {
+        let mut text = String::from(
+            "version: 1\nproduct: {name: p, version: 1.0.0, description: d}\ntoolsets:\n  all:\n    tools: [t0]\n# the tools\ntools:\n",
+        );
+        for i in 0..n {
+            text.push_str(&format!(
+                "  - name: t{i}\n    description: \"Tool {i}\\n- not an item\"\n    # a comment\n\n    params:\n      q:\n        type: string\n        description: |\n          Query\n          - still the description\n    steps:\n      - run: [x, '{{q}}']\n"
+            ));
+            if i == 150 {
+                text.push_str(extra);
+            }
+        }
+        text.push_str("filters: {}\n");
+        text
+    }
+
+    #[test]
+    fn a_long_tool_list_read_in_pieces_is_the_list_read_whole() {
+        let text = many_tools(300, "");
+        let cut = cut_tools(&text).expect("a block-style catalog can be cut");
+        assert_eq!((cut.items, cut.pieces.len()), (300, 5));
+        let (pieced, used) = parse(&text, true);
+        assert!(used);
+        let whole = serde_yaml::from_str::<Catalog>(&text).unwrap();
+        assert_eq!(format!("{:?}", pieced.unwrap()), format!("{whole:?}"));
+        // Short lists are read whole, as before.
+        assert!(cut_tools(&many_tools(PIECE_TOOLS, "")).is_none());
+    }
+
+    #[test]
+    fn a_catalog_that_cannot_be_cut_safely_is_read_whole() {
+        // An alias into another piece: the pass says the text is not plain.
+        let text = many_tools(300, "    title: *t\n").replacen("name: t0\n", "name: &t t0\n", 1);
+        assert!(!super::super::values::check_text_plain(&text).1);
+        let loaded = load_text("c.yaml", text.as_bytes()).map_err(|e| e.to_string()).unwrap();
+        assert_eq!(loaded.catalog.tools[150].title.as_deref(), Some("t0"));
+        // A less indented line inside the list, flow style, or a second `tools` key: no cut.
+        assert!(cut_tools(&many_tools(300, " odd: 1\n")).is_none());
+        assert!(cut_tools(&many_tools(300, "").replace("tools:\n  - name: t0", "tools: [\n  - name: t0")).is_none());
+        assert!(cut_tools(&format!("{}tools:\n", many_tools(300, ""))).is_none());
+    }
+
+    #[test]
+    fn an_error_in_a_piece_is_reported_as_the_whole_text_reports_it() {
+        let text = many_tools(300, "    colour: red\n");
+        let Err(Error::Catalog { diagnostics, .. }) = load_text("c.yaml", text.as_bytes()) else {
+            panic!("an unknown key loads");
+        };
+        let whole = serde_yaml::from_str::<Catalog>(&text).unwrap_err();
+        let expected = structural(&whole, &text);
+        assert_eq!(format!("{:?}", diagnostics), format!("{:?}", vec![expected]));
+        assert!(diagnostics[0].message.contains("tools[150]"), "{:?}", diagnostics[0]);
+    }
 
     #[test]
     fn the_embedded_catalog_carries_its_icon() {

@@ -551,7 +551,7 @@ pub struct Step {
     pub title: Option<String>,
     /// Run only when this holds.
     #[serde(default)]
-    pub when: Option<Cond>,
+    pub when: Option<Box<Cond>>,
     /// Run once per element of this array: a parameter, or a path into an earlier step's
     /// JSON result (`overview.keyItems`); `{item}` is bound to the element.
     #[serde(default)]
@@ -562,7 +562,7 @@ pub struct Step {
     /// Stdout is JSON: `true`, or the name of a schema in `schemas`, or an inline JSON Schema.
     /// Later steps, conditions and `output` refer to it by the step's `id`.
     #[serde(default)]
-    pub json: Option<super::render::Shape>,
+    pub json: Option<Box<super::render::Shape>>,
     /// Text of the section instead of the step's output; `{result}` is the step's result.
     #[serde(default)]
     pub message: Option<String>,
@@ -595,16 +595,16 @@ pub struct Step {
     pub if_empty: Option<String>,
     /// Append a frame to the store.
     #[serde(default)]
-    pub append: Option<Append>,
+    pub append: Option<Box<Append>>,
     /// Fold a topic's frames into items and list them.
     #[serde(default)]
-    pub fold: Option<Fold>,
+    pub fold: Option<Box<Fold>>,
     /// Append a frame that updates one item, found by id or unique id prefix.
     #[serde(default)]
-    pub update: Option<Update>,
+    pub update: Option<Box<Update>>,
     /// Signal a process.
     #[serde(default)]
-    pub signal: Option<Signal>,
+    pub signal: Option<Box<Signal>>,
 }
 
 /// One element of an argument vector.
@@ -614,7 +614,7 @@ pub enum Arg {
     /// A template: literal text and `{param}` references, one argv element.
     Text(String),
     /// A structured element.
-    Special(SpecialArg),
+    Special(Box<SpecialArg>),
 }
 
 /// A structured argv element. Exactly one of `opt`, `flag`, `spread`, `json`.
@@ -784,7 +784,8 @@ impl<'de> Deserialize<'de> for Arg {
                 Ok(Arg::Text(v.to_string()))
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Arg, A::Error> {
-                SpecialArg::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Arg::Special)
+                SpecialArg::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(|s| Arg::Special(Box::new(s)))
             }
         }
         deserializer.deserialize_any(ArgVisitor)

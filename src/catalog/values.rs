@@ -38,26 +38,37 @@ fn at(code: &'static str, mark: Marker, message: String, help: &str) -> Diagnost
 /// numbers that are not finite, and integers JavaScript would round. Syntax errors are left
 /// to the loader (which reports them with serde's message); the pass just stops.
 pub fn check_text(text: &str) -> Vec<Diagnostic> {
+    check_text_plain(text).0
+}
+
+/// [`check_text`], and whether the text is plain: it parses to its end and has no alias
+/// (`*name`) anywhere. A plain document can be read piece by piece, because no node in it
+/// depends on text outside the node.
+pub fn check_text_plain(text: &str) -> (Vec<Diagnostic>, bool) {
     if text.len() > MAX_CATALOG_BYTES {
-        return vec![Diagnostic {
-            pos: Some((1, 1)),
-            target: Target::Pos { line: 1, col: 1 },
-            ..Diagnostic::error(
-                "too-large",
-                "",
-                format!(
-                    "the catalog is larger than the limit of {} MiB",
-                    MAX_CATALOG_BYTES >> 20
-                ),
-            )
-            .help("split the product's tools into several catalogs")
-        }];
+        return (
+            vec![Diagnostic {
+                pos: Some((1, 1)),
+                target: Target::Pos { line: 1, col: 1 },
+                ..Diagnostic::error(
+                    "too-large",
+                    "",
+                    format!(
+                        "the catalog is larger than the limit of {} MiB",
+                        MAX_CATALOG_BYTES >> 20
+                    ),
+                )
+                .help("split the product's tools into several catalogs")
+            }],
+            false,
+        );
     }
     enum Frame {
         Map { keys: HashSet<String>, want_key: bool },
         Seq,
     }
     let mut diags = Vec::new();
+    let (mut aliases, mut ended) = (false, false);
     let mut stack: Vec<Frame> = Vec::new();
     let mut parser = Parser::new_from_str(text);
     loop {
@@ -100,7 +111,10 @@ pub fn check_text(text: &str) -> Vec<Diagnostic> {
             *want_key = !*want_key;
         }
         match event {
-            Event::StreamEnd => break,
+            Event::StreamEnd => {
+                ended = true;
+                break;
+            }
             Event::MappingStart(..) | Event::SequenceStart(..) => {
                 if stack.len() >= MAX_DEPTH {
                     diags.push(at(
@@ -148,10 +162,11 @@ pub fn check_text(text: &str) -> Vec<Diagnostic> {
                     number(&value, mark, &mut diags);
                 }
             }
+            Event::Alias(_) => aliases = true,
             _ => {}
         }
     }
-    diags
+    (diags, ended && !aliases)
 }
 
 /// Whether a text is small and shallow enough (by [`rough_depth`], an over-estimate) to hand

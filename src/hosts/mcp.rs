@@ -108,13 +108,15 @@ impl Host for Mcp {
             return Ok(());
         };
         // Each revision is its own group, so writing one never prunes the other's file.
+        // The file grows with the catalog: it is rendered when it is compared (and written),
+        // not kept in the plan.
         for &profile in &opts.profiles {
             plan.groups.insert(group(profile));
-            let result = list_tools(model, &target.toolset, opts, profile)?;
-            plan.files.push(PlannedFile::owned(
+            let (toolset, opts) = (target.toolset.clone(), opts.clone());
+            plan.files.push(PlannedFile::deferred(
                 profile_path(&target.path, profile),
                 group(profile),
-                super::json_bytes(&result)?,
+                move || file_bytes(model, &toolset, &opts, profile),
             ));
         }
         Ok(())
@@ -369,38 +371,82 @@ pub fn lint_input_schema(schema: &serde_json::Value) -> Vec<String> {
     problems
 }
 
-/// The `tools/list` result of a toolset for a protocol revision.
-pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: Profile) -> Result<ListToolsResult, Error> {
-    let tools: Vec<McpTool> = model.toolset(toolset, &opts.filter).into_iter().map(tool).collect();
-    for t in &tools {
-        let schema = serde_json::to_value(&t.input_schema)
-            .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
-        let problems = lint_input_schema(&schema);
-        if !problems.is_empty() {
-            // The catalog validated: a schema hosts refuse is ixgen's bug, not the user's.
-            return Err(Error::internal(format!(
-                "the inputSchema of `{}` would be refused by hosts: {}",
-                t.name,
-                problems.join("; ")
-            )));
-        }
+/// Checks a tool's input schema (`schema`, already a JSON value) the way hosts will: a schema
+/// they refuse is ixgen's bug (the catalog validated), not the user's.
+fn lint_schema(name: &str, schema: Option<&serde_json::Value>) -> Result<(), Error> {
+    let problems = lint_input_schema(schema.unwrap_or(&serde_json::Value::Null));
+    if !problems.is_empty() {
+        return Err(Error::internal(format!(
+            "the inputSchema of `{name}` would be refused by hosts: {}",
+            problems.join("; ")
+        )));
     }
-    Ok(match profile {
+    Ok(())
+}
+
+/// A tool's definition as a JSON value, checked.
+fn tool_value(t: &ToolModel) -> Result<serde_json::Value, Error> {
+    let value = serde_json::to_value(tool(t))
+        .map_err(|e| Error::internal(format!("the definition of `{}` does not serialize: {e}", t.name)))?;
+    lint_schema(&t.name, value.get("inputSchema"))?;
+    Ok(value)
+}
+
+/// A `tools/list` result without its tools: what a protocol revision adds around them.
+fn result_head(profile: Profile) -> ListToolsResult {
+    match profile {
         Profile::V2025_11_25 => ListToolsResult {
-            tools,
+            tools: Vec::new(),
             ttl_ms: None,
             cache_scope: None,
             result_type: None,
         },
         Profile::V2026_07_28 => ListToolsResult {
-            tools,
+            tools: Vec::new(),
             // The list changes only with a release of the catalog: an hour of caching is safe,
             // and the list holds nothing user-specific.
             ttl_ms: Some(3_600_000),
             cache_scope: Some("public"),
             result_type: Some("complete"),
         },
+    }
+}
+
+/// The `tools/list` result of a toolset for a protocol revision.
+pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: Profile) -> Result<ListToolsResult, Error> {
+    let tools: Vec<McpTool> = model.toolset(toolset, &opts.filter).into_iter().map(tool).collect();
+    for t in &tools {
+        let schema = serde_json::to_value(&t.input_schema)
+            .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
+        lint_schema(&t.name, Some(&schema))?;
+    }
+    Ok(ListToolsResult {
+        tools,
+        ..result_head(profile)
     })
+}
+
+/// The bytes of a toolset's `tools/list` file for a protocol revision: laid out one line per
+/// node that fits in 100 columns (`crate::escape::json_pretty_list`), which keeps a large
+/// catalog's file smaller than serde_json's pretty printer would. Tools are built, checked and
+/// printed one at a time, so the file is the only thing that grows with the catalog.
+pub fn file_bytes(model: &Model, toolset: &str, opts: &Options, profile: Profile) -> Result<Vec<u8>, Error> {
+    // The first tool that fails its check ends the list; the error is returned after it.
+    let mut failed = None;
+    let tools = model.toolset(toolset, &opts.filter);
+    let values = tools.iter().map_while(|t| match tool_value(t) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            failed = Some(e);
+            None
+        }
+    });
+    let text = crate::escape::json_pretty_list(&result_head(profile), "tools", values)
+        .map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(text.into_bytes()),
+    }
 }
 
 /// The manifest group of a revision's file.
