@@ -1042,7 +1042,7 @@ pub(crate) fn apply_per_run(out: &Path, outcome: &Outcome) -> Result<(), Error> 
             .changed()
             .all(|c| c.action == Action::Update && c.template.is_some())
     );
-    apply(out, outcome, &Manifest::default(), None)
+    apply(out, outcome, &Manifest::default(), &[], None)
 }
 
 /// Replaces one of ixgen's own files below `.ixgen/` (the run record) through a temp file,
