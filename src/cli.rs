@@ -814,8 +814,16 @@ impl App {
                 dry_run: write.dry_run,
             },
         )?;
+        // A replay checks its context against the declarations read before loading (the
+        // command line's); it may rely on them only if they are what the full load read.
+        let same_declarations = self
+            .cli
+            .context_decls
+            .as_ref()
+            .is_some_and(|d| format!("{d:?}") == format!("{:?}", model.catalog.context));
         if let Some(k) = key
             && quiet_run
+            && same_declarations
             && outcome.notes.is_empty()
         {
             let inputs = model
