@@ -41,6 +41,9 @@ $BIN opencode -q $CTX --iteration 1
 bench iteration --prepare "$BIN opencode -q $CTX --iteration 1" "$BIN opencode -q $CTX --iteration 2"
 bench iteration-full --prepare "sh -c '$BIN opencode -q $CTX --iteration 1 && rm $W/iter/.ixgen/run.json'" \
   "$BIN opencode -q $CTX --iteration 2"
+# The Nushell way writes the loop's own .opencode/tool/ralph.ts: in a folder of its own (ixgen
+# refuses to overwrite a session file it did not write).
+mkdir -p "$W/nu" && cd "$W/nu"
 bench nushell --prepare "$NU -n -c 'source $ROOT/benches/nushell_way.nu; generate-tools store bench 1 4242'" \
   "$NU -n -c 'source $ROOT/benches/nushell_way.nu; generate-tools store bench 2 4242'"
 
