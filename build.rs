@@ -10,9 +10,17 @@
 
 use std::path::Path;
 
-/// What the build id covers: the code, the templates, the embedded catalog and the locked
-/// dependency versions.
-const SOURCES: &[&str] = &["src", "templates", "catalog", "build.rs", "Cargo.toml", "Cargo.lock"];
+/// What the build id covers: the code, the templates and askama's settings, the embedded
+/// catalog and the locked dependency versions.
+const SOURCES: &[&str] = &[
+    "src",
+    "templates",
+    "catalog",
+    "askama.toml",
+    "build.rs",
+    "Cargo.toml",
+    "Cargo.lock",
+];
 
 fn main() {
     for s in SOURCES {

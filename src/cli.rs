@@ -703,10 +703,10 @@ impl App {
         })
     }
 
-    /// The run record's key for this write (see `crate::record`), or `None` when the run
-    /// neither replays nor keeps a record: a dry run, `--force`, or input the full path must
-    /// report on.
-    fn record_key(&self) -> Option<String> {
+    /// The run record's key for this write (see `crate::record`), with the hash of the
+    /// catalog bytes it covers; `None` when the run neither replays nor keeps a record: a dry
+    /// run, `--force`, or input the full path must report on.
+    fn record_key(&self) -> Option<(String, Option<blake3::Hash>)> {
         let decls = self.cli.context_decls.as_ref()?;
         let (command, context, write) = match &self.cli.command {
             Command::Opencode {
@@ -744,12 +744,13 @@ impl App {
             None => None,
         };
         let name = self.cli.catalog.as_ref().map(|p| p.display().to_string());
-        Some(record::key(&record::KeyParts {
+        let key = record::key(&record::KeyParts {
             catalog: name.as_deref().zip(bytes.as_deref()),
             declarations: format!("{decls:?}"),
             command,
             given,
-        }))
+        });
+        Some((key, bytes.map(|b| blake3::hash(&b))))
     }
 
     /// Replays the run record when it matches this run: `None` when the run must render.
@@ -788,7 +789,7 @@ impl App {
         // A run that can change nothing but its per-run files replays the last run's record
         // instead of loading and rendering the catalog (`crate::record`).
         let key = self.record_key();
-        if let Some(k) = &key
+        if let Some((k, _)) = &key
             && let Some(outcome) = self.replay(k)?
         {
             return Ok(self.report_written(&outcome, true));
@@ -821,8 +822,19 @@ impl App {
             .context_decls
             .as_ref()
             .is_some_and(|d| format!("{d:?}") == format!("{:?}", model.catalog.context));
-        if let Some(k) = key
+        // The catalog is read once for the key and again to load it: a record may only say
+        // what the run rendered, so a catalog that changed in between (an editor saving,
+        // a checkout) keeps none.
+        let same_catalog = match &key {
+            Some((_, Some(hashed))) => self
+                .loaded
+                .as_ref()
+                .is_some_and(|(_, file)| blake3::hash(file.text.as_bytes()) == *hashed),
+            _ => true,
+        };
+        if let Some((k, _)) = key
             && quiet_run
+            && same_catalog
             && same_declarations
             && outcome.notes.is_empty()
         {

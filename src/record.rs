@@ -203,25 +203,27 @@ pub fn replay(
         };
         rels.push(rel);
     }
-    // A killed run's temp files are removed (and reported) by the full path.
-    let mut folders: std::collections::BTreeSet<RelPath> = rels.iter().map(|r| r.parent()).collect();
-    folders.insert(manifest_rel.parent());
-    if !output::stale_temps(out, &folders).is_empty() {
-        return Ok(None);
-    }
     let manifest_bytes = match dir.read(&manifest_rel) {
         Ok(Some(m)) if output::content_hash(&m) == record.manifest => m,
         _ => return Ok(None),
     };
-    // The hashes the record leaves to the manifest (the manifest is the one recorded).
-    let manifest: output::Manifest = if record.files.iter().any(|f| f.blake3.is_none() && f.template.is_none()) {
-        match serde_json::from_slice(&manifest_bytes) {
-            Ok(m) => m,
-            Err(_) => return Ok(None),
-        }
-    } else {
-        output::Manifest::default()
+    // The manifest is the one recorded: it holds the hashes the record leaves to it.
+    let Ok(manifest) = serde_json::from_slice::<output::Manifest>(&manifest_bytes) else {
+        return Ok(None);
     };
+    // A killed run's temp files are removed (and reported) by the full path, which looks in
+    // the folders of the plan and of every file the manifest names.
+    let mut folders: std::collections::BTreeSet<RelPath> = rels.iter().map(|r| r.parent()).collect();
+    folders.insert(manifest_rel.parent());
+    for path in manifest.files.keys() {
+        match RelPath::file(path) {
+            Ok(rel) => folders.insert(rel.parent()),
+            Err(_) => return Ok(None),
+        };
+    }
+    if !output::stale_temps(out, &folders).is_empty() {
+        return Ok(None);
+    }
     let jobs: Vec<(&RecordedFile, &RelPath)> = record.files.iter().zip(&rels).collect();
     let checked = crate::par::map(&jobs, |(f, rel)| -> Option<Change> {
         let old = dir.read(rel).ok()??;

@@ -348,3 +348,20 @@ fn a_symlinked_record_is_neither_read_nor_written_through() {
             .is_symlink()
     );
 }
+
+#[test]
+fn a_killed_runs_temp_file_beside_another_groups_file_is_still_removed() {
+    // The full path looks for temp files in the folders of every file the manifest names,
+    // also those of groups this run does not write (the session file of an earlier run).
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    ixgen(&out, None, &session_args("/s", "s", "1", "1")).ok();
+    let plain = ["opencode", "--format", "json"];
+    ixgen(&out, None, &plain).ok();
+    assert!(ixgen(&out, None, &plain).ok().replayed());
+    let temp = out.join(".opencode/tool/.ixgen-abc123.tmp");
+    std::fs::write(&temp, "junk").unwrap();
+    let run = ixgen(&out, None, &plain).ok();
+    assert!(!run.replayed());
+    assert!(!temp.exists(), "{}", run.stderr);
+}
