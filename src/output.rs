@@ -921,19 +921,10 @@ fn compare_one(
                     None => {}
                 }
             }
-            let blake3 = match (f.per_run, recorded) {
-                (true, _) => None,
-                // The bytes on disk are the bytes planned: the recorded hash is theirs.
-                (
-                    false,
-                    Some(ManifestEntry {
-                        blake3: Some(h),
-                        group,
-                        previous: None,
-                    }),
-                ) if same && group == f.group => Some(h.clone()),
-                (false, _) => Some(content_hash(&bytes)),
-            };
+            // Hashed every time, never taken over from the manifest: a wrong recorded hash
+            // (a manifest merged by hand) would otherwise outlive every run, and make the next
+            // real change look like an edit.
+            let blake3 = (!f.per_run).then(|| content_hash(&bytes));
             let hash = blake3.clone();
             let entry = ManifestEntry {
                 group: f.group.to_string(),

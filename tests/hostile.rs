@@ -302,6 +302,26 @@ fn an_edited_owned_file_is_never_overwritten_without_force() {
 }
 
 #[test]
+fn a_wrong_hash_in_the_manifest_is_corrected_not_kept() {
+    // A manifest merged by hand can record a hash that is not the file's. While the file is
+    // what the catalog gives, the next run writes the right hash; the change after that is
+    // then not mistaken for an edit.
+    let w = Work::new();
+    w.ixgen(&["generate"]).ok();
+    let path = w.out().join(".ixgen/manifest.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let tool = std::fs::read(w.out().join(".opencode/tools/lookup.ts")).unwrap();
+    let real = blake3::hash(&tool).to_hex().to_string();
+    assert!(text.contains(&real));
+    std::fs::write(&path, text.replace(&real, &"0".repeat(64))).unwrap();
+    w.ixgen(&["generate"]).ok();
+    assert!(std::fs::read_to_string(&path).unwrap().contains(&real));
+    w.edit("Look a symbol up", "Look a symbol up, quickly");
+    w.ixgen(&["generate"]).ok();
+    w.ixgen(&["check"]).ok();
+}
+
+#[test]
 fn a_merged_jsonc_file_keeps_every_byte_but_ixgen_s_key() {
     let w = Work::new();
     w.edit("  mcp: {toolset: main}", "  mcp: {toolset: main}\n  vscode: {}");
