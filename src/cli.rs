@@ -821,7 +821,7 @@ impl App {
             .cli
             .context_decls
             .as_ref()
-            .is_some_and(|d| format!("{d:?}") == format!("{:?}", model.catalog.context));
+            .is_some_and(|d| *d == model.catalog.context);
         // The catalog is read once for the key and again to load it: a record may only say
         // what the run rendered, so a catalog that changed in between (an editor saving,
         // a checkout) keeps none.

@@ -230,6 +230,14 @@ pub struct Plan<'a> {
     pub guards: Vec<(&'static str, &'static [&'static str])>,
 }
 
+impl<'a> Plan<'a> {
+    /// The plan with its merges into one shared file folded together ([`fold_merges`]).
+    fn folded(mut self) -> Plan<'a> {
+        fold_merges(&mut self.files);
+        self
+    }
+}
+
 /// The manifest: every owned file of every group, with the hash of what was written.
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -740,13 +748,8 @@ pub fn fold_merges(files: &mut Vec<PlannedFile<'_>>) {
 /// holds a file ixgen does not own or that was edited since it wrote it (unless `force`),
 /// and whenever a path would lead through a symlink.
 pub fn compare(plan: Plan<'_>, out: &Path, force: bool) -> Result<(Outcome, Manifest), Error> {
-    let Plan {
-        mut files,
-        groups,
-        guards,
-    } = plan;
-    fold_merges(&mut files);
-    compare_files(&files, &groups, &guards, out, force, true)
+    let plan = plan.folded();
+    compare_files(&plan.files, &plan.groups, &plan.guards, out, force, true)
 }
 
 /// [`compare`] of a plan's files. With `keep_new` false, a file ixgen owns whole keeps no new
@@ -998,12 +1001,7 @@ pub fn write(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcome, 
 
 fn write_locked(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcome, Error> {
     let _lock = if opts.dry_run { None } else { Some(lock(out)?) };
-    let Plan {
-        mut files,
-        groups,
-        guards,
-    } = plan;
-    fold_merges(&mut files);
+    let Plan { files, groups, guards } = plan.folded();
     let folders = plan_folders(out, &files);
     let stale = stale_temps(out, &folders);
     let (mut outcome, manifest) = compare_files(&files, &groups, &guards, out, opts.force, false)?;

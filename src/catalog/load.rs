@@ -186,16 +186,7 @@ fn context_block(text: &str) -> Option<String> {
     let mut block = String::new();
     let mut inside = false;
     for line in text.lines() {
-        // A top-level key starts in column 0; comments, indented lines, list items and
-        // document markers do not start one.
-        let top = line
-            .chars()
-            .next()
-            .is_some_and(|c| !matches!(c, ' ' | '\t' | '#' | '-' | '.'));
-        if top {
-            if line.starts_with(['{', '[', '"', '\'', '?', '&', '*', '!', '%', '|', '>']) {
-                return None;
-            }
+        if top_level_key(line)? {
             if inside {
                 break;
             }
@@ -207,6 +198,21 @@ fn context_block(text: &str) -> Option<String> {
         }
     }
     Some(block)
+}
+
+/// Whether a line of a block-style YAML document starts a top-level key: one starts in column
+/// 0; comments, indented lines, list items and document markers do not. `None` when the line
+/// shows a shape that cutting the document by lines cannot follow (flow style, quoted, complex
+/// or tagged keys, anchors, aliases, directives, block scalars at the top).
+fn top_level_key(line: &str) -> Option<bool> {
+    let top = line
+        .chars()
+        .next()
+        .is_some_and(|c| !matches!(c, ' ' | '\t' | '#' | '-' | '.'));
+    if top && line.starts_with(['{', '[', '"', '\'', '?', '&', '*', '!', '%', '|', '>']) {
+        return None;
+    }
+    Some(top)
 }
 
 /// Loads the embedded catalog through its JSON form; anything short of a clean load goes the
@@ -364,15 +370,7 @@ fn cut_tools(text: &str) -> Option<Cut<'_>> {
         offset += line.len();
         let body = line.trim_end_matches(['\n', '\r']);
         let in_block = key.is_some() && block_end.is_none();
-        // A top-level key starts in column 0, as in `context_block`.
-        let top = body
-            .chars()
-            .next()
-            .is_some_and(|c| !matches!(c, ' ' | '\t' | '#' | '-' | '.'));
-        if top {
-            if body.starts_with(['{', '[', '"', '\'', '?', '&', '*', '!', '%', '|', '>']) {
-                return None;
-            }
+        if top_level_key(body)? {
             if in_block {
                 block_end = Some(start);
             }

@@ -174,7 +174,7 @@ fn default_store_program() -> String {
 }
 
 /// A value baked in at generation time.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ContextVar {
     #[serde(rename = "type")]
