@@ -334,7 +334,14 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
     let path = prescan_catalog(&args);
     let found = catalog::context_declarations(path.as_deref());
     let decls = found.clone().unwrap_or_default();
-    let matches = match command(&decls).try_get_matches_from(args) {
+    // Every run builds clap's whole command tree to parse one command line. Dropping it
+    // again is about a tenth of a per-iteration run's instructions, and the process is about
+    // to end: the tree is leaked on purpose (`mem::forget`), and the matches are taken apart
+    // in place instead of cloned.
+    let mut cmd = command(&decls);
+    let parsed = cmd.try_get_matches_from_mut(args);
+    std::mem::forget(cmd);
+    let mut matches = match parsed {
         Ok(m) => m,
         Err(e) => {
             if let (None, Some(p), clap::error::ErrorKind::UnknownArgument) = (&found, &path, e.kind()) {
@@ -347,17 +354,20 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
             e.exit()
         }
     };
-    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    cli.context_decls = found;
+    // The context flags first: `from_arg_matches_mut` takes the subcommand out of the matches.
+    let mut context_flags = Vec::new();
     if let Some((_, sub)) = matches.subcommand() {
         for name in decls.keys() {
             if let Ok(Some(values)) = sub.try_get_many::<String>(&context_id(name)) {
                 for v in values {
-                    cli.context_flags.push((name.clone(), format!("--{name}"), v.clone()));
+                    context_flags.push((name.clone(), format!("--{name}"), v.clone()));
                 }
             }
         }
     }
+    let mut cli = Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.exit());
+    cli.context_decls = found;
+    cli.context_flags = context_flags;
     cli
 }
 
