@@ -58,7 +58,7 @@ fn a_changed_file_makes_check_exit_1_with_a_unified_diff() {
         "{out}"
     );
     assert!(
-        out.contains("-      \"name\": \"serch\",") && out.contains("+      \"name\": \"search\","),
+        out.contains("-    {\"name\": \"serch\",") && out.contains("+    {\"name\": \"search\","),
         "{out}"
     );
     assert!(out.contains("missing: .opencode/tools/ix_stats.ts"), "{out}");
@@ -71,7 +71,7 @@ fn a_changed_file_makes_check_exit_1_with_a_unified_diff() {
         json["stale"][0]["diff"]
             .as_str()
             .unwrap()
-            .contains("+      \"name\": \"search\",")
+            .contains("+    {\"name\": \"search\",")
     );
     assert_eq!(json["missing"], serde_json::json!([".opencode/tools/ix_stats.ts"]));
 

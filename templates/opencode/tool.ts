@@ -8,8 +8,8 @@ import { runTool, type ExecSpec } from {{ runtime_import }}
 {%- for c in constants %}
 const {{ c.name }} = {{ c.value }}
 {%- endfor %}
-{%- endif %}
 const CONTEXT: Record<string, unknown> = { {% for c in constants %}{{ c.key }}: {{ c.name }}{% if !loop.last %}, {% endif %}{% endfor %} }
+{%- endif %}
 {%- for t in tools %}
 
 const {{ t.spec_name }}: ExecSpec = {{ t.spec }}
@@ -25,7 +25,7 @@ export default tool({
 {%- endfor %}
   },
   async execute(args, ctx) {
-    return runTool({{ t.spec_name }}, CONTEXT, args, ctx)
+    return runTool({{ t.spec_name }}, {% if constants.is_empty() %}{}{% else %}CONTEXT{% endif %}, args, ctx)
   },
 })
 {%- if let Some(export) = t.export %}

@@ -2,7 +2,6 @@
 // Do not edit: regenerate with `ixgen opencode`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from "../ixgen/runtime-d778353ae143.ts"
-const CONTEXT: Record<string, unknown> = {  }
 
 const SPEC_ix_decide: ExecSpec = {
   "version": 3,
@@ -166,6 +165,6 @@ export default tool({
     "risk_tolerance": tool.schema.enum(["low", "medium", "high"]).default("medium").describe("Risk tolerance of the verdict"),
   },
   async execute(args, ctx) {
-    return runTool(SPEC_ix_decide, CONTEXT, args, ctx)
+    return runTool(SPEC_ix_decide, {}, args, ctx)
   },
 })

@@ -2,7 +2,6 @@
 // Do not edit: regenerate with `ixgen opencode`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from "../ixgen/runtime-d778353ae143.ts"
-const CONTEXT: Record<string, unknown> = {  }
 
 const SPEC_ix_docs_tool: ExecSpec = {
   "version": 3,
@@ -153,6 +152,6 @@ export default tool({
     "depth": tool.schema.enum(["brief", "standard", "full"]).default("standard").describe("brief: overview; standard: + top 5 members; full: + impact"),
   },
   async execute(args, ctx) {
-    return runTool(SPEC_ix_docs_tool, CONTEXT, args, ctx)
+    return runTool(SPEC_ix_docs_tool, {}, args, ctx)
   },
 })

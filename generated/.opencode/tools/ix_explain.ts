@@ -2,7 +2,6 @@
 // Do not edit: regenerate with `ixgen opencode`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from "../ixgen/runtime-d778353ae143.ts"
-const CONTEXT: Record<string, unknown> = {  }
 
 const SPEC_ix_explain: ExecSpec = {
   "version": 3,
@@ -72,6 +71,6 @@ export default tool({
     "symbol": tool.schema.string().min(1).describe("Symbol name"),
   },
   async execute(args, ctx) {
-    return runTool(SPEC_ix_explain, CONTEXT, args, ctx)
+    return runTool(SPEC_ix_explain, {}, args, ctx)
   },
 })

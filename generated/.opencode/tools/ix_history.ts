@@ -2,7 +2,6 @@
 // Do not edit: regenerate with `ixgen opencode`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from "../ixgen/runtime-d778353ae143.ts"
-const CONTEXT: Record<string, unknown> = {  }
 
 const SPEC_ix_history: ExecSpec = {
   "version": 3,
@@ -144,6 +143,6 @@ export default tool({
     "include": tool.schema.array(tool.schema.enum(["decisions", "bugs", "changes", "briefing"])).default(["briefing"]).describe("What to fetch"),
   },
   async execute(args, ctx) {
-    return runTool(SPEC_ix_history, CONTEXT, args, ctx)
+    return runTool(SPEC_ix_history, {}, args, ctx)
   },
 })

@@ -2,7 +2,6 @@
 // Do not edit: regenerate with `ixgen opencode`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from "../ixgen/runtime-d778353ae143.ts"
-const CONTEXT: Record<string, unknown> = {  }
 
 const SPEC_ix_impact: ExecSpec = {
   "version": 3,
@@ -152,6 +151,6 @@ export default tool({
     "target": tool.schema.string().min(1).describe("Symbol name or file path"),
   },
   async execute(args, ctx) {
-    return runTool(SPEC_ix_impact, CONTEXT, args, ctx)
+    return runTool(SPEC_ix_impact, {}, args, ctx)
   },
 })

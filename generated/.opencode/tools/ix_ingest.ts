@@ -2,7 +2,6 @@
 // Do not edit: regenerate with `ixgen opencode`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from "../ixgen/runtime-d778353ae143.ts"
-const CONTEXT: Record<string, unknown> = {  }
 
 const SPEC_ix_ingest: ExecSpec = {
   "version": 3,
@@ -96,6 +95,6 @@ export default tool({
     "silent": tool.schema.boolean().default(true).describe("When refreshing: ix map --silent"),
   },
   async execute(args, ctx) {
-    return runTool(SPEC_ix_ingest, CONTEXT, args, ctx)
+    return runTool(SPEC_ix_ingest, {}, args, ctx)
   },
 })

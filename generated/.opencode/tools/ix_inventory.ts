@@ -2,7 +2,6 @@
 // Do not edit: regenerate with `ixgen opencode`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from "../ixgen/runtime-d778353ae143.ts"
-const CONTEXT: Record<string, unknown> = {  }
 
 const SPEC_ix_inventory: ExecSpec = {
   "version": 3,
@@ -73,6 +72,6 @@ export default tool({
     "kind": tool.schema.enum(["file", "class", "function", "interface", "module"]).default("file").describe("What to list"),
   },
   async execute(args, ctx) {
-    return runTool(SPEC_ix_inventory, CONTEXT, args, ctx)
+    return runTool(SPEC_ix_inventory, {}, args, ctx)
   },
 })

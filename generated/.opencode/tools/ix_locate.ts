@@ -2,7 +2,6 @@
 // Do not edit: regenerate with `ixgen opencode`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from "../ixgen/runtime-d778353ae143.ts"
-const CONTEXT: Record<string, unknown> = {  }
 
 const SPEC_ix_locate: ExecSpec = {
   "version": 3,
@@ -83,6 +82,6 @@ export default tool({
     "language": tool.schema.string().optional().describe("Restrict to a language, e.g. typescript"),
   },
   async execute(args, ctx) {
-    return runTool(SPEC_ix_locate, CONTEXT, args, ctx)
+    return runTool(SPEC_ix_locate, {}, args, ctx)
   },
 })

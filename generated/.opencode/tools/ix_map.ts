@@ -2,7 +2,6 @@
 // Do not edit: regenerate with `ixgen opencode`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from "../ixgen/runtime-d778353ae143.ts"
-const CONTEXT: Record<string, unknown> = {  }
 
 const SPEC_ix_map: ExecSpec = {
   "version": 3,
@@ -106,6 +105,6 @@ export default tool({
     "include_stats": tool.schema.boolean().default(true).describe("Include file/node/edge counts"),
   },
   async execute(args, ctx) {
-    return runTool(SPEC_ix_map, CONTEXT, args, ctx)
+    return runTool(SPEC_ix_map, {}, args, ctx)
   },
 })

@@ -2,7 +2,6 @@
 // Do not edit: regenerate with `ixgen opencode`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from "../ixgen/runtime-d778353ae143.ts"
-const CONTEXT: Record<string, unknown> = {  }
 
 const SPEC_ix_neighbors: ExecSpec = {
   "version": 3,
@@ -153,6 +152,6 @@ export default tool({
     "depth": tool.schema.number().int().min(1).max(3).default(2).describe("Traversal depth for depends"),
   },
   async execute(args, ctx) {
-    return runTool(SPEC_ix_neighbors, CONTEXT, args, ctx)
+    return runTool(SPEC_ix_neighbors, {}, args, ctx)
   },
 })

@@ -2,7 +2,6 @@
 // Do not edit: regenerate with `ixgen opencode`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from "../ixgen/runtime-d778353ae143.ts"
-const CONTEXT: Record<string, unknown> = {  }
 
 const SPEC_ix_rank: ExecSpec = {
   "version": 3,
@@ -98,6 +97,6 @@ export default tool({
     "path": tool.schema.string().optional().describe("Restrict to a directory"),
   },
   async execute(args, ctx) {
-    return runTool(SPEC_ix_rank, CONTEXT, args, ctx)
+    return runTool(SPEC_ix_rank, {}, args, ctx)
   },
 })

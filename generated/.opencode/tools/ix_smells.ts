@@ -2,7 +2,6 @@
 // Do not edit: regenerate with `ixgen opencode`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from "../ixgen/runtime-d778353ae143.ts"
-const CONTEXT: Record<string, unknown> = {  }
 
 const SPEC_ix_smells: ExecSpec = {
   "version": 3,
@@ -56,6 +55,6 @@ export default tool({
     "limit": tool.schema.number().int().min(1).max(200).default(50).describe("Max smells to list"),
   },
   async execute(args, ctx) {
-    return runTool(SPEC_ix_smells, CONTEXT, args, ctx)
+    return runTool(SPEC_ix_smells, {}, args, ctx)
   },
 })

@@ -2,7 +2,6 @@
 // Do not edit: regenerate with `ixgen opencode`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from "../ixgen/runtime-d778353ae143.ts"
-const CONTEXT: Record<string, unknown> = {  }
 
 const SPEC_ix_subsystems: ExecSpec = {
   "version": 3,
@@ -76,6 +75,6 @@ export default tool({
   args: {
   },
   async execute(args, ctx) {
-    return runTool(SPEC_ix_subsystems, CONTEXT, args, ctx)
+    return runTool(SPEC_ix_subsystems, {}, args, ctx)
   },
 })

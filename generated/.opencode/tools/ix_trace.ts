@@ -2,7 +2,6 @@
 // Do not edit: regenerate with `ixgen opencode`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from "../ixgen/runtime-d778353ae143.ts"
-const CONTEXT: Record<string, unknown> = {  }
 
 const SPEC_ix_trace: ExecSpec = {
   "version": 3,
@@ -90,6 +89,6 @@ export default tool({
     "to": tool.schema.string().optional().describe("Target symbol for path tracing"),
   },
   async execute(args, ctx) {
-    return runTool(SPEC_ix_trace, CONTEXT, args, ctx)
+    return runTool(SPEC_ix_trace, {}, args, ctx)
   },
 })
