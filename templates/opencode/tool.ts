@@ -2,6 +2,7 @@
 // Do not edit: regenerate with `{{ command }}`.
 import { tool } from "@opencode-ai/plugin"
 import { runTool, type ExecSpec } from {{ runtime_import }}
+import { SHARED } from {{ shared_import }}
 {%- if !constants.is_empty() %}
 
 // The run's context, baked in at generation time.
@@ -25,7 +26,7 @@ export default tool({
 {%- endfor %}
   },
   async execute(args, ctx) {
-    return runTool({{ t.spec_name }}, {% if constants.is_empty() %}{}{% else %}CONTEXT{% endif %}, args, ctx)
+    return runTool({{ t.spec_name }}, {% if constants.is_empty() %}{}{% else %}CONTEXT{% endif %}, args, ctx, SHARED)
   },
 })
 {%- if let Some(export) = t.export %}

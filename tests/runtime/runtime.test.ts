@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test"
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
-import { FAKE_IX, FAKE_XS, fakeProgram, generatedSpec, loadRuntime, tempDir, waitForName, type RunTool } from "./harness"
+import { FAKE_IX, FAKE_XS, SHARED, fakeProgram, generatedSpec, loadRuntime, tempDir, waitForName, type RunTool } from "./harness"
 
 const neighbors = generatedSpec("ix_neighbors")
 
@@ -22,7 +22,7 @@ function tpl(s: string): unknown[] {
   return s.split(/(\{[a-z_]+\})/).filter(Boolean).map((p) => (/^\{[a-z_]+\}$/.test(p) ? { var: p.slice(1, -1) } : p))
 }
 const P = (name: string, type: string, extra: Obj = {}): Obj => ({ name, type, ...extra })
-const spec = (over: Obj): Obj => ({ version: 3, name: "t", heading: tpl("t"), params: [], steps: [], ...over })
+const spec = (over: Obj): Obj => ({ version: 4, name: "t", heading: tpl("t"), params: [], steps: [], ...over })
 const cli = (id: string | null, argv: unknown[], extra: Obj = {}, exec: Obj = {}): Obj => ({
   ...(id === null ? {} : { id }), exec: { kind: "cli", program: "ix", argv, ...exec }, ...extra,
 })
@@ -43,18 +43,18 @@ beforeEach(() => { rmSync(argvLog, { force: true }); delete process.env.IX_IMPAC
 
 describe("arguments", () => {
   test("defaults and clamping: limit 500 → 30, depth default 2, direction default all", async () => {
-    const out = await runTool(neighbors, {}, { symbol: "AuthController", limit: 500 }, ctx())
+    const out = await runTool(neighbors, {}, { symbol: "AuthController", limit: 500 }, ctx(), SHARED)
     expect(out).toStartWith("## ix-neighbors: AuthController\n\n**Callers** (1):\n\n- `ix callers AuthController --limit 30 --format json` (fake) — p")
     expect(calls().sort()).toEqual([["callees", "AuthController", "--limit", "30", "--format", "json"], ["callers", "AuthController", "--limit", "30", "--format", "json"]])
   })
   test("numeric strings are coerced, integers truncated, low values clamped", async () => {
-    await runTool(neighbors, {}, { symbol: "S", direction: "depends", depth: 2.9 }, ctx())
-    await runTool(neighbors, {}, { symbol: "S", direction: "depends", depth: "9" }, ctx())
-    await runTool(neighbors, {}, { symbol: "S", direction: "callers", limit: "-4" }, ctx())
+    await runTool(neighbors, {}, { symbol: "S", direction: "depends", depth: 2.9 }, ctx(), SHARED)
+    await runTool(neighbors, {}, { symbol: "S", direction: "depends", depth: "9" }, ctx(), SHARED)
+    await runTool(neighbors, {}, { symbol: "S", direction: "callers", limit: "-4" }, ctx(), SHARED)
     expect(calls()).toEqual([["depends", "S", "--depth", "2", "--format", "json"], ["depends", "S", "--depth", "3", "--format", "json"], ["callers", "S", "--limit", "1", "--format", "json"]])
   })
   test("missing required, bad enum, bad number: all reported, nothing runs", async () => {
-    const out = await runTool(neighbors, {}, { direction: "sideways", limit: "lots" }, ctx())
+    const out = await runTool(neighbors, {}, { direction: "sideways", limit: "lots" }, ctx(), SHARED)
     expect(out).toStartWith("## ix-neighbors\n\n**Invalid arguments:** ")
     expect(out).toContain("`symbol` is required")
     expect(out).toContain('`direction` must be one of "callers", "callees", "depends", "imported-by", "all"; got "sideways"')
@@ -62,7 +62,7 @@ describe("arguments", () => {
     expect(calls()).toEqual([])
   })
   test("enum values match case-insensitively; empty string means not given", async () => {
-    await runTool(neighbors, {}, { symbol: "S", direction: "Imported-By", limit: "" }, ctx())
+    await runTool(neighbors, {}, { symbol: "S", direction: "Imported-By", limit: "" }, ctx(), SHARED)
     expect(calls()).toEqual([["imported-by", "S", "--limit", "15", "--format", "json"]])
   })
   test("clamp false is an error; booleans, arrays and patterns are coerced and checked", async () => {
@@ -91,7 +91,7 @@ describe("arguments", () => {
     expect(await runTool(s, {}, { p: "/etc" }, ctx({ worktree: "/" }))).toContain("must stay inside the worktree")
   })
   test("args that are not an object count as no arguments", async () => {
-    expect(await runTool(neighbors, {}, null, ctx())).toContain("`symbol` is required")
+    expect(await runTool(neighbors, {}, null, ctx(), SHARED)).toContain("`symbol` is required")
   })
 })
 
