@@ -41,6 +41,27 @@ beforeAll(async () => {
 afterAll(() => { process.env.PATH = oldPath })
 beforeEach(() => { rmSync(argvLog, { force: true }); delete process.env.IX_IMPACT; delete process.env.IX_STATUS_FAIL })
 
+// What a generated spec leaves out, the catalog's shared settings (the tool file's SHARED) fill in.
+describe("shared settings", () => {
+  const bare = (argv: unknown[]): Obj => ({ exec: { kind: "cli", argv } })
+  test("a step without a program runs the shared one; a step's own program wins", async () => {
+    expect(await runTool(spec({ steps: [bare(["q"])] }), {}, {}, ctx(), { program: "ix" })).toBe("## t\n\nix q")
+    expect(await runTool(spec({ steps: [cli(null, ["q"])] }), {}, {}, ctx(), { program: "not-installed-x" })).toBe("## t\n\nix q")
+    expect(await runTool(spec({ steps: [bare(["q"])] }), {}, {}, ctx())).toBe(
+      "## t\n\n**Error:** the ixgen runtime failed: the spec leaves out a step's program, and the catalog's shared settings have none")
+  })
+  test("the shared fallback applies to a tool with a cli step that has none of its own", async () => {
+    const shared = { program: "not-installed-x", fallback: ["shared fallback"] }
+    expect(await runTool(spec({ steps: [bare(["q"])] }), {}, {}, ctx(), shared)).toBe("## t\n\nshared fallback")
+    expect(await runTool(spec({ steps: [bare(["q"])], fallback: ["own"] }), {}, {}, ctx(), shared)).toBe("## t\n\nown")
+  })
+  test("a route without url and timeout takes the shared runtime's", async () => {
+    const shared = { runtime: { url_env: "IXGEN_TEST_UNSET_URL", default_url: "http://127.0.0.1:9", timeout_ms: 2000, markdown_field: "md" } }
+    const out = await runTool(spec({ runtime: { method: "POST", path: "/x" } }), {}, {}, ctx(), shared)
+    expect(out).toStartWith("## t\n\n**Error:** the runtime is unreachable at http://127.0.0.1:9/x (")
+  })
+})
+
 describe("arguments", () => {
   test("defaults and clamping: limit 500 → 30, depth default 2, direction default all", async () => {
     const out = await runTool(neighbors, {}, { symbol: "AuthController", limit: 500 }, ctx(), SHARED)

@@ -487,3 +487,56 @@ fn plan_permissions<'m>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    /// What every tool shares is left out of its spec; what a tool sets for itself stays.
+    #[test]
+    fn a_spec_leaves_out_only_what_equals_the_shared_settings() {
+        let text = r#"version: 1
+product: {name: demo, version: 1.0.0, description: d}
+cli: {binary: demo, fallback: "demo is missing"}
+runtime: {url_env: DEMO_URL, default_url: "http://127.0.0.1:9", timeout_ms: 1000, markdown_field: md}
+toolsets: {main: {tools: [a, b]}}
+tools:
+  - name: a
+    description: A
+    runtime: {method: POST, path: /a}
+    steps:
+      - run: [one]
+      - run: [two]
+        program: other
+  - name: b
+    description: B
+    fallback: "b's own"
+    runtime: {method: GET, path: /b, output: json}
+    steps:
+      - run: [three]
+"#;
+        let loaded = crate::catalog::load_text("demo.yaml", text.as_bytes()).unwrap();
+        let model = crate::model::lower(loaded, "demo.yaml", |_| Vec::new()).unwrap().model;
+        assert_eq!(
+            serde_json::to_value(&model.shared).unwrap(),
+            json!({
+                "runtime": {"url_env": "DEMO_URL", "default_url": "http://127.0.0.1:9", "timeout_ms": 1000, "markdown_field": "md"},
+                "fallback": ["demo is missing"],
+                "program": "demo"
+            })
+        );
+        let carried = |i: usize| serde_json::to_value(model.tools[i].spec.without_shared(&model.shared)).unwrap();
+        let a = carried(0);
+        assert_eq!(a["runtime"], json!({"method": "POST", "path": "/a"}));
+        assert_eq!(a["fallback"], json!(null), "the shared fallback is left out");
+        assert_eq!(a["steps"][0]["exec"], json!({"kind": "cli", "argv": ["one"]}));
+        assert_eq!(a["steps"][1]["exec"]["program"], "other", "a step's own program stays");
+        let b = carried(1);
+        assert_eq!(b["runtime"], json!({"method": "GET", "path": "/b", "json": true}));
+        assert_eq!(b["fallback"], json!(["b's own"]));
+        // The model's spec stays whole: diff compares these.
+        let whole = serde_json::to_value(&model.tools[0].spec).unwrap();
+        assert_eq!(whole["runtime"]["url_env"], "DEMO_URL");
+        assert_eq!(whole["steps"][0]["exec"]["program"], "demo");
+    }
+}
