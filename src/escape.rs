@@ -105,6 +105,31 @@ pub fn json_line_list<H>(
 where
     H: serde::Serialize + ?Sized,
 {
+    lines(head, key, items.into_iter().map(|v| (None, v)))
+}
+
+/// [`json_line_list`] for an object: the entry `key` of `head` is the object of `entries`,
+/// each `"name": value` on a line of its own.
+pub fn json_line_map<H>(
+    head: &H,
+    key: &str,
+    entries: impl IntoIterator<Item = (String, serde_json::Value)>,
+) -> Result<String, serde_json::Error>
+where
+    H: serde::Serialize + ?Sized,
+{
+    lines(head, key, entries.into_iter().map(|(k, v)| (Some(k), v)))
+}
+
+/// [`json_line_list`] (entries without names) and [`json_line_map`] (with).
+fn lines<H>(
+    head: &H,
+    key: &str,
+    entries: impl Iterator<Item = (Option<String>, serde_json::Value)>,
+) -> Result<String, serde_json::Error>
+where
+    H: serde::Serialize + ?Sized,
+{
     use serde::ser::Error as _;
     let serde_json::Value::Object(head) = serde_json::to_value(head)? else {
         return Err(serde_json::Error::custom("the head of a listing file is not an object"));
@@ -114,7 +139,16 @@ where
             "the head of a listing file has no `{key}`"
         )));
     }
-    let mut items = items.into_iter();
+    let mut entries = entries.peekable();
+    let (open, close) = match entries.peek() {
+        Some((Some(_), _)) => (b'{', b'}'),
+        Some((None, _)) => (b'[', b']'),
+        // Empty: the head's own value says which (`[]` or `{}`).
+        None => match head.get(key) {
+            Some(serde_json::Value::Object(_)) => (b'{', b'}'),
+            _ => (b'[', b']'),
+        },
+    };
     let mut out = b"{".to_vec();
     for (i, (k, v)) in head.iter().enumerate() {
         out.extend_from_slice(b"\n  ");
@@ -123,14 +157,21 @@ where
         if k != key {
             pretty(v, 2, &mut out);
         } else {
-            out.push(b'[');
+            out.push(open);
             let mut any = false;
-            for item in items.by_ref() {
+            for (name, item) in entries.by_ref() {
                 out.extend_from_slice(if any { b",\n    " } else { b"\n    " });
+                if let Some(name) = name {
+                    serde_json::to_writer(&mut out, &name)?;
+                    out.extend_from_slice(b": ");
+                }
                 spaced(&item, &mut out);
                 any = true;
             }
-            out.extend_from_slice(if any { b"\n  ]" } else { b"]" });
+            if any {
+                out.extend_from_slice(b"\n  ");
+            }
+            out.push(close);
         }
         if i + 1 < head.len() {
             out.push(b',');
@@ -611,6 +652,24 @@ mod tests {
             "{\n  \"tools\": [],\n  \"ttl\": 5\n}\n"
         );
         assert!(json_line_list(&head, "other", items).is_err());
+    }
+
+    #[test]
+    fn a_map_file_has_one_line_per_entry() {
+        let head = serde_json::json!({"generator": "g", "files": {}});
+        let entries = [
+            ("a.ts".to_string(), serde_json::json!({"group": "x", "blake3": "h"})),
+            ("b\"c".to_string(), serde_json::json!({"group": "y"})),
+        ];
+        let text = json_line_map(&head, "files", entries).unwrap();
+        assert_eq!(
+            text,
+            "{\n  \"generator\": \"g\",\n  \"files\": {\n    \"a.ts\": {\"group\": \"x\", \"blake3\": \"h\"},\n    \"b\\\"c\": {\"group\": \"y\"}\n  }\n}\n"
+        );
+        assert_eq!(
+            json_line_map(&head, "files", []).unwrap(),
+            "{\n  \"generator\": \"g\",\n  \"files\": {}\n}\n"
+        );
     }
 
     #[test]
