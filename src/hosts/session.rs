@@ -3,7 +3,8 @@
 //! them and never gets them wrong. Written only when the run is given that context.
 //!
 //! Naming rules: the file's tools are named exports, so OpenCode ids are `<file>_<tool>`.
-//! The file imports the same runtime file as the product's tools. Pure.
+//! The file imports the same runtime and shared settings files as the product's tools; the
+//! per-run template (`crate::record`) holds those imports like any other line. Pure.
 
 use super::opencode::{Constant, ToolFile, entry, ident, plan_runtime, render, runtime_import, tool_id};
 use super::{Host, Options, Surface, header_text};

@@ -10,9 +10,9 @@
 //! ixgen releases' tools live side by side. Beside it, `shared-<hash>.ts` holds what every tool
 //! of the catalog shares (`crate::spec::SpecShared`), which each spec then leaves out; its hash
 //! is in every tool file's import, so a changed setting still changes every tool file. A tool
-//! file holds its header, its spec and its `tool({…})`. Naming rules: a file's default export is named after the file, so file names
-//! are `[a-z0-9_]`; a named export `x` of `f.ts` becomes `f_x`. Pure: returns planned files,
-//! touches no disk.
+//! file holds its header, its spec and its `tool({…})`. Naming rules: a file's default export
+//! is named after the file, so file names are `[a-z0-9_]`; a named export `x` of `f.ts`
+//! becomes `f_x`. Pure: returns planned files, touches no disk.
 
 pub mod ts_types;
 
@@ -291,8 +291,9 @@ pub fn plan_runtime(model: &Model, tools_dir: &str, plan: &mut Plan<'_>) -> Resu
     let (shared_name, shared_bytes) = shared_file(model)?;
     let shared_import = ts_str(&format!("../ixgen/{shared_name}"));
     let dir = runtime_dir(tools_dir);
+    let (runtime_name, runtime_bytes) = runtime()?;
     for (name, bytes) in [
-        (runtime()?.0.clone(), runtime()?.1.clone()),
+        (runtime_name.clone(), runtime_bytes.clone()),
         (shared_name, shared_bytes),
     ] {
         let path = format!("{dir}/{name}");
