@@ -329,6 +329,15 @@ describe("runtime route", () => {
     expect(await runTool(rtSpec({ markdown_field: null, method: "GET", body: null }), {}, { pattern: "p" }, ctx())).toBe('## ix-locate: p\n\n```json\n{\n  "nodes": 3\n}\n```')
     expect(seen[1]).toEqual({ method: "GET", path: "/v2/ix_query", type: null, body: null })
   })
+  test("left-out route settings are the shared runtime's; a JSON route ignores the shared markdown field", async () => {
+    process.env.IXGEN_TEST_RUNTIME_URL = `http://127.0.0.1:${server.port}`
+    const shared = { runtime: { url_env: "IXGEN_TEST_RUNTIME_URL", default_url: "http://127.0.0.1:9", timeout_ms: 2000, markdown_field: "preview_markdown" } }
+    const bare = (over: Obj = {}) => rtSpec({ url_env: undefined, default_url: undefined, timeout_ms: undefined, markdown_field: undefined, ...over })
+    reply = () => Response.json({ preview_markdown: "shared field", nodes: 3 })
+    expect(await runTool(bare(), {}, { pattern: "p" }, ctx(), shared)).toBe("## ix-locate: p\n\nshared field")
+    expect(await runTool(bare({ json: true }), {}, { pattern: "p" }, ctx(), shared)).toBe(
+      '## ix-locate: p\n\n```json\n{\n  "preview_markdown": "shared field",\n  "nodes": 3\n}\n```')
+  })
   test("non-2xx, a missing field or an unreachable runtime fall through to the CLI", async () => {
     reply = () => new Response("no", { status: 503 })
     expect(await runTool(rtSpec(), {}, { pattern: "p" }, ctx())).toBe("## ix-locate: p\n\nix locate p")
