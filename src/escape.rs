@@ -89,16 +89,43 @@ pub fn ts_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
     Ts(json_to_ts(String::from_utf8(out).expect("serde_json writes UTF-8")))
 }
 
-/// The text of a JSON file (with a final newline) laid out as [`ts_json_pretty`] lays out
-/// TypeScript: an object whose entry `key` (present in `head`, whose value there is ignored)
-/// is the list `items`, each item on one line when it fits in [`PRETTY_WIDTH`] columns, else
-/// one line per entry. serde_json's pretty printer gives every scalar its own line. Items are
-/// taken one at a time, so a list of 10,000 tools never costs the memory of its whole tree. The object and a non-empty list always take
-/// several lines.
-pub fn json_pretty_list<H>(
+/// The text of a JSON file (with a final newline) holding a long list: an object whose entry
+/// `key` (present in `head`, whose value there is ignored) is the list `items`, each item on a
+/// line of its own however wide (other entries of `head` are laid out as [`ts_json_pretty`]).
+/// One item per line rather than one line per node: for a list of 10,000 tools the indentation
+/// of the nested lines was a third of the file, and a changed item still shows as one changed
+/// line of its own in a diff, with its neighbours untouched. Items are taken one at a time, so
+/// a list of 10,000 tools never costs the memory of its whole tree. The object and a non-empty
+/// list always take several lines.
+pub fn json_line_list<H>(
     head: &H,
     key: &str,
     items: impl IntoIterator<Item = serde_json::Value>,
+) -> Result<String, serde_json::Error>
+where
+    H: serde::Serialize + ?Sized,
+{
+    lines(head, key, items.into_iter().map(|v| (None, v)))
+}
+
+/// [`json_line_list`] for an object: the entry `key` of `head` is the object of `entries`,
+/// each `"name": value` on a line of its own.
+pub fn json_line_map<H>(
+    head: &H,
+    key: &str,
+    entries: impl IntoIterator<Item = (String, serde_json::Value)>,
+) -> Result<String, serde_json::Error>
+where
+    H: serde::Serialize + ?Sized,
+{
+    lines(head, key, entries.into_iter().map(|(k, v)| (Some(k), v)))
+}
+
+/// [`json_line_list`] (entries without names) and [`json_line_map`] (with).
+fn lines<H>(
+    head: &H,
+    key: &str,
+    entries: impl Iterator<Item = (Option<String>, serde_json::Value)>,
 ) -> Result<String, serde_json::Error>
 where
     H: serde::Serialize + ?Sized,
@@ -112,7 +139,16 @@ where
             "the head of a listing file has no `{key}`"
         )));
     }
-    let mut items = items.into_iter();
+    let mut entries = entries.peekable();
+    let (open, close) = match entries.peek() {
+        Some((Some(_), _)) => (b'{', b'}'),
+        Some((None, _)) => (b'[', b']'),
+        // Empty: the head's own value says which (`[]` or `{}`).
+        None => match head.get(key) {
+            Some(serde_json::Value::Object(_)) => (b'{', b'}'),
+            _ => (b'[', b']'),
+        },
+    };
     let mut out = b"{".to_vec();
     for (i, (k, v)) in head.iter().enumerate() {
         out.extend_from_slice(b"\n  ");
@@ -121,14 +157,21 @@ where
         if k != key {
             pretty(v, 2, &mut out);
         } else {
-            out.push(b'[');
+            out.push(open);
             let mut any = false;
-            for item in items.by_ref() {
+            for (name, item) in entries.by_ref() {
                 out.extend_from_slice(if any { b",\n    " } else { b"\n    " });
-                pretty(&item, 4, &mut out);
+                if let Some(name) = name {
+                    serde_json::to_writer(&mut out, &name)?;
+                    out.extend_from_slice(b": ");
+                }
+                spaced(&item, &mut out);
                 any = true;
             }
-            out.extend_from_slice(if any { b"\n  ]" } else { b"]" });
+            if any {
+                out.extend_from_slice(b"\n  ");
+            }
+            out.push(close);
         }
         if i + 1 < head.len() {
             out.push(b',');
@@ -588,27 +631,45 @@ mod tests {
     }
 
     #[test]
-    fn a_listing_file_is_valid_json_with_one_line_per_fitting_node() {
+    fn a_listing_file_is_valid_json_with_one_line_per_item() {
         let head = serde_json::json!({"tools": null, "ttl": 5});
         let items = [
             serde_json::json!({"name": "a", "note": "x\u{2028}</y"}),
             serde_json::json!({"name": "b", "long": "z".repeat(120)}),
         ];
-        let text = json_pretty_list(&head, "tools", items.clone()).unwrap();
+        let text = json_line_list(&head, "tools", items.clone()).unwrap();
         assert_eq!(
             text,
             format!(
-                "{{\n  \"tools\": [\n    {{\"name\": \"a\", \"note\": \"x\u{2028}</y\"}},\n    {{\n      \"name\": \"b\",\n      \"long\": \"{}\"\n    }}\n  ],\n  \"ttl\": 5\n}}\n",
+                "{{\n  \"tools\": [\n    {{\"name\": \"a\", \"note\": \"x\u{2028}</y\"}},\n    {{\"name\": \"b\", \"long\": \"{}\"}}\n  ],\n  \"ttl\": 5\n}}\n",
                 "z".repeat(120)
             )
         );
         let back: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back["tools"][0]["note"], "x\u{2028}</y");
         assert_eq!(
-            json_pretty_list(&head, "tools", []).unwrap(),
+            json_line_list(&head, "tools", []).unwrap(),
             "{\n  \"tools\": [],\n  \"ttl\": 5\n}\n"
         );
-        assert!(json_pretty_list(&head, "other", items).is_err());
+        assert!(json_line_list(&head, "other", items).is_err());
+    }
+
+    #[test]
+    fn a_map_file_has_one_line_per_entry() {
+        let head = serde_json::json!({"generator": "g", "files": {}});
+        let entries = [
+            ("a.ts".to_string(), serde_json::json!({"group": "x", "blake3": "h"})),
+            ("b\"c".to_string(), serde_json::json!({"group": "y"})),
+        ];
+        let text = json_line_map(&head, "files", entries).unwrap();
+        assert_eq!(
+            text,
+            "{\n  \"generator\": \"g\",\n  \"files\": {\n    \"a.ts\": {\"group\": \"x\", \"blake3\": \"h\"},\n    \"b\\\"c\": {\"group\": \"y\"}\n  }\n}\n"
+        );
+        assert_eq!(
+            json_line_map(&head, "files", []).unwrap(),
+            "{\n  \"generator\": \"g\",\n  \"files\": {}\n}\n"
+        );
     }
 
     #[test]

@@ -58,7 +58,7 @@ fn a_changed_file_makes_check_exit_1_with_a_unified_diff() {
         "{out}"
     );
     assert!(
-        out.contains("-      \"name\": \"serch\",") && out.contains("+      \"name\": \"search\","),
+        out.contains("-    {\"name\": \"serch\",") && out.contains("+    {\"name\": \"search\","),
         "{out}"
     );
     assert!(out.contains("missing: .opencode/tools/ix_stats.ts"), "{out}");
@@ -71,7 +71,7 @@ fn a_changed_file_makes_check_exit_1_with_a_unified_diff() {
         json["stale"][0]["diff"]
             .as_str()
             .unwrap()
-            .contains("+      \"name\": \"search\",")
+            .contains("+    {\"name\": \"search\",")
     );
     assert_eq!(json["missing"], serde_json::json!([".opencode/tools/ix_stats.ts"]));
 
@@ -558,4 +558,51 @@ fn many_new_files_need_few_file_descriptors() {
     let result = cmd.output().unwrap();
     assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
     assert_eq!(std::fs::read_dir(out.join(".opencode/tools")).unwrap().count(), n);
+}
+
+/// A catalog-wide setting lives in the shared settings file, but the file's name (its hash)
+/// is in every tool file's import: changing the setting still changes every tool file, so
+/// check reports them all and generate rewrites them all.
+#[test]
+fn a_changed_catalog_setting_changes_every_opencode_tool_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, cat, base) = generated_minimal(dir.path());
+    std::fs::write(
+        &cat,
+        base.replace("default_url: http://127.0.0.1:9", "default_url: http://127.0.0.1:10"),
+    )
+    .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&stdout(
+        ixgen(&out)
+            .arg("--catalog")
+            .arg(&cat)
+            .args(["check", "--format", "json"]),
+        1,
+    ))
+    .unwrap();
+    let stale: Vec<&str> = json["stale"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    for tool in [".opencode/tools/lookup.ts", ".opencode/tools/wipe.ts"] {
+        assert!(stale.contains(&tool), "{tool} not stale: {json}");
+    }
+    let missing = json["missing"].to_string();
+    assert!(missing.contains(".opencode/ixgen/shared-"), "{json}");
+    ixgen(&out)
+        .arg("--catalog")
+        .arg(&cat)
+        .arg("generate")
+        .assert()
+        .success();
+    let shared: Vec<_> = std::fs::read_dir(out.join(".opencode/ixgen"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("shared-"))
+        .collect();
+    assert_eq!(shared.len(), 1, "the old shared file is removed: {shared:?}");
+    let text = std::fs::read_to_string(out.join(".opencode/ixgen").join(&shared[0])).unwrap();
+    assert!(text.contains("http://127.0.0.1:10"), "{text}");
 }

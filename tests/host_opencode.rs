@@ -376,10 +376,17 @@ fn generated_tools_type_check_against_the_real_plugin_types() {
     assert!(result.is_err(), "tsc accepted a tool whose execute returns a number");
 }
 
-/// The one runtime file of a generated project.
+/// The one runtime file of a generated project (beside it: the shared settings file).
 fn runtime_file(project: &Path) -> PathBuf {
     let dir = project.join(".opencode/ixgen");
-    let files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("runtime-"))
+        })
+        .collect();
     assert_eq!(files.len(), 1, "one runtime file in {}: {files:?}", dir.display());
     files.into_iter().next().unwrap()
 }

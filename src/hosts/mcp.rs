@@ -426,9 +426,9 @@ pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: Profile
     })
 }
 
-/// The bytes of a toolset's `tools/list` file for a protocol revision: laid out one line per
-/// node that fits in 100 columns (`crate::escape::json_pretty_list`), which keeps a large
-/// catalog's file smaller than serde_json's pretty printer would. Tools are built, checked and
+/// The bytes of a toolset's `tools/list` file for a protocol revision: one tool per line
+/// (`crate::escape::json_line_list`), so a changed tool is one changed line in a diff and a
+/// 10,000-tool file is not a third indentation. Tools are built, checked and
 /// printed one at a time, so the file is the only thing that grows with the catalog.
 pub fn file_bytes(model: &Model, toolset: &str, opts: &Options, profile: Profile) -> Result<Vec<u8>, Error> {
     // The first tool that fails its check ends the list; the error is returned after it.
@@ -441,7 +441,7 @@ pub fn file_bytes(model: &Model, toolset: &str, opts: &Options, profile: Profile
             None
         }
     });
-    let text = crate::escape::json_pretty_list(&result_head(profile), "tools", values)
+    let text = crate::escape::json_line_list(&result_head(profile), "tools", values)
         .map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?;
     match failed {
         Some(e) => Err(e),

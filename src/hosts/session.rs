@@ -3,7 +3,8 @@
 //! them and never gets them wrong. Written only when the run is given that context.
 //!
 //! Naming rules: the file's tools are named exports, so OpenCode ids are `<file>_<tool>`.
-//! The file imports the same runtime file as the product's tools. Pure.
+//! The file imports the same runtime and shared settings files as the product's tools; the
+//! per-run template (`crate::record`) holds those imports like any other line. Pure.
 
 use super::opencode::{Constant, ToolFile, entry, ident, plan_runtime, render, runtime_import, tool_id};
 use super::{Host, Options, Surface, header_text};
@@ -134,7 +135,7 @@ impl Host for Session {
             ));
         }
         plan.groups.insert(self.name());
-        plan_runtime(&target.dir, plan)?;
+        let shared_import = plan_runtime(model, &target.dir, plan)?;
         // The file is rendered with a marker where each value goes, then filled in: the run
         // record keeps the unfilled file, and a later run fills it with its own values the
         // same way (`crate::record`).
@@ -154,12 +155,13 @@ impl Host for Session {
         let tools = model
             .toolset(&target.toolset, &opts.filter)
             .into_iter()
-            .map(|t| entry(t, Some(&tool_id(&t.name)), &session_id(&target.file, &t.name)))
+            .map(|t| entry(model, t, Some(&tool_id(&t.name)), &session_id(&target.file, &t.name)))
             .collect::<Result<Vec<_>, Error>>()?;
         let file = ToolFile {
             header: header_text(model),
             command: Ts::code("ixgen opencode --session …"),
             runtime_import: runtime_import()?,
+            shared_import,
             constants,
             tools,
         };

@@ -39,6 +39,8 @@ pub(super) enum Outcome {
     /// Every tool as the model's IR, and the warnings of every check.
     Lowered {
         tools: Vec<ToolModel>,
+        /// What every tool shares, as the runtime reads it once per catalog.
+        shared: SpecShared,
         warnings: Vec<Diagnostic>,
         /// Whether to order the warnings by position: only once the later checks added some,
         /// which keeps the order `validate` has always printed.
@@ -72,6 +74,16 @@ pub(super) fn lower(cat: &Catalog, later: impl FnOnce(&Catalog) -> Vec<Diagnosti
         None => None,
     };
     diags.extend(top.diags);
+    let spec_shared = SpecShared {
+        runtime: cat.runtime.as_ref().map(|rt| SharedRuntime {
+            url_env: rt.url_env.clone(),
+            default_url: rt.default_url.clone(),
+            timeout_ms: rt.timeout_ms,
+            markdown_field: rt.markdown_field.clone(),
+        }),
+        fallback: cli_fallback.clone().flatten(),
+        program: cat.cli.as_ref().map(|c| c.binary.clone()),
+    };
     let shared = Shared { cli_fallback, store };
     // Each tool lowers independently: run them on every core for a large catalog, keeping
     // the catalog's order of tools and diagnostics.
@@ -102,6 +114,7 @@ pub(super) fn lower(cat: &Catalog, later: impl FnOnce(&Catalog) -> Vec<Diagnosti
     }
     Ok(Outcome::Lowered {
         tools,
+        shared: spec_shared,
         warnings: diags,
         sort,
     })
@@ -436,9 +449,9 @@ impl<'a> Lower<'a> {
         self.clean_since(mark)?;
         let rt = self.cat.runtime.as_ref()?;
         Some(SpecRuntime {
-            url_env: rt.url_env.clone(),
-            default_url: rt.default_url.clone(),
-            timeout_ms: rt.timeout_ms,
+            url_env: Some(rt.url_env.clone()),
+            default_url: Some(rt.default_url.clone()),
+            timeout_ms: Some(rt.timeout_ms),
             method: route.method,
             path: route.path.clone(),
             body: body?,
@@ -446,6 +459,7 @@ impl<'a> Lower<'a> {
                 RouteOutput::Markdown => rt.markdown_field.clone(),
                 RouteOutput::Json => None,
             },
+            json: route.output == RouteOutput::Json,
         })
     }
 
@@ -708,7 +722,7 @@ impl<'a> Lower<'a> {
         });
         let extras = super::rules::cli_extras(step, if_empty?);
         Some(SpecExec::Cli {
-            program: program?,
+            program: Some(program?),
             argv: all(args)?,
             stdin: stdin?,
             ok_exit: extras.ok_exit,
@@ -1189,12 +1203,18 @@ impl<'a> Lower<'a> {
 }
 
 /// Builds a [`Model`] from lowered tools.
-pub(super) fn model(catalog: crate::catalog::Catalog, source_name: &str, tools: Vec<ToolModel>) -> Model {
+pub(super) fn model(
+    catalog: crate::catalog::Catalog,
+    source_name: &str,
+    tools: Vec<ToolModel>,
+    shared: SpecShared,
+) -> Model {
     let by_name = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
     Model {
         catalog,
         source_name: source_name.to_string(),
         tools,
+        shared,
         by_name,
     }
 }

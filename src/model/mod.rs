@@ -24,6 +24,8 @@ pub struct Model {
     pub source_name: String,
     /// Every tool, in catalog order.
     pub tools: Vec<ToolModel>,
+    /// What every tool's spec shares, for the hosts that write it once per catalog.
+    pub shared: crate::spec::SpecShared,
     /// Tool name → index in `tools`.
     by_name: std::collections::HashMap<String, usize>,
 }
@@ -95,6 +97,7 @@ pub fn lower(
     match lower::lower(&catalog, later)? {
         lower::Outcome::Lowered {
             tools,
+            shared,
             mut warnings,
             sort,
         } => {
@@ -103,7 +106,7 @@ pub fn lower(
                 warnings.sort_by_key(|d| d.pos);
             }
             Ok(Lowered {
-                model: lower::model(catalog, source_name, tools),
+                model: lower::model(catalog, source_name, tools, shared),
                 file,
                 warnings,
             })

@@ -15,10 +15,11 @@ interface __IxType {
 type __IxParam = SpecParam
 type __IxCond = SpecCond
 type __IxStore = { readonly program: string; readonly store: Template; readonly topic: Template }
-type __IxExec = SpecExec
-type __IxStep = SpecStep
-type __IxRuntime = SpecRuntime
-type __IxSpec = ExecSpec
+// A spec as the interpreter reads it: what it left out filled in from the catalog's shared settings (__ixgenWithShared).
+type __IxRuntime = SpecRuntime & { readonly url_env: string; readonly default_url: string; readonly timeout_ms: number }
+type __IxExec = Exclude<SpecExec, { kind: "cli" }> | (Extract<SpecExec, { kind: "cli" }> & { readonly program: string })
+type __IxStep = Omit<SpecStep, "exec"> & { readonly exec: __IxExec }
+type __IxSpec = Omit<ExecSpec, "runtime" | "steps"> & { readonly runtime?: __IxRuntime | null; readonly steps: readonly __IxStep[] }
 // Structural subset of OpenCode's ToolContext, so the runtime needs no type import.
 interface __IxCtx {
   readonly worktree?: string; readonly directory?: string; readonly abort?: AbortSignal
@@ -530,13 +531,36 @@ function __ixgenOutput(blocks: readonly SpecBlock[], vars: __IxVars, res: __IxRe
   return out.join("\n\n")
 }
 
+// A spec with what it leaves out taken from the catalog's shared settings: a route's URL, timeout and markdown field, a
+// `cli` step's program, and the fallback of a tool with a `cli` step (docs/exec-spec.md). Throws when neither has one.
+function __ixgenWithShared(spec: ExecSpec, shared: SpecShared): __IxSpec {
+  const need = <T,>(v: T | null | undefined, what: string): T => {
+    if (v === undefined || v === null) throw new Error(`the spec leaves out ${what}, and the catalog's shared settings have none`)
+    return v
+  }
+  const steps = spec.steps.map((s): __IxStep => s.exec.kind !== "cli" ? s as __IxStep
+    : { ...s, exec: { ...s.exec, program: need(s.exec.program ?? shared.program, "a step's program") } })
+  const rt = spec.runtime, srt = shared.runtime
+  const runtime = rt ? {
+    ...rt,
+    url_env: need(rt.url_env ?? srt?.url_env, "the runtime's url_env"),
+    default_url: need(rt.default_url ?? srt?.default_url, "the runtime's default_url"),
+    timeout_ms: need(rt.timeout_ms ?? srt?.timeout_ms, "the runtime's timeout_ms"),
+    markdown_field: rt.json ? null : rt.markdown_field ?? srt?.markdown_field,
+  } : rt
+  const fallback = spec.fallback ?? (spec.steps.some((s) => s.exec.kind === "cli") ? shared.fallback : null)
+  return { ...spec, steps, runtime, fallback }
+}
+
 // Entry point: validates the raw arguments, tries the runtime route, then runs the steps. Always resolves to a string.
-export async function runTool(spec: __IxSpec, context: Record<string, unknown>, args: unknown, ctx?: __IxCtx): Promise<string> {
-  let head = `## ${spec.name}\n\n`
+// `shared`: the catalog's shared settings file's SHARED, which fills in what the spec leaves out.
+export async function runTool(raw: ExecSpec, context: Record<string, unknown>, args: unknown, ctx?: __IxCtx, shared: SpecShared = {}): Promise<string> {
+  let head = `## ${raw.name}\n\n`
   // A tool file and a runtime file from two ixgen releases: say so instead of misreading the spec.
-  if (spec.version !== SPEC_VERSION)
-    return `${head}**Error:** this tool was generated for spec version ${spec.version}, but its runtime file reads version ${SPEC_VERSION}. Run \`ixgen generate\` again.`
+  if (raw.version !== SPEC_VERSION)
+    return `${head}**Error:** this tool was generated for spec version ${raw.version}, but its runtime file reads version ${SPEC_VERSION}. Run \`ixgen generate\` again.`
   try {
+    const spec = __ixgenWithShared(raw, shared)
     // OpenCode reports worktree "/" outside a git repository; the session directory is the better root then.
     const wt = ctx?.worktree, cwd = wt && wt !== "/" ? wt : ctx?.directory || wt || process.cwd()
     const { vals, errors } = __ixgenArgs(spec.params, args, cwd, context)

@@ -1,4 +1,4 @@
-// What the interpreter does around the steps (spec version 3): exit codes, streams, output caps, timeouts,
+// What the interpreter does around the steps (spec version 4): exit codes, streams, output caps, timeouts,
 // temp-file arguments, rules across parameters, confirmation through ctx.ask, keep_empty and redaction scope.
 // Specs are written in the shape src/spec.rs serializes; programs are small scripts run by this Bun.
 import { beforeAll, describe, expect, test } from "bun:test"
@@ -12,7 +12,7 @@ const work = tempDir("around")
 const bin = join(work, "bin")
 const ctx = (extra: Obj = {}) => ({ worktree: work, directory: work, abort: new AbortController().signal, ...extra })
 const v = (name: string) => ({ var: name })
-const spec = (over: Obj): Obj => ({ version: 3, name: "t", heading: ["t"], params: [], steps: [], ...over })
+const spec = (over: Obj): Obj => ({ version: 4, name: "t", heading: ["t"], params: [], steps: [], ...over })
 const run = (argv: unknown[], exec: Obj = {}, step: Obj = {}): Obj => ({ exec: { kind: "cli", program: join(bin, "prog"), argv, ...exec }, ...step })
 
 beforeAll(async () => {

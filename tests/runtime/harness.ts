@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 export const ROOT = join(import.meta.dir, "..", "..")
-export type RunTool = (spec: unknown, context: Record<string, unknown>, args: unknown, ctx?: unknown) => Promise<string>
+export type RunTool = (spec: unknown, context: Record<string, unknown>, args: unknown, ctx?: unknown, shared?: unknown) => Promise<string>
 
 export function tempDir(tag: string): string {
   return mkdtempSync(join(tmpdir(), `ixgen-${tag}-`))
@@ -17,6 +17,11 @@ const RUNTIME_DIR = join(ROOT, "generated", ".opencode", "ixgen")
 const runtimes = readdirSync(RUNTIME_DIR).filter((f) => /^runtime-[0-9a-f]+\.ts$/.test(f))
 if (runtimes.length !== 1) throw new Error(`expected one runtime file in ${RUNTIME_DIR}, found ${runtimes.join(", ") || "none"}`)
 export const RUNTIME_PATH = join(RUNTIME_DIR, runtimes[0] as string)
+// The ix catalog's shared settings (url, program, fallback), which its generated specs leave out: a test that runs
+// a generated spec passes them, as the tool file does.
+const shareds = readdirSync(RUNTIME_DIR).filter((f) => /^shared-[0-9a-f]+\.ts$/.test(f))
+if (shareds.length !== 1) throw new Error(`expected one shared settings file in ${RUNTIME_DIR}, found ${shareds.join(", ") || "none"}`)
+export const SHARED: unknown = ((await import(join(RUNTIME_DIR, shareds[0] as string))) as { SHARED: unknown }).SHARED
 
 export async function loadRuntime(): Promise<{ runTool: RunTool; redact: (s: string) => string }> {
   const mod = (await import(RUNTIME_PATH)) as { runTool: RunTool; __ixgenRedact: (s: string) => string }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test"
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
-import { FAKE_IX, FAKE_XS, fakeProgram, generatedSpec, loadRuntime, tempDir, waitForName, type RunTool } from "./harness"
+import { FAKE_IX, FAKE_XS, SHARED, fakeProgram, generatedSpec, loadRuntime, tempDir, waitForName, type RunTool } from "./harness"
 
 const neighbors = generatedSpec("ix_neighbors")
 
@@ -22,7 +22,7 @@ function tpl(s: string): unknown[] {
   return s.split(/(\{[a-z_]+\})/).filter(Boolean).map((p) => (/^\{[a-z_]+\}$/.test(p) ? { var: p.slice(1, -1) } : p))
 }
 const P = (name: string, type: string, extra: Obj = {}): Obj => ({ name, type, ...extra })
-const spec = (over: Obj): Obj => ({ version: 3, name: "t", heading: tpl("t"), params: [], steps: [], ...over })
+const spec = (over: Obj): Obj => ({ version: 4, name: "t", heading: tpl("t"), params: [], steps: [], ...over })
 const cli = (id: string | null, argv: unknown[], extra: Obj = {}, exec: Obj = {}): Obj => ({
   ...(id === null ? {} : { id }), exec: { kind: "cli", program: "ix", argv, ...exec }, ...extra,
 })
@@ -41,20 +41,41 @@ beforeAll(async () => {
 afterAll(() => { process.env.PATH = oldPath })
 beforeEach(() => { rmSync(argvLog, { force: true }); delete process.env.IX_IMPACT; delete process.env.IX_STATUS_FAIL })
 
+// What a generated spec leaves out, the catalog's shared settings (the tool file's SHARED) fill in.
+describe("shared settings", () => {
+  const bare = (argv: unknown[]): Obj => ({ exec: { kind: "cli", argv } })
+  test("a step without a program runs the shared one; a step's own program wins", async () => {
+    expect(await runTool(spec({ steps: [bare(["q"])] }), {}, {}, ctx(), { program: "ix" })).toBe("## t\n\nix q")
+    expect(await runTool(spec({ steps: [cli(null, ["q"])] }), {}, {}, ctx(), { program: "not-installed-x" })).toBe("## t\n\nix q")
+    expect(await runTool(spec({ steps: [bare(["q"])] }), {}, {}, ctx())).toBe(
+      "## t\n\n**Error:** the ixgen runtime failed: the spec leaves out a step's program, and the catalog's shared settings have none")
+  })
+  test("the shared fallback applies to a tool with a cli step that has none of its own", async () => {
+    const shared = { program: "not-installed-x", fallback: ["shared fallback"] }
+    expect(await runTool(spec({ steps: [bare(["q"])] }), {}, {}, ctx(), shared)).toBe("## t\n\nshared fallback")
+    expect(await runTool(spec({ steps: [bare(["q"])], fallback: ["own"] }), {}, {}, ctx(), shared)).toBe("## t\n\nown")
+  })
+  test("a route without url and timeout takes the shared runtime's", async () => {
+    const shared = { runtime: { url_env: "IXGEN_TEST_UNSET_URL", default_url: "http://127.0.0.1:9", timeout_ms: 2000, markdown_field: "md" } }
+    const out = await runTool(spec({ runtime: { method: "POST", path: "/x" } }), {}, {}, ctx(), shared)
+    expect(out).toStartWith("## t\n\n**Error:** the runtime is unreachable at http://127.0.0.1:9/x (")
+  })
+})
+
 describe("arguments", () => {
   test("defaults and clamping: limit 500 → 30, depth default 2, direction default all", async () => {
-    const out = await runTool(neighbors, {}, { symbol: "AuthController", limit: 500 }, ctx())
+    const out = await runTool(neighbors, {}, { symbol: "AuthController", limit: 500 }, ctx(), SHARED)
     expect(out).toStartWith("## ix-neighbors: AuthController\n\n**Callers** (1):\n\n- `ix callers AuthController --limit 30 --format json` (fake) — p")
     expect(calls().sort()).toEqual([["callees", "AuthController", "--limit", "30", "--format", "json"], ["callers", "AuthController", "--limit", "30", "--format", "json"]])
   })
   test("numeric strings are coerced, integers truncated, low values clamped", async () => {
-    await runTool(neighbors, {}, { symbol: "S", direction: "depends", depth: 2.9 }, ctx())
-    await runTool(neighbors, {}, { symbol: "S", direction: "depends", depth: "9" }, ctx())
-    await runTool(neighbors, {}, { symbol: "S", direction: "callers", limit: "-4" }, ctx())
+    await runTool(neighbors, {}, { symbol: "S", direction: "depends", depth: 2.9 }, ctx(), SHARED)
+    await runTool(neighbors, {}, { symbol: "S", direction: "depends", depth: "9" }, ctx(), SHARED)
+    await runTool(neighbors, {}, { symbol: "S", direction: "callers", limit: "-4" }, ctx(), SHARED)
     expect(calls()).toEqual([["depends", "S", "--depth", "2", "--format", "json"], ["depends", "S", "--depth", "3", "--format", "json"], ["callers", "S", "--limit", "1", "--format", "json"]])
   })
   test("missing required, bad enum, bad number: all reported, nothing runs", async () => {
-    const out = await runTool(neighbors, {}, { direction: "sideways", limit: "lots" }, ctx())
+    const out = await runTool(neighbors, {}, { direction: "sideways", limit: "lots" }, ctx(), SHARED)
     expect(out).toStartWith("## ix-neighbors\n\n**Invalid arguments:** ")
     expect(out).toContain("`symbol` is required")
     expect(out).toContain('`direction` must be one of "callers", "callees", "depends", "imported-by", "all"; got "sideways"')
@@ -62,7 +83,7 @@ describe("arguments", () => {
     expect(calls()).toEqual([])
   })
   test("enum values match case-insensitively; empty string means not given", async () => {
-    await runTool(neighbors, {}, { symbol: "S", direction: "Imported-By", limit: "" }, ctx())
+    await runTool(neighbors, {}, { symbol: "S", direction: "Imported-By", limit: "" }, ctx(), SHARED)
     expect(calls()).toEqual([["imported-by", "S", "--limit", "15", "--format", "json"]])
   })
   test("clamp false is an error; booleans, arrays and patterns are coerced and checked", async () => {
@@ -91,7 +112,7 @@ describe("arguments", () => {
     expect(await runTool(s, {}, { p: "/etc" }, ctx({ worktree: "/" }))).toContain("must stay inside the worktree")
   })
   test("args that are not an object count as no arguments", async () => {
-    expect(await runTool(neighbors, {}, null, ctx())).toContain("`symbol` is required")
+    expect(await runTool(neighbors, {}, null, ctx(), SHARED)).toContain("`symbol` is required")
   })
 })
 
@@ -307,6 +328,15 @@ describe("runtime route", () => {
     reply = () => Response.json({ nodes: 3 })
     expect(await runTool(rtSpec({ markdown_field: null, method: "GET", body: null }), {}, { pattern: "p" }, ctx())).toBe('## ix-locate: p\n\n```json\n{\n  "nodes": 3\n}\n```')
     expect(seen[1]).toEqual({ method: "GET", path: "/v2/ix_query", type: null, body: null })
+  })
+  test("left-out route settings are the shared runtime's; a JSON route ignores the shared markdown field", async () => {
+    process.env.IXGEN_TEST_RUNTIME_URL = `http://127.0.0.1:${server.port}`
+    const shared = { runtime: { url_env: "IXGEN_TEST_RUNTIME_URL", default_url: "http://127.0.0.1:9", timeout_ms: 2000, markdown_field: "preview_markdown" } }
+    const bare = (over: Obj = {}) => rtSpec({ url_env: undefined, default_url: undefined, timeout_ms: undefined, markdown_field: undefined, ...over })
+    reply = () => Response.json({ preview_markdown: "shared field", nodes: 3 })
+    expect(await runTool(bare(), {}, { pattern: "p" }, ctx(), shared)).toBe("## ix-locate: p\n\nshared field")
+    expect(await runTool(bare({ json: true }), {}, { pattern: "p" }, ctx(), shared)).toBe(
+      '## ix-locate: p\n\n```json\n{\n  "preview_markdown": "shared field",\n  "nodes": 3\n}\n```')
   })
   test("non-2xx, a missing field or an unreachable runtime fall through to the CLI", async () => {
     reply = () => new Response("no", { status: 503 })

@@ -7,10 +7,12 @@
 //! once per output, as `<tools dir>/../ixgen/runtime-<hash>.ts`: OpenCode 1.18.33 loads tools
 //! only from `{tool,tools}/*.{js,ts}`, so that folder is never taken for tools, and a relative
 //! import of it loads (both checked in the real host). The content hash in the name lets two
-//! ixgen releases' tools live side by side. A tool file holds its header, its spec and its
-//! `tool({…})`. Naming rules: a file's default export is named after the file, so file names
-//! are `[a-z0-9_]`; a named export `x` of `f.ts` becomes `f_x`. Pure: returns planned files,
-//! touches no disk.
+//! ixgen releases' tools live side by side. Beside it, `shared-<hash>.ts` holds what every tool
+//! of the catalog shares (`crate::spec::SpecShared`), which each spec then leaves out; its hash
+//! is in every tool file's import, so a changed setting still changes every tool file. A tool
+//! file holds its header, its spec and its `tool({…})`. Naming rules: a file's default export
+//! is named after the file, so file names are `[a-z0-9_]`; a named export `x` of `f.ts`
+//! becomes `f_x`. Pure: returns planned files, touches no disk.
 
 pub mod ts_types;
 
@@ -149,13 +151,14 @@ impl Host for Opencode {
             return Ok(());
         };
         plan.groups.insert(self.name());
-        plan_runtime(&target.dir, plan)?;
+        let shared_import = plan_runtime(model, &target.dir, plan)?;
         let toolset = opts.toolset.as_deref().unwrap_or(&target.toolset);
         if !model.catalog.toolsets.contains_key(toolset) {
             return Err(super::unknown_toolset(model, toolset));
         }
         // Rendered when compared, so a large catalog never holds all its files at once.
         for t in model.toolset(toolset, &opts.filter) {
+            let shared_import = shared_import.clone();
             plan.files.push(PlannedFile::deferred(
                 format!("{}/{}.ts", target.dir.trim_end_matches('/'), tool_id(&t.name)),
                 self.name(),
@@ -164,8 +167,9 @@ impl Host for Opencode {
                         header: header_text(model),
                         command: Ts::code("ixgen opencode"),
                         runtime_import: runtime_import()?,
+                        shared_import: shared_import.clone(),
                         constants: Vec::new(),
-                        tools: vec![entry(t, None, &tool_id(&t.name))?],
+                        tools: vec![entry(model, t, None, &tool_id(&t.name))?],
                     })
                 },
             ));
@@ -245,30 +249,62 @@ pub fn runtime_text(schema: &serde_json::Value) -> Result<Vec<u8>, String> {
 
 /// Where the runtime file of the tools in `tools_dir` lives, relative to the output folder.
 pub fn runtime_path(tools_dir: &str) -> Result<String, Error> {
+    Ok(format!("{}/{}", runtime_dir(tools_dir), runtime()?.0))
+}
+
+/// The folder of the runtime and shared files of the tools in `tools_dir`: `ixgen` beside it.
+fn runtime_dir(tools_dir: &str) -> String {
     let parent = tools_dir.trim_end_matches('/').rsplit_once('/').map_or("", |(p, _)| p);
-    let dir = if parent.is_empty() {
+    if parent.is_empty() {
         "ixgen".to_string()
     } else {
         format!("{parent}/ixgen")
-    };
-    Ok(format!("{dir}/{}", runtime()?.0))
+    }
 }
 
-/// Plans the runtime file of the tools in `tools_dir`, once however many hosts need it. An old
-/// runtime file is removed only when no tools that may still import it are left behind:
-/// `generate` without the session context must not take the runtime from under the last
-/// session file.
-pub fn plan_runtime(tools_dir: &str, plan: &mut Plan<'_>) -> Result<(), Error> {
-    let path = runtime_path(tools_dir)?;
-    if plan.files.iter().any(|f| f.path == path) {
-        return Ok(());
+#[derive(Template)]
+#[template(path = "opencode/shared-file.ts", escape = "none")]
+struct SharedFile {
+    header: Ts,
+    runtime_import: Ts,
+    shared: Ts,
+}
+
+/// The shared settings file of a catalog: its name (`shared-<hash>.ts`, from its bytes, so a
+/// tool file that imports it names the settings it was generated with) and its bytes.
+fn shared_file(model: &Model) -> Result<(String, Vec<u8>), Error> {
+    let bytes = render(&SharedFile {
+        header: header_text(model),
+        runtime_import: ts_str(&format!("./{}", runtime()?.0)),
+        shared: ts_json_pretty(&model.shared),
+    })?;
+    let hash = blake3::hash(&bytes).to_hex();
+    Ok((format!("shared-{}.ts", &hash[..12]), bytes))
+}
+
+/// Plans the runtime file and the catalog's shared settings file of the tools in `tools_dir`,
+/// once however many hosts need them, and gives the module specifier a tool file imports the
+/// shared settings by. An old runtime or shared file is removed only when no tools that may
+/// still import it are left behind: `generate` without the session context must not take
+/// them from under the last session file.
+pub fn plan_runtime(model: &Model, tools_dir: &str, plan: &mut Plan<'_>) -> Result<Ts, Error> {
+    let (shared_name, shared_bytes) = shared_file(model)?;
+    let shared_import = ts_str(&format!("../ixgen/{shared_name}"));
+    let dir = runtime_dir(tools_dir);
+    let (runtime_name, runtime_bytes) = runtime()?;
+    for (name, bytes) in [
+        (runtime_name.clone(), runtime_bytes.clone()),
+        (shared_name, shared_bytes),
+    ] {
+        let path = format!("{dir}/{name}");
+        if !plan.files.iter().any(|f| f.path == path) {
+            plan.files.push(PlannedFile::owned(path, RUNTIME_GROUP, bytes));
+        }
     }
-    plan.files
-        .push(PlannedFile::owned(path, RUNTIME_GROUP, runtime()?.1.clone()));
     if plan.groups.insert(RUNTIME_GROUP) {
         plan.guards.push((RUNTIME_GROUP, &["opencode", "session"]));
     }
-    Ok(())
+    Ok(shared_import)
 }
 
 #[derive(Template)]
@@ -278,6 +314,8 @@ pub(super) struct ToolFile {
     pub command: Ts,
     /// The module specifier of the runtime file, relative to the tool file.
     pub runtime_import: Ts,
+    /// The module specifier of the catalog's shared settings file.
+    pub shared_import: Ts,
     pub constants: Vec<Constant>,
     pub tools: Vec<ToolEntry>,
 }
@@ -362,10 +400,11 @@ pub(super) fn ident(name: &str) -> Result<Ident, Error> {
 }
 
 /// A tool of a tool file; `host_id` is its OpenCode id, the permission name its `ctx.ask`
-/// uses, so the user's `permission` rules in `opencode.json` apply to it.
-pub(super) fn entry(t: &ToolModel, export: Option<&str>, host_id: &str) -> Result<ToolEntry, Error> {
+/// uses, so the user's `permission` rules in `opencode.json` apply to it. Its spec leaves out
+/// what the catalog's shared settings file holds.
+pub(super) fn entry(model: &Model, t: &ToolModel, export: Option<&str>, host_id: &str) -> Result<ToolEntry, Error> {
     let id = tool_id(&t.name);
-    let mut spec = t.spec.clone();
+    let mut spec = t.spec.without_shared(&model.shared);
     if let Some(c) = &mut spec.confirm {
         c.permission = host_id.to_string();
     }
@@ -448,4 +487,57 @@ fn plan_permissions<'m>(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    /// What every tool shares is left out of its spec; what a tool sets for itself stays.
+    #[test]
+    fn a_spec_leaves_out_only_what_equals_the_shared_settings() {
+        let text = r#"version: 1
+product: {name: demo, version: 1.0.0, description: d}
+cli: {binary: demo, fallback: "demo is missing"}
+runtime: {url_env: DEMO_URL, default_url: "http://127.0.0.1:9", timeout_ms: 1000, markdown_field: md}
+toolsets: {main: {tools: [a, b]}}
+tools:
+  - name: a
+    description: A
+    runtime: {method: POST, path: /a}
+    steps:
+      - run: [one]
+      - run: [two]
+        program: other
+  - name: b
+    description: B
+    fallback: "b's own"
+    runtime: {method: GET, path: /b, output: json}
+    steps:
+      - run: [three]
+"#;
+        let loaded = crate::catalog::load_text("demo.yaml", text.as_bytes()).unwrap();
+        let model = crate::model::lower(loaded, "demo.yaml", |_| Vec::new()).unwrap().model;
+        assert_eq!(
+            serde_json::to_value(&model.shared).unwrap(),
+            json!({
+                "runtime": {"url_env": "DEMO_URL", "default_url": "http://127.0.0.1:9", "timeout_ms": 1000, "markdown_field": "md"},
+                "fallback": ["demo is missing"],
+                "program": "demo"
+            })
+        );
+        let carried = |i: usize| serde_json::to_value(model.tools[i].spec.without_shared(&model.shared)).unwrap();
+        let a = carried(0);
+        assert_eq!(a["runtime"], json!({"method": "POST", "path": "/a"}));
+        assert_eq!(a["fallback"], json!(null), "the shared fallback is left out");
+        assert_eq!(a["steps"][0]["exec"], json!({"kind": "cli", "argv": ["one"]}));
+        assert_eq!(a["steps"][1]["exec"]["program"], "other", "a step's own program stays");
+        let b = carried(1);
+        assert_eq!(b["runtime"], json!({"method": "GET", "path": "/b", "json": true}));
+        assert_eq!(b["fallback"], json!(["b's own"]));
+        // The model's spec stays whole: diff compares these.
+        let whole = serde_json::to_value(&model.tools[0].spec).unwrap();
+        assert_eq!(whole["runtime"]["url_env"], "DEMO_URL");
+        assert_eq!(whole["steps"][0]["exec"]["program"], "demo");
+    }
 }

@@ -3,21 +3,23 @@
 // this folder as tools.
 
 // The execution spec's types, generated from its JSON Schema (generated/schema/exec-spec.schema.json).
-export const SPEC_VERSION = 3
+export const SPEC_VERSION = 4
 export type ExecSpec = { readonly version: number; readonly name: string; readonly heading: Template; readonly params: readonly (SpecParam)[]; readonly runtime?: (SpecRuntime) | (null); readonly parallel?: boolean; readonly steps: readonly (SpecStep)[]; readonly fallback?: (Template) | (null); readonly recovery?: (Template) | (null); readonly output?: readonly (SpecBlock)[]; readonly confirm?: (SpecConfirm) | (null); readonly rules?: readonly (SpecRule)[]; readonly redact?: SpecRedact }
+export type SpecShared = { readonly runtime?: (SharedRuntime) | (null); readonly fallback?: (Template) | (null); readonly program?: (string) | (null) }
+export type SharedRuntime = { readonly url_env: string; readonly default_url: string; readonly timeout_ms: number; readonly markdown_field?: (string) | (null) }
 export type Template = readonly (Part)[]
 export type Part = (string) | ({ readonly var: string; readonly fmt?: (Fmt) | (null) })
 export type Fmt = ("code") | ("upper") | ("count") | ("sum")
 export type SpecParam = { readonly name: string; readonly type: SpecType; readonly required?: boolean; readonly default?: unknown; readonly values?: (readonly (string)[]) | (null); readonly items?: (SpecItems) | (null); readonly min?: (number) | (null); readonly max?: (number) | (null); readonly clamp?: boolean; readonly pattern?: (string) | (null); readonly equals_context?: (string) | (null); readonly nullable?: boolean; readonly keep_empty?: boolean }
 export type SpecType = (("string") | ("integer") | ("number") | ("boolean") | ("enum") | ("array")) | ("path")
 export type SpecItems = { readonly type: SpecType; readonly values?: (readonly (string)[]) | (null) }
-export type SpecRuntime = { readonly url_env: string; readonly default_url: string; readonly timeout_ms: number; readonly method: HttpMethod; readonly path: string; readonly body?: (JsonT) | (null); readonly markdown_field?: (string) | (null) }
+export type SpecRuntime = { readonly url_env?: (string) | (null); readonly default_url?: (string) | (null); readonly timeout_ms?: (number) | (null); readonly method: HttpMethod; readonly path: string; readonly body?: (JsonT) | (null); readonly markdown_field?: (string) | (null); readonly json?: boolean }
 export type HttpMethod = ("GET") | ("POST")
 export type JsonT = ({ readonly lit: unknown }) | ({ readonly var: string }) | ({ readonly tpl: Template }) | ({ readonly obj: { readonly [key: string]: JsonT } }) | ({ readonly arr: readonly (JsonT)[] })
 export type SpecStep = { readonly id?: (string) | (null); readonly title?: (Template) | (null); readonly when?: (SpecCond) | (null); readonly for_each?: (string) | (null); readonly limit?: (number) | (null); readonly json?: boolean; readonly message?: (Template) | (null); readonly exec: SpecExec }
 export type SpecCond = ({ readonly param: string; readonly op: CmpOp; readonly than: number }) | ({ readonly param: string; readonly in: readonly (unknown)[] }) | ({ readonly param: string; readonly equals: unknown }) | ({ readonly param: string; readonly contains: unknown }) | ({ readonly param: string; readonly set: boolean }) | ({ readonly step: string; readonly matches: string; readonly flags?: string }) | ({ readonly step: string; readonly failed: boolean }) | ({ readonly all: readonly (SpecCond)[] }) | ({ readonly any: readonly (SpecCond)[] }) | ({ readonly not: SpecCond })
 export type CmpOp = ("lt") | ("lte") | ("gt") | ("gte")
-export type SpecExec = ({ readonly kind: "cli"; readonly program: string; readonly argv: readonly (SpecArg)[]; readonly stdin?: (Template) | (null); readonly ok_exit?: readonly (number)[]; readonly output?: SpecStream; readonly max_output?: (SpecAmount) | (null); readonly timeout_ms?: (SpecAmount) | (null); readonly if_empty?: (Template) | (null) }) | ({ readonly kind: "store_append"; readonly program: string; readonly store: Template; readonly topic: Template; readonly meta: JsonT; readonly body?: (Template) | (null) }) | ({ readonly kind: "store_fold"; readonly program: string; readonly store: Template; readonly topic: Template; readonly group_by?: (string) | (null); readonly groups?: readonly (string)[]; readonly filter?: (SpecFilter) | (null); readonly defaults?: { readonly [key: string]: unknown }; readonly updates?: { readonly [key: string]: { readonly [key: string]: unknown } } }) | ({ readonly kind: "store_update"; readonly program: string; readonly store: Template; readonly topic: Template; readonly id: Template; readonly meta: JsonT }) | ({ readonly kind: "signal"; readonly pid: Template; readonly signal: string; readonly process?: (string) | (null) })
+export type SpecExec = ({ readonly kind: "cli"; readonly program?: (string) | (null); readonly argv: readonly (SpecArg)[]; readonly stdin?: (Template) | (null); readonly ok_exit?: readonly (number)[]; readonly output?: SpecStream; readonly max_output?: (SpecAmount) | (null); readonly timeout_ms?: (SpecAmount) | (null); readonly if_empty?: (Template) | (null) }) | ({ readonly kind: "store_append"; readonly program: string; readonly store: Template; readonly topic: Template; readonly meta: JsonT; readonly body?: (Template) | (null) }) | ({ readonly kind: "store_fold"; readonly program: string; readonly store: Template; readonly topic: Template; readonly group_by?: (string) | (null); readonly groups?: readonly (string)[]; readonly filter?: (SpecFilter) | (null); readonly defaults?: { readonly [key: string]: unknown }; readonly updates?: { readonly [key: string]: { readonly [key: string]: unknown } } }) | ({ readonly kind: "store_update"; readonly program: string; readonly store: Template; readonly topic: Template; readonly id: Template; readonly meta: JsonT }) | ({ readonly kind: "signal"; readonly pid: Template; readonly signal: string; readonly process?: (string) | (null) })
 export type SpecArg = (string) | (Template) | ({ readonly opt: string; readonly value: Template }) | ({ readonly flag: string; readonly if: string }) | ({ readonly spread: string }) | ({ readonly json: JsonT }) | ({ readonly file: Template })
 export type SpecStream = (("stdout") | ("stderr")) | ("both")
 export type SpecAmount = (number) | ({ readonly var: string; readonly scale?: (number) | (null) })
@@ -48,10 +50,11 @@ interface __IxType {
 type __IxParam = SpecParam
 type __IxCond = SpecCond
 type __IxStore = { readonly program: string; readonly store: Template; readonly topic: Template }
-type __IxExec = SpecExec
-type __IxStep = SpecStep
-type __IxRuntime = SpecRuntime
-type __IxSpec = ExecSpec
+// A spec as the interpreter reads it: what it left out filled in from the catalog's shared settings (__ixgenWithShared).
+type __IxRuntime = SpecRuntime & { readonly url_env: string; readonly default_url: string; readonly timeout_ms: number }
+type __IxExec = Exclude<SpecExec, { kind: "cli" }> | (Extract<SpecExec, { kind: "cli" }> & { readonly program: string })
+type __IxStep = Omit<SpecStep, "exec"> & { readonly exec: __IxExec }
+type __IxSpec = Omit<ExecSpec, "runtime" | "steps"> & { readonly runtime?: __IxRuntime | null; readonly steps: readonly __IxStep[] }
 // Structural subset of OpenCode's ToolContext, so the runtime needs no type import.
 interface __IxCtx {
   readonly worktree?: string; readonly directory?: string; readonly abort?: AbortSignal
@@ -563,13 +566,36 @@ function __ixgenOutput(blocks: readonly SpecBlock[], vars: __IxVars, res: __IxRe
   return out.join("\n\n")
 }
 
+// A spec with what it leaves out taken from the catalog's shared settings: a route's URL, timeout and markdown field, a
+// `cli` step's program, and the fallback of a tool with a `cli` step (docs/exec-spec.md). Throws when neither has one.
+function __ixgenWithShared(spec: ExecSpec, shared: SpecShared): __IxSpec {
+  const need = <T,>(v: T | null | undefined, what: string): T => {
+    if (v === undefined || v === null) throw new Error(`the spec leaves out ${what}, and the catalog's shared settings have none`)
+    return v
+  }
+  const steps = spec.steps.map((s): __IxStep => s.exec.kind !== "cli" ? s as __IxStep
+    : { ...s, exec: { ...s.exec, program: need(s.exec.program ?? shared.program, "a step's program") } })
+  const rt = spec.runtime, srt = shared.runtime
+  const runtime = rt ? {
+    ...rt,
+    url_env: need(rt.url_env ?? srt?.url_env, "the runtime's url_env"),
+    default_url: need(rt.default_url ?? srt?.default_url, "the runtime's default_url"),
+    timeout_ms: need(rt.timeout_ms ?? srt?.timeout_ms, "the runtime's timeout_ms"),
+    markdown_field: rt.json ? null : rt.markdown_field ?? srt?.markdown_field,
+  } : rt
+  const fallback = spec.fallback ?? (spec.steps.some((s) => s.exec.kind === "cli") ? shared.fallback : null)
+  return { ...spec, steps, runtime, fallback }
+}
+
 // Entry point: validates the raw arguments, tries the runtime route, then runs the steps. Always resolves to a string.
-export async function runTool(spec: __IxSpec, context: Record<string, unknown>, args: unknown, ctx?: __IxCtx): Promise<string> {
-  let head = `## ${spec.name}\n\n`
+// `shared`: the catalog's shared settings file's SHARED, which fills in what the spec leaves out.
+export async function runTool(raw: ExecSpec, context: Record<string, unknown>, args: unknown, ctx?: __IxCtx, shared: SpecShared = {}): Promise<string> {
+  let head = `## ${raw.name}\n\n`
   // A tool file and a runtime file from two ixgen releases: say so instead of misreading the spec.
-  if (spec.version !== SPEC_VERSION)
-    return `${head}**Error:** this tool was generated for spec version ${spec.version}, but its runtime file reads version ${SPEC_VERSION}. Run \`ixgen generate\` again.`
+  if (raw.version !== SPEC_VERSION)
+    return `${head}**Error:** this tool was generated for spec version ${raw.version}, but its runtime file reads version ${SPEC_VERSION}. Run \`ixgen generate\` again.`
   try {
+    const spec = __ixgenWithShared(raw, shared)
     // OpenCode reports worktree "/" outside a git repository; the session directory is the better root then.
     const wt = ctx?.worktree, cwd = wt && wt !== "/" ? wt : ctx?.directory || wt || process.cwd()
     const { vals, errors } = __ixgenArgs(spec.params, args, cwd, context)
