@@ -637,7 +637,7 @@ impl App {
             None => model::Context::new(),
         };
         let (filter, mut notes) = Filter::resolve(
-            &model.catalog,
+            &model,
             filters.read_only,
             &filters.enable_tools,
             &filters.disable_tools,
