@@ -78,6 +78,12 @@ fn main() {
         size_of::<ixgen::spec::SpecParam>(),
         size_of::<ixgen::spec::SpecStep>()
     );
+    // One malloc arena, as the binary sets (`src/main.rs`), so the RSS figures are the binary's.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: no thread exists yet; mallopt only sets an allocator parameter.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
     mark("start");
     let loaded = ixgen::catalog::load(Some(&cat)).unwrap();
     mark("catalog::load");

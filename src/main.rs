@@ -8,5 +8,15 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // One malloc arena for every thread. Parsing and lowering a large catalog allocate on worker
+    // threads and free on others: with glibc's default of an arena per thread, memory freed in
+    // one arena is not reused by the next stage's threads, and a 10,000-tool catalog peaked
+    // 10 to 40 MB higher (and by a varying amount). The threads are few and allocate mostly
+    // through their caches, so sharing the arena costs no measurable time.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: called before any thread exists; mallopt only sets an allocator parameter.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
     std::process::exit(ixgen::cli::main());
 }
