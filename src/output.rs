@@ -49,17 +49,22 @@ pub enum Content<'a> {
     Owned(Vec<u8>),
     /// The whole file, rendered when it is compared (so a large plan is never all in memory).
     Deferred(Box<dyn Fn() -> Result<Vec<u8>, Error> + Send + Sync + 'a>),
-    /// A JSON file shared with the user: ixgen sets the value at `pointer` (object keys) and
-    /// keeps every other byte. It is never owned, never removed.
-    JsonMerge {
-        pointer: Vec<String>,
-        value: serde_json::Value,
-        /// Keys of a new file, written before the merged key (e.g. `$schema`).
-        skeleton: serde_json::Map<String, serde_json::Value>,
-        /// Further keys set in the same file, in order (several planned merges of one file are
-        /// folded into the first by [`compare`]).
-        more: Vec<(Vec<String>, serde_json::Value)>,
-    },
+    /// A JSON file shared with the user: ixgen sets values in it and keeps every other byte.
+    /// It is never owned, never removed. Boxed: a plan has a few of these and thousands of
+    /// owned files, each of which would otherwise be as large.
+    JsonMerge(Box<Merge>),
+}
+
+/// What a planned merge into a shared JSON file sets.
+pub struct Merge {
+    /// Where the value goes (object keys).
+    pub pointer: Vec<String>,
+    pub value: serde_json::Value,
+    /// Keys of a new file, written before the merged key (e.g. `$schema`).
+    pub skeleton: serde_json::Map<String, serde_json::Value>,
+    /// Further keys set in the same file, in order (several planned merges of one file are
+    /// folded into the first by [`compare`]).
+    pub more: Vec<(Vec<String>, serde_json::Value)>,
 }
 
 /// One file a target wants.
@@ -187,12 +192,12 @@ impl<'a> PlannedFile<'a> {
         PlannedFile {
             path: path.into(),
             group,
-            content: Content::JsonMerge {
+            content: Content::JsonMerge(Box::new(Merge {
                 pointer: pointer.iter().map(|s| s.to_string()).collect(),
                 value,
                 skeleton,
                 more: Vec::new(),
-            },
+            })),
             per_run: false,
             foreign: None,
             template: None,
@@ -724,19 +729,18 @@ pub fn fold_merges(files: &mut Vec<PlannedFile<'_>>) {
     while i < files.len() {
         // Only a merge looks for later ones: scanning the plan from every file was quadratic,
         // a fifth of a no-op run of 10,000 tools.
-        if !matches!(files[i].content, Content::JsonMerge { .. }) {
+        if !matches!(files[i].content, Content::JsonMerge(_)) {
             i += 1;
             continue;
         }
         let later = (i + 1..files.len())
-            .find(|&j| matches!(files[j].content, Content::JsonMerge { .. }) && files[j].path == files[i].path);
+            .find(|&j| matches!(files[j].content, Content::JsonMerge(_)) && files[j].path == files[i].path);
         match later {
             Some(j) => {
                 let f = files.remove(j);
-                if let (Content::JsonMerge { more, .. }, Content::JsonMerge { pointer, value, .. }) =
-                    (&mut files[i].content, f.content)
-                {
-                    more.push((pointer, value));
+                if let (Content::JsonMerge(first), Content::JsonMerge(later)) = (&mut files[i].content, f.content) {
+                    let Merge { pointer, value, .. } = *later;
+                    first.more.push((pointer, value));
                 }
             }
             None => i += 1,
@@ -888,7 +892,7 @@ fn compare_one(
             let bytes = match &f.content {
                 Content::Owned(b) => b.clone(),
                 Content::Deferred(render) => render()?,
-                Content::JsonMerge { .. } => return Err(Error::internal("a merged file reached the owned branch")),
+                Content::JsonMerge(_) => return Err(Error::internal("a merged file reached the owned branch")),
             };
             let same = old.as_deref() == Some(bytes.as_slice());
             let recorded = old_manifest.files.get(rel.as_str());
@@ -936,12 +940,13 @@ fn compare_one(
             };
             (bytes, Some(entry), hash)
         }
-        Content::JsonMerge {
-            pointer,
-            value,
-            skeleton,
-            more,
-        } => {
+        Content::JsonMerge(m) => {
+            let Merge {
+                pointer,
+                value,
+                skeleton,
+                more,
+            } = &**m;
             let merge = |old: Option<&[u8]>| -> Result<Vec<u8>, Error> {
                 let mut bytes = merge_json(old, pointer, value, skeleton, rel)?;
                 for (p, v) in more {
@@ -1327,7 +1332,7 @@ fn rerender(c: &Change, manifest: &Manifest, planned: &BTreeMap<RelPath, &Planne
     let bytes = match &f.content {
         Content::Owned(b) => b.clone(),
         Content::Deferred(render) => render()?,
-        Content::JsonMerge { .. } => return Err(missing()),
+        Content::JsonMerge(_) => return Err(missing()),
     };
     if content_hash(&bytes) != expected {
         return Err(Error::internal(format!(
