@@ -33,8 +33,10 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
 /// Maps `f` over `items` with each one's index, consuming them: an item is dropped as soon as
 /// `f` has turned it into its result, so a large input and its results are never both whole in
 /// memory (lowering frees each tool as its model is built). Threads take the next items from a
-/// shared queue, a few at a time; results are in order, as with `into_iter().map()`.
-pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sync) -> Vec<R> {
+/// shared queue, a few at a time; results come in order, as with `into_iter().map()`, and in
+/// the small batches they were made in, each freed as the caller moves past it (collecting
+/// them into one vector first would hold every result twice).
+pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sync) -> impl Iterator<Item = R> {
     const MIN_PER_THREAD: usize = 64;
     /// Items taken from the queue at once: enough that the lock is rarely contended.
     const BATCH: usize = 16;
@@ -47,7 +49,8 @@ pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sy
             .min(n / MIN_PER_THREAD)
     };
     if threads <= 1 {
-        return items.into_iter().enumerate().map(|(i, x)| f(i, x)).collect();
+        let all: Vec<R> = items.into_iter().enumerate().map(|(i, x)| f(i, x)).collect();
+        return vec![all].into_iter().flatten();
     }
     let queue = std::sync::Mutex::new(items.into_iter().enumerate());
     let mut batches: Vec<(usize, Vec<R>)> = std::thread::scope(|s| {
@@ -78,11 +81,8 @@ pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sy
             .collect()
     });
     batches.sort_unstable_by_key(|(first, _)| *first);
-    let mut out = Vec::with_capacity(n);
-    for (_, batch) in batches {
-        out.extend(batch);
-    }
-    out
+    let batches: Vec<Vec<R>> = batches.into_iter().map(|(_, batch)| batch).collect();
+    batches.into_iter().flatten()
 }
 
 #[cfg(test)]
@@ -97,7 +97,7 @@ mod tests {
             );
             let owned: Vec<String> = items.iter().map(|x| x.to_string()).collect();
             assert_eq!(
-                super::map_owned(owned, |i, s| (i, s.len())),
+                super::map_owned(owned, |i, s| (i, s.len())).collect::<Vec<_>>(),
                 items.iter().map(|&x| (x, x.to_string().len())).collect::<Vec<_>>()
             );
         }

@@ -91,7 +91,7 @@ pub(super) fn lower(cat: &mut Catalog, later: impl FnOnce(&Catalog) -> Vec<Diagn
     });
     let mut tools = Vec::with_capacity(count);
     let mut missing = None;
-    for (i, (tool, found)) in per_tool.into_iter().enumerate() {
+    for (i, (tool, found)) in per_tool.enumerate() {
         diags.extend(found);
         match tool {
             Some(t) => tools.push(t),
