@@ -103,6 +103,24 @@ pub fn json_pretty_list<H>(
 where
     H: serde::Serialize + ?Sized,
 {
+    let mut out = Vec::new();
+    json_pretty_list_to(head, key, items, &mut out)?;
+    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+}
+
+/// [`json_pretty_list`] written to `w` as it goes, a few items at a time: a large list is never
+/// whole in memory. A write error comes back as serde_json's I/O error.
+pub fn json_pretty_list_to<H>(
+    head: &H,
+    key: &str,
+    items: impl IntoIterator<Item = serde_json::Value>,
+    w: &mut dyn std::io::Write,
+) -> Result<(), serde_json::Error>
+where
+    H: serde::Serialize + ?Sized,
+{
+    /// Bytes gathered before they are handed to `w`.
+    const CHUNK: usize = 64 << 10;
     use serde::ser::Error as _;
     let serde_json::Value::Object(head) = serde_json::to_value(head)? else {
         return Err(serde_json::Error::custom("the head of a listing file is not an object"));
@@ -127,6 +145,10 @@ where
                 out.extend_from_slice(if any { b",\n    " } else { b"\n    " });
                 pretty(&item, 4, &mut out);
                 any = true;
+                if out.len() >= CHUNK {
+                    w.write_all(&out).map_err(serde_json::Error::io)?;
+                    out.clear();
+                }
             }
             out.extend_from_slice(if any { b"\n  ]" } else { b"]" });
         }
@@ -135,7 +157,7 @@ where
         }
     }
     out.extend_from_slice(b"\n}\n");
-    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+    w.write_all(&out).map_err(serde_json::Error::io)
 }
 
 /// The widest line [`ts_json_pretty`] writes when it can help it.

@@ -49,6 +49,10 @@ pub enum Content<'a> {
     Owned(Vec<u8>),
     /// The whole file, rendered when it is compared (so a large plan is never all in memory).
     Deferred(Box<dyn Fn() -> Result<Vec<u8>, Error> + Send + Sync + 'a>),
+    /// The whole file, written piece by piece to a sink when it is compared and when it is
+    /// staged: a file of many megabytes is hashed, compared and written without ever being
+    /// whole in memory.
+    Streamed(Box<StreamFn<'a>>),
     /// A JSON file shared with the user: ixgen sets values in it and keeps every other byte.
     /// It is never owned, never removed. Boxed: a plan has a few of these and thousands of
     /// owned files, each of which would otherwise be as large.
@@ -66,6 +70,9 @@ pub struct Merge {
     /// folded into the first by [`compare`]).
     pub more: Vec<(Vec<String>, serde_json::Value)>,
 }
+
+/// Writes a streamed file's bytes to the sink it is given.
+pub type StreamFn<'a> = dyn Fn(&mut dyn Write) -> Result<(), Error> + Send + Sync + 'a;
 
 /// One file a target wants.
 pub struct PlannedFile<'a> {
@@ -175,6 +182,22 @@ impl<'a> PlannedFile<'a> {
             path: path.into(),
             group,
             content: Content::Deferred(Box::new(render)),
+            per_run: false,
+            foreign: None,
+            template: None,
+        }
+    }
+
+    /// A file ixgen owns whole, written to a sink by `render` when it is compared and staged.
+    pub fn streamed(
+        path: impl Into<String>,
+        group: &'static str,
+        render: impl Fn(&mut dyn Write) -> Result<(), Error> + Send + Sync + 'a,
+    ) -> Self {
+        PlannedFile {
+            path: path.into(),
+            group,
+            content: Content::Streamed(Box::new(render)),
             per_run: false,
             foreign: None,
             template: None,
@@ -887,14 +910,32 @@ fn compare_one(
     old_manifest: &Manifest,
 ) -> Result<(Change, Option<ManifestEntry>), Error> {
     let old = read_rel(out, rel)?;
-    let (new, entry, hash) = match &f.content {
-        Content::Owned(_) | Content::Deferred(_) => {
+    let (new, entry, hash, same) = match &f.content {
+        Content::Owned(_) | Content::Deferred(_) | Content::Streamed(_) => {
+            // A streamed file that need not keep its bytes is only hashed and compared.
+            let streamed = match &f.content {
+                Content::Streamed(render) if !keep_new && !f.per_run => {
+                    let mut sink = Compared::new(old.as_deref());
+                    render(&mut sink)?;
+                    Some(sink.finish())
+                }
+                _ => None,
+            };
             let bytes = match &f.content {
+                _ if streamed.is_some() => Vec::new(),
                 Content::Owned(b) => b.clone(),
                 Content::Deferred(render) => render()?,
+                Content::Streamed(render) => {
+                    let mut bytes = Vec::new();
+                    render(&mut bytes)?;
+                    bytes
+                }
                 Content::JsonMerge(_) => return Err(Error::internal("a merged file reached the owned branch")),
             };
-            let same = old.as_deref() == Some(bytes.as_slice());
+            let same = match &streamed {
+                Some((_, same)) => *same,
+                None => old.as_deref() == Some(bytes.as_slice()),
+            };
             let recorded = old_manifest.files.get(rel.as_str());
             if let Some(old_bytes) = &old
                 && !same
@@ -931,14 +972,17 @@ fn compare_one(
             // Hashed every time, never taken over from the manifest: a wrong recorded hash
             // (a manifest merged by hand) would otherwise outlive every run, and make the next
             // real change look like an edit.
-            let blake3 = (!f.per_run).then(|| content_hash(&bytes));
+            let blake3 = match streamed {
+                Some((hash, _)) => Some(hash),
+                None => (!f.per_run).then(|| content_hash(&bytes)),
+            };
             let hash = blake3.clone();
             let entry = ManifestEntry {
                 group: f.group.to_string(),
                 blake3,
                 previous: None,
             };
-            (bytes, Some(entry), hash)
+            (bytes, Some(entry), hash, same)
         }
         Content::JsonMerge(m) => {
             let Merge {
@@ -957,14 +1001,15 @@ fn compare_one(
             let bytes = merge(old.as_deref())?;
             // The run record may say "this file is done" only if merging into the result
             // changes nothing: then a later run that finds these bytes would leave them.
-            let stable = old.as_deref() == Some(bytes.as_slice()) || merge(Some(&bytes))? == bytes;
+            let same = old.as_deref() == Some(bytes.as_slice());
+            let stable = same || merge(Some(&bytes))? == bytes;
             let hash = stable.then(|| content_hash(&bytes));
-            (bytes, None, hash)
+            (bytes, None, hash, same)
         }
     };
     let action = match &old {
         None => Action::Create,
-        Some(o) if *o == new => Action::Unchanged,
+        Some(_) if same => Action::Unchanged,
         Some(_) => Action::Update,
     };
     // Unchanged files keep no bytes: a large catalog would otherwise hold its whole output twice.
@@ -986,6 +1031,78 @@ fn compare_one(
         },
         entry,
     ))
+}
+
+/// A sink that hashes what a streamed file writes and compares it with the file's old bytes.
+struct Compared<'o> {
+    hasher: blake3::Hasher,
+    old: Option<&'o [u8]>,
+    /// Bytes written so far.
+    len: usize,
+    /// Whether every byte so far matched the old bytes.
+    same: bool,
+}
+
+impl<'o> Compared<'o> {
+    fn new(old: Option<&'o [u8]>) -> Self {
+        Compared {
+            hasher: blake3::Hasher::new(),
+            old,
+            len: 0,
+            same: old.is_some(),
+        }
+    }
+
+    /// The hash of everything written ([`content_hash`]'s form), and whether it is the old
+    /// bytes exactly.
+    fn finish(self) -> (String, bool) {
+        let same = self.same && self.old.is_some_and(|o| o.len() == self.len);
+        (self.hasher.finalize().to_hex().to_string(), same)
+    }
+}
+
+impl Write for Compared<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.hasher.update(buf);
+        if self.same {
+            let end = self.len + buf.len();
+            self.same = self.old.is_some_and(|o| o.get(self.len..end) == Some(buf));
+        }
+        self.len += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A sink that writes a streamed file to its temp file and hashes it on the way; the first
+/// write error is kept, so that it is reported as the write failure it is.
+struct Hashed<'f> {
+    file: &'f mut std::fs::File,
+    hasher: blake3::Hasher,
+    error: Option<std::io::Error>,
+}
+
+impl Write for Hashed<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.file.write_all(buf) {
+            Ok(()) => {
+                self.hasher.update(buf);
+                Ok(buf.len())
+            }
+            Err(e) => {
+                let kind = e.kind();
+                self.error.get_or_insert(e);
+                Err(std::io::Error::from(kind))
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
 }
 
 /// Writes a plan: only what changed, all of it or none of it. Returns what was done.
@@ -1291,18 +1408,31 @@ fn stage_all<'a>(
     // Rendered on every core a batch at a time, written in order on this thread: temp files
     // created from several threads in one folder only contend for its lock.
     let mut staged = Vec::with_capacity(changes.len());
+    // A streamed file is rendered straight into its temp file, on this thread.
+    let streams = |c: &Change| {
+        c.new.is_none()
+            && planned
+                .get(&c.path)
+                .is_some_and(|f| matches!(f.content, Content::Streamed(_)))
+    };
     for batch in changes.chunks(STAGE_BATCH) {
         let rendered = crate::par::map(batch, |c| -> Result<Option<Vec<u8>>, Error> {
             match c.new {
                 Some(_) => Ok(None),
+                None if streams(c) => Ok(None),
                 None => rerender(c, manifest, &planned).map(Some),
             }
         });
         for (c, bytes) in batch.iter().zip(rendered) {
             let bytes = bytes?;
             let full = resolve(out, &c.path)?;
-            let content = bytes.as_deref().or(c.new.as_deref()).unwrap_or_default();
-            let tmp = stage(out, &c.path, &full, content)?.into_temp_path();
+            let tmp = if streams(c) {
+                stage_streamed(out, c, &full, manifest, &planned)?
+            } else {
+                let content = bytes.as_deref().or(c.new.as_deref()).unwrap_or_default();
+                stage(out, &c.path, &full, content)?
+            }
+            .into_temp_path();
             staged.push(Staged {
                 rel: &c.path,
                 full,
@@ -1332,6 +1462,11 @@ fn rerender(c: &Change, manifest: &Manifest, planned: &BTreeMap<RelPath, &Planne
     let bytes = match &f.content {
         Content::Owned(b) => b.clone(),
         Content::Deferred(render) => render()?,
+        Content::Streamed(render) => {
+            let mut bytes = Vec::new();
+            render(&mut bytes)?;
+            bytes
+        }
         Content::JsonMerge(_) => return Err(missing()),
     };
     if content_hash(&bytes) != expected {
@@ -1341,6 +1476,49 @@ fn rerender(c: &Change, manifest: &Manifest, planned: &BTreeMap<RelPath, &Planne
         )));
     }
     Ok(bytes)
+}
+
+/// Stages a streamed change that kept only its hash: rendered again straight into its temp
+/// file through a hasher, it must hash to what was compared, or the run stops before anything
+/// is replaced (as [`rerender`] does for a file rendered whole).
+fn stage_streamed(
+    out: &Path,
+    c: &Change,
+    full: &Path,
+    manifest: &Manifest,
+    planned: &BTreeMap<RelPath, &PlannedFile<'_>>,
+) -> Result<tempfile::NamedTempFile, Error> {
+    let missing = || Error::internal(format!("`{}` changed, but its new bytes are gone", c.path));
+    let Some(Content::Streamed(render)) = planned.get(&c.path).map(|f| &f.content) else {
+        return Err(missing());
+    };
+    let expected = manifest
+        .files
+        .get(c.path.as_str())
+        .and_then(|e| e.blake3.as_deref())
+        .ok_or_else(missing)?;
+    let mut hash = String::new();
+    let tmp = stage_with(out, &c.path, full, |file| {
+        let mut sink = Hashed {
+            file,
+            hasher: blake3::Hasher::new(),
+            error: None,
+        };
+        let rendered = render(&mut sink);
+        if let Some(e) = sink.error.take() {
+            return Err(io_error("write", shown(out, &c.path))(e));
+        }
+        rendered?;
+        hash = sink.hasher.finalize().to_hex().to_string();
+        Ok(())
+    })?;
+    if hash != expected {
+        return Err(Error::internal(format!(
+            "`{}` rendered differently when written than when compared",
+            c.path
+        )));
+    }
+    Ok(tmp)
 }
 
 /// Applies an outcome: stage, record, rename, remove, record. `files` are the compared plan's,
@@ -1486,6 +1664,18 @@ fn apply(
 /// Writes `bytes` to a temp file beside `full`, with the mode the file will have: the
 /// replaced file's, or for a new file 0666 less the umask (the kernel applies it at creation).
 fn stage(out: &Path, rel: &RelPath, full: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, Error> {
+    stage_with(out, rel, full, |file| {
+        file.write_all(bytes).map_err(io_error("write", shown(out, rel)))
+    })
+}
+
+/// [`stage`] with the file's bytes written by `write`.
+fn stage_with(
+    out: &Path,
+    rel: &RelPath,
+    full: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> Result<(), Error>,
+) -> Result<tempfile::NamedTempFile, Error> {
     let dir = full.parent().unwrap_or(out);
     let mut builder = tempfile::Builder::new();
     builder.prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX);
@@ -1498,7 +1688,7 @@ fn stage(out: &Path, rel: &RelPath, full: &Path, bytes: &[u8]) -> Result<tempfil
     let mut tmp = builder
         .tempfile_in(dir)
         .map_err(io_error("create a temp file in", shown(out, &rel.parent())))?;
-    tmp.write_all(bytes).map_err(io_error("write", shown(out, rel)))?;
+    write(tmp.as_file_mut())?;
     if let Some(m) = existing {
         std::fs::set_permissions(tmp.path(), m.permissions())
             .map_err(io_error("set permissions of", shown(out, rel)))?;
@@ -1695,6 +1885,60 @@ mod tests {
         let fresh = tempfile::tempdir().unwrap();
         static DIFFERENT: AtomicUsize = AtomicUsize::new(0);
         let e = write(plan(&DIFFERENT, false), fresh.path(), WriteOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("rendered differently"), "{e}");
+        assert!(snapshot(fresh.path()).is_empty(), "{:?}", snapshot(fresh.path()).keys());
+    }
+
+    #[test]
+    fn a_streamed_file_is_compared_and_written_as_a_whole_file_is() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        // Each call writes `text` in pieces, the way a long listing is written.
+        let plan = |calls: &'static AtomicUsize, text: &'static str, pure: bool| Plan {
+            files: vec![PlannedFile::streamed("big/s.txt", "g", move |w| {
+                let n = calls.fetch_add(1, Ordering::SeqCst);
+                for piece in text.as_bytes().chunks(3) {
+                    w.write_all(piece).map_err(|e| Error::internal(e.to_string()))?;
+                }
+                if !pure {
+                    write!(w, "{n}").map_err(|e| Error::internal(e.to_string()))?;
+                }
+                Ok(())
+            })],
+            groups: ["g"].into_iter().collect(),
+            guards: Vec::new(),
+        };
+        let action = |outcome: &Outcome| {
+            let c = outcome.changes.iter().find(|c| c.path.as_str() == "big/s.txt").unwrap();
+            (c.action.clone(), c.new.clone())
+        };
+        let dir = tempfile::tempdir().unwrap();
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        // Written: hashed and compared, then rendered again into its temp file.
+        let outcome = write(plan(&CALLS, "abcdefgh", true), dir.path(), WriteOptions::default()).unwrap();
+        assert_eq!(action(&outcome), (Action::Create, None));
+        assert_eq!(std::fs::read(dir.path().join("big/s.txt")).unwrap(), b"abcdefgh");
+        assert_eq!(CALLS.load(Ordering::SeqCst), 2);
+        // The same bytes are unchanged; a prefix of them, or more, is a change.
+        let outcome = write(plan(&CALLS, "abcdefgh", true), dir.path(), WriteOptions::default()).unwrap();
+        assert_eq!(action(&outcome), (Action::Unchanged, None));
+        for text in ["abcdefg", "abcdefghi", "abcdefgX"] {
+            let (outcome, _) = compare(plan(&CALLS, text, true), dir.path(), false).unwrap();
+            // Compared for a report, it keeps its new bytes.
+            assert_eq!(action(&outcome), (Action::Update, Some(text.as_bytes().to_vec())));
+        }
+        let outcome = write(plan(&CALLS, "abcdefgX", true), dir.path(), WriteOptions::default()).unwrap();
+        assert_eq!(action(&outcome).0, Action::Update);
+        assert_eq!(std::fs::read(dir.path().join("big/s.txt")).unwrap(), b"abcdefgX");
+        // The manifest records the hash of what was written.
+        let (manifest, _) = read_manifest(dir.path()).unwrap();
+        assert_eq!(
+            manifest.files["big/s.txt"].blake3.as_deref(),
+            Some(content_hash(b"abcdefgX").as_str())
+        );
+        // A render that is not pure stops the run before anything is replaced.
+        let fresh = tempfile::tempdir().unwrap();
+        static IMPURE: AtomicUsize = AtomicUsize::new(0);
+        let e = write(plan(&IMPURE, "abc", false), fresh.path(), WriteOptions::default()).unwrap_err();
         assert!(e.to_string().contains("rendered differently"), "{e}");
         assert!(snapshot(fresh.path()).is_empty(), "{:?}", snapshot(fresh.path()).keys());
     }

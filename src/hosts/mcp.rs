@@ -113,10 +113,10 @@ impl Host for Mcp {
         for &profile in &opts.profiles {
             plan.groups.insert(group(profile));
             let (toolset, opts) = (target.toolset.clone(), opts.clone());
-            plan.files.push(PlannedFile::deferred(
+            plan.files.push(PlannedFile::streamed(
                 profile_path(&target.path, profile),
                 group(profile),
-                move || file_bytes(model, &toolset, &opts, profile),
+                move |w| write_file(model, &toolset, &opts, profile, w),
             ));
         }
         Ok(())
@@ -426,11 +426,18 @@ pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: Profile
     })
 }
 
-/// The bytes of a toolset's `tools/list` file for a protocol revision: laid out one line per
+/// Writes a toolset's `tools/list` file for a protocol revision to `w`: laid out one line per
 /// node that fits in 100 columns (`crate::escape::json_pretty_list`), which keeps a large
 /// catalog's file smaller than serde_json's pretty printer would. Tools are built, checked and
-/// printed one at a time, so the file is the only thing that grows with the catalog.
-pub fn file_bytes(model: &Model, toolset: &str, opts: &Options, profile: Profile) -> Result<Vec<u8>, Error> {
+/// printed one at a time, and handed to `w` as they are printed: the file (10 MB for 10,000
+/// tools) is never whole in memory unless `w` keeps it.
+pub fn write_file(
+    model: &Model,
+    toolset: &str,
+    opts: &Options,
+    profile: Profile,
+    w: &mut dyn std::io::Write,
+) -> Result<(), Error> {
     // The first tool that fails its check ends the list; the error is returned after it.
     let mut failed = None;
     let tools = model.toolset(toolset, &opts.filter);
@@ -441,11 +448,11 @@ pub fn file_bytes(model: &Model, toolset: &str, opts: &Options, profile: Profile
             None
         }
     });
-    let text = crate::escape::json_pretty_list(&result_head(profile), "tools", values)
+    crate::escape::json_pretty_list_to(&result_head(profile), "tools", values, w)
         .map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?;
     match failed {
         Some(e) => Err(e),
-        None => Ok(text.into_bytes()),
+        None => Ok(()),
     }
 }
 
