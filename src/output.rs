@@ -518,6 +518,15 @@ fn openat2_beneath(dir: &std::os::fd::OwnedFd, rel: &RelPath) -> std::io::Result
 
 /// Reads a file below `out`, or `None` when there is none.
 fn read_rel(out: &Path, rel: &RelPath) -> Result<Option<Vec<u8>>, Error> {
+    let Some((file, meta)) = open_rel(out, rel)? else {
+        return Ok(None);
+    };
+    read_opened(file, &meta, out, rel)
+}
+
+/// Opens a file below `out` for reading, with the checks of [`read_rel`] (no symlink on the
+/// way, a regular file of at most [`MAX_READ`] bytes), or `None` when there is none.
+fn open_rel(out: &Path, rel: &RelPath) -> Result<Option<(std::fs::File, std::fs::Metadata)>, Error> {
     let full = resolve(out, rel)?;
     let file = match open_nofollow(&full) {
         Ok(f) => f,
@@ -533,16 +542,12 @@ fn read_rel(out: &Path, rel: &RelPath) -> Result<Option<Vec<u8>>, Error> {
         Err(source) => return Err(io_error("read", shown(out, rel))(source)),
     };
     let meta = file.metadata().map_err(io_error("read", shown(out, rel)))?;
-    read_opened(file, &meta, out, rel)
+    checked(&meta, out, rel)?;
+    Ok(Some((file, meta)))
 }
 
-/// Reads a file opened below `out`: only a regular file, and at most [`MAX_READ`] bytes.
-fn read_opened(
-    file: std::fs::File,
-    meta: &std::fs::Metadata,
-    out: &Path,
-    rel: &RelPath,
-) -> Result<Option<Vec<u8>>, Error> {
+/// Refuses what [`read_opened`] refuses: anything but a regular file of at most [`MAX_READ`].
+fn checked(meta: &std::fs::Metadata, out: &Path, rel: &RelPath) -> Result<(), Error> {
     if !meta.is_file() {
         // A FIFO or device at a generated path would block or never end.
         return Err(unsafe_path(out, rel, "it is not a regular file"));
@@ -554,6 +559,17 @@ fn read_opened(
             "it is larger than 64 MiB, far more than ixgen ever writes",
         ));
     }
+    Ok(())
+}
+
+/// Reads a file opened below `out`: only a regular file, and at most [`MAX_READ`] bytes.
+fn read_opened(
+    file: std::fs::File,
+    meta: &std::fs::Metadata,
+    out: &Path,
+    rel: &RelPath,
+) -> Result<Option<Vec<u8>>, Error> {
+    checked(meta, out, rel)?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(MAX_READ + 1)
         .read_to_end(&mut bytes)
@@ -909,15 +925,26 @@ fn compare_one(
     keep_new: bool,
     old_manifest: &Manifest,
 ) -> Result<(Change, Option<ManifestEntry>), Error> {
-    let old = read_rel(out, rel)?;
+    // A streamed file that need not keep its bytes is only hashed and compared, with the file
+    // on disk read alongside: its old bytes are read whole only when they differ (the checks
+    // of an edit and a rollback need them).
+    let stream = matches!(f.content, Content::Streamed(_)) && !keep_new && !f.per_run;
+    let mut old = if stream { None } else { read_rel(out, rel)? };
+    let mut existed = old.is_some();
     let (new, entry, hash, same) = match &f.content {
         Content::Owned(_) | Content::Deferred(_) | Content::Streamed(_) => {
-            // A streamed file that need not keep its bytes is only hashed and compared.
             let streamed = match &f.content {
-                Content::Streamed(render) if !keep_new && !f.per_run => {
-                    let mut sink = Compared::new(old.as_deref());
+                Content::Streamed(render) if stream => {
+                    let mut file = open_rel(out, rel)?.map(|(file, _)| std::io::BufReader::new(file));
+                    existed = file.is_some();
+                    let mut sink = Compared::new(file.as_mut().map(|f| f as &mut dyn Read));
                     render(&mut sink)?;
-                    Some(sink.finish())
+                    let (hash, same) = sink.finish();
+                    if existed && !same {
+                        old = read_rel(out, rel)?;
+                        existed = old.is_some();
+                    }
+                    Some((hash, same))
                 }
                 _ => None,
             };
@@ -1007,10 +1034,10 @@ fn compare_one(
             (bytes, None, hash, same)
         }
     };
-    let action = match &old {
-        None => Action::Create,
-        Some(_) if same => Action::Unchanged,
-        Some(_) => Action::Update,
+    let action = match existed {
+        false => Action::Create,
+        true if same => Action::Unchanged,
+        true => Action::Update,
     };
     // Unchanged files keep no bytes: a large catalog would otherwise hold its whole output twice.
     // Nor do changed files with a hash when writing: `apply` renders them again.
@@ -1033,30 +1060,35 @@ fn compare_one(
     ))
 }
 
-/// A sink that hashes what a streamed file writes and compares it with the file's old bytes.
+/// A sink that hashes what a streamed file writes and compares it with the file's old bytes,
+/// read alongside from `old`.
 struct Compared<'o> {
     hasher: blake3::Hasher,
-    old: Option<&'o [u8]>,
-    /// Bytes written so far.
-    len: usize,
-    /// Whether every byte so far matched the old bytes.
+    old: Option<&'o mut dyn Read>,
+    /// Whether every byte so far matched the old bytes (false when there are none).
     same: bool,
+    /// The old bytes to compare a write with, reused.
+    scratch: Vec<u8>,
 }
 
 impl<'o> Compared<'o> {
-    fn new(old: Option<&'o [u8]>) -> Self {
+    fn new(old: Option<&'o mut dyn Read>) -> Self {
         Compared {
             hasher: blake3::Hasher::new(),
-            old,
-            len: 0,
             same: old.is_some(),
+            old,
+            scratch: Vec::new(),
         }
     }
 
     /// The hash of everything written ([`content_hash`]'s form), and whether it is the old
-    /// bytes exactly.
-    fn finish(self) -> (String, bool) {
-        let same = self.same && self.old.is_some_and(|o| o.len() == self.len);
+    /// bytes exactly (the old bytes end where the written ones do).
+    fn finish(mut self) -> (String, bool) {
+        let same = self.same
+            && self
+                .old
+                .as_mut()
+                .is_some_and(|o| matches!(o.read(&mut [0u8; 1]), Ok(0)));
         (self.hasher.finalize().to_hex().to_string(), same)
     }
 }
@@ -1064,11 +1096,13 @@ impl<'o> Compared<'o> {
 impl Write for Compared<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.hasher.update(buf);
-        if self.same {
-            let end = self.len + buf.len();
-            self.same = self.old.is_some_and(|o| o.get(self.len..end) == Some(buf));
+        if self.same
+            && let Some(old) = self.old.as_mut()
+        {
+            self.scratch.resize(buf.len(), 0);
+            // A read that fails or ends early is a difference; the whole read says why.
+            self.same = old.read_exact(&mut self.scratch).is_ok() && self.scratch == buf;
         }
-        self.len += buf.len();
         Ok(buf.len())
     }
 
@@ -1554,7 +1588,7 @@ fn apply(
         .changes
         .iter()
         .find(|c| c.path == manifest_rel && c.action != Action::Unchanged)
-        .and_then(|c| c.new.clone());
+        .and_then(|c| c.new.as_deref());
     let mut done: Vec<Done<'_>> = Vec::new();
     let mut step = 0usize;
     let run = |done: &mut Vec<_>| -> Result<(), Error> {
@@ -1566,28 +1600,36 @@ fn apply(
                 Ok(())
             }
         };
-        if hashed_change && final_bytes.is_some() {
-            let mut pending = manifest.clone();
-            // A file being replaced: its bytes now are ixgen's too until the run ends.
-            for c in outcome.changed().filter(|c| c.action == Action::Update) {
-                if let (Some(e), Some(old)) = (pending.files.get_mut(c.path.as_str()), &c.old)
-                    && e.blake3.is_some()
-                {
-                    e.previous = Some(content_hash(old));
+        if hashed_change && let Some(final_bytes) = final_bytes {
+            let updates: Vec<&Change> = outcome.changed().filter(|c| c.action == Action::Update).collect();
+            // With nothing replaced or removed, the interim manifest is the final one: its bytes
+            // are at hand, and copying a large manifest would only raise the run's peak.
+            let pending = if updates.is_empty() && removals.is_empty() {
+                Cow::Borrowed(final_bytes)
+            } else {
+                let mut pending = manifest.clone();
+                // A file being replaced: its bytes now are ixgen's too until the run ends.
+                for c in &updates {
+                    if let (Some(e), Some(old)) = (pending.files.get_mut(c.path.as_str()), &c.old)
+                        && e.blake3.is_some()
+                    {
+                        e.previous = Some(content_hash(old));
+                    }
                 }
-            }
-            // A file being removed stays recorded until it is gone.
-            let (interim, _) = read_manifest(out)?;
-            for c in &removals {
-                if let Some(e) = interim.files.get(c.path.as_str()) {
-                    pending.files.insert(c.path.to_string(), e.clone());
+                // A file being removed stays recorded until it is gone.
+                let (interim, _) = read_manifest(out)?;
+                for c in &removals {
+                    if let Some(e) = interim.files.get(c.path.as_str()) {
+                        pending.files.insert(c.path.to_string(), e.clone());
+                    }
                 }
-            }
+                Cow::Owned(manifest_bytes(&pending))
+            };
             let full = resolve(out, &manifest_rel)?;
             let old = read_rel(out, &manifest_rel)?;
             make_folders(out, &manifest_rel, &mut created)?;
             tick().map_err(io_error("write", shown(out, &manifest_rel)))?;
-            stage(out, &manifest_rel, &full, &manifest_bytes(&pending))?
+            stage(out, &manifest_rel, &full, &pending)?
                 .persist(&full)
                 .map_err(|e| io_error("replace", shown(out, &manifest_rel))(e.error))?;
             done.push(Done::Wrote {
@@ -1926,15 +1968,22 @@ mod tests {
             // Compared for a report, it keeps its new bytes.
             assert_eq!(action(&outcome), (Action::Update, Some(text.as_bytes().to_vec())));
         }
-        let outcome = write(plan(&CALLS, "abcdefgX", true), dir.path(), WriteOptions::default()).unwrap();
-        assert_eq!(action(&outcome).0, Action::Update);
-        assert_eq!(std::fs::read(dir.path().join("big/s.txt")).unwrap(), b"abcdefgX");
+        // Written, each is compared with the file on disk as it is printed.
+        for text in ["abcdefg", "abcdefghi", "abcdefgX"] {
+            let outcome = write(plan(&CALLS, text, true), dir.path(), WriteOptions::default()).unwrap();
+            assert_eq!(action(&outcome), (Action::Update, None));
+            assert_eq!(std::fs::read(dir.path().join("big/s.txt")).unwrap(), text.as_bytes());
+        }
         // The manifest records the hash of what was written.
         let (manifest, _) = read_manifest(dir.path()).unwrap();
         assert_eq!(
             manifest.files["big/s.txt"].blake3.as_deref(),
             Some(content_hash(b"abcdefgX").as_str())
         );
+        // A file edited since is refused, as a file rendered whole is.
+        std::fs::write(dir.path().join("big/s.txt"), "edited").unwrap();
+        let e = write(plan(&CALLS, "abcdefgh", true), dir.path(), WriteOptions::default()).unwrap_err();
+        assert!(matches!(e, Error::Edited { .. }), "{e}");
         // A render that is not pure stops the run before anything is replaced.
         let fresh = tempfile::tempdir().unwrap();
         static IMPURE: AtomicUsize = AtomicUsize::new(0);
