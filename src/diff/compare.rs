@@ -901,7 +901,7 @@ impl<'a> Compare<'a> {
                 _ => {}
             }
             if a.default != b.default {
-                let show = |v: &Option<Value>| v.as_ref().map_or("none".to_string(), |v| v.to_string());
+                let show = |v: &Option<Box<Value>>| v.as_ref().map_or("none".to_string(), |v| v.to_string());
                 self.push(
                     Rule::DefaultChanged,
                     Some(tool),

@@ -277,7 +277,7 @@ fn property(p: &ParamModel) -> PropSchema {
         }
         ParamType::Boolean | ParamType::Enum => {}
     }
-    s.default = q.default.clone();
+    s.default = q.default.as_deref().cloned();
     if q.nullable {
         s.ty = serde_json::json!([s.ty, "null"]);
     }
