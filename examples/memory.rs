@@ -78,6 +78,13 @@ fn main() {
         size_of::<ixgen::spec::SpecParam>(),
         size_of::<ixgen::spec::SpecStep>()
     );
+    // The allocator settings of the binary (`src/main.rs`), so the RSS figures are the binary's.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: no thread exists yet; mallopt only sets allocator parameters.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
     mark("start");
     let loaded = ixgen::catalog::load(Some(&cat)).unwrap();
     mark("catalog::load");

@@ -647,7 +647,7 @@ impl App {
             None => model::Context::new(),
         };
         let (filter, mut notes) = Filter::resolve(
-            &model.catalog,
+            &model,
             filters.read_only,
             &filters.enable_tools,
             &filters.disable_tools,
@@ -816,6 +816,19 @@ impl App {
         for n in notes {
             eprintln!("warning: {}", escape::terminal(&n));
         }
+        // The catalog is read once for the key and again to load it: a record may only say
+        // what the run rendered, so a catalog that changed in between (an editor saving,
+        // a checkout) keeps none.
+        let same_catalog = match &key {
+            Some((_, Some(hashed))) => self
+                .loaded
+                .as_ref()
+                .is_some_and(|(_, file)| blake3::hash(file.text.as_bytes()) == *hashed),
+            _ => true,
+        };
+        // The catalog's text was kept to locate diagnostics, and every one is printed by now:
+        // a large catalog's text is memory the write can use.
+        self.loaded = None;
         let write = self.write_args();
         let outcome = output::write(
             plan,
@@ -832,16 +845,6 @@ impl App {
             .context_decls
             .as_ref()
             .is_some_and(|d| *d == model.catalog.context);
-        // The catalog is read once for the key and again to load it: a record may only say
-        // what the run rendered, so a catalog that changed in between (an editor saving,
-        // a checkout) keeps none.
-        let same_catalog = match &key {
-            Some((_, Some(hashed))) => self
-                .loaded
-                .as_ref()
-                .is_some_and(|(_, file)| blake3::hash(file.text.as_bytes()) == *hashed),
-            _ => true,
-        };
         if let Some((k, _)) = key
             && quiet_run
             && same_catalog

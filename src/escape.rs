@@ -105,7 +105,23 @@ pub fn json_line_list<H>(
 where
     H: serde::Serialize + ?Sized,
 {
-    lines(head, key, items.into_iter().map(|v| (None, v)))
+    let mut out = Vec::new();
+    json_line_list_to(head, key, items, &mut out)?;
+    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+}
+
+/// [`json_line_list`] written to `w` as it goes, a few items at a time: a large list is never
+/// whole in memory. A write error comes back as serde_json's I/O error.
+pub fn json_line_list_to<H>(
+    head: &H,
+    key: &str,
+    items: impl IntoIterator<Item = serde_json::Value>,
+    w: &mut dyn std::io::Write,
+) -> Result<(), serde_json::Error>
+where
+    H: serde::Serialize + ?Sized,
+{
+    lines_to(head, key, items.into_iter().map(|v| (None, v)), w)
 }
 
 /// [`json_line_list`] for an object: the entry `key` of `head` is the object of `entries`,
@@ -118,18 +134,23 @@ pub fn json_line_map<H>(
 where
     H: serde::Serialize + ?Sized,
 {
-    lines(head, key, entries.into_iter().map(|(k, v)| (Some(k), v)))
+    let mut out = Vec::new();
+    lines_to(head, key, entries.into_iter().map(|(k, v)| (Some(k), v)), &mut out)?;
+    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
 }
 
-/// [`json_line_list`] (entries without names) and [`json_line_map`] (with).
-fn lines<H>(
+/// [`json_line_list_to`] (entries without names) and [`json_line_map`] (with).
+fn lines_to<H>(
     head: &H,
     key: &str,
     entries: impl Iterator<Item = (Option<String>, serde_json::Value)>,
-) -> Result<String, serde_json::Error>
+    w: &mut dyn std::io::Write,
+) -> Result<(), serde_json::Error>
 where
     H: serde::Serialize + ?Sized,
 {
+    /// Bytes gathered before they are handed to `w`.
+    const CHUNK: usize = 64 << 10;
     use serde::ser::Error as _;
     let serde_json::Value::Object(head) = serde_json::to_value(head)? else {
         return Err(serde_json::Error::custom("the head of a listing file is not an object"));
@@ -167,6 +188,10 @@ where
                 }
                 spaced(&item, &mut out);
                 any = true;
+                if out.len() >= CHUNK {
+                    w.write_all(&out).map_err(serde_json::Error::io)?;
+                    out.clear();
+                }
             }
             if any {
                 out.extend_from_slice(b"\n  ");
@@ -178,7 +203,7 @@ where
         }
     }
     out.extend_from_slice(b"\n}\n");
-    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+    w.write_all(&out).map_err(serde_json::Error::io)
 }
 
 /// The widest line [`ts_json_pretty`] writes when it can help it.

@@ -49,18 +49,30 @@ pub enum Content<'a> {
     Owned(Vec<u8>),
     /// The whole file, rendered when it is compared (so a large plan is never all in memory).
     Deferred(Box<dyn Fn() -> Result<Vec<u8>, Error> + Send + Sync + 'a>),
-    /// A JSON file shared with the user: ixgen sets the value at `pointer` (object keys) and
-    /// keeps every other byte. It is never owned, never removed.
-    JsonMerge {
-        pointer: Vec<String>,
-        value: serde_json::Value,
-        /// Keys of a new file, written before the merged key (e.g. `$schema`).
-        skeleton: serde_json::Map<String, serde_json::Value>,
-        /// Further keys set in the same file, in order (several planned merges of one file are
-        /// folded into the first by [`compare`]).
-        more: Vec<(Vec<String>, serde_json::Value)>,
-    },
+    /// The whole file, written piece by piece to a sink when it is compared and when it is
+    /// staged: a file of many megabytes is hashed, compared and written without ever being
+    /// whole in memory.
+    Streamed(Box<StreamFn<'a>>),
+    /// A JSON file shared with the user: ixgen sets values in it and keeps every other byte.
+    /// It is never owned, never removed. Boxed: a plan has a few of these and thousands of
+    /// owned files, each of which would otherwise be as large.
+    JsonMerge(Box<Merge>),
 }
+
+/// What a planned merge into a shared JSON file sets.
+pub struct Merge {
+    /// Where the value goes (object keys).
+    pub pointer: Vec<String>,
+    pub value: serde_json::Value,
+    /// Keys of a new file, written before the merged key (e.g. `$schema`).
+    pub skeleton: serde_json::Map<String, serde_json::Value>,
+    /// Further keys set in the same file, in order (several planned merges of one file are
+    /// folded into the first by [`compare`]).
+    pub more: Vec<(Vec<String>, serde_json::Value)>,
+}
+
+/// Writes a streamed file's bytes to the sink it is given.
+pub type StreamFn<'a> = dyn Fn(&mut dyn Write) -> Result<(), Error> + Send + Sync + 'a;
 
 /// One file a target wants.
 pub struct PlannedFile<'a> {
@@ -176,6 +188,22 @@ impl<'a> PlannedFile<'a> {
         }
     }
 
+    /// A file ixgen owns whole, written to a sink by `render` when it is compared and staged.
+    pub fn streamed(
+        path: impl Into<String>,
+        group: &'static str,
+        render: impl Fn(&mut dyn Write) -> Result<(), Error> + Send + Sync + 'a,
+    ) -> Self {
+        PlannedFile {
+            path: path.into(),
+            group,
+            content: Content::Streamed(Box::new(render)),
+            per_run: false,
+            foreign: None,
+            template: None,
+        }
+    }
+
     /// A shared JSON file in which ixgen sets one value.
     pub fn merged(
         path: impl Into<String>,
@@ -187,12 +215,12 @@ impl<'a> PlannedFile<'a> {
         PlannedFile {
             path: path.into(),
             group,
-            content: Content::JsonMerge {
+            content: Content::JsonMerge(Box::new(Merge {
                 pointer: pointer.iter().map(|s| s.to_string()).collect(),
                 value,
                 skeleton,
                 more: Vec::new(),
-            },
+            })),
             per_run: false,
             foreign: None,
             template: None,
@@ -490,6 +518,15 @@ fn openat2_beneath(dir: &std::os::fd::OwnedFd, rel: &RelPath) -> std::io::Result
 
 /// Reads a file below `out`, or `None` when there is none.
 fn read_rel(out: &Path, rel: &RelPath) -> Result<Option<Vec<u8>>, Error> {
+    let Some((file, meta)) = open_rel(out, rel)? else {
+        return Ok(None);
+    };
+    read_opened(file, &meta, out, rel)
+}
+
+/// Opens a file below `out` for reading, with the checks of [`read_rel`] (no symlink on the
+/// way, a regular file of at most [`MAX_READ`] bytes), or `None` when there is none.
+fn open_rel(out: &Path, rel: &RelPath) -> Result<Option<(std::fs::File, std::fs::Metadata)>, Error> {
     let full = resolve(out, rel)?;
     let file = match open_nofollow(&full) {
         Ok(f) => f,
@@ -505,16 +542,12 @@ fn read_rel(out: &Path, rel: &RelPath) -> Result<Option<Vec<u8>>, Error> {
         Err(source) => return Err(io_error("read", shown(out, rel))(source)),
     };
     let meta = file.metadata().map_err(io_error("read", shown(out, rel)))?;
-    read_opened(file, &meta, out, rel)
+    checked(&meta, out, rel)?;
+    Ok(Some((file, meta)))
 }
 
-/// Reads a file opened below `out`: only a regular file, and at most [`MAX_READ`] bytes.
-fn read_opened(
-    file: std::fs::File,
-    meta: &std::fs::Metadata,
-    out: &Path,
-    rel: &RelPath,
-) -> Result<Option<Vec<u8>>, Error> {
+/// Refuses what [`read_opened`] refuses: anything but a regular file of at most [`MAX_READ`].
+fn checked(meta: &std::fs::Metadata, out: &Path, rel: &RelPath) -> Result<(), Error> {
     if !meta.is_file() {
         // A FIFO or device at a generated path would block or never end.
         return Err(unsafe_path(out, rel, "it is not a regular file"));
@@ -526,6 +559,17 @@ fn read_opened(
             "it is larger than 64 MiB, far more than ixgen ever writes",
         ));
     }
+    Ok(())
+}
+
+/// Reads a file opened below `out`: only a regular file, and at most [`MAX_READ`] bytes.
+fn read_opened(
+    file: std::fs::File,
+    meta: &std::fs::Metadata,
+    out: &Path,
+    rel: &RelPath,
+) -> Result<Option<Vec<u8>>, Error> {
+    checked(meta, out, rel)?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(MAX_READ + 1)
         .read_to_end(&mut bytes)
@@ -724,19 +768,18 @@ pub fn fold_merges(files: &mut Vec<PlannedFile<'_>>) {
     while i < files.len() {
         // Only a merge looks for later ones: scanning the plan from every file was quadratic,
         // a fifth of a no-op run of 10,000 tools.
-        if !matches!(files[i].content, Content::JsonMerge { .. }) {
+        if !matches!(files[i].content, Content::JsonMerge(_)) {
             i += 1;
             continue;
         }
         let later = (i + 1..files.len())
-            .find(|&j| matches!(files[j].content, Content::JsonMerge { .. }) && files[j].path == files[i].path);
+            .find(|&j| matches!(files[j].content, Content::JsonMerge(_)) && files[j].path == files[i].path);
         match later {
             Some(j) => {
                 let f = files.remove(j);
-                if let (Content::JsonMerge { more, .. }, Content::JsonMerge { pointer, value, .. }) =
-                    (&mut files[i].content, f.content)
-                {
-                    more.push((pointer, value));
+                if let (Content::JsonMerge(first), Content::JsonMerge(later)) = (&mut files[i].content, f.content) {
+                    let Merge { pointer, value, .. } = *later;
+                    first.more.push((pointer, value));
                 }
             }
             None => i += 1,
@@ -893,15 +936,44 @@ fn compare_one(
     keep_new: bool,
     old_manifest: &Manifest,
 ) -> Result<(Change, Option<ManifestEntry>), Error> {
-    let old = read_rel(out, rel)?;
-    let (new, entry, hash) = match &f.content {
-        Content::Owned(_) | Content::Deferred(_) => {
+    // A streamed file that need not keep its bytes is only hashed and compared, with the file
+    // on disk read alongside: its old bytes are read whole only when they differ (the checks
+    // of an edit and a rollback need them).
+    let stream = matches!(f.content, Content::Streamed(_)) && !keep_new && !f.per_run;
+    let mut old = if stream { None } else { read_rel(out, rel)? };
+    let mut existed = old.is_some();
+    let (new, entry, hash, same) = match &f.content {
+        Content::Owned(_) | Content::Deferred(_) | Content::Streamed(_) => {
+            let streamed = match &f.content {
+                Content::Streamed(render) if stream => {
+                    let mut file = open_rel(out, rel)?.map(|(file, _)| std::io::BufReader::new(file));
+                    existed = file.is_some();
+                    let mut sink = Compared::new(file.as_mut().map(|f| f as &mut dyn Read));
+                    render(&mut sink)?;
+                    let (hash, same) = sink.finish();
+                    if existed && !same {
+                        old = read_rel(out, rel)?;
+                        existed = old.is_some();
+                    }
+                    Some((hash, same))
+                }
+                _ => None,
+            };
             let bytes = match &f.content {
+                _ if streamed.is_some() => Vec::new(),
                 Content::Owned(b) => b.clone(),
                 Content::Deferred(render) => render()?,
-                Content::JsonMerge { .. } => return Err(Error::internal("a merged file reached the owned branch")),
+                Content::Streamed(render) => {
+                    let mut bytes = Vec::new();
+                    render(&mut bytes)?;
+                    bytes
+                }
+                Content::JsonMerge(_) => return Err(Error::internal("a merged file reached the owned branch")),
             };
-            let same = old.as_deref() == Some(bytes.as_slice());
+            let same = match &streamed {
+                Some((_, same)) => *same,
+                None => old.as_deref() == Some(bytes.as_slice()),
+            };
             let recorded = old_manifest.files.get(rel.as_str());
             if let Some(old_bytes) = &old
                 && !same
@@ -938,21 +1010,25 @@ fn compare_one(
             // Hashed every time, never taken over from the manifest: a wrong recorded hash
             // (a manifest merged by hand) would otherwise outlive every run, and make the next
             // real change look like an edit.
-            let blake3 = (!f.per_run).then(|| content_hash(&bytes));
+            let blake3 = match streamed {
+                Some((hash, _)) => Some(hash),
+                None => (!f.per_run).then(|| content_hash(&bytes)),
+            };
             let hash = blake3.clone();
             let entry = ManifestEntry {
                 group: f.group.to_string(),
                 blake3,
                 previous: None,
             };
-            (bytes, Some(entry), hash)
+            (bytes, Some(entry), hash, same)
         }
-        Content::JsonMerge {
-            pointer,
-            value,
-            skeleton,
-            more,
-        } => {
+        Content::JsonMerge(m) => {
+            let Merge {
+                pointer,
+                value,
+                skeleton,
+                more,
+            } = &**m;
             let merge = |old: Option<&[u8]>| -> Result<Vec<u8>, Error> {
                 let mut bytes = merge_json(old, pointer, value, skeleton, rel)?;
                 for (p, v) in more {
@@ -963,15 +1039,16 @@ fn compare_one(
             let bytes = merge(old.as_deref())?;
             // The run record may say "this file is done" only if merging into the result
             // changes nothing: then a later run that finds these bytes would leave them.
-            let stable = old.as_deref() == Some(bytes.as_slice()) || merge(Some(&bytes))? == bytes;
+            let same = old.as_deref() == Some(bytes.as_slice());
+            let stable = same || merge(Some(&bytes))? == bytes;
             let hash = stable.then(|| content_hash(&bytes));
-            (bytes, None, hash)
+            (bytes, None, hash, same)
         }
     };
-    let action = match &old {
-        None => Action::Create,
-        Some(o) if *o == new => Action::Unchanged,
-        Some(_) => Action::Update,
+    let action = match existed {
+        false => Action::Create,
+        true if same => Action::Unchanged,
+        true => Action::Update,
     };
     // Unchanged files keep no bytes: a large catalog would otherwise hold its whole output twice.
     // Nor do changed files with a hash when writing: `apply` renders them again.
@@ -992,6 +1069,85 @@ fn compare_one(
         },
         entry,
     ))
+}
+
+/// A sink that hashes what a streamed file writes and compares it with the file's old bytes,
+/// read alongside from `old`.
+struct Compared<'o> {
+    hasher: blake3::Hasher,
+    old: Option<&'o mut dyn Read>,
+    /// Whether every byte so far matched the old bytes (false when there are none).
+    same: bool,
+    /// The old bytes to compare a write with, reused.
+    scratch: Vec<u8>,
+}
+
+impl<'o> Compared<'o> {
+    fn new(old: Option<&'o mut dyn Read>) -> Self {
+        Compared {
+            hasher: blake3::Hasher::new(),
+            same: old.is_some(),
+            old,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The hash of everything written ([`content_hash`]'s form), and whether it is the old
+    /// bytes exactly (the old bytes end where the written ones do).
+    fn finish(mut self) -> (String, bool) {
+        let same = self.same
+            && self
+                .old
+                .as_mut()
+                .is_some_and(|o| matches!(o.read(&mut [0u8; 1]), Ok(0)));
+        (self.hasher.finalize().to_hex().to_string(), same)
+    }
+}
+
+impl Write for Compared<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.hasher.update(buf);
+        if self.same
+            && let Some(old) = self.old.as_mut()
+        {
+            self.scratch.resize(buf.len(), 0);
+            // A read that fails or ends early is a difference; the whole read says why.
+            self.same = old.read_exact(&mut self.scratch).is_ok() && self.scratch == buf;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A sink that writes a streamed file to its temp file and hashes it on the way; the first
+/// write error is kept, so that it is reported as the write failure it is.
+struct Hashed<'f> {
+    file: &'f mut std::fs::File,
+    hasher: blake3::Hasher,
+    error: Option<std::io::Error>,
+}
+
+impl Write for Hashed<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.file.write_all(buf) {
+            Ok(()) => {
+                self.hasher.update(buf);
+                Ok(buf.len())
+            }
+            Err(e) => {
+                let kind = e.kind();
+                self.error.get_or_insert(e);
+                Err(std::io::Error::from(kind))
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
 }
 
 /// Writes a plan: only what changed, all of it or none of it. Returns what was done.
@@ -1297,18 +1453,31 @@ fn stage_all<'a>(
     // Rendered on every core a batch at a time, written in order on this thread: temp files
     // created from several threads in one folder only contend for its lock.
     let mut staged = Vec::with_capacity(changes.len());
+    // A streamed file is rendered straight into its temp file, on this thread.
+    let streams = |c: &Change| {
+        c.new.is_none()
+            && planned
+                .get(&c.path)
+                .is_some_and(|f| matches!(f.content, Content::Streamed(_)))
+    };
     for batch in changes.chunks(STAGE_BATCH) {
         let rendered = crate::par::map(batch, |c| -> Result<Option<Vec<u8>>, Error> {
             match c.new {
                 Some(_) => Ok(None),
+                None if streams(c) => Ok(None),
                 None => rerender(c, manifest, &planned).map(Some),
             }
         });
         for (c, bytes) in batch.iter().zip(rendered) {
             let bytes = bytes?;
             let full = resolve(out, &c.path)?;
-            let content = bytes.as_deref().or(c.new.as_deref()).unwrap_or_default();
-            let tmp = stage(out, &c.path, &full, content)?.into_temp_path();
+            let tmp = if streams(c) {
+                stage_streamed(out, c, &full, manifest, &planned)?
+            } else {
+                let content = bytes.as_deref().or(c.new.as_deref()).unwrap_or_default();
+                stage(out, &c.path, &full, content)?
+            }
+            .into_temp_path();
             staged.push(Staged {
                 rel: &c.path,
                 full,
@@ -1338,7 +1507,12 @@ fn rerender(c: &Change, manifest: &Manifest, planned: &BTreeMap<RelPath, &Planne
     let bytes = match &f.content {
         Content::Owned(b) => b.clone(),
         Content::Deferred(render) => render()?,
-        Content::JsonMerge { .. } => return Err(missing()),
+        Content::Streamed(render) => {
+            let mut bytes = Vec::new();
+            render(&mut bytes)?;
+            bytes
+        }
+        Content::JsonMerge(_) => return Err(missing()),
     };
     if content_hash(&bytes) != expected {
         return Err(Error::internal(format!(
@@ -1347,6 +1521,49 @@ fn rerender(c: &Change, manifest: &Manifest, planned: &BTreeMap<RelPath, &Planne
         )));
     }
     Ok(bytes)
+}
+
+/// Stages a streamed change that kept only its hash: rendered again straight into its temp
+/// file through a hasher, it must hash to what was compared, or the run stops before anything
+/// is replaced (as [`rerender`] does for a file rendered whole).
+fn stage_streamed(
+    out: &Path,
+    c: &Change,
+    full: &Path,
+    manifest: &Manifest,
+    planned: &BTreeMap<RelPath, &PlannedFile<'_>>,
+) -> Result<tempfile::NamedTempFile, Error> {
+    let missing = || Error::internal(format!("`{}` changed, but its new bytes are gone", c.path));
+    let Some(Content::Streamed(render)) = planned.get(&c.path).map(|f| &f.content) else {
+        return Err(missing());
+    };
+    let expected = manifest
+        .files
+        .get(c.path.as_str())
+        .and_then(|e| e.blake3.as_deref())
+        .ok_or_else(missing)?;
+    let mut hash = String::new();
+    let tmp = stage_with(out, &c.path, full, |file| {
+        let mut sink = Hashed {
+            file,
+            hasher: blake3::Hasher::new(),
+            error: None,
+        };
+        let rendered = render(&mut sink);
+        if let Some(e) = sink.error.take() {
+            return Err(io_error("write", shown(out, &c.path))(e));
+        }
+        rendered?;
+        hash = sink.hasher.finalize().to_hex().to_string();
+        Ok(())
+    })?;
+    if hash != expected {
+        return Err(Error::internal(format!(
+            "`{}` rendered differently when written than when compared",
+            c.path
+        )));
+    }
+    Ok(tmp)
 }
 
 /// Applies an outcome: stage, record, rename, remove, record. `files` are the compared plan's,
@@ -1382,7 +1599,7 @@ fn apply(
         .changes
         .iter()
         .find(|c| c.path == manifest_rel && c.action != Action::Unchanged)
-        .and_then(|c| c.new.clone());
+        .and_then(|c| c.new.as_deref());
     let mut done: Vec<Done<'_>> = Vec::new();
     let mut step = 0usize;
     let run = |done: &mut Vec<_>| -> Result<(), Error> {
@@ -1394,28 +1611,36 @@ fn apply(
                 Ok(())
             }
         };
-        if hashed_change && final_bytes.is_some() {
-            let mut pending = manifest.clone();
-            // A file being replaced: its bytes now are ixgen's too until the run ends.
-            for c in outcome.changed().filter(|c| c.action == Action::Update) {
-                if let (Some(e), Some(old)) = (pending.files.get_mut(c.path.as_str()), &c.old)
-                    && e.blake3.is_some()
-                {
-                    e.previous = Some(content_hash(old));
+        if hashed_change && let Some(final_bytes) = final_bytes {
+            let updates: Vec<&Change> = outcome.changed().filter(|c| c.action == Action::Update).collect();
+            // With nothing replaced or removed, the interim manifest is the final one: its bytes
+            // are at hand, and copying a large manifest would only raise the run's peak.
+            let pending = if updates.is_empty() && removals.is_empty() {
+                Cow::Borrowed(final_bytes)
+            } else {
+                let mut pending = manifest.clone();
+                // A file being replaced: its bytes now are ixgen's too until the run ends.
+                for c in &updates {
+                    if let (Some(e), Some(old)) = (pending.files.get_mut(c.path.as_str()), &c.old)
+                        && e.blake3.is_some()
+                    {
+                        e.previous = Some(content_hash(old));
+                    }
                 }
-            }
-            // A file being removed stays recorded until it is gone.
-            let (interim, _) = read_manifest(out)?;
-            for c in &removals {
-                if let Some(e) = interim.files.get(c.path.as_str()) {
-                    pending.files.insert(c.path.to_string(), e.clone());
+                // A file being removed stays recorded until it is gone.
+                let (interim, _) = read_manifest(out)?;
+                for c in &removals {
+                    if let Some(e) = interim.files.get(c.path.as_str()) {
+                        pending.files.insert(c.path.to_string(), e.clone());
+                    }
                 }
-            }
+                Cow::Owned(manifest_bytes(&pending))
+            };
             let full = resolve(out, &manifest_rel)?;
             let old = read_rel(out, &manifest_rel)?;
             make_folders(out, &manifest_rel, &mut created)?;
             tick().map_err(io_error("write", shown(out, &manifest_rel)))?;
-            stage(out, &manifest_rel, &full, &manifest_bytes(&pending))?
+            stage(out, &manifest_rel, &full, &pending)?
                 .persist(&full)
                 .map_err(|e| io_error("replace", shown(out, &manifest_rel))(e.error))?;
             done.push(Done::Wrote {
@@ -1492,6 +1717,18 @@ fn apply(
 /// Writes `bytes` to a temp file beside `full`, with the mode the file will have: the
 /// replaced file's, or for a new file 0666 less the umask (the kernel applies it at creation).
 fn stage(out: &Path, rel: &RelPath, full: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile, Error> {
+    stage_with(out, rel, full, |file| {
+        file.write_all(bytes).map_err(io_error("write", shown(out, rel)))
+    })
+}
+
+/// [`stage`] with the file's bytes written by `write`.
+fn stage_with(
+    out: &Path,
+    rel: &RelPath,
+    full: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> Result<(), Error>,
+) -> Result<tempfile::NamedTempFile, Error> {
     let dir = full.parent().unwrap_or(out);
     let mut builder = tempfile::Builder::new();
     builder.prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX);
@@ -1504,7 +1741,7 @@ fn stage(out: &Path, rel: &RelPath, full: &Path, bytes: &[u8]) -> Result<tempfil
     let mut tmp = builder
         .tempfile_in(dir)
         .map_err(io_error("create a temp file in", shown(out, &rel.parent())))?;
-    tmp.write_all(bytes).map_err(io_error("write", shown(out, rel)))?;
+    write(tmp.as_file_mut())?;
     if let Some(m) = existing {
         std::fs::set_permissions(tmp.path(), m.permissions())
             .map_err(io_error("set permissions of", shown(out, rel)))?;
@@ -1732,6 +1969,67 @@ mod tests {
         let fresh = tempfile::tempdir().unwrap();
         static DIFFERENT: AtomicUsize = AtomicUsize::new(0);
         let e = write(plan(&DIFFERENT, false), fresh.path(), WriteOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("rendered differently"), "{e}");
+        assert!(snapshot(fresh.path()).is_empty(), "{:?}", snapshot(fresh.path()).keys());
+    }
+
+    #[test]
+    fn a_streamed_file_is_compared_and_written_as_a_whole_file_is() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        // Each call writes `text` in pieces, the way a long listing is written.
+        let plan = |calls: &'static AtomicUsize, text: &'static str, pure: bool| Plan {
+            files: vec![PlannedFile::streamed("big/s.txt", "g", move |w| {
+                let n = calls.fetch_add(1, Ordering::SeqCst);
+                for piece in text.as_bytes().chunks(3) {
+                    w.write_all(piece).map_err(|e| Error::internal(e.to_string()))?;
+                }
+                if !pure {
+                    write!(w, "{n}").map_err(|e| Error::internal(e.to_string()))?;
+                }
+                Ok(())
+            })],
+            groups: ["g"].into_iter().collect(),
+            guards: Vec::new(),
+        };
+        let action = |outcome: &Outcome| {
+            let c = outcome.changes.iter().find(|c| c.path.as_str() == "big/s.txt").unwrap();
+            (c.action.clone(), c.new.clone())
+        };
+        let dir = tempfile::tempdir().unwrap();
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        // Written: hashed and compared, then rendered again into its temp file.
+        let outcome = write(plan(&CALLS, "abcdefgh", true), dir.path(), WriteOptions::default()).unwrap();
+        assert_eq!(action(&outcome), (Action::Create, None));
+        assert_eq!(std::fs::read(dir.path().join("big/s.txt")).unwrap(), b"abcdefgh");
+        assert_eq!(CALLS.load(Ordering::SeqCst), 2);
+        // The same bytes are unchanged; a prefix of them, or more, is a change.
+        let outcome = write(plan(&CALLS, "abcdefgh", true), dir.path(), WriteOptions::default()).unwrap();
+        assert_eq!(action(&outcome), (Action::Unchanged, None));
+        for text in ["abcdefg", "abcdefghi", "abcdefgX"] {
+            let (outcome, _) = compare(plan(&CALLS, text, true), dir.path(), false).unwrap();
+            // Compared for a report, it keeps its new bytes.
+            assert_eq!(action(&outcome), (Action::Update, Some(text.as_bytes().to_vec())));
+        }
+        // Written, each is compared with the file on disk as it is printed.
+        for text in ["abcdefg", "abcdefghi", "abcdefgX"] {
+            let outcome = write(plan(&CALLS, text, true), dir.path(), WriteOptions::default()).unwrap();
+            assert_eq!(action(&outcome), (Action::Update, None));
+            assert_eq!(std::fs::read(dir.path().join("big/s.txt")).unwrap(), text.as_bytes());
+        }
+        // The manifest records the hash of what was written.
+        let (manifest, _) = read_manifest(dir.path()).unwrap();
+        assert_eq!(
+            manifest.files["big/s.txt"].blake3.as_deref(),
+            Some(content_hash(b"abcdefgX").as_str())
+        );
+        // A file edited since is refused, as a file rendered whole is.
+        std::fs::write(dir.path().join("big/s.txt"), "edited").unwrap();
+        let e = write(plan(&CALLS, "abcdefgh", true), dir.path(), WriteOptions::default()).unwrap_err();
+        assert!(matches!(e, Error::Edited { .. }), "{e}");
+        // A render that is not pure stops the run before anything is replaced.
+        let fresh = tempfile::tempdir().unwrap();
+        static IMPURE: AtomicUsize = AtomicUsize::new(0);
+        let e = write(plan(&IMPURE, "abc", false), fresh.path(), WriteOptions::default()).unwrap_err();
         assert!(e.to_string().contains("rendered differently"), "{e}");
         assert!(snapshot(fresh.path()).is_empty(), "{:?}", snapshot(fresh.path()).keys());
     }

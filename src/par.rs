@@ -30,6 +30,61 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
     })
 }
 
+/// Maps `f` over `items` with each one's index, consuming them: an item is dropped as soon as
+/// `f` has turned it into its result, so a large input and its results are never both whole in
+/// memory (lowering frees each tool as its model is built). Threads take the next items from a
+/// shared queue, a few at a time; results come in order, as with `into_iter().map()`, and in
+/// the small batches they were made in, each freed as the caller moves past it (collecting
+/// them into one vector first would hold every result twice).
+pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sync) -> impl Iterator<Item = R> {
+    const MIN_PER_THREAD: usize = 64;
+    /// Items taken from the queue at once: enough that the lock is rarely contended.
+    const BATCH: usize = 16;
+    let n = items.len();
+    let threads = if n < 2 * MIN_PER_THREAD {
+        1
+    } else {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(n / MIN_PER_THREAD)
+    };
+    if threads <= 1 {
+        let all: Vec<R> = items.into_iter().enumerate().map(|(i, x)| f(i, x)).collect();
+        return vec![all].into_iter().flatten();
+    }
+    let queue = std::sync::Mutex::new(items.into_iter().enumerate());
+    let mut batches: Vec<(usize, Vec<R>)> = std::thread::scope(|s| {
+        let (f, queue) = (&f, &queue);
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(move || {
+                    let mut done = Vec::new();
+                    loop {
+                        // The lock is held only while taking items, never while mapping them.
+                        let taken: Vec<(usize, T)> = queue
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .by_ref()
+                            .take(BATCH)
+                            .collect();
+                        let Some(&(first, _)) = taken.first() else {
+                            break done;
+                        };
+                        done.push((first, taken.into_iter().map(|(i, x)| f(i, x)).collect()));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a worker thread panicked"))
+            .collect()
+    });
+    batches.sort_unstable_by_key(|(first, _)| *first);
+    let batches: Vec<Vec<R>> = batches.into_iter().map(|(_, batch)| batch).collect();
+    batches.into_iter().flatten()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -39,6 +94,11 @@ mod tests {
             assert_eq!(
                 super::map(&items, |x| x * 2),
                 items.iter().map(|x| x * 2).collect::<Vec<_>>()
+            );
+            let owned: Vec<String> = items.iter().map(|x| x.to_string()).collect();
+            assert_eq!(
+                super::map_owned(owned, |i, s| (i, s.len())).collect::<Vec<_>>(),
+                items.iter().map(|&x| (x, x.to_string().len())).collect::<Vec<_>>()
             );
         }
     }

@@ -209,7 +209,9 @@ pub struct SpecParam {
     #[serde(skip_serializing_if = "is_false")]
     pub required: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub default: Option<serde_json::Value>,
+    // Boxed, as the catalog's: most parameters have none (a plain comment: a doc comment would
+    // change the spec's schema).
+    pub default: Option<Box<serde_json::Value>>,
     /// The allowed values of an enum.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<String>>,

@@ -160,7 +160,9 @@ impl Template {
                         }
                     };
                     if !literal.is_empty() {
-                        parts.push(Part::Text(std::mem::take(&mut literal)));
+                        let mut text = std::mem::take(&mut literal);
+                        text.shrink_to_fit();
+                        parts.push(Part::Text(text));
                     }
                     parts.push(match fmt {
                         Some(f) => Part::Fmt(path.to_string(), f),
@@ -180,8 +182,12 @@ impl Template {
             }
         }
         if !literal.is_empty() {
+            literal.shrink_to_fit();
             parts.push(Part::Text(literal));
         }
+        // Most templates are one or two parts, and a large catalog's model keeps tens of
+        // thousands of them: without this each would hold room for four.
+        parts.shrink_to_fit();
         Ok(Template(parts))
     }
 

@@ -61,7 +61,7 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
                 &mut bytes,
             )
             .map_err(err)?;
-            let mut loaded = load_text(&p.display().to_string(), &bytes)?;
+            let mut loaded = load_owned(&p.display().to_string(), bytes)?;
             let dir = p.parent().unwrap_or(Path::new(""));
             read_assets(&mut loaded, |rel| std::fs::read(dir.join(rel)))?;
             Ok(loaded)
@@ -229,14 +229,21 @@ fn load_embedded() -> Result<Loaded, Error> {
 
 /// Loads a catalog from bytes; `name` is how messages call the file.
 pub fn load_text(name: &str, bytes: &[u8]) -> Result<Loaded, Error> {
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t.to_string(),
+    load_owned(name, bytes.to_vec())
+}
+
+/// [`load_text`] of bytes it may keep: a valid catalog's text is its bytes, not a copy (a
+/// large catalog would otherwise be in memory twice while it parses).
+fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
         Err(e) => {
+            let (e, bytes) = (e.utf8_error(), e.into_bytes());
             // Show the valid prefix so the position of the bad byte can be pointed at.
             let good = String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned();
             let line = good.matches('\n').count() + 1;
             let col = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            let file = source(name, String::from_utf8_lossy(bytes).into_owned());
+            let file = source(name, String::from_utf8_lossy(&bytes).into_owned());
             let diag = Diagnostic {
                 pos: Some((line, col)),
                 target: Target::Pos { line, col },

@@ -254,9 +254,11 @@ pub struct Param {
     #[serde(default)]
     pub required: bool,
     /// Value used when the model passes nothing.
+    // Boxed: most parameters have none, and a large catalog has tens of thousands of them, each
+    // of which would hold room for a value (a plain comment: a doc comment is the schema's).
     #[serde(default)]
     #[schemars(with = "Option<serde_json::Value>")]
-    pub default: Option<serde_json::Value>,
+    pub default: Option<Box<serde_json::Value>>,
     /// Allowed values of an `enum`.
     #[serde(default)]
     pub values: Option<Vec<String>>,

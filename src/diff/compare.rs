@@ -7,7 +7,7 @@
 use super::rules::Rule;
 use super::{Finding, Loc, Msg, Surface};
 use crate::catalog::locate::LocationIndex;
-use crate::catalog::{Access, Param, ParamType};
+use crate::catalog::{Access, Param, ParamType, Tool};
 use crate::diagnostic::{Diagnostic, SourceFile};
 use crate::error::Error;
 use crate::model::{Filter, Model, ParamModel, ToolModel};
@@ -17,6 +17,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// One catalog, built and indexed for comparison.
 pub struct Side {
     pub model: Model,
+    /// The catalog's tools as written (`renamed_from`, which parameters are the tool's own),
+    /// which the model no longer holds: lowering consumes them.
+    pub tools: Vec<Tool>,
     pub file: SourceFile,
     /// The name reports give the file.
     pub name: String,
@@ -38,10 +41,10 @@ pub struct SurfaceTools {
 }
 
 impl Side {
-    pub fn new(model: Model, file: SourceFile, name: String) -> Result<Side, Error> {
+    pub fn new(model: Model, tools: Vec<Tool>, file: SourceFile, name: String) -> Result<Side, Error> {
         let cat = &model.catalog;
         // The catalog's own filters are what every generated host gets by default.
-        let (filter, _) = Filter::resolve(cat, false, &[], &[], None)?;
+        let (filter, _) = Filter::resolve(&model, false, &[], &[], None)?;
         let mut surfaces = BTreeMap::new();
         let mut order = 0;
         for host in crate::hosts::REGISTRY {
@@ -66,10 +69,11 @@ impl Side {
                 order += 1;
             }
         }
-        let positions = cat.tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
+        let positions = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
         let index = LocationIndex::build(&file.text);
         Ok(Side {
             model,
+            tools,
             file,
             name,
             index,
@@ -107,7 +111,7 @@ impl Side {
         let Some(&i) = self.positions.get(tool) else {
             return "tools".to_string();
         };
-        let t = &self.model.catalog.tools[i];
+        let t = &self.tools[i];
         if t.params.contains_key(param) || !self.model.catalog.params.contains_key(param) {
             format!("tools[{i}].params.{param}")
         } else {
@@ -411,7 +415,7 @@ impl<'a> Compare<'a> {
     fn match_tools(&mut self) -> Vec<(String, String)> {
         let (old, new) = (self.old, self.new);
         let mut pairs = Vec::new();
-        for (i, t) in new.model.catalog.tools.iter().enumerate() {
+        for (i, t) in new.tools.iter().enumerate() {
             // A rename from a tool that is still there contradicts itself, whatever it matches.
             if let Some(from) = t.renamed_from.as_ref().filter(|f| new.model.tool(f).is_some()) {
                 self.errors.push(
@@ -897,7 +901,7 @@ impl<'a> Compare<'a> {
                 _ => {}
             }
             if a.default != b.default {
-                let show = |v: &Option<Value>| v.as_ref().map_or("none".to_string(), |v| v.to_string());
+                let show = |v: &Option<Box<Value>>| v.as_ref().map_or("none".to_string(), |v| v.to_string());
                 self.push(
                     Rule::DefaultChanged,
                     Some(tool),

@@ -113,10 +113,10 @@ impl Host for Mcp {
         for &profile in &opts.profiles {
             plan.groups.insert(group(profile));
             let (toolset, opts) = (target.toolset.clone(), opts.clone());
-            plan.files.push(PlannedFile::deferred(
+            plan.files.push(PlannedFile::streamed(
                 profile_path(&target.path, profile),
                 group(profile),
-                move || file_bytes(model, &toolset, &opts, profile),
+                move |w| write_file(model, &toolset, &opts, profile, w),
             ));
         }
         Ok(())
@@ -277,7 +277,7 @@ fn property(p: &ParamModel) -> PropSchema {
         }
         ParamType::Boolean | ParamType::Enum => {}
     }
-    s.default = q.default.clone();
+    s.default = q.default.as_deref().cloned();
     if q.nullable {
         s.ty = serde_json::json!([s.ty, "null"]);
     }
@@ -426,11 +426,18 @@ pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: Profile
     })
 }
 
-/// The bytes of a toolset's `tools/list` file for a protocol revision: one tool per line
+/// Writes a toolset's `tools/list` file for a protocol revision to `w`: one tool per line
 /// (`crate::escape::json_line_list`), so a changed tool is one changed line in a diff and a
-/// 10,000-tool file is not a third indentation. Tools are built, checked and
-/// printed one at a time, so the file is the only thing that grows with the catalog.
-pub fn file_bytes(model: &Model, toolset: &str, opts: &Options, profile: Profile) -> Result<Vec<u8>, Error> {
+/// 10,000-tool file is not a third indentation. Tools are built, checked and printed one at a
+/// time, and handed to `w` as they are printed: the file (7.5 MB for 10,000 tools) is never
+/// whole in memory unless `w` keeps it.
+pub fn write_file(
+    model: &Model,
+    toolset: &str,
+    opts: &Options,
+    profile: Profile,
+    w: &mut dyn std::io::Write,
+) -> Result<(), Error> {
     // The first tool that fails its check ends the list; the error is returned after it.
     let mut failed = None;
     let tools = model.toolset(toolset, &opts.filter);
@@ -441,11 +448,11 @@ pub fn file_bytes(model: &Model, toolset: &str, opts: &Options, profile: Profile
             None
         }
     });
-    let text = crate::escape::json_line_list(&result_head(profile), "tools", values)
+    crate::escape::json_line_list_to(&result_head(profile), "tools", values, w)
         .map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?;
     match failed {
         Some(e) => Err(e),
-        None => Ok(text.into_bytes()),
+        None => Ok(()),
     }
 }
 

@@ -54,9 +54,17 @@ pub(super) enum Outcome {
 /// tool; `later` (the hosts' checks) runs when the catalog-level rules passed, since it reads
 /// the names and toolsets they check, and its findings join the rest. An `Err` is a bug in
 /// this pass, never the catalog's fault.
-pub(super) fn lower(cat: &Catalog, later: impl FnOnce(&Catalog) -> Vec<Diagnostic>) -> Result<Outcome, Error> {
+pub(super) fn lower(cat: &mut Catalog, later: impl FnOnce(&Catalog) -> Vec<Diagnostic>) -> Result<Outcome, Error> {
     let mut diags = validate::validate(cat);
     let catalog_ok = !diags.iter().any(|d| d.severity == Severity::Error);
+    // The hosts' checks read the tools as written: they run before lowering consumes them.
+    // Their findings still come after the tools' own, as they always have.
+    let later = if catalog_ok { later(cat) } else { Vec::new() };
+    // Each tool is freed as soon as its model is built (its parameters move into the model),
+    // so a large catalog's typed tools and their models are never all in memory at once.
+    // Nothing after lowering reads the catalog's tools: the model has them.
+    let tools = std::mem::take(&mut cat.tools);
+    let cat = &*cat;
     let mut top = Lower::new(cat);
     let none = HashMap::new();
     let context_only = Scope {
@@ -87,21 +95,21 @@ pub(super) fn lower(cat: &Catalog, later: impl FnOnce(&Catalog) -> Vec<Diagnosti
     let shared = Shared { cli_fallback, store };
     // Each tool lowers independently: run them on every core for a large catalog, keeping
     // the catalog's order of tools and diagnostics.
-    let per_tool = crate::par::map(&cat.tools.iter().enumerate().collect::<Vec<_>>(), |&(i, t)| {
+    let count = tools.len();
+    let per_tool = crate::par::map_owned(tools, |i, t| {
         let mut l = Lower::new(cat);
         let tool = l.tool(i, t, &shared);
         (tool, l.diags)
     });
-    let mut tools = Vec::with_capacity(cat.tools.len());
+    let mut tools = Vec::with_capacity(count);
     let mut missing = None;
-    for (i, (tool, found)) in per_tool.into_iter().enumerate() {
+    for (i, (tool, found)) in per_tool.enumerate() {
         diags.extend(found);
         match tool {
             Some(t) => tools.push(t),
             None => missing = missing.or(Some(i)),
         }
     }
-    let later = if catalog_ok { later(cat) } else { Vec::new() };
     let sort = !later.is_empty();
     diags.extend(later);
     if diags.iter().any(|d| d.severity == Severity::Error) {
@@ -164,7 +172,9 @@ impl<'a> Lower<'a> {
         (self.errors == mark).then_some(())
     }
 
-    fn tool(&mut self, i: usize, tool: &Tool, shared: &Shared) -> Option<ToolModel> {
+    /// Lowers one tool, consuming it: its parameters and texts move into the model.
+    fn tool(&mut self, i: usize, owned: Tool, shared: &Shared) -> Option<ToolModel> {
+        let tool = &owned;
         let path = format!("tools[{i}]");
         let mark = self.errors;
         let cat = self.cat;
@@ -198,10 +208,9 @@ impl<'a> Lower<'a> {
             }
         }
         // The tool's own parameters first: a model reads `query` before a shared `format`.
-        let mut models = Vec::with_capacity(tool.params.len() + shared_params.len());
         for (name, p) in &tool.params {
             let ppath = format!("{path}.params.{name}");
-            let model = self.param(&ppath, name, p);
+            self.param(&ppath, name, p);
             if params.insert(name.as_str(), p).is_some() {
                 self.err(
                     Diagnostic::error(
@@ -213,9 +222,13 @@ impl<'a> Lower<'a> {
                     .help("remove one of them"),
                 );
             }
-            models.extend(model);
         }
-        models.extend(shared_params);
+        // Every parameter in the model's order, borrowed until the tool's own move into it.
+        let ordered = || {
+            tool.params
+                .iter()
+                .chain(shared_params.iter().map(|m| (&m.name, &m.param)))
+        };
         if let Some(tier) = &tool.tier
             && !is_identifier(tier)
         {
@@ -337,11 +350,9 @@ impl<'a> Lower<'a> {
         let heading = match heading? {
             Some(h) => h,
             None => {
-                let first = models
-                    .iter()
-                    .find(|p| p.param.required && matches!(p.param.ty, ParamType::String | ParamType::Path));
+                let first = ordered().find(|(_, p)| p.required && matches!(p.ty, ParamType::String | ParamType::Path));
                 match first {
-                    Some(p) => Template(vec![Part::Text(format!("{}: ", tool.name)), Part::Var(p.name.clone())]),
+                    Some((name, _)) => Template(vec![Part::Text(format!("{}: ", tool.name)), Part::Var(name.clone())]),
                     None => Template(vec![Part::Text(tool.name.clone())]),
                 }
             }
@@ -359,7 +370,7 @@ impl<'a> Lower<'a> {
             version: SPEC_VERSION,
             name: tool.name.clone(),
             heading,
-            params: models.iter().map(super::spec_param).collect(),
+            params: ordered().map(|(name, p)| super::spec_param(name, p)).collect(),
             runtime: runtime?,
             parallel: tool.parallel,
             steps: steps?,
@@ -370,37 +381,50 @@ impl<'a> Lower<'a> {
             recovery,
             output,
         };
+        let output_schema = super::render::output_schema(cat, tool);
+        let (access, idempotent, open_world) = (tool.access, tool.idempotent, tool.open_world);
+        let Tool {
+            name,
+            title,
+            description,
+            category,
+            tier,
+            params: own,
+            ..
+        } = owned;
+        let mut params: Vec<ParamModel> = own
+            .into_iter()
+            .map(|(name, param)| ParamModel {
+                path: format!("{path}.params.{name}"),
+                name,
+                param,
+            })
+            .collect();
+        params.extend(shared_params);
         Some(ToolModel {
-            name: tool.name.clone(),
-            title: tool.title.clone(),
-            description: tool.description.clone(),
-            category: tool.category.clone(),
-            tier: tool.tier.clone().unwrap_or_else(|| "free".into()),
-            access: tool.access,
+            name,
+            title,
+            description,
+            category,
+            tier: tier.unwrap_or_else(|| "free".into()),
+            access,
             destructive,
-            idempotent: tool.idempotent.unwrap_or(!write),
-            open_world: tool.open_world.unwrap_or(false),
+            idempotent: idempotent.unwrap_or(!write),
+            open_world: open_world.unwrap_or(false),
             confirm: spec.confirm.is_some(),
-            params: models,
-            output_schema: super::render::output_schema(cat, tool),
+            params,
+            output_schema,
             spec,
             path,
         })
     }
 
     /// A tool's own parameter: the catalog-level rules of a parameter (shared with the
-    /// top-level `params`), then its model.
-    fn param(&mut self, path: &str, name: &str, p: &Param) -> Option<ParamModel> {
-        let mark = self.errors;
+    /// top-level `params`). The parameter itself moves into the model once the tool lowered.
+    fn param(&mut self, path: &str, name: &str, p: &Param) {
         for d in validate::param(self.cat, path, name, p) {
             self.err(d);
         }
-        self.clean_since(mark)?;
-        Some(ParamModel {
-            name: name.to_string(),
-            param: p.clone(),
-            path: path.to_string(),
-        })
     }
 
     fn route(&mut self, path: &str, tool: &Tool, route: &crate::catalog::Route, scope: &Scope) -> Option<SpecRuntime> {

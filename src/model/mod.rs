@@ -18,7 +18,9 @@ pub mod rules;
 /// The catalog, ready to render.
 #[derive(Debug)]
 pub struct Model {
-    /// The catalog as written (targets read their settings from it).
+    /// The catalog as written (targets read their settings from it), less its `tools`, which
+    /// lowering consumed: `tools` below holds each one's model. (`ixgen diff`, which compares
+    /// tools as written, keeps its own copy.)
     pub catalog: Catalog,
     /// File name of the catalog, for generated headers (never a full path).
     pub source_name: String,
@@ -93,8 +95,8 @@ pub fn lower(
     source_name: &str,
     later: impl FnOnce(&Catalog) -> Vec<Diagnostic>,
 ) -> Result<Lowered, Error> {
-    let Loaded { catalog, file } = loaded;
-    match lower::lower(&catalog, later)? {
+    let Loaded { mut catalog, file } = loaded;
+    match lower::lower(&mut catalog, later)? {
         lower::Outcome::Lowered {
             tools,
             shared,
@@ -132,11 +134,10 @@ pub fn spec_type(ty: ParamType) -> SpecType {
     }
 }
 
-fn spec_param(p: &ParamModel) -> SpecParam {
-    let q = &p.param;
+fn spec_param(name: &str, q: &catalog::Param) -> SpecParam {
     let numeric = matches!(q.ty, ParamType::Integer | ParamType::Number);
     SpecParam {
-        name: p.name.clone(),
+        name: name.to_string(),
         ty: spec_type(q.ty),
         required: q.required,
         default: q.default.clone(),
@@ -180,13 +181,14 @@ pub struct Filter {
 impl Filter {
     /// The catalog's defaults, overridden by command-line values that were given.
     pub fn resolve(
-        cat: &Catalog,
+        model: &Model,
         read_only: bool,
         enable: &[String],
         disable: &[String],
         tier: Option<&str>,
     ) -> Result<(Filter, Vec<String>), Error> {
-        let names: Vec<&String> = cat.tools.iter().map(|t| &t.name).collect();
+        let cat = &model.catalog;
+        let names: Vec<&String> = model.tools.iter().map(|t| &t.name).collect();
         for n in enable.iter().chain(disable) {
             if !names.contains(&n) {
                 let help = match crate::catalog::load::did_you_mean(n, &names) {
@@ -212,11 +214,7 @@ impl Filter {
         };
         if let Some(tier) = &f.tier {
             let tiers: Vec<String> = {
-                let mut t: Vec<String> = cat
-                    .tools
-                    .iter()
-                    .map(|t| t.tier.clone().unwrap_or_else(|| "free".into()))
-                    .collect();
+                let mut t: Vec<String> = model.tools.iter().map(|t| t.tier.clone()).collect();
                 t.sort();
                 t.dedup();
                 t
