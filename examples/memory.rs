@@ -5,28 +5,43 @@
 //!
 //! ```sh
 //! python3 benches/gen_catalog.py 10000 /tmp/x/icon.png > /tmp/x/c.yaml
-//! cargo run --release --example memory -- /tmp/x/c.yaml /tmp/x/out   # twice: first, then no-op
+//! cargo run --release --example memory -- --catalog /tmp/x/c.yaml /tmp/x/out   # twice: first, then no-op
 //! ```
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
+
+/// The binary's allocator (`src/main.rs`), counted.
+static INNER: ixgen::alloc::Allocator = ixgen::alloc::Allocator;
+
+/// The binary's choice of allocator, made the same way (see `src/main.rs`).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[used]
+#[unsafe(link_section = ".init_array")]
+static CHOOSE_ALLOCATOR: unsafe extern "C" fn(std::ffi::c_int, *const *const std::ffi::c_char) = {
+    unsafe extern "C" fn choose(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) {
+        // SAFETY: glibc passes the process's own argc and argv.
+        unsafe { ixgen::alloc::choose(argc, argv) }
+    }
+    choose
+};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-/// The system allocator, counting the bytes it hands out.
+/// The binary's allocator, counting the bytes it hands out.
 struct Counting;
 static CUR: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
+        let p = unsafe { INNER.alloc(l) };
         let c = CUR.fetch_add(l.size(), Relaxed) + l.size();
         PEAK.fetch_max(c, Relaxed);
         p
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         CUR.fetch_sub(l.size(), Relaxed);
-        unsafe { System.dealloc(p, l) }
+        unsafe { INNER.dealloc(p, l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, n) };
+        let q = unsafe { INNER.realloc(p, l, n) };
         let c = CUR.fetch_add(n, Relaxed) + n;
         PEAK.fetch_max(c, Relaxed);
         CUR.fetch_sub(l.size(), Relaxed);
@@ -61,8 +76,20 @@ fn mark(what: &str) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let cat = std::path::PathBuf::from(&args[1]);
-    let out = std::path::PathBuf::from(&args[2]);
+    // `--catalog PATH`, spelled as the binary's, so the allocator is chosen as for the binary.
+    let (Some("--catalog"), Some(cat), Some(out)) = (args.get(1).map(String::as_str), args.get(2), args.get(3)) else {
+        eprintln!("usage: memory --catalog CATALOG OUT");
+        std::process::exit(2);
+    };
+    let (cat, out) = (std::path::PathBuf::from(cat), std::path::PathBuf::from(out));
+    eprintln!(
+        "allocator: {}",
+        if ixgen::alloc::is_mimalloc() {
+            "mimalloc"
+        } else {
+            "glibc"
+        }
+    );
     // The inline sizes of the types a catalog has thousands of.
     use std::mem::size_of;
     eprintln!(
@@ -78,13 +105,6 @@ fn main() {
         size_of::<ixgen::spec::SpecParam>(),
         size_of::<ixgen::spec::SpecStep>()
     );
-    // The allocator settings of the binary (`src/main.rs`), so the RSS figures are the binary's.
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: no thread exists yet; mallopt only sets allocator parameters.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 1);
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
-    }
     mark("start");
     let loaded = ixgen::catalog::load(Some(&cat)).unwrap();
     mark("catalog::load");

@@ -8,6 +8,7 @@
 //! that quotes. [`cli`] is the only module that knows clap;
 //! `tests/layers.rs` checks that modules only use the layers below them.
 
+pub mod alloc;
 pub mod catalog;
 pub mod cli;
 pub mod diagnostic;

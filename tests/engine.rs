@@ -41,6 +41,59 @@ fn generate_then_check_passes_and_a_second_generate_touches_nothing() {
     assert_eq!(before, mtimes(dir.path()), "a no-op generate must not touch any file");
 }
 
+/// A catalog of `n` tools shaped like benches/gen_catalog.py's, with long descriptions (so that
+/// a few tools make a large file).
+fn synthetic_catalog(n: usize) -> String {
+    let names: Vec<String> = (0..n).map(|i| format!("tool-{i}")).collect();
+    let mut y = format!(
+        "version: 1\nproduct: {{name: synth, version: 1.0.0, description: Synthetic}}\ncli: {{binary: synth}}\n\
+         runtime: {{url_env: SYNTH_URL, default_url: 'http://127.0.0.1:9', markdown_field: preview_markdown}}\nserver: {{name: synth, command: synth, toolset: all}}\n\
+         lint: {{toolset_budget: 100000000}}\ntoolsets:\n  all:\n    tools: [{}]\ntargets:\n  opencode: {{toolset: all}}\n  mcp: {{toolset: all}}\ntools:\n",
+        names.join(", ")
+    );
+    for i in 0..n {
+        y += &format!(
+            "  - name: tool-{i}\n    description: Synthetic tool number {i}. {}\n    params:\n      \
+             symbol: {{type: string, required: true, description: Symbol to look up}}\n      \
+             limit: {{type: integer, default: 10, min: 1, max: 50, description: Max results}}\n    \
+             runtime: {{method: POST, path: /v1/tool/{i}, body: {{q: '{{symbol}}'}}}}\n    steps:\n      \
+             - run: [tool{i}, '{{symbol}}', --limit, '{{limit}}', {{opt: --kind, value: '{{symbol}}'}}]\n",
+            "It looks a symbol up in the graph and says where it is defined and who calls it. ".repeat(8)
+        );
+    }
+    y
+}
+
+/// A catalog this large is read with mimalloc instead of glibc's malloc (`ixgen::alloc`), on
+/// worker threads: the whole run, checked, must be as sound as with the small catalogs.
+#[test]
+fn a_catalog_large_enough_for_the_other_allocator_generates_and_checks_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("large.yaml");
+    let text = synthetic_catalog(1_000);
+    assert!(
+        text.len() as u64 >= ixgen::alloc::LARGE_CATALOG_BYTES,
+        "{} bytes",
+        text.len()
+    );
+    std::fs::write(&catalog, text).unwrap();
+    let out = dir.path().join("out");
+    ixgen(&out)
+        .arg("--catalog")
+        .arg(&catalog)
+        .arg("generate")
+        .assert()
+        .success();
+    ixgen(&out).arg("--catalog").arg(&catalog).arg("check").assert().code(0);
+    let files = tree(&out);
+    assert_eq!(
+        files.keys().filter(|k| k.starts_with(".opencode/tools/")).count(),
+        1_000
+    );
+    let listing: serde_json::Value = serde_json::from_slice(&files["mcp/tools.json"]).unwrap();
+    assert_eq!(listing["tools"].as_array().unwrap().len(), 1_000);
+}
+
 #[test]
 fn a_changed_file_makes_check_exit_1_with_a_unified_diff() {
     let dir = tempfile::tempdir().unwrap();

@@ -15,6 +15,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("model", 3),
     ("spec", 3),
     ("catalog", 2),
+    ("alloc", 1),
     ("output", 1),
     ("diagnostic", 1),
     ("error", 1),
