@@ -119,6 +119,7 @@ pub fn is_mimalloc() -> bool {
 
 /// Sets mimalloc's options and the process's huge-page policy, before mimalloc reserves its
 /// first arena.
+#[cfg(unix)]
 fn configure_mimalloc() {
     // Options of mimalloc.h's `mi_option_e`, whose numbering is stable (retired options keep
     // their place as `deprecated_…`).
