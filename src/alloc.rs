@@ -42,7 +42,7 @@ unsafe impl GlobalAlloc for Allocator {
         if MIMALLOC.load(Relaxed) {
             unsafe { mimalloc::MiMalloc.alloc(l) }
         } else {
-            SYSTEM_USED.store(true, Relaxed);
+            mark_system_used();
             unsafe { System.alloc(l) }
         }
     }
@@ -50,7 +50,7 @@ unsafe impl GlobalAlloc for Allocator {
         if MIMALLOC.load(Relaxed) {
             unsafe { mimalloc::MiMalloc.alloc_zeroed(l) }
         } else {
-            SYSTEM_USED.store(true, Relaxed);
+            mark_system_used();
             unsafe { System.alloc_zeroed(l) }
         }
     }
@@ -67,6 +67,15 @@ unsafe impl GlobalAlloc for Allocator {
         } else {
             unsafe { System.realloc(p, l, n) }
         }
+    }
+}
+
+/// Notes that glibc's malloc handed out a block: read first, so that the threads of a run do
+/// not write one shared cache line on every allocation.
+#[inline]
+fn mark_system_used() {
+    if !SYSTEM_USED.load(Relaxed) {
+        SYSTEM_USED.store(true, Relaxed);
     }
 }
 
