@@ -12,17 +12,8 @@ use std::alloc::{GlobalAlloc, Layout};
 /// The binary's allocator (`src/main.rs`), counted.
 static INNER: ixgen::alloc::Allocator = ixgen::alloc::Allocator;
 
-/// The binary's choice of allocator, made the same way (see `src/main.rs`).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-#[used]
-#[unsafe(link_section = ".init_array")]
-static CHOOSE_ALLOCATOR: unsafe extern "C" fn(std::ffi::c_int, *const *const std::ffi::c_char) = {
-    unsafe extern "C" fn choose(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) {
-        // SAFETY: glibc passes the process's own argc and argv.
-        unsafe { ixgen::alloc::choose(argc, argv) }
-    }
-    choose
-};
+// The binary's choice of allocator, made the same way (see `src/main.rs`).
+ixgen::choose_allocator_before_main!();
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// The binary's allocator, counting the bytes it hands out.

@@ -34,39 +34,35 @@ static SYSTEM_USED: AtomicBool = AtomicBool::new(false);
 /// [`choose`] decided.
 pub struct Allocator;
 
+impl Allocator {
+    /// The allocator [`choose`] settled on. Every path through it goes by here, so a block
+    /// handed out by glibc's malloc is always noted (a dealloc or realloc implies one was).
+    #[inline]
+    fn chosen() -> &'static dyn GlobalAlloc {
+        if MIMALLOC.load(Relaxed) {
+            &mimalloc::MiMalloc
+        } else {
+            mark_system_used();
+            &System
+        }
+    }
+}
+
 // SAFETY: each method forwards to one allocator, the same for the whole process (MIMALLOC is
 // only set while SYSTEM_USED is not, and never cleared), so every block is resized and freed
 // by the allocator that made it.
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        if MIMALLOC.load(Relaxed) {
-            unsafe { mimalloc::MiMalloc.alloc(l) }
-        } else {
-            mark_system_used();
-            unsafe { System.alloc(l) }
-        }
+        unsafe { Self::chosen().alloc(l) }
     }
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        if MIMALLOC.load(Relaxed) {
-            unsafe { mimalloc::MiMalloc.alloc_zeroed(l) }
-        } else {
-            mark_system_used();
-            unsafe { System.alloc_zeroed(l) }
-        }
+        unsafe { Self::chosen().alloc_zeroed(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        if MIMALLOC.load(Relaxed) {
-            unsafe { mimalloc::MiMalloc.dealloc(p, l) }
-        } else {
-            unsafe { System.dealloc(p, l) }
-        }
+        unsafe { Self::chosen().dealloc(p, l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        if MIMALLOC.load(Relaxed) {
-            unsafe { mimalloc::MiMalloc.realloc(p, l, n) }
-        } else {
-            unsafe { System.realloc(p, l, n) }
-        }
+        unsafe { Self::chosen().realloc(p, l, n) }
     }
 }
 
@@ -119,6 +115,27 @@ pub unsafe fn choose(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char
         configure_mimalloc();
         MIMALLOC.store(true, Relaxed);
     }
+}
+
+/// Runs [`choose`] before Rust's start-up code allocates anything, in a binary that installs
+/// [`Allocator`] (`src/main.rs`, `examples/memory.rs`): glibc calls every function of the ELF
+/// `.init_array` before `main`, with the command line. Elsewhere the process keeps the system
+/// allocator. A macro because the function must be in the binary itself: the linker may leave
+/// out a library's `#[used]` static when nothing else of its object file is used.
+#[macro_export]
+macro_rules! choose_allocator_before_main {
+    () => {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        #[used]
+        #[unsafe(link_section = ".init_array")]
+        static CHOOSE_ALLOCATOR: unsafe extern "C" fn(std::ffi::c_int, *const *const std::ffi::c_char) = {
+            unsafe extern "C" fn choose(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char) {
+                // SAFETY: glibc passes the process's own argc and argv.
+                unsafe { $crate::alloc::choose(argc, argv) }
+            }
+            choose
+        };
+    };
 }
 
 /// Whether this process allocates with mimalloc.

@@ -89,29 +89,17 @@ pub fn ts_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
     Ts(json_to_ts(String::from_utf8(out).expect("serde_json writes UTF-8")))
 }
 
-/// The text of a JSON file (with a final newline) holding a long list: an object whose entry
-/// `key` (present in `head`, whose value there is ignored) is the list `items`, each item on a
-/// line of its own however wide (other entries of `head` are laid out as [`ts_json_pretty`]).
+/// Writes to `w` the text of a JSON file (with a final newline) holding a long list: an object
+/// whose entry `key` (present in `head`, whose value there is ignored) is the list `items`,
+/// each item on a line of its own however wide (other entries of `head` are laid out as
+/// [`ts_json_pretty`]).
 /// One item per line rather than one line per node: for a list of 10,000 tools the indentation
 /// of the nested lines was a third of the file, and a changed item still shows as one changed
 /// line of its own in a diff, with its neighbours untouched. Items are taken one at a time, so
 /// a list of 10,000 tools never costs the memory of its whole tree. The object and a non-empty
-/// list always take several lines.
-pub fn json_line_list<H>(
-    head: &H,
-    key: &str,
-    items: impl IntoIterator<Item = serde_json::Value>,
-) -> Result<String, serde_json::Error>
-where
-    H: serde::Serialize + ?Sized,
-{
-    let mut out = Vec::new();
-    json_line_list_to(head, key, items, &mut out)?;
-    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
-}
-
-/// [`json_line_list`] written to `w` as it goes, a few items at a time: a large list is never
-/// whole in memory. A write error comes back as serde_json's I/O error.
+/// list always take several lines. The text goes to `w` as it is printed, a few items at a
+/// time, so a large list is never whole in memory either; a write error comes back as
+/// serde_json's I/O error.
 pub fn json_line_list_to<H>(
     head: &H,
     key: &str,
@@ -124,8 +112,8 @@ where
     lines_to(head, key, items.into_iter().map(|v| (None, v)), w)
 }
 
-/// [`json_line_list`] for an object: the entry `key` of `head` is the object of `entries`,
-/// each `"name": value` on a line of its own.
+/// [`json_line_list_to`] for an object, returned as text: the entry `key` of `head` is the
+/// object of `entries`, each `"name": value` on a line of its own.
 pub fn json_line_map<H>(
     head: &H,
     key: &str,
@@ -653,6 +641,17 @@ mod tests {
         );
         assert_eq!(flat_width(&v, 1000), Some(printed.chars().count()));
         assert_eq!(flat_width(&v, 10), None);
+    }
+
+    /// [`json_line_list_to`] into a string.
+    fn json_line_list(
+        head: &serde_json::Value,
+        key: &str,
+        items: impl IntoIterator<Item = serde_json::Value>,
+    ) -> Result<String, serde_json::Error> {
+        let mut out = Vec::new();
+        json_line_list_to(head, key, items, &mut out)?;
+        Ok(String::from_utf8(out).unwrap())
     }
 
     #[test]
