@@ -112,6 +112,7 @@ pub unsafe fn choose(argc: std::ffi::c_int, argv: *const *const std::ffi::c_char
     // Start-up is single-threaded, and nothing may have allocated yet; if something did, the
     // process stays with glibc's malloc.
     if large && !SYSTEM_USED.load(Relaxed) {
+        start_mimalloc();
         configure_mimalloc();
         MIMALLOC.store(true, Relaxed);
     }
@@ -141,6 +142,28 @@ macro_rules! choose_allocator_before_main {
 /// Whether this process allocates with mimalloc.
 pub fn is_mimalloc() -> bool {
     MIMALLOC.load(Relaxed)
+}
+
+/// Starts mimalloc, which this build (`.cargo/config.toml`: `MI_PRIM_HAS_PROCESS_ATTACH`) does
+/// not start from its own `.init_array` constructor: that constructor reads about 30 options
+/// from the environment, `/proc/sys/vm/overcommit_memory` and `getrandom` in every process,
+/// about 0.03 ms of a per-iteration run that then never allocates with mimalloc. A build
+/// without the define (a `CFLAGS` of the user's own takes its place) has started it already.
+#[cfg(unix)]
+fn start_mimalloc() {
+    // mimalloc's internal start-up functions (`mimalloc/internal.h`), the ones its constructor
+    // calls; libmimalloc-sys compiles them into the same static library.
+    unsafe extern "C" {
+        fn _mi_preloading() -> bool;
+        fn _mi_auto_process_init();
+    }
+    // SAFETY: both take no arguments; start-up is single-threaded, and `_mi_preloading` is
+    // true exactly until `_mi_auto_process_init` has run.
+    unsafe {
+        if _mi_preloading() {
+            _mi_auto_process_init();
+        }
+    }
 }
 
 /// Sets mimalloc's options and the process's huge-page policy, before mimalloc reserves its

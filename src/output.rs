@@ -363,6 +363,13 @@ pub(crate) fn manifest_rel() -> RelPath {
     manifest_path()
 }
 
+/// The run record's path (`crate::record`). A write removes the record before it stages
+/// anything, so that a record on disk means the last writing run finished: a replay then
+/// looks for a killed run's temp files only beside the per-run files it writes itself.
+pub(crate) fn record_rel() -> RelPath {
+    RelPath::state("run.json")
+}
+
 /// A path as shown in a message: the output folder (escaped: it comes from the command line)
 /// joined with a path that is already safe to print.
 fn shown(out: &Path, rel: &RelPath) -> String {
@@ -1185,6 +1192,13 @@ fn write_locked(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcom
     }
     if opts.dry_run {
         return Ok(outcome);
+    }
+    if outcome.changed().next().is_some() {
+        // Best effort, like writing it: a record that cannot be removed is one whose files
+        // the write is about to change, and a replay checks every hash.
+        if let Ok(full) = resolve(out, &record_rel()) {
+            let _ = std::fs::remove_file(full);
+        }
     }
     apply(out, &outcome, &manifest, &files, None)?;
     Ok(outcome)

@@ -99,7 +99,7 @@ pub fn key(parts: &KeyParts<'_>) -> String {
 }
 
 fn record_path() -> RelPath {
-    RelPath::state("run.json")
+    output::record_rel()
 }
 
 /// Keeps the record of a run that succeeded, if it can be relied on: no removal, every file
@@ -211,16 +211,16 @@ pub fn replay(
     let Ok(manifest) = serde_json::from_slice::<output::Manifest>(&manifest_bytes) else {
         return Ok(None);
     };
-    // A killed run's temp files are removed (and reported) by the full path, which looks in
-    // the folders of the plan and of every file the manifest names.
-    let mut folders: std::collections::BTreeSet<RelPath> = rels.iter().map(|r| r.parent()).collect();
-    folders.insert(manifest_rel.parent());
-    for path in manifest.files.keys() {
-        match RelPath::file(path) {
-            Ok(rel) => folders.insert(rel.parent()),
-            Err(_) => return Ok(None),
-        };
-    }
+    // A killed run's temp files are the full path's to remove (and report). A run that writes
+    // removes the record before it stages anything (`output::write`), so with the record in
+    // place only a killed replay can have left one: beside a per-run file.
+    let folders: std::collections::BTreeSet<RelPath> = record
+        .files
+        .iter()
+        .zip(&rels)
+        .filter(|(f, _)| f.template.is_some())
+        .map(|(_, r)| r.parent())
+        .collect();
     if !output::stale_temps(out, &folders).is_empty() {
         return Ok(None);
     }

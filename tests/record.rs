@@ -151,6 +151,9 @@ fn an_edited_file_is_refused_on_the_replayed_path_too() {
             .replayed()
     );
     assert_ne!(std::fs::read_to_string(&tool).unwrap(), edited);
+    // The forced write took the record away and kept none: the next run renders and keeps
+    // one, and the run after it replays again.
+    assert!(!ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
     assert!(ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
 }
 
@@ -230,11 +233,61 @@ fn a_changed_icon_renders() {
 fn a_killed_runs_temp_file_is_still_removed() {
     let (_tmp, catalog, out) = work();
     ixgen(&out, Some(&catalog), &GENERATE).ok();
+    // What a run killed while it wrote leaves: a temp file, and no record (a write removes
+    // the record before it stages anything).
     let temp = out.join(".opencode/tools/.ixgen-AbC123.tmp");
     std::fs::write(&temp, "half a file").unwrap();
+    std::fs::remove_file(out.join(".ixgen/run.json")).unwrap();
     let run = ixgen(&out, Some(&catalog), &GENERATE).ok();
     assert!(!run.replayed());
     assert!(run.stderr.contains(".ixgen-AbC123.tmp"), "{}", run.stderr);
+    assert!(!temp.exists());
+}
+
+#[test]
+fn a_write_that_changes_files_removes_the_record_first() {
+    let (_tmp, catalog, out) = work();
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    let record = out.join(".ixgen/run.json");
+    assert!(record.exists());
+    // A dry run writes nothing, and a forced run that changes nothing stages nothing: both
+    // leave the record (and keep none of their own).
+    assert!(
+        !ixgen(&out, Some(&catalog), &["generate", "--format", "json", "--dry-run"])
+            .ok()
+            .replayed()
+    );
+    assert!(
+        !ixgen(&out, Some(&catalog), &["generate", "--format", "json", "--force"])
+            .ok()
+            .replayed()
+    );
+    assert!(record.exists());
+    // A forced run keeps no record; one that changes a file takes the last one away, so that
+    // a record on disk always means the last write finished.
+    std::fs::remove_file(out.join(".opencode/tools/lookup.ts")).unwrap();
+    ixgen(&out, Some(&catalog), &["generate", "--format", "json", "--force"]).ok();
+    assert!(!record.exists());
+    assert!(!ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+    assert!(record.exists());
+}
+
+#[test]
+fn a_killed_replays_temp_file_is_still_removed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let looped = tmp.path().join("loop");
+    ixgen(&looped, None, &session_args("/store", "s1", "1", "1")).ok();
+    assert!(
+        ixgen(&looped, None, &session_args("/store", "s1", "2", "1"))
+            .ok()
+            .replayed()
+    );
+    // A replay killed while it replaced the session file, with the record still in place.
+    let temp = looped.join(".opencode/tool/.ixgen-XyZ789.tmp");
+    std::fs::write(&temp, "half a file").unwrap();
+    let run = ixgen(&looped, None, &session_args("/store", "s1", "3", "1")).ok();
+    assert!(!run.replayed());
+    assert!(run.stderr.contains(".ixgen-XyZ789.tmp"), "{}", run.stderr);
     assert!(!temp.exists());
 }
 
@@ -362,8 +415,10 @@ fn a_killed_runs_temp_file_beside_another_groups_file_is_still_removed() {
     let plain = ["opencode", "--format", "json"];
     ixgen(&out, None, &plain).ok();
     assert!(ixgen(&out, None, &plain).ok().replayed());
+    // What a killed run leaves: the temp file, and no record.
     let temp = out.join(".opencode/tool/.ixgen-abc123.tmp");
     std::fs::write(&temp, "junk").unwrap();
+    std::fs::remove_file(out.join(".ixgen/run.json")).unwrap();
     let run = ixgen(&out, None, &plain).ok();
     assert!(!run.replayed());
     assert!(!temp.exists(), "{}", run.stderr);
