@@ -8,12 +8,16 @@ mod support;
 fn runtime_suite_passes_under_the_pinned_bun() {
     let modules = support::ensure_npm_hosts().join("node_modules");
     let xs = support::xs();
+    // The suite's temp folders (an OpenCode project among them, about 100 MB with the packages
+    // OpenCode installs into it) go here, and are removed with it.
+    let tmp = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(support::bun())
         .args(["test", "--timeout", "60000", "tests/runtime"])
         .current_dir(support::root())
         .env("IXGEN_HOST_MODULES", &modules)
         .env("IXGEN_XS", &xs)
         .env("IXGEN_BIN", env!("CARGO_BIN_EXE_ixgen"))
+        .env("TMPDIR", tmp.path())
         .output()
         .expect("bun runs");
     let text = format!(
