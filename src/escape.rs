@@ -326,6 +326,30 @@ pub fn ts_int(n: i64) -> Ts {
     Ts(n.to_string())
 }
 
+/// The length of the literal [`ts_str`] or [`ts_int`] wrote at the start of `b`: a string up to
+/// its closing quote, or an optionally negative run of digits. `None` when `b` starts with
+/// neither. (The run record's replay finds a per-run file's values with it; `crate::record`.)
+pub fn ts_literal_len(b: &[u8]) -> Option<usize> {
+    match b.first()? {
+        b'"' => {
+            let mut i = 1;
+            while i < b.len() {
+                match b[i] {
+                    b'\\' => i += 2,
+                    b'"' => return Some(i + 1),
+                    _ => i += 1,
+                }
+            }
+            None
+        }
+        first => {
+            let sign = usize::from(*first == b'-');
+            let digits = b[sign..].iter().take_while(|c| c.is_ascii_digit()).count();
+            (digits > 0).then_some(sign + digits)
+        }
+    }
+}
+
 /// Text for the inside of a `//` comment: one line, nothing that could end the comment.
 pub fn comment(s: &str) -> Ts {
     Ts(s.chars()
@@ -614,6 +638,24 @@ pub fn term_code(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_literal_is_found_whatever_follows_it() {
+        for s in ["", "plain", "q\"b\\s\\", "\"\\\"", "é\n\u{2028}</", "\u{0}end"] {
+            let lit = ts_str(s).as_str().to_string();
+            for tail in ["", ",\n", "\";", "\\\"x\""] {
+                let b = format!("{lit}{tail}");
+                assert_eq!(ts_literal_len(b.as_bytes()), Some(lit.len()), "{b:?}");
+            }
+        }
+        for n in [0, 7, -1, i64::MAX, i64::MIN] {
+            let lit = ts_int(n).as_str().to_string();
+            assert_eq!(ts_literal_len(format!("{lit},").as_bytes()), Some(lit.len()));
+        }
+        for b in ["", "-", "-,", "x1", "\"unclosed", "\"ends in a backslash\\"] {
+            assert_eq!(ts_literal_len(b.as_bytes()), None, "{b:?}");
+        }
+    }
 
     #[test]
     fn the_flat_width_is_the_width_serde_json_prints() {

@@ -92,15 +92,14 @@ pub struct PlannedFile<'a> {
 }
 
 /// A per-run file with the run's context values left out: text, and the places where each
-/// value goes. The run record keeps it, so a later run with the same catalog and options fills
-/// in its own values without rendering anything; the run that renders fills it the same way,
-/// so both give the same bytes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// value goes. The run record keeps its shape (`crate::record`), so a later run with the same
+/// catalog and options fills in its own values without rendering anything; the run that
+/// renders fills it the same way, so both give the same bytes.
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunTemplate(pub Vec<TemplatePart>);
 
 /// A piece of a [`RunTemplate`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum TemplatePart {
     Text(String),
     /// Where the value of a context variable goes, already spelled for the file's language.
@@ -1210,7 +1209,7 @@ pub(crate) fn apply_per_run(out: &Path, outcome: &Outcome) -> Result<(), Error> 
     debug_assert!(
         outcome
             .changed()
-            .all(|c| c.action == Action::Update && c.template.is_some())
+            .all(|c| c.action == Action::Update && c.hash.is_none())
     );
     apply(out, outcome, &Manifest::default(), &[], None)
 }
