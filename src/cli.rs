@@ -460,6 +460,28 @@ impl App {
         self.loaded.as_ref().map(|(_, f)| f)
     }
 
+    /// An error the catalog's text can show where it comes from, as a diagnostic there (with
+    /// its line and column): two targets that write one path are pointed at in `targets`.
+    fn on_catalog(&self, e: Error) -> Error {
+        let (Error::Collision { path, targets }, Some(file)) = (&e, self.source()) else {
+            return e;
+        };
+        let mut diagnostics = vec![
+            Diagnostic::error(
+                "path-collision",
+                format!("targets.{}", targets.1),
+                crate::error::collision_message(path, targets),
+            )
+            .at_key()
+            .help(crate::error::COLLISION_HELP),
+        ];
+        catalog::load::locate(&mut diagnostics, &file.text);
+        Error::Catalog {
+            file: file.clone(),
+            diagnostics,
+        }
+    }
+
     fn print_warnings(&self, warnings: &[Diagnostic]) {
         if let (Some(file), false) = (self.source(), warnings.is_empty()) {
             eprint!("{}", diagnostic::render(warnings, file, self.color));
@@ -811,7 +833,7 @@ impl App {
             notes,
             warned,
         } = self.prepare()?;
-        let plan = hosts::plan(&model, &targets, &opts)?;
+        let plan = hosts::plan(&model, &targets, &opts).map_err(|e| self.on_catalog(e))?;
         let quiet_run = !warned && notes.is_empty();
         for n in notes {
             eprintln!("warning: {}", escape::terminal(&n));
@@ -938,7 +960,7 @@ impl App {
             opts,
             ..
         } = self.prepare()?;
-        let plan = hosts::plan(&model, &targets, &opts)?;
+        let plan = hosts::plan(&model, &targets, &opts).map_err(|e| self.on_catalog(e))?;
         let format = match &self.cli.command {
             Command::Check { format, .. } => *format,
             _ => unreachable!(),

@@ -41,7 +41,27 @@ pub enum Error {
     /// The manifest is not one.
     #[error("`{path}` is not a valid ixgen manifest ({why})")]
     CorruptManifest { path: String, why: String },
+    /// Two files the catalog's targets plan have one path (the command line turns it into a
+    /// diagnostic on the catalog's `targets`: `crate::cli`).
+    #[error("{}", collision_message(path, targets))]
+    Collision {
+        path: String,
+        /// The targets that write it (the same one twice when one target writes it twice).
+        targets: (&'static str, &'static str),
+    },
 }
+
+/// What [`Error::Collision`] says.
+pub fn collision_message(path: &str, (a, b): &(&str, &str)) -> String {
+    if a == b {
+        format!("`targets.{a}` writes `{path}` twice")
+    } else {
+        format!("`targets.{a}` and `targets.{b}` both write `{path}`")
+    }
+}
+
+/// How to fix an [`Error::Collision`].
+pub const COLLISION_HELP: &str = "give one of them another `dir` or `file` in the catalog's `targets`";
 
 /// The exit code of an internal error: EX_SOFTWARE of sysexits.h, so that CI can tell a bug in
 /// ixgen from bad input (2) and from a finding (1).
@@ -74,6 +94,7 @@ impl Error {
                 "ixgen only writes real files and folders below --out; replace the symlink or the file in the way, then run ixgen again"
                     .into(),
             ),
+            Error::Collision { .. } => Some(COLLISION_HELP.into()),
             Error::CorruptManifest { .. } => Some(
                 "restore `.ixgen/manifest.json` from version control; or delete it and run `ixgen generate --force` to take the generated files over again"
                     .into(),

@@ -659,3 +659,28 @@ fn a_changed_catalog_setting_changes_every_opencode_tool_file() {
     let text = std::fs::read_to_string(out.join(".opencode/ixgen").join(&shared[0])).unwrap();
     assert!(text.contains("http://127.0.0.1:10"), "{text}");
 }
+
+#[test]
+fn two_targets_that_write_one_path_are_an_error_in_the_catalog() {
+    // The session file placed where the OpenCode target writes the `lookup` tool.
+    let text = std::fs::read_to_string(MINIMAL).unwrap().replace(
+        "  opencode: {toolset: main}\n",
+        "  opencode: {toolset: main}\n  session: {toolset: main, dir: .opencode/tools, file: lookup, context: [session]}\n",
+    );
+    let line = 1 + text.lines().position(|l| l.starts_with("  session: {toolset")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("catalog.yaml");
+    std::fs::write(&catalog, text).unwrap();
+    let out = dir.path().join("out");
+    for args in [&["generate", "--session", "s"][..], &["check", "--session", "s"]] {
+        let o = ixgen(&out).arg("--catalog").arg(&catalog).args(args).assert().code(2);
+        let stderr = String::from_utf8_lossy(&o.get_output().stderr).into_owned();
+        assert!(stderr.contains(&format!("catalog.yaml:{line}:3")), "{stderr}");
+        assert!(stderr.contains("path-collision"), "{stderr}");
+        assert!(
+            stderr.contains("`targets.opencode` and `targets.session` both write `.opencode/tools/lookup.ts`"),
+            "{stderr}"
+        );
+        assert!(!out.exists(), "{args:?} wrote something");
+    }
+}

@@ -219,12 +219,22 @@ pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn Host], opts: &Options) -
     crate::output::fold_merges(&mut plan.files);
     plan.files.sort_by(|a, b| a.path.cmp(&b.path));
     if let Some(w) = plan.files.windows(2).find(|w| w[0].path == w[1].path) {
-        return Err(Error::usage(
-            format!("two targets write `{}`", w[0].path),
-            "give one of them another path in the catalog's `targets`",
-        ));
+        return Err(Error::Collision {
+            path: w[0].path.clone(),
+            targets: (target_of(w[0].group), target_of(w[1].group)),
+        });
     }
     Ok(plan)
+}
+
+/// The catalog target (`targets.<name>`) a planned file's group belongs to: the host's name,
+/// which is also its group, but for the OpenCode runtime file.
+fn target_of(group: &'static str) -> &'static str {
+    if group == opencode::RUNTIME_GROUP {
+        "opencode"
+    } else {
+        group
+    }
 }
 
 /// An allowlist (`--enable-tools`) that keeps none of a surface's tools would write an empty
