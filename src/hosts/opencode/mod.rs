@@ -83,19 +83,23 @@ impl Host for Opencode {
         if let Some(c) = &s.config {
             super::check_rel_path(&format!("{path}.config"), c, &mut diags);
             // `config` carries the MCP server and the permission rules of tools that confirm:
-            // with neither it would write nothing.
-            let confirms = cat.toolsets.get(&s.toolset).is_some_and(|ts| {
-                ts.tools.iter().any(|n| {
-                    cat.tools.iter().any(|t| {
-                        &t.name == n
-                            && match &t.confirm {
-                                Some(c) => c.asks(),
-                                None => t.destructive.unwrap_or(t.access == crate::catalog::Access::Write),
-                            }
+            // with neither it would write nothing. (One pass over the tools, then one lookup
+            // per toolset entry: a large catalog must not compare every pair.)
+            let confirms = || {
+                let confirming: std::collections::HashSet<&str> = cat
+                    .tools
+                    .iter()
+                    .filter(|t| match &t.confirm {
+                        Some(c) => c.asks(),
+                        None => t.destructive.unwrap_or(t.access == crate::catalog::Access::Write),
                     })
-                })
-            });
-            if cat.server.is_none() && !confirms {
+                    .map(|t| t.name.as_str())
+                    .collect();
+                cat.toolsets
+                    .get(&s.toolset)
+                    .is_some_and(|ts| ts.tools.iter().any(|n| confirming.contains(n.as_str())))
+            };
+            if cat.server.is_none() && !confirms() {
                 diags.push(
                     Diagnostic::error(
                         "no-server",
