@@ -13,12 +13,16 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 host=$(rustc -vV | sed -n 's/^host: //p')
+install() { cargo install --locked --path "$root" --config "$root/.cargo/config.toml" "$@"; }
 case $host in
   *-linux-gnu)
-    exec cargo install --locked --path "$root" --config "$root/.cargo/config.toml" --target "$host" \
-      --config "target.$host.rustflags = ['-C', 'target-feature=+crt-static']" "$@"
+    if ! install --target "$host" --config "target.$host.rustflags = ['-C', 'target-feature=+crt-static']" "$@"; then
+      # glibc's static library is a package of its own on some systems.
+      echo "install.sh: linking statically failed (glibc's static library: libc6-dev on Debian, glibc-static on Fedora); installing the dynamically linked build instead" >&2
+      install "$@"
+    fi
     ;;
   *)
-    exec cargo install --locked --path "$root" --config "$root/.cargo/config.toml" "$@"
+    install "$@"
     ;;
 esac
