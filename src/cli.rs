@@ -371,6 +371,22 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
     cli
 }
 
+/// The diagnostic of two targets that write one path, at the second target's key.
+fn collision_diagnostic(e: &Error) -> Option<Diagnostic> {
+    let Error::Collision { path, targets } = e else {
+        return None;
+    };
+    Some(
+        Diagnostic::error(
+            "path-collision",
+            format!("targets.{}", targets.1),
+            crate::error::collision_message(path, targets),
+        )
+        .at_key()
+        .help(crate::error::COLLISION_HELP),
+    )
+}
+
 /// Tool filters (the catalog's `filters` are the defaults).
 #[derive(Debug, Args, Default)]
 pub struct FilterArgs {
@@ -463,23 +479,47 @@ impl App {
     /// An error the catalog's text can show where it comes from, as a diagnostic there (with
     /// its line and column): two targets that write one path are pointed at in `targets`.
     fn on_catalog(&self, e: Error) -> Error {
-        let (Error::Collision { path, targets }, Some(file)) = (&e, self.source()) else {
+        let (Some(mut diagnostic), Some(file)) = (collision_diagnostic(&e), self.source()) else {
             return e;
         };
-        let mut diagnostics = vec![
-            Diagnostic::error(
-                "path-collision",
-                format!("targets.{}", targets.1),
-                crate::error::collision_message(path, targets),
-            )
-            .at_key()
-            .help(crate::error::COLLISION_HELP),
-        ];
-        catalog::load::locate(&mut diagnostics, &file.text);
+        catalog::load::locate(std::slice::from_mut(&mut diagnostic), &file.text);
         Error::Catalog {
             file: file.clone(),
-            diagnostics,
+            diagnostics: vec![diagnostic],
         }
+    }
+
+    /// Two paths one `generate` of every enabled target would write twice, for `validate`:
+    /// every enabled target is planned, the session tools with a stand-in for each context
+    /// value without a default (no path depends on a value).
+    fn planned_collision(&self, model: &Model) -> Option<Diagnostic> {
+        let targets: Vec<&'static dyn Host> = hosts::REGISTRY
+            .iter()
+            .copied()
+            .filter(|h| hosts::enabled(&model.catalog, *h))
+            .collect();
+        let decls = &model.catalog.context;
+        let stand_ins = decls
+            .iter()
+            .filter(|(_, d)| d.default.is_none())
+            .map(|(name, d)| {
+                let value = match d.ty {
+                    catalog::ContextType::Integer => model::ContextValue::Integer(1),
+                    _ => model::ContextValue::Text("validate".into()),
+                };
+                (name.clone(), value)
+            })
+            .collect();
+        let opts = Options {
+            filter: Filter::default(),
+            context: model::apply_defaults(decls, &stand_ins, &self.cli.out).ok()?,
+            toolset: None,
+            profiles: vec![McpProfile::V2025_11_25.profile()],
+        };
+        let mut diagnostic = collision_diagnostic(&hosts::plan(model, &targets, &opts).err()?)?;
+        let file = self.source()?;
+        catalog::load::locate(std::slice::from_mut(&mut diagnostic), &file.text);
+        Some(diagnostic)
     }
 
     fn print_warnings(&self, warnings: &[Diagnostic]) {
@@ -584,9 +624,13 @@ impl App {
     fn validate(&mut self, strict: bool, format: Format) -> Result<i32, Error> {
         let result = self.load();
         let (diags, file, failed) = match result {
-            Ok((_, warnings)) => {
+            Ok((model, mut warnings)) => {
                 let file = self.source().cloned().expect("loaded");
-                let failed = strict && !warnings.is_empty();
+                let mut failed = strict && !warnings.is_empty();
+                if let Some(d) = self.planned_collision(&model) {
+                    warnings.push(d);
+                    failed = true;
+                }
                 (warnings, file, failed)
             }
             Err(Error::Catalog { file, diagnostics }) => (diagnostics, file, true),
