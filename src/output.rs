@@ -846,8 +846,10 @@ fn compare_files(
     // Each file is rendered, read and compared on its own (in parallel for a large plan); only
     // changed files keep their bytes.
     let jobs: Vec<(&PlannedFile<'_>, &RelPath)> = files.iter().zip(&rels).collect();
+    // One `openat2` a file where the kernel has it, instead of an `lstat` per path component.
+    let dir = OutDir::open(out);
     let results = crate::par::map(&jobs, |(f, rel)| {
-        compare_one(f, rel, out, force, keep_new, &old_manifest)
+        compare_one(f, rel, &dir, force, keep_new, &old_manifest)
     });
     let mut changes = Vec::with_capacity(files.len() + 1);
     for (rel, result) in rels.iter().zip(results) {
@@ -937,7 +939,7 @@ fn manifest_bytes(m: &Manifest) -> Vec<u8> {
 fn compare_one(
     f: &PlannedFile<'_>,
     rel: &RelPath,
-    out: &Path,
+    dir: &OutDir<'_>,
     force: bool,
     keep_new: bool,
     old_manifest: &Manifest,
@@ -945,8 +947,9 @@ fn compare_one(
     // A streamed file that need not keep its bytes is only hashed and compared, with the file
     // on disk read alongside: its old bytes are read whole only when they differ (the checks
     // of an edit and a rollback need them).
+    let out = dir.out;
     let stream = matches!(f.content, Content::Streamed(_)) && !keep_new && !f.per_run;
-    let mut old = if stream { None } else { read_rel(out, rel)? };
+    let mut old = if stream { None } else { dir.read(rel)? };
     let mut existed = old.is_some();
     let (new, entry, hash, same) = match &f.content {
         Content::Owned(_) | Content::Deferred(_) | Content::Streamed(_) => {
@@ -958,7 +961,7 @@ fn compare_one(
                     render(&mut sink)?;
                     let (hash, same) = sink.finish();
                     if existed && !same {
-                        old = read_rel(out, rel)?;
+                        old = dir.read(rel)?;
                         existed = old.is_some();
                     }
                     Some((hash, same))
