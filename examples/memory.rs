@@ -8,13 +8,13 @@
 //! cargo run --release --example memory -- --catalog /tmp/x/c.yaml /tmp/x/out   # twice: first, then no-op
 //! ```
 use std::alloc::{GlobalAlloc, Layout};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// The binary's allocator (`src/main.rs`), counted.
 static INNER: ixgen::alloc::Allocator = ixgen::alloc::Allocator;
 
 // The binary's choice of allocator, made the same way (see `src/main.rs`).
 ixgen::choose_allocator_before_main!();
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// The binary's allocator, counting the bytes it hands out.
 struct Counting;

@@ -479,14 +479,20 @@ impl App {
     /// An error the catalog's text can show where it comes from, as a diagnostic there (with
     /// its line and column): two targets that write one path are pointed at in `targets`.
     fn on_catalog(&self, e: Error) -> Error {
-        let (Some(mut diagnostic), Some(file)) = (collision_diagnostic(&e), self.source()) else {
-            return e;
-        };
-        catalog::load::locate(std::slice::from_mut(&mut diagnostic), &file.text);
-        Error::Catalog {
-            file: file.clone(),
-            diagnostics: vec![diagnostic],
+        match (self.located_collision(&e), self.source()) {
+            (Some(diagnostic), Some(file)) => Error::Catalog {
+                file: file.clone(),
+                diagnostics: vec![diagnostic],
+            },
+            _ => e,
         }
+    }
+
+    /// The diagnostic of an [`Error::Collision`], placed in the loaded catalog's text.
+    fn located_collision(&self, e: &Error) -> Option<Diagnostic> {
+        let mut diagnostic = collision_diagnostic(e)?;
+        catalog::load::locate(std::slice::from_mut(&mut diagnostic), &self.source()?.text);
+        Some(diagnostic)
     }
 
     /// Two paths one `generate` of every enabled target would write twice, for `validate`:
@@ -516,10 +522,7 @@ impl App {
             toolset: None,
             profiles: vec![McpProfile::V2025_11_25.profile()],
         };
-        let mut diagnostic = collision_diagnostic(&hosts::plan(model, &targets, &opts).err()?)?;
-        let file = self.source()?;
-        catalog::load::locate(std::slice::from_mut(&mut diagnostic), &file.text);
-        Some(diagnostic)
+        self.located_collision(&hosts::plan(model, &targets, &opts).err()?)
     }
 
     fn print_warnings(&self, warnings: &[Diagnostic]) {

@@ -1513,35 +1513,46 @@ const STAGE_BATCH: usize = 512;
 /// The bytes of a change that kept only its hash, rendered again; they must be the bytes that
 /// were compared (rendering is pure), or the run stops before anything is replaced.
 fn rerender(c: &Change, manifest: &Manifest, planned: &BTreeMap<RelPath, &PlannedFile<'_>>) -> Result<Vec<u8>, Error> {
-    let missing = || Error::internal(format!("`{}` changed, but its new bytes are gone", c.path));
-    let f = planned.get(&c.path).ok_or_else(missing)?;
-    let expected = manifest
-        .files
-        .get(c.path.as_str())
-        .and_then(|e| e.blake3.as_deref())
-        .ok_or_else(missing)?;
-    let bytes = match &f.content {
-        Content::Owned(b) => b.clone(),
-        Content::Deferred(render) => render()?,
-        Content::Streamed(render) => {
-            let mut bytes = Vec::new();
-            render(&mut bytes)?;
-            bytes
-        }
-        Content::JsonMerge(_) => return Err(missing()),
+    let expected = recorded_hash(c, manifest)?;
+    let bytes = match planned.get(&c.path).map(|f| &f.content) {
+        Some(Content::Owned(b)) => b.clone(),
+        Some(Content::Deferred(render)) => render()?,
+        // A streamed file is rendered straight into its temp file (`stage_streamed`); a merge
+        // always keeps its bytes.
+        Some(Content::Streamed(_) | Content::JsonMerge(_)) | None => return Err(bytes_gone(c)),
     };
-    if content_hash(&bytes) != expected {
-        return Err(Error::internal(format!(
-            "`{}` rendered differently when written than when compared",
-            c.path
-        )));
-    }
+    same_as_compared(c, &content_hash(&bytes), expected)?;
     Ok(bytes)
 }
 
+/// The hash a change that kept only its hash was compared with (the manifest's new entry).
+fn recorded_hash<'m>(c: &Change, manifest: &'m Manifest) -> Result<&'m str, Error> {
+    manifest
+        .files
+        .get(c.path.as_str())
+        .and_then(|e| e.blake3.as_deref())
+        .ok_or_else(|| bytes_gone(c))
+}
+
+fn bytes_gone(c: &Change) -> Error {
+    Error::internal(format!("`{}` changed, but its new bytes are gone", c.path))
+}
+
+/// Rendering is pure: bytes rendered again to be written must be the ones compared, or the
+/// run stops before anything is replaced.
+fn same_as_compared(c: &Change, hash: &str, expected: &str) -> Result<(), Error> {
+    if hash == expected {
+        return Ok(());
+    }
+    Err(Error::internal(format!(
+        "`{}` rendered differently when written than when compared",
+        c.path
+    )))
+}
+
 /// Stages a streamed change that kept only its hash: rendered again straight into its temp
-/// file through a hasher, it must hash to what was compared, or the run stops before anything
-/// is replaced (as [`rerender`] does for a file rendered whole).
+/// file through a hasher, it must hash to what was compared (as [`rerender`] checks for a file
+/// rendered whole).
 fn stage_streamed(
     out: &Path,
     c: &Change,
@@ -1549,15 +1560,10 @@ fn stage_streamed(
     manifest: &Manifest,
     planned: &BTreeMap<RelPath, &PlannedFile<'_>>,
 ) -> Result<tempfile::NamedTempFile, Error> {
-    let missing = || Error::internal(format!("`{}` changed, but its new bytes are gone", c.path));
     let Some(Content::Streamed(render)) = planned.get(&c.path).map(|f| &f.content) else {
-        return Err(missing());
+        return Err(bytes_gone(c));
     };
-    let expected = manifest
-        .files
-        .get(c.path.as_str())
-        .and_then(|e| e.blake3.as_deref())
-        .ok_or_else(missing)?;
+    let expected = recorded_hash(c, manifest)?;
     let mut hash = String::new();
     let tmp = stage_with(out, &c.path, full, |file| {
         let mut sink = Hashed {
@@ -1573,12 +1579,7 @@ fn stage_streamed(
         hash = sink.hasher.finalize().to_hex().to_string();
         Ok(())
     })?;
-    if hash != expected {
-        return Err(Error::internal(format!(
-            "`{}` rendered differently when written than when compared",
-            c.path
-        )));
-    }
+    same_as_compared(c, &hash, expected)?;
     Ok(tmp)
 }
 
