@@ -489,9 +489,23 @@ impl<'a> OutDir<'a> {
 /// Opens `rel` below `dir` for reading, refusing any symlink on the way (see [`OutDir`]).
 #[cfg(target_os = "linux")]
 fn openat2_beneath(dir: &std::os::fd::OwnedFd, rel: &RelPath) -> std::io::Result<std::fs::File> {
+    let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+    openat2(dir, rel.as_str(), flags).map(std::fs::File::from)
+}
+
+/// Opens the folder `rel` below `dir` (the output folder itself when `rel` is empty), to
+/// create files in, refusing any symlink on the way.
+#[cfg(target_os = "linux")]
+fn openat2_folder(dir: &std::os::fd::OwnedFd, rel: &RelPath) -> std::io::Result<std::os::fd::OwnedFd> {
+    let path = if rel.as_str().is_empty() { "." } else { rel.as_str() };
+    openat2(dir, path, libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
+}
+
+/// `openat2` of `path` below `dir` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`.
+#[cfg(target_os = "linux")]
+fn openat2(dir: &std::os::fd::OwnedFd, path: &str, flags: libc::c_int) -> std::io::Result<std::os::fd::OwnedFd> {
     use std::os::fd::{AsRawFd, FromRawFd};
-    let path =
-        std::ffi::CString::new(rel.as_str()).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    let path = std::ffi::CString::new(path).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
     /// The kernel's `struct open_how` (linux/openat2.h; libc's is non-exhaustive).
     #[repr(C)]
     struct OpenHow {
@@ -500,7 +514,7 @@ fn openat2_beneath(dir: &std::os::fd::OwnedFd, rel: &RelPath) -> std::io::Result
         resolve: u64,
     }
     let how = OpenHow {
-        flags: (libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC) as u64,
+        flags: flags as u64,
         mode: 0,
         resolve: libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS,
     };
@@ -519,7 +533,7 @@ fn openat2_beneath(dir: &std::os::fd::OwnedFd, rel: &RelPath) -> std::io::Result
         return Err(std::io::Error::last_os_error());
     }
     // SAFETY: see above.
-    Ok(unsafe { std::fs::File::from_raw_fd(fd as i32) })
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
 }
 
 /// Reads a file below `out`, or `None` when there is none.
@@ -1162,8 +1176,10 @@ impl Write for Hashed<'_> {
 /// Writes a plan: only what changed, all of it or none of it. Returns what was done.
 ///
 /// Order: take the lock; remove stale temp files; compare (every refusal happens here);
-/// check that every folder can be written; stage every new file as a temp file; record both
-/// versions in the manifest; rename; remove; write the final manifest.
+/// check that every folder can be written; stage every file that replaces one as a temp file;
+/// record both versions in the manifest; rename; create the new files (each whole before its
+/// name appears, never over anything); remove; write the final manifest. A failure after the
+/// first rename rolls back every step before it.
 pub fn write(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcome, Error> {
     // Taking the lock creates a missing output folder; a refused run takes it away again, so
     // that it leaves nothing behind.
@@ -1368,8 +1384,13 @@ fn resolve_dir(out: &Path, dir: &RelPath) -> Result<PathBuf, Error> {
 /// where the real run would.
 fn preflight(out: &Path, outcome: &Outcome) -> Result<(), Error> {
     let mut checked = BTreeSet::new();
+    // Each folder once: 10,000 tool files share one.
+    let mut parents = BTreeSet::new();
     for c in outcome.changed() {
         let mut dir = c.path.parent();
+        if !parents.insert(dir.clone()) {
+            continue;
+        }
         loop {
             let full = out.join(dir.as_str());
             if full.exists() || dir.as_str().is_empty() {
@@ -1442,53 +1463,68 @@ enum Done<'a> {
     Removed { full: PathBuf, old: &'a [u8] },
 }
 
-/// Stages every new file (not the manifest) as a complete temp file beside its target. A change
+/// The files a run writes (not the manifest), by how: a file that replaces one is staged
+/// before the first rename ([`stage_all`]); a file at a path that was free when compared is
+/// created during the commit ([`create_all`]).
+fn written(outcome: &Outcome) -> (Vec<&Change>, Vec<&Change>) {
+    let manifest_rel = manifest_path();
+    outcome
+        .changed()
+        .filter(|c| c.path != manifest_rel)
+        .filter(|c| matches!(c.action, Action::Create | Action::Update))
+        .partition(|c| c.action == Action::Update)
+}
+
+/// The planned files by path, to render again a change that kept only its hash.
+fn planned_by_path<'p, 'f>(files: &'p [PlannedFile<'f>]) -> BTreeMap<RelPath, &'p PlannedFile<'f>> {
+    files
+        .iter()
+        .filter_map(|f| RelPath::file(&f.path).ok().map(|rel| (rel, f)))
+        .collect()
+}
+
+/// Creates the folders every written file needs, each checked once (10,000 tool files share
+/// one), in order, so a rollback removes exactly the ones this run made.
+fn make_all_folders(out: &Path, changes: &[&Change], created: &mut Vec<PathBuf>) -> Result<(), Error> {
+    let mut seen = BTreeSet::new();
+    for c in changes {
+        if seen.insert(c.path.parent()) {
+            make_folders(out, &c.path, created)?;
+        }
+    }
+    Ok(())
+}
+
+/// Stages every file that replaces one as a complete temp file beside its target. A change
 /// that kept only its hash is rendered again from `files`, and must hash to what was compared;
 /// its bytes are dropped once staged, so the run holds a batch of rendered files, not the whole
 /// output.
 fn stage_all<'a>(
     out: &Path,
-    outcome: &'a Outcome,
+    changes: &[&'a Change],
     manifest: &Manifest,
-    files: &[PlannedFile<'_>],
-    created: &mut Vec<PathBuf>,
+    planned: &BTreeMap<RelPath, &PlannedFile<'_>>,
 ) -> Result<Vec<Staged<'a>>, Error> {
-    let manifest_rel = manifest_path();
-    let changes: Vec<&Change> = outcome
-        .changed()
-        .filter(|c| matches!(c.action, Action::Create | Action::Update) && c.path != manifest_rel)
-        .collect();
-    // Folders first, in order, so a rollback removes exactly the ones this run made.
-    for c in &changes {
-        make_folders(out, &c.path, created)?;
-    }
-    let planned: BTreeMap<RelPath, &PlannedFile<'_>> = files
-        .iter()
-        .filter_map(|f| RelPath::file(&f.path).ok().map(|rel| (rel, f)))
-        .collect();
     // Rendered on every core a batch at a time, written in order on this thread: temp files
     // created from several threads in one folder only contend for its lock.
     let mut staged = Vec::with_capacity(changes.len());
     // A streamed file is rendered straight into its temp file, on this thread.
-    let streams = |c: &Change| {
-        c.new.is_none()
-            && planned
-                .get(&c.path)
-                .is_some_and(|f| matches!(f.content, Content::Streamed(_)))
-    };
+    let streams = |c: &Change| c.new.is_none() && is_streamed(c, planned);
     for batch in changes.chunks(STAGE_BATCH) {
         let rendered = crate::par::map(batch, |c| -> Result<Option<Vec<u8>>, Error> {
             match c.new {
                 Some(_) => Ok(None),
                 None if streams(c) => Ok(None),
-                None => rerender(c, manifest, &planned).map(Some),
+                None => rerender(c, manifest, planned).map(Some),
             }
         });
         for (c, bytes) in batch.iter().zip(rendered) {
             let bytes = bytes?;
             let full = resolve(out, &c.path)?;
             let tmp = if streams(c) {
-                stage_streamed(out, c, &full, manifest, &planned)?
+                stage_with(out, &c.path, &full, |file| {
+                    write_streamed(out, c, file, manifest, planned)
+                })?
             } else {
                 let content = bytes.as_deref().or(c.new.as_deref()).unwrap_or_default();
                 stage(out, &c.path, &full, content)?
@@ -1550,42 +1586,220 @@ fn same_as_compared(c: &Change, hash: &str, expected: &str) -> Result<(), Error>
     )))
 }
 
-/// Stages a streamed change that kept only its hash: rendered again straight into its temp
-/// file through a hasher, it must hash to what was compared (as [`rerender`] checks for a file
-/// rendered whole).
-fn stage_streamed(
+/// Whether a change is planned as a streamed file (rendered straight into its file).
+fn is_streamed(c: &Change, planned: &BTreeMap<RelPath, &PlannedFile<'_>>) -> bool {
+    planned
+        .get(&c.path)
+        .is_some_and(|f| matches!(f.content, Content::Streamed(_)))
+}
+
+/// Writes a streamed change that kept only its hash: rendered again straight into `file`
+/// through a hasher, it must hash to what was compared (as [`rerender`] checks for a file
+/// rendered whole) before the file is given its name.
+fn write_streamed(
     out: &Path,
     c: &Change,
-    full: &Path,
+    file: &mut std::fs::File,
     manifest: &Manifest,
     planned: &BTreeMap<RelPath, &PlannedFile<'_>>,
-) -> Result<tempfile::NamedTempFile, Error> {
+) -> Result<(), Error> {
     let Some(Content::Streamed(render)) = planned.get(&c.path).map(|f| &f.content) else {
         return Err(bytes_gone(c));
     };
     let expected = recorded_hash(c, manifest)?;
-    let mut hash = String::new();
-    let tmp = stage_with(out, &c.path, full, |file| {
-        let mut sink = Hashed {
-            file,
-            hasher: blake3::Hasher::new(),
-            error: None,
-        };
-        let rendered = render(&mut sink);
-        if let Some(e) = sink.error.take() {
-            return Err(io_error("write", shown(out, &c.path))(e));
-        }
-        rendered?;
-        hash = sink.hasher.finalize().to_hex().to_string();
-        Ok(())
-    })?;
-    same_as_compared(c, &hash, expected)?;
-    Ok(tmp)
+    let mut sink = Hashed {
+        file,
+        hasher: blake3::Hasher::new(),
+        error: None,
+    };
+    let rendered = render(&mut sink);
+    if let Some(e) = sink.error.take() {
+        return Err(io_error("write", shown(out, &c.path))(e));
+    }
+    rendered?;
+    same_as_compared(c, &sink.hasher.finalize().to_hex(), expected)
 }
 
-/// Applies an outcome: stage, record, rename, remove, record. `files` are the compared plan's,
-/// rendered again for changes that kept only their hash. `fail_at` makes the n-th commit step
-/// fail, for the rollback's tests.
+/// Writes a change's bytes into `file`: the ones it kept, or rendered again.
+fn write_change(
+    out: &Path,
+    c: &Change,
+    file: &mut std::fs::File,
+    manifest: &Manifest,
+    planned: &BTreeMap<RelPath, &PlannedFile<'_>>,
+) -> Result<(), Error> {
+    let rendered;
+    let bytes = match &c.new {
+        Some(bytes) => bytes,
+        None if is_streamed(c, planned) => return write_streamed(out, c, file, manifest, planned),
+        None => {
+            rendered = rerender(c, manifest, planned)?;
+            &rendered
+        }
+    };
+    file.write_all(bytes).map_err(io_error("write", shown(out, &c.path)))
+}
+
+/// Creates the files at paths that were free when compared, during the commit, on every
+/// core. Each is written whole before its name appears, and never over anything: on Linux as
+/// an unnamed file in its folder (`O_TMPFILE`) that is then linked under its name, which costs
+/// the file system less than a temp file and a rename, and leaves nothing behind if the run is
+/// killed; elsewhere (or where the file system cannot) as a temp file renamed only if the name
+/// is still free. `tick` is the commit's step, checked before each file. Every file made is
+/// added to `done`, so a failure rolls all of them back.
+#[allow(clippy::too_many_arguments)]
+fn create_all<'a>(
+    out: &Path,
+    folders: &NewFolders,
+    creates: &[&'a Change],
+    manifest: &Manifest,
+    planned: &BTreeMap<RelPath, &PlannedFile<'_>>,
+    tick: &(dyn Fn() -> std::io::Result<()> + Sync),
+    done: &mut Vec<Done<'a>>,
+) -> Result<(), Error> {
+    let results = crate::par::map(creates, |c| -> Result<PathBuf, Error> {
+        tick().map_err(io_error("write", shown(out, &c.path)))?;
+        let write = |file: &mut std::fs::File| write_change(out, c, file, manifest, planned);
+        if folders.create(out, c, &write)? {
+            return Ok(out.join(c.path.as_str()));
+        }
+        let full = resolve(out, &c.path)?;
+        stage_with(out, &c.path, &full, write)?
+            .persist_noclobber(&full)
+            .map_err(|e| match e.error.kind() {
+                std::io::ErrorKind::AlreadyExists => appeared(out, &c.path),
+                _ => io_error("create", shown(out, &c.path))(e.error),
+            })?;
+        Ok(full)
+    });
+    let mut failed = None;
+    for result in results {
+        match result {
+            Ok(full) => done.push(Done::Wrote { full, old: None }),
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        }
+    }
+    failed.map_or(Ok(()), Err)
+}
+
+/// A file appeared at a path that was free when the run compared it: another program is
+/// writing into the output folder.
+fn appeared(out: &Path, rel: &RelPath) -> Error {
+    Error::usage(
+        format!("{} appeared while ixgen was writing it", shown(out, rel)),
+        "another program is writing into the output folder; run ixgen again once it is done",
+    )
+}
+
+/// The folders new files are created in, each opened once below the output folder (Linux:
+/// `openat2` refusing any symlink on the way, as [`OutDir`] reads), for [`create_all`].
+struct NewFolders {
+    #[cfg(target_os = "linux")]
+    fds: BTreeMap<RelPath, std::os::fd::OwnedFd>,
+}
+
+impl NewFolders {
+    /// None opened: every file is created the portable way (for tests).
+    #[cfg(test)]
+    fn portable() -> NewFolders {
+        NewFolders {
+            #[cfg(target_os = "linux")]
+            fds: BTreeMap::new(),
+        }
+    }
+
+    fn open(out: &Path, creates: &[&Change]) -> NewFolders {
+        #[cfg(target_os = "linux")]
+        {
+            let mut fds = BTreeMap::new();
+            if let Some(root) = OutDir::open(out).fd {
+                for c in creates {
+                    let dir = c.path.parent();
+                    if !fds.contains_key(&dir)
+                        && let Ok(fd) = openat2_folder(&root, &dir)
+                    {
+                        fds.insert(dir, fd);
+                    }
+                }
+            }
+            NewFolders { fds }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = (out, creates);
+            NewFolders {}
+        }
+    }
+
+    /// Creates `c` as an unnamed file in its folder and links it under its name; `false` when
+    /// that cannot be done here (not Linux, a file system without `O_TMPFILE`, no `/proc`),
+    /// and nothing was made.
+    fn create(
+        &self,
+        out: &Path,
+        c: &Change,
+        write: &dyn Fn(&mut std::fs::File) -> Result<(), Error>,
+    ) -> Result<bool, Error> {
+        #[cfg(target_os = "linux")]
+        if let Some(dir) = self.fds.get(&c.path.parent()) {
+            use std::os::fd::{AsRawFd, FromRawFd};
+            let name = std::ffi::CString::new(c.path.file_name())
+                .map_err(|_| Error::internal(format!("`{}` has a NUL byte", c.path)))?;
+            let error = |action| io_error(action, shown(out, &c.path));
+            // SAFETY: the path is a NUL-terminated literal; a non-negative result is a new
+            // descriptor owned by the `File` made from it.
+            let fd = unsafe {
+                libc::openat(
+                    dir.as_raw_fd(),
+                    c".".as_ptr(),
+                    libc::O_TMPFILE | libc::O_WRONLY | libc::O_CLOEXEC,
+                    0o666 as libc::c_uint,
+                )
+            };
+            if fd < 0 {
+                let e = std::io::Error::last_os_error();
+                return match e.raw_os_error() {
+                    Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL) => Ok(false),
+                    _ => Err(error("create")(e)),
+                };
+            }
+            // SAFETY: see above.
+            let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+            write(&mut file)?;
+            // Linking an open file by its `/proc` name needs no privilege (`AT_EMPTY_PATH`
+            // does); the new name is never followed, and an existing one is never replaced.
+            let proc = std::ffi::CString::new(format!("/proc/self/fd/{fd}")).expect("no NUL in a number");
+            // SAFETY: both paths are NUL-terminated and outlive the call.
+            let linked = unsafe {
+                libc::linkat(
+                    libc::AT_FDCWD,
+                    proc.as_ptr(),
+                    dir.as_raw_fd(),
+                    name.as_ptr(),
+                    libc::AT_SYMLINK_FOLLOW,
+                )
+            };
+            if linked == 0 {
+                return Ok(true);
+            }
+            let e = std::io::Error::last_os_error();
+            return match e.raw_os_error() {
+                Some(libc::EEXIST) => Err(appeared(out, &c.path)),
+                // No `/proc` mounted: the portable way.
+                Some(libc::ENOENT) if std::fs::metadata("/proc/self/fd").is_err() => Ok(false),
+                _ => Err(error("create")(e)),
+            };
+        }
+        let _ = (out, c, write);
+        Ok(false)
+    }
+}
+
+/// Applies an outcome: stage, record, rename, create, remove, record. `files` are the
+/// compared plan's, rendered again for changes that kept only their hash. `fail_at` makes the
+/// n-th commit step fail, for the rollback's tests.
 fn apply(
     out: &Path,
     outcome: &Outcome,
@@ -1595,9 +1809,13 @@ fn apply(
 ) -> Result<(), Error> {
     let manifest_rel = manifest_path();
     let mut created = Vec::new();
-    // Stage: every new file becomes a complete temp file beside its target. Any failure here
-    // leaves the tree as it was (temp files delete themselves when dropped).
-    let staged = stage_all(out, outcome, manifest, files, &mut created);
+    let planned = planned_by_path(files);
+    let (updates, creates) = written(outcome);
+    // Stage: every file that replaces one becomes a complete temp file beside its target. Any
+    // failure here leaves the tree as it was (temp files delete themselves when dropped).
+    let staged = make_all_folders(out, &updates, &mut created)
+        .and_then(|()| make_all_folders(out, &creates, &mut created))
+        .and_then(|()| stage_all(out, &updates, manifest, &planned));
     let staged = match staged {
         Ok(s) => s,
         Err(e) => {
@@ -1605,31 +1823,33 @@ fn apply(
             return Err(e);
         }
     };
-    // While files are replaced, the manifest accepts the old and the new version of each, so
-    // a run killed now is taken up by the next without --force.
+    // While files are replaced, the manifest accepts the old and the new version of each, and
+    // lists the new ones, so a run killed now is taken up by the next without --force.
     let removals: Vec<&Change> = outcome.changed().filter(|c| c.action == Action::Remove).collect();
-    let hashed_change = staged
+    let hashed_change = updates
         .iter()
-        .any(|s| manifest.files.get(s.rel.as_str()).is_some_and(|e| e.blake3.is_some()))
+        .chain(&creates)
+        .any(|c| manifest.files.get(c.path.as_str()).is_some_and(|e| e.blake3.is_some()))
         || !removals.is_empty();
     let final_bytes = outcome
         .changes
         .iter()
         .find(|c| c.path == manifest_rel && c.action != Action::Unchanged)
         .and_then(|c| c.new.as_deref());
+    let folders = NewFolders::open(out, &creates);
     let mut done: Vec<Done<'_>> = Vec::new();
-    let mut step = 0usize;
+    // Counted across threads: new files are created on every core.
+    let step = std::sync::atomic::AtomicUsize::new(0);
+    let tick = || {
+        let step = step.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if fail_at == Some(step) {
+            Err(std::io::Error::other("injected failure"))
+        } else {
+            Ok(())
+        }
+    };
     let run = |done: &mut Vec<_>| -> Result<(), Error> {
-        let mut tick = || {
-            step += 1;
-            if fail_at == Some(step) {
-                Err(std::io::Error::other("injected failure"))
-            } else {
-                Ok(())
-            }
-        };
         if hashed_change && let Some(final_bytes) = final_bytes {
-            let updates: Vec<&Change> = outcome.changed().filter(|c| c.action == Action::Update).collect();
             // With nothing replaced or removed, the interim manifest is the final one: its bytes
             // are at hand, and copying a large manifest would only raise the run's peak.
             let pending = if updates.is_empty() && removals.is_empty() {
@@ -1675,6 +1895,7 @@ fn apply(
                 old: s.old.map(Cow::Borrowed),
             });
         }
+        create_all(out, &folders, &creates, manifest, &planned, &tick, done)?;
         for c in &removals {
             let full = resolve(out, &c.path)?;
             tick().map_err(io_error("remove", shown(out, &c.path)))?;
@@ -1955,6 +2176,35 @@ mod tests {
             run(dir.path(), &second, None).unwrap();
             let (outcome, _) = compare(plan_of(&second), dir.path(), false).unwrap();
             assert_eq!(outcome.changed().count(), 0, "step {fail_at}");
+        }
+    }
+
+    /// A new file is created whole under its name, never over a file that appeared there since
+    /// the compare, both ways (an unnamed file linked on Linux, a temp file renamed elsewhere).
+    #[test]
+    fn a_new_file_never_replaces_one_that_appeared_since_the_compare() {
+        for folders in [None, Some(NewFolders::portable())] {
+            let dir = tempfile::tempdir().unwrap();
+            let files = [("a.txt", "a"), ("sub/b.txt", "b")];
+            let (outcome, manifest) = compare(plan_of(&files), dir.path(), false).unwrap();
+            let (_, creates) = written(&outcome);
+            let mut created = Vec::new();
+            make_all_folders(dir.path(), &creates, &mut created).unwrap();
+            let folders = folders.unwrap_or_else(|| NewFolders::open(dir.path(), &creates));
+            let (tick, planned) = (|| Ok(()), BTreeMap::new());
+            let mut done = Vec::new();
+            create_all(dir.path(), &folders, &creates, &manifest, &planned, &tick, &mut done).unwrap();
+            assert_eq!(std::fs::read(dir.path().join("sub/b.txt")).unwrap(), b"b");
+            assert_eq!(done.len(), 2);
+            // Created again over files that are there now: refused, and they are left alone.
+            std::fs::write(dir.path().join("sub/b.txt"), "someone else's").unwrap();
+            let mut again = Vec::new();
+            let e = create_all(dir.path(), &folders, &creates, &manifest, &planned, &tick, &mut again).unwrap_err();
+            assert!(e.to_string().contains("appeared while ixgen was writing it"), "{e}");
+            assert!(again.is_empty());
+            assert_eq!(std::fs::read(dir.path().join("sub/b.txt")).unwrap(), b"someone else's");
+            let names: Vec<_> = std::fs::read_dir(dir.path().join("sub")).unwrap().flatten().collect();
+            assert_eq!(names.len(), 1, "no temp file is left behind");
         }
     }
 
