@@ -283,6 +283,12 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
         });
     }
 
+    // A plain catalog is read in one pass (`super::quick`); anything else, and anything wrong,
+    // is read the full way below, which reports it.
+    if let Some(catalog) = read_quick(text) {
+        return Ok(Loaded { catalog, file });
+    }
+
     // Size, depth, duplicate keys and numbers: serde cannot see the duplicates or the numbers
     // any more, and must never be handed a hostile nesting (its parser is quadratic in it).
     // When a linear byte scan bounds the nesting, serde parses on this thread while the event
@@ -340,9 +346,39 @@ fn parse(text: &str, pieces: bool) -> (Result<Catalog, serde_yaml::Error>, bool)
 }
 
 fn parse_in_pieces(text: &str) -> Option<Catalog> {
-    let cut = cut_tools(text)?;
-    let pieces = crate::par::map(&cut.pieces, |p| serde_yaml::from_str::<Vec<super::types::Tool>>(p).ok());
-    let mut catalog: Catalog = serde_yaml::from_str(&cut.rest).ok()?;
+    in_pieces(
+        &cut_tools(text)?,
+        |p| serde_yaml::from_str(p).ok(),
+        |rest| serde_yaml::from_str(rest).ok(),
+    )
+}
+
+/// Reads a plain catalog in one pass ([`super::quick`]): in pieces on every core when the
+/// text can be cut, as [`parse`] does.
+fn read_quick(text: &str) -> Option<Catalog> {
+    use super::values::{MAX_CATALOG_BYTES, MAX_DEPTH};
+    if text.len() > MAX_CATALOG_BYTES {
+        return None;
+    }
+    match cut_tools(text) {
+        // A piece's own list stands for the `tools` list, one level below the top mapping.
+        Some(cut) => in_pieces(
+            &cut,
+            |p| super::quick::read(p, MAX_DEPTH - 1),
+            |rest| super::quick::read(rest, MAX_DEPTH),
+        ),
+        None => super::quick::read(text, MAX_DEPTH),
+    }
+}
+
+/// A catalog read from a cut text: its pieces' tools (read in parallel) in the rest's `tools`.
+fn in_pieces(
+    cut: &Cut<'_>,
+    tools: impl Fn(&str) -> Option<Vec<super::types::Tool>> + Sync,
+    rest: impl Fn(&str) -> Option<Catalog>,
+) -> Option<Catalog> {
+    let pieces = crate::par::map(&cut.pieces, |p| tools(p));
+    let mut catalog = rest(&cut.rest)?;
     let mut tools = Vec::with_capacity(cut.items);
     for piece in pieces {
         tools.extend(piece?);
@@ -588,6 +624,41 @@ mod tests {
         }
         text.push_str("filters: {}\n");
         text
+    }
+
+    /// The one-pass reading agrees with the full one on every catalog in the repository: a
+    /// catalog it reads passes the value checks and is what serde_yaml reads. The ix catalog,
+    /// a long list read in pieces and most fixtures are read in one pass.
+    #[test]
+    fn the_one_pass_reading_reads_what_the_full_reading_reads() {
+        fn yaml_files(dir: &Path, out: &mut Vec<(String, String)>) {
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    yaml_files(&p, out);
+                } else if p.extension().is_some_and(|x| x == "yaml") {
+                    // A fixture that is not UTF-8 never reaches either reading.
+                    if let Ok(text) = std::fs::read_to_string(&p) {
+                        out.push((p.display().to_string(), text));
+                    }
+                }
+            }
+        }
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut texts = vec![("many".to_string(), many_tools(300, ""))];
+        yaml_files(&root.join("catalog"), &mut texts);
+        yaml_files(&root.join("tests/fixtures"), &mut texts);
+        let mut quick = 0;
+        for (name, text) in &texts {
+            let Some(fast) = read_quick(text) else { continue };
+            quick += 1;
+            assert!(super::super::values::check_text(text).is_empty(), "{name}");
+            let full: Catalog = serde_yaml::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{name}");
+        }
+        assert!(read_quick(EMBEDDED).is_some());
+        assert!(cut_tools(&texts[0].1).is_some() && read_quick(&texts[0].1).is_some());
+        assert!(quick * 2 > texts.len(), "{quick} of {} read in one pass", texts.len());
     }
 
     #[test]

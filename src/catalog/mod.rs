@@ -2,6 +2,7 @@
 
 pub mod load;
 pub mod locate;
+mod quick;
 pub mod render;
 pub mod rules;
 pub mod types;

@@ -154,12 +154,10 @@ pub fn check_text_plain(text: &str) -> (Vec<Diagnostic>, bool) {
                     }
                 } else if style == TScalarStyle::Plain
                     && tag.is_none()
-                    && value
-                        .trim_start()
-                        .starts_with(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '+'))
+                    && starts_like_number(&value)
+                    && let Some((code, message, help)) = number_problem(&value)
                 {
-                    // Only a scalar that starts like a number can be read as one.
-                    number(&value, mark, &mut diags);
+                    diags.push(at(code, mark, message, help));
                 }
             }
             Event::Alias(_) => aliases = true,
@@ -201,31 +199,37 @@ fn rough_depth(text: &str) -> usize {
     max
 }
 
-/// Checks a plain scalar that YAML reads as a number.
-fn number(s: &str, mark: Marker, diags: &mut Vec<Diagnostic>) {
+/// Whether a plain scalar starts like a number: only such a scalar can be read as one.
+pub(crate) fn starts_like_number(value: &str) -> bool {
+    value
+        .trim_start()
+        .starts_with(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '+'))
+}
+
+/// What is wrong with a plain scalar that YAML reads as a number, if anything: its
+/// diagnostic's code, message and help.
+pub(crate) fn number_problem(s: &str) -> Option<(&'static str, String, &'static str)> {
     let t = s.trim();
     let lower = t.to_ascii_lowercase();
     let non_finite = matches!(lower.as_str(), ".inf" | "+.inf" | "-.inf" | ".nan")
         || (looks_float(t) && t.parse::<f64>().is_ok_and(|f| !f.is_finite()));
     if non_finite {
-        diags.push(at(
+        return Some((
             "not-finite",
-            mark,
             format!("`{t}` is not a finite number"),
             "use a finite number; JSON and TypeScript have no infinity or NaN literal (quote it if you mean the text)",
         ));
-        return;
     }
     if let Some(too_big) = integer_outside_safe_range(t)
         && too_big
     {
-        diags.push(at(
+        return Some((
             "unsafe-integer",
-            mark,
             format!("`{t}` is outside JavaScript's safe integer range (±{MAX_SAFE_INTEGER})"),
             "use a smaller integer; the generated code would round it (quote it if you mean the text)",
         ));
     }
+    None
 }
 
 /// A decimal number with a fraction or exponent, as YAML 1.2's core schema reads one.
