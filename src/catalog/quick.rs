@@ -247,6 +247,29 @@ impl Node {
     }
 }
 
+/// Methods serde_yaml implements by another, narrower or wider (`deserialize_i8` parses an
+/// `i64` and lets the visitor check its range).
+macro_rules! forward {
+    ($($($from:ident)+ => $to:ident),+ $(,)?) => {
+        $($(
+            fn $from<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
+                self.$to(visitor)
+            }
+        )+)+
+    };
+}
+
+/// Methods no catalog type uses: left to the full reading.
+macro_rules! unsupported {
+    ($($name:ident)+) => {
+        $(
+            fn $name<V: Visitor<'de>>(self, _: V) -> Result<V::Value, NotPlain> {
+                Err(NotPlain)
+            }
+        )+
+    };
+}
+
 /// Typing follows serde_yaml's `DeserializerFromEvents` for untagged nodes, method by method;
 /// where serde_yaml would need more than the subset, the reading gives up.
 impl<'de> de::Deserializer<'de> for Node {
@@ -401,47 +424,13 @@ impl<'de> de::Deserializer<'de> for Node {
         self.deserialize_seq(visitor)
     }
 
-    fn deserialize_i128<V: Visitor<'de>>(self, _: V) -> Result<V::Value, NotPlain> {
-        Err(NotPlain)
-    }
-    fn deserialize_u128<V: Visitor<'de>>(self, _: V) -> Result<V::Value, NotPlain> {
-        Err(NotPlain)
-    }
-    fn deserialize_bytes<V: Visitor<'de>>(self, _: V) -> Result<V::Value, NotPlain> {
-        Err(NotPlain)
-    }
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, _: V) -> Result<V::Value, NotPlain> {
-        Err(NotPlain)
-    }
-    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
-        self.deserialize_i64(visitor)
-    }
-    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
-        self.deserialize_i64(visitor)
-    }
-    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
-        self.deserialize_i64(visitor)
-    }
-    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
-        self.deserialize_u64(visitor)
-    }
-    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
-        self.deserialize_u64(visitor)
-    }
-    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
-        self.deserialize_u64(visitor)
-    }
-    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
-        self.deserialize_f64(visitor)
-    }
-    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
-        self.deserialize_str(visitor)
-    }
-    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
-        self.deserialize_str(visitor)
-    }
-    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
-        self.deserialize_str(visitor)
+    unsupported! { deserialize_i128 deserialize_u128 deserialize_bytes deserialize_byte_buf }
+
+    forward! {
+        deserialize_i8 deserialize_i16 deserialize_i32 => deserialize_i64,
+        deserialize_u8 deserialize_u16 deserialize_u32 => deserialize_u64,
+        deserialize_f32 => deserialize_f64,
+        deserialize_char deserialize_string deserialize_identifier => deserialize_str,
     }
 }
 
