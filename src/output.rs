@@ -171,7 +171,10 @@ impl<'a> PlannedFile<'a> {
         }
     }
 
-    /// A file ixgen owns whole, rendered by `render` when it is compared.
+    /// A file ixgen owns whole, rendered by `render` when it is compared. Its text must carry
+    /// ixgen's marker ([`MARKER`], in its first lines): a first write renders it only when it
+    /// creates it, and a run killed before it records the file's hash leaves a file the next
+    /// run takes over by its marker (`create_all` refuses one without).
     pub fn deferred(
         path: impl Into<String>,
         group: &'static str,
@@ -812,12 +815,14 @@ pub fn fold_merges(files: &mut Vec<PlannedFile<'_>>) {
 /// and whenever a path would lead through a symlink.
 pub fn compare(plan: Plan<'_>, out: &Path, force: bool) -> Result<(Outcome, Manifest), Error> {
     let plan = plan.folded();
-    compare_files(&plan.files, &plan.groups, &plan.guards, out, force, true)
+    compare_files(&plan.files, &plan.groups, &plan.guards, out, force, true, false)
 }
 
 /// [`compare`] of a plan's files. With `keep_new` false, a file ixgen owns whole keeps no new
 /// bytes in its change, only its hash in the manifest: [`apply`] renders it again when it
-/// stages it (and checks the hash), so a large plan is never all in memory at once.
+/// stages it (and checks the hash), so a large plan is never all in memory at once. With
+/// `defer_new`, a deferred file at a path nothing holds is not rendered at all: [`apply`]
+/// renders it once, when it creates it, and records its hash then.
 fn compare_files(
     files: &[PlannedFile<'_>],
     groups: &BTreeSet<&'static str>,
@@ -825,6 +830,7 @@ fn compare_files(
     out: &Path,
     force: bool,
     keep_new: bool,
+    defer_new: bool,
 ) -> Result<(Outcome, Manifest), Error> {
     let (old_manifest, notes) = read_manifest(out)?;
     // One name per file: two targets (or `./a` and `a`) must not both claim a path.
@@ -863,7 +869,7 @@ fn compare_files(
     // One `openat2` a file where the kernel has it, instead of an `lstat` per path component.
     let dir = OutDir::open(out);
     let results = crate::par::map(&jobs, |(f, rel)| {
-        compare_one(f, rel, &dir, force, keep_new, &old_manifest)
+        compare_one(f, rel, &dir, force, keep_new, defer_new, &old_manifest)
     });
     let mut changes = Vec::with_capacity(files.len() + 1);
     for (rel, result) in rels.iter().zip(results) {
@@ -949,13 +955,16 @@ fn manifest_bytes(m: &Manifest) -> Vec<u8> {
 }
 
 /// Renders one planned file, compares it with the disk, and gives its change and manifest entry.
-/// Without `keep_new`, a changed file ixgen owns whole keeps only its hash (in the entry).
+/// Without `keep_new`, a changed file ixgen owns whole keeps only its hash (in the entry); with
+/// `defer_new`, a deferred file at a free path that the manifest does not list is not rendered
+/// (a change without hash or entry, see [`compare_files`]).
 fn compare_one(
     f: &PlannedFile<'_>,
     rel: &RelPath,
     dir: &OutDir<'_>,
     force: bool,
     keep_new: bool,
+    defer_new: bool,
     old_manifest: &Manifest,
 ) -> Result<(Change, Option<ManifestEntry>), Error> {
     // A streamed file that need not keep its bytes is only hashed and compared, with the file
@@ -965,6 +974,22 @@ fn compare_one(
     let stream = matches!(f.content, Content::Streamed(_)) && !keep_new && !f.per_run;
     let mut old = if stream { None } else { dir.read(rel)? };
     let mut existed = old.is_some();
+    if defer_new
+        && !existed
+        && !f.per_run
+        && matches!(f.content, Content::Deferred(_))
+        && !old_manifest.files.contains_key(rel.as_str())
+    {
+        let change = Change {
+            path: rel.clone(),
+            action: Action::Create,
+            new: None,
+            old: None,
+            hash: None,
+            template: f.template.clone(),
+        };
+        return Ok((change, None));
+    }
     let (new, entry, hash, same) = match &f.content {
         Content::Owned(_) | Content::Deferred(_) | Content::Streamed(_) => {
             let streamed = match &f.content {
@@ -1196,7 +1221,7 @@ fn write_locked(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcom
     let Plan { files, groups, guards } = plan.folded();
     let folders = plan_folders(out, &files);
     let stale = stale_temps(out, &folders);
-    let (mut outcome, manifest) = compare_files(&files, &groups, &guards, out, opts.force, false)?;
+    let (mut outcome, manifest) = compare_files(&files, &groups, &guards, out, opts.force, false, !opts.dry_run)?;
     preflight(out, &outcome)?;
     let verb = if opts.dry_run { "would remove" } else { "removed" };
     for tmp in &stale {
@@ -1218,7 +1243,7 @@ fn write_locked(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcom
             let _ = std::fs::remove_file(full);
         }
     }
-    apply(out, &outcome, &manifest, &files, None)?;
+    apply(out, &outcome, &manifest, &files, None)?.complete(&mut outcome);
     Ok(outcome)
 }
 
@@ -1230,7 +1255,7 @@ pub(crate) fn apply_per_run(out: &Path, outcome: &Outcome) -> Result<(), Error> 
             .changed()
             .all(|c| c.action == Action::Update && c.hash.is_none())
     );
-    apply(out, outcome, &Manifest::default(), &[], None)
+    apply(out, outcome, &Manifest::default(), &[], None).map(|_| ())
 }
 
 /// Replaces one of ixgen's own files below `.ixgen/` (the run record) through a temp file,
@@ -1620,24 +1645,49 @@ fn write_streamed(
     same_as_compared(c, &sink.hasher.finalize().to_hex(), expected)
 }
 
-/// Writes a change's bytes into `file`: the ones it kept, or rendered again.
+/// Writes a change's bytes into `file`: the ones it kept, or rendered again. A deferred file
+/// the compare did not render (the manifest has no entry for it) is rendered here for the first
+/// time, and its hash is returned, for the manifest.
 fn write_change(
     out: &Path,
     c: &Change,
     file: &mut std::fs::File,
     manifest: &Manifest,
     planned: &BTreeMap<RelPath, &PlannedFile<'_>>,
-) -> Result<(), Error> {
+) -> Result<Option<String>, Error> {
     let rendered;
+    let mut first = None;
     let bytes = match &c.new {
         Some(bytes) => bytes,
-        None if is_streamed(c, planned) => return write_streamed(out, c, file, manifest, planned),
+        None if is_streamed(c, planned) => return write_streamed(out, c, file, manifest, planned).map(|()| None),
+        None if !manifest.files.contains_key(c.path.as_str()) => {
+            rendered = render_first(c, planned)?;
+            first = Some(content_hash(&rendered));
+            &rendered
+        }
         None => {
             rendered = rerender(c, manifest, planned)?;
             &rendered
         }
     };
-    file.write_all(bytes).map_err(io_error("write", shown(out, &c.path)))
+    file.write_all(bytes).map_err(io_error("write", shown(out, &c.path)))?;
+    Ok(first)
+}
+
+/// Renders a deferred file the compare left unrendered, which must carry ixgen's marker (see
+/// [`PlannedFile::deferred`]).
+fn render_first(c: &Change, planned: &BTreeMap<RelPath, &PlannedFile<'_>>) -> Result<Vec<u8>, Error> {
+    let Some(Content::Deferred(render)) = planned.get(&c.path).map(|f| &f.content) else {
+        return Err(bytes_gone(c));
+    };
+    let bytes = render()?;
+    if !has_marker(&bytes) {
+        return Err(Error::internal(format!(
+            "`{}` was rendered without ixgen's marker, which a file created before its hash is recorded must carry",
+            c.path
+        )));
+    }
+    Ok(bytes)
 }
 
 /// Creates the files at paths that were free when compared, during the commit, on every
@@ -1646,7 +1696,8 @@ fn write_change(
 /// the file system less than a temp file and a rename, and leaves nothing behind if the run is
 /// killed; elsewhere (or where the file system cannot) as a temp file renamed only if the name
 /// is still free. `tick` is the commit's step, checked before each file. Every file made is
-/// added to `done`, so a failure rolls all of them back.
+/// added to `done`, so a failure rolls all of them back. Returns the hashes of the files that
+/// were rendered here for the first time ([`write_change`]).
 #[allow(clippy::too_many_arguments)]
 fn create_all<'a>(
     out: &Path,
@@ -1656,12 +1707,16 @@ fn create_all<'a>(
     planned: &BTreeMap<RelPath, &PlannedFile<'_>>,
     tick: &(dyn Fn() -> std::io::Result<()> + Sync),
     done: &mut Vec<Done<'a>>,
-) -> Result<(), Error> {
-    let results = crate::par::map(creates, |c| -> Result<PathBuf, Error> {
+) -> Result<Vec<(RelPath, String)>, Error> {
+    let results = crate::par::map(creates, |c| -> Result<(PathBuf, Option<String>), Error> {
         tick().map_err(io_error("write", shown(out, &c.path)))?;
-        let write = |file: &mut std::fs::File| write_change(out, c, file, manifest, planned);
+        let first = std::cell::Cell::new(None);
+        let write = |file: &mut std::fs::File| {
+            first.set(write_change(out, c, file, manifest, planned)?);
+            Ok(())
+        };
         if folders.create(out, c, &write)? {
-            return Ok(out.join(c.path.as_str()));
+            return Ok((out.join(c.path.as_str()), first.take()));
         }
         let full = resolve(out, &c.path)?;
         stage_with(out, &c.path, &full, write)?
@@ -1670,18 +1725,21 @@ fn create_all<'a>(
                 std::io::ErrorKind::AlreadyExists => appeared(out, &c.path),
                 _ => io_error("create", shown(out, &c.path))(e.error),
             })?;
-        Ok(full)
+        Ok((full, first.take()))
     });
-    let mut failed = None;
-    for result in results {
+    let (mut failed, mut hashes) = (None, Vec::new());
+    for (c, result) in creates.iter().zip(results) {
         match result {
-            Ok(full) => done.push(Done::Wrote { full, old: None }),
+            Ok((full, first)) => {
+                done.push(Done::Wrote { full, old: None });
+                hashes.extend(first.map(|h| (c.path.clone(), h)));
+            }
             Err(e) => {
                 failed.get_or_insert(e);
             }
         }
     }
-    failed.map_or(Ok(()), Err)
+    failed.map_or(Ok(hashes), Err)
 }
 
 /// A file appeared at a path that was free when the run compared it: another program is
@@ -1797,6 +1855,34 @@ impl NewFolders {
     }
 }
 
+/// What [`apply`] learned while it wrote: the hashes of the files it rendered for the first
+/// time as it created them, and the hash of the manifest it then wrote with them.
+#[derive(Default)]
+struct Applied {
+    first: Vec<(RelPath, String)>,
+    manifest: Option<String>,
+}
+
+impl Applied {
+    /// Completes a write's outcome with what only the commit knew.
+    fn complete(self, outcome: &mut Outcome) {
+        let Some(manifest) = self.manifest else { return };
+        let first: BTreeMap<RelPath, String> = self.first.into_iter().collect();
+        let manifest_rel = manifest_path();
+        for c in &mut outcome.changes {
+            if let Some(hash) = first.get(&c.path) {
+                c.hash = Some(hash.clone());
+            } else if c.path == manifest_rel {
+                if c.action == Action::Unchanged {
+                    c.action = Action::Update;
+                }
+                c.hash = Some(manifest.clone());
+                c.new = None;
+            }
+        }
+    }
+}
+
 /// Applies an outcome: stage, record, rename, create, remove, record. `files` are the
 /// compared plan's, rendered again for changes that kept only their hash. `fail_at` makes the
 /// n-th commit step fail, for the rollback's tests.
@@ -1806,7 +1892,7 @@ fn apply(
     manifest: &Manifest,
     files: &[PlannedFile<'_>],
     fail_at: Option<usize>,
-) -> Result<(), Error> {
+) -> Result<Applied, Error> {
     let manifest_rel = manifest_path();
     let mut created = Vec::new();
     let planned = planned_by_path(files);
@@ -1848,7 +1934,8 @@ fn apply(
             Ok(())
         }
     };
-    let run = |done: &mut Vec<_>| -> Result<(), Error> {
+    let mut applied = Applied::default();
+    let run = |done: &mut Vec<_>, applied: &mut Applied| -> Result<(), Error> {
         if hashed_change && let Some(final_bytes) = final_bytes {
             // With nothing replaced or removed, the interim manifest is the final one: its bytes
             // are at hand, and copying a large manifest would only raise the run's peak.
@@ -1895,7 +1982,23 @@ fn apply(
                 old: s.old.map(Cow::Borrowed),
             });
         }
-        create_all(out, &folders, &creates, manifest, &planned, &tick, done)?;
+        let first = create_all(out, &folders, &creates, manifest, &planned, &tick, done)?;
+        // Files rendered for the first time as they were created: their hashes complete the
+        // manifest, which is then written even if the compare found it unchanged.
+        let completed = (!first.is_empty()).then(|| {
+            let mut m = manifest.clone();
+            for (rel, hash) in &first {
+                let entry = ManifestEntry {
+                    group: planned.get(rel).map_or("", |f| f.group).to_string(),
+                    blake3: Some(hash.clone()),
+                    previous: None,
+                };
+                m.files.insert(rel.to_string(), entry);
+            }
+            manifest_bytes(&m)
+        });
+        applied.manifest = completed.as_deref().map(content_hash);
+        applied.first = first;
         for c in &removals {
             let full = resolve(out, &c.path)?;
             tick().map_err(io_error("remove", shown(out, &c.path)))?;
@@ -1909,7 +2012,7 @@ fn apply(
                 old: c.old.as_deref().unwrap_or_default(),
             });
         }
-        if let Some(bytes) = &final_bytes {
+        if let Some(bytes) = completed.as_deref().or(final_bytes) {
             let full = resolve(out, &manifest_rel)?;
             let old = if hashed_change {
                 None
@@ -1930,7 +2033,7 @@ fn apply(
         }
         Ok(())
     };
-    if let Err(e) = run(&mut done) {
+    if let Err(e) = run(&mut done, &mut applied) {
         let failed = rollback(done);
         remove_folders(&created);
         return Err(match failed {
@@ -1949,7 +2052,7 @@ fn apply(
             }
         }
     }
-    Ok(())
+    Ok(applied)
 }
 
 /// Writes `bytes` to a temp file beside `full`, with the mode the file will have: the
@@ -2102,7 +2205,7 @@ mod tests {
 
     fn run(out: &Path, files: &[(&str, &str)], fail_at: Option<usize>) -> Result<(), Error> {
         let (outcome, manifest) = compare(plan_of(files), out, false)?;
-        apply(out, &outcome, &manifest, &[], fail_at)
+        apply(out, &outcome, &manifest, &[], fail_at).map(|_| ())
     }
 
     fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -2212,32 +2315,75 @@ mod tests {
     fn a_written_file_is_rendered_again_and_must_match_what_was_compared() {
         use std::sync::atomic::{AtomicUsize, Ordering};
         let dir = tempfile::tempdir().unwrap();
-        let plan = |calls: &'static AtomicUsize, same: bool| Plan {
+        // `marker` false: a text without ixgen's marker, which a deferred file must carry.
+        let plan = |calls: &'static AtomicUsize, same: bool, marker: bool| Plan {
             files: vec![
                 PlannedFile::owned("a.txt", "g", b"a".to_vec()),
                 PlannedFile::deferred("big/b.txt", "g", move || {
                     let n = calls.fetch_add(1, Ordering::SeqCst);
+                    let head = if marker { MARKER } else { "hand-written" };
                     Ok(if same {
-                        b"b".to_vec()
+                        format!("// {head}\nb").into_bytes()
                     } else {
-                        format!("b{n}").into_bytes()
+                        format!("// {head}\nb{n}").into_bytes()
                     })
                 }),
             ],
             groups: ["g"].into_iter().collect(),
             guards: Vec::new(),
         };
-        // Rendering is pure: compared once, rendered again when staged.
+        // New, a deferred file is rendered once, when it is created, and its hash recorded then.
         static SAME: AtomicUsize = AtomicUsize::new(0);
-        write(plan(&SAME, true), dir.path(), WriteOptions::default()).unwrap();
+        let outcome = write(plan(&SAME, true, true), dir.path(), WriteOptions::default()).unwrap();
+        assert_eq!(SAME.load(Ordering::SeqCst), 1);
+        let written = std::fs::read(dir.path().join("big/b.txt")).unwrap();
+        assert_eq!(written, format!("// {MARKER}\nb").as_bytes());
+        let (manifest, _) = read_manifest(dir.path()).unwrap();
+        assert_eq!(manifest.files["big/b.txt"].blake3, Some(content_hash(&written)));
+        let hash = |o: &Outcome, path: &str| o.changes.iter().find(|c| c.path.as_str() == path).unwrap().hash.clone();
+        assert_eq!(hash(&outcome, "big/b.txt"), Some(content_hash(&written)));
+        let manifest_bytes = std::fs::read(dir.path().join(MANIFEST_PATH)).unwrap();
+        assert_eq!(hash(&outcome, MANIFEST_PATH), Some(content_hash(&manifest_bytes)));
+        // Again, it is compared (rendered once) and unchanged.
+        let outcome = write(plan(&SAME, true, true), dir.path(), WriteOptions::default()).unwrap();
+        assert_eq!(outcome.changed().count(), 0);
         assert_eq!(SAME.load(Ordering::SeqCst), 2);
-        assert_eq!(std::fs::read(dir.path().join("big/b.txt")).unwrap(), b"b");
-        // A render that is not pure stops the run before anything is replaced.
-        let fresh = tempfile::tempdir().unwrap();
+        // A file that replaces one is rendered again when it is staged; a render that is not
+        // pure stops the run before anything is replaced.
+        let before = snapshot(dir.path());
         static DIFFERENT: AtomicUsize = AtomicUsize::new(0);
-        let e = write(plan(&DIFFERENT, false), fresh.path(), WriteOptions::default()).unwrap_err();
+        let e = write(plan(&DIFFERENT, false, true), dir.path(), WriteOptions::default()).unwrap_err();
         assert!(e.to_string().contains("rendered differently"), "{e}");
+        assert_eq!(DIFFERENT.load(Ordering::SeqCst), 2);
+        assert_eq!(snapshot(dir.path()), before);
+        // A new deferred file without the marker is refused, and the run leaves nothing.
+        let fresh = tempfile::tempdir().unwrap();
+        static UNMARKED: AtomicUsize = AtomicUsize::new(0);
+        let e = write(plan(&UNMARKED, true, false), fresh.path(), WriteOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("without ixgen's marker"), "{e}");
         assert!(snapshot(fresh.path()).is_empty(), "{:?}", snapshot(fresh.path()).keys());
+    }
+
+    /// A run killed after it created a deferred file, before it recorded the file's hash, is
+    /// taken up by the next run without --force: the file carries ixgen's marker.
+    #[test]
+    fn a_new_file_created_before_its_hash_was_recorded_is_taken_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = || Plan {
+            files: vec![PlannedFile::deferred("t/a.ts", "g", || {
+                Ok(format!("// {MARKER}\nexport {{}}\n").into_bytes())
+            })],
+            groups: ["g"].into_iter().collect(),
+            guards: Vec::new(),
+        };
+        // What the killed run left: the file, and no manifest.
+        std::fs::create_dir(dir.path().join("t")).unwrap();
+        std::fs::write(dir.path().join("t/a.ts"), format!("// {MARKER}\nexport {{}}\n")).unwrap();
+        let outcome = write(plan(), dir.path(), WriteOptions::default()).unwrap();
+        let c = outcome.changes.iter().find(|c| c.path.as_str() == "t/a.ts").unwrap();
+        assert_eq!(c.action, Action::Unchanged);
+        let (manifest, _) = read_manifest(dir.path()).unwrap();
+        assert!(manifest.files["t/a.ts"].blake3.is_some());
     }
 
     #[test]
