@@ -1896,7 +1896,10 @@ fn apply(
     let manifest_rel = manifest_path();
     let mut created = Vec::new();
     let planned = planned_by_path(files);
-    let (updates, creates) = written(outcome);
+    let (updates, mut creates) = written(outcome);
+    // A streamed file is one large file (a listing of every tool): created first, while the
+    // other threads take the small ones, rather than last, with the other threads idle.
+    creates.sort_by_key(|c| !is_streamed(c, &planned));
     // Stage: every file that replaces one becomes a complete temp file beside its target. Any
     // failure here leaves the tree as it was (temp files delete themselves when dropped).
     let staged = make_all_folders(out, &updates, &mut created)

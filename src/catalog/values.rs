@@ -272,6 +272,21 @@ fn integer_outside_safe_range(t: &str) -> Option<bool> {
 /// differ on the `u` flag for schema `pattern`s (Ajv sets it, zod does not), so a pattern must
 /// be valid both ways (`both_unicode`).
 pub fn check_regex(re: &str, flags: &str, both_unicode: bool) -> Result<(), String> {
+    // A catalog repeats its patterns (a `matches` in every tool): each is compiled once per
+    // thread. Only valid ones are kept; an invalid one is reported where it is.
+    thread_local! {
+        static VALID: std::cell::RefCell<HashSet<(String, String, bool)>> = Default::default();
+    }
+    let key = (re.to_string(), flags.to_string(), both_unicode);
+    if VALID.with(|v| v.borrow().contains(&key)) {
+        return Ok(());
+    }
+    compile_regex(re, flags, both_unicode)?;
+    VALID.with(|v| v.borrow_mut().insert(key));
+    Ok(())
+}
+
+fn compile_regex(re: &str, flags: &str, both_unicode: bool) -> Result<(), String> {
     if re.chars().count() > MAX_REGEX_LEN {
         return Err(format!("it is longer than {MAX_REGEX_LEN} characters"));
     }
