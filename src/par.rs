@@ -4,18 +4,10 @@
 /// large catalog renders and compares thousands of independent files); results are in order,
 /// as with `iter().map()`.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    const MIN_PER_THREAD: usize = 64;
     /// Items a thread takes at once: few enough that the threads finish together (one large
     /// file among thousands of small ones is one item), many enough that taking costs nothing.
     const BATCH: usize = 16;
-    // Asking for the core count reads cgroup files under /proc: a cost the per-iteration run
-    // of a small catalog, which never runs threads, does not pay.
-    if items.len() < 2 * MIN_PER_THREAD {
-        return items.iter().map(f).collect();
-    }
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len() / MIN_PER_THREAD);
+    let threads = threads_for(items.len());
     if threads <= 1 {
         return items.iter().map(f).collect();
     }
@@ -54,17 +46,9 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
 /// the small batches they were made in, each freed as the caller moves past it (collecting
 /// them into one vector first would hold every result twice).
 pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sync) -> impl Iterator<Item = R> {
-    const MIN_PER_THREAD: usize = 64;
     /// Items taken from the queue at once: enough that the lock is rarely contended.
     const BATCH: usize = 16;
-    let n = items.len();
-    let threads = if n < 2 * MIN_PER_THREAD {
-        1
-    } else {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(n / MIN_PER_THREAD)
-    };
+    let threads = threads_for(items.len());
     if threads <= 1 {
         let all: Vec<R> = items.into_iter().enumerate().map(|(i, x)| f(i, x)).collect();
         return vec![all].into_iter().flatten();
@@ -101,6 +85,22 @@ pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sy
     let batches: Vec<Vec<R>> = batches.into_iter().map(|(_, batch)| batch).collect();
     batches.into_iter().flatten()
 }
+
+/// Threads for `n` items: one per core, as long as each gets at least [`MIN_PER_THREAD`];
+/// one (this thread) for fewer.
+fn threads_for(n: usize) -> usize {
+    // Asking for the core count reads cgroup files under /proc: a cost the per-iteration run
+    // of a small catalog, which never runs threads, does not pay.
+    if n < 2 * MIN_PER_THREAD {
+        return 1;
+    }
+    std::thread::available_parallelism()
+        .map_or(1, |c| c.get())
+        .min(n / MIN_PER_THREAD)
+}
+
+/// Fewest items worth a thread of their own.
+const MIN_PER_THREAD: usize = 64;
 
 #[cfg(test)]
 mod tests {
