@@ -1578,7 +1578,7 @@ fn rerender(c: &Change, manifest: &Manifest, planned: &BTreeMap<RelPath, &Planne
     let bytes = match planned.get(&c.path).map(|f| &f.content) {
         Some(Content::Owned(b)) => b.clone(),
         Some(Content::Deferred(render)) => render()?,
-        // A streamed file is rendered straight into its temp file (`stage_streamed`); a merge
+        // A streamed file is rendered straight into its file (`write_streamed`); a merge
         // always keeps its bytes.
         Some(Content::Streamed(_) | Content::JsonMerge(_)) | None => return Err(bytes_gone(c)),
     };
@@ -1913,7 +1913,8 @@ fn apply(
         }
     };
     // While files are replaced, the manifest accepts the old and the new version of each, and
-    // lists the new ones, so a run killed now is taken up by the next without --force.
+    // lists the new files the compare hashed, so a run killed now is taken up by the next
+    // without --force (a deferred tool file, listed only once it exists, by its marker).
     let removals: Vec<&Change> = outcome.changed().filter(|c| c.action == Action::Remove).collect();
     let hashed_change = updates
         .iter()

@@ -114,8 +114,10 @@ fn unique_keys(entries: &[(Node, Node)]) -> bool {
 }
 
 // How serde_yaml 0.9 reads an untagged plain scalar (`serde_yaml::de`, MIT OR Apache-2.0),
-// ported as it is so that both readings agree: null, then a boolean, then an integer (decimal,
-// `0x`, `0o`, `0b`, with a sign), then a finite float, else text.
+// ported so that both readings agree: null, then a boolean, then an integer (decimal, `0x`,
+// `0o`, `0b`, with a sign), then a finite float, else text. Only what a plain catalog can hold
+// is ported: [`tree`] has already refused infinities, NaN and integers past ±2^53 (the value
+// checks), so serde_yaml's `u128`/`i128` and `.inf`/`.nan` readings are never needed.
 
 /// serde_yaml's null (`parse_null`, and the empty scalar).
 fn is_null(v: &str) -> bool {
@@ -137,7 +139,8 @@ fn digits_but_not_number(scalar: &str) -> bool {
     scalar.len() > 1 && scalar.starts_with('0') && scalar[1..].bytes().all(|b| b.is_ascii_digit())
 }
 
-/// `0x`, `0o` and `0b` digits after `prefix`, unless a sign follows the prefix.
+/// `0x`, `0o` and `0b` digits: `Some(None)` when a sign follows the prefix (not a number),
+/// `None` when there is no prefix or the digits do not parse.
 fn radix_int<T>(s: &str, parse: fn(&str, u32) -> Result<T, std::num::ParseIntError>) -> Option<Option<T>> {
     for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
         if let Some(rest) = s.strip_prefix(prefix) {
@@ -152,74 +155,65 @@ fn radix_int<T>(s: &str, parse: fn(&str, u32) -> Result<T, std::num::ParseIntErr
     None
 }
 
+/// `-0x`, `-0o` and `-0b` integers.
+fn negative_radix_int(scalar: &str) -> Option<i64> {
+    [("-0x", 16), ("-0o", 8), ("-0b", 2)]
+        .into_iter()
+        .find_map(|(prefix, radix)| {
+            let rest = scalar.strip_prefix(prefix)?;
+            i64::from_str_radix(&format!("-{rest}"), radix).ok()
+        })
+}
+
 /// `parse_unsigned_int`.
-fn unsigned_int<T>(scalar: &str, parse: fn(&str, u32) -> Result<T, std::num::ParseIntError>) -> Option<T> {
+fn unsigned_int(scalar: &str) -> Option<u64> {
     let unpositive = scalar.strip_prefix('+').unwrap_or(scalar);
-    if let Some(found) = radix_int(unpositive, parse) {
+    if let Some(found) = radix_int(unpositive, u64::from_str_radix) {
         return found;
     }
     if unpositive.starts_with(['+', '-']) || digits_but_not_number(scalar) {
         return None;
     }
-    parse(unpositive, 10).ok()
-}
-
-/// `-0x`, `-0o` and `-0b` integers (`parse_negative_int`, `parse_signed_int`).
-fn negative_radix_int<T>(scalar: &str, parse: fn(&str, u32) -> Result<T, std::num::ParseIntError>) -> Option<T> {
-    [("-0x", 16), ("-0o", 8), ("-0b", 2)]
-        .into_iter()
-        .find_map(|(prefix, radix)| {
-            let rest = scalar.strip_prefix(prefix)?;
-            parse(&format!("-{rest}"), radix).ok()
-        })
+    unpositive.parse().ok()
 }
 
 /// `parse_negative_int`.
-fn negative_int<T>(scalar: &str, parse: fn(&str, u32) -> Result<T, std::num::ParseIntError>) -> Option<T> {
-    if let Some(int) = negative_radix_int(scalar, parse) {
+fn negative_int(scalar: &str) -> Option<i64> {
+    if let Some(int) = negative_radix_int(scalar) {
         return Some(int);
     }
     if digits_but_not_number(scalar) {
         return None;
     }
-    parse(scalar, 10).ok()
+    scalar.parse().ok()
 }
 
 /// `parse_signed_int`.
-fn signed_int<T>(scalar: &str, parse: fn(&str, u32) -> Result<T, std::num::ParseIntError>) -> Option<T> {
+fn signed_int(scalar: &str) -> Option<i64> {
     let unpositive = match scalar.strip_prefix('+') {
         Some(u) if u.starts_with(['+', '-']) => return None,
         Some(u) => u,
         None => scalar,
     };
-    if let Some(found) = radix_int(unpositive, parse) {
+    if let Some(found) = radix_int(unpositive, i64::from_str_radix) {
         return found;
     }
-    if let Some(int) = negative_radix_int(scalar, parse) {
+    if let Some(int) = negative_radix_int(scalar) {
         return Some(int);
     }
     if digits_but_not_number(scalar) {
         return None;
     }
-    parse(unpositive, 10).ok()
+    unpositive.parse().ok()
 }
 
-/// `parse_f64`: a finite float, or YAML's infinities and NaN.
+/// `parse_f64`, for finite floats.
 fn float(scalar: &str) -> Option<f64> {
     let unpositive = match scalar.strip_prefix('+') {
         Some(u) if u.starts_with(['+', '-']) => return None,
         Some(u) => u,
         None => scalar,
     };
-    if let ".inf" | ".Inf" | ".INF" = unpositive {
-        return Some(f64::INFINITY);
-    }
-    if let "-.inf" | "-.Inf" | "-.INF" = scalar {
-        return Some(f64::NEG_INFINITY);
-    }
-    if let ".nan" | ".NaN" | ".NAN" = scalar {
-        return Some(f64::NAN.copysign(1.0));
-    }
     unpositive.parse::<f64>().ok().filter(|f| f.is_finite())
 }
 
@@ -244,6 +238,15 @@ impl de::Error for NotPlain {
 impl Node {
     fn empty_plain(&self) -> bool {
         matches!(self, Node::Scalar { value, plain: true } if value.is_empty())
+    }
+
+    /// A plain scalar read by `parse`, as serde_yaml reads booleans and numbers: only from a
+    /// plain scalar.
+    fn plain<T>(self, parse: impl FnOnce(&str) -> Option<T>) -> Result<T, NotPlain> {
+        match self {
+            Node::Scalar { value, plain: true } => parse(&value).ok_or(NotPlain),
+            _ => Err(NotPlain),
+        }
     }
 }
 
@@ -285,14 +288,10 @@ impl<'de> de::Deserializer<'de> for Node {
                     visitor.visit_unit()
                 } else if let Some(b) = plain_bool(v) {
                     visitor.visit_bool(b)
-                } else if let Some(n) = unsigned_int(v, u64::from_str_radix) {
+                } else if let Some(n) = unsigned_int(v) {
                     visitor.visit_u64(n)
-                } else if let Some(n) = negative_int(v, i64::from_str_radix) {
+                } else if let Some(n) = negative_int(v) {
                     visitor.visit_i64(n)
-                } else if let Some(n) = unsigned_int(v, u128::from_str_radix) {
-                    visitor.visit_u128(n)
-                } else if let Some(n) = negative_int(v, i128::from_str_radix) {
-                    visitor.visit_i128(n)
                 } else if let Some(f) = float(v).filter(|_| !digits_but_not_number(v)) {
                     visitor.visit_f64(f)
                 } else {
@@ -305,35 +304,19 @@ impl<'de> de::Deserializer<'de> for Node {
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
-        match self {
-            Node::Scalar { value, plain: true } => visitor.visit_bool(plain_bool(&value).ok_or(NotPlain)?),
-            _ => Err(NotPlain),
-        }
+        visitor.visit_bool(self.plain(plain_bool)?)
     }
 
     fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
-        match self {
-            Node::Scalar { value, plain: true } => {
-                visitor.visit_i64(signed_int(&value, i64::from_str_radix).ok_or(NotPlain)?)
-            }
-            _ => Err(NotPlain),
-        }
+        visitor.visit_i64(self.plain(signed_int)?)
     }
 
     fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
-        match self {
-            Node::Scalar { value, plain: true } => {
-                visitor.visit_u64(unsigned_int(&value, u64::from_str_radix).ok_or(NotPlain)?)
-            }
-            _ => Err(NotPlain),
-        }
+        visitor.visit_u64(self.plain(unsigned_int)?)
     }
 
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {
-        match self {
-            Node::Scalar { value, plain: true } => visitor.visit_f64(float(&value).ok_or(NotPlain)?),
-            _ => Err(NotPlain),
-        }
+        visitor.visit_f64(self.plain(float)?)
     }
 
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, NotPlain> {

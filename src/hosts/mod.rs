@@ -228,10 +228,12 @@ pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn Host], opts: &Options) -
 }
 
 /// The catalog target (`targets.<name>`) a planned file's group belongs to: the host's name,
-/// which is also its group, but for the OpenCode runtime file.
+/// which is also its group, but for the OpenCode runtime file and MCP's other revision.
 fn target_of(group: &'static str) -> &'static str {
     if group == opencode::RUNTIME_GROUP {
         "opencode"
+    } else if group == mcp::group(mcp::Profile::V2026_07_28) {
+        "mcp"
     } else {
         group
     }
@@ -639,5 +641,23 @@ impl Host for ServerConfigHost {
         plan.groups.insert(self.name);
         plan.files.push((self.file)(model, opts, server, settings.path)?);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A collision is reported at a key the catalog has: every group a host plans maps to a
+    /// target of the registry.
+    #[test]
+    fn every_group_belongs_to_a_target() {
+        let names = super::names();
+        let groups = [
+            super::opencode::RUNTIME_GROUP,
+            super::mcp::group(super::mcp::Profile::V2025_11_25),
+            super::mcp::group(super::mcp::Profile::V2026_07_28),
+        ];
+        for group in names.iter().copied().chain(groups) {
+            assert!(names.contains(&super::target_of(group)), "{group}");
+        }
     }
 }
