@@ -188,33 +188,27 @@ fn negative_int(scalar: &str) -> Option<i64> {
     scalar.parse().ok()
 }
 
-/// `parse_signed_int`.
+/// The scalar without a leading `+`; `None` for a second sign after it.
+fn without_plus(scalar: &str) -> Option<&str> {
+    match scalar.strip_prefix('+') {
+        Some(u) if u.starts_with(['+', '-']) => None,
+        Some(u) => Some(u),
+        None => Some(scalar),
+    }
+}
+
+/// `parse_signed_int`: `parse_negative_int` once a `0x`, `0o` or `0b` without a sign is ruled
+/// out (Rust's own parsing takes the `+`).
 fn signed_int(scalar: &str) -> Option<i64> {
-    let unpositive = match scalar.strip_prefix('+') {
-        Some(u) if u.starts_with(['+', '-']) => return None,
-        Some(u) => u,
-        None => scalar,
-    };
-    if let Some(found) = radix_int(unpositive, i64::from_str_radix) {
+    if let Some(found) = radix_int(without_plus(scalar)?, i64::from_str_radix) {
         return found;
     }
-    if let Some(int) = negative_radix_int(scalar) {
-        return Some(int);
-    }
-    if digits_but_not_number(scalar) {
-        return None;
-    }
-    unpositive.parse().ok()
+    negative_int(scalar)
 }
 
 /// `parse_f64`, for finite floats.
 fn float(scalar: &str) -> Option<f64> {
-    let unpositive = match scalar.strip_prefix('+') {
-        Some(u) if u.starts_with(['+', '-']) => return None,
-        Some(u) => u,
-        None => scalar,
-    };
-    unpositive.parse::<f64>().ok().filter(|f| f.is_finite())
+    without_plus(scalar)?.parse::<f64>().ok().filter(|f| f.is_finite())
 }
 
 /// Why the one-pass reading gave up; never shown (the full reading reports instead).
@@ -522,6 +516,19 @@ mod tests {
         ] {
             let full: T = serde_yaml::from_str(t).unwrap();
             assert_eq!(read::<T>(t, 64), Some(full), "{t:?}");
+        }
+        // Signed integers and floats, where serde_yaml has rules of its own for signs.
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        struct Signed {
+            v: i64,
+            f: f64,
+        }
+        for v in [
+            "5", "+5", "-7", "0x1F", "-0x1F", "0o17", "-0b101", "+-1", "007", "-0", "+", "1.5",
+        ] {
+            let t = format!("v: {v}\nf: {v}");
+            let full = serde_yaml::from_str::<Signed>(&t).ok();
+            assert_eq!(read::<Signed>(&t, 64), full, "{t:?}");
         }
         for t in [
             "text: a\nn: '3'\nkind: one",
