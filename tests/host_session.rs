@@ -7,7 +7,9 @@
 //! One #[test] drives a whole session (tasks, an ambiguous prefix, `session_name`, notes, a
 //! message sent as `ralph.nu message` sends it, a regeneration for the next iteration,
 //! completion seen by the loop's 5-minute rule, and a loop pid that is signalled); a second one
-//! checks that hostile session names are refused before anything is written (no hosts needed).
+//! checks that hostile session names are refused before anything is written (no hosts needed);
+//! a third runs `task_add` through an `xs` that stores the frame but prints nothing, as xs
+//! 0.13.4's `append` now and then does.
 
 mod support;
 
@@ -97,6 +99,16 @@ impl Xs {
 
     fn append(&self, topic: &str, meta: &Value, body: Option<&[u8]>) -> String {
         let out = self.run(&["append", topic, "--meta", &meta.to_string()], body);
+        if out.is_empty() {
+            // xs 0.13.4 sometimes exits 0 without printing the frame it stored (it does not
+            // flush its stdout). This test appends one frame at a time: the newest one on
+            // the topic with this meta is the one just appended.
+            let last = self.on(topic).into_iter().rfind(|f| f["meta"] == *meta);
+            return last.expect("xs append printed nothing and stored nothing")["id"]
+                .as_str()
+                .unwrap()
+                .to_string();
+        }
         let frame: Value = serde_json::from_slice(&out)
             .unwrap_or_else(|e| panic!("xs append printed {:?}: {e}", String::from_utf8_lossy(&out)));
         frame["id"].as_str().expect("the appended frame has an id").to_string()
@@ -745,6 +757,86 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
         "host_session: the whole session took {:.1} s",
         started.elapsed().as_secs_f64()
     );
+}
+
+/// A folder holding an `xs` that runs the real one, except that `append` prints nothing: with
+/// `store: true` it stores the frame (what xs 0.13.4's `append` does about once in 400 runs on
+/// a busy machine, when its unflushed stdout is lost), with `store: false` it stores nothing.
+fn xs_append_prints_nothing(dir: &Path, real: &Path, store: bool) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(dir).unwrap();
+    let append = if store {
+        // Through a pipe: xs refuses a stdout that is /dev/null.
+        "set -o pipefail; \"$REAL\" \"$@\" | cat > /dev/null; exit $?"
+    } else {
+        "exit 0"
+    };
+    let script = format!(
+        "#!/usr/bin/env bash\nREAL={real:?}\nif [ \"$1\" = append ]; then {append}; fi\nexec \"$REAL\" \"$@\"\n",
+        real = real.display().to_string()
+    );
+    let bin = dir.join("xs");
+    std::fs::write(&bin, script).unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir.to_path_buf()
+}
+
+#[test]
+fn task_add_reports_the_id_when_xs_append_prints_nothing() {
+    let mut procs = Procs::default();
+    let p = OpencodeProject::new();
+    let xs_bin = support::xs();
+    let store = p.dir().join(".ralph/store");
+    std::fs::create_dir_all(&store).unwrap();
+    start_xs(&mut procs, &xs_bin, &store);
+    let xs = Xs {
+        bin: xs_bin.clone(),
+        store: store.clone(),
+    };
+    generate(&p, 1, None);
+    let quiet = path_with(&xs_append_prints_nothing(&p.tmp.path().join("quiet"), &xs_bin, true));
+
+    // The same content twice: the second append must not be taken for the first.
+    let mut ids = Vec::new();
+    for status in ["remaining", "blocked"] {
+        let out = tool(
+            &p,
+            &quiet,
+            "ralph_task_add",
+            json!({"content": "same words", "status": status}),
+        );
+        let id = added_id(&out);
+        assert_eq!(out, format!("## ralph: task_add\n\nAdded task `{id}` ({status})."));
+        let frame = xs.frame(&id);
+        assert_eq!(frame["topic"], TASKS);
+        assert_eq!(frame["meta"], json!({"action": "add", "status": status}));
+        assert_eq!(xs.body(&frame), b"same words");
+        ids.push(id);
+    }
+    assert_ne!(ids[0], ids[1]);
+    let again = tool(
+        &p,
+        &quiet,
+        "ralph_task_add",
+        json!({"content": "same words", "status": "blocked"}),
+    );
+    let third = added_id(&again);
+    assert!(
+        !ids.contains(&third),
+        "an earlier identical frame was reported: {again}"
+    );
+    assert_eq!(xs.on(TASKS).len(), 3, "each call appended exactly one frame");
+
+    // An `xs append` that stored nothing: the tool says the id is unknown instead of inventing one.
+    let lost = path_with(&xs_append_prints_nothing(&p.tmp.path().join("lost"), &xs_bin, false));
+    let out = tool(&p, &lost, "ralph_task_add", json!({"content": "never stored"}));
+    assert!(
+        out.contains("**Error:**")
+            && out.contains("exited 0 without printing the new frame")
+            && out.contains("no frame"),
+        "{out}"
+    );
+    assert_eq!(xs.on(TASKS).len(), 3);
 }
 
 #[test]

@@ -101,8 +101,13 @@ export def last-iteration [store: path, name: string] {
 # Sends a message to a running session, as `ralph.nu message` does: status unread, a
 # timestamp, no action.
 export def message [text: string, --name (-n): string, --store: path = $STORE] {
-  let meta = ({status: "unread", timestamp: (date now | format date "%Y-%m-%dT%H:%M:%S%z")} | to json -r)
-  $text | ^xs append $store $"ralph.($name).inbox" --meta $meta | from json | get id
+  let ts = (date now | format date "%Y-%m-%dT%H:%M:%S%z")
+  let topic = $"ralph.($name).inbox"
+  let out = ($text | ^xs append $store $topic --meta ({status: "unread", timestamp: $ts} | to json -r))
+  if ($out | str trim | is-not-empty) { return ($out | from json | get id) }
+  # xs 0.13.4 sometimes exits 0 without printing the frame it stored (its stdout is not
+  # flushed): the newest frame on the topic with this meta is the one just sent.
+  frames $store $topic | where {|f| $f.meta.status? == "unread" and $f.meta.timestamp? == $ts } | last | get id
 }
 
 # Logs an iteration event on `ralph.<name>.iteration`.

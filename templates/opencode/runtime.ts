@@ -2,6 +2,7 @@
 import { isAbsolute as __ixgenIsAbs, join as __ixgenJoin, relative as __ixgenRel, resolve as __ixgenResolvePath, sep as __ixgenSep } from "node:path"
 import { mkdtemp as __ixgenMkdtemp, rm as __ixgenRm, writeFile as __ixgenWriteFile } from "node:fs/promises"
 import { tmpdir as __ixgenTmpdir } from "node:os"
+import { createHash as __ixgenHash } from "node:crypto"
 
 // The spec's types (ExecSpec, SpecParam, …) are generated from the Rust types and precede this text in the
 // runtime file; these aliases keep the interpreter's own names short.
@@ -249,6 +250,32 @@ async function __ixgenBodies(e: __IxStore, store: string, items: __IxItem[], cwd
     it.body = it.hash ? (await __ixgenSpawn(e.program, ["cas", store, it.hash], cwd, null, signal)).stdout : ""
   })
 }
+// JSON text with every object's keys sorted: two metas compare equal whatever order their keys came in.
+const __ixgenCanon = (v: unknown): string =>
+  Array.isArray(v) ? `[${v.map(__ixgenCanon).join(",")}]`
+  : v !== null && typeof v === "object" ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${__ixgenCanon((v as Record<string, unknown>)[k])}`).join(",")}}`
+  : JSON.stringify(v)
+// The milliseconds since the epoch in a SCRU128 id (its top 48 of 128 bits), or NaN when `id` is not one.
+const __ixgenScruMs = (id: string) =>
+  /^[0-9a-z]{25}$/i.test(id) ? Number([...id.toLowerCase()].reduce((n, c) => n * 36n + BigInt(parseInt(c, 36)), 0n) >> 80n) : NaN
+// xs 0.13.4's `append` stores the frame but now and then exits 0 having printed nothing: it does not flush its stdout
+// before it exits (about one run in 400 on a busy machine). The appended frame's id is then read back from the store:
+// the frames on `topic` with this meta and this body (by its hash; no body, no hash) that the store added since
+// `since`, the time the append started. Only frames identical in all three, appended in the same moment, are ambiguous.
+async function __ixgenAppended(e: __IxStore, store: string, topic: string, meta: unknown, body: string | null, since: number, cwd: string, signal?: AbortSignal): Promise<string[]> {
+  const r = await __ixgenSpawn(e.program, ["cat", store], cwd, null, signal)
+  if (r.why || r.missing) return []
+  const want = __ixgenCanon(JSON.parse(JSON.stringify(meta ?? null)))
+  const hash = body ? `sha256-${__ixgenHash("sha256").update(body, "utf8").digest("base64")}` : null
+  const ids: string[] = []
+  for (const line of r.stdout.split("\n")) {
+    let f: { topic?: unknown; id?: unknown; hash?: unknown; meta?: unknown }
+    try { f = JSON.parse(line) } catch { continue }
+    if (f?.topic !== topic || typeof f.id !== "string" || (f.hash ?? null) !== hash || !(__ixgenScruMs(f.id) >= since)) continue
+    if (__ixgenCanon(f.meta ?? null) === want) ids.push(f.id)
+  }
+  return ids
+}
 const __ixgenLine = (it: __IxItem) => `- \`${it.id}\` ${(it.body ?? "").trim().split("\n")[0] || "_(empty)_"}`
 
 async function __ixgenExec(x: __IxExec, vars: __IxVars, cwd: string, signal?: AbortSignal): Promise<__IxOut> {
@@ -257,17 +284,24 @@ async function __ixgenExec(x: __IxExec, vars: __IxVars, cwd: string, signal?: Ab
   const store = __ixgenRender(x.store, vars), topic = __ixgenRender(x.topic, vars)
   if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(topic) || topic.includes("..") || topic.endsWith(".") || topic.length > 255)
     return { ok: false, out: "", err: `**Error:** \`${topic}\` is not a valid store topic.` }
-  const append = async (meta: unknown, body: string | null): Promise<__IxOut> => {
-    const args = ["append", store, topic, "--meta", JSON.stringify(meta)]
+  // `needId`: the caller shows the new frame's id, so an append that printed none looks it up (see __ixgenAppended).
+  const append = async (meta: unknown, body: string | null, needId: boolean): Promise<__IxOut> => {
+    const args = ["append", store, topic, "--meta", JSON.stringify(meta)], since = Date.now()
     const r = await __ixgenSpawn(x.program, args, cwd, body, signal)
     if (r.missing) return { missing: x.program, ok: false, out: "" }
     if (r.why) return { ok: false, out: "", err: __ixgenFail(x.program, args, r) }
     let id = r.stdout.trim()
     try { const f: unknown = JSON.parse(id); if (f && typeof f === "object" && "id" in f) id = String(f.id) } catch { /* keep the raw text */ }
+    if (id === "" && needId) {
+      const ids = await __ixgenAppended(x, store, topic, meta, body, since, cwd, signal)
+      if (ids.length !== 1)
+        return { ok: false, out: "", err: `**Error:** \`${x.program} append\` exited 0 without printing the new frame, and ${ids.length ? `${ids.length} identical frames` : "no frame"} on \`${topic}\` match what it appended, so its id is unknown. List the items before you add this one again.` }
+      id = ids[0] as string
+    }
     return { ok: true, out: id, result: id }
   }
   // `now_ms`: the append's time, for a loop that only honours recent frames (the completion frame's `ts`).
-  if (x.kind === "store_append") return append(__ixgenJson(x.meta, { ...vars, now_ms: Date.now() }), x.body ? __ixgenRender(x.body, vars) : null)
+  if (x.kind === "store_append") return append(__ixgenJson(x.meta, { ...vars, now_ms: Date.now() }), x.body ? __ixgenRender(x.body, vars) : null, true)
   const folded = await __ixgenFold(x, store, topic, cwd, signal)
   if ("fail" in folded) return folded.fail
   if (x.kind === "store_update") {
@@ -282,7 +316,7 @@ async function __ixgenExec(x: __IxExec, vars: __IxVars, cwd: string, signal?: Ab
       await __ixgenBodies(x, store, hits, cwd, signal)
       return { ok: false, out: "", err: `**Error:** \`${want}\` matches ${hits.length} items; nothing was changed. Use the full id:\n\n${hits.map(__ixgenLine).join("\n")}` }
     }
-    const full = (hits[0] as __IxItem).id, r = await append(__ixgenJson(x.meta, { ...vars, id: full, now_ms: Date.now() }), null)
+    const full = (hits[0] as __IxItem).id, r = await append(__ixgenJson(x.meta, { ...vars, id: full, now_ms: Date.now() }), null, false)
     return r.ok ? { ok: true, out: full, result: full } : r
   }
   let items = folded.items
