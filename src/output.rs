@@ -316,6 +316,9 @@ pub struct Outcome {
     pub changes: Vec<Change>,
     /// Things worth saying that are not failures: ignored manifest entries, stale temp files.
     pub notes: Vec<String>,
+    /// The manifest a write leaves on disk (the run record checks against it without reading
+    /// it back); None for a compare.
+    pub manifest: Option<Manifest>,
 }
 
 /// One path's action.
@@ -821,8 +824,8 @@ pub fn compare(plan: Plan<'_>, out: &Path, force: bool) -> Result<(Outcome, Mani
 /// [`compare`] of a plan's files. With `keep_new` false, a file ixgen owns whole keeps no new
 /// bytes in its change, only its hash in the manifest: [`apply`] renders it again when it
 /// stages it (and checks the hash), so a large plan is never all in memory at once. With
-/// `defer_new`, a deferred file at a path nothing holds is not rendered at all: [`apply`]
-/// renders it once, when it creates it, and records its hash then.
+/// `defer_new`, a deferred or streamed file at a path nothing holds is not rendered at all:
+/// [`apply`] renders it once, when it creates it, and records its hash then.
 fn compare_files(
     files: &[PlannedFile<'_>],
     groups: &BTreeSet<&'static str>,
@@ -934,7 +937,14 @@ fn compare_files(
             template: None,
         });
     }
-    Ok((Outcome { changes, notes }, manifest))
+    Ok((
+        Outcome {
+            changes,
+            notes,
+            manifest: None,
+        },
+        manifest,
+    ))
 }
 
 /// The manifest's text: one file per line (`crate::escape::json_line_map`), a tenth smaller
@@ -956,8 +966,8 @@ fn manifest_bytes(m: &Manifest) -> Vec<u8> {
 
 /// Renders one planned file, compares it with the disk, and gives its change and manifest entry.
 /// Without `keep_new`, a changed file ixgen owns whole keeps only its hash (in the entry); with
-/// `defer_new`, a deferred file at a free path that the manifest does not list is not rendered
-/// (a change without hash or entry, see [`compare_files`]).
+/// `defer_new`, a deferred or streamed file at a free path that the manifest does not list is
+/// not rendered (a change without hash or entry, see [`compare_files`]).
 fn compare_one(
     f: &PlannedFile<'_>,
     rel: &RelPath,
@@ -972,12 +982,13 @@ fn compare_one(
     // of an edit and a rollback need them).
     let out = dir.out;
     let stream = matches!(f.content, Content::Streamed(_)) && !keep_new && !f.per_run;
+    let mut opened = if stream { open_rel(out, rel)? } else { None };
     let mut old = if stream { None } else { dir.read(rel)? };
-    let mut existed = old.is_some();
+    let mut existed = old.is_some() || opened.is_some();
     if defer_new
         && !existed
         && !f.per_run
-        && matches!(f.content, Content::Deferred(_))
+        && matches!(f.content, Content::Deferred(_) | Content::Streamed(_))
         && !old_manifest.files.contains_key(rel.as_str())
     {
         let change = Change {
@@ -994,8 +1005,7 @@ fn compare_one(
         Content::Owned(_) | Content::Deferred(_) | Content::Streamed(_) => {
             let streamed = match &f.content {
                 Content::Streamed(render) if stream => {
-                    let mut file = open_rel(out, rel)?.map(|(file, _)| std::io::BufReader::new(file));
-                    existed = file.is_some();
+                    let mut file = opened.take().map(|(file, _)| std::io::BufReader::new(file));
                     let mut sink = Compared::new(file.as_mut().map(|f| f as &mut dyn Read));
                     render(&mut sink)?;
                     let (hash, same) = sink.finish();
@@ -1243,7 +1253,9 @@ fn write_locked(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcom
             let _ = std::fs::remove_file(full);
         }
     }
-    apply(out, &outcome, &manifest, &files, None)?.complete(&mut outcome);
+    let mut applied = apply(out, &outcome, &manifest, &files, None)?;
+    outcome.manifest = Some(applied.completed.take().unwrap_or(manifest));
+    applied.complete(&mut outcome);
     Ok(outcome)
 }
 
@@ -1547,8 +1559,13 @@ fn stage_all<'a>(
             let bytes = bytes?;
             let full = resolve(out, &c.path)?;
             let tmp = if streams(c) {
+                // A file it replaces was compared, so its hash is recorded: rendered again, never
+                // for the first time.
                 stage_with(out, &c.path, &full, |file| {
-                    write_streamed(out, c, file, manifest, planned)
+                    match write_streamed(out, c, file, manifest, planned)? {
+                        None => Ok(()),
+                        Some(_) => Err(bytes_gone(c)),
+                    }
                 })?
             } else {
                 let content = bytes.as_deref().or(c.new.as_deref()).unwrap_or_default();
@@ -1618,20 +1635,25 @@ fn is_streamed(c: &Change, planned: &BTreeMap<RelPath, &PlannedFile<'_>>) -> boo
         .is_some_and(|f| matches!(f.content, Content::Streamed(_)))
 }
 
-/// Writes a streamed change that kept only its hash: rendered again straight into `file`
-/// through a hasher, it must hash to what was compared (as [`rerender`] checks for a file
-/// rendered whole) before the file is given its name.
+/// Writes a streamed change straight into `file` through a hasher. One that kept only its
+/// hash is rendered again and must hash to what was compared (as [`rerender`] checks for a
+/// file rendered whole) before the file is given its name; one the compare left unrendered (a
+/// first write, see [`compare_one`]) is rendered here for the first time, and its hash is
+/// returned, for the manifest.
 fn write_streamed(
     out: &Path,
     c: &Change,
     file: &mut std::fs::File,
     manifest: &Manifest,
     planned: &BTreeMap<RelPath, &PlannedFile<'_>>,
-) -> Result<(), Error> {
+) -> Result<Option<String>, Error> {
     let Some(Content::Streamed(render)) = planned.get(&c.path).map(|f| &f.content) else {
         return Err(bytes_gone(c));
     };
-    let expected = recorded_hash(c, manifest)?;
+    let expected = match manifest.files.contains_key(c.path.as_str()) {
+        true => Some(recorded_hash(c, manifest)?),
+        false => None,
+    };
     let mut sink = Hashed {
         file,
         hasher: blake3::Hasher::new(),
@@ -1642,7 +1664,11 @@ fn write_streamed(
         return Err(io_error("write", shown(out, &c.path))(e));
     }
     rendered?;
-    same_as_compared(c, &sink.hasher.finalize().to_hex(), expected)
+    let hash = sink.hasher.finalize().to_hex();
+    match expected {
+        Some(expected) => same_as_compared(c, &hash, expected).map(|()| None),
+        None => Ok(Some(hash.to_string())),
+    }
 }
 
 /// Writes a change's bytes into `file`: the ones it kept, or rendered again. A deferred file
@@ -1659,7 +1685,7 @@ fn write_change(
     let mut first = None;
     let bytes = match &c.new {
         Some(bytes) => bytes,
-        None if is_streamed(c, planned) => return write_streamed(out, c, file, manifest, planned).map(|()| None),
+        None if is_streamed(c, planned) => return write_streamed(out, c, file, manifest, planned),
         None if !manifest.files.contains_key(c.path.as_str()) => {
             rendered = render_first(c, planned)?;
             first = Some(content_hash(&rendered));
@@ -1695,55 +1721,64 @@ fn render_first(c: &Change, planned: &BTreeMap<RelPath, &PlannedFile<'_>>) -> Re
 /// an unnamed file in its folder (`O_TMPFILE`) that is then linked under its name, which costs
 /// the file system less than a temp file and a rename, and leaves nothing behind if the run is
 /// killed; elsewhere (or where the file system cannot) as a temp file renamed only if the name
-/// is still free. `tick` is the commit's step, checked before each file. Every file made is
-/// added to `done`, so a failure rolls all of them back. Returns the hashes of the files that
-/// were rendered here for the first time ([`write_change`]).
+/// is still free. `tick` is the commit's step, checked before each file. Every file named is
+/// added to `done`, so a failure rolls all of them back.
+///
+/// Returns the hashes of the files rendered here for the first time ([`write_change`]), and
+/// the streamed ones among them still unnamed: such a file carries no marker, so it may get its
+/// name only once the manifest lists its hash ([`Unnamed::name`], after the final manifest).
 #[allow(clippy::too_many_arguments)]
-fn create_all<'a>(
+fn create_all<'a, 'f>(
     out: &Path,
-    folders: &NewFolders,
+    folders: &'f NewFolders,
     creates: &[&'a Change],
     manifest: &Manifest,
     planned: &BTreeMap<RelPath, &PlannedFile<'_>>,
     tick: &(dyn Fn() -> std::io::Result<()> + Sync),
     done: &mut Vec<Done<'a>>,
-) -> Result<Vec<(RelPath, String)>, Error> {
-    let results = crate::par::map(creates, |c| -> Result<(PathBuf, Option<String>), Error> {
+) -> Result<Created<'a, 'f>, Error> {
+    type Made<'f> = (Option<Unnamed<'f>>, PathBuf, Option<String>);
+    let results = crate::par::map(creates, |c| -> Result<Made<'f>, Error> {
         tick().map_err(io_error("write", shown(out, &c.path)))?;
         let first = std::cell::Cell::new(None);
         let write = |file: &mut std::fs::File| {
             first.set(write_change(out, c, file, manifest, planned)?);
             Ok(())
         };
-        if folders.create(out, c, &write)? {
-            return Ok((out.join(c.path.as_str()), first.take()));
+        let file = folders.unnamed(out, c, &write)?;
+        if is_streamed(c, planned) && !manifest.files.contains_key(c.path.as_str()) {
+            return Ok((Some(file), PathBuf::new(), first.take()));
         }
-        let full = resolve(out, &c.path)?;
-        stage_with(out, &c.path, &full, write)?
-            .persist_noclobber(&full)
-            .map_err(|e| match e.error.kind() {
-                std::io::ErrorKind::AlreadyExists => appeared(out, &c.path),
-                _ => io_error("create", shown(out, &c.path))(e.error),
-            })?;
-        Ok((full, first.take()))
+        Ok((None, file.name(out, c)?, first.take()))
     });
-    let (mut failed, mut hashes) = (None, Vec::new());
+    let (mut failed, mut hashes, mut held) = (None, Vec::new(), Vec::new());
     for (c, result) in creates.iter().zip(results) {
         match result {
-            Ok((full, first)) => {
-                done.push(Done::Wrote { full, old: None });
+            Ok((unnamed, full, first)) => {
                 hashes.extend(first.map(|h| (c.path.clone(), h)));
+                match unnamed {
+                    Some(file) => held.push((*c, file)),
+                    None => done.push(Done::Wrote { full, old: None }),
+                }
             }
             Err(e) => {
                 failed.get_or_insert(e);
             }
         }
     }
-    failed.map_or(Ok(hashes), Err)
+    failed.map_or(Ok(Created { first: hashes, held }), Err)
 }
 
-/// A file appeared at a path that was free when the run compared it: another program is
-/// writing into the output folder.
+/// What [`create_all`] made: the hashes of the files it rendered for the first time, and the
+/// streamed ones among them, still without their names.
+#[derive(Debug)]
+struct Created<'a, 'f> {
+    first: Vec<(RelPath, String)>,
+    held: Vec<(&'a Change, Unnamed<'f>)>,
+}
+
+/// A file at a path that was free when the run compared it: another program is writing into
+/// the output folder.
 fn appeared(out: &Path, rel: &RelPath) -> Error {
     Error::usage(
         format!("{} appeared while ixgen was writing it", shown(out, rel)),
@@ -1758,6 +1793,19 @@ struct NewFolders {
     fds: BTreeMap<RelPath, std::os::fd::OwnedFd>,
 }
 
+/// A new file written whole that has no name yet: dropped, it leaves nothing behind.
+#[derive(Debug)]
+enum Unnamed<'f> {
+    /// Linux: an `O_TMPFILE` file in its folder, opened as `dir`.
+    #[cfg(target_os = "linux")]
+    Tmpfile {
+        dir: &'f std::os::fd::OwnedFd,
+        file: std::fs::File,
+    },
+    /// Elsewhere: a temp file beside its target.
+    Temp(tempfile::NamedTempFile, std::marker::PhantomData<&'f ()>),
+}
+
 impl NewFolders {
     /// None opened: every file is created the portable way (for tests).
     #[cfg(test)]
@@ -1768,11 +1816,15 @@ impl NewFolders {
         }
     }
 
+    /// Opens the folders of `creates`. None without `/proc`: an unnamed file is linked by its
+    /// `/proc` name, so there every file is created the portable way.
     fn open(out: &Path, creates: &[&Change]) -> NewFolders {
         #[cfg(target_os = "linux")]
         {
             let mut fds = BTreeMap::new();
-            if let Some(root) = OutDir::open(out).fd {
+            if let Some(root) = OutDir::open(out).fd
+                && std::fs::metadata("/proc/self/fd").is_ok()
+            {
                 for c in creates {
                     let dir = c.path.parent();
                     if !fds.contains_key(&dir)
@@ -1791,21 +1843,17 @@ impl NewFolders {
         }
     }
 
-    /// Creates `c` as an unnamed file in its folder and links it under its name; `false` when
-    /// that cannot be done here (not Linux, a file system without `O_TMPFILE`, no `/proc`),
-    /// and nothing was made.
-    fn create(
+    /// Writes `c` whole as a file without a name: an unnamed file in its folder where the
+    /// folder was opened and its file system has `O_TMPFILE`, a temp file beside it elsewhere.
+    fn unnamed(
         &self,
         out: &Path,
         c: &Change,
         write: &dyn Fn(&mut std::fs::File) -> Result<(), Error>,
-    ) -> Result<bool, Error> {
+    ) -> Result<Unnamed<'_>, Error> {
         #[cfg(target_os = "linux")]
         if let Some(dir) = self.fds.get(&c.path.parent()) {
             use std::os::fd::{AsRawFd, FromRawFd};
-            let name = std::ffi::CString::new(c.path.file_name())
-                .map_err(|_| Error::internal(format!("`{}` has a NUL byte", c.path)))?;
-            let error = |action| io_error(action, shown(out, &c.path));
             // SAFETY: the path is a NUL-terminated literal; a non-negative result is a new
             // descriptor owned by the `File` made from it.
             let fd = unsafe {
@@ -1816,42 +1864,64 @@ impl NewFolders {
                     0o666 as libc::c_uint,
                 )
             };
-            if fd < 0 {
-                let e = std::io::Error::last_os_error();
-                return match e.raw_os_error() {
-                    Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL) => Ok(false),
-                    _ => Err(error("create")(e)),
-                };
-            }
-            // SAFETY: see above.
-            let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
-            write(&mut file)?;
-            // Linking an open file by its `/proc` name needs no privilege (`AT_EMPTY_PATH`
-            // does); the new name is never followed, and an existing one is never replaced.
-            let proc = std::ffi::CString::new(format!("/proc/self/fd/{fd}")).expect("no NUL in a number");
-            // SAFETY: both paths are NUL-terminated and outlive the call.
-            let linked = unsafe {
-                libc::linkat(
-                    libc::AT_FDCWD,
-                    proc.as_ptr(),
-                    dir.as_raw_fd(),
-                    name.as_ptr(),
-                    libc::AT_SYMLINK_FOLLOW,
-                )
-            };
-            if linked == 0 {
-                return Ok(true);
+            if fd >= 0 {
+                // SAFETY: see above.
+                let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+                write(&mut file)?;
+                return Ok(Unnamed::Tmpfile { dir, file });
             }
             let e = std::io::Error::last_os_error();
-            return match e.raw_os_error() {
-                Some(libc::EEXIST) => Err(appeared(out, &c.path)),
-                // No `/proc` mounted: the portable way.
-                Some(libc::ENOENT) if std::fs::metadata("/proc/self/fd").is_err() => Ok(false),
-                _ => Err(error("create")(e)),
-            };
+            if !matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)) {
+                return Err(io_error("create", shown(out, &c.path))(e));
+            }
         }
-        let _ = (out, c, write);
-        Ok(false)
+        let full = resolve(out, &c.path)?;
+        let tmp = stage_with(out, &c.path, &full, write)?;
+        Ok(Unnamed::Temp(tmp, std::marker::PhantomData))
+    }
+}
+
+impl Unnamed<'_> {
+    /// Gives the file `c`'s name, never over a file that is there now. Returns its full path.
+    fn name(self, out: &Path, c: &Change) -> Result<PathBuf, Error> {
+        match self {
+            #[cfg(target_os = "linux")]
+            Unnamed::Tmpfile { dir, file } => {
+                use std::os::fd::AsRawFd;
+                let name = std::ffi::CString::new(c.path.file_name())
+                    .map_err(|_| Error::internal(format!("`{}` has a NUL byte", c.path)))?;
+                // Linking an open file by its `/proc` name needs no privilege (`AT_EMPTY_PATH`
+                // does); the new name is never followed, and an existing one is never replaced.
+                let proc = std::ffi::CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))
+                    .expect("no NUL in a number");
+                // SAFETY: both paths are NUL-terminated and outlive the call.
+                let linked = unsafe {
+                    libc::linkat(
+                        libc::AT_FDCWD,
+                        proc.as_ptr(),
+                        dir.as_raw_fd(),
+                        name.as_ptr(),
+                        libc::AT_SYMLINK_FOLLOW,
+                    )
+                };
+                if linked == 0 {
+                    return Ok(out.join(c.path.as_str()));
+                }
+                let e = std::io::Error::last_os_error();
+                Err(match e.raw_os_error() {
+                    Some(libc::EEXIST) => appeared(out, &c.path),
+                    _ => io_error("create", shown(out, &c.path))(e),
+                })
+            }
+            Unnamed::Temp(tmp, _) => {
+                let full = resolve(out, &c.path)?;
+                tmp.persist_noclobber(&full).map_err(|e| match e.error.kind() {
+                    std::io::ErrorKind::AlreadyExists => appeared(out, &c.path),
+                    _ => io_error("create", shown(out, &c.path))(e.error),
+                })?;
+                Ok(full)
+            }
+        }
     }
 }
 
@@ -1861,6 +1931,8 @@ impl NewFolders {
 struct Applied {
     first: Vec<(RelPath, String)>,
     manifest: Option<String>,
+    /// The manifest completed with `first` (None when `first` is empty: the compared one).
+    completed: Option<Manifest>,
 }
 
 impl Applied {
@@ -1884,14 +1956,18 @@ impl Applied {
 }
 
 /// Applies an outcome: stage, record, rename, create, remove, record. `files` are the
-/// compared plan's, rendered again for changes that kept only their hash. `fail_at` makes the
-/// n-th commit step fail, for the rollback's tests.
+/// compared plan's, rendered again for changes that kept only their hash. `at_step`, for the
+/// tests, is called before each commit step with its number (1, 2, …): it may look at the
+/// tree as the step finds it, or fail the step.
+/// See [`apply`]'s `at_step`.
+type StepHook<'h> = dyn Fn(usize) -> std::io::Result<()> + Sync + 'h;
+
 fn apply(
     out: &Path,
     outcome: &Outcome,
     manifest: &Manifest,
     files: &[PlannedFile<'_>],
-    fail_at: Option<usize>,
+    at_step: Option<&StepHook<'_>>,
 ) -> Result<Applied, Error> {
     let manifest_rel = manifest_path();
     let mut created = Vec::new();
@@ -1932,11 +2008,7 @@ fn apply(
     let step = std::sync::atomic::AtomicUsize::new(0);
     let tick = || {
         let step = step.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if fail_at == Some(step) {
-            Err(std::io::Error::other("injected failure"))
-        } else {
-            Ok(())
-        }
+        at_step.map_or(Ok(()), |f| f(step))
     };
     let mut applied = Applied::default();
     let run = |done: &mut Vec<_>, applied: &mut Applied| -> Result<(), Error> {
@@ -1986,10 +2058,10 @@ fn apply(
                 old: s.old.map(Cow::Borrowed),
             });
         }
-        let first = create_all(out, &folders, &creates, manifest, &planned, &tick, done)?;
+        let Created { first, held } = create_all(out, &folders, &creates, manifest, &planned, &tick, done)?;
         // Files rendered for the first time as they were created: their hashes complete the
         // manifest, which is then written even if the compare found it unchanged.
-        let completed = (!first.is_empty()).then(|| {
+        applied.completed = (!first.is_empty()).then(|| {
             let mut m = manifest.clone();
             for (rel, hash) in &first {
                 let entry = ManifestEntry {
@@ -1999,8 +2071,9 @@ fn apply(
                 };
                 m.files.insert(rel.to_string(), entry);
             }
-            manifest_bytes(&m)
+            m
         });
+        let completed = applied.completed.as_ref().map(manifest_bytes);
         applied.manifest = completed.as_deref().map(content_hash);
         applied.first = first;
         for c in &removals {
@@ -2034,6 +2107,13 @@ fn apply(
                     old: old.map(Cow::Owned),
                 });
             }
+        }
+        // The large streamed files written for the first time, now that the manifest lists
+        // their hashes: one the run leaves named is always one the next run knows as ixgen's.
+        for (c, file) in held {
+            tick().map_err(io_error("create", shown(out, &c.path)))?;
+            let full = file.name(out, c)?;
+            done.push(Done::Wrote { full, old: None });
         }
         Ok(())
     };
@@ -2209,7 +2289,15 @@ mod tests {
 
     fn run(out: &Path, files: &[(&str, &str)], fail_at: Option<usize>) -> Result<(), Error> {
         let (outcome, manifest) = compare(plan_of(files), out, false)?;
-        apply(out, &outcome, &manifest, &[], fail_at).map(|_| ())
+        apply(out, &outcome, &manifest, &[], Some(&fail_at_step(fail_at))).map(|_| ())
+    }
+
+    /// A step hook that fails the `fail_at`-th step.
+    fn fail_at_step(fail_at: Option<usize>) -> impl Fn(usize) -> std::io::Result<()> + Sync {
+        move |step| match fail_at == Some(step) {
+            true => Err(std::io::Error::other("injected failure")),
+            false => Ok(()),
+        }
     }
 
     fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -2414,11 +2502,14 @@ mod tests {
         };
         let dir = tempfile::tempdir().unwrap();
         static CALLS: AtomicUsize = AtomicUsize::new(0);
-        // Written: hashed and compared, then rendered again into its temp file.
+        // Written for the first time: rendered once, straight into the new file, and hashed
+        // on the way.
         let outcome = write(plan(&CALLS, "abcdefgh", true), dir.path(), WriteOptions::default()).unwrap();
         assert_eq!(action(&outcome), (Action::Create, None));
         assert_eq!(std::fs::read(dir.path().join("big/s.txt")).unwrap(), b"abcdefgh");
-        assert_eq!(CALLS.load(Ordering::SeqCst), 2);
+        assert_eq!(CALLS.load(Ordering::SeqCst), 1);
+        let c = outcome.changes.iter().find(|c| c.path.as_str() == "big/s.txt").unwrap();
+        assert_eq!(c.hash.as_deref(), Some(content_hash(b"abcdefgh").as_str()));
         // The same bytes are unchanged; a prefix of them, or more, is a change.
         let outcome = write(plan(&CALLS, "abcdefgh", true), dir.path(), WriteOptions::default()).unwrap();
         assert_eq!(action(&outcome), (Action::Unchanged, None));
@@ -2446,9 +2537,67 @@ mod tests {
         // A render that is not pure stops the run before anything is replaced.
         let fresh = tempfile::tempdir().unwrap();
         static IMPURE: AtomicUsize = AtomicUsize::new(0);
-        let e = write(plan(&IMPURE, "abc", false), fresh.path(), WriteOptions::default()).unwrap_err();
+        write(plan(&IMPURE, "abc", false), fresh.path(), WriteOptions::default()).unwrap();
+        let before = snapshot(fresh.path());
+        let e = write(plan(&IMPURE, "abd", false), fresh.path(), WriteOptions::default()).unwrap_err();
         assert!(e.to_string().contains("rendered differently"), "{e}");
-        assert!(snapshot(fresh.path()).is_empty(), "{:?}", snapshot(fresh.path()).keys());
+        assert_eq!(snapshot(fresh.path()), before);
+    }
+
+    /// A streamed file written for the first time (no marker in it) gets its name only once
+    /// the manifest lists its hash: a run failing at any step leaves the tree as it was, and a
+    /// run killed before naming it (the manifest lists a file that is not there) is taken up
+    /// by the next without --force.
+    #[test]
+    fn a_first_streamed_file_is_named_only_once_the_manifest_lists_it() {
+        let plan = || Plan {
+            files: vec![
+                PlannedFile::owned("a.txt", "g", b"a".to_vec()),
+                PlannedFile::streamed("big/s.json", "g", |w| {
+                    w.write_all(b"{\"tools\": []}\n")
+                        .map_err(|e| Error::internal(e.to_string()))
+                }),
+            ],
+            groups: ["g"].into_iter().collect(),
+            guards: Vec::new(),
+        };
+        let mut completed = false;
+        for fail_at in 1..=8 {
+            let dir = tempfile::tempdir().unwrap();
+            let before = snapshot(dir.path());
+            let Plan { files, groups, guards } = plan().folded();
+            let (outcome, manifest) = compare_files(&files, &groups, &guards, dir.path(), false, false, true).unwrap();
+            assert!(!manifest.files.contains_key("big/s.json"), "hashed before it was rendered");
+            // Before every step, as a run killed then would leave it: a file there is listed.
+            let out = dir.path();
+            let hook = |step| {
+                if out.join("big/s.json").exists() {
+                    let (on_disk, _) = read_manifest(out).unwrap();
+                    assert!(on_disk.files.contains_key("big/s.json"), "named before listed, at step {step}");
+                }
+                fail_at_step(Some(fail_at))(step)
+            };
+            if apply(dir.path(), &outcome, &manifest, &files, Some(&hook)).is_ok() {
+                completed = true;
+                assert!(fail_at > 5, "step {fail_at} should have failed");
+                continue;
+            }
+            assert_eq!(snapshot(dir.path()), before, "failing at step {fail_at} left changes");
+        }
+        assert!(completed, "no run got to its end");
+        let dir = tempfile::tempdir().unwrap();
+        let outcome = write(plan(), dir.path(), WriteOptions::default()).unwrap();
+        let (manifest, _) = read_manifest(dir.path()).unwrap();
+        let hash = content_hash(b"{\"tools\": []}\n");
+        assert_eq!(manifest.files["big/s.json"].blake3.as_deref(), Some(hash.as_str()));
+        let c = outcome.changes.iter().find(|c| c.path.as_str() == "big/s.json").unwrap();
+        assert_eq!(c.hash.as_deref(), Some(hash.as_str()));
+        // Killed between the manifest and the name.
+        std::fs::remove_file(dir.path().join("big/s.json")).unwrap();
+        let outcome = write(plan(), dir.path(), WriteOptions::default()).unwrap();
+        let c = outcome.changes.iter().find(|c| c.path.as_str() == "big/s.json").unwrap();
+        assert_eq!(c.action, Action::Create);
+        assert!(dir.path().join("big/s.json").exists());
     }
 
     #[test]
