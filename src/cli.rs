@@ -898,6 +898,7 @@ impl App {
         // The catalog's text was kept to locate diagnostics, and every one is printed by now:
         // a large catalog's text is memory the write can use.
         self.loaded = None;
+        crate::alloc::release_freed();
         let write = self.write_args();
         let outcome = output::write(
             plan,

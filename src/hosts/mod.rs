@@ -151,6 +151,8 @@ pub fn load(path: Option<&std::path::Path>) -> Result<(Model, crate::diagnostic:
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| loaded.file.name.clone());
     let lowered = crate::model::lower(loaded, &name, check)?;
+    // The typed catalog is gone, the model is whole: planning and rendering come next.
+    crate::alloc::release_freed();
     Ok((lowered.model, lowered.file, lowered.warnings))
 }
 
