@@ -453,6 +453,8 @@ pub(crate) struct OutDir<'a> {
     out: &'a Path,
     #[cfg(target_os = "linux")]
     fd: Option<std::os::fd::OwnedFd>,
+    /// Folders known not to exist ([`OutDir::noting_absent`]): nothing below them is read.
+    absent: BTreeSet<RelPath>,
 }
 
 impl<'a> OutDir<'a> {
@@ -466,14 +468,50 @@ impl<'a> OutDir<'a> {
                 .open(out)
                 .ok()
                 .map(std::os::fd::OwnedFd::from);
-            OutDir { out, fd }
+            OutDir {
+                out,
+                fd,
+                absent: BTreeSet::new(),
+            }
         }
         #[cfg(not(target_os = "linux"))]
-        OutDir { out }
+        OutDir {
+            out,
+            absent: BTreeSet::new(),
+        }
+    }
+
+    /// Notes which folders of `files` do not exist, each looked up once: a first write of
+    /// 10,000 tools into one new folder then makes one call for it instead of one for each
+    /// file (a file that appears there later is still never overwritten: a new file is only
+    /// ever created where nothing is, see [`create_all`]).
+    pub(crate) fn noting_absent(mut self, files: &[RelPath]) -> Self {
+        #[cfg(target_os = "linux")]
+        if let Some(dir) = &self.fd {
+            let folders: BTreeSet<RelPath> = files.iter().map(RelPath::parent).collect();
+            for f in folders {
+                // Only a plain "not there": a symlink on the way is left to each file's read.
+                if let Err(e) = openat2_folder(dir, &f)
+                    && e.kind() == std::io::ErrorKind::NotFound
+                {
+                    self.absent.insert(f);
+                }
+            }
+        }
+        let _ = files;
+        self
+    }
+
+    /// Whether `rel` is below a folder [`OutDir::noting_absent`] found missing.
+    fn in_absent(&self, rel: &RelPath) -> bool {
+        !self.absent.is_empty() && self.absent.contains(&rel.parent())
     }
 
     /// Reads a file below the folder (never through a symlink), or `None` when there is none.
     pub(crate) fn read(&self, rel: &RelPath) -> Result<Option<Vec<u8>>, Error> {
+        if self.in_absent(rel) {
+            return Ok(None);
+        }
         #[cfg(target_os = "linux")]
         if let Some(dir) = &self.fd {
             match openat2_beneath(dir, rel).map(|f| (f.metadata(), f)) {
@@ -870,7 +908,7 @@ fn compare_files(
     // changed files keep their bytes.
     let jobs: Vec<(&PlannedFile<'_>, &RelPath)> = files.iter().zip(&rels).collect();
     // One `openat2` a file where the kernel has it, instead of an `lstat` per path component.
-    let dir = OutDir::open(out);
+    let dir = OutDir::open(out).noting_absent(&rels);
     let results = crate::par::map(&jobs, |(f, rel)| {
         compare_one(f, rel, &dir, force, keep_new, defer_new, &old_manifest)
     });
@@ -982,7 +1020,11 @@ fn compare_one(
     // of an edit and a rollback need them).
     let out = dir.out;
     let stream = matches!(f.content, Content::Streamed(_)) && !keep_new && !f.per_run;
-    let mut opened = if stream { open_rel(out, rel)? } else { None };
+    let mut opened = if stream && !dir.in_absent(rel) {
+        open_rel(out, rel)?
+    } else {
+        None
+    };
     let mut old = if stream { None } else { dir.read(rel)? };
     let mut existed = old.is_some() || opened.is_some();
     if defer_new
@@ -1793,6 +1835,11 @@ struct NewFolders {
     fds: BTreeMap<RelPath, std::os::fd::OwnedFd>,
 }
 
+/// Whether linking an unnamed file by its descriptor was refused once: the kernel is older than
+/// 6.10, so every file is linked by its `/proc` name ([`Unnamed::name`]).
+#[cfg(target_os = "linux")]
+static BY_PROC: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// A new file written whole that has no name yet: dropped, it leaves nothing behind.
 #[derive(Debug)]
 enum Unnamed<'f> {
@@ -1888,22 +1935,37 @@ impl Unnamed<'_> {
             #[cfg(target_os = "linux")]
             Unnamed::Tmpfile { dir, file } => {
                 use std::os::fd::AsRawFd;
+                use std::sync::atomic::Ordering::Relaxed;
                 let name = std::ffi::CString::new(c.path.file_name())
                     .map_err(|_| Error::internal(format!("`{}` has a NUL byte", c.path)))?;
-                // Linking an open file by its `/proc` name needs no privilege (`AT_EMPTY_PATH`
-                // does); the new name is never followed, and an existing one is never replaced.
-                let proc = std::ffi::CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))
-                    .expect("no NUL in a number");
-                // SAFETY: both paths are NUL-terminated and outlive the call.
-                let linked = unsafe {
-                    libc::linkat(
-                        libc::AT_FDCWD,
-                        proc.as_ptr(),
-                        dir.as_raw_fd(),
-                        name.as_ptr(),
-                        libc::AT_SYMLINK_FOLLOW,
-                    )
-                };
+                // The new name is never followed, and an existing one is never replaced. Since
+                // Linux 6.10 a process may link a file it opened itself by the descriptor
+                // (`AT_EMPTY_PATH`); before, that needs a privilege, and the file is linked by
+                // its `/proc` name instead (a path walk more for each file).
+                let mut linked = -1;
+                if !BY_PROC.load(Relaxed) {
+                    // SAFETY: the empty path is NUL-terminated; both descriptors are open.
+                    linked = unsafe {
+                        libc::linkat(file.as_raw_fd(), c"".as_ptr(), dir.as_raw_fd(), name.as_ptr(), libc::AT_EMPTY_PATH)
+                    };
+                    if linked != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT) {
+                        BY_PROC.store(true, Relaxed);
+                    }
+                }
+                if linked != 0 && BY_PROC.load(Relaxed) {
+                    let proc = std::ffi::CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))
+                        .expect("no NUL in a number");
+                    // SAFETY: both paths are NUL-terminated and outlive the call.
+                    linked = unsafe {
+                        libc::linkat(
+                            libc::AT_FDCWD,
+                            proc.as_ptr(),
+                            dir.as_raw_fd(),
+                            name.as_ptr(),
+                            libc::AT_SYMLINK_FOLLOW,
+                        )
+                    };
+                }
                 if linked == 0 {
                     return Ok(out.join(c.path.as_str()));
                 }
@@ -2375,10 +2437,15 @@ mod tests {
     }
 
     /// A new file is created whole under its name, never over a file that appeared there since
-    /// the compare, both ways (an unnamed file linked on Linux, a temp file renamed elsewhere).
+    /// the compare, every way: an unnamed file linked by its descriptor (Linux 6.10 on) or by
+    /// its `/proc` name (before), a temp file renamed elsewhere.
     #[test]
     fn a_new_file_never_replaces_one_that_appeared_since_the_compare() {
-        for folders in [None, Some(NewFolders::portable())] {
+        for (folders, by_proc) in [(None, false), (None, true), (Some(NewFolders::portable()), false)] {
+            // Other tests that create files meanwhile take the `/proc` way too: as right.
+            #[cfg(target_os = "linux")]
+            BY_PROC.store(by_proc, std::sync::atomic::Ordering::Relaxed);
+            let _ = by_proc;
             let dir = tempfile::tempdir().unwrap();
             let files = [("a.txt", "a"), ("sub/b.txt", "b")];
             let (outcome, manifest) = compare(plan_of(&files), dir.path(), false).unwrap();
@@ -2401,6 +2468,8 @@ mod tests {
             let names: Vec<_> = std::fs::read_dir(dir.path().join("sub")).unwrap().flatten().collect();
             assert_eq!(names.len(), 1, "no temp file is left behind");
         }
+        #[cfg(target_os = "linux")]
+        BY_PROC.store(false, std::sync::atomic::Ordering::Relaxed);
     }
 
     #[test]
