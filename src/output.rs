@@ -1946,7 +1946,13 @@ impl Unnamed<'_> {
                 if !BY_PROC.load(Relaxed) {
                     // SAFETY: the empty path is NUL-terminated; both descriptors are open.
                     linked = unsafe {
-                        libc::linkat(file.as_raw_fd(), c"".as_ptr(), dir.as_raw_fd(), name.as_ptr(), libc::AT_EMPTY_PATH)
+                        libc::linkat(
+                            file.as_raw_fd(),
+                            c"".as_ptr(),
+                            dir.as_raw_fd(),
+                            name.as_ptr(),
+                            libc::AT_EMPTY_PATH,
+                        )
                     };
                     if linked != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT) {
                         BY_PROC.store(true, Relaxed);
@@ -2636,13 +2642,19 @@ mod tests {
             let before = snapshot(dir.path());
             let Plan { files, groups, guards } = plan().folded();
             let (outcome, manifest) = compare_files(&files, &groups, &guards, dir.path(), false, false, true).unwrap();
-            assert!(!manifest.files.contains_key("big/s.json"), "hashed before it was rendered");
+            assert!(
+                !manifest.files.contains_key("big/s.json"),
+                "hashed before it was rendered"
+            );
             // Before every step, as a run killed then would leave it: a file there is listed.
             let out = dir.path();
             let hook = |step| {
                 if out.join("big/s.json").exists() {
                     let (on_disk, _) = read_manifest(out).unwrap();
-                    assert!(on_disk.files.contains_key("big/s.json"), "named before listed, at step {step}");
+                    assert!(
+                        on_disk.files.contains_key("big/s.json"),
+                        "named before listed, at step {step}"
+                    );
                 }
                 fail_at_step(Some(fail_at))(step)
             };
@@ -2659,12 +2671,20 @@ mod tests {
         let (manifest, _) = read_manifest(dir.path()).unwrap();
         let hash = content_hash(b"{\"tools\": []}\n");
         assert_eq!(manifest.files["big/s.json"].blake3.as_deref(), Some(hash.as_str()));
-        let c = outcome.changes.iter().find(|c| c.path.as_str() == "big/s.json").unwrap();
+        let c = outcome
+            .changes
+            .iter()
+            .find(|c| c.path.as_str() == "big/s.json")
+            .unwrap();
         assert_eq!(c.hash.as_deref(), Some(hash.as_str()));
         // Killed between the manifest and the name.
         std::fs::remove_file(dir.path().join("big/s.json")).unwrap();
         let outcome = write(plan(), dir.path(), WriteOptions::default()).unwrap();
-        let c = outcome.changes.iter().find(|c| c.path.as_str() == "big/s.json").unwrap();
+        let c = outcome
+            .changes
+            .iter()
+            .find(|c| c.path.as_str() == "big/s.json")
+            .unwrap();
         assert_eq!(c.action, Action::Create);
         assert!(dir.path().join("big/s.json").exists());
     }
