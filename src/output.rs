@@ -1954,7 +1954,14 @@ impl Unnamed<'_> {
                             libc::AT_EMPTY_PATH,
                         )
                     };
-                    if linked != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT) {
+                    // ENOENT is what a kernel before 6.10 answers; EPERM what a sandbox that
+                    // filters the flag may answer. Either way the `/proc` name still works.
+                    if linked != 0
+                        && matches!(
+                            std::io::Error::last_os_error().raw_os_error(),
+                            Some(libc::ENOENT | libc::EPERM)
+                        )
+                    {
                         BY_PROC.store(true, Relaxed);
                     }
                 }
