@@ -498,6 +498,7 @@ impl<'a> OutDir<'a> {
                 }
             }
         }
+        #[cfg(not(target_os = "linux"))]
         let _ = files;
         self
     }
@@ -1692,10 +1693,11 @@ fn write_streamed(
     let Some(Content::Streamed(render)) = planned.get(&c.path).map(|f| &f.content) else {
         return Err(bytes_gone(c));
     };
-    let expected = match manifest.files.contains_key(c.path.as_str()) {
-        true => Some(recorded_hash(c, manifest)?),
-        false => None,
-    };
+    let expected = manifest
+        .files
+        .contains_key(c.path.as_str())
+        .then(|| recorded_hash(c, manifest))
+        .transpose()?;
     let mut sink = Hashed {
         file,
         hasher: blake3::Hasher::new(),
@@ -1779,8 +1781,12 @@ fn create_all<'a, 'f>(
     tick: &(dyn Fn() -> std::io::Result<()> + Sync),
     done: &mut Vec<Done<'a>>,
 ) -> Result<Created<'a, 'f>, Error> {
-    type Made<'f> = (Option<Unnamed<'f>>, PathBuf, Option<String>);
-    let results = crate::par::map(creates, |c| -> Result<Made<'f>, Error> {
+    /// A new file: named (its full path), or held until the manifest lists it.
+    enum Made<'f> {
+        Named(PathBuf),
+        Held(Unnamed<'f>),
+    }
+    let results = crate::par::map(creates, |c| -> Result<(Made<'f>, Option<String>), Error> {
         tick().map_err(io_error("write", shown(out, &c.path)))?;
         let first = std::cell::Cell::new(None);
         let write = |file: &mut std::fs::File| {
@@ -1788,19 +1794,21 @@ fn create_all<'a, 'f>(
             Ok(())
         };
         let file = folders.unnamed(out, c, &write)?;
-        if is_streamed(c, planned) && !manifest.files.contains_key(c.path.as_str()) {
-            return Ok((Some(file), PathBuf::new(), first.take()));
-        }
-        Ok((None, file.name(out, c)?, first.take()))
+        let made = if is_streamed(c, planned) && !manifest.files.contains_key(c.path.as_str()) {
+            Made::Held(file)
+        } else {
+            Made::Named(file.name(out, c)?)
+        };
+        Ok((made, first.take()))
     });
     let (mut failed, mut hashes, mut held) = (None, Vec::new(), Vec::new());
     for (c, result) in creates.iter().zip(results) {
         match result {
-            Ok((unnamed, full, first)) => {
+            Ok((made, first)) => {
                 hashes.extend(first.map(|h| (c.path.clone(), h)));
-                match unnamed {
-                    Some(file) => held.push((*c, file)),
-                    None => done.push(Done::Wrote { full, old: None }),
+                match made {
+                    Made::Held(file) => held.push((*c, file)),
+                    Made::Named(full) => done.push(Done::Wrote { full, old: None }),
                 }
             }
             Err(e) => {
@@ -2369,9 +2377,12 @@ mod tests {
 
     /// A step hook that fails the `fail_at`-th step.
     fn fail_at_step(fail_at: Option<usize>) -> impl Fn(usize) -> std::io::Result<()> + Sync {
-        move |step| match fail_at == Some(step) {
-            true => Err(std::io::Error::other("injected failure")),
-            false => Ok(()),
+        move |step| {
+            if fail_at == Some(step) {
+                Err(std::io::Error::other("injected failure"))
+            } else {
+                Ok(())
+            }
         }
     }
 

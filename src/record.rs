@@ -173,16 +173,10 @@ fn record_path() -> RelPath {
 /// their bytes' hashes. Best effort: the record only saves time, so failing to write it is
 /// not the run's failure.
 pub fn save(out: &Path, outcome: &Outcome, key: String, inputs: Vec<(String, String)>) {
-    let read;
-    let manifest = match &outcome.manifest {
-        Some(m) => m,
-        None => match output::read_manifest(out) {
-            Ok((m, _)) => {
-                read = m;
-                &read
-            }
-            Err(_) => return,
-        },
+    // Only a write keeps a record (a dry run has no key), and a write's outcome carries the
+    // manifest it left on disk.
+    let Some(manifest) = &outcome.manifest else {
+        return;
     };
     let Some(bytes) = record_bytes(outcome, manifest, key, inputs) else {
         return;

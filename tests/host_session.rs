@@ -180,6 +180,16 @@ fn start_xs(procs: &mut Procs, bin: &Path, store: &Path) {
     }
 }
 
+/// The real `xs` serving the loop's store, `.ralph/store` in the project (the real loop's
+/// layout).
+fn serve_store(procs: &mut Procs, p: &OpencodeProject) -> Xs {
+    let bin = support::xs();
+    let store = p.dir().join(".ralph/store");
+    std::fs::create_dir_all(&store).unwrap();
+    start_xs(procs, &bin, &store);
+    Xs { bin, store }
+}
+
 /// The id in "Added task `<id>` (remaining)." and the like: the first word that is a SCRU128 id in backticks.
 fn added_id(out: &str) -> String {
     let id = out
@@ -348,16 +358,9 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
     let mut procs = Procs::default();
     let p = OpencodeProject::new();
     let tmp = p.tmp.path().to_path_buf();
-    let xs_bin = support::xs();
-    let path = path_with(xs_bin.parent().unwrap());
-    // The real loop's layout: the store is `.ralph/store` in the project.
-    let store = p.dir().join(".ralph/store");
-    std::fs::create_dir_all(&store).unwrap();
-    start_xs(&mut procs, &xs_bin, &store);
-    let xs = Xs {
-        bin: xs_bin.clone(),
-        store: store.clone(),
-    };
+    let xs = serve_store(&mut procs, &p);
+    let store = xs.store.clone();
+    let path = path_with(xs.bin.parent().unwrap());
 
     // Only the session and the iteration, as the loop's changed `generate-tools` passes them.
     generate(&p, 1, None);
@@ -765,6 +768,8 @@ fn a_ralph_session_runs_end_to_end_in_opencode_xs_and_nushell() {
 fn xs_append_prints_nothing(dir: &Path, real: &Path, store: bool) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     std::fs::create_dir_all(dir).unwrap();
+    // The real one beside it, so that the script names no path (and quotes none).
+    std::os::unix::fs::symlink(real, dir.join("xs-real")).unwrap();
     let append = if store {
         // Through a pipe: xs refuses a stdout that is /dev/null.
         "set -o pipefail; \"$REAL\" \"$@\" | cat > /dev/null; exit $?"
@@ -772,8 +777,7 @@ fn xs_append_prints_nothing(dir: &Path, real: &Path, store: bool) -> PathBuf {
         "exit 0"
     };
     let script = format!(
-        "#!/usr/bin/env bash\nREAL={real:?}\nif [ \"$1\" = append ]; then {append}; fi\nexec \"$REAL\" \"$@\"\n",
-        real = real.display().to_string()
+        "#!/usr/bin/env bash\nREAL=\"$(dirname \"$0\")/xs-real\"\nif [ \"$1\" = append ]; then {append}; fi\nexec \"$REAL\" \"$@\"\n"
     );
     let bin = dir.join("xs");
     std::fs::write(&bin, script).unwrap();
@@ -785,16 +789,9 @@ fn xs_append_prints_nothing(dir: &Path, real: &Path, store: bool) -> PathBuf {
 fn task_add_reports_the_id_when_xs_append_prints_nothing() {
     let mut procs = Procs::default();
     let p = OpencodeProject::new();
-    let xs_bin = support::xs();
-    let store = p.dir().join(".ralph/store");
-    std::fs::create_dir_all(&store).unwrap();
-    start_xs(&mut procs, &xs_bin, &store);
-    let xs = Xs {
-        bin: xs_bin.clone(),
-        store: store.clone(),
-    };
+    let xs = serve_store(&mut procs, &p);
     generate(&p, 1, None);
-    let quiet = path_with(&xs_append_prints_nothing(&p.tmp.path().join("quiet"), &xs_bin, true));
+    let quiet = path_with(&xs_append_prints_nothing(&p.tmp.path().join("quiet"), &xs.bin, true));
 
     // The same content twice: the second append must not be taken for the first.
     let mut ids = Vec::new();
@@ -828,7 +825,7 @@ fn task_add_reports_the_id_when_xs_append_prints_nothing() {
     assert_eq!(xs.on(TASKS).len(), 3, "each call appended exactly one frame");
 
     // An `xs append` that stored nothing: the tool says the id is unknown instead of inventing one.
-    let lost = path_with(&xs_append_prints_nothing(&p.tmp.path().join("lost"), &xs_bin, false));
+    let lost = path_with(&xs_append_prints_nothing(&p.tmp.path().join("lost"), &xs.bin, false));
     let out = tool(&p, &lost, "ralph_task_add", json!({"content": "never stored"}));
     assert!(
         out.contains("**Error:**")

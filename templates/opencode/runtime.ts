@@ -225,16 +225,26 @@ function __ixgenMatch(ids: string[], want: string): string[] {
 // added, whose id equals or starts with its `id`, setting the frame's other fields and the action's own; any other frame
 // is ignored. (Our own updates always carry a full id: an ambiguous prefix is refused before anything is appended.)
 type __IxFoldRules = { readonly defaults?: { readonly [f: string]: unknown } | null; readonly updates?: { readonly [a: string]: { readonly [f: string]: unknown } } | null }
-async function __ixgenFold(e: __IxStore & __IxFoldRules, store: string, topic: string, cwd: string, signal?: AbortSignal): Promise<{ items: __IxItem[] } | { fail: __IxOut }> {
+type __IxFrame = { id: string; hash?: unknown; meta?: unknown }
+// Every frame of the store on `topic`, in the store's order (`xs cat`, one JSON frame a line).
+async function __ixgenFrames(e: __IxStore, store: string, topic: string, cwd: string, signal?: AbortSignal): Promise<{ frames: __IxFrame[] } | { fail: __IxOut }> {
   const r = await __ixgenSpawn(e.program, ["cat", store], cwd, null, signal)
   if (r.missing) return { fail: { missing: e.program, ok: false, out: "" } }
   if (r.why) return { fail: { ok: false, out: "", err: __ixgenFail(e.program, ["cat"], r) } }
-  const items = new Map<string, __IxItem>()
+  const frames: __IxFrame[] = []
   for (const line of r.stdout.split("\n")) {
     let f: { topic?: unknown; id?: unknown; hash?: unknown; meta?: unknown }
     try { f = JSON.parse(line) } catch { continue }
-    const meta = (f?.meta && typeof f.meta === "object" ? f.meta : {}) as Record<string, unknown>
-    if (f?.topic !== topic || typeof f.id !== "string") continue
+    if (f?.topic === topic && typeof f.id === "string") frames.push(f as __IxFrame)
+  }
+  return { frames }
+}
+async function __ixgenFold(e: __IxStore & __IxFoldRules, store: string, topic: string, cwd: string, signal?: AbortSignal): Promise<{ items: __IxItem[] } | { fail: __IxOut }> {
+  const read = await __ixgenFrames(e, store, topic, cwd, signal)
+  if ("fail" in read) return read
+  const items = new Map<string, __IxItem>()
+  for (const f of read.frames) {
+    const meta = (f.meta && typeof f.meta === "object" ? f.meta : {}) as Record<string, unknown>
     const { action, id, iteration, ...fields } = meta
     if (action === undefined || action === null || action === "add")
       items.set(f.id, { id: f.id, hash: typeof f.hash === "string" ? f.hash : null, fields: { ...(e.defaults ?? {}), ...fields } })
@@ -263,18 +273,13 @@ const __ixgenScruMs = (id: string) =>
 // the frames on `topic` with this meta and this body (by its hash; no body, no hash) that the store added since
 // `since`, the time the append started. Only frames identical in all three, appended in the same moment, are ambiguous.
 async function __ixgenAppended(e: __IxStore, store: string, topic: string, meta: unknown, body: string | null, since: number, cwd: string, signal?: AbortSignal): Promise<string[]> {
-  const r = await __ixgenSpawn(e.program, ["cat", store], cwd, null, signal)
-  if (r.why || r.missing) return []
+  const read = await __ixgenFrames(e, store, topic, cwd, signal)
+  if ("fail" in read) return []
   const want = __ixgenCanon(JSON.parse(JSON.stringify(meta ?? null)))
   const hash = body ? `sha256-${__ixgenHash("sha256").update(body, "utf8").digest("base64")}` : null
-  const ids: string[] = []
-  for (const line of r.stdout.split("\n")) {
-    let f: { topic?: unknown; id?: unknown; hash?: unknown; meta?: unknown }
-    try { f = JSON.parse(line) } catch { continue }
-    if (f?.topic !== topic || typeof f.id !== "string" || (f.hash ?? null) !== hash || !(__ixgenScruMs(f.id) >= since)) continue
-    if (__ixgenCanon(f.meta ?? null) === want) ids.push(f.id)
-  }
-  return ids
+  return read.frames
+    .filter((f) => (f.hash ?? null) === hash && __ixgenScruMs(f.id) >= since && __ixgenCanon(f.meta ?? null) === want)
+    .map((f) => f.id)
 }
 const __ixgenLine = (it: __IxItem) => `- \`${it.id}\` ${(it.body ?? "").trim().split("\n")[0] || "_(empty)_"}`
 
@@ -295,7 +300,7 @@ async function __ixgenExec(x: __IxExec, vars: __IxVars, cwd: string, signal?: Ab
     if (id === "" && needId) {
       const ids = await __ixgenAppended(x, store, topic, meta, body, since, cwd, signal)
       if (ids.length !== 1)
-        return { ok: false, out: "", err: `**Error:** \`${x.program} append\` exited 0 without printing the new frame, and ${ids.length ? `${ids.length} identical frames` : "no frame"} on \`${topic}\` match what it appended, so its id is unknown. List the items before you add this one again.` }
+        return { ok: false, out: "", err: `**Error:** \`${x.program} append\` exited 0 without printing the new frame, and ${ids.length ? `${ids.length} identical frames on \`${topic}\` match` : `no frame on \`${topic}\` matches`} what it appended, so its id is unknown. List the items before you add this one again.` }
       id = ids[0] as string
     }
     return { ok: true, out: id, result: id }
