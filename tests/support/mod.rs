@@ -3,8 +3,8 @@
 //! `tests/hosts/` pins OpenCode, Claude Code, the MCP SDK, Ajv, TypeScript, Bun and Nushell
 //! with a lockfile, and `tests/hosts/next/` the newest version of each host that has a newer
 //! one (Claude Code, the split 2026-07-28 MCP SDK) with its own; the first test that needs
-//! them runs `npm ci` in every folder (once, under a file lock, and again only when a
-//! lockfile changes). The `xs` store is a Rust program: it is built once with
+//! them runs `tests/hosts/install.mjs` (once, under a file lock, and again only when a
+//! manifest or lockfile changes), which fails when any host is not at its pinned version. The `xs` store is a Rust program: it is built once with
 //! `cargo install` into a cache folder and reused while the pinned version is there. A host
 //! that cannot be installed or found fails the test with a message that says what to do; no
 //! test skips.
@@ -58,13 +58,21 @@ fn run_or_die(cmd: &mut Command, what: &str) {
     assert!(status.success(), "{what} failed ({status}); see the output above");
 }
 
-/// Every npm folder of `tests/hosts` (relative, with a trailing `/`), and whether its
-/// install scripts run. One stamp covers them all, so changing any lockfile reinstalls.
-const NPM_FOLDERS: [(&str, bool); 3] = [("", true), ("opencode-seed/", false), ("next/", true)];
+/// Every npm folder of `tests/hosts` (relative, with a trailing `/`). One stamp covers their
+/// manifests and lockfiles, so changing any of them reinstalls.
+pub const NPM_FOLDERS: [&str; 3] = ["", "opencode-seed/", "next/"];
+
+/// Runs `tests/hosts/install.mjs` on the npm folders under `dir` (`npm install` from the
+/// lockfiles, then every pinned host's installed version checked); `npm_args` go to npm.
+pub fn install_hosts(dir: &Path, npm_args: &[&str]) {
+    let mut cmd = Command::new("node");
+    cmd.arg(hosts_dir().join("install.mjs")).arg("--root").arg(dir).args(npm_args);
+    run_or_die(&mut cmd, &format!("node tests/hosts/install.mjs --root {}", dir.display()));
+}
 
 fn lockfile_stamp() -> String {
     let mut stamp = String::new();
-    for f in NPM_FOLDERS.iter().map(|(dir, _)| format!("{dir}package-lock.json")) {
+    for f in NPM_FOLDERS.iter().flat_map(|dir| [format!("{dir}package.json"), format!("{dir}package-lock.json")]) {
         let bytes = std::fs::read(hosts_dir().join(&f)).unwrap_or_else(|e| panic!("tests/hosts/{f}: {e}"));
         stamp.push_str(&blake3::hash(&bytes).to_hex());
         stamp.push('\n');
@@ -86,16 +94,8 @@ pub fn ensure_npm_hosts() -> &'static Path {
         let lock = std::fs::File::create(dir.join(".install.lock")).expect("tests/hosts is writable");
         lock.lock().expect("lock tests/hosts/.install.lock");
         if std::fs::read_to_string(&stamp_path).ok().as_deref() != Some(want.as_str()) {
-            eprintln!("installing the pinned hosts into tests/hosts (npm ci, about a minute)…");
-            for (sub, scripts) in NPM_FOLDERS {
-                let mut cmd = Command::new("npm");
-                cmd.args(["ci", "--no-audit", "--no-fund"]);
-                if !scripts {
-                    cmd.arg("--ignore-scripts");
-                }
-                cmd.arg("--prefix").arg(dir.join(sub));
-                run_or_die(&mut cmd, &format!("npm ci --prefix tests/hosts/{sub}"));
-            }
+            eprintln!("installing the pinned hosts into tests/hosts (install.mjs, about a minute)…");
+            install_hosts(&dir, &[]);
             std::fs::write(&stamp_path, &want).expect("write the install stamp");
         }
         dir
@@ -107,7 +107,7 @@ pub fn host_bin(rel: &str) -> PathBuf {
     let p = ensure_npm_hosts().join(rel);
     assert!(
         p.is_file(),
-        "host program {} is missing after `npm ci` in tests/hosts, tests/hosts/opencode-seed and tests/hosts/next; delete tests/hosts/node_modules (its install stamp) and run the tests again",
+        "host program {} is missing after `node tests/hosts/install.mjs`; delete tests/hosts/node_modules (its install stamp) and run the tests again",
         p.display()
     );
     p
