@@ -11,10 +11,7 @@ use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// The binary's allocator (`src/main.rs`), counted.
-static INNER: ixgen::alloc::Allocator = ixgen::alloc::Allocator;
-
-// The binary's choice of allocator, made the same way (see `src/main.rs`).
-ixgen::choose_allocator_before_main!();
+static INNER: ixgen::alloc::Allocator = mimalloc::MiMalloc;
 
 /// The binary's allocator, counting the bytes it hands out.
 struct Counting;
@@ -67,20 +64,12 @@ fn mark(what: &str) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    // `--catalog PATH`, spelled as the binary's, so the allocator is chosen as for the binary.
     let (Some("--catalog"), Some(cat), Some(out)) = (args.get(1).map(String::as_str), args.get(2), args.get(3)) else {
         eprintln!("usage: memory --catalog CATALOG OUT");
         std::process::exit(2);
     };
     let (cat, out) = (std::path::PathBuf::from(cat), std::path::PathBuf::from(out));
-    eprintln!(
-        "allocator: {}",
-        if ixgen::alloc::is_mimalloc() {
-            "mimalloc"
-        } else {
-            "glibc"
-        }
-    );
+    ixgen::alloc::configure();
     // The inline sizes of the types a catalog has thousands of.
     use std::mem::size_of;
     eprintln!(

@@ -1,10 +1,8 @@
 //! The `ixgen` binary: parse the command line, run it, exit with its code.
 
-/// Glibc's malloc or mimalloc, chosen before the first allocation (see `ixgen::alloc`).
+/// mimalloc (see `ixgen::alloc`).
 #[global_allocator]
-static ALLOCATOR: ixgen::alloc::Allocator = ixgen::alloc::Allocator;
-
-ixgen::choose_allocator_before_main!();
+static ALLOCATOR: ixgen::alloc::Allocator = mimalloc::MiMalloc;
 
 fn main() {
     // Behave like other Unix filters when the reader goes away (`ixgen list | head`): end
@@ -14,5 +12,6 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    ixgen::alloc::configure();
     std::process::exit(ixgen::cli::main());
 }

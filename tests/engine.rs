@@ -64,18 +64,14 @@ fn synthetic_catalog(n: usize) -> String {
     y
 }
 
-/// A catalog this large is read with mimalloc instead of glibc's malloc (`ixgen::alloc`), on
-/// worker threads: the whole run, checked, must be as sound as with the small catalogs.
+/// A catalog this large is read on worker threads (`ixgen::par`), and memory is handed back
+/// between the stages (`ixgen::alloc`): the whole run, checked, must be as sound as with the
+/// small catalogs.
 #[test]
 fn a_catalog_large_enough_for_the_other_allocator_generates_and_checks_clean() {
     let dir = tempfile::tempdir().unwrap();
     let catalog = dir.path().join("large.yaml");
     let text = synthetic_catalog(1_000);
-    assert!(
-        text.len() as u64 >= ixgen::alloc::LARGE_CATALOG_BYTES,
-        "{} bytes",
-        text.len()
-    );
     std::fs::write(&catalog, text).unwrap();
     let out = dir.path().join("out");
     ixgen(&out)

@@ -99,3 +99,27 @@ fn the_installed_binary_writes_and_replays_what_the_tested_build_does() {
     assert!(a.contains_key(".opencode/tool/ralph.ts"));
     assert_eq!(a, b, "the installed binary wrote other files than the tested build");
 }
+
+/// The README's cargo install line, `cargo install --locked --git <repository>`, on a clone of
+/// this repository's committed HEAD (a `file://` URL in place of the public one): the lockfile
+/// and the crate's files are enough to build it.
+#[test]
+fn cargo_install_from_the_repository_builds_a_working_ixgen() {
+    let tmp = tempfile::tempdir().unwrap();
+    let install = tmp.path().join("install");
+    // A debug build, in a target folder of its own: a release build would take minutes more.
+    let status = std::process::Command::new("cargo")
+        .args(["install", "--locked", "--quiet", "--debug", "--git"])
+        .arg(format!("file://{}", root().display()))
+        .arg("--root")
+        .arg(&install)
+        .arg("ixgen")
+        .env("CARGO_TARGET_DIR", tmp.path().join("target"))
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "cargo install --git failed");
+    let out = tmp.path().join("out");
+    let report = run(&install.join("bin/ixgen"), &out, &["generate"]);
+    assert!(report.to_string().contains("tools.json"), "{report}");
+    assert!(out.join("opencode.json").is_file());
+}
