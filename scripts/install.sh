@@ -8,12 +8,16 @@
 # the benchmark machine: a sixth of the per-iteration run (README, "Speed"). Cargo cannot link
 # statically by default: the flag would also reach the proc-macros it builds for the host, which
 # must be shared libraries. With `--target` named, it reaches only what is built for the target.
-# Elsewhere this is a plain `cargo install`. The checkout's .cargo/config.toml is named because
-# cargo reads only the one of the folder it is run in.
+# Elsewhere this is a plain `cargo install`. Either way with the `dist` profile (fat LTO), unless
+# the arguments name a profile (`--debug`, `--profile NAME`).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 host=$(rustc -vV | sed -n 's/^host: //p')
-install() { cargo install --locked --path "$root" --config "$root/.cargo/config.toml" "$@"; }
+profile=(--profile dist)
+for a in "$@"; do
+  case $a in --debug | --profile | --profile=*) profile=() ;; esac
+done
+install() { cargo install --locked --path "$root" "${profile[@]}" "$@"; }
 case $host in
   *-linux-gnu)
     if ! install --target "$host" --config "target.$host.rustflags = ['-C', 'target-feature=+crt-static']" "$@"; then
