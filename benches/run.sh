@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks of ixgen, on whatever machine runs them. Prints a markdown table (also written
 # to benches/results.md). Needs hyperfine and GNU time (Debian: apt-get install hyperfine
-# time) and the pinned Nushell (npm ci --prefix tests/hosts).
+# time) and the pinned Nushell (node tests/hosts/install.mjs).
 #
 #   benches/run.sh            # full run (a few minutes)
 #   RUNS=50 benches/run.sh    # fewer timed runs per case
@@ -16,14 +16,14 @@ for tool in hyperfine /usr/bin/time python3; do
   command -v "$tool" >/dev/null || { echo "benches/run.sh needs $tool (apt-get install hyperfine time)" >&2; exit 2; }
 done
 NU=$ROOT/tests/hosts/node_modules/@nushell/linux-x64/bin/nu
-[ -x "$NU" ] || { echo "benches/run.sh needs the pinned nu: npm ci --prefix tests/hosts" >&2; exit 2; }
+[ -x "$NU" ] || { echo "benches/run.sh needs the pinned nu: node tests/hosts/install.mjs" >&2; exit 2; }
 
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 J=$W/json
 mkdir -p "$J"
-# ixgen as a loop runs it: installed by scripts/install.sh (linked statically on Linux with
-# glibc). Beside it, the per-iteration run of a plain `cargo build --release` (dynamically
+# ixgen as a loop runs it: installed by scripts/install.sh (the `dist` profile, linked statically
+# on Linux with glibc). Beside it, the per-iteration run of a plain `cargo build --release` (dynamically
 # linked), copied out of target/ the way `cargo install` copies: the file the linker wrote
 # there starts about 0.2 ms slower on this machine than a copy of the same bytes (more page
 # faults when it is mapped), which no installed binary does.
@@ -99,6 +99,27 @@ for n in $SIZES; do
   find "$W/synth-$n" -type f -printf '%s\n' | awk '{s += $1} END {print s}' > "$J/size-$n.txt"
 done
 
+# 3b. The ix catalog scaled to 1,000 and 10,000 tools (benches/scale_ix.py: every ix tool with
+#     its steps, output blocks and schemas, names suffixed), with the warnings it prints (its
+#     toolsets go over the budget): measured as the synthetic catalogs are, and its peak memory.
+for n in $SIZES; do
+  mkdir -p "$W/ix-$n" && python3 "$ROOT/benches/scale_ix.py" "$n" "$W/ix-$n" >/dev/null
+  cat=$W/ix-$n/ix-$n.yaml
+  runs=$((RUNS / 20 > 5 ? RUNS / 20 : 5)); [ "$n" -ge 10000 ] && runs=5
+  : > "$J/ix-$n.txt"; : > "$J/ix-floor-$n.txt"
+  "$BIN" --catalog "$cat" --out "$W/ix-$n/out" generate -q 2>/dev/null
+  for i in $(seq "$runs"); do
+    t0=$(now_ms)
+    "$BIN" --catalog "$cat" --out "$W/ix-first-$n-$i" generate -q 2>/dev/null
+    echo $(( $(now_ms) - t0 )) >> "$J/ix-$n.txt"
+    "$FLOOR" "$W/ix-$n/out" "$W/ix-floor-$n-$i" 2>&1 | awk '{print $(NF-1)}' >> "$J/ix-floor-$n.txt"
+  done
+  hyperfine -N --style none --warmup 2 --runs "$((runs * 4))" --export-json "$J/ix-noop-$n.json" \
+    "sh -c '$BIN --catalog $cat --out $W/ix-$n/out generate -q 2>/dev/null'" >/dev/null
+  /usr/bin/time -f %M "$BIN" --catalog "$cat" --out "$W/ix-mem-$n" generate -q 2>&1 >/dev/null | tail -1 > "$J/ix-mem-first-$n.txt"
+  /usr/bin/time -f %M "$BIN" --catalog "$cat" --out "$W/ix-mem-$n" generate -q 2>&1 >/dev/null | tail -1 > "$J/ix-mem-noop-$n.txt"
+done
+
 # 4. Peak memory (maximum resident set size), one run each.
 peak() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 cd "$W/iter"
@@ -160,4 +181,12 @@ print(f"| peak memory, `generate`, ix catalog, nothing to do | {mb(mem_gen):.1f}
 print(f"| peak memory, 10,000 tools, first `generate` | {mb(mem_10k):.1f} MB | ≤ 100 MB | {ok(mb(mem_10k) <= 100)} |")
 print(f"| peak memory, 10,000 tools, `generate`, nothing to do | {mb(mem_10k_noop):.1f} MB | ≤ 100 MB | {ok(mb(mem_10k_noop) <= 100)} |")
 print(f"| peak memory, 10,000 tools, the same without the run record | {mb(mem_10k_noop_full):.1f} MB | ≤ 100 MB | {ok(mb(mem_10k_noop_full) <= 100)} |")
+# The ix catalog scaled (benches/scale_ix.py), warnings and all: the realistic large catalog.
+for n in (1000, 10000):
+    t = n == 10000
+    w, fl, nop = txt(f"ix-{n}"), txt(f"ix-floor-{n}"), ms(f"ix-noop-{n}")
+    mf, mn = mb(txt(f"ix-mem-first-{n}")), mb(txt(f"ix-mem-noop-{n}"))
+    print(f"| ix catalog scaled to {n:,} tools: first `generate` | {w:.0f} ms = {w / fl:.2f}× the floor's {fl:.0f} ms | {'≤ 1.5×' if t else ''} | {ok(w / fl <= 1.5) if t else ''} |")
+    print(f"| ix catalog scaled to {n:,} tools: `generate`, nothing to do | {nop:.0f} ms | {'≤ 250 ms' if t else ''} | {ok(nop <= 250) if t else ''} |")
+    print(f"| ix catalog scaled to {n:,} tools: peak memory, first / nothing to do | {mf:.1f} / {mn:.1f} MB | {'≤ 100 MB' if t else ''} | {ok(max(mf, mn) <= 100) if t else ''} |")
 PY
