@@ -9,6 +9,7 @@
 //! `tests/layers.rs` checks that modules only use the layers below them.
 
 pub mod alloc;
+pub mod app;
 pub mod catalog;
 pub mod cli;
 pub mod diagnostic;

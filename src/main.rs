@@ -13,5 +13,5 @@ fn main() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     ixgen::alloc::configure();
-    std::process::exit(ixgen::cli::main());
+    std::process::exit(ixgen::app::main());
 }

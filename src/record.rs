@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The record's format; a record of another version is ignored (and replaced).
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// The run record.
 #[derive(Debug, Serialize, Deserialize)]
@@ -41,6 +41,26 @@ struct RunRecord {
     files: Vec<RecordedFile>,
     /// The manifest's hash once the run was done.
     manifest: String,
+    /// What the run printed as warnings, which a replay prints again.
+    #[serde(default, skip_serializing_if = "Warnings::is_empty")]
+    warnings: Warnings,
+}
+
+/// The warnings a run printed (the catalog's diagnostics and the notes about its options),
+/// as text with and without colors: they depend only on what the record's key covers, so a
+/// replay prints them as the full run did, and a catalog that warns (any large one goes over
+/// a toolset budget) keeps the fast path.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Warnings {
+    pub plain: String,
+    pub color: String,
+}
+
+impl Warnings {
+    pub fn is_empty(&self) -> bool {
+        self.plain.is_empty()
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -132,12 +152,9 @@ impl Shape {
 pub struct KeyParts<'a> {
     /// The catalog's name as given (`None`: the embedded one, covered by the build id).
     pub catalog: Option<(&'a str, &'a [u8])>,
-    /// The context declarations, as the run read them before loading the catalog.
-    pub declarations: String,
-    /// The command and its options, without context values and without how to report.
-    pub command: String,
-    /// The names of the context variables the run was given.
-    pub given: Vec<String>,
+    /// The command, its options and the names of the context variables given, serialized
+    /// (`crate::app` says which).
+    pub run: Vec<u8>,
 }
 
 /// The record key of a run.
@@ -156,11 +173,7 @@ pub fn key(parts: &KeyParts<'_>) -> String {
             field(blake3::hash(bytes).as_bytes());
         }
     }
-    field(parts.declarations.as_bytes());
-    field(parts.command.as_bytes());
-    for g in &parts.given {
-        field(g.as_bytes());
-    }
+    field(&parts.run);
     h.finalize().to_hex().to_string()
 }
 
@@ -172,13 +185,13 @@ fn record_path() -> RelPath {
 /// hashed (or templated, for a per-run file). `inputs` are the files the catalog names, with
 /// their bytes' hashes. Best effort: the record only saves time, so failing to write it is
 /// not the run's failure.
-pub fn save(out: &Path, outcome: &Outcome, key: String, inputs: Vec<(String, String)>) {
+pub fn save(out: &Path, outcome: &Outcome, key: String, inputs: Vec<(String, String)>, warnings: Warnings) {
     // Only a write keeps a record (a dry run has no key), and a write's outcome carries the
     // manifest it left on disk.
     let Some(manifest) = &outcome.manifest else {
         return;
     };
-    let Some(bytes) = record_bytes(outcome, manifest, key, inputs) else {
+    let Some(bytes) = record_bytes(outcome, manifest, key, inputs, warnings) else {
         return;
     };
     let _ = output::write_state(out, &record_path(), &bytes);
@@ -189,6 +202,7 @@ fn record_bytes(
     manifest_now: &output::Manifest,
     key: String,
     inputs: Vec<(String, String)>,
+    warnings: Warnings,
 ) -> Option<Vec<u8>> {
     let manifest_rel = output::manifest_rel();
     let mut files = Vec::with_capacity(outcome.changes.len());
@@ -227,6 +241,7 @@ fn record_bytes(
             .collect(),
         files,
         manifest: manifest?,
+        warnings,
     };
     let mut bytes = serde_json::to_vec(&record).ok()?;
     bytes.push(b'\n');
@@ -235,14 +250,15 @@ fn record_bytes(
 
 /// Replays the record of `out` for a run with this key: `None` when the run must render (no
 /// record, another key, or the disk is not as recorded); otherwise the outcome, with the
-/// per-run files filled by `value` and written where they changed. `read_input` reads a file
-/// the catalog names (a path relative to the catalog).
+/// per-run files filled by `value` and written where they changed, and the warnings the
+/// recorded run printed. `read_input` reads a file the catalog names (a path relative to the
+/// catalog).
 pub fn replay(
     out: &Path,
     key: &str,
     read_input: impl Fn(&str) -> Option<Vec<u8>>,
     value: impl Fn(&str) -> Option<String> + Sync,
-) -> Result<Option<Outcome>, Error> {
+) -> Result<Option<(Outcome, Warnings)>, Error> {
     // Never create the output folder here: a missing one means a first run.
     let Some(_lock) = output::lock_existing(out)? else {
         return Ok(None);
@@ -347,7 +363,7 @@ pub fn replay(
         manifest: None,
     };
     output::apply_per_run(out, &outcome)?;
-    Ok(Some(outcome))
+    Ok(Some((outcome, record.warnings)))
 }
 
 #[cfg(test)]

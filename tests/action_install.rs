@@ -37,7 +37,11 @@ fn release() -> Release {
     let name = archive.file_name().unwrap().to_str().unwrap().to_owned();
     std::fs::copy(&archive, tag.join(&name)).unwrap();
     std::fs::copy(out.join(format!("{name}.sha256")), tag.join(format!("{name}.sha256"))).unwrap();
-    Release { archive: tag.join(name), base, _tmp: tmp }
+    Release {
+        archive: tag.join(name),
+        base,
+        _tmp: tmp,
+    }
 }
 
 /// Runs the install script with `cargo` replaced by a stand-in that logs its arguments to
@@ -73,7 +77,11 @@ fn cargo_calls(root: &Path) -> String {
 }
 
 fn said(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 #[test]
@@ -100,7 +108,11 @@ fn a_tampered_release_archive_is_refused_and_nothing_is_installed() {
     let root = tmp.path().join("ixgen");
     let o = install(&root, &format!("v{VERSION}"), &rel.base);
     assert_eq!(o.status.code(), Some(1), "{}", said(&o));
-    assert!(said(&o).contains("::error::") && said(&o).contains("sha256"), "{}", said(&o));
+    assert!(
+        said(&o).contains("::error::") && said(&o).contains("sha256"),
+        "{}",
+        said(&o)
+    );
     assert!(!root.join("bin/ixgen").exists());
     assert_eq!(cargo_calls(&root), "", "a bad sum is not built around");
 }
@@ -115,9 +127,18 @@ fn a_branch_builds_the_checkout_once_and_reuses_the_cached_build() {
         let o = install(&root, action_ref, &rel.base);
         assert!(o.status.success(), "{}", said(&o));
         let calls = cargo_calls(&root);
-        assert_eq!(calls.lines().count(), 1, "built once, then reused:\n{calls}\n{}", said(&o));
+        assert_eq!(
+            calls.lines().count(),
+            1,
+            "built once, then reused:\n{calls}\n{}",
+            said(&o)
+        );
         if i == 1 {
-            assert!(said(&o).contains("no released") && said(&o).contains("cached build"), "{}", said(&o));
+            assert!(
+                said(&o).contains("no released") && said(&o).contains("cached build"),
+                "{}",
+                said(&o)
+            );
         }
     }
     let calls = cargo_calls(&root);

@@ -10,9 +10,18 @@ fn readme() -> String {
 #[test]
 fn the_readme_opens_with_the_two_set_up_commands() {
     let text = readme();
-    let commands: Vec<&str> = text.lines().skip_while(|l| *l != "```sh").skip(1).take_while(|l| *l != "```").collect();
+    let commands: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "```sh")
+        .skip(1)
+        .take_while(|l| *l != "```")
+        .collect();
     assert_eq!(commands.len(), 2, "{commands:?}");
-    assert!(commands[0].starts_with("cargo run --release -- --out demo generate "), "{}", commands[0]);
+    assert!(
+        commands[0].starts_with("cargo run --release -- --out demo generate "),
+        "{}",
+        commands[0]
+    );
     assert!(commands[1].starts_with("cargo test "), "{}", commands[1]);
 }
 

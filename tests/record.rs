@@ -412,3 +412,45 @@ fn a_killed_runs_temp_file_beside_another_groups_file_is_still_removed() {
     assert!(!run.replayed());
     assert!(!temp.exists(), "{}", run.stderr);
 }
+
+/// A catalog that warns (any large one goes over a toolset budget) keeps its record, and the
+/// replay prints the same warnings, including the notes about the options, as the full run.
+#[test]
+fn a_run_that_warns_is_replayed_with_the_same_warnings() {
+    let (_tmp, catalog, out) = work();
+    let text = std::fs::read_to_string(&catalog).unwrap();
+    std::fs::write(
+        &catalog,
+        text.replace("version: 1\n", "version: 1\nlint: {toolset_budget: 10}\n"),
+    )
+    .unwrap();
+    // --enable-tools with --disable-tools: a note about the options.
+    let args = [
+        "generate",
+        "--format",
+        "json",
+        "--enable-tools",
+        "lookup",
+        "--disable-tools",
+        "wipe",
+    ];
+    let first = ixgen(&out, Some(&catalog), &args).ok();
+    assert!(!first.replayed());
+    assert!(first.stderr.contains("toolset-budget"), "{}", first.stderr);
+    assert!(first.stderr.contains("warning: "), "{}", first.stderr);
+    let again = ixgen(&out, Some(&catalog), &args).ok();
+    assert!(
+        again.replayed(),
+        "a run that warns keeps the fast path: {}",
+        again.stderr
+    );
+    assert_eq!(again.stderr, first.stderr);
+    // The warnings belong to the key: another budget warns differently, and renders.
+    std::fs::write(
+        &catalog,
+        text.replace("version: 1\n", "version: 1\nlint: {toolset_budget: 11}\n"),
+    )
+    .unwrap();
+    let other = ixgen(&out, Some(&catalog), &args).ok();
+    assert!(!other.replayed());
+}

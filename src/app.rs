@@ -1,0 +1,818 @@
+//! The pipeline behind each command: load the catalog, lower it, plan every host, and write,
+//! check or report; the run record's replay for a write that can change nothing. Commands
+//! print and return an exit code; they never write files themselves (that is
+//! `crate::output`). Exit codes: 0 success, 1 a check found something, 2 bad input, 70 a bug.
+
+use crate::catalog;
+use crate::cli::{
+    CheckFormat, Cli, ColorChoice, Command, ContextArgs, DiffFormat, Format, McpProfile, SchemaKind, WriteArgs,
+    parse_from,
+};
+use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, Severity};
+use crate::error::Error;
+use crate::escape;
+use crate::hosts::{self, Host, Options};
+use crate::model::{self, Filter, Model};
+use crate::output::{self, Action, WriteOptions};
+use crate::record;
+use indexmap::IndexMap;
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+/// Parses the process's arguments and runs them; returns the exit code.
+pub fn main() -> i32 {
+    run(parse_from(std::env::args_os()))
+}
+
+/// Runs the command line; returns the exit code.
+pub fn run(cli: Cli) -> i32 {
+    let color = match cli.color {
+        ColorChoice::Never => false,
+        ColorChoice::Always => true,
+        ColorChoice::Auto => std::io::stderr().is_terminal(),
+    } && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let mut app = App {
+        cli,
+        color,
+        loaded: None,
+    };
+    match app.dispatch() {
+        Ok(code) => code,
+        Err(e) => {
+            app.report(&e);
+            e.exit_code()
+        }
+    }
+}
+
+/// What a write or check command will do.
+struct Prepared {
+    model: Model,
+    hosts: Vec<&'static dyn Host>,
+    opts: Options,
+    /// Warnings about the options, printed before the results.
+    notes: Vec<String>,
+    /// The catalog's warnings as printed, with and without colors (a run record keeps them).
+    warnings: record::Warnings,
+}
+
+struct App {
+    cli: Cli,
+    color: bool,
+    loaded: Option<(String, diagnostic::SourceFile)>,
+}
+
+impl App {
+    fn load(&mut self) -> Result<(Model, Vec<Diagnostic>), Error> {
+        let (model, file, warnings) = hosts::load(self.cli.catalog.as_deref())?;
+        self.loaded = Some((model.source_name.clone(), file));
+        Ok((model, warnings))
+    }
+
+    fn source(&self) -> Option<&diagnostic::SourceFile> {
+        self.loaded.as_ref().map(|(_, f)| f)
+    }
+
+    /// An error the catalog's text can show where it comes from, as a diagnostic there (with
+    /// its line and column): two targets that write one path are pointed at in `targets`.
+    fn on_catalog(&self, e: Error) -> Error {
+        match (self.located_collision(&e), self.source()) {
+            (Some(diagnostic), Some(file)) => Error::Catalog {
+                file: file.clone(),
+                diagnostics: vec![diagnostic],
+            },
+            _ => e,
+        }
+    }
+
+    /// The diagnostic of an [`Error::Collision`], placed in the loaded catalog's text.
+    fn located_collision(&self, e: &Error) -> Option<Diagnostic> {
+        let mut diagnostic = collision_diagnostic(e)?;
+        catalog::load::locate(std::slice::from_mut(&mut diagnostic), &self.source()?.text);
+        Some(diagnostic)
+    }
+
+    /// Two paths one `generate` of every enabled target would write twice, for `validate`:
+    /// every enabled target is planned, the session tools with a stand-in for each context
+    /// value without a default (no path depends on a value).
+    fn planned_collision(&self, model: &Model) -> Option<Diagnostic> {
+        let targets: Vec<&'static dyn Host> = hosts::REGISTRY
+            .iter()
+            .copied()
+            .filter(|h| hosts::enabled(&model.catalog, *h))
+            .collect();
+        let decls = &model.catalog.context;
+        let stand_ins = decls
+            .iter()
+            .filter(|(_, d)| d.default.is_none())
+            .map(|(name, d)| {
+                let value = match d.ty {
+                    catalog::ContextType::Integer => model::ContextValue::Integer(1),
+                    _ => model::ContextValue::Text("validate".into()),
+                };
+                (name.clone(), value)
+            })
+            .collect();
+        let opts = Options {
+            filter: Filter::default(),
+            context: model::apply_defaults(decls, &stand_ins, &self.cli.out).ok()?,
+            toolset: None,
+            profiles: vec![McpProfile::V2025_11_25.profile()],
+        };
+        self.located_collision(&hosts::plan(model, &targets, &opts).err()?)
+    }
+
+    fn print_warnings(&self, warnings: &[Diagnostic]) {
+        if let (Some(file), false) = (self.source(), warnings.is_empty()) {
+            eprint!("{}", diagnostic::render(warnings, file, self.color));
+        }
+    }
+
+    fn report(&self, e: &Error) {
+        match e {
+            Error::Catalog { file, diagnostics } => {
+                eprint!("{}", diagnostic::render(diagnostics, file, self.color));
+                let n = diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+                eprintln!(
+                    "error: {n} problem(s) in {}; nothing was written",
+                    escape::terminal(&file.name)
+                );
+            }
+            other => {
+                let (red, bold, reset) = if self.color {
+                    ("\x1b[31m", "\x1b[1m", "\x1b[0m")
+                } else {
+                    ("", "", "")
+                };
+                // Messages quote catalog text, paths and values from the tree: escaped, one line.
+                eprintln!("{red}{bold}error{reset}: {}", escape::terminal(&other.to_string()));
+                if let Some(h) = other.help() {
+                    eprintln!("  help: {}", escape::terminal(&h));
+                }
+            }
+        }
+    }
+
+    fn dispatch(&mut self) -> Result<i32, Error> {
+        match &self.cli.command {
+            Command::Schema { kind } => {
+                let schema = match kind {
+                    SchemaKind::Catalog => hosts::catalog_schema(),
+                    SchemaKind::ExecSpec => crate::spec::schema(),
+                };
+                println!("{}", serde_json::to_string_pretty(&schema).expect("serializes"));
+                Ok(0)
+            }
+            Command::Completions { shell } => {
+                let decls = catalog::context_declarations(self.cli.catalog.as_deref()).unwrap_or_default();
+                crate::cli::print_completions(*shell, &decls);
+                Ok(0)
+            }
+            Command::Validate { strict, format } => {
+                let (strict, format) = (*strict, *format);
+                self.validate(strict, format)
+            }
+            Command::List { toolset, format } => {
+                let (toolset, format) = (toolset.clone(), *format);
+                let (model, warnings) = self.load()?;
+                self.print_warnings(&warnings);
+                crate::report::list(&model, toolset.as_deref(), format == Format::Json)?;
+                Ok(0)
+            }
+            Command::Budget { format } => {
+                let format = *format;
+                let (model, warnings) = self.load()?;
+                self.print_warnings(&warnings);
+                crate::report::budget(&model, format == Format::Json);
+                Ok(0)
+            }
+            Command::Opencode { .. } | Command::Claude { .. } | Command::Mcp { .. } | Command::Generate { .. } => {
+                self.generate()
+            }
+            Command::Check { .. } => self.check(),
+            Command::Diff {
+                against,
+                require_bump,
+                allow_breaking,
+                format,
+                list_rules,
+            } => {
+                if *list_rules {
+                    print!("{}", crate::diff::list_rules());
+                    return Ok(0);
+                }
+                let format = match format {
+                    DiffFormat::Text => crate::diff::Format::Text,
+                    DiffFormat::Json => crate::diff::Format::Json,
+                    DiffFormat::Github => crate::diff::Format::Github,
+                    DiffFormat::Markdown => crate::diff::Format::Markdown,
+                };
+                let opts = crate::diff::Options {
+                    require_bump: *require_bump,
+                    allow_breaking: *allow_breaking,
+                };
+                let against = against.as_deref().unwrap_or_default();
+                let out = crate::diff::run(self.cli.catalog.as_deref(), against, opts, format, self.color)?;
+                print!("{}", out.stdout);
+                eprint!("{}", out.stderr);
+                Ok(out.code)
+            }
+        }
+    }
+
+    fn validate(&mut self, strict: bool, format: Format) -> Result<i32, Error> {
+        let result = self.load();
+        let (diags, file, failed) = match result {
+            Ok((model, mut warnings)) => {
+                let file = self.source().cloned().expect("loaded");
+                let mut failed = strict && !warnings.is_empty();
+                if let Some(d) = self.planned_collision(&model) {
+                    warnings.push(d);
+                    failed = true;
+                }
+                (warnings, file, failed)
+            }
+            Err(Error::Catalog { file, diagnostics }) => (diagnostics, file, true),
+            Err(e) => return Err(e),
+        };
+        let diags: Vec<Diagnostic> = diags
+            .into_iter()
+            .map(|mut d| {
+                if strict {
+                    d.severity = Severity::Error;
+                }
+                d
+            })
+            .collect();
+        if format == Format::Json {
+            let json: Vec<JsonDiagnostic> = diags.iter().map(|d| JsonDiagnostic::new(d, &file)).collect();
+            let out = serde_json::json!({ "file": file.name, "valid": !failed, "diagnostics": json });
+            println!("{}", serde_json::to_string_pretty(&out).expect("serializes"));
+        } else {
+            eprint!("{}", diagnostic::render(&diags, &file, self.color));
+            if failed {
+                let n = diags.iter().filter(|d| d.severity == Severity::Error).count();
+                eprintln!("error: {n} problem(s) in {}", escape::terminal(&file.name));
+            } else {
+                let w = diags.len();
+                println!(
+                    "{} is valid{}",
+                    escape::terminal(&file.name),
+                    if w > 0 {
+                        format!(" ({w} warning(s))")
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+        }
+        Ok(if failed { 2 } else { 0 })
+    }
+
+    /// Hosts, options and write settings of the current write or check command.
+    fn prepare(&mut self) -> Result<Prepared, Error> {
+        let (model, warnings) = self.load()?;
+        self.print_warnings(&warnings);
+        let warnings = match self.source() {
+            Some(file) if !warnings.is_empty() => record::Warnings {
+                plain: diagnostic::render(&warnings, file, false),
+                color: diagnostic::render(&warnings, file, true),
+            },
+            _ => record::Warnings::default(),
+        };
+        let cmd = &self.cli.command;
+        let host =
+            |name: &str| hosts::get(name).ok_or_else(|| Error::internal(format!("no host `{name}` in the registry")));
+        let (context, filters, explicit, profiles, toolset) = match cmd {
+            Command::Opencode {
+                context,
+                filters,
+                toolset,
+                ..
+            } => (
+                Some(context),
+                filters,
+                vec![host("opencode")?],
+                vec![McpProfile::V2025_11_25],
+                toolset.clone(),
+            ),
+            Command::Claude { filters, .. } => (
+                None,
+                filters,
+                vec![host("claude")?],
+                vec![McpProfile::V2025_11_25],
+                None,
+            ),
+            Command::Mcp { filters, profiles, .. } => (None, filters, vec![host("mcp")?], profiles.clone(), None),
+            Command::Generate { selection: s, .. } | Command::Check { selection: s, .. } => (
+                Some(&s.context),
+                &s.filters,
+                s.targets.iter().map(|t| host(t)).collect::<Result<Vec<_>, _>>()?,
+                s.profiles.clone(),
+                None,
+            ),
+            _ => return Err(Error::internal("a command that does not plan reached prepare")),
+        };
+        let context = match context {
+            Some(c) => model::check_context(&model.catalog.context, &context_flags(&self.cli.context_flags, c)?)?,
+            None => model::Context::new(),
+        };
+        let (filter, mut notes) = Filter::resolve(
+            &model,
+            filters.read_only,
+            &filters.enable_tools,
+            &filters.disable_tools,
+            filters.tier.as_deref(),
+        )?;
+        let generate_like = matches!(cmd, Command::Generate { .. } | Command::Check { .. });
+        let enabled = |h: &&'static dyn Host| hosts::enabled(&model.catalog, *h);
+        let mut targets: Vec<&'static dyn Host> = if generate_like && explicit.is_empty() {
+            hosts::REGISTRY
+                .iter()
+                .copied()
+                .filter(enabled)
+                .filter(|h| h.by_default())
+                .collect()
+        } else {
+            explicit
+        };
+        // Hosts that need the run's context come with it: given the context, `opencode` and
+        // `generate` write them too.
+        let names: Vec<&str> = targets.iter().map(|h| h.name()).collect();
+        if !context.is_empty()
+            && (matches!(cmd, Command::Opencode { .. }) || (generate_like && names.contains(&"opencode")))
+        {
+            for h in hosts::REGISTRY
+                .iter()
+                .copied()
+                .filter(enabled)
+                .filter(|h| !h.by_default())
+            {
+                if !names.contains(&h.name()) {
+                    targets.push(h);
+                }
+            }
+        }
+        if !context.is_empty() && targets.iter().all(|h| h.by_default()) {
+            return Err(Error::usage(
+                format!(
+                    "context values ({}) only apply to the session tools, which this command does not write",
+                    context.keys().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                ),
+                "run `ixgen opencode` with them, or leave them out",
+            ));
+        }
+        // The session tools get the catalog's defaults for what the run did not give.
+        let context = if targets.iter().any(|h| !h.by_default()) {
+            model::apply_defaults(&model.catalog.context, &context, &self.cli.out)?
+        } else {
+            context
+        };
+        notes.extend(hosts::check_allowlist(&model, &targets, &filter)?);
+        let opts = Options {
+            filter,
+            context,
+            toolset,
+            profiles: profiles.iter().map(|p| p.profile()).collect(),
+        };
+        Ok(Prepared {
+            model,
+            hosts: targets,
+            opts,
+            notes,
+            warnings,
+        })
+    }
+
+    /// The run record's key for this write (see `crate::record`), with the hash of the
+    /// catalog bytes it covers; `None` when the run neither replays nor keeps a record: a dry
+    /// run, `--force`, or input the full path must report on.
+    fn record_key(&self) -> Option<(String, Option<blake3::Hash>)> {
+        /// The command and its options, without context values and without how to report.
+        #[derive(serde::Serialize)]
+        struct RunKey<'a> {
+            command: &'static str,
+            toolset: Option<&'a str>,
+            targets: &'a [String],
+            profiles: &'a [McpProfile],
+            filters: &'a crate::cli::FilterArgs,
+            /// The names of the context variables given (their values reach only per-run files).
+            given: Vec<String>,
+        }
+        let (mut run, context, write) = match &self.cli.command {
+            Command::Opencode {
+                toolset,
+                context,
+                filters,
+                write,
+            } => (
+                RunKey {
+                    command: "opencode",
+                    toolset: toolset.as_deref(),
+                    targets: &[],
+                    profiles: &[],
+                    filters,
+                    given: Vec::new(),
+                },
+                Some(context),
+                write,
+            ),
+            Command::Claude { filters, write } => (
+                RunKey {
+                    command: "claude",
+                    toolset: None,
+                    targets: &[],
+                    profiles: &[],
+                    filters,
+                    given: Vec::new(),
+                },
+                None,
+                write,
+            ),
+            Command::Mcp {
+                profiles,
+                filters,
+                write,
+            } => (
+                RunKey {
+                    command: "mcp",
+                    toolset: None,
+                    targets: &[],
+                    profiles,
+                    filters,
+                    given: Vec::new(),
+                },
+                None,
+                write,
+            ),
+            Command::Generate { selection: s, write } => (
+                RunKey {
+                    command: "generate",
+                    toolset: None,
+                    targets: &s.targets,
+                    profiles: &s.profiles,
+                    filters: &s.filters,
+                    given: Vec::new(),
+                },
+                Some(&s.context),
+                write,
+            ),
+            _ => return None,
+        };
+        // A replay needs the context declarations read before loading (the command line's).
+        self.cli.context_decls.as_ref()?;
+        if write.dry_run || write.force {
+            return None;
+        }
+        if let Some(c) = context {
+            run.given = context_flags(&self.cli.context_flags, c)
+                .ok()?
+                .into_iter()
+                .map(|(name, _, _)| name)
+                .collect();
+        }
+        let bytes = match &self.cli.catalog {
+            Some(p) => Some(catalog::load::catalog_bytes(p)?),
+            None => None,
+        };
+        let name = self.cli.catalog.as_ref().map(|p| p.display().to_string());
+        // The context declarations are not in the key: they are the catalog's, whose bytes are.
+        let key = record::key(&record::KeyParts {
+            catalog: name.as_deref().zip(bytes.as_deref()),
+            run: serde_json::to_vec(&run).expect("a run key serializes"),
+        });
+        Some((key, bytes.map(|b| blake3::hash(&b))))
+    }
+
+    /// Replays the run record when it matches this run: `None` when the run must render.
+    fn replay(&self, key: &str) -> Result<Option<(output::Outcome, record::Warnings)>, Error> {
+        let Some(decls) = self.cli.context_decls.as_ref() else {
+            return Ok(None);
+        };
+        let context = match &self.cli.command {
+            Command::Opencode { context, .. } => Some(context),
+            Command::Generate { selection, .. } => Some(&selection.context),
+            _ => None,
+        };
+        // Values the full path would refuse are its to report.
+        let given = match context {
+            Some(c) => {
+                match context_flags(&self.cli.context_flags, c).and_then(|raw| model::check_context(decls, &raw)) {
+                    Ok(ctx) => ctx,
+                    Err(_) => return Ok(None),
+                }
+            }
+            None => model::Context::new(),
+        };
+        let Ok(values) = model::apply_defaults(decls, &given, &self.cli.out) else {
+            return Ok(None);
+        };
+        let catalog = self.cli.catalog.as_deref();
+        record::replay(
+            &self.cli.out,
+            key,
+            |rel| catalog::load::asset_bytes(catalog, rel),
+            |var| values.get(var).map(hosts::session::context_literal),
+        )
+    }
+
+    fn generate(&mut self) -> Result<i32, Error> {
+        // A run that can change nothing but its per-run files replays the last run's record
+        // instead of loading and rendering the catalog (`crate::record`).
+        let key = self.record_key();
+        if let Some((k, _)) = &key
+            && let Some((outcome, warnings)) = self.replay(k)?
+        {
+            eprint!("{}", if self.color { &warnings.color } else { &warnings.plain });
+            return Ok(self.report_written(&outcome, true));
+        }
+        let Prepared {
+            model,
+            hosts: targets,
+            opts,
+            notes,
+            mut warnings,
+        } = self.prepare()?;
+        let plan = hosts::plan(&model, &targets, &opts).map_err(|e| self.on_catalog(e))?;
+        // The notes about the options are warnings too, and are replayed with the catalog's.
+        for n in notes {
+            let line = format!("warning: {}\n", escape::terminal(&n));
+            eprint!("{line}");
+            warnings.plain.push_str(&line);
+            warnings.color.push_str(&line);
+        }
+        // The catalog is read once for the key and again to load it: a record may only say
+        // what the run rendered, so a catalog that changed in between (an editor saving,
+        // a checkout) keeps none.
+        let same_catalog = match &key {
+            Some((_, Some(hashed))) => self
+                .loaded
+                .as_ref()
+                .is_some_and(|(_, file)| blake3::hash(file.text.as_bytes()) == *hashed),
+            _ => true,
+        };
+        // The catalog's text was kept to locate diagnostics, and every one is printed by now:
+        // a large catalog's text is memory the write can use.
+        self.loaded = None;
+        crate::alloc::release_freed();
+        let write = self.write_args();
+        let outcome = output::write(
+            plan,
+            &self.cli.out,
+            WriteOptions {
+                force: write.force,
+                dry_run: write.dry_run,
+            },
+        )?;
+        // A replay checks its context against the declarations read before loading (the
+        // command line's); it may rely on them only if they are what the full load read.
+        let same_declarations = self
+            .cli
+            .context_decls
+            .as_ref()
+            .is_some_and(|d| *d == model.catalog.context);
+        if let Some((k, _)) = key
+            && same_catalog
+            && same_declarations
+            && outcome.notes.is_empty()
+        {
+            let inputs = model
+                .catalog
+                .product
+                .icon
+                .iter()
+                .filter_map(|icon| Some((icon.path.clone(), output::content_hash(icon.bytes.as_deref()?))))
+                .collect();
+            record::save(&self.cli.out, &outcome, k, inputs, warnings);
+        }
+        // The process ends soon: freeing the model piece by piece would only cost time.
+        std::mem::forget(model);
+        Ok(self.report_written(&outcome, false))
+    }
+
+    fn write_args(&self) -> &WriteArgs {
+        match &self.cli.command {
+            Command::Opencode { write, .. }
+            | Command::Claude { write, .. }
+            | Command::Mcp { write, .. }
+            | Command::Generate { write, .. } => write,
+            _ => unreachable!("only write commands write"),
+        }
+    }
+
+    /// Prints what a write did (`replayed`: from the run record, without rendering).
+    fn report_written(&self, outcome: &output::Outcome, replayed: bool) -> i32 {
+        let write = self.write_args();
+        for n in &outcome.notes {
+            eprintln!("note: {}", escape::terminal(n));
+        }
+        let mut stdout = std::io::stdout().lock();
+        if write.format == Format::Json {
+            let changes: Vec<serde_json::Value> = outcome
+                .changes
+                .iter()
+                .map(|c| serde_json::json!({ "path": c.path, "action": c.action }))
+                .collect();
+            let _ = writeln!(
+                stdout,
+                "{}",
+                serde_json::to_string_pretty(
+                    &serde_json::json!({ "dry_run": write.dry_run, "replayed": replayed, "files": changes })
+                )
+                .expect("serializes")
+            );
+            return 0;
+        }
+        let (mut counts, verb) = ([0usize; 4], if write.dry_run { "would " } else { "" });
+        for c in &outcome.changes {
+            let (i, word) = match c.action {
+                Action::Create => (0, "create"),
+                Action::Update => (1, "update"),
+                Action::Remove => (2, "remove"),
+                Action::Unchanged => (3, ""),
+            };
+            counts[i] += 1;
+            if i < 3 && !write.quiet {
+                let _ = writeln!(stdout, "{verb}{word:<7} {}", c.path);
+            }
+        }
+        if !write.quiet || write.dry_run {
+            let _ = writeln!(
+                stdout,
+                "{}{} created, {} updated, {} removed, {} unchanged in {}{}",
+                if write.dry_run { "dry run: " } else { "" },
+                counts[0],
+                counts[1],
+                counts[2],
+                counts[3],
+                escape::display_path(&self.cli.out),
+                if replayed {
+                    " (same catalog and options as the last run: nothing rendered)"
+                } else {
+                    ""
+                }
+            );
+        }
+        0
+    }
+
+    fn check(&mut self) -> Result<i32, Error> {
+        let Prepared {
+            model,
+            hosts: targets,
+            opts,
+            ..
+        } = self.prepare()?;
+        let plan = hosts::plan(&model, &targets, &opts).map_err(|e| self.on_catalog(e))?;
+        let format = match &self.cli.command {
+            Command::Check { format, .. } => *format,
+            _ => unreachable!(),
+        };
+        // A writer holds the lock exclusively: waiting for it means never reporting a
+        // half-applied run as drift.
+        let _lock = output::lock_shared(&self.cli.out)?;
+        let (outcome, _) = output::compare(plan, &self.cli.out, true)?;
+        std::mem::forget(model);
+        for n in &outcome.notes {
+            eprintln!("note: {}", escape::terminal(n));
+        }
+        let drift = output::drift(&outcome);
+        let out = &self.cli.out;
+        match format {
+            CheckFormat::Json => {
+                let json = serde_json::json!({
+                    "ok": drift.is_empty(),
+                    "out": out.to_string_lossy(),
+                    "stale": drift.iter().filter(|d| d.kind == "stale").collect::<Vec<_>>(),
+                    "missing": drift.iter().filter(|d| d.kind == "missing").map(|d| &d.path).collect::<Vec<_>>(),
+                    "extra": drift.iter().filter(|d| d.kind == "extra").map(|d| &d.path).collect::<Vec<_>>(),
+                });
+                println!("{}", serde_json::to_string_pretty(&json).expect("serializes"));
+            }
+            CheckFormat::Github => {
+                for d in &drift {
+                    let path = out.join(&d.path);
+                    let msg = match d.kind {
+                        "stale" => "is out of date",
+                        "missing" => "is missing",
+                        _ => "is no longer generated",
+                    };
+                    println!(
+                        "::error file={},title=ixgen drift::{}",
+                        crate::escape::gh_property(&path.display().to_string()),
+                        crate::escape::gh_message(&format!(
+                            "{} {msg}; run ixgen generate and commit the result",
+                            d.path
+                        ))
+                    );
+                }
+            }
+            CheckFormat::Text => {
+                let mut stdout = std::io::stdout().lock();
+                for d in &drift {
+                    match d.kind {
+                        "stale" => {
+                            let _ = write!(stdout, "{}", d.diff.as_deref().unwrap_or_default());
+                        }
+                        "missing" => {
+                            let _ = writeln!(stdout, "missing: {}", d.path);
+                        }
+                        _ => {
+                            let _ = writeln!(stdout, "extra:   {} (owned by ixgen, no longer generated)", d.path);
+                        }
+                    }
+                }
+                if drift.is_empty() {
+                    let _ = writeln!(
+                        stdout,
+                        "{} generated file(s) are up to date in {}",
+                        outcome.changes.len(),
+                        escape::display_path(out)
+                    );
+                }
+            }
+        }
+        if drift.is_empty() {
+            Ok(0)
+        } else {
+            if format == CheckFormat::Text {
+                eprintln!(
+                    "error: {} file(s) in {} are stale, missing or extra",
+                    drift.len(),
+                    escape::display_path(out)
+                );
+                eprintln!(
+                    "  help: run `ixgen generate{}` and commit the result",
+                    if out == Path::new(".") {
+                        String::new()
+                    } else {
+                        format!(" --out {}", escape::display_path(out))
+                    }
+                );
+            }
+            Ok(1)
+        }
+    }
+}
+
+/// The context values as (variable, flag, value): each variable's own flag, then `--context`.
+/// A variable given twice must be given the same value both times.
+fn context_flags(own: &[(String, String, String)], c: &ContextArgs) -> Result<Vec<(String, String, String)>, Error> {
+    let mut raw: Vec<(String, String, String)> = own.to_vec();
+    for kv in &c.other {
+        let Some((k, v)) = kv.split_once('=') else {
+            return Err(Error::usage(
+                format!("--context {kv}: expected NAME=VALUE"),
+                "e.g. --context model=opus",
+            ));
+        };
+        raw.push((k.to_string(), format!("--context {k}"), v.to_string()));
+    }
+    // How the user wrote it: `--session "a"`, `--context session="b"`.
+    let shown = |flag: &str, value: &str| {
+        let q = crate::escape::debug_quote(value);
+        if flag.starts_with("--context ") {
+            format!("{flag}={q}")
+        } else {
+            format!("{flag} {q}")
+        }
+    };
+    let mut first: IndexMap<&str, (&str, &str)> = IndexMap::new();
+    let mut unique = Vec::new();
+    for (name, flag, value) in &raw {
+        match first.get(name.as_str()) {
+            Some((f0, v0)) if v0 != value => {
+                return Err(Error::usage(
+                    format!(
+                        "`{name}` is given two values: {} and {}",
+                        shown(f0, v0),
+                        shown(flag, value)
+                    ),
+                    format!("give `{name}` once"),
+                ));
+            }
+            Some(_) => {}
+            None => {
+                first.insert(name, (flag, value));
+                unique.push((name.clone(), flag.clone(), value.clone()));
+            }
+        }
+    }
+    Ok(unique)
+}
+
+/// The diagnostic of two targets that write one path, at the second target's key.
+fn collision_diagnostic(e: &Error) -> Option<Diagnostic> {
+    let Error::Collision { path, targets } = e else {
+        return None;
+    };
+    Some(
+        Diagnostic::error(
+            "path-collision",
+            format!("targets.{}", targets.1),
+            crate::error::collision_message(path, targets),
+        )
+        .at_key()
+        .help(crate::error::COLLISION_HELP),
+    )
+}
