@@ -65,16 +65,11 @@ fn node(script_name: &str, args: &[&OsStr]) -> Output {
         .expect("node is installed (Node 20)")
 }
 
-/// The spec schema of an MCP revision, from `shared/` beside the repository (or the folder
-/// `IXGEN_SHARED` names: a git worktree has no `shared/` beside it).
+/// The spec schema of an MCP revision (`tests/spec/`, copied from the MCP specification's
+/// repository: see its README).
 fn spec_schema(revision: &str) -> PathBuf {
-    let shared = std::env::var_os("IXGEN_SHARED").map_or_else(|| root().join("../shared"), PathBuf::from);
-    let p = shared.join("spec/mcp").join(revision).join("schema.json");
-    assert!(
-        p.is_file(),
-        "the MCP {revision} spec schema is missing at {}: clone the `shared` folder beside the repository (CI does)",
-        p.display()
-    );
+    let p = root().join("tests/spec/mcp").join(revision).join("schema.json");
+    assert!(p.is_file(), "the MCP {revision} spec schema is missing at {}", p.display());
     p
 }
 

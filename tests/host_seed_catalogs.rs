@@ -236,9 +236,7 @@ fn every_tool_of_both_catalogs_loads_in_opencode_and_the_mcp_sdk_client() {
             .collect();
         assert_eq!(names, tool_names(name), "{name}: the SDK client lists every tool");
         // Each inputSchema is valid against the MCP spec's schema and compiles as JSON Schema.
-        // As tests/host_mcp.rs: `shared/` beside the repository, or the folder `IXGEN_SHARED` names.
-        let shared = std::env::var_os("IXGEN_SHARED").map_or_else(|| support::root().join("../shared"), PathBuf::from);
-        let spec = shared.join("spec/mcp/2025-11-25/schema.json");
+        let spec = support::root().join("tests/spec/mcp/2025-11-25/schema.json");
         assert!(spec.is_file(), "the MCP spec schema is missing at {}", spec.display());
         let out = support::node(
             "validate-mcp.mjs",

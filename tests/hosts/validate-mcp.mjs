@@ -15,8 +15,8 @@
 // top-level oneOf/anyOf/allOf in inputSchema, every type "array" has "items",
 // descriptions at most 2048 characters.
 //
-// The spec schema defaults to <repo>/../shared/spec/mcp/<revision>/schema.json
-// (that is ../../../shared/... from this folder); --revision defaults to
+// The spec schema defaults to <repo>/tests/spec/mcp/<revision>/schema.json
+// (that is ../spec/... from this folder); --revision defaults to
 // 2025-11-25. Note that ListToolsResult of 2026-07-28 requires cacheScope,
 // resultType and ttlMs, which a 2025-11-25 result does not have.
 //
@@ -61,7 +61,7 @@ for (let i = 0; i < argv.length; i++) {
 }
 if (file === null) usage("missing <tools.json>");
 if (!REVISIONS.includes(revision)) usage(`unknown revision ${revision} (known: ${REVISIONS.join(", ")})`);
-schemaPath ??= resolve(here, "../../../shared/spec/mcp", revision, "schema.json");
+schemaPath ??= resolve(here, "../spec/mcp", revision, "schema.json");
 
 function readJson(path, what) {
   if (!existsSync(path)) {
