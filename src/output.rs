@@ -158,6 +158,88 @@ impl RunTemplate {
     }
 }
 
+/// A per-run file's template as the run record and the manifest keep it: not its text (10 KB
+/// of TypeScript that would be parsed out of escaped JSON at every iteration) but its shape. The file on disk is
+/// the template filled with some run's values; given the texts' lengths, and how a value is
+/// spelled ([`escape::ts_literal_len`]), a replay (or the check that a per-run file is ixgen's)
+/// cuts the values out of it and checks that what is left is the recorded texts, by hash.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shape {
+    /// In order: the length in bytes of each text, and where each value goes.
+    parts: Vec<ShapePart>,
+    /// BLAKE3 of the texts, one after the other.
+    texts: String,
+}
+
+/// A piece of a [`Shape`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ShapePart {
+    Text(usize),
+    Var { var: String },
+}
+
+impl Shape {
+    /// The shape of a template.
+    pub fn of(template: &RunTemplate) -> Shape {
+        let mut texts = blake3::Hasher::new();
+        let parts = template
+            .0
+            .iter()
+            .map(|p| match p {
+                TemplatePart::Text(t) => {
+                    texts.update(t.as_bytes());
+                    ShapePart::Text(t.len())
+                }
+                TemplatePart::Var { var } => ShapePart::Var { var: var.clone() },
+            })
+            .collect();
+        Shape {
+            parts,
+            texts: texts.finalize().to_hex().to_string(),
+        }
+    }
+
+    /// The template filled with `value`, when `old` is the template filled with any values:
+    /// `None` when it is not (an edit, another template), or a variable has no value.
+    pub fn refill(&self, old: &[u8], value: impl Fn(&str) -> Option<String>) -> Option<Vec<u8>> {
+        let mut texts = blake3::Hasher::new();
+        let mut new = Vec::with_capacity(old.len() + 64);
+        let mut at: usize = 0;
+        for p in &self.parts {
+            match p {
+                ShapePart::Text(len) => {
+                    let text = old.get(at..at.checked_add(*len)?)?;
+                    texts.update(text);
+                    new.extend_from_slice(text);
+                    at += len;
+                }
+                ShapePart::Var { var } => {
+                    at += escape::ts_literal_len(&old[at..])?;
+                    new.extend_from_slice(value(var)?.as_bytes());
+                }
+            }
+        }
+        (at == old.len() && texts.finalize().to_hex().as_str() == self.texts).then_some(new)
+    }
+
+    /// Whether `bytes` are the template filled with some values: a per-run file ixgen wrote.
+    pub fn fits(&self, bytes: &[u8]) -> bool {
+        self.refill(bytes, |_| Some(String::new())).is_some()
+    }
+
+    /// Whether the shape is well formed (its texts' hash a BLAKE3 hex digest).
+    fn valid(&self) -> bool {
+        is_hex_digest(&self.texts)
+    }
+}
+
+/// Whether `h` is a BLAKE3 hex digest.
+fn is_hex_digest(h: &str) -> bool {
+    h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 impl<'a> PlannedFile<'a> {
     /// A file ixgen owns whole.
     pub fn owned(path: impl Into<String>, group: &'static str, bytes: Vec<u8>) -> Self {
@@ -276,26 +358,61 @@ pub struct Manifest {
     pub files: BTreeMap<String, ManifestEntry>,
 }
 
-/// One owned file.
+/// One owned file, with what proves that the bytes at its path are ixgen's: an entry that
+/// proves nothing (a manifest whose hashes were lost in a hand merge) makes ixgen refuse to
+/// overwrite or remove the file without `--force`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ManifestEntry {
     pub group: String,
-    /// Hash of what ixgen wrote; none for per-run files.
+    /// Hash of what ixgen wrote; none for a per-run file, which has its shape instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blake3: Option<String>,
+    /// A per-run file's shape ([`Shape`]): the same for every run of one catalog and options,
+    /// so that rewriting the file with new values never rewrites the manifest too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Shape>,
     /// While a run is in flight, the hash of the version it is replacing: a run killed
     /// midway leaves either version on disk, and both count as ixgen's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous: Option<String>,
+    /// While a run is in flight, a file it is about to create, whose hash it learns only once
+    /// the file is written: a run killed midway leaves it, and the next run takes it over or
+    /// removes it, whatever that run plans. It is ixgen's only if it carries the marker: the
+    /// run creates it only at a free path, never over anything, with the marker in it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
 }
 
 impl ManifestEntry {
-    /// Whether `bytes` are what ixgen wrote (always, for a per-run file, which has no hash).
+    /// An entry for a file of `group` whose bytes hash to `blake3`.
+    pub fn hashed(group: impl Into<String>, blake3: String) -> Self {
+        ManifestEntry {
+            group: group.into(),
+            blake3: Some(blake3),
+            shape: None,
+            previous: None,
+            pending: false,
+        }
+    }
+
+    /// Whether `bytes` are provably what ixgen wrote: the recorded hash (or the one being
+    /// replaced), a per-run file's shape filled with any values, or a pending file's marker.
     fn matches(&self, bytes: &[u8]) -> bool {
-        let Some(h) = &self.blake3 else { return true };
-        let got = content_hash(bytes);
-        *h == got || self.previous.as_deref() == Some(got.as_str())
+        let hash = std::cell::OnceCell::new();
+        let hash = || hash.get_or_init(|| content_hash(bytes)).clone();
+        let proven = match (&self.blake3, &self.shape) {
+            (Some(h), _) => *h == hash(),
+            (None, Some(shape)) => shape.fits(bytes),
+            (None, None) => self.pending && has_marker(bytes),
+        };
+        proven || self.previous.as_ref().is_some_and(|p| *p == hash())
+    }
+
+    /// Whether the entry can prove anything: one without a hash, a shape or a pending mark
+    /// cannot, and ixgen then touches its file only with `--force`.
+    fn proves(&self) -> bool {
+        self.blake3.is_some() || self.shape.is_some() || self.pending
     }
 }
 
@@ -658,11 +775,8 @@ pub fn read_manifest(out: &Path) -> Result<(Manifest, Vec<String>), Error> {
     let mut files = BTreeMap::new();
     for (key, entry) in raw.files {
         let valid = RelPath::file(&key).map_err(|e| e.to_string()).and_then(|p| {
-            let hash_ok = entry
-                .blake3
-                .iter()
-                .chain(&entry.previous)
-                .all(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+            let hash_ok = entry.blake3.iter().chain(&entry.previous).all(|h| is_hex_digest(h))
+                && entry.shape.as_ref().is_none_or(Shape::valid);
             if !hash_ok {
                 Err("its hash is not a BLAKE3 hex digest".to_string())
             } else if files.contains_key(p.as_str()) {
@@ -874,7 +988,7 @@ fn compare_files(
     keep_new: bool,
     defer_new: bool,
 ) -> Result<(Outcome, Manifest), Error> {
-    let (old_manifest, notes) = read_manifest(out)?;
+    let (old_manifest, mut notes) = read_manifest(out)?;
     // One name per file: two targets (or `./a` and `a`) must not both claim a path.
     let mut planned: BTreeSet<RelPath> = BTreeSet::new();
     let mut rels = Vec::with_capacity(files.len());
@@ -901,7 +1015,8 @@ fn compare_files(
         files: old_manifest
             .files
             .iter()
-            .filter(|(_, e)| !groups.contains(e.group.as_str()))
+            // A killed run's pending files are settled below, whatever this run covers.
+            .filter(|(_, e)| !groups.contains(e.group.as_str()) && !e.pending)
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
     };
@@ -921,7 +1036,9 @@ fn compare_files(
         }
         changes.push(change);
     }
-    // Files a covered group owned before and no longer plans are removed.
+    // Files a covered group owned before and no longer plans are removed, and so are the files
+    // a killed run was creating, whatever groups this run covers: they were never part of a
+    // finished run, and a host loads them all the same.
     let held = |group: &str| {
         guards.iter().any(|(g, users)| {
             *g == group
@@ -933,7 +1050,7 @@ fn compare_files(
     for (path, entry) in &old_manifest.files {
         let rel = RelPath::file(path)
             .map_err(|why| Error::internal(format!("a manifest path passed read_manifest but is invalid: {why}")))?;
-        if !groups.contains(entry.group.as_str()) || planned.contains(&rel) {
+        if (!groups.contains(entry.group.as_str()) && !entry.pending) || planned.contains(&rel) {
             continue;
         }
         if held(&entry.group) {
@@ -942,9 +1059,24 @@ fn compare_files(
         }
         if let Some(old) = read_rel(out, &rel)? {
             if !entry.matches(&old) && !force {
-                return Err(Error::Edited {
-                    path: shown(out, &rel),
-                    removing: true,
+                // A file at a pending path without the marker appeared after the killed run
+                // compared it: it is not ixgen's, and ixgen forgets it rather than remove it.
+                if entry.pending {
+                    notes.push(format!(
+                        "forgetting `{rel}`: a killed run was creating it, but the file there does not say ixgen generated it, so ixgen leaves it"
+                    ));
+                    continue;
+                }
+                return Err(if entry.proves() {
+                    Error::Edited {
+                        path: shown(out, &rel),
+                        removing: true,
+                    }
+                } else {
+                    Error::Unproven {
+                        path: shown(out, &rel),
+                        removing: true,
+                    }
                 });
             }
             changes.push(Change {
@@ -1076,13 +1208,18 @@ fn compare_one(
                 None => old.as_deref() == Some(bytes.as_slice()),
             };
             let recorded = old_manifest.files.get(rel.as_str());
+            let shape = f.per_run.then(|| f.template.as_ref().map(Shape::of)).flatten();
             if let Some(old_bytes) = &old
                 && !same
                 && !force
             {
+                // A per-run file that is this run's template filled with other values is ixgen's
+                // whatever the manifest says (one written before entries carried a shape).
+                let fits = shape.as_ref().is_some_and(|s| s.fits(old_bytes));
                 match recorded {
-                    // A per-run file has no hash to compare: one that no longer says ixgen
-                    // generated it was put there by someone else (a loop's own file).
+                    Some(e) if fits || e.matches(old_bytes) => {}
+                    // A per-run file that no longer says ixgen generated it was put there by
+                    // someone else (a loop's own file).
                     Some(_) if f.per_run && !has_marker(old_bytes) => {
                         return Err(Error::NotOwned {
                             path: shown(out, rel),
@@ -1090,16 +1227,22 @@ fn compare_one(
                         });
                     }
                     // Owned, but the bytes are not what ixgen wrote: someone edited it.
-                    Some(e) if !e.matches(old_bytes) => {
+                    Some(e) if e.proves() => {
                         return Err(Error::Edited {
                             path: shown(out, rel),
                             removing: false,
                         });
                     }
-                    Some(_) => {}
+                    // Listed without anything that proves the bytes are ixgen's.
+                    Some(_) => {
+                        return Err(Error::Unproven {
+                            path: shown(out, rel),
+                            removing: false,
+                        });
+                    }
                     // Not in the manifest: only a file that says it is generated is taken over
                     // (a tree whose manifest was lost still regenerates).
-                    None if !has_marker(old_bytes) => {
+                    None if !has_marker(old_bytes) && !fits => {
                         return Err(Error::NotOwned {
                             path: shown(out, rel),
                             what: f.foreign.clone(),
@@ -1110,16 +1253,19 @@ fn compare_one(
             }
             // Hashed every time, never taken over from the manifest: a wrong recorded hash
             // (a manifest merged by hand) would otherwise outlive every run, and make the next
-            // real change look like an edit.
+            // real change look like an edit. A per-run file is recorded by its shape.
             let blake3 = match streamed {
                 Some((hash, _)) => Some(hash),
-                None => (!f.per_run).then(|| content_hash(&bytes)),
+                None if shape.is_some() => None,
+                None => Some(content_hash(&bytes)),
             };
-            let hash = blake3.clone();
+            let hash = if f.per_run { None } else { blake3.clone() };
             let entry = ManifestEntry {
                 group: f.group.to_string(),
                 blake3,
+                shape,
                 previous: None,
+                pending: false,
             };
             (bytes, Some(entry), hash, same)
         }
@@ -2075,6 +2221,14 @@ fn apply(
     // lists the new files the compare hashed, so a run killed now is taken up by the next
     // without --force (a deferred tool file, listed only once it exists, by its marker).
     let removals: Vec<&Change> = outcome.changed().filter(|c| c.action == Action::Remove).collect();
+    // New files the manifest does not list yet (their hash is learnt as they are created): the
+    // interim manifest lists them as pending, so that a run killed midway leaves none that the
+    // next run does not know of. A streamed one is named only once the final manifest lists it.
+    let pending_creates: Vec<&Change> = creates
+        .iter()
+        .filter(|c| !manifest.files.contains_key(c.path.as_str()) && !is_streamed(c, &planned))
+        .copied()
+        .collect();
     let hashed_change = updates
         .iter()
         .chain(&creates)
@@ -2085,6 +2239,8 @@ fn apply(
         .iter()
         .find(|c| c.path == manifest_rel && c.action != Action::Unchanged)
         .and_then(|c| c.new.as_deref());
+    // Whether an interim manifest is written before the first file changes.
+    let interim = (hashed_change && final_bytes.is_some()) || !pending_creates.is_empty();
     let folders = NewFolders::open(out, &creates);
     let mut done: Vec<Done<'_>> = Vec::new();
     // Counted across threads: new files are created on every core.
@@ -2095,29 +2251,41 @@ fn apply(
     };
     let mut applied = Applied::default();
     let run = |done: &mut Vec<_>, applied: &mut Applied| -> Result<(), Error> {
-        if hashed_change && let Some(final_bytes) = final_bytes {
-            // With nothing replaced or removed, the interim manifest is the final one: its bytes
-            // are at hand, and copying a large manifest would only raise the run's peak.
-            let pending = if updates.is_empty() && removals.is_empty() {
-                Cow::Borrowed(final_bytes)
-            } else {
-                let mut pending = manifest.clone();
-                // A file being replaced: its bytes now are ixgen's too until the run ends.
-                for c in &updates {
-                    if let (Some(e), Some(old)) = (pending.files.get_mut(c.path.as_str()), &c.old)
-                        && e.blake3.is_some()
-                    {
-                        e.previous = Some(content_hash(old));
-                    }
+        if interim {
+            // With nothing replaced, removed or pending, the interim manifest is the final one:
+            // its bytes are at hand, and copying a large manifest would only raise the run's peak.
+            let pending = match final_bytes {
+                Some(bytes) if updates.is_empty() && removals.is_empty() && pending_creates.is_empty() => {
+                    Cow::Borrowed(bytes)
                 }
-                // A file being removed stays recorded until it is gone.
-                let (interim, _) = read_manifest(out)?;
-                for c in &removals {
-                    if let Some(e) = interim.files.get(c.path.as_str()) {
-                        pending.files.insert(c.path.to_string(), e.clone());
+                _ => {
+                    let mut pending = manifest.clone();
+                    // A file being replaced: its bytes now are ixgen's too until the run ends.
+                    for c in &updates {
+                        if let (Some(e), Some(old)) = (pending.files.get_mut(c.path.as_str()), &c.old) {
+                            e.previous = Some(content_hash(old));
+                        }
                     }
+                    // A file being removed stays recorded until it is gone.
+                    let (interim, _) = read_manifest(out)?;
+                    for c in &removals {
+                        if let Some(e) = interim.files.get(c.path.as_str()) {
+                            pending.files.insert(c.path.to_string(), e.clone());
+                        }
+                    }
+                    for c in &pending_creates {
+                        let group = planned.get(&c.path).map_or("", |f| f.group);
+                        let entry = ManifestEntry {
+                            group: group.to_string(),
+                            blake3: None,
+                            shape: None,
+                            previous: None,
+                            pending: true,
+                        };
+                        pending.files.insert(c.path.to_string(), entry);
+                    }
+                    Cow::Owned(manifest_bytes(&pending))
                 }
-                Cow::Owned(manifest_bytes(&pending))
             };
             let full = resolve(out, &manifest_rel)?;
             let old = read_rel(out, &manifest_rel)?;
@@ -2147,11 +2315,7 @@ fn apply(
         applied.completed = (!first.is_empty()).then(|| {
             let mut m = manifest.clone();
             for (rel, hash) in &first {
-                let entry = ManifestEntry {
-                    group: planned.get(rel).map_or("", |f| f.group).to_string(),
-                    blake3: Some(hash.clone()),
-                    previous: None,
-                };
+                let entry = ManifestEntry::hashed(planned.get(rel).map_or("", |f| f.group), hash.clone());
                 m.files.insert(rel.to_string(), entry);
             }
             m
@@ -2174,17 +2338,14 @@ fn apply(
         }
         if let Some(bytes) = completed.as_deref().or(final_bytes) {
             let full = resolve(out, &manifest_rel)?;
-            let old = if hashed_change {
-                None
-            } else {
-                read_rel(out, &manifest_rel)?
-            };
+            // The interim manifest's rollback puts the one before the run back.
+            let old = if interim { None } else { read_rel(out, &manifest_rel)? };
             make_folders(out, &manifest_rel, &mut created)?;
             tick().map_err(io_error("write", shown(out, &manifest_rel)))?;
             stage(out, &manifest_rel, &full, bytes)?
                 .persist(&full)
                 .map_err(|e| io_error("replace", shown(out, &manifest_rel))(e.error))?;
-            if !hashed_change {
+            if !interim {
                 done.push(Done::Wrote {
                     full,
                     old: old.map(Cow::Owned),
@@ -2422,7 +2583,9 @@ mod tests {
                 ManifestEntry {
                     group: "g".to_string(),
                     blake3: blake3.map(str::to_string),
+                    shape: None,
                     previous: previous.map(str::to_string),
+                    pending: false,
                 },
             );
         }
