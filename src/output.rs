@@ -2888,6 +2888,122 @@ mod tests {
         assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"a3");
     }
 
+    /// Tool files as a host plans them: deferred, with ixgen's marker, in group `g`.
+    fn tools(names: &[&str]) -> Plan<'static> {
+        Plan {
+            files: names
+                .iter()
+                .map(|n| {
+                    let bytes = format!("// {MARKER}\nexport const {n} = 1\n").into_bytes();
+                    PlannedFile::deferred(format!("t/{n}.ts"), "g", move || Ok(bytes.clone()))
+                })
+                .collect(),
+            groups: ["g"].into_iter().collect(),
+            guards: Vec::new(),
+        }
+    }
+
+    /// The tree a write of `plan` leaves when it is killed just before commit step `step`
+    /// (the write as [`write`] does it, with a step hook that copies the tree and stops the
+    /// run); `None` when the write has fewer steps.
+    fn killed_at(plan: Plan<'_>, out: &Path, step: usize) -> Option<BTreeMap<String, Vec<u8>>> {
+        let Plan { files, groups, guards } = plan.folded();
+        let (outcome, manifest) = compare_files(&files, &groups, &guards, out, false, false, true).unwrap();
+        let seen = std::sync::Mutex::new(None);
+        let hook = |at: usize| {
+            if at == step {
+                *seen.lock().unwrap() = Some(snapshot(out));
+                return Err(std::io::Error::other("killed"));
+            }
+            Ok(())
+        };
+        let result = apply(out, &outcome, &manifest, &files, Some(&hook));
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(result.is_err(), seen.is_some());
+        seen
+    }
+
+    fn restore_tree(tree: &BTreeMap<String, Vec<u8>>, to: &Path) {
+        for (rel, bytes) in tree {
+            match rel.strip_suffix('/') {
+                Some(dir) => std::fs::create_dir_all(to.join(dir)).unwrap(),
+                None => {
+                    std::fs::create_dir_all(to.join(rel).parent().unwrap()).unwrap();
+                    std::fs::write(to.join(rel), bytes).unwrap();
+                }
+            }
+        }
+    }
+
+    /// The files below `t/` and the manifest's entries.
+    fn tools_on_disk(out: &Path) -> (Vec<String>, Vec<String>) {
+        let files = snapshot(out)
+            .into_keys()
+            .filter(|k| k.starts_with("t/") && !k.ends_with('/'))
+            .collect();
+        let (manifest, notes) = read_manifest(out).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
+        for (path, e) in &manifest.files {
+            assert!(
+                e.blake3.is_some() && !e.pending && e.previous.is_none(),
+                "{path}: {e:?}"
+            );
+        }
+        (files, manifest.files.into_keys().collect())
+    }
+
+    #[test]
+    fn a_killed_runs_files_are_taken_over_or_removed_whatever_the_next_run_plans() {
+        // From an empty folder, and from one a finished run wrote (one file replaced, some new).
+        let firsts: [&[&str]; 2] = [&[], &["a", "b"]];
+        for first in firsts {
+            for step in 1.. {
+                let dir = tempfile::tempdir().unwrap();
+                write(tools(first), dir.path(), WriteOptions::default()).unwrap();
+                if !first.is_empty() {
+                    // b changes: the killed run replaces it.
+                    std::fs::write(dir.path().join("t/b.ts"), format!("// {MARKER}\nold\n")).unwrap();
+                    write(
+                        tools(first),
+                        dir.path(),
+                        WriteOptions {
+                            force: true,
+                            dry_run: false,
+                        },
+                    )
+                    .unwrap();
+                    let m = dir.path().join(MANIFEST_PATH);
+                    let text = std::fs::read_to_string(&m).unwrap();
+                    let b = content_hash(format!("// {MARKER}\nexport const b = 1\n").as_bytes());
+                    let old = content_hash(format!("// {MARKER}\nold\n").as_bytes());
+                    std::fs::write(&m, text.replace(&b, &old)).unwrap();
+                    std::fs::write(dir.path().join("t/b.ts"), format!("// {MARKER}\nold\n")).unwrap();
+                }
+                let Some(tree) = killed_at(tools(&["a", "b", "c", "d", "e"]), dir.path(), step) else {
+                    assert!(step > 3, "the run has steps");
+                    break;
+                };
+                // The next run keeps fewer tools (a filter), or others (a changed catalog).
+                for next in [&["a"][..], &["x", "b"]] {
+                    let killed = tempfile::tempdir().unwrap();
+                    restore_tree(&tree, killed.path());
+                    write(tools(next), killed.path(), WriteOptions::default())
+                        .unwrap_or_else(|e| panic!("after {first:?} killed at step {step}, {next:?}: {e}"));
+                    let want: Vec<String> = {
+                        let mut w: Vec<String> = next.iter().map(|n| format!("t/{n}.ts")).collect();
+                        w.sort();
+                        w
+                    };
+                    assert_eq!(
+                        tools_on_disk(killed.path()),
+                        (want.clone(), want),
+                        "after {first:?} killed at step {step}, {next:?}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn merging_keeps_every_other_byte() {
         let rel = RelPath::file("opencode.json").unwrap();
