@@ -1407,15 +1407,42 @@ impl Write for Hashed<'_> {
 pub fn write(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcome, Error> {
     // Taking the lock creates a missing output folder; a refused run takes it away again, so
     // that it leaves nothing behind.
+    write_observed(plan, out, opts, None)
+}
+
+/// [`write`], with `at_step` called before each step of the commit with its number (1, 2, …):
+/// it may look at the tree as that step finds it, or fail the step (the run then rolls back).
+/// For tests that need the tree a run killed at that step leaves; [`write`] is this without.
+#[doc(hidden)]
+pub fn write_with_hook(
+    plan: Plan<'_>,
+    out: &Path,
+    opts: WriteOptions,
+    at_step: &StepHook<'_>,
+) -> Result<Outcome, Error> {
+    write_observed(plan, out, opts, Some(at_step))
+}
+
+fn write_observed(
+    plan: Plan<'_>,
+    out: &Path,
+    opts: WriteOptions,
+    at_step: Option<&StepHook<'_>>,
+) -> Result<Outcome, Error> {
     let made_out = !opts.dry_run && std::fs::symlink_metadata(out).is_err();
-    let result = write_locked(plan, out, opts);
+    let result = write_locked(plan, out, opts, at_step);
     if made_out && result.is_err() {
         let _ = std::fs::remove_dir(out);
     }
     result
 }
 
-fn write_locked(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcome, Error> {
+fn write_locked(
+    plan: Plan<'_>,
+    out: &Path,
+    opts: WriteOptions,
+    at_step: Option<&StepHook<'_>>,
+) -> Result<Outcome, Error> {
     let _lock = if opts.dry_run { None } else { Some(lock(out)?) };
     let Plan { files, groups, guards } = plan.folded();
     let folders = plan_folders(out, &files);
@@ -1442,7 +1469,7 @@ fn write_locked(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcom
             let _ = std::fs::remove_file(full);
         }
     }
-    let mut applied = apply(out, &outcome, &manifest, &files, None)?;
+    let mut applied = apply(out, &outcome, &manifest, &files, at_step)?;
     outcome.manifest = Some(applied.completed.take().unwrap_or(manifest));
     applied.complete(&mut outcome);
     Ok(outcome)
@@ -2184,12 +2211,13 @@ impl Applied {
     }
 }
 
+/// A hook called before each commit step, for tests: see [`apply`]'s `at_step`.
+pub type StepHook<'h> = dyn Fn(usize) -> std::io::Result<()> + Sync + 'h;
+
 /// Applies an outcome: stage, record, rename, create, remove, record. `files` are the
 /// compared plan's, rendered again for changes that kept only their hash. `at_step`, for the
 /// tests, is called before each commit step with its number (1, 2, …): it may look at the
 /// tree as the step finds it, or fail the step.
-/// See [`apply`]'s `at_step`.
-type StepHook<'h> = dyn Fn(usize) -> std::io::Result<()> + Sync + 'h;
 
 fn apply(
     out: &Path,
