@@ -458,6 +458,44 @@ fn every_invalid_catalog_value_is_a_located_error() {
 }
 
 #[test]
+fn names_unsafe_in_a_generated_language_are_located_errors() {
+    let cases: &[(&str, &str)] = &[
+        // A parameter, a context variable, a step id and a JSON template key named `__proto__`
+        // would set a JavaScript object's prototype: the value would be lost.
+        (
+            "      limit: {type: integer",
+            "      __proto__: {type: string}\n      limit: {type: integer",
+        ),
+        (
+            "context:\n  session:",
+            "context:\n  __proto__: {type: string}\n  session:",
+        ),
+        ("      - run: [wipe]", "      - id: __proto__\n        run: [wipe]"),
+        (
+            "body: {q: \"{symbol}\",",
+            "body: {__proto__: \"{symbol}\", q: \"{symbol}\",",
+        ),
+        // A context constant named like one the session file declares itself.
+        (
+            "session: {type: string, format: topic-part}",
+            "session: {type: string, format: topic-part, constant: SHARED}",
+        ),
+    ];
+    for (from, to) in cases {
+        let w = Work::new();
+        w.edit(from, to);
+        let run = w.ixgen(&["validate"]).located("reserved-name");
+        assert!(
+            run.stderr.contains("__proto__") || run.stderr.contains("SHARED"),
+            "{}",
+            run.stderr
+        );
+        w.ixgen(&["generate"]).located("reserved-name");
+        assert!(tree(&w.out()).is_empty(), "{to}: something was written");
+    }
+}
+
+#[test]
 fn ci_output_cannot_be_forged_by_catalog_text() {
     let w = Work::new();
     // A toolset name that does not exist, holding a newline, a workflow command, ESC and BEL.
