@@ -850,6 +850,31 @@ fn json_depth(text: &str) -> Result<usize, String> {
     }
 }
 
+/// The path to the first key that an object of `v` holds twice (depth is bounded before:
+/// [`json_depth`]).
+fn duplicate_key(v: &jsonc_parser::ast::Value<'_>, at: &mut Vec<String>) -> Option<Vec<String>> {
+    use jsonc_parser::ast::Value;
+    match v {
+        Value::Object(o) => {
+            let mut seen = BTreeSet::new();
+            for p in &o.properties {
+                let name = p.name.as_str();
+                at.push(name.to_string());
+                if !seen.insert(name) {
+                    return Some(at.clone());
+                }
+                if let Some(found) = duplicate_key(&p.value, at) {
+                    return Some(found);
+                }
+                at.pop();
+            }
+            None
+        }
+        Value::Array(a) => a.elements.iter().find_map(|e| duplicate_key(e, at)),
+        _ => None,
+    }
+}
+
 /// Renders a merged JSON file from what is on disk: the user's JSON or JSONC is edited in
 /// place, so only ixgen's key changes and every other byte (comments, formatting, number
 /// spellings, a byte-order mark) stays as the user wrote it.
@@ -895,7 +920,30 @@ fn merge_json(
     if json_depth(body).map_err(&invalid)? > MAX_JSON_DEPTH {
         return Err(invalid(format!("nested deeper than {MAX_JSON_DEPTH} levels")));
     }
-    let root = jsonc_parser::cst::CstRootNode::parse(body, &Default::default()).map_err(|e| invalid(e.to_string()))?;
+    // JSONC as its hosts read it: JSON with comments and trailing commas, and nothing of
+    // JSON5's (bare keys, single quotes, hex, NaN, missing commas), which a host would refuse.
+    let options = jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    let ast = jsonc_parser::parse_to_ast(body, &Default::default(), &options).map_err(|e| invalid(e.to_string()))?;
+    // A key twice in one object: hosts disagree on which copy counts, so ixgen's value in
+    // either would be a guess.
+    if let Some(at) = ast.value.as_ref().and_then(|v| duplicate_key(v, &mut Vec::new())) {
+        return Err(invalid(format!(
+            "the key {} appears twice in one object",
+            escape::debug_quote(&at.join("."))
+        )));
+    }
+    let root = jsonc_parser::cst::CstRootNode::parse(body, &options).map_err(|e| invalid(e.to_string()))?;
     let not_object = |at: &[String]| {
         let at = if at.is_empty() {
             "the top level".to_string()

@@ -349,6 +349,53 @@ fn a_merged_jsonc_file_keeps_every_byte_but_ixgen_s_key() {
 }
 
 #[test]
+fn a_shared_file_with_a_duplicate_key_or_that_is_not_jsonc_is_refused_never_edited() {
+    let cases = [
+        // Duplicate keys, at the top and deeper: which copy a host reads is a guess.
+        (
+            "opencode.json",
+            "{\"mcp\": {}, \"mcp\": {\"other\": {}}}\n",
+            "appears twice",
+        ),
+        ("opencode.json", "{\"mcp\": {\"a\": 1, \"a\": 2}}\n", "appears twice"),
+        (
+            ".vscode/mcp.json",
+            "{\"servers\": {}, \"servers\": {}}\n",
+            "appears twice",
+        ),
+        // Not JSON(C): JSON5's bare keys, single quotes, hex, NaN, a missing comma, and no JSON.
+        ("opencode.json", "{mcp: {}}\n", "not valid JSON"),
+        ("opencode.json", "{'mcp': {}}\n", "not valid JSON"),
+        ("opencode.json", "{\"n\": 0x10}\n", "not valid JSON"),
+        ("opencode.json", "{\"n\": NaN}\n", "not valid JSON"),
+        ("opencode.json", "{\"a\": 1 \"b\": 2}\n", "not valid JSON"),
+        (".vscode/mcp.json", "servers = 1\n", "not valid JSON"),
+    ];
+    for (file, text, why) in cases {
+        let w = Work::new();
+        w.edit(
+            "  opencode: {toolset: main}\n  mcp: {toolset: main}",
+            "  opencode: {toolset: main, config: opencode.json}\n  mcp: {toolset: main}\n  vscode: {}",
+        );
+        std::fs::create_dir_all(w.out().join(".vscode")).unwrap();
+        std::fs::write(w.out().join(file), text).unwrap();
+        let run = w.ixgen(&["generate"]).code(2);
+        assert!(
+            run.stderr.contains(why) && run.stderr.contains(file),
+            "{file}: {text}: {}",
+            run.stderr
+        );
+        assert_eq!(
+            std::fs::read_to_string(w.out().join(file)).unwrap(),
+            text,
+            "{file} was edited"
+        );
+        let check = w.ixgen(&["check"]);
+        assert_ne!(check.code, 0, "check passed {file}: {text}");
+    }
+}
+
+#[test]
 fn a_corrupt_manifest_is_reported_as_what_it_is() {
     let w = Work::new();
     w.ixgen(&["generate"]).ok();
