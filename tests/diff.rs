@@ -926,3 +926,20 @@ fn budget_figures_are_the_ones_ixgen_budget_reports() {
         assert_eq!(b["delta"], 0);
     }
 }
+
+#[test]
+fn an_older_catalog_is_read_with_a_bound() {
+    let (after, _) = case("tool-removed");
+    // A device that never ends, and a (sparse) file larger than any catalog: refused once the
+    // read passes the catalog limit, quickly, never read whole.
+    let tmp = tempfile::tempdir().unwrap();
+    let huge = tmp.path().join("huge.yaml");
+    std::fs::File::create(&huge).unwrap().set_len(8 << 30).unwrap();
+    for against in ["/dev/zero", huge.to_str().unwrap()] {
+        let started = std::time::Instant::now();
+        let (code, _, err) = diff(&after, against, &[]);
+        assert_eq!(code, 2, "{against}: {err}");
+        assert!(err.contains("larger than 32 MB"), "{against}: {err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{against}");
+    }
+}

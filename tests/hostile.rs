@@ -543,6 +543,31 @@ fn names_unsafe_in_a_generated_language_are_located_errors() {
 }
 
 #[test]
+fn an_icon_outside_the_catalog_folder_is_refused_before_it_is_read() {
+    for icon in [
+        "/etc/passwd",
+        "/dev/zero",
+        "../outside/victim.txt",
+        "img/../../outside/victim.txt",
+    ] {
+        let w = Work::new();
+        w.edit("  license: MIT\n", &format!("  license: MIT\n  icon: \"{icon}\"\n"));
+        for args in [&["validate"][..], &["generate"]] {
+            let run = w.ixgen(args);
+            assert_eq!(run.code, 2, "{icon}: {}", run.stderr);
+            assert!(run.stderr.contains("catalog.yaml:"), "not located: {}", run.stderr);
+            assert!(
+                run.stderr.contains("inside the catalog's folder"),
+                "{icon}: {}",
+                run.stderr
+            );
+        }
+        assert!(tree(&w.out()).is_empty());
+        w.assert_outside_untouched();
+    }
+}
+
+#[test]
 fn ci_output_cannot_be_forged_by_catalog_text() {
     let w = Work::new();
     // A toolset name that does not exist, holding a newline, a workflow command, ESC and BEL.
