@@ -656,6 +656,28 @@ fn two_targets_writing_one_path_are_refused() {
     assert!(!w.out().exists(), "the refused run created --out");
 }
 
+#[test]
+fn validate_finds_a_target_path_that_aliases_another_targets_file() {
+    let cases = [
+        // Another spelling of the Cursor target's own file.
+        "  mcp: {toolset: main, path: ./.cursor/mcp.json}\n  cursor: {}",
+        "  mcp: {toolset: main, path: .cursor//mcp.json}\n  cursor: {}",
+        "  mcp: {toolset: main, path: .cursor/./mcp.json}\n  cursor: {}",
+        "  mcp: {toolset: main}\n  cursor: {path: ./mcp/tools.json}",
+        // A file another target generates.
+        "  mcp: {toolset: main, path: .opencode/tools/lookup.ts}",
+        "  mcp: {toolset: main, path: ./.opencode//tools/./wipe.ts}",
+    ];
+    for to in cases {
+        let w = Work::new();
+        w.edit("  mcp: {toolset: main}", to);
+        let run = w.ixgen(&["validate"]).located("path-collision");
+        assert!(run.stderr.contains("both write"), "{to}: {}", run.stderr);
+        w.ixgen(&["generate"]).located("path-collision");
+        assert!(tree(&w.out()).is_empty(), "{to}: something was written");
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn new_files_respect_the_umask() {
