@@ -1760,8 +1760,16 @@ struct Staged<'a> {
 /// What a commit did, in order, so a rollback can undo it: the bytes to put back, or none
 /// for a file the run created.
 enum Done<'a> {
-    Wrote { full: PathBuf, old: Option<Cow<'a, [u8]>> },
-    Removed { full: PathBuf, old: &'a [u8] },
+    Wrote {
+        full: PathBuf,
+        old: Option<Cow<'a, [u8]>>,
+    },
+    /// A removed file, with its permissions (to put it back as it was).
+    Removed {
+        full: PathBuf,
+        old: &'a [u8],
+        permissions: Option<std::fs::Permissions>,
+    },
 }
 
 /// The files a run writes (not the manifest), by how: a file that replaces one is staged
@@ -2402,6 +2410,7 @@ fn apply(
         for c in &removals {
             let full = resolve(out, &c.path)?;
             tick().map_err(io_error("remove", shown(out, &c.path)))?;
+            let permissions = std::fs::symlink_metadata(&full).ok().map(|m| m.permissions());
             match std::fs::remove_file(&full) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -2410,6 +2419,7 @@ fn apply(
             done.push(Done::Removed {
                 full,
                 old: c.old.as_deref().unwrap_or_default(),
+                permissions,
             });
         }
         if let Some(bytes) = completed.as_deref().or(final_bytes) {
@@ -2504,11 +2514,13 @@ fn rollback(done: Vec<Done<'_>>) -> Option<String> {
                 (full, ok)
             }
             Done::Wrote { full, old: Some(old) } => {
-                let ok = restore(&full, &old).is_ok();
+                // The file there now was staged with the permissions of the one it replaced.
+                let permissions = std::fs::symlink_metadata(&full).ok().map(|m| m.permissions());
+                let ok = restore(&full, &old, permissions).is_ok();
                 (full, ok)
             }
-            Done::Removed { full, old } => {
-                let ok = restore(&full, old).is_ok();
+            Done::Removed { full, old, permissions } => {
+                let ok = restore(&full, old, permissions).is_ok();
                 (full, ok)
             }
         };
@@ -2519,13 +2531,18 @@ fn rollback(done: Vec<Done<'_>>) -> Option<String> {
     (!failed.is_empty()).then(|| failed.join(", "))
 }
 
-fn restore(full: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Puts `bytes` back at `full` with the `permissions` the file had (a temp file is created
+/// 0600, which the restored file must not keep).
+fn restore(full: &Path, bytes: &[u8], permissions: Option<std::fs::Permissions>) -> std::io::Result<()> {
     let dir = full.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .suffix(TEMP_SUFFIX)
         .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
+    if let Some(p) = permissions {
+        tmp.as_file().set_permissions(p)?;
+    }
     tmp.persist(full).map_err(|e| e.error)?;
     Ok(())
 }
@@ -2702,6 +2719,29 @@ mod tests {
     /// A new file is created whole under its name, never over a file that appeared there since
     /// the compare, every way: an unnamed file linked by its descriptor (Linux 6.10 on) or by
     /// its `/proc` name (before), a temp file renamed elsewhere.
+    #[cfg(unix)]
+    #[test]
+    fn a_rolled_back_file_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let first = [("a.txt", "a1"), ("gone.txt", "x")];
+        let second = [("a.txt", "a2"), ("new.txt", "n")];
+        for fail_at in 1..=5 {
+            let dir = tempfile::tempdir().unwrap();
+            run(dir.path(), &first, None).unwrap();
+            for (f, m) in [("a.txt", 0o640), ("gone.txt", 0o604)] {
+                std::fs::set_permissions(dir.path().join(f), std::fs::Permissions::from_mode(m)).unwrap();
+            }
+            if run(dir.path(), &second, Some(fail_at)).is_ok() {
+                assert!(fail_at > 4, "step {fail_at} should have failed");
+                continue;
+            }
+            assert_eq!(std::fs::read(dir.path().join("gone.txt")).unwrap(), b"x");
+            assert_eq!(mode(&dir.path().join("a.txt")), 0o640, "step {fail_at}");
+            assert_eq!(mode(&dir.path().join("gone.txt")), 0o604, "step {fail_at}");
+        }
+    }
+
     #[test]
     fn a_new_file_never_replaces_one_that_appeared_since_the_compare() {
         for (folders, by_proc) in [(None, false), (None, true), (Some(NewFolders::portable()), false)] {
