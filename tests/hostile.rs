@@ -568,6 +568,66 @@ fn an_icon_outside_the_catalog_folder_is_refused_before_it_is_read() {
 }
 
 #[test]
+fn out_and_catalog_paths_reach_ci_output_escaped() {
+    // Control characters (ESC, BEL, a newline) and bidirectional overrides in the folder names
+    // given on the command line.
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{2028}' | '\u{2029}' | '\u{FEFF}')
+            || ('\u{202A}'..='\u{202E}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out\u{1b}[31m\u{202E}txt.exe");
+    let folder = tmp.path().join("cat\u{7}\u{2067}\nnext");
+    std::fs::create_dir_all(&folder).unwrap();
+    let (before, after) = (folder.join("before.yaml"), folder.join("catalog.yaml"));
+    let base = std::fs::read_to_string(MINIMAL).unwrap();
+    std::fs::write(&before, &base).unwrap();
+    std::fs::write(&after, &base).unwrap();
+    let run_raw = |args: &[&str]| {
+        let o = Command::cargo_bin("ixgen")
+            .unwrap()
+            .env("NO_COLOR", "1")
+            .arg("--out")
+            .arg(&out)
+            .arg("--catalog")
+            .arg(&after)
+            .args(args)
+            .output()
+            .unwrap();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (o.status.code().unwrap(), all)
+    };
+    let run = |args: &[&str]| {
+        let (code, all) = run_raw(args);
+        assert!(!all.chars().any(unsafe_char), "{args:?}: {all:?}");
+        (code, all)
+    };
+    assert_eq!(run(&["generate"]).0, 0);
+    // Drift, and a diff with findings: every path printed.
+    std::fs::write(&after, base.replace("tools: [lookup, wipe]", "tools: [lookup]")).unwrap();
+    let (code, all) = run(&["check", "--format", "github"]);
+    assert_eq!(code, 1, "{all}");
+    assert!(all.contains("::error file=") && all.contains("\\u{1b}"), "{all}");
+    for format in ["text", "github", "markdown"] {
+        let (code, all) = run(&["diff", "--against", before.to_str().unwrap(), "--format", format]);
+        assert!(code < 2, "{format}: {all}");
+    }
+    // JSON is data: it carries the path exactly (its string escapes keep control characters
+    // from the output).
+    let (_, json) = run_raw(&["diff", "--against", before.to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["before"]["file"].as_str(), before.to_str());
+    let (_, text) = run(&["diff", "--against", before.to_str().unwrap()]);
+    assert!(text.lines().next().unwrap().contains("\\u{7}"), "{text}");
+}
+
+#[test]
 fn ci_output_cannot_be_forged_by_catalog_text() {
     let w = Work::new();
     // A toolset name that does not exist, holding a newline, a workflow command, ESC and BEL.
