@@ -2274,7 +2274,6 @@ pub type StepHook<'h> = dyn Fn(usize) -> std::io::Result<()> + Sync + 'h;
 /// compared plan's, rendered again for changes that kept only their hash. `at_step`, for the
 /// tests, is called before each commit step with its number (1, 2, …): it may look at the
 /// tree as the step finds it, or fail the step.
-
 fn apply(
     out: &Path,
     outcome: &Outcome,
