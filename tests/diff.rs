@@ -23,6 +23,66 @@ const ALL_OF_LOOKUP: &[&str] = &["opencode", "mcp", "claude", "cursor"];
 const SERVER: &[&str] = &["mcp", "claude", "cursor"];
 const CASES: &[(&str, &[Expect], &str, i32)] = &[
     (
+        "nullable-removed",
+        &[("nullable-removed", "breaking", ALL_OF_LOOKUP, Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "nullable-added",
+        &[("nullable-added", "compatible", ALL_OF_LOOKUP, Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
+        "equals-context-added",
+        &[("equals-context-added", "breaking", &["session"], Some("task_add"))],
+        "major",
+        1,
+    ),
+    (
+        "equals-context-removed",
+        &[("equals-context-removed", "compatible", &["session"], Some("task_add"))],
+        "minor",
+        0,
+    ),
+    (
+        "keep-empty-changed",
+        &[("keep-empty-changed", "behaviour", &["session"], Some("task_add"))],
+        "minor",
+        0,
+    ),
+    (
+        "confirm-added",
+        &[("confirm-added", "breaking", &["opencode"], Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "confirm-changed",
+        &[("confirm-changed", "behaviour", &["opencode"], Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
+        "rule-added",
+        &[("rule-added", "breaking", &["opencode"], Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "rule-removed",
+        &[("rule-removed", "compatible", &["opencode"], Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
+        "output-changed-schema",
+        &[("output-changed", "behaviour", SERVER, Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
         "surface-removed",
         &[("surface-removed", "breaking", &["cursor"], None)],
         "major",
@@ -941,5 +1001,26 @@ fn an_older_catalog_is_read_with_a_bound() {
         assert_eq!(code, 2, "{against}: {err}");
         assert!(err.contains("larger than 32 MB"), "{against}: {err}");
         assert!(started.elapsed() < std::time::Duration::from_secs(20), "{against}");
+    }
+}
+
+#[test]
+fn findings_on_what_the_generated_tools_check_fail_require_bump() {
+    // Unchanged product.version: each of these needs a bump, so --require-bump fails.
+    for name in [
+        "nullable-removed",
+        "nullable-added",
+        "equals-context-added",
+        "equals-context-removed",
+        "keep-empty-changed",
+        "confirm-added",
+        "confirm-changed",
+        "rule-added",
+        "rule-removed",
+        "output-changed-schema",
+    ] {
+        let (after, before) = case(name);
+        let (code, out, err) = diff(&after, &before, &["--require-bump"]);
+        assert_eq!(code, 1, "{name}: {out}{err}");
     }
 }
