@@ -734,3 +734,48 @@ pub fn topic_part(v: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A context constant may not be any name the generated tool file declares or imports at
+    /// its top level: [`GENERATED_CONSTANTS`] and its prefixes must cover each one a constant
+    /// could spell, or a new name in the template would make such a catalog's file not parse.
+    #[test]
+    fn every_name_the_tool_file_declares_is_reserved() {
+        let template = include_str!("../../templates/opencode/tool.ts");
+        let mut names = Vec::new();
+        for line in template.lines() {
+            if let Some(rest) = line.strip_prefix("import ") {
+                let inside = rest.split('{').nth(1).and_then(|r| r.split('}').next()).unwrap_or("");
+                names.extend(inside.split(',').filter_map(|n| n.split_whitespace().last()));
+            } else if let Some(rest) = line.strip_prefix("const ") {
+                names.extend(rest.split([':', ' ', '=']).next());
+            }
+        }
+        assert!(names.contains(&"SHARED") && names.contains(&"CONTEXT"), "{names:?}");
+        for name in names {
+            // A placeholder the backend fills: `{{ t.spec_name }}` is `SPEC_*`, and a context
+            // constant is the catalog's own.
+            let name = match name {
+                "{{" => continue,
+                n => n,
+            };
+            if is_ts_constant(name) {
+                assert!(
+                    GENERATED_CONSTANTS.contains(&name) || name.starts_with("SPEC_") || name.starts_with("__IX"),
+                    "`{name}` is declared by the tool file but a context constant may be named so"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn proto_is_the_unsafe_name() {
+        assert!(unsafe_name("__proto__").is_some());
+        for ok in ["constructor", "prototype", "proto", "__proto", "name"] {
+            assert!(unsafe_name(ok).is_none(), "{ok}");
+        }
+    }
+}
