@@ -2306,10 +2306,12 @@ fn apply(
     let removals: Vec<&Change> = outcome.changed().filter(|c| c.action == Action::Remove).collect();
     // New files the manifest does not list yet (their hash is learnt as they are created): the
     // interim manifest lists them as pending, so that a run killed midway leaves none that the
-    // next run does not know of. A streamed one is named only once the final manifest lists it.
+    // next run does not know of. A streamed one is named only once the final manifest lists it,
+    // and a shared file ixgen merges into is never owned.
     let pending_creates: Vec<&Change> = creates
         .iter()
-        .filter(|c| !manifest.files.contains_key(c.path.as_str()) && !is_streamed(c, &planned))
+        .filter(|c| !manifest.files.contains_key(c.path.as_str()))
+        .filter(|c| matches!(planned.get(&c.path).map(|f| &f.content), Some(Content::Deferred(_))))
         .copied()
         .collect();
     let hashed_change = updates
