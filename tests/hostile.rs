@@ -540,6 +540,20 @@ fn names_unsafe_in_a_generated_language_are_located_errors() {
         w.ixgen(&["generate"]).located("reserved-name");
         assert!(tree(&w.out()).is_empty(), "{to}: something was written");
     }
+    // A session tool named `default` would be the session file's default export.
+    let w = Work::new();
+    let base = std::fs::read_to_string(MINIMAL).unwrap();
+    w.catalog(
+        &base
+            .replace("tools: [lookup, wipe]", "tools: [lookup, default]")
+            .replace("  - name: wipe\n", "  - name: default\n")
+            .replace(
+                "  mcp: {toolset: main}",
+                "  mcp: {toolset: main}\n  session: {toolset: main, file: ralph, context: [session]}",
+            ),
+    );
+    let run = w.ixgen(&["validate"]).located("reserved-name");
+    assert!(run.stderr.contains("default export"), "{}", run.stderr);
 }
 
 #[test]
