@@ -4,9 +4,10 @@
 //! with the disk and writes only what differs, each through a temp file in the same folder
 //! and a rename, so a reader (OpenCode loading a tool) sees the old file or the new one,
 //! never half of one. Ownership is recorded in a manifest (`.ixgen/manifest.json`): ixgen
-//! only overwrites or removes files it wrote and that still hold what it wrote, and removes
-//! the files a target no longer plans. `check` runs the same comparison and reports instead
-//! of writing.
+//! only overwrites or removes files it wrote and that still hold what it wrote, as every entry
+//! proves by a hash (a per-run file by its shape), and removes the files a target no longer
+//! plans. An entry that proves nothing is touched only with `--force`. `check` runs the same
+//! comparison and reports instead of writing.
 //!
 //! The catalog, the manifest and the tree are attacker-controlled in CI, so:
 //! - every path goes through [`RelPath`] (nothing absolute, no `..`), and manifest entries
@@ -16,8 +17,9 @@
 //!   written or removed through one;
 //! - a run plans and checks every change before the first write, stages every new file as a
 //!   temp file, then renames; a failure rolls back what the run changed, and the manifest
-//!   accepts both versions of a file while a run is in flight, so a killed run converges on
-//!   the next one without `--force`;
+//!   accepts both versions of a file while a run is in flight and lists the files it is about
+//!   to create, so the next run takes over or removes whatever a killed run left, whatever it
+//!   plans, without `--force`;
 //! - writers hold an exclusive lock on the output folder, so concurrent runs are serialized.
 
 use crate::error::Error;
@@ -82,7 +84,8 @@ pub struct PlannedFile<'a> {
     pub group: &'static str,
     pub content: Content<'a>,
     /// The file changes with every run (a loop's context is baked in): the manifest records
-    /// its path but no hash, so that rewriting it never rewrites the manifest too.
+    /// its shape ([`Shape`], from its template), not its bytes, so that rewriting it never
+    /// rewrites the manifest too.
     pub per_run: bool,
     /// What a file already at this path, not written by ixgen, usually is (for the error
     /// that refuses to overwrite it).
@@ -1524,7 +1527,8 @@ fn write_locked(
 }
 
 /// Writes the changed per-run files of an outcome the run record replayed (under the lock the
-/// replay holds). Per-run files have no hash in the manifest, so the manifest does not change.
+/// replay holds). The manifest records per-run files by their shape, which a replay keeps, so the
+/// manifest does not change.
 pub(crate) fn apply_per_run(out: &Path, outcome: &Outcome) -> Result<(), Error> {
     debug_assert!(
         outcome
