@@ -1109,6 +1109,22 @@ const EDITS: &[(&str, &[&str])] = &[
         "meta: {action: add, status: remaining}",
         &["meta: {action: add, status: open}"],
     ),
+    (
+        "  binary: demo\n",
+        &["  binary: demo2\n", "  binary: demo\n  fallback: \"demo is missing\"\n"],
+    ),
+    (
+        "      - run: [wipe]\n",
+        &["      - run: [wipe]\n        timeout_ms: 5000\n"],
+    ),
+    (
+        "    description: Search the code\n",
+        &["    description: Search the code\n    redact: none\n"],
+    ),
+    ("  path: \"{store}\"", &["  path: \"{store}/x\""]),
+    ("markdown_field: preview_markdown", &["markdown_field: md"]),
+    ("default_url: http://127.0.0.1:9", &["default_url: http://127.0.0.1:10"]),
+    ("  args: [mcp]", &["  args: [mcp, --quiet]"]),
 ];
 
 fn edited(base: &str, choice: &[usize]) -> String {
