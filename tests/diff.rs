@@ -1115,7 +1115,13 @@ const EDITS: &[(&str, &[&str])] = &[
     ),
     (
         "      - run: [wipe]\n",
-        &["      - run: [wipe]\n        timeout_ms: 5000\n"],
+        &[
+            "      - run: [wipe]\n        timeout_ms: 5000\n",
+            "      - run: [wipe]\n        max_output: 1000\n",
+            "      - run: [wipe]\n        ok_exit: [0, 1]\n",
+            "      - run: [wipe]\n        output: both\n",
+            "      - run: [wipe]\n        if_empty: Nothing to wipe\n",
+        ],
     ),
     (
         "    description: Search the code\n",
@@ -1240,8 +1246,8 @@ proptest::proptest! {
     /// generated file differs, `diff` reports at least one finding.
     #[test]
     fn diff_reports_every_edit_that_changes_a_generated_file(
-        before in proptest::collection::vec(0usize..4, EDITS.len()),
-        edits in proptest::collection::vec((0..EDITS.len(), 0usize..4), 1..=2),
+        before in proptest::collection::vec(0usize..8, EDITS.len()),
+        edits in proptest::collection::vec((0..EDITS.len(), 0usize..8), 1..=2),
     ) {
         let base = diff_base();
         let within = |i: usize, c: usize| c % (EDITS[i].1.len() + 1);
