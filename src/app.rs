@@ -699,7 +699,7 @@ impl App {
                     };
                     println!(
                         "::error file={},title=ixgen drift::{}",
-                        crate::escape::gh_property(&path.display().to_string()),
+                        crate::escape::gh_property(&escape::display_path(&path)),
                         crate::escape::gh_message(&format!(
                             "{} {msg}; run ixgen generate and commit the result",
                             d.path

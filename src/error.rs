@@ -35,6 +35,10 @@ pub enum Error {
     /// A file ixgen wrote was edited since: its bytes no longer match the manifest's hash.
     #[error("`{path}` was edited since ixgen wrote it; refusing to {}", if *removing { "remove it (it is no longer generated)" } else { "overwrite it" })]
     Edited { path: String, removing: bool },
+    /// The manifest lists a file without anything that proves its bytes are ixgen's (no hash:
+    /// a manifest merged by hand), so ixgen cannot tell whether the user wrote them.
+    #[error("`{path}` is listed in ixgen's manifest without a hash, so ixgen cannot tell whether it still holds what ixgen wrote; refusing to {}", if *removing { "remove it (it is no longer generated)" } else { "overwrite it" })]
+    Unproven { path: String, removing: bool },
     /// A path ixgen would follow is not safe to follow (a symlink, a file where a folder is).
     #[error("refusing to touch `{path}`: {why}")]
     Unsafe { path: String, why: &'static str },
@@ -90,6 +94,10 @@ impl Error {
             Error::Edited { .. } => {
                 Some("move your edit into the catalog (or the file away), or pass --force to discard it".into())
             }
+            Error::Unproven { .. } => Some(
+                "restore `.ixgen/manifest.json` from version control; or look at the file, and pass --force to let ixgen take it over"
+                    .into(),
+            ),
             Error::Unsafe { .. } => Some(
                 "ixgen only writes real files and folders below --out; replace the symlink or the file in the way, then run ixgen again"
                     .into(),

@@ -4,9 +4,10 @@
 //! with the disk and writes only what differs, each through a temp file in the same folder
 //! and a rename, so a reader (OpenCode loading a tool) sees the old file or the new one,
 //! never half of one. Ownership is recorded in a manifest (`.ixgen/manifest.json`): ixgen
-//! only overwrites or removes files it wrote and that still hold what it wrote, and removes
-//! the files a target no longer plans. `check` runs the same comparison and reports instead
-//! of writing.
+//! only overwrites or removes files it wrote and that still hold what it wrote, as every entry
+//! proves by a hash (a per-run file by its shape), and removes the files a target no longer
+//! plans. An entry that proves nothing is touched only with `--force`. `check` runs the same
+//! comparison and reports instead of writing.
 //!
 //! The catalog, the manifest and the tree are attacker-controlled in CI, so:
 //! - every path goes through [`RelPath`] (nothing absolute, no `..`), and manifest entries
@@ -16,8 +17,9 @@
 //!   written or removed through one;
 //! - a run plans and checks every change before the first write, stages every new file as a
 //!   temp file, then renames; a failure rolls back what the run changed, and the manifest
-//!   accepts both versions of a file while a run is in flight, so a killed run converges on
-//!   the next one without `--force`;
+//!   accepts both versions of a file while a run is in flight and lists the files it is about
+//!   to create, so the next run takes over or removes whatever a killed run left, whatever it
+//!   plans, without `--force`;
 //! - writers hold an exclusive lock on the output folder, so concurrent runs are serialized.
 
 use crate::error::Error;
@@ -82,7 +84,8 @@ pub struct PlannedFile<'a> {
     pub group: &'static str,
     pub content: Content<'a>,
     /// The file changes with every run (a loop's context is baked in): the manifest records
-    /// its path but no hash, so that rewriting it never rewrites the manifest too.
+    /// its shape ([`Shape`], from its template), not its bytes, so that rewriting it never
+    /// rewrites the manifest too.
     pub per_run: bool,
     /// What a file already at this path, not written by ixgen, usually is (for the error
     /// that refuses to overwrite it).
@@ -156,6 +159,88 @@ impl RunTemplate {
         }
         Some(bytes)
     }
+}
+
+/// A per-run file's template as the run record and the manifest keep it: not its text (10 KB
+/// of TypeScript that would be parsed out of escaped JSON at every iteration) but its shape. The file on disk is
+/// the template filled with some run's values; given the texts' lengths, and how a value is
+/// spelled ([`escape::ts_literal_len`]), a replay (or the check that a per-run file is ixgen's)
+/// cuts the values out of it and checks that what is left is the recorded texts, by hash.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shape {
+    /// In order: the length in bytes of each text, and where each value goes.
+    parts: Vec<ShapePart>,
+    /// BLAKE3 of the texts, one after the other.
+    texts: String,
+}
+
+/// A piece of a [`Shape`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ShapePart {
+    Text(usize),
+    Var { var: String },
+}
+
+impl Shape {
+    /// The shape of a template.
+    pub fn of(template: &RunTemplate) -> Shape {
+        let mut texts = blake3::Hasher::new();
+        let parts = template
+            .0
+            .iter()
+            .map(|p| match p {
+                TemplatePart::Text(t) => {
+                    texts.update(t.as_bytes());
+                    ShapePart::Text(t.len())
+                }
+                TemplatePart::Var { var } => ShapePart::Var { var: var.clone() },
+            })
+            .collect();
+        Shape {
+            parts,
+            texts: texts.finalize().to_hex().to_string(),
+        }
+    }
+
+    /// The template filled with `value`, when `old` is the template filled with any values:
+    /// `None` when it is not (an edit, another template), or a variable has no value.
+    pub fn refill(&self, old: &[u8], value: impl Fn(&str) -> Option<String>) -> Option<Vec<u8>> {
+        let mut texts = blake3::Hasher::new();
+        let mut new = Vec::with_capacity(old.len() + 64);
+        let mut at: usize = 0;
+        for p in &self.parts {
+            match p {
+                ShapePart::Text(len) => {
+                    let text = old.get(at..at.checked_add(*len)?)?;
+                    texts.update(text);
+                    new.extend_from_slice(text);
+                    at += len;
+                }
+                ShapePart::Var { var } => {
+                    at += escape::ts_literal_len(&old[at..])?;
+                    new.extend_from_slice(value(var)?.as_bytes());
+                }
+            }
+        }
+        (at == old.len() && texts.finalize().to_hex().as_str() == self.texts).then_some(new)
+    }
+
+    /// Whether `bytes` are the template filled with some values: a per-run file ixgen wrote.
+    pub fn fits(&self, bytes: &[u8]) -> bool {
+        self.refill(bytes, |_| Some(String::new())).is_some()
+    }
+
+    /// Whether the shape is well formed (its texts' hash a BLAKE3 hex digest).
+    fn valid(&self) -> bool {
+        is_hex_digest(&self.texts)
+    }
+}
+
+/// Whether `h` is a BLAKE3 hex digest.
+fn is_hex_digest(h: &str) -> bool {
+    h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 impl<'a> PlannedFile<'a> {
@@ -276,26 +361,61 @@ pub struct Manifest {
     pub files: BTreeMap<String, ManifestEntry>,
 }
 
-/// One owned file.
+/// One owned file, with what proves that the bytes at its path are ixgen's: an entry that
+/// proves nothing (a manifest whose hashes were lost in a hand merge) makes ixgen refuse to
+/// overwrite or remove the file without `--force`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ManifestEntry {
     pub group: String,
-    /// Hash of what ixgen wrote; none for per-run files.
+    /// Hash of what ixgen wrote; none for a per-run file, which has its shape instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blake3: Option<String>,
+    /// A per-run file's shape ([`Shape`]): the same for every run of one catalog and options,
+    /// so that rewriting the file with new values never rewrites the manifest too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Shape>,
     /// While a run is in flight, the hash of the version it is replacing: a run killed
     /// midway leaves either version on disk, and both count as ixgen's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous: Option<String>,
+    /// While a run is in flight, a file it is about to create, whose hash it learns only once
+    /// the file is written: a run killed midway leaves it, and the next run takes it over or
+    /// removes it, whatever that run plans. It is ixgen's only if it carries the marker: the
+    /// run creates it only at a free path, never over anything, with the marker in it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
 }
 
 impl ManifestEntry {
-    /// Whether `bytes` are what ixgen wrote (always, for a per-run file, which has no hash).
+    /// An entry for a file of `group` whose bytes hash to `blake3`.
+    pub fn hashed(group: impl Into<String>, blake3: String) -> Self {
+        ManifestEntry {
+            group: group.into(),
+            blake3: Some(blake3),
+            shape: None,
+            previous: None,
+            pending: false,
+        }
+    }
+
+    /// Whether `bytes` are provably what ixgen wrote: the recorded hash (or the one being
+    /// replaced), a per-run file's shape filled with any values, or a pending file's marker.
     fn matches(&self, bytes: &[u8]) -> bool {
-        let Some(h) = &self.blake3 else { return true };
-        let got = content_hash(bytes);
-        *h == got || self.previous.as_deref() == Some(got.as_str())
+        let hash = std::cell::OnceCell::new();
+        let hash = || hash.get_or_init(|| content_hash(bytes)).clone();
+        let proven = match (&self.blake3, &self.shape) {
+            (Some(h), _) => *h == hash(),
+            (None, Some(shape)) => shape.fits(bytes),
+            (None, None) => self.pending && has_marker(bytes),
+        };
+        proven || self.previous.as_ref().is_some_and(|p| *p == hash())
+    }
+
+    /// Whether the entry can prove anything: one without a hash, a shape or a pending mark
+    /// cannot, and ixgen then touches its file only with `--force`.
+    fn proves(&self) -> bool {
+        self.blake3.is_some() || self.shape.is_some() || self.pending
     }
 }
 
@@ -658,11 +778,8 @@ pub fn read_manifest(out: &Path) -> Result<(Manifest, Vec<String>), Error> {
     let mut files = BTreeMap::new();
     for (key, entry) in raw.files {
         let valid = RelPath::file(&key).map_err(|e| e.to_string()).and_then(|p| {
-            let hash_ok = entry
-                .blake3
-                .iter()
-                .chain(&entry.previous)
-                .all(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+            let hash_ok = entry.blake3.iter().chain(&entry.previous).all(|h| is_hex_digest(h))
+                && entry.shape.as_ref().is_none_or(Shape::valid);
             if !hash_ok {
                 Err("its hash is not a BLAKE3 hex digest".to_string())
             } else if files.contains_key(p.as_str()) {
@@ -736,6 +853,31 @@ fn json_depth(text: &str) -> Result<usize, String> {
     }
 }
 
+/// The path to the first key that an object of `v` holds twice (depth is bounded before:
+/// [`json_depth`]).
+fn duplicate_key(v: &jsonc_parser::ast::Value<'_>, at: &mut Vec<String>) -> Option<Vec<String>> {
+    use jsonc_parser::ast::Value;
+    match v {
+        Value::Object(o) => {
+            let mut seen = BTreeSet::new();
+            for p in &o.properties {
+                let name = p.name.as_str();
+                at.push(name.to_string());
+                if !seen.insert(name) {
+                    return Some(at.clone());
+                }
+                if let Some(found) = duplicate_key(&p.value, at) {
+                    return Some(found);
+                }
+                at.pop();
+            }
+            None
+        }
+        Value::Array(a) => a.elements.iter().find_map(|e| duplicate_key(e, at)),
+        _ => None,
+    }
+}
+
 /// Renders a merged JSON file from what is on disk: the user's JSON or JSONC is edited in
 /// place, so only ixgen's key changes and every other byte (comments, formatting, number
 /// spellings, a byte-order mark) stays as the user wrote it.
@@ -781,7 +923,30 @@ fn merge_json(
     if json_depth(body).map_err(&invalid)? > MAX_JSON_DEPTH {
         return Err(invalid(format!("nested deeper than {MAX_JSON_DEPTH} levels")));
     }
-    let root = jsonc_parser::cst::CstRootNode::parse(body, &Default::default()).map_err(|e| invalid(e.to_string()))?;
+    // JSONC as its hosts read it: JSON with comments and trailing commas, and nothing of
+    // JSON5's (bare keys, single quotes, hex, NaN, missing commas), which a host would refuse.
+    let options = jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    let ast = jsonc_parser::parse_to_ast(body, &Default::default(), &options).map_err(|e| invalid(e.to_string()))?;
+    // A key twice in one object: hosts disagree on which copy counts, so ixgen's value in
+    // either would be a guess.
+    if let Some(at) = ast.value.as_ref().and_then(|v| duplicate_key(v, &mut Vec::new())) {
+        return Err(invalid(format!(
+            "the key {} appears twice in one object",
+            escape::debug_quote(&at.join("."))
+        )));
+    }
+    let root = jsonc_parser::cst::CstRootNode::parse(body, &options).map_err(|e| invalid(e.to_string()))?;
     let not_object = |at: &[String]| {
         let at = if at.is_empty() {
             "the top level".to_string()
@@ -874,7 +1039,7 @@ fn compare_files(
     keep_new: bool,
     defer_new: bool,
 ) -> Result<(Outcome, Manifest), Error> {
-    let (old_manifest, notes) = read_manifest(out)?;
+    let (old_manifest, mut notes) = read_manifest(out)?;
     // One name per file: two targets (or `./a` and `a`) must not both claim a path.
     let mut planned: BTreeSet<RelPath> = BTreeSet::new();
     let mut rels = Vec::with_capacity(files.len());
@@ -901,7 +1066,8 @@ fn compare_files(
         files: old_manifest
             .files
             .iter()
-            .filter(|(_, e)| !groups.contains(e.group.as_str()))
+            // A killed run's pending files are settled below, whatever this run covers.
+            .filter(|(_, e)| !groups.contains(e.group.as_str()) && !e.pending)
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
     };
@@ -921,7 +1087,9 @@ fn compare_files(
         }
         changes.push(change);
     }
-    // Files a covered group owned before and no longer plans are removed.
+    // Files a covered group owned before and no longer plans are removed, and so are the files
+    // a killed run was creating, whatever groups this run covers: they were never part of a
+    // finished run, and a host loads them all the same.
     let held = |group: &str| {
         guards.iter().any(|(g, users)| {
             *g == group
@@ -933,7 +1101,7 @@ fn compare_files(
     for (path, entry) in &old_manifest.files {
         let rel = RelPath::file(path)
             .map_err(|why| Error::internal(format!("a manifest path passed read_manifest but is invalid: {why}")))?;
-        if !groups.contains(entry.group.as_str()) || planned.contains(&rel) {
+        if (!groups.contains(entry.group.as_str()) && !entry.pending) || planned.contains(&rel) {
             continue;
         }
         if held(&entry.group) {
@@ -942,9 +1110,24 @@ fn compare_files(
         }
         if let Some(old) = read_rel(out, &rel)? {
             if !entry.matches(&old) && !force {
-                return Err(Error::Edited {
-                    path: shown(out, &rel),
-                    removing: true,
+                // A file at a pending path without the marker appeared after the killed run
+                // compared it: it is not ixgen's, and ixgen forgets it rather than remove it.
+                if entry.pending {
+                    notes.push(format!(
+                        "forgetting `{rel}`: a killed run was creating it, but the file there does not say ixgen generated it, so ixgen leaves it"
+                    ));
+                    continue;
+                }
+                return Err(if entry.proves() {
+                    Error::Edited {
+                        path: shown(out, &rel),
+                        removing: true,
+                    }
+                } else {
+                    Error::Unproven {
+                        path: shown(out, &rel),
+                        removing: true,
+                    }
                 });
             }
             changes.push(Change {
@@ -1076,13 +1259,18 @@ fn compare_one(
                 None => old.as_deref() == Some(bytes.as_slice()),
             };
             let recorded = old_manifest.files.get(rel.as_str());
+            let shape = f.per_run.then(|| f.template.as_ref().map(Shape::of)).flatten();
             if let Some(old_bytes) = &old
                 && !same
                 && !force
             {
+                // A per-run file that is this run's template filled with other values is ixgen's
+                // whatever the manifest says (one written before entries carried a shape).
+                let fits = shape.as_ref().is_some_and(|s| s.fits(old_bytes));
                 match recorded {
-                    // A per-run file has no hash to compare: one that no longer says ixgen
-                    // generated it was put there by someone else (a loop's own file).
+                    Some(e) if fits || e.matches(old_bytes) => {}
+                    // A per-run file that no longer says ixgen generated it was put there by
+                    // someone else (a loop's own file).
                     Some(_) if f.per_run && !has_marker(old_bytes) => {
                         return Err(Error::NotOwned {
                             path: shown(out, rel),
@@ -1090,16 +1278,22 @@ fn compare_one(
                         });
                     }
                     // Owned, but the bytes are not what ixgen wrote: someone edited it.
-                    Some(e) if !e.matches(old_bytes) => {
+                    Some(e) if e.proves() => {
                         return Err(Error::Edited {
                             path: shown(out, rel),
                             removing: false,
                         });
                     }
-                    Some(_) => {}
+                    // Listed without anything that proves the bytes are ixgen's.
+                    Some(_) => {
+                        return Err(Error::Unproven {
+                            path: shown(out, rel),
+                            removing: false,
+                        });
+                    }
                     // Not in the manifest: only a file that says it is generated is taken over
                     // (a tree whose manifest was lost still regenerates).
-                    None if !has_marker(old_bytes) => {
+                    None if !has_marker(old_bytes) && !fits => {
                         return Err(Error::NotOwned {
                             path: shown(out, rel),
                             what: f.foreign.clone(),
@@ -1110,16 +1304,19 @@ fn compare_one(
             }
             // Hashed every time, never taken over from the manifest: a wrong recorded hash
             // (a manifest merged by hand) would otherwise outlive every run, and make the next
-            // real change look like an edit.
+            // real change look like an edit. A per-run file is recorded by its shape.
             let blake3 = match streamed {
                 Some((hash, _)) => Some(hash),
-                None => (!f.per_run).then(|| content_hash(&bytes)),
+                None if shape.is_some() => None,
+                None => Some(content_hash(&bytes)),
             };
-            let hash = blake3.clone();
+            let hash = if f.per_run { None } else { blake3.clone() };
             let entry = ManifestEntry {
                 group: f.group.to_string(),
                 blake3,
+                shape,
                 previous: None,
+                pending: false,
             };
             (bytes, Some(entry), hash, same)
         }
@@ -1261,15 +1458,42 @@ impl Write for Hashed<'_> {
 pub fn write(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcome, Error> {
     // Taking the lock creates a missing output folder; a refused run takes it away again, so
     // that it leaves nothing behind.
+    write_observed(plan, out, opts, None)
+}
+
+/// [`write`], with `at_step` called before each step of the commit with its number (1, 2, …):
+/// it may look at the tree as that step finds it, or fail the step (the run then rolls back).
+/// For tests that need the tree a run killed at that step leaves; [`write`] is this without.
+#[doc(hidden)]
+pub fn write_with_hook(
+    plan: Plan<'_>,
+    out: &Path,
+    opts: WriteOptions,
+    at_step: &StepHook<'_>,
+) -> Result<Outcome, Error> {
+    write_observed(plan, out, opts, Some(at_step))
+}
+
+fn write_observed(
+    plan: Plan<'_>,
+    out: &Path,
+    opts: WriteOptions,
+    at_step: Option<&StepHook<'_>>,
+) -> Result<Outcome, Error> {
     let made_out = !opts.dry_run && std::fs::symlink_metadata(out).is_err();
-    let result = write_locked(plan, out, opts);
+    let result = write_locked(plan, out, opts, at_step);
     if made_out && result.is_err() {
         let _ = std::fs::remove_dir(out);
     }
     result
 }
 
-fn write_locked(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcome, Error> {
+fn write_locked(
+    plan: Plan<'_>,
+    out: &Path,
+    opts: WriteOptions,
+    at_step: Option<&StepHook<'_>>,
+) -> Result<Outcome, Error> {
     let _lock = if opts.dry_run { None } else { Some(lock(out)?) };
     let Plan { files, groups, guards } = plan.folded();
     let folders = plan_folders(out, &files);
@@ -1296,14 +1520,15 @@ fn write_locked(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcom
             let _ = std::fs::remove_file(full);
         }
     }
-    let mut applied = apply(out, &outcome, &manifest, &files, None)?;
+    let mut applied = apply(out, &outcome, &manifest, &files, at_step)?;
     outcome.manifest = Some(applied.completed.take().unwrap_or(manifest));
     applied.complete(&mut outcome);
     Ok(outcome)
 }
 
 /// Writes the changed per-run files of an outcome the run record replayed (under the lock the
-/// replay holds). Per-run files have no hash in the manifest, so the manifest does not change.
+/// replay holds). The manifest records per-run files by their shape, which a replay keeps, so the
+/// manifest does not change.
 pub(crate) fn apply_per_run(out: &Path, outcome: &Outcome) -> Result<(), Error> {
     debug_assert!(
         outcome
@@ -1539,8 +1764,16 @@ struct Staged<'a> {
 /// What a commit did, in order, so a rollback can undo it: the bytes to put back, or none
 /// for a file the run created.
 enum Done<'a> {
-    Wrote { full: PathBuf, old: Option<Cow<'a, [u8]>> },
-    Removed { full: PathBuf, old: &'a [u8] },
+    Wrote {
+        full: PathBuf,
+        old: Option<Cow<'a, [u8]>>,
+    },
+    /// A removed file, with its permissions (to put it back as it was).
+    Removed {
+        full: PathBuf,
+        old: &'a [u8],
+        permissions: Option<std::fs::Permissions>,
+    },
 }
 
 /// The files a run writes (not the manifest), by how: a file that replaces one is staged
@@ -2038,13 +2271,13 @@ impl Applied {
     }
 }
 
+/// A hook called before each commit step, for tests: see [`apply`]'s `at_step`.
+pub type StepHook<'h> = dyn Fn(usize) -> std::io::Result<()> + Sync + 'h;
+
 /// Applies an outcome: stage, record, rename, create, remove, record. `files` are the
 /// compared plan's, rendered again for changes that kept only their hash. `at_step`, for the
 /// tests, is called before each commit step with its number (1, 2, …): it may look at the
 /// tree as the step finds it, or fail the step.
-/// See [`apply`]'s `at_step`.
-type StepHook<'h> = dyn Fn(usize) -> std::io::Result<()> + Sync + 'h;
-
 fn apply(
     out: &Path,
     outcome: &Outcome,
@@ -2075,6 +2308,16 @@ fn apply(
     // lists the new files the compare hashed, so a run killed now is taken up by the next
     // without --force (a deferred tool file, listed only once it exists, by its marker).
     let removals: Vec<&Change> = outcome.changed().filter(|c| c.action == Action::Remove).collect();
+    // New files the manifest does not list yet (their hash is learnt as they are created): the
+    // interim manifest lists them as pending, so that a run killed midway leaves none that the
+    // next run does not know of. A streamed one is named only once the final manifest lists it,
+    // and a shared file ixgen merges into is never owned.
+    let pending_creates: Vec<&Change> = creates
+        .iter()
+        .filter(|c| !manifest.files.contains_key(c.path.as_str()))
+        .filter(|c| matches!(planned.get(&c.path).map(|f| &f.content), Some(Content::Deferred(_))))
+        .copied()
+        .collect();
     let hashed_change = updates
         .iter()
         .chain(&creates)
@@ -2085,6 +2328,8 @@ fn apply(
         .iter()
         .find(|c| c.path == manifest_rel && c.action != Action::Unchanged)
         .and_then(|c| c.new.as_deref());
+    // Whether an interim manifest is written before the first file changes.
+    let interim = (hashed_change && final_bytes.is_some()) || !pending_creates.is_empty();
     let folders = NewFolders::open(out, &creates);
     let mut done: Vec<Done<'_>> = Vec::new();
     // Counted across threads: new files are created on every core.
@@ -2095,29 +2340,41 @@ fn apply(
     };
     let mut applied = Applied::default();
     let run = |done: &mut Vec<_>, applied: &mut Applied| -> Result<(), Error> {
-        if hashed_change && let Some(final_bytes) = final_bytes {
-            // With nothing replaced or removed, the interim manifest is the final one: its bytes
-            // are at hand, and copying a large manifest would only raise the run's peak.
-            let pending = if updates.is_empty() && removals.is_empty() {
-                Cow::Borrowed(final_bytes)
-            } else {
-                let mut pending = manifest.clone();
-                // A file being replaced: its bytes now are ixgen's too until the run ends.
-                for c in &updates {
-                    if let (Some(e), Some(old)) = (pending.files.get_mut(c.path.as_str()), &c.old)
-                        && e.blake3.is_some()
-                    {
-                        e.previous = Some(content_hash(old));
-                    }
+        if interim {
+            // With nothing replaced, removed or pending, the interim manifest is the final one:
+            // its bytes are at hand, and copying a large manifest would only raise the run's peak.
+            let pending = match final_bytes {
+                Some(bytes) if updates.is_empty() && removals.is_empty() && pending_creates.is_empty() => {
+                    Cow::Borrowed(bytes)
                 }
-                // A file being removed stays recorded until it is gone.
-                let (interim, _) = read_manifest(out)?;
-                for c in &removals {
-                    if let Some(e) = interim.files.get(c.path.as_str()) {
-                        pending.files.insert(c.path.to_string(), e.clone());
+                _ => {
+                    let mut pending = manifest.clone();
+                    // A file being replaced: its bytes now are ixgen's too until the run ends.
+                    for c in &updates {
+                        if let (Some(e), Some(old)) = (pending.files.get_mut(c.path.as_str()), &c.old) {
+                            e.previous = Some(content_hash(old));
+                        }
                     }
+                    // A file being removed stays recorded until it is gone.
+                    let (interim, _) = read_manifest(out)?;
+                    for c in &removals {
+                        if let Some(e) = interim.files.get(c.path.as_str()) {
+                            pending.files.insert(c.path.to_string(), e.clone());
+                        }
+                    }
+                    for c in &pending_creates {
+                        let group = planned.get(&c.path).map_or("", |f| f.group);
+                        let entry = ManifestEntry {
+                            group: group.to_string(),
+                            blake3: None,
+                            shape: None,
+                            previous: None,
+                            pending: true,
+                        };
+                        pending.files.insert(c.path.to_string(), entry);
+                    }
+                    Cow::Owned(manifest_bytes(&pending))
                 }
-                Cow::Owned(manifest_bytes(&pending))
             };
             let full = resolve(out, &manifest_rel)?;
             let old = read_rel(out, &manifest_rel)?;
@@ -2147,11 +2404,7 @@ fn apply(
         applied.completed = (!first.is_empty()).then(|| {
             let mut m = manifest.clone();
             for (rel, hash) in &first {
-                let entry = ManifestEntry {
-                    group: planned.get(rel).map_or("", |f| f.group).to_string(),
-                    blake3: Some(hash.clone()),
-                    previous: None,
-                };
+                let entry = ManifestEntry::hashed(planned.get(rel).map_or("", |f| f.group), hash.clone());
                 m.files.insert(rel.to_string(), entry);
             }
             m
@@ -2162,6 +2415,7 @@ fn apply(
         for c in &removals {
             let full = resolve(out, &c.path)?;
             tick().map_err(io_error("remove", shown(out, &c.path)))?;
+            let permissions = std::fs::symlink_metadata(&full).ok().map(|m| m.permissions());
             match std::fs::remove_file(&full) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -2170,21 +2424,19 @@ fn apply(
             done.push(Done::Removed {
                 full,
                 old: c.old.as_deref().unwrap_or_default(),
+                permissions,
             });
         }
         if let Some(bytes) = completed.as_deref().or(final_bytes) {
             let full = resolve(out, &manifest_rel)?;
-            let old = if hashed_change {
-                None
-            } else {
-                read_rel(out, &manifest_rel)?
-            };
+            // The interim manifest's rollback puts the one before the run back.
+            let old = if interim { None } else { read_rel(out, &manifest_rel)? };
             make_folders(out, &manifest_rel, &mut created)?;
             tick().map_err(io_error("write", shown(out, &manifest_rel)))?;
             stage(out, &manifest_rel, &full, bytes)?
                 .persist(&full)
                 .map_err(|e| io_error("replace", shown(out, &manifest_rel))(e.error))?;
-            if !hashed_change {
+            if !interim {
                 done.push(Done::Wrote {
                     full,
                     old: old.map(Cow::Owned),
@@ -2267,11 +2519,13 @@ fn rollback(done: Vec<Done<'_>>) -> Option<String> {
                 (full, ok)
             }
             Done::Wrote { full, old: Some(old) } => {
-                let ok = restore(&full, &old).is_ok();
+                // The file there now was staged with the permissions of the one it replaced.
+                let permissions = std::fs::symlink_metadata(&full).ok().map(|m| m.permissions());
+                let ok = restore(&full, &old, permissions).is_ok();
                 (full, ok)
             }
-            Done::Removed { full, old } => {
-                let ok = restore(&full, old).is_ok();
+            Done::Removed { full, old, permissions } => {
+                let ok = restore(&full, old, permissions).is_ok();
                 (full, ok)
             }
         };
@@ -2282,13 +2536,18 @@ fn rollback(done: Vec<Done<'_>>) -> Option<String> {
     (!failed.is_empty()).then(|| failed.join(", "))
 }
 
-fn restore(full: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Puts `bytes` back at `full` with the `permissions` the file had (a temp file is created
+/// 0600, which the restored file must not keep).
+fn restore(full: &Path, bytes: &[u8], permissions: Option<std::fs::Permissions>) -> std::io::Result<()> {
     let dir = full.parent().unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .suffix(TEMP_SUFFIX)
         .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
+    if let Some(p) = permissions {
+        tmp.as_file().set_permissions(p)?;
+    }
     tmp.persist(full).map_err(|e| e.error)?;
     Ok(())
 }
@@ -2422,7 +2681,9 @@ mod tests {
                 ManifestEntry {
                     group: "g".to_string(),
                     blake3: blake3.map(str::to_string),
+                    shape: None,
                     previous: previous.map(str::to_string),
+                    pending: false,
                 },
             );
         }
@@ -2463,6 +2724,29 @@ mod tests {
     /// A new file is created whole under its name, never over a file that appeared there since
     /// the compare, every way: an unnamed file linked by its descriptor (Linux 6.10 on) or by
     /// its `/proc` name (before), a temp file renamed elsewhere.
+    #[cfg(unix)]
+    #[test]
+    fn a_rolled_back_file_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let first = [("a.txt", "a1"), ("gone.txt", "x")];
+        let second = [("a.txt", "a2"), ("new.txt", "n")];
+        for fail_at in 1..=5 {
+            let dir = tempfile::tempdir().unwrap();
+            run(dir.path(), &first, None).unwrap();
+            for (f, m) in [("a.txt", 0o640), ("gone.txt", 0o604)] {
+                std::fs::set_permissions(dir.path().join(f), std::fs::Permissions::from_mode(m)).unwrap();
+            }
+            if run(dir.path(), &second, Some(fail_at)).is_ok() {
+                assert!(fail_at > 4, "step {fail_at} should have failed");
+                continue;
+            }
+            assert_eq!(std::fs::read(dir.path().join("gone.txt")).unwrap(), b"x");
+            assert_eq!(mode(&dir.path().join("a.txt")), 0o640, "step {fail_at}");
+            assert_eq!(mode(&dir.path().join("gone.txt")), 0o604, "step {fail_at}");
+        }
+    }
+
     #[test]
     fn a_new_file_never_replaces_one_that_appeared_since_the_compare() {
         for (folders, by_proc) in [(None, false), (None, true), (Some(NewFolders::portable()), false)] {
@@ -2723,6 +3007,122 @@ mod tests {
         // A different plan next time still finds a2 to be ixgen's.
         run(dir.path(), &[("a.txt", "a3")], None).unwrap();
         assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"a3");
+    }
+
+    /// Tool files as a host plans them: deferred, with ixgen's marker, in group `g`.
+    fn tools(names: &[&str]) -> Plan<'static> {
+        Plan {
+            files: names
+                .iter()
+                .map(|n| {
+                    let bytes = format!("// {MARKER}\nexport const {n} = 1\n").into_bytes();
+                    PlannedFile::deferred(format!("t/{n}.ts"), "g", move || Ok(bytes.clone()))
+                })
+                .collect(),
+            groups: ["g"].into_iter().collect(),
+            guards: Vec::new(),
+        }
+    }
+
+    /// The tree a write of `plan` leaves when it is killed just before commit step `step`
+    /// (the write as [`write`] does it, with a step hook that copies the tree and stops the
+    /// run); `None` when the write has fewer steps.
+    fn killed_at(plan: Plan<'_>, out: &Path, step: usize) -> Option<BTreeMap<String, Vec<u8>>> {
+        let Plan { files, groups, guards } = plan.folded();
+        let (outcome, manifest) = compare_files(&files, &groups, &guards, out, false, false, true).unwrap();
+        let seen = std::sync::Mutex::new(None);
+        let hook = |at: usize| {
+            if at == step {
+                *seen.lock().unwrap() = Some(snapshot(out));
+                return Err(std::io::Error::other("killed"));
+            }
+            Ok(())
+        };
+        let result = apply(out, &outcome, &manifest, &files, Some(&hook));
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(result.is_err(), seen.is_some());
+        seen
+    }
+
+    fn restore_tree(tree: &BTreeMap<String, Vec<u8>>, to: &Path) {
+        for (rel, bytes) in tree {
+            match rel.strip_suffix('/') {
+                Some(dir) => std::fs::create_dir_all(to.join(dir)).unwrap(),
+                None => {
+                    std::fs::create_dir_all(to.join(rel).parent().unwrap()).unwrap();
+                    std::fs::write(to.join(rel), bytes).unwrap();
+                }
+            }
+        }
+    }
+
+    /// The files below `t/` and the manifest's entries.
+    fn tools_on_disk(out: &Path) -> (Vec<String>, Vec<String>) {
+        let files = snapshot(out)
+            .into_keys()
+            .filter(|k| k.starts_with("t/") && !k.ends_with('/'))
+            .collect();
+        let (manifest, notes) = read_manifest(out).unwrap();
+        assert!(notes.is_empty(), "{notes:?}");
+        for (path, e) in &manifest.files {
+            assert!(
+                e.blake3.is_some() && !e.pending && e.previous.is_none(),
+                "{path}: {e:?}"
+            );
+        }
+        (files, manifest.files.into_keys().collect())
+    }
+
+    #[test]
+    fn a_killed_runs_files_are_taken_over_or_removed_whatever_the_next_run_plans() {
+        // From an empty folder, and from one a finished run wrote (one file replaced, some new).
+        let firsts: [&[&str]; 2] = [&[], &["a", "b"]];
+        for first in firsts {
+            for step in 1.. {
+                let dir = tempfile::tempdir().unwrap();
+                write(tools(first), dir.path(), WriteOptions::default()).unwrap();
+                if !first.is_empty() {
+                    // b changes: the killed run replaces it.
+                    std::fs::write(dir.path().join("t/b.ts"), format!("// {MARKER}\nold\n")).unwrap();
+                    write(
+                        tools(first),
+                        dir.path(),
+                        WriteOptions {
+                            force: true,
+                            dry_run: false,
+                        },
+                    )
+                    .unwrap();
+                    let m = dir.path().join(MANIFEST_PATH);
+                    let text = std::fs::read_to_string(&m).unwrap();
+                    let b = content_hash(format!("// {MARKER}\nexport const b = 1\n").as_bytes());
+                    let old = content_hash(format!("// {MARKER}\nold\n").as_bytes());
+                    std::fs::write(&m, text.replace(&b, &old)).unwrap();
+                    std::fs::write(dir.path().join("t/b.ts"), format!("// {MARKER}\nold\n")).unwrap();
+                }
+                let Some(tree) = killed_at(tools(&["a", "b", "c", "d", "e"]), dir.path(), step) else {
+                    assert!(step > 3, "the run has steps");
+                    break;
+                };
+                // The next run keeps fewer tools (a filter), or others (a changed catalog).
+                for next in [&["a"][..], &["x", "b"]] {
+                    let killed = tempfile::tempdir().unwrap();
+                    restore_tree(&tree, killed.path());
+                    write(tools(next), killed.path(), WriteOptions::default())
+                        .unwrap_or_else(|e| panic!("after {first:?} killed at step {step}, {next:?}: {e}"));
+                    let want: Vec<String> = {
+                        let mut w: Vec<String> = next.iter().map(|n| format!("t/{n}.ts")).collect();
+                        w.sort();
+                        w
+                    };
+                    assert_eq!(
+                        tools_on_disk(killed.path()),
+                        (want.clone(), want),
+                        "after {first:?} killed at step {step}, {next:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -23,6 +23,66 @@ const ALL_OF_LOOKUP: &[&str] = &["opencode", "mcp", "claude", "cursor"];
 const SERVER: &[&str] = &["mcp", "claude", "cursor"];
 const CASES: &[(&str, &[Expect], &str, i32)] = &[
     (
+        "nullable-removed",
+        &[("nullable-removed", "breaking", ALL_OF_LOOKUP, Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "nullable-added",
+        &[("nullable-added", "compatible", ALL_OF_LOOKUP, Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
+        "equals-context-added",
+        &[("equals-context-added", "breaking", &["session"], Some("task_add"))],
+        "major",
+        1,
+    ),
+    (
+        "equals-context-removed",
+        &[("equals-context-removed", "compatible", &["session"], Some("task_add"))],
+        "minor",
+        0,
+    ),
+    (
+        "keep-empty-changed",
+        &[("keep-empty-changed", "behaviour", &["session"], Some("task_add"))],
+        "minor",
+        0,
+    ),
+    (
+        "confirm-added",
+        &[("confirm-added", "breaking", &["opencode"], Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "confirm-changed",
+        &[("confirm-changed", "behaviour", &["opencode"], Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
+        "rule-added",
+        &[("rule-added", "breaking", &["opencode"], Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "rule-removed",
+        &[("rule-removed", "compatible", &["opencode"], Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
+        "output-changed-schema",
+        &[("output-changed", "behaviour", SERVER, Some("lookup"))],
+        "minor",
+        0,
+    ),
+    (
         "surface-removed",
         &[("surface-removed", "breaking", &["cursor"], None)],
         "major",
@@ -924,5 +984,279 @@ fn budget_figures_are_the_ones_ixgen_budget_reports() {
             .unwrap_or_else(|| panic!("no surface {name}"));
         assert_eq!(b["tokens_after"], host["tokens"], "{name}");
         assert_eq!(b["delta"], 0);
+    }
+}
+
+#[test]
+fn an_older_catalog_is_read_with_a_bound() {
+    let (after, _) = case("tool-removed");
+    // A device that never ends, and a (sparse) file larger than any catalog: refused once the
+    // read passes the catalog limit, quickly, never read whole.
+    let tmp = tempfile::tempdir().unwrap();
+    let huge = tmp.path().join("huge.yaml");
+    std::fs::File::create(&huge).unwrap().set_len(8 << 30).unwrap();
+    for against in ["/dev/zero", huge.to_str().unwrap()] {
+        let started = std::time::Instant::now();
+        let (code, _, err) = diff(&after, against, &[]);
+        assert_eq!(code, 2, "{against}: {err}");
+        assert!(err.contains("larger than 32 MB"), "{against}: {err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "{against}");
+    }
+}
+
+#[test]
+fn findings_on_what_the_generated_tools_check_fail_require_bump() {
+    // Unchanged product.version: each of these needs a bump, so --require-bump fails.
+    for name in [
+        "nullable-removed",
+        "nullable-added",
+        "equals-context-added",
+        "equals-context-removed",
+        "keep-empty-changed",
+        "confirm-added",
+        "confirm-changed",
+        "rule-added",
+        "rule-removed",
+        "output-changed-schema",
+    ] {
+        let (after, before) = case(name);
+        let (code, out, err) = diff(&after, &before, &["--require-bump"]);
+        assert_eq!(code, 1, "{name}: {out}{err}");
+    }
+}
+
+/// Places in the diff fixtures' base catalog, each with the texts that may replace it: a
+/// catalog is the base with one choice per place (0 keeps the base's text). Every combination
+/// is a valid catalog, so two random choices are a random edit, in both directions.
+const EDITS: &[(&str, &[&str])] = &[
+    (
+        "description: Narrow to one kind}",
+        &["description: Narrow to one kind, nullable: true}"],
+    ),
+    (
+        "description: A glob}",
+        &[
+            "description: A glob, keep_empty: true}",
+            "description: A glob, nullable: true}",
+        ],
+    ),
+    (
+        "description: The task}",
+        &[
+            "description: The task, equals_context: session}",
+            "description: The task, keep_empty: true}",
+            "description: The task, keep_empty: true, equals_context: session}",
+        ],
+    ),
+    (
+        "    params:\n      symbol:",
+        &["    confirm: true\n    params:\n      symbol:"],
+    ),
+    (
+        "  - name: wipe\n",
+        &[
+            "    output_schema: {type: object, properties: {hits: {type: integer}}}\n  - name: wipe\n",
+            "    output_schema: {type: object, properties: {hits: {type: string}}}\n  - name: wipe\n",
+        ],
+    ),
+    (
+        "    steps:\n      - id: find\n",
+        &[
+            "    rules:\n      - require: [kind]\n        when: {param: limit, equals: 5}\n    steps:\n      - id: find\n",
+            "    rules:\n      - forbid: [name_glob]\n        when: {param: kind, equals: class}\n    steps:\n      - id: find\n",
+        ],
+    ),
+    ("default: 10,", &["default: 15,"]),
+    ("min: 1, max: 30", &["min: 2, max: 30", "min: 1, max: 40"]),
+    (
+        "values: [class, function]",
+        &["values: [class, function, method]", "values: [class]"],
+    ),
+    ("pattern: \"^[a-z*]+$\"", &["pattern: \"^[a-z*?]+$\""]),
+    (
+        "description: Look a symbol up",
+        &["description: Look a symbol up, fast"],
+    ),
+    ("title: Lookup", &["title: Look up"]),
+    (
+        "    description: Wipe the cache\n    access: write\n",
+        &[
+            "    description: Wipe the cache\n    access: read\n",
+            "    description: Wipe the cache\n    access: write\n    destructive: true\n",
+        ],
+    ),
+    (
+        "      query: {type: string, required: true, description: Text to find}\n",
+        &[
+            "      query: {type: string, description: Text to find}\n",
+            "      query: {type: string, required: true, description: Text to find}\n      lang: {type: string, description: Language}\n",
+            "      query: {type: string, required: true, description: Text to find}\n      lang: {type: string, required: true, description: Language}\n",
+        ],
+    ),
+    ("run: [search, \"{query}\"]", &["run: [search, --text, \"{query}\"]"]),
+    (
+        "path: /v1/lookup, body: {q: \"{symbol}\", limit: \"{limit}\"}",
+        &[
+            "path: /v2/lookup, body: {q: \"{symbol}\", limit: \"{limit}\"}",
+            "path: /v1/lookup, body: {q: \"{symbol}\"}",
+        ],
+    ),
+    (
+        "when: {step: find, failed: false}",
+        &["when: {step: find, failed: true}"],
+    ),
+    (
+        "meta: {action: add, status: remaining}",
+        &["meta: {action: add, status: open}"],
+    ),
+    (
+        "  binary: demo\n",
+        &["  binary: demo2\n", "  binary: demo\n  fallback: \"demo is missing\"\n"],
+    ),
+    (
+        "      - run: [wipe]\n",
+        &[
+            "      - run: [wipe]\n        timeout_ms: 5000\n",
+            "      - run: [wipe]\n        max_output: 1000\n",
+            "      - run: [wipe]\n        ok_exit: [0, 1]\n",
+            "      - run: [wipe]\n        output: both\n",
+            "      - run: [wipe]\n        if_empty: Nothing to wipe\n",
+        ],
+    ),
+    (
+        "    description: Search the code\n",
+        &["    description: Search the code\n    redact: none\n"],
+    ),
+    ("  path: \"{store}\"", &["  path: \"{store}/x\""]),
+    ("markdown_field: preview_markdown", &["markdown_field: md"]),
+    ("default_url: http://127.0.0.1:9", &["default_url: http://127.0.0.1:10"]),
+    ("  args: [mcp]", &["  args: [mcp, --quiet]"]),
+];
+
+fn edited(base: &str, choice: &[usize]) -> String {
+    let mut text = base.to_string();
+    for ((from, alternatives), &c) in EDITS.iter().zip(choice) {
+        if let Some(to) = c.checked_sub(1).and_then(|i| alternatives.get(i)) {
+            text = text.replacen(from, to, 1);
+        }
+    }
+    text
+}
+
+/// Every file `generate` writes for a catalog (with the session tools' context), but ixgen's
+/// own state.
+fn artifacts(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let out = dir.join("out");
+    let run = ixgen()
+        .current_dir(dir)
+        .args(["--catalog", "catalog.yaml", "--out", "out"])
+        .args(["generate", "-q", "--store", "/s", "--session", "s"])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![out.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p.strip_prefix(&out).unwrap().to_string_lossy().into_owned();
+            if rel == ".ixgen" {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn every_edit_place_is_in_the_base_once() {
+    let base = diff_base();
+    for (from, _) in EDITS {
+        assert_eq!(base.matches(from).count(), 1, "{from:?}");
+    }
+}
+
+/// Whether `diff` reports something for a pair of choices whose generated files differ: the
+/// files that differ when it reports nothing.
+fn silent_difference(base: &str, before: &[usize], after: &[usize]) -> Option<String> {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("before"), tmp.path().join("after"));
+    for (dir, choice) in [(&a, before), (&b, after)] {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("catalog.yaml"), edited(base, choice)).unwrap();
+    }
+    let (old, new) = (artifacts(&a), artifacts(&b));
+    let (code, out, err) = diff(
+        &b.join("catalog.yaml"),
+        a.join("catalog.yaml").to_str().unwrap(),
+        &["--format", "json"],
+    );
+    assert_ne!(code, 2, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    if old == new || !report["findings"].as_array().unwrap().is_empty() {
+        return None;
+    }
+    let changed: std::collections::BTreeSet<&String> = old
+        .keys()
+        .chain(new.keys())
+        .filter(|k| old.get(*k) != new.get(*k))
+        .collect();
+    Some(format!(
+        "these generated files differ, yet diff reports nothing: {changed:?}\nbefore:\n{}\nafter:\n{}",
+        edited(base, before),
+        edited(base, after)
+    ))
+}
+
+fn diff_base() -> String {
+    std::fs::read_to_string(Path::new(FIXTURES).join("default-changed/before.yaml")).unwrap()
+}
+
+#[test]
+fn every_single_edit_that_changes_a_generated_file_gets_a_finding() {
+    let base = diff_base();
+    let none = vec![0; EDITS.len()];
+    for (i, (_, alternatives)) in EDITS.iter().enumerate() {
+        for k in 1..=alternatives.len() {
+            let mut one = none.clone();
+            one[i] = k;
+            // The edit, and undoing it.
+            for (before, after) in [(&none, &one), (&one, &none)] {
+                if let Some(why) = silent_difference(&base, before, after) {
+                    panic!("{why}");
+                }
+            }
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 64,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Random catalogs, each edited in one or two places, both versions generated: when a
+    /// generated file differs, `diff` reports at least one finding.
+    #[test]
+    fn diff_reports_every_edit_that_changes_a_generated_file(
+        before in proptest::collection::vec(0usize..8, EDITS.len()),
+        edits in proptest::collection::vec((0..EDITS.len(), 0usize..8), 1..=2),
+    ) {
+        let base = diff_base();
+        let within = |i: usize, c: usize| c % (EDITS[i].1.len() + 1);
+        let before: Vec<usize> = before.iter().enumerate().map(|(i, &c)| within(i, c)).collect();
+        let mut after = before.clone();
+        for (i, c) in edits {
+            after[i] = within(i, c);
+        }
+        let silent = silent_difference(&base, &before, &after);
+        proptest::prop_assert!(silent.is_none(), "{}", silent.unwrap_or_default());
     }
 }

@@ -686,3 +686,70 @@ fn two_targets_that_write_one_path_are_an_error_in_the_catalog() {
         assert!(!out.exists(), "{args:?} wrote something");
     }
 }
+
+/// Takes the hashes of the files whose paths end with `suffix` out of a manifest, as a hand
+/// merge that kept only the paths would.
+fn strip_hashes(out: &Path, suffix: &str) {
+    let path = out.join(".ixgen/manifest.json");
+    let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let files = manifest["files"].as_object_mut().unwrap();
+    for (_, entry) in files.iter_mut().filter(|(k, _)| k.ends_with(suffix)) {
+        let entry = entry.as_object_mut().unwrap();
+        assert!(entry.remove("blake3").is_some(), "{entry:?}");
+    }
+    std::fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+}
+
+#[test]
+fn a_manifest_without_hashes_proves_nothing_so_nothing_is_overwritten_or_removed_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, cat, base) = generated_minimal(dir.path());
+    strip_hashes(&out, "");
+    let (lookup, wipe) = (
+        out.join(".opencode/tools/lookup.ts"),
+        out.join(".opencode/tools/wipe.ts"),
+    );
+    let mine = "// my own lookup tool\nexport default {}\n";
+    // Overwriting: the user's file at a listed path stays.
+    std::fs::write(&lookup, mine).unwrap();
+    let run = ixgen(&out).arg("--catalog").arg(&cat).arg("generate").assert().code(2);
+    let stderr = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("lookup.ts") && stderr.contains("without a hash"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("refusing to overwrite"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&lookup).unwrap(), mine);
+    // Removing: a listed file the catalog no longer plans stays too.
+    std::fs::remove_file(&lookup).unwrap();
+    ixgen(&out)
+        .arg("--catalog")
+        .arg(&cat)
+        .args(["generate", "--force"])
+        .assert()
+        .success();
+    strip_hashes(&out, "wipe.ts");
+    std::fs::write(&wipe, "// my own wipe tool\n").unwrap();
+    std::fs::write(&cat, base.replace("tools: [lookup, wipe]", "tools: [lookup]")).unwrap();
+    let run = ixgen(&out).arg("--catalog").arg(&cat).arg("generate").assert().code(2);
+    let stderr = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("wipe.ts") && stderr.contains("refusing to remove"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&wipe).unwrap(), "// my own wipe tool\n");
+    // `check` does not pass over it either, and `--force` takes the files over.
+    ixgen(&out).arg("--catalog").arg(&cat).arg("check").assert().code(1);
+    ixgen(&out)
+        .arg("--catalog")
+        .arg(&cat)
+        .args(["generate", "--force"])
+        .assert()
+        .success();
+    assert!(!wipe.exists());
+    ixgen(&out).arg("--catalog").arg(&cat).arg("check").assert().code(0);
+    let manifest = std::fs::read_to_string(out.join(".ixgen/manifest.json")).unwrap();
+    for line in manifest.lines().filter(|l| l.contains(".opencode/tools/")) {
+        assert!(line.contains("\"blake3\""), "every entry carries a hash again: {line}");
+    }
+}

@@ -496,3 +496,88 @@ fn the_hostile_fixture_loads_and_runs_in_opencode() {
         "{out}"
     );
 }
+
+/// The custom tools the real OpenCode loads in a project (`opencode debug agent build`), by id.
+fn loaded_tools(p: &OpencodeProject) -> std::collections::BTreeSet<String> {
+    let mut cmd = std::process::Command::new(support::opencode());
+    support::isolate(&mut cmd, p.tmp.path());
+    let out = cmd
+        .current_dir(p.dir())
+        .args(["debug", "agent", "build"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let agent: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    let tools = agent["tools"]
+        .as_object()
+        .unwrap_or_else(|| panic!("no tools: {agent}"));
+    tools.keys().filter(|t| t.starts_with("ix_")).cloned().collect()
+}
+
+/// The tool ids of the tool files below `.opencode/tools`.
+fn tool_files(project: &Path) -> std::collections::BTreeSet<String> {
+    std::fs::read_dir(project.join(".opencode/tools"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter_map(|n| n.strip_suffix(".ts").map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn after_a_killed_run_and_a_filtered_rerun_opencode_loads_exactly_the_planned_tools() {
+    // A first `ixgen opencode` killed halfway through creating the tool files: the write (the
+    // CLI's, through the library) copies the tree as a kill before that step leaves it.
+    let (model, _, _) = ixgen::hosts::load(None).unwrap();
+    let (filter, _) = ixgen::model::Filter::resolve(&model, false, &[], &[], None).unwrap();
+    let opts = ixgen::hosts::Options {
+        filter,
+        context: Default::default(),
+        toolset: None,
+        profiles: vec![ixgen::hosts::mcp::Profile::V2025_11_25],
+    };
+    let plan = ixgen::hosts::plan(&model, &[ixgen::hosts::get("opencode").unwrap()], &opts).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let killed = std::sync::Mutex::new(None);
+    let hook = |step: usize| {
+        // Step 1 writes the interim manifest; each later one creates a file.
+        if step == 12 {
+            *killed.lock().unwrap() = Some(support::tree(scratch.path()));
+            return Err(std::io::Error::other("killed"));
+        }
+        Ok(())
+    };
+    let r = ixgen::output::write_with_hook(plan, scratch.path(), Default::default(), &hook);
+    assert!(r.is_err(), "the run has fewer steps than the kill");
+    let killed = killed.into_inner().unwrap().unwrap();
+    // The killed run's tree, in a project OpenCode runs in.
+    let p = OpencodeProject::new();
+    for (rel, bytes) in &killed {
+        let to = p.dir().join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(to, bytes).unwrap();
+    }
+    let left = tool_files(&p.dir());
+    assert!(left.len() > 3, "the killed run left tool files: {left:?}");
+    // The rerun keeps the read-only tools only.
+    let out = p.ixgen(&["opencode", "--read-only", "-q"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let fresh = tempfile::tempdir().unwrap();
+    let planned = std::process::Command::new(env!("CARGO_BIN_EXE_ixgen"))
+        .arg("--out")
+        .arg(fresh.path())
+        .args(["opencode", "--read-only", "-q"])
+        .output()
+        .unwrap();
+    assert!(planned.status.success());
+    let planned = tool_files(fresh.path());
+    assert!(planned.len() < 17, "--read-only keeps fewer tools: {planned:?}");
+    assert!(
+        left.iter().any(|t| !planned.contains(t)),
+        "the killed run left a tool the filter drops: {left:?}"
+    );
+    assert_eq!(tool_files(&p.dir()), planned);
+    assert_eq!(loaded_tools(&p), planned);
+    let check = p.ixgen(&["check", "--read-only", "opencode"]);
+    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+}

@@ -349,6 +349,53 @@ fn a_merged_jsonc_file_keeps_every_byte_but_ixgen_s_key() {
 }
 
 #[test]
+fn a_shared_file_with_a_duplicate_key_or_that_is_not_jsonc_is_refused_never_edited() {
+    let cases = [
+        // Duplicate keys, at the top and deeper: which copy a host reads is a guess.
+        (
+            "opencode.json",
+            "{\"mcp\": {}, \"mcp\": {\"other\": {}}}\n",
+            "appears twice",
+        ),
+        ("opencode.json", "{\"mcp\": {\"a\": 1, \"a\": 2}}\n", "appears twice"),
+        (
+            ".vscode/mcp.json",
+            "{\"servers\": {}, \"servers\": {}}\n",
+            "appears twice",
+        ),
+        // Not JSON(C): JSON5's bare keys, single quotes, hex, NaN, a missing comma, and no JSON.
+        ("opencode.json", "{mcp: {}}\n", "not valid JSON"),
+        ("opencode.json", "{'mcp': {}}\n", "not valid JSON"),
+        ("opencode.json", "{\"n\": 0x10}\n", "not valid JSON"),
+        ("opencode.json", "{\"n\": NaN}\n", "not valid JSON"),
+        ("opencode.json", "{\"a\": 1 \"b\": 2}\n", "not valid JSON"),
+        (".vscode/mcp.json", "servers = 1\n", "not valid JSON"),
+    ];
+    for (file, text, why) in cases {
+        let w = Work::new();
+        w.edit(
+            "  opencode: {toolset: main}\n  mcp: {toolset: main}",
+            "  opencode: {toolset: main, config: opencode.json}\n  mcp: {toolset: main}\n  vscode: {}",
+        );
+        std::fs::create_dir_all(w.out().join(".vscode")).unwrap();
+        std::fs::write(w.out().join(file), text).unwrap();
+        let run = w.ixgen(&["generate"]).code(2);
+        assert!(
+            run.stderr.contains(why) && run.stderr.contains(file),
+            "{file}: {text}: {}",
+            run.stderr
+        );
+        assert_eq!(
+            std::fs::read_to_string(w.out().join(file)).unwrap(),
+            text,
+            "{file} was edited"
+        );
+        let check = w.ixgen(&["check"]);
+        assert_ne!(check.code, 0, "check passed {file}: {text}");
+    }
+}
+
+#[test]
 fn a_corrupt_manifest_is_reported_as_what_it_is() {
     let w = Work::new();
     w.ixgen(&["generate"]).ok();
@@ -458,6 +505,143 @@ fn every_invalid_catalog_value_is_a_located_error() {
 }
 
 #[test]
+fn names_unsafe_in_a_generated_language_are_located_errors() {
+    let cases: &[(&str, &str)] = &[
+        // A parameter, a context variable, a step id and a JSON template key named `__proto__`
+        // would set a JavaScript object's prototype: the value would be lost.
+        (
+            "      limit: {type: integer",
+            "      __proto__: {type: string}\n      limit: {type: integer",
+        ),
+        (
+            "context:\n  session:",
+            "context:\n  __proto__: {type: string}\n  session:",
+        ),
+        ("      - run: [wipe]", "      - id: __proto__\n        run: [wipe]"),
+        (
+            "body: {q: \"{symbol}\",",
+            "body: {__proto__: \"{symbol}\", q: \"{symbol}\",",
+        ),
+        // A context constant named like one the session file declares itself.
+        (
+            "session: {type: string, format: topic-part}",
+            "session: {type: string, format: topic-part, constant: SHARED}",
+        ),
+    ];
+    for (from, to) in cases {
+        let w = Work::new();
+        w.edit(from, to);
+        let run = w.ixgen(&["validate"]).located("reserved-name");
+        assert!(
+            run.stderr.contains("__proto__") || run.stderr.contains("SHARED"),
+            "{}",
+            run.stderr
+        );
+        w.ixgen(&["generate"]).located("reserved-name");
+        assert!(tree(&w.out()).is_empty(), "{to}: something was written");
+    }
+    // A session tool named `default` would be the session file's default export.
+    let w = Work::new();
+    let base = std::fs::read_to_string(MINIMAL).unwrap();
+    w.catalog(
+        &base
+            .replace("tools: [lookup, wipe]", "tools: [lookup, default]")
+            .replace("  - name: wipe\n", "  - name: default\n")
+            .replace(
+                "  mcp: {toolset: main}",
+                "  mcp: {toolset: main}\n  session: {toolset: main, file: ralph, context: [session]}",
+            ),
+    );
+    let run = w.ixgen(&["validate"]).located("reserved-name");
+    assert!(run.stderr.contains("default export"), "{}", run.stderr);
+}
+
+#[test]
+fn an_icon_outside_the_catalog_folder_is_refused_before_it_is_read() {
+    for icon in [
+        "/etc/passwd",
+        "/dev/zero",
+        "../outside/victim.txt",
+        "img/../../outside/victim.txt",
+    ] {
+        let w = Work::new();
+        w.edit("  license: MIT\n", &format!("  license: MIT\n  icon: \"{icon}\"\n"));
+        for args in [&["validate"][..], &["generate"]] {
+            let run = w.ixgen(args);
+            assert_eq!(run.code, 2, "{icon}: {}", run.stderr);
+            assert!(run.stderr.contains("catalog.yaml:"), "not located: {}", run.stderr);
+            assert!(
+                run.stderr.contains("inside the catalog's folder"),
+                "{icon}: {}",
+                run.stderr
+            );
+        }
+        assert!(tree(&w.out()).is_empty());
+        w.assert_outside_untouched();
+    }
+}
+
+#[test]
+fn out_and_catalog_paths_reach_ci_output_escaped() {
+    // Control characters (ESC, BEL, a newline) and bidirectional overrides in the folder names
+    // given on the command line.
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n')
+            || matches!(c, '\u{200E}' | '\u{200F}' | '\u{2028}' | '\u{2029}' | '\u{FEFF}')
+            || ('\u{202A}'..='\u{202E}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out\u{1b}[31m\u{202E}txt.exe");
+    let folder = tmp.path().join("cat\u{7}\u{2067}\nnext");
+    std::fs::create_dir_all(&folder).unwrap();
+    let (before, after) = (folder.join("before.yaml"), folder.join("catalog.yaml"));
+    let base = std::fs::read_to_string(MINIMAL).unwrap();
+    std::fs::write(&before, &base).unwrap();
+    std::fs::write(&after, &base).unwrap();
+    let run_raw = |args: &[&str]| {
+        let o = Command::cargo_bin("ixgen")
+            .unwrap()
+            .env("NO_COLOR", "1")
+            .arg("--out")
+            .arg(&out)
+            .arg("--catalog")
+            .arg(&after)
+            .args(args)
+            .output()
+            .unwrap();
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (o.status.code().unwrap(), all)
+    };
+    let run = |args: &[&str]| {
+        let (code, all) = run_raw(args);
+        assert!(!all.chars().any(unsafe_char), "{args:?}: {all:?}");
+        (code, all)
+    };
+    assert_eq!(run(&["generate"]).0, 0);
+    // Drift, and a diff with findings: every path printed.
+    std::fs::write(&after, base.replace("tools: [lookup, wipe]", "tools: [lookup]")).unwrap();
+    let (code, all) = run(&["check", "--format", "github"]);
+    assert_eq!(code, 1, "{all}");
+    assert!(all.contains("::error file=") && all.contains("\\u{1b}"), "{all}");
+    for format in ["text", "github", "markdown"] {
+        let (code, all) = run(&["diff", "--against", before.to_str().unwrap(), "--format", format]);
+        assert!(code < 2, "{format}: {all}");
+    }
+    // JSON is data: it carries the path exactly (its string escapes keep control characters
+    // from the output).
+    let (_, json) = run_raw(&["diff", "--against", before.to_str().unwrap(), "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["before"]["file"].as_str(), before.to_str());
+    let (_, text) = run(&["diff", "--against", before.to_str().unwrap()]);
+    assert!(text.lines().next().unwrap().contains("\\u{7}"), "{text}");
+}
+
+#[test]
 fn ci_output_cannot_be_forged_by_catalog_text() {
     let w = Work::new();
     // A toolset name that does not exist, holding a newline, a workflow command, ESC and BEL.
@@ -544,6 +728,28 @@ fn two_targets_writing_one_path_are_refused() {
     let run = w.ixgen(&["generate"]).code(2);
     assert!(run.stderr.contains(".cursor/mcp.json"), "{}", run.stderr);
     assert!(!w.out().exists(), "the refused run created --out");
+}
+
+#[test]
+fn validate_finds_a_target_path_that_aliases_another_targets_file() {
+    let cases = [
+        // Another spelling of the Cursor target's own file.
+        "  mcp: {toolset: main, path: ./.cursor/mcp.json}\n  cursor: {}",
+        "  mcp: {toolset: main, path: .cursor//mcp.json}\n  cursor: {}",
+        "  mcp: {toolset: main, path: .cursor/./mcp.json}\n  cursor: {}",
+        "  mcp: {toolset: main}\n  cursor: {path: ./mcp/tools.json}",
+        // A file another target generates.
+        "  mcp: {toolset: main, path: .opencode/tools/lookup.ts}",
+        "  mcp: {toolset: main, path: ./.opencode//tools/./wipe.ts}",
+    ];
+    for to in cases {
+        let w = Work::new();
+        w.edit("  mcp: {toolset: main}", to);
+        let run = w.ixgen(&["validate"]).located("path-collision");
+        assert!(run.stderr.contains("both write"), "{to}: {}", run.stderr);
+        w.ixgen(&["generate"]).located("path-collision");
+        assert!(tree(&w.out()).is_empty(), "{to}: something was written");
+    }
 }
 
 #[cfg(unix)]

@@ -18,9 +18,11 @@ fn validate(path: &std::path::Path, strict: bool) -> (i32, serde_json::Value) {
 
 #[test]
 fn each_lint_fixture_trips_its_lint() {
+    // Catalogs, and the icon beside them (an icon stays inside its catalog's folder).
     let mut fixtures: Vec<_> = std::fs::read_dir("tests/fixtures/lints")
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
         .collect();
     fixtures.sort();
     assert!(fixtures.len() >= 5);

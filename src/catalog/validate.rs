@@ -20,6 +20,37 @@ pub const RESERVED_VARS: [&str; 3] = ["item", "result", NOW_MS];
 /// since the epoch (a loop that only honours recent frames needs it).
 pub const NOW_MS: &str = "now_ms";
 
+/// Constants the generated session file declares or imports itself: a context variable's
+/// constant may not be one (it would declare the name twice, and the file would not parse).
+/// `SPEC_*` (one per tool) and `__IX*` are reserved as prefixes.
+pub const GENERATED_CONSTANTS: [&str; 2] = ["CONTEXT", "SHARED"];
+
+/// Why a name the catalog gives (a parameter, a context variable, a step id, a key of a JSON
+/// template) is unsafe in a generated language, if it is. Names are already `[a-z_][a-z0-9_]*`,
+/// which every language ixgen writes (TypeScript, JSON, TOML, shell) takes as an identifier
+/// or bare key; what is left are JavaScript's special object keys. `__proto__` in an object
+/// literal (quoted or not) or an assignment sets the object's prototype instead of a value,
+/// so the argument, variable or key would be lost. `constructor` and `prototype` are plain
+/// own keys in a literal and when assigned, and the runtime reads every name with
+/// `Object.hasOwn`, never through the prototype, so they stay allowed.
+pub fn unsafe_name(name: &str) -> Option<&'static str> {
+    (name == "__proto__").then_some(
+        "`__proto__` as a key of a JavaScript object sets the object's prototype, so its value would be lost",
+    )
+}
+
+/// The diagnostic for a name [`unsafe_name`] refuses, at the key `path` (a parameter, a
+/// context variable, a JSON key); `what` says which kind of name it is.
+pub fn unsafe_name_diagnostic(path: &str, what: &str, name: &str) -> Option<Diagnostic> {
+    unsafe_value_diagnostic(path, what, name).map(Diagnostic::at_key)
+}
+
+/// [`unsafe_name_diagnostic`] for a name that is the value at `path` (a step id).
+pub fn unsafe_value_diagnostic(path: &str, what: &str, name: &str) -> Option<Diagnostic> {
+    let why = unsafe_name(name)?;
+    Some(Diagnostic::error("reserved-name", path, format!("{what} `{name}` is unsafe: {why}")).help("rename it"))
+}
+
 /// The tool name rule every host accepts.
 pub fn valid_tool_name(name: &str) -> bool {
     !name.is_empty()
@@ -117,6 +148,9 @@ impl<'a> Validator<'a> {
                     .help("use [a-z_][a-z0-9_]*"),
                 );
             }
+            if let Some(d) = unsafe_name_diagnostic(&path, "context variable", name) {
+                self.err(d);
+            }
             if RESERVED_VARS.contains(&name.as_str()) {
                 self.err(
                     Diagnostic::error(
@@ -180,7 +214,10 @@ impl<'a> Validator<'a> {
                     )
                     .help("use [A-Z_][A-Z0-9_]*"),
                 );
-            } else if constant == "CONTEXT" || constant.starts_with("SPEC_") || constant.starts_with("__IX") {
+            } else if GENERATED_CONSTANTS.contains(&constant.as_str())
+                || constant.starts_with("SPEC_")
+                || constant.starts_with("__IX")
+            {
                 self.err(
                     Diagnostic::error(
                         "reserved-name",
@@ -209,6 +246,9 @@ impl<'a> Validator<'a> {
                     .at_key()
                     .help("use [a-z_][a-z0-9_]* so every host and the generated code accept it"),
             );
+        }
+        if let Some(d) = unsafe_name_diagnostic(path, "parameter", name) {
+            self.err(d);
         }
         if self.cat.context.contains_key(name) || RESERVED_VARS.contains(&name) {
             self.err(
@@ -693,4 +733,49 @@ pub fn topic_part(v: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A context constant may not be any name the generated tool file declares or imports at
+    /// its top level: [`GENERATED_CONSTANTS`] and its prefixes must cover each one a constant
+    /// could spell, or a new name in the template would make such a catalog's file not parse.
+    #[test]
+    fn every_name_the_tool_file_declares_is_reserved() {
+        let template = include_str!("../../templates/opencode/tool.ts");
+        let mut names = Vec::new();
+        for line in template.lines() {
+            if let Some(rest) = line.strip_prefix("import ") {
+                let inside = rest.split('{').nth(1).and_then(|r| r.split('}').next()).unwrap_or("");
+                names.extend(inside.split(',').filter_map(|n| n.split_whitespace().last()));
+            } else if let Some(rest) = line.strip_prefix("const ") {
+                names.extend(rest.split([':', ' ', '=']).next());
+            }
+        }
+        assert!(names.contains(&"SHARED") && names.contains(&"CONTEXT"), "{names:?}");
+        for name in names {
+            // A placeholder the backend fills: `{{ t.spec_name }}` is `SPEC_*`, and a context
+            // constant is the catalog's own.
+            let name = match name {
+                "{{" => continue,
+                n => n,
+            };
+            if is_ts_constant(name) {
+                assert!(
+                    GENERATED_CONSTANTS.contains(&name) || name.starts_with("SPEC_") || name.starts_with("__IX"),
+                    "`{name}` is declared by the tool file but a context constant may be named so"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn proto_is_the_unsafe_name() {
+        assert!(unsafe_name("__proto__").is_some());
+        for ok in ["constructor", "prototype", "proto", "__proto", "name"] {
+            assert!(unsafe_name(ok).is_none(), "{ok}");
+        }
+    }
 }

@@ -579,6 +579,21 @@ impl<'a> Compare<'a> {
                 ),
             );
         }
+        // The output schema is part of the MCP definition only.
+        if o.output_schema != n.output_schema && !mcp.is_empty() {
+            self.push(
+                Rule::OutputChanged,
+                Some(new_name),
+                None,
+                None,
+                mcp.clone(),
+                Msg::new().t("the output schema of ").c(new_name).t(" changed"),
+                At::both(
+                    format!("{}.output_schema", old.tool_path(old_name)),
+                    format!("{tpath}.output_schema"),
+                ),
+            );
+        }
         // Every cosmetic finding of the tool carries its definition's token delta.
         let delta = crate::report::tokens(Side::definition_chars(n)) as i64
             - crate::report::tokens(Side::definition_chars(o)) as i64;
@@ -931,6 +946,62 @@ impl<'a> Compare<'a> {
                 all.to_vec(),
                 of(Msg::new().t("parameter ").c(pname)).t(what),
                 at("required"),
+            );
+        }
+        // `null` is part of the parameter's type in every host's schema.
+        if a.nullable != b.nullable {
+            let (rule, what) = if b.nullable {
+                (Rule::NullableAdded, " now accepts `null`")
+            } else {
+                (Rule::NullableRemoved, " no longer accepts `null`")
+            };
+            self.push(
+                rule,
+                Some(tool),
+                None,
+                Some(pname),
+                all.to_vec(),
+                of(Msg::new().t("parameter ").c(pname)).t(what),
+                at("nullable"),
+            );
+        }
+        // What the generated tools check and how they read a value: only tools that run.
+        if a.equals_context != b.equals_context && !exec.is_empty() {
+            let msg = Msg::new().t("parameter ").c(pname);
+            let (rule, msg) = match &b.equals_context {
+                Some(var) => (
+                    Rule::EqualsContextAdded,
+                    of(msg).t(" must now equal the context value ").c(var),
+                ),
+                None => (
+                    Rule::EqualsContextRemoved,
+                    of(msg).t(" no longer has to equal a context value"),
+                ),
+            };
+            self.push(
+                rule,
+                Some(tool),
+                None,
+                Some(pname),
+                exec.to_vec(),
+                msg,
+                at("equals_context"),
+            );
+        }
+        if a.keep_empty != b.keep_empty && !exec.is_empty() {
+            let what = if b.keep_empty {
+                " now keeps an empty string as a value"
+            } else {
+                " now takes an empty string as not given"
+            };
+            self.push(
+                Rule::KeepEmptyChanged,
+                Some(tool),
+                None,
+                Some(pname),
+                exec.to_vec(),
+                of(Msg::new().t("parameter ").c(pname)).t(what),
+                at("keep_empty"),
             );
         }
         let item_desc = |p: &Param| p.items.as_ref().and_then(|i| i.description.clone());
@@ -1286,11 +1357,12 @@ impl<'a> Compare<'a> {
             ),
             _ => {}
         }
+        self.confirm(o, n, &a, &b, exec);
+        self.rules(tool, &a, &b, &otp, &ntp, exec);
         // Everything else the spec carries shapes the result (heading, fallback, and whatever a
         // later version of the spec adds); parameters were compared through the model.
         let (oa, ob) = (a.as_object(), b.as_object());
-        // `confirm` follows `destructive` by default, which the annotation rules already report.
-        let skip = ["name", "params", "steps", "parallel", "runtime", "confirm"];
+        let skip = ["name", "params", "steps", "parallel", "runtime", "confirm", "rules"];
         let mut keys: Vec<String> = Vec::new();
         if let (Some(oa), Some(ob)) = (oa, ob) {
             for k in oa.keys().chain(ob.keys().filter(|k| !oa.contains_key(*k))) {
@@ -1317,6 +1389,88 @@ impl<'a> Compare<'a> {
                     .t(" changed its ")
                     .codes(keys.iter().map(String::as_str)),
                 At::both(format!("{otp}.{key}"), format!("{ntp}.{key}")),
+            );
+        }
+    }
+
+    /// A tool's confirmation, as its spec carries it. It follows `destructive` by default:
+    /// when that flipped, the annotation rules have reported it, and a confirmation that only
+    /// came or went with it is not reported again.
+    fn confirm(&mut self, o: &ToolModel, n: &ToolModel, a: &Value, b: &Value, exec: &[Surface]) {
+        let tool = n.name.as_str();
+        let of = |v: &Value| v.get("confirm").filter(|c| !c.is_null()).cloned();
+        let (ca, cb) = (of(a), of(b));
+        if ca == cb || (o.destructive != n.destructive && ca.is_some() != cb.is_some()) {
+            return;
+        }
+        let (rule, msg) = match (&ca, &cb) {
+            (None, Some(_)) => (
+                Rule::ConfirmAdded,
+                Msg::new().c(tool).t(" now asks for confirmation before it runs"),
+            ),
+            (Some(_), None) => (
+                Rule::ConfirmChanged,
+                Msg::new().c(tool).t(" no longer asks for confirmation"),
+            ),
+            _ => (
+                Rule::ConfirmChanged,
+                Msg::new().t("what ").c(tool).t(" asks confirmation for changed"),
+            ),
+        };
+        let at = At::both(
+            format!("{}.confirm", self.old.tool_path(&o.name)),
+            format!("{}.confirm", self.new.tool_path(tool)),
+        );
+        self.push(rule, Some(tool), None, None, exec.to_vec(), msg, at);
+    }
+
+    /// Rules across parameters: one added can refuse a call that passed, one removed lets more
+    /// calls through, and a `default` rule changes a default.
+    fn rules(&mut self, tool: &str, a: &Value, b: &Value, otp: &str, ntp: &str, exec: &[Surface]) {
+        let of = |v: &Value| v.get("rules").and_then(Value::as_array).cloned().unwrap_or_default();
+        let (ra, rb) = (of(a), of(b));
+        let kind = |r: &Value| r.get("rule").and_then(Value::as_str).unwrap_or("rule").to_string();
+        for (j, r) in rb.iter().enumerate().filter(|(_, r)| !ra.contains(r)) {
+            let k = kind(r);
+            let rule = if k == "default" {
+                Rule::DefaultChanged
+            } else {
+                Rule::RuleAdded
+            };
+            let after = format!("{ntp}.rules[{j}]");
+            self.push(
+                rule,
+                Some(tool),
+                None,
+                None,
+                exec.to_vec(),
+                Msg::new().c(tool).t(" has a new ").c(k).t(" rule"),
+                At {
+                    before: None,
+                    after: Some(after.clone()),
+                    anchor: after,
+                },
+            );
+        }
+        for (i, r) in ra.iter().enumerate().filter(|(_, r)| !rb.contains(r)) {
+            let k = kind(r);
+            let rule = if k == "default" {
+                Rule::DefaultChanged
+            } else {
+                Rule::RuleRemoved
+            };
+            self.push(
+                rule,
+                Some(tool),
+                None,
+                None,
+                exec.to_vec(),
+                Msg::new().t("a ").c(k).t(" rule of ").c(tool).t(" was removed"),
+                At {
+                    before: Some(format!("{otp}.rules[{i}]")),
+                    after: None,
+                    anchor: ntp.to_string(),
+                },
             );
         }
     }

@@ -93,7 +93,15 @@ pub struct Loc {
 
 impl std::fmt::Display for Loc {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+        // The file is a path from the command line: shown with its unprintable characters
+        // escaped, so that it can neither forge a line nor reorder one.
+        write!(
+            f,
+            "{}:{}:{}",
+            crate::escape::terminal(&self.file),
+            self.line,
+            self.column
+        )
     }
 }
 

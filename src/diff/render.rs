@@ -100,7 +100,12 @@ fn text(r: &Report) -> String {
     let _ = writeln!(
         o,
         "ixgen diff: {} ({} {}) against {} ({} {})",
-        r.after.file, r.after.product, r.after.version, r.before.file, r.before.product, r.before.version
+        escape::terminal(&r.after.file),
+        r.after.product,
+        r.after.version,
+        escape::terminal(&r.before.file),
+        r.before.product,
+        r.before.version
     );
     if r.findings.is_empty() {
         let _ = writeln!(o, "\nno changes to the tool surfaces");
@@ -168,7 +173,7 @@ fn github(r: &Report) -> String {
         let _ = writeln!(
             o,
             "::{level} file={},line={},col={},title={}::{}",
-            escape::gh_property(&f.anchor.file),
+            escape::gh_property(&escape::terminal(&f.anchor.file)),
             f.anchor.line,
             f.anchor.column,
             escape::gh_property(&format!("ixgen diff: {} ({})", f.rule.id(), f.class.label())),
@@ -179,7 +184,7 @@ fn github(r: &Report) -> String {
         let _ = writeln!(
             o,
             "::notice file={},line={},title={}::{}",
-            escape::gh_property(&r.version_loc.file),
+            escape::gh_property(&escape::terminal(&r.version_loc.file)),
             r.version_loc.line,
             escape::gh_property("ixgen diff: context budget"),
             escape::gh_message(&format!(
@@ -194,7 +199,7 @@ fn github(r: &Report) -> String {
         let _ = writeln!(
             o,
             "::error file={},line={},col={},title={}::{}",
-            escape::gh_property(&r.version_loc.file),
+            escape::gh_property(&escape::terminal(&r.version_loc.file)),
             r.version_loc.line,
             r.version_loc.column,
             escape::gh_property("ixgen diff: version"),
@@ -223,7 +228,7 @@ fn markdown(r: &Report) -> String {
         "Changes to the agent tools since {} {} ({}).\n",
         escape::md_text(&r.before.product),
         escape::md_text(&r.before.version),
-        escape::md_code(&r.before.file)
+        escape::md_code(&escape::terminal(&r.before.file))
     );
     let active: Vec<&Finding> = r.findings.iter().filter(|f| !f.ignored).collect();
     if active.is_empty() {

@@ -101,13 +101,19 @@ rules! {
     RuntimeRouteChanged "runtime-route-changed" Breaking "the method or path of a tool's runtime route changed: a running runtime may not serve it";
     ServerCommandChanged "server-command-changed" Breaking "the command line the MCP hosts launch the server with changed (command, arguments, filter flags): an installed server may not accept it";
     StoreStepChanged "store-step-changed" Breaking "what a store or signal step writes, reads or signals changed: the loop reading the store may not see it";
+    NullableRemoved "nullable-removed" Breaking "a parameter no longer accepts `null` (`nullable` removed): a call that sent `null` is refused";
+    EqualsContextAdded "equals-context-added" Breaking "a parameter must now equal a context value (`equals_context` added or changed): a call with another value is refused";
+    ConfirmAdded "confirm-added" Breaking "a tool now asks for confirmation before it runs (`confirm` added): an unattended call is held or refused";
+    RuleAdded "rule-added" Breaking "a rule across parameters was added (`rules`: `require`, `forbid` or `check`): a call that passed may be refused";
     ServerEnvChanged "server-env-changed" Behaviour "the environment the MCP hosts launch the server with changed";
     DefaultChanged "default-changed" Behaviour "a parameter's default changed, was added or was removed";
     StepChanged "step-changed" Behaviour "a tool's steps changed with the same interface: conditions, titles, messages, order, concurrency, or other values in the same command and options";
     RouteChanged "route-changed" Behaviour "a tool's runtime route was added, removed, or sends a different body, timeout or output field";
-    OutputChanged "output-changed" Behaviour "the heading or fallback text of a tool's result changed";
+    OutputChanged "output-changed" Behaviour "the heading, fallback text or output schema of a tool's result changed";
     HintsChanged "hints-changed" Behaviour "a tool's hints changed without breaking callers: write to read, no longer destructive, idempotent, open-world";
     TierChanged "tier-changed" Behaviour "a tool moved to another tier, so a `--tier` filter keeps or drops it";
+    KeepEmptyChanged "keep-empty-changed" Behaviour "whether an empty string is a value or means \"not given\" changed (`keep_empty`)";
+    ConfirmChanged "confirm-changed" Behaviour "a tool's confirmation was removed, or whom it asks about what changed (`confirm`)";
     SurfaceAdded "surface-added" Compatible "a new host surface is generated";
     ToolAdded "tool-added" Compatible "a new tool";
     ToolsetMemberAdded "toolset-member-added" Compatible "an existing tool is now given to another surface";
@@ -116,6 +122,9 @@ rules! {
     EnumValueAdded "enum-value-added" Compatible "an enum gained an allowed value";
     BoundRelaxed "bound-relaxed" Compatible "a minimum was lowered or removed, a maximum raised or removed, or out-of-range numbers are now clamped";
     PatternRemoved "pattern-removed" Compatible "a parameter's pattern was removed";
+    NullableAdded "nullable-added" Compatible "a parameter now accepts `null` (`nullable` added)";
+    EqualsContextRemoved "equals-context-removed" Compatible "a parameter no longer has to equal a context value (`equals_context` removed)";
+    RuleRemoved "rule-removed" Compatible "a rule across parameters was removed (`rules`: `require`, `forbid` or `check`)";
     DescriptionChanged "description-changed" Cosmetic "a tool's or parameter's description changed (its context cost is reported per host)";
     TitleChanged "title-changed" Cosmetic "a tool's title changed";
 }

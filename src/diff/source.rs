@@ -31,9 +31,11 @@ pub fn current(catalog: Option<&Path>) -> Result<Source, Error> {
 /// Loads the older catalog: `against` names an existing file, or else a git ref.
 pub fn against(catalog: Option<&Path>, against: &str) -> Result<Source, Error> {
     let as_file = Path::new(against);
-    if as_file.is_file() {
-        let bytes = std::fs::read(as_file).map_err(|source| Error::ReadCatalog {
-            path: against.to_string(),
+    // Any file that is not a folder (a device such as `/dev/zero` too) is read as a file, and
+    // never more of it than a catalog may hold.
+    if std::fs::metadata(as_file).is_ok_and(|m| !m.is_dir()) {
+        let bytes = read_bounded(as_file).map_err(|source| Error::ReadCatalog {
+            path: crate::escape::display_path(as_file),
             source,
         })?;
         return Ok(Source {
@@ -46,6 +48,24 @@ pub fn against(catalog: Option<&Path>, against: &str) -> Result<Source, Error> {
         loaded: catalog::load_text(&name, &bytes)?,
         name,
     })
+}
+
+/// The bytes of the file at `path`, refused once they pass the catalog size limit: reading
+/// stops there, so a huge file or a device costs no more memory than a catalog.
+fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let max = catalog::values::MAX_CATALOG_BYTES;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(max as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() > max {
+        return Err(std::io::Error::other(format!(
+            "it is larger than {} MB, the most a catalog may hold",
+            max >> 20
+        )));
+    }
+    Ok(bytes)
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<std::process::Output, Error> {
@@ -127,6 +147,18 @@ fn git_show(catalog: Option<&Path>, rev: &str) -> Result<(String, Vec<u8>), Erro
         }
     };
     let spec = format!("{rev}:{rel}");
+    // The blob's size first: `git show` would hand over all of it.
+    let size = git(&top, &["cat-file", "-s", "--end-of-options", &spec])?;
+    let size: Option<u64> = String::from_utf8_lossy(&size.stdout).trim().parse().ok();
+    if size.is_some_and(|n| n > catalog::values::MAX_CATALOG_BYTES as u64) {
+        return Err(Error::usage(
+            format!(
+                "`{rel}` at `{rev}` is larger than {} MB, the most a catalog may hold",
+                catalog::values::MAX_CATALOG_BYTES >> 20
+            ),
+            "diff against a ref whose catalog is a catalog, or pass the older catalog as a file",
+        ));
+    }
     let shown = git(&top, &["show", "--end-of-options", &spec])?;
     if !shown.status.success() {
         return Err(Error::usage(

@@ -218,6 +218,16 @@ pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn Host], opts: &Options) -
         }
         host.plan(model, opts, &mut plan)?;
     }
+    // Each path in its one spelling (`./a//b` is `a/b`), so that two targets naming one file
+    // in two spellings are the collision they are here, and `validate` reports it; a path that
+    // is not usable is left as it is, for the writer to refuse with its reason.
+    for f in &mut plan.files {
+        if let Ok(rel) = crate::paths::RelPath::file(&f.path)
+            && rel.as_str() != f.path
+        {
+            f.path = rel.to_string();
+        }
+    }
     crate::output::fold_merges(&mut plan.files);
     plan.files.sort_by(|a, b| a.path.cmp(&b.path));
     if let Some(w) = plan.files.windows(2).find(|w| w[0].path == w[1].path) {

@@ -80,6 +80,26 @@ impl Host for Session {
                 .help("use [a-z_][a-z0-9_]* (OpenCode does not sanitize file names into tool ids)"),
             );
         }
+        // The file exports each tool under its id; `default` is the module's default export,
+        // which OpenCode names after the file (`ralph`), not `ralph_default`.
+        if let Some(ts) = cat.toolsets.get(&s.toolset) {
+            for (i, t) in ts.tools.iter().enumerate() {
+                if tool_id(t) == "default" {
+                    diags.push(
+                        Diagnostic::error(
+                            "reserved-name",
+                            format!("toolsets.{}.tools[{i}]", s.toolset),
+                            format!(
+                                "tool `{t}` would be the session file's default export, which OpenCode names `{}`, not `{}`",
+                                s.file,
+                                session_id(&s.file, t)
+                            ),
+                        )
+                        .help("rename the tool"),
+                    );
+                }
+            }
+        }
         for (i, c) in s.context.iter().enumerate() {
             if !cat.context.contains_key(c) {
                 let known: Vec<&String> = cat.context.keys().collect();

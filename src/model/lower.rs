@@ -317,6 +317,9 @@ impl<'a> Lower<'a> {
                         .help("use [a-z_][a-z0-9_]*"),
                     );
                 }
+                if let Some(d) = validate::unsafe_value_diagnostic(&format!("{spath}.id"), "step id", id) {
+                    self.err(d);
+                }
                 if !step_ids.insert(id) {
                     self.err(
                         Diagnostic::error(
@@ -1212,6 +1215,10 @@ impl<'a> Lower<'a> {
             serde_json::Value::Object(map) => {
                 let mut out = Some(IndexMap::new());
                 for (k, item) in map {
+                    if let Some(d) = validate::unsafe_name_diagnostic(&format!("{path}.{k}"), "JSON key", k) {
+                        self.err(d);
+                        out = None;
+                    }
                     match (self.json_template(&format!("{path}.{k}"), item, scope), &mut out) {
                         (Some(v), Some(o)) => {
                             o.insert(k.clone(), v);
