@@ -1,0 +1,6 @@
+//! The runtime of ixgen's execution spec (`docs/exec-spec.md`): the spec's types, and an
+//! interpreter with the semantics of the generated TypeScript runtime (`templates/opencode/runtime.ts`), so
+//! that a tool answers the same text in every host. `tests/conformance/` holds both to it.
+
+pub mod spec;
+pub mod template;
