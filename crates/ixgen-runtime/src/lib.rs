@@ -4,3 +4,11 @@
 
 pub mod spec;
 pub mod template;
+
+pub mod js;
+mod proc;
+pub mod redact;
+mod run;
+mod store;
+
+pub use run::{Answer, Ask, AskFn, Ctx, run_tool};
