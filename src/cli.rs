@@ -117,6 +117,16 @@ pub enum Command {
         #[command(flatten)]
         write: WriteArgs,
     },
+    /// Serve the catalog's MCP toolset as an MCP server (stdio; Streamable HTTP with --http).
+    ///
+    /// `<PRODUCT>_TOOLS_DISABLED=1` turns the server off; `IXGEN_SERVE_TOKEN` sets the HTTP bearer token.
+    Serve {
+        /// Listen for Streamable HTTP on this address (`127.0.0.1:8765`, or a port) at `/mcp`.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<String>,
+        #[command(flatten)]
+        filters: FilterArgs,
+    },
     /// Write every target the catalog enables (or the ones named).
     Generate {
         #[command(flatten)]
@@ -594,6 +604,11 @@ impl App {
                 self.generate()
             }
             Command::Check { .. } => self.check(),
+            Command::Serve { http, filters } => crate::serve::run(crate::serve::ServeOptions::new(
+                self.cli.catalog.as_deref(),
+                http.as_deref(),
+                filters,
+            )),
             Command::Diff {
                 against,
                 require_bump,
