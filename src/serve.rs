@@ -145,8 +145,10 @@ fn served(model: &Model, opts: &ServeOptions) -> Result<Served, Error> {
     // One code path with `mcp/tools.json`: the MCP host's own `tools/list` result, as JSON.
     let result = mcp::list_tools(model, &settings, &options, mcp::Profile::V2025_11_25)?;
     let value = serde_json::to_value(&result).map_err(|e| Error::internal(format!("tools/list: {e}")))?;
-    let list: ListToolsResult =
+    let mut list: ListToolsResult =
         serde_json::from_value(value).map_err(|e| Error::internal(format!("tools/list does not read back: {e}")))?;
+    // Revision 2026-07-28 requires `resultType`; rmcp strips "complete" for a peer of an older revision.
+    list.result_type = Some(rmcp::model::ResultType::COMPLETE);
     let tools = model
         .toolset(&settings, &options.filter)
         .into_iter()
