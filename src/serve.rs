@@ -12,6 +12,10 @@
 //! - annotations: `readOnlyHint`/`destructiveHint` as the catalog lowers them, so that clients
 //!   ask before a destructive call.
 //!
+//! Hot reload: with `--catalog`, the file is watched; a valid change is served at once and every
+//! connected client gets `notifications/tools/list_changed`; an invalid one is logged on stderr
+//! and the previous catalog stays.
+//!
 //! A tool failure is a result with `isError: true` and the tool's markdown; an unknown tool is a
 //! JSON-RPC error.
 //!
@@ -264,6 +268,69 @@ impl ServerHandler for Server {
     }
 }
 
+/// Why a catalog cannot be served, in one text for the log: the error and each diagnostic.
+fn why(e: &Error) -> String {
+    match e {
+        Error::Catalog { diagnostics, .. } => {
+            let mut s = e.to_string();
+            for d in diagnostics {
+                s.push_str(&format!("\n  - {}", d.message));
+            }
+            s
+        }
+        e => e.to_string(),
+    }
+}
+
+/// What identifies a version of the catalog file: its bytes' hash (`None` while it is unreadable,
+/// as in the middle of an editor's save).
+fn fingerprint(path: &Path) -> Option<blake3::Hash> {
+    std::fs::read(path).ok().map(|b| blake3::hash(&b))
+}
+
+/// Watches the catalog file and reloads it on change. Polling one file twice a second costs
+/// nothing measurable and sees every way an editor saves (in place, or a new file renamed over
+/// the old one), which a watch on the file's inode would miss.
+async fn watch(server: Server, opts: ServeOptions) {
+    let Some(path) = opts.catalog.clone() else { return };
+    let mut seen = fingerprint(&path);
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        let now = fingerprint(&path);
+        if now.is_none() || now == seen {
+            continue;
+        }
+        seen = now;
+        let o = opts.clone();
+        let loaded = match tokio::task::spawn_blocking(move || load(&o)).await {
+            Ok(l) => l,
+            Err(e) => Err(Error::internal(format!("the reload did not finish: {e}"))),
+        };
+        match loaded {
+            Err(e) => eprintln!(
+                "ixgen serve: {} changed, but it cannot be served; still serving the previous catalog: {}",
+                path.display(),
+                why(&e)
+            ),
+            Ok(served) => {
+                let count = served.tools.len();
+                if let Ok(mut current) = server.served.write() {
+                    *current = Arc::new(served);
+                }
+                eprintln!("ixgen serve: reloaded {} ({count} tools)", path.display());
+                let peers: Vec<Peer<RoleServer>> = server.peers.lock().map(|p| p.clone()).unwrap_or_default();
+                for peer in &peers {
+                    // A client that has gone cannot be told; it is dropped below.
+                    let _ = peer.notify_tool_list_changed().await;
+                }
+                if let Ok(mut p) = server.peers.lock() {
+                    p.retain(|x| !x.is_transport_closed());
+                }
+            }
+        }
+    }
+}
+
 /// Runs `ixgen serve`; returns the exit code.
 pub fn run(opts: ServeOptions) -> Result<i32, Error> {
     let served = load(&opts)?;
@@ -287,6 +354,7 @@ pub fn run(opts: ServeOptions) -> Result<i32, Error> {
         .build()
         .map_err(|e| Error::internal(format!("the async runtime: {e}")))?;
     rt.block_on(async move {
+        tokio::spawn(watch(server.clone(), opts.clone()));
         match &opts.http {
             None => serve_stdio(server).await,
             Some(addr) => serve_http(server, addr).await,

@@ -426,3 +426,101 @@ fn the_kill_switch_read_only_filters_and_annotations() {
     assert_eq!(lines["annotations"]["readOnlyHint"], true);
     assert_eq!(lines["annotations"]["destructiveHint"], false);
 }
+
+/// Hot reload over stdio (a raw JSON-RPC session, which stays open across the edits): a valid
+/// edit of the catalog is served and announced with `notifications/tools/list_changed`; an
+/// invalid edit is logged on stderr and the previous catalog stays.
+#[test]
+fn a_valid_edit_is_served_and_announced_and_an_invalid_one_is_refused() {
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("catalog.yaml");
+    let original = std::fs::read_to_string(catalog("git-iris")).unwrap();
+    let old = "Branch and changed files; staged only unless include_unstaged.";
+    assert!(original.contains(old));
+    std::fs::write(&file, &original).unwrap();
+    let mut child = Command::new(IXGEN)
+        .args([OsStr::new("serve"), OsStr::new("--catalog"), file.as_os_str()])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = mpsc::channel::<Value>();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        for line in out.lines().map_while(Result::ok) {
+            let _ = tx.send(serde_json::from_str(&line).unwrap_or(Value::Null));
+        }
+    });
+    let (etx, erx) = mpsc::channel::<String>();
+    let err = BufReader::new(child.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        for line in err.lines().map_while(Result::ok) {
+            let _ = etx.send(line);
+        }
+    });
+    let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
+    let wait = |what: &dyn Fn(&Value) -> bool| -> Value {
+        let end = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let v = rx.recv_timeout(left).expect("an answer in time");
+            if what(&v) {
+                return v;
+            }
+        }
+    };
+    let description = |list: &Value| {
+        list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "git_status")
+            .unwrap()["description"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "reload", "version": "0"}}}),
+    );
+    let init = wait(&|v| v["id"] == 1);
+    assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    assert_eq!(description(&wait(&|v| v["id"] == 2)), old);
+
+    std::fs::write(
+        &file,
+        original.replace(old, "Edited, the branch and the changed files."),
+    )
+    .unwrap();
+    wait(&|v| v["method"] == "notifications/tools/list_changed");
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    assert_eq!(
+        description(&wait(&|v| v["id"] == 3)),
+        "Edited, the branch and the changed files."
+    );
+
+    std::fs::write(&file, original.replace("tools:\n", "tools: [\n")).unwrap();
+    let end = Instant::now() + Duration::from_secs(20);
+    loop {
+        let line = erx
+            .recv_timeout(end.saturating_duration_since(Instant::now()))
+            .expect("the refusal is logged");
+        if line.contains("cannot be served; still serving the previous catalog") {
+            break;
+        }
+    }
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}));
+    assert_eq!(
+        description(&wait(&|v| v["id"] == 4)),
+        "Edited, the branch and the changed files."
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
