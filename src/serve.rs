@@ -10,7 +10,8 @@
 //! - `--read-only` (or `<PRODUCT>_TOOLS_READ_ONLY=1`) leaves out every tool that changes state;
 //! - `--enable-tools` / `--disable-tools`: the allowlist wins, with a warning on stderr;
 //! - annotations: `readOnlyHint`/`destructiveHint` as the catalog lowers them, so that clients
-//!   ask before a destructive call.
+//!   ask before a destructive call; a tool with `confirm` asks through MCP elicitation when the
+//!   client offers it, and otherwise runs only when it is annotated destructive.
 //!
 //! Hot reload: with `--catalog`, the file is watched; a valid change is served at once and every
 //! connected client gets `notifications/tools/list_changed`; an invalid one is logged on stderr
@@ -225,7 +226,7 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let served = self.current();
         if !served.tools.contains_key(request.name.as_ref()) {
@@ -237,17 +238,25 @@ impl ServerHandler for Server {
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
         let cwd = Arc::clone(&self.cwd);
         let name = request.name.to_string();
+        let peer = context.peer.clone();
+        // A client that declared elicitation is asked through it (revision 2025-11-25; 2026-07-28 forbids a
+        // server's requests, and rmcp refuses them there).
+        let elicits = peer.peer_info().is_some_and(|i| i.capabilities.elicitation.is_some());
+        let handle = tokio::runtime::Handle::current();
         // The runtime is synchronous (programs, pipes, timeouts): it runs on a blocking worker.
         let answer = tokio::task::spawn_blocking(move || {
             let tool = &served.tools[&name];
             let destructive = tool.destructive;
-            // Confirmation is the client's: it asks before a call it sees annotated destructive. A tool that
-            // asks but is not so annotated is not run (nothing would have asked the user).
-            let ask = move |_: &ixgen_runtime::Ask| {
+            let ask = move |a: &ixgen_runtime::Ask| {
+                if elicits {
+                    return handle.block_on(confirm_by_elicitation(&peer, a));
+                }
+                // Otherwise confirmation is the client's: it asks before a call it sees annotated destructive.
+                // A tool that asks but is not so annotated is not run (nothing would have asked the user).
                 if destructive {
                     Ok(())
                 } else {
-                    Err("the MCP client was not asked to confirm this tool".to_string())
+                    Err("the MCP client offers no elicitation, and this tool is not annotated destructive".to_string())
                 }
             };
             let ctx = ixgen_runtime::Ctx {
@@ -328,6 +337,24 @@ async fn watch(server: Server, opts: ServeOptions) {
                 }
             }
         }
+    }
+}
+
+/// Asks the user through the client (MCP elicitation): a form with no fields, accepted or not.
+async fn confirm_by_elicitation(peer: &Peer<RoleServer>, a: &ixgen_runtime::Ask) -> Result<(), String> {
+    use rmcp::model::{ElicitRequestParams, ElicitationAction};
+    let schema = serde_json::from_value(serde_json::json!({"type": "object", "properties": {}}))
+        .map_err(|e| format!("the elicitation form: {e}"))?;
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: format!("Allow `{}` to run: {}?", a.permission, a.subject),
+        requested_schema: schema,
+    };
+    match peer.create_elicitation(params).await {
+        Ok(r) if r.action == ElicitationAction::Accept => Ok(()),
+        Ok(r) if r.action == ElicitationAction::Decline => Err("the user declined".into()),
+        Ok(_) => Err("the user cancelled".into()),
+        Err(e) => Err(format!("the client could not ask: {e}")),
     }
 }
 

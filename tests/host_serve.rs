@@ -524,3 +524,77 @@ fn a_valid_edit_is_served_and_announced_and_an_invalid_one_is_refused() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Confirmation: a `confirm` tool asks through MCP elicitation when the client offers it (runs on
+/// accept, refused on decline, with the OpenCode tool's refusal text); without elicitation it
+/// runs only when annotated destructive, which is the client's cue to ask.
+#[test]
+fn confirm_tools_ask_by_elicitation_or_rely_on_the_destructive_annotation() {
+    let dir = tempfile::tempdir().unwrap();
+    let ipuaro = catalog("ipuaro");
+    let client = Client {
+        script: "mcp-list.mjs",
+        cwd: dir.path(),
+        env: vec![],
+    };
+    let run = |elicit: Option<&str>, tool: &str, args: Value| -> Value {
+        let mut target: Vec<&OsStr> = Vec::new();
+        if let Some(e) = elicit {
+            target.extend([OsStr::new("--elicit"), OsStr::new(e)]);
+        }
+        target.extend([
+            OsStr::new("--"),
+            OsStr::new(IXGEN),
+            OsStr::new("serve"),
+            OsStr::new("--catalog"),
+        ]);
+        target.push(ipuaro.as_os_str());
+        json_of(client.run(Some((tool, &args)), &target), "mcp-list.mjs")
+    };
+    let v = run(
+        Some("accept"),
+        "create_file",
+        serde_json::json!({"path": "made.txt", "content": "hello"}),
+    );
+    assert!(!is_error(&v["call"]), "{v}");
+    assert_eq!(v["elicited"][0], "Allow `create_file` to run: create made.txt?");
+    assert_eq!(std::fs::read_to_string(dir.path().join("made.txt")).unwrap(), "hello");
+
+    let v = run(
+        Some("decline"),
+        "create_file",
+        serde_json::json!({"path": "no.txt", "content": "x"}),
+    );
+    assert!(is_error(&v["call"]), "{v}");
+    assert_eq!(
+        call_text(&v["call"]),
+        "## create_file: no.txt\n\n**Not run:** permission for `create no.txt` was refused (the user declined)."
+    );
+    assert!(!dir.path().join("no.txt").exists());
+
+    // No elicitation: the client's cue to ask is the destructive annotation, which every tool with `confirm`
+    // of this catalog carries; the tool runs (its `deny` patterns still apply: run_command below).
+    let v = run(
+        None,
+        "create_file",
+        serde_json::json!({"path": "plain.txt", "content": "x"}),
+    );
+    assert!(!is_error(&v["call"]), "{v}");
+    assert!(dir.path().join("plain.txt").exists());
+    let tools = parts(&v).0.as_array().unwrap().clone();
+    for t in tools
+        .iter()
+        .filter(|t| ["create_file", "delete_file", "run_command"].contains(&t["name"].as_str().unwrap()))
+    {
+        assert_eq!(t["annotations"]["destructiveHint"], true, "{t}");
+    }
+    let v = run(None, "run_command", serde_json::json!({"command": "sudo rm -rf /"}));
+    assert!(is_error(&v["call"]), "{v}");
+    assert!(
+        call_text(&v["call"]).contains("**Refused:** `sudo rm -rf /` matches the blocked pattern"),
+        "{v}"
+    );
+    let v = run(None, "delete_file", serde_json::json!({"path": "made.txt"}));
+    assert!(!is_error(&v["call"]), "{v}");
+    assert!(!dir.path().join("made.txt").exists());
+}

@@ -2,6 +2,8 @@
 // Usage: node mcp-list.mjs [--call <tool> <json-args>] [--timeout <ms>] -- <command> [args...]
 //        node mcp-list.mjs [--call <tool> <json-args>] [--timeout <ms>] [--token <bearer>] --url <http-url>
 //   (--url: the server is already listening for Streamable HTTP there; --token is sent as a bearer token)
+//   --elicit accept|decline: the client offers elicitation and answers every request so
+//   (the requests' messages are printed as "elicited": [...])
 //
 // A real MCP client (@modelcontextprotocol/sdk 1.32.2 `Client` +
 // `StdioClientTransport`): spawns <command>, initializes, calls listTools().
@@ -20,6 +22,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 function usage(msg) {
   if (msg) console.error(`mcp-list: ${msg}`);
@@ -31,6 +34,8 @@ const argv = process.argv.slice(2);
 let call = null;
 let timeout = 30000;
 let url = null;
+let elicit = null;
+const elicited = [];
 let token = null;
 let i = 0;
 for (; i < argv.length && argv[i] !== "--"; i++) {
@@ -47,6 +52,8 @@ for (; i < argv.length && argv[i] !== "--"; i++) {
     i += 2;
   } else if (argv[i] === "--url") {
     url = argv[++i];
+  } else if (argv[i] === "--elicit") {
+    elicit = argv[++i];
   } else if (argv[i] === "--token") {
     token = argv[++i];
   } else if (argv[i] === "--timeout") {
@@ -76,7 +83,13 @@ const transport = url !== null
   cwd: process.cwd(),
   stderr: "inherit",
 });
-const client = new Client({ name: "ixgen-mcp-list", version: "0.0.0" }, { capabilities: {} });
+const client = new Client({ name: "ixgen-mcp-list", version: "0.0.0" }, { capabilities: elicit === null ? {} : { elicitation: {} } });
+if (elicit !== null) {
+  client.setRequestHandler(ElicitRequestSchema, (req) => {
+    elicited.push(req.params.message);
+    return elicit === "accept" ? { action: "accept", content: {} } : { action: elicit };
+  });
+}
 
 try {
   await client.connect(transport, { timeout });
@@ -95,6 +108,7 @@ let out = list;
 if (call) {
   try {
     out = { list, call: await client.callTool(call, undefined, { timeout }) };
+    if (elicit !== null) out.elicited = elicited;
   } catch (err) {
     fail(`tools/call ${call.name} failed`, err);
   }
