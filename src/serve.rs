@@ -128,6 +128,8 @@ fn served(model: &Model, opts: &ServeOptions) -> Result<Served, Error> {
     for n in &notes {
         eprintln!("ixgen serve: warning: {n}");
     }
+    // The MCP target's toolset; without one, the toolset the catalog's `server` exposes (a catalog whose
+    // server is `ixgen serve` may write no mcp/tools.json).
     let settings = model
         .catalog
         .targets
@@ -135,9 +137,10 @@ fn served(model: &Model, opts: &ServeOptions) -> Result<Served, Error> {
         .and_then(|v| v.get("toolset"))
         .and_then(|v| v.as_str())
         .map(str::to_string)
+        .or_else(|| model.catalog.server.as_ref().map(|s| s.toolset.clone()))
         .ok_or_else(|| {
             Error::usage(
-                "the catalog has no `targets.mcp.toolset`",
+                "the catalog has neither `targets.mcp.toolset` nor a `server.toolset`",
                 "ixgen serve serves the MCP target's toolset: add `targets: {mcp: {toolset: NAME}}`",
             )
         })?;

@@ -598,3 +598,103 @@ fn confirm_tools_ask_by_elicitation_or_rely_on_the_destructive_annotation() {
     assert!(!is_error(&v["call"]), "{v}");
     assert!(!dir.path().join("made.txt").exists());
 }
+
+/// A catalog whose `server:` is `ixgen serve --catalog <path>` (the existing `server` block, no new
+/// syntax): `ixgen generate claude` writes a plugin whose `.mcp.json` launches it with the run's
+/// filters (`filter_flags`), and both pinned Claude Code versions connect to it and fetch its tools.
+#[test]
+fn claude_code_connects_to_ixgen_serve_from_the_generated_plugin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let cat_dir = t.join("cat");
+    std::fs::create_dir_all(&cat_dir).unwrap();
+    let cat = cat_dir.join("ix.yaml");
+    let yaml = std::fs::read_to_string(catalog("ix")).unwrap();
+    let block = "server:\n  name: ix-memory\n  command: ix\n  args: [mcp]\n";
+    assert_eq!(
+        yaml.matches(block).count(),
+        1,
+        "catalog/ix.yaml's server block changed; update this test"
+    );
+    let q = |s: &str| serde_json::to_string(s).unwrap();
+    let serving = format!(
+        "server:\n  name: ix-memory\n  command: {}\n  args: [serve, --catalog, {}]\n",
+        q(IXGEN),
+        q(cat.to_str().unwrap())
+    );
+    std::fs::write(&cat, yaml.replace(block, &serving)).unwrap();
+    std::fs::copy(root().join("catalog/ix-icon.png"), cat_dir.join("ix-icon.png")).unwrap();
+    let plugin = t.join("plugin");
+    let o = Command::new(IXGEN)
+        .args([
+            OsStr::new("--catalog"),
+            cat.as_os_str(),
+            OsStr::new("--out"),
+            plugin.as_os_str(),
+        ])
+        .args(["generate", "claude", "--read-only", "-q"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let config: Value = serde_json::from_str(&std::fs::read_to_string(plugin.join(".mcp.json")).unwrap()).unwrap();
+    let server = &config["mcpServers"]["ix-memory"];
+    assert_eq!(server["command"], IXGEN, "{config}");
+    assert_eq!(
+        server["args"],
+        serde_json::json!(["serve", "--catalog", cat.to_str().unwrap(), "--read-only"]),
+        "{config}"
+    );
+
+    // The SDK client, launched exactly as the config says, gets the read-only list.
+    let client = Client {
+        script: "mcp-list.mjs",
+        cwd: t,
+        env: vec![],
+    };
+    let mut target: Vec<&OsStr> = vec![OsStr::new("--"), OsStr::new(IXGEN)];
+    let args: Vec<String> = server["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    target.extend(args.iter().map(OsStr::new));
+    let v = json_of(client.run(None, &target), "mcp-list.mjs");
+    assert_eq!(parts(&v).0, &generated_tools(&cat, &["--read-only"]));
+
+    for (version, bin) in support::claude_versions() {
+        let scratch = t.join(format!("claude-{version}"));
+        let cwd = scratch.join("cwd");
+        std::fs::create_dir_all(&cwd).unwrap();
+        let mut cmd = Command::new(&bin);
+        support::isolate(&mut cmd, &scratch);
+        let out = cmd
+            .current_dir(&cwd)
+            .args([
+                OsStr::new("--plugin-dir"),
+                plugin.as_os_str(),
+                OsStr::new("mcp"),
+                OsStr::new("list"),
+            ])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with("plugin:ix:ix-memory:"))
+            .unwrap_or_else(|| {
+                panic!(
+                    "Claude Code {version}: no server line\n{stdout}\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            });
+        assert!(
+            line.contains(&format!("{IXGEN} serve --catalog")),
+            "Claude Code {version}: {line}"
+        );
+        assert!(
+            line.ends_with("- ✔ Connected"),
+            "Claude Code {version} connected and fetched the tools: {line}"
+        );
+    }
+}
