@@ -39,7 +39,9 @@ fn server() -> (String, Arc<Mutex<Vec<(String, String)>>>) {
                 }
                 let mut body = vec![0; len];
                 reader.read_exact(&mut body).unwrap();
-                log.lock().unwrap().push((path.clone(), String::from_utf8(body).unwrap()));
+                log.lock()
+                    .unwrap()
+                    .push((path.clone(), String::from_utf8(body).unwrap()));
                 let (status, answer) = match path.as_str() {
                     "/ok" => ("200 OK", json!({"markdown": "hello **there**", "other": 1}).to_string()),
                     "/title" => ("200 OK", json!({"markdown": "# Own title\n\nbody"}).to_string()),
@@ -90,8 +92,17 @@ fn spec(base: &str, path: &str, json_out: bool, steps: Value) -> ExecSpec {
 
 fn run(spec: &ExecSpec, q: &str) -> ixgen_runtime::Answer {
     let dir = std::env::temp_dir();
-    let ctx = Ctx { cwd: Some(dir.as_path()), ask: None };
-    run_tool(spec, &serde_json::Map::new(), &json!({"q": q}), &ctx, &SpecShared::default())
+    let ctx = Ctx {
+        cwd: Some(dir.as_path()),
+        ask: None,
+    };
+    run_tool(
+        spec,
+        &serde_json::Map::new(),
+        &json!({"q": q}),
+        &ctx,
+        &SpecShared::default(),
+    )
 }
 
 #[test]
@@ -102,18 +113,30 @@ fn a_route_answers_markdown_json_or_falls_back() {
     assert!(!a.is_error);
 
     // Markdown that brings its own heading is returned as it is.
-    assert_eq!(run(&spec(&base, "/title", false, json!([])), "x").text, "# Own title\n\nbody");
+    assert_eq!(
+        run(&spec(&base, "/title", false, json!([])), "x").text,
+        "# Own title\n\nbody"
+    );
 
     // `json`: the whole answer, as JSON.stringify(data, null, 2) prints it.
     let a = run(&spec(&base, "/json", true, json!([])), "x");
-    assert_eq!(a.text, "## route: x\n\n```json\n{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null\n  ],\n  \"c\": {}\n}\n```");
+    assert_eq!(
+        a.text,
+        "## route: x\n\n```json\n{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null\n  ],\n  \"c\": {}\n}\n```"
+    );
 
     // No steps to fall back on: the error, with the URL and why.
     let a = run(&spec(&base, "/down", false, json!([])), "x");
-    assert_eq!(a.text, format!("## route: x\n\n**Error:** the runtime is unreachable at {base}/down (HTTP 503)."));
+    assert_eq!(
+        a.text,
+        format!("## route: x\n\n**Error:** the runtime is unreachable at {base}/down (HTTP 503).")
+    );
     assert!(a.is_error);
     let a = run(&spec(&base, "/nomd", false, json!([])), "x");
-    assert_eq!(a.text, format!("## route: x\n\n**Error:** the runtime is unreachable at {base}/nomd (no `markdown` in the answer)."));
+    assert_eq!(
+        a.text,
+        format!("## route: x\n\n**Error:** the runtime is unreachable at {base}/nomd (no `markdown` in the answer).")
+    );
 
     // Steps after a failed route: they run, and `runtime.why` says why.
     let steps = json!([{"exec": {"kind": "cli", "program": "true", "argv": []}}]);
@@ -136,7 +159,9 @@ fn a_route_that_does_not_answer_in_time_is_abandoned() {
     assert!(took < Duration::from_millis(2500), "the 500 ms timeout held: {took:?}");
     assert!(a.is_error);
     assert!(
-        a.text.starts_with(&format!("## route: x\n\n**Error:** the runtime is unreachable at {base}/slow (")),
+        a.text.starts_with(&format!(
+            "## route: x\n\n**Error:** the runtime is unreachable at {base}/slow ("
+        )),
         "{}",
         a.text
     );
