@@ -11,8 +11,11 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The requests a server saw: (path, body).
+type Seen = Arc<Mutex<Vec<(String, String)>>>;
+
 /// Serves every connection on its own thread; records each request's body by path.
-fn server() -> (String, Arc<Mutex<Vec<(String, String)>>>) {
+fn server() -> (String, Seen) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
