@@ -246,8 +246,9 @@ impl ServerHandler for Server {
         // server's requests, and rmcp refuses them there).
         let elicits = peer.peer_info().is_some_and(|i| i.capabilities.elicitation.is_some());
         let handle = tokio::runtime::Handle::current();
-        // The runtime is synchronous (programs, pipes, timeouts): it runs on a blocking worker.
-        let answer = tokio::task::spawn_blocking(move || {
+        // The runtime is synchronous (programs, pipes, timeouts): it blocks this worker in place, which the
+        // other worker covers meanwhile, instead of a hand-off to the blocking pool (a thread wake-up per call).
+        let answer = tokio::task::block_in_place(move || {
             let tool = &served.tools[&name];
             let destructive = tool.destructive;
             let ask = move |a: &ixgen_runtime::Ask| {
@@ -267,9 +268,7 @@ impl ServerHandler for Server {
                 ask: Some(&ask),
             };
             ixgen_runtime::run_tool(&tool.spec, &serde_json::Map::new(), &args, &ctx, &served.shared)
-        })
-        .await
-        .map_err(|e| ErrorData::internal_error(format!("the tool's run failed: {e}"), None))?;
+        });
         let content = vec![ContentBlock::text(answer.text)];
         Ok(if answer.is_error {
             CallToolResult::error(content)
