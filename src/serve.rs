@@ -78,7 +78,10 @@ struct Runnable {
 /// A loaded catalog, as served.
 struct Served {
     product: String,
+    /// `tools/list` for revision 2025-11-25 and older (`mcp/tools.json`).
     list: ListToolsResult,
+    /// `tools/list` for revision 2026-07-28 (`mcp/tools.2026-07-28.json`: with its cache hints).
+    list_2026: ListToolsResult,
     tools: HashMap<String, Runnable>,
     shared: SpecShared,
 }
@@ -150,13 +153,15 @@ fn served(model: &Model, opts: &ServeOptions) -> Result<Served, Error> {
         toolset: None,
         profiles: vec![mcp::Profile::V2025_11_25],
     };
-    // One code path with `mcp/tools.json`: the MCP host's own `tools/list` result, as JSON.
-    let result = mcp::list_tools(model, &settings, &options, mcp::Profile::V2025_11_25)?;
-    let value = serde_json::to_value(&result).map_err(|e| Error::internal(format!("tools/list: {e}")))?;
-    let mut list: ListToolsResult =
-        serde_json::from_value(value).map_err(|e| Error::internal(format!("tools/list does not read back: {e}")))?;
-    // Revision 2026-07-28 requires `resultType`; rmcp strips "complete" for a peer of an older revision.
-    list.result_type = Some(rmcp::model::ResultType::COMPLETE);
+    // One code path with `mcp/tools.json` (and its 2026-07-28 file): the MCP host's own `tools/list`
+    // results, as JSON.
+    let list_of = |profile: mcp::Profile| -> Result<ListToolsResult, Error> {
+        let result = mcp::list_tools(model, &settings, &options, profile)?;
+        let value = serde_json::to_value(&result).map_err(|e| Error::internal(format!("tools/list: {e}")))?;
+        serde_json::from_value(value).map_err(|e| Error::internal(format!("tools/list does not read back: {e}")))
+    };
+    let list = list_of(mcp::Profile::V2025_11_25)?;
+    let list_2026 = list_of(mcp::Profile::V2026_07_28)?;
     let tools = model
         .toolset(&settings, &options.filter)
         .into_iter()
@@ -173,6 +178,7 @@ fn served(model: &Model, opts: &ServeOptions) -> Result<Served, Error> {
     Ok(Served {
         product,
         list,
+        list_2026,
         tools,
         shared: model.shared.clone(),
     })
@@ -215,9 +221,18 @@ impl ServerHandler for Server {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(self.current().list.clone())
+        let served = self.current();
+        // ISO dates compare as strings.
+        let v2026 = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= mcp::Profile::V2026_07_28.name());
+        Ok(if v2026 {
+            served.list_2026.clone()
+        } else {
+            served.list.clone()
+        })
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

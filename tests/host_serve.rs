@@ -42,6 +42,25 @@ fn generated_tools(catalog: &Path, extra: &[&str]) -> Value {
     file["tools"].clone()
 }
 
+/// A whole `tools/list` file as `ixgen mcp <extra>` writes it at `file`.
+fn generated_list(catalog: &Path, extra: &[&str], file: &str) -> Value {
+    let out = tempfile::tempdir().unwrap();
+    let o = Command::new(IXGEN)
+        .args([
+            OsStr::new("--catalog"),
+            catalog.as_os_str(),
+            OsStr::new("--out"),
+            out.path().as_os_str(),
+        ])
+        .arg("mcp")
+        .args(extra)
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "ixgen mcp: {}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_str(&std::fs::read_to_string(out.path().join(file)).unwrap()).unwrap()
+}
+
 /// A client run: `script` is `mcp-list.mjs` (SDK 1.x) or `next/mcp-list.mjs` (2.x).
 struct Client<'a> {
     script: &'a str,
@@ -197,6 +216,7 @@ fn both_sdk_clients_list_and_call_the_ix_tools_over_stdio_and_http() {
     let env = vec![("PATH", path_with(&bin)), ("IX_ARGV_LOG", log.display().to_string())];
     let ix = catalog("ix");
     let want = generated_tools(&ix, &[]);
+    let want_2026 = generated_list(&ix, &["--profile", "2026-07-28"], "mcp/tools.2026-07-28.json");
     let hostile = "Foo; rm -rf / $(whoami) `id` \"quoted\" --format text\nnext";
     let args = serde_json::json!({"symbol": hostile});
     let server = HttpServer::start(&ix, dir.path(), &env);
@@ -208,6 +228,12 @@ fn both_sdk_clients_list_and_call_the_ix_tools_over_stdio_and_http() {
             let (tools, call) = parts(&v);
             if client.script.starts_with("next/") {
                 assert_eq!(v["protocolVersion"], "2026-07-28", "the 2.x client over {how}");
+                // The 2026-07-28 result is that revision's file, cache hints and all. (Its `resultType`, which
+                // the client consumes and does not print, is there: the client refuses a list without one.)
+                for k in ["ttlMs", "cacheScope"] {
+                    assert_eq!(v["list"][k], want_2026[k], "{k} over {how}");
+                }
+                assert_eq!(v["list"]["tools"], want_2026["tools"]);
             }
             assert_eq!(
                 tools, &want,
