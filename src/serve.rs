@@ -261,6 +261,15 @@ impl ServerHandler for Server {
         // server's requests, and rmcp refuses them there).
         let elicits = peer.peer_info().is_some_and(|i| i.capabilities.elicitation.is_some());
         let handle = tokio::runtime::Handle::current();
+        // `notifications/cancelled` (rmcp cancels the request's token) stops the call's programs.
+        let cancel = Arc::new(ixgen_runtime::Cancel::new());
+        let watcher = {
+            let (cancel, ct) = (Arc::clone(&cancel), context.ct.clone());
+            tokio::spawn(async move {
+                ct.cancelled().await;
+                cancel.cancel();
+            })
+        };
         // The runtime is synchronous (programs, pipes, timeouts): it blocks this worker in place, which the
         // other worker covers meanwhile, instead of a hand-off to the blocking pool (a thread wake-up per call).
         let answer = tokio::task::block_in_place(move || {
@@ -281,9 +290,11 @@ impl ServerHandler for Server {
             let ctx = ixgen_runtime::Ctx {
                 cwd: Some(cwd.as_path()),
                 ask: Some(&ask),
+                cancel: Some(&cancel),
             };
             ixgen_runtime::run_tool(&tool.spec, &serde_json::Map::new(), &args, &ctx, &served.shared)
         });
+        watcher.abort();
         let content = vec![ContentBlock::text(answer.text)];
         Ok(if answer.is_error {
             CallToolResult::error(content)

@@ -724,3 +724,48 @@ fn claude_code_connects_to_ixgen_serve_from_the_generated_plugin() {
         );
     }
 }
+
+/// Cancellation: the SDK client aborts a long call (it sends `notifications/cancelled`); the
+/// server stops the program's process group at once, and keeps serving.
+#[test]
+fn a_cancelled_call_stops_its_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let ipuaro = catalog("ipuaro");
+    let env = vec![("PATH", std::env::var("PATH").unwrap())];
+    let server = HttpServer::start(&ipuaro, dir.path(), &env);
+    let client = Client {
+        script: "mcp-list.mjs",
+        cwd: dir.path(),
+        env: env.clone(),
+    };
+    // A duration no other process on the machine uses, to find this one.
+    let marker = "sleep 31.4159";
+    let args = serde_json::json!({"command": format!("{marker}; touch after-sleep")});
+    let target = [
+        OsStr::new("--cancel-after"),
+        OsStr::new("800"),
+        OsStr::new("--url"),
+        OsStr::new(&server.url),
+    ];
+    let v = json_of(
+        client.run(Some(("run_command", &args)), &target),
+        "mcp-list.mjs --cancel-after",
+    );
+    assert!(v["call"]["aborted"].is_string(), "the client aborted the call: {v}");
+    let running = |_: ()| {
+        Command::new("pgrep")
+            .args(["-f", marker])
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while running(()) && std::time::Instant::now() < end {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(!running(()), "`{marker}` still runs after the call was cancelled");
+    assert!(!dir.path().join("after-sleep").exists());
+    // The server is not wedged: the next call answers.
+    let v = client.http(&server.url, None, Some(("git_status", &serde_json::json!({}))));
+    assert!(parts(&v).1["content"][0]["text"].is_string(), "{v}");
+}

@@ -118,6 +118,7 @@ fn the_session_tools_add_list_and_update_on_the_real_xs() {
     let ctx = Ctx {
         cwd: Some(w),
         ask: None,
+        cancel: None,
     };
     let run = |tool: &str, session: &str, args: Value| {
         run_tool(&ralph[tool], &context(session), &args, &ctx, &SpecShared::default()).text

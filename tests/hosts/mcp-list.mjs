@@ -4,6 +4,8 @@
 //   (--url: the server is already listening for Streamable HTTP there; --token is sent as a bearer token)
 //   --elicit accept|decline: the client offers elicitation and answers every request so
 //   (the requests' messages are printed as "elicited": [...])
+//   --cancel-after <ms>: the call is aborted after <ms> (the client sends notifications/cancelled);
+//   the abort is printed as "call": {"aborted": <message>} instead of a result
 //
 // A real MCP client (@modelcontextprotocol/sdk 1.32.2 `Client` +
 // `StdioClientTransport`): spawns <command>, initializes, calls listTools().
@@ -35,6 +37,7 @@ let call = null;
 let timeout = 30000;
 let url = null;
 let elicit = null;
+let cancelAfter = null;
 const elicited = [];
 let token = null;
 let i = 0;
@@ -52,6 +55,8 @@ for (; i < argv.length && argv[i] !== "--"; i++) {
     i += 2;
   } else if (argv[i] === "--url") {
     url = argv[++i];
+  } else if (argv[i] === "--cancel-after") {
+    cancelAfter = Number(argv[++i]);
   } else if (argv[i] === "--elicit") {
     elicit = argv[++i];
   } else if (argv[i] === "--token") {
@@ -107,7 +112,10 @@ try {
 let out = list;
 if (call) {
   try {
-    out = { list, call: await client.callTool(call, undefined, { timeout }) };
+    if (cancelAfter !== null) {
+      const signal = AbortSignal.timeout(cancelAfter);
+      out = { list, call: await client.callTool(call, undefined, { timeout, signal }).catch((err) => ({ aborted: String(err?.message ?? err) })) };
+    } else out = { list, call: await client.callTool(call, undefined, { timeout }) };
     if (elicit !== null) out.elicited = elicited;
   } catch (err) {
     fail(`tools/call ${call.name} failed`, err);

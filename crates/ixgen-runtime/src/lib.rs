@@ -7,6 +7,8 @@ pub mod template;
 
 pub mod js;
 mod proc;
+
+pub use proc::Cancel;
 pub mod redact;
 mod run;
 mod store;

@@ -5,8 +5,57 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, mpsc};
 use std::time::Duration;
+
+/// Cancellation of a call (the TypeScript runtime's abort signal): [`Cancel::cancel`] stops the
+/// programs running for the call (their process groups) and every one started after.
+#[derive(Debug, Default)]
+pub struct Cancel {
+    cancelled: AtomicBool,
+    /// The process groups running now.
+    groups: Mutex<Vec<u32>>,
+}
+
+impl Cancel {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stops the running programs; later steps do not run.
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::SeqCst);
+        if let Ok(groups) = self.groups.lock() {
+            for &g in groups.iter() {
+                #[cfg(unix)]
+                // SAFETY: kill(2) on a process group this call started and has not reaped yet (it is
+                // removed from the list under this lock right after its wait returns).
+                unsafe {
+                    libc::kill(-(g as i32), libc::SIGKILL);
+                }
+                #[cfg(not(unix))]
+                let _ = g;
+            }
+        }
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+
+    fn register(&self, pid: u32) {
+        if let Ok(mut g) = self.groups.lock() {
+            g.push(pid);
+        }
+    }
+
+    fn unregister(&self, pid: u32) {
+        if let Ok(mut g) = self.groups.lock() {
+            g.retain(|&x| x != pid);
+        }
+    }
+}
 
 /// What a run gave, as the TypeScript runtime's `__IxProc`.
 #[derive(Debug, Default)]
@@ -78,7 +127,20 @@ fn signal_name(sig: i32) -> String {
 }
 
 /// Runs `program` with `argv` in `cwd`; `stdin` `None` gives it no input at all.
-pub fn spawn(program: &str, argv: &[String], cwd: &Path, stdin: Option<&str>, timeout: Option<Duration>) -> Proc {
+pub fn spawn(
+    program: &str,
+    argv: &[String],
+    cwd: &Path,
+    stdin: Option<&str>,
+    timeout: Option<Duration>,
+    cancel: Option<&Cancel>,
+) -> Proc {
+    if cancel.is_some_and(Cancel::is_cancelled) {
+        return Proc {
+            why: Some("was cancelled".into()),
+            ..Proc::default()
+        };
+    }
     let Some(exe) = which(program) else {
         return Proc {
             missing: true,
@@ -113,6 +175,13 @@ pub fn spawn(program: &str, argv: &[String], cwd: &Path, stdin: Option<&str>, ti
         }
     };
     let pid = child.id();
+    if let Some(c) = cancel {
+        c.register(pid);
+        // Cancelled between the check above and the registration: stop it now.
+        if c.is_cancelled() {
+            c.cancel();
+        }
+    }
     if let (Some(mut w), Some(input)) = (child.stdin.take(), stdin) {
         let input = input.to_string();
         // A program that does not read its input must not block the run: the writer gives up on a closed pipe.
@@ -164,6 +233,9 @@ pub fn spawn(program: &str, argv: &[String], cwd: &Path, stdin: Option<&str>, ti
             (out.join().unwrap_or_default(), status)
         }
     };
+    if let Some(c) = cancel {
+        c.unregister(pid);
+    }
     let stdout = text(stdout);
     let stderr = text(err.join().unwrap_or_default());
     let status = match status {
@@ -187,6 +259,7 @@ pub fn spawn(program: &str, argv: &[String], cwd: &Path, stdin: Option<&str>, ti
     let signal: Option<i32> = None;
     let why = match (code, signal) {
         (Some(0), _) => None,
+        _ if cancel.is_some_and(Cancel::is_cancelled) => Some("was cancelled".into()),
         #[cfg(unix)]
         (None, Some(s)) => Some(format!("was stopped by {}", signal_name(s))),
         (c, _) => Some(format!(

@@ -32,6 +32,8 @@ pub struct Ctx<'a> {
     pub cwd: Option<&'a Path>,
     /// How to ask the user before a tool with `confirm` runs; without it such a tool does not run.
     pub ask: Option<AskFn<'a>>,
+    /// The call's cancellation: cancelled, its programs are stopped and the answer ends `_Cancelled._`.
+    pub cancel: Option<&'a proc::Cancel>,
 }
 
 /// A tool's answer: the markdown, and whether the tool failed (MCP's `isError`).
@@ -730,7 +732,7 @@ struct Cli<'a> {
     if_empty: Option<&'a Template>,
 }
 
-fn cli(x: &Cli, vars: &Vars, cwd: &Path) -> Result<Out, String> {
+fn cli(x: &Cli, vars: &Vars, cwd: &Path, cancel: Option<&proc::Cancel>) -> Result<Out, String> {
     let mut argv: Vec<String> = Vec::new();
     // A private folder per step (mode 0700), removed when this function returns.
     let mut tmp: Option<tempfile::TempDir> = None;
@@ -789,6 +791,7 @@ fn cli(x: &Cli, vars: &Vars, cwd: &Path) -> Result<Out, String> {
         cwd,
         stdin.as_deref(),
         ms.map(|m| Duration::from_secs_f64(m / 1000.0)),
+        cancel,
     );
     if r.missing {
         return Ok(Out {
@@ -796,7 +799,7 @@ fn cli(x: &Cli, vars: &Vars, cwd: &Path) -> Result<Out, String> {
             ..Out::default()
         });
     }
-    if r.timed_out {
+    if r.timed_out && !cancel.is_some_and(proc::Cancel::is_cancelled) {
         r.why = Some(format!("timed out after {} ms", js::num(ms.unwrap_or(0.0))));
     } else if let Some(c) = r.code
         && x.ok_exit.contains(&c)
@@ -886,6 +889,7 @@ fn signal(pid_t: &Template, sig: &str, expect: Option<&str>, vars: &Vars) -> Out
                     Path::new("/"),
                     None,
                     None,
+                    None,
                 );
                 (r.code == Some(0)).then(|| js::trim(&r.stdout).rsplit('/').next().unwrap_or("").to_string())
             }
@@ -930,7 +934,13 @@ fn signal(pid_t: &Template, sig: &str, expect: Option<&str>, vars: &Vars) -> Out
     }
 }
 
-fn exec(x: &SpecExec, shared_program: Option<&str>, vars: &Vars, cwd: &Path) -> Result<Out, String> {
+fn exec(
+    x: &SpecExec,
+    shared_program: Option<&str>,
+    vars: &Vars,
+    cwd: &Path,
+    cancel: Option<&proc::Cancel>,
+) -> Result<Out, String> {
     match x {
         SpecExec::Cli {
             program,
@@ -959,6 +969,7 @@ fn exec(x: &SpecExec, shared_program: Option<&str>, vars: &Vars, cwd: &Path) -> 
                 },
                 vars,
                 cwd,
+                cancel,
             )
         }
         SpecExec::Signal {
@@ -1414,6 +1425,7 @@ fn run_inner(
         .clone()
         .or(if has_cli { shared.fallback.clone() } else { None });
     let shared_program = shared.program.as_deref();
+    let cancelled = || ctx.cancel.is_some_and(proc::Cancel::is_cancelled);
     let cwd_owned;
     let cwd: &Path = match ctx.cwd {
         Some(c) => c,
@@ -1539,7 +1551,7 @@ fn run_inner(
             } else {
                 vars.clone()
             };
-            let mut r = exec(&step.exec, shared_program, &scope, cwd)?;
+            let mut r = exec(&step.exec, shared_program, &scope, cwd, ctx.cancel)?;
             if let Some(m) = r.missing {
                 return Ok(Ran {
                     missing: Some(m),
@@ -1656,6 +1668,9 @@ fn run_inner(
         }
     } else {
         for s in &spec.steps {
+            if cancelled() {
+                break;
+            }
             let mut touched = HashSet::new();
             if let Some(w) = &s.when
                 && !cond(w, &vars, &results, &mut touched)?
@@ -1714,7 +1729,8 @@ fn run_inner(
     } else {
         body
     };
-    Ok(answer(head + &body, failed))
+    let tail = if cancelled() { "\n\n_Cancelled._" } else { "" };
+    Ok(answer(head + &body + tail, failed || cancelled()))
 }
 
 fn rules(spec: &ExecSpec, vals: &mut Map<String, Value>, base: &Path) -> Result<Vec<String>, String> {

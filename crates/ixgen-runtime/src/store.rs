@@ -28,7 +28,7 @@ struct Item {
 
 /// Every frame of the store on `topic`, in the store's order (`xs cat`, one JSON frame a line).
 fn frames(program: &str, store: &str, topic: &str, cwd: &Path) -> Result<Vec<Frame>, Box<Out>> {
-    let r = proc::spawn(program, &["cat".into(), store.into()], cwd, None, None);
+    let r = proc::spawn(program, &["cat".into(), store.into()], cwd, None, None, None);
     if r.missing {
         return Err(Box::new(Out {
             missing: Some(program.into()),
@@ -128,7 +128,8 @@ fn bodies(program: &str, store: &str, items: &mut [&mut Item], cwd: &Path) {
                     s.spawn(move || {
                         it.body = match &it.hash {
                             Some(h) => {
-                                proc::spawn(program, &["cas".into(), store.into(), h.clone()], cwd, None, None).stdout
+                                proc::spawn(program, &["cas".into(), store.into(), h.clone()], cwd, None, None, None)
+                                    .stdout
                             }
                             None => String::new(),
                         }
@@ -243,7 +244,7 @@ fn append(program: &str, store: &str, topic: &str, meta: &Value, body: Option<&s
         js::stringify(meta),
     ];
     let since = now_ms();
-    let r = proc::spawn(program, &args, cwd, body, None);
+    let r = proc::spawn(program, &args, cwd, body, None, None);
     if r.missing {
         return Out {
             missing: Some(program.into()),

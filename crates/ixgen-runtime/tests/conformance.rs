@@ -75,6 +75,7 @@ fn every_conformance_case_answers_as_the_typescript_runtime() {
         let ctx = Ctx {
             cwd: Some(work.path()),
             ask: None,
+            cancel: None,
         };
         let got = run_tool(
             &spec,

@@ -98,6 +98,7 @@ fn run(spec: &ExecSpec, q: &str) -> ixgen_runtime::Answer {
     let ctx = Ctx {
         cwd: Some(dir.as_path()),
         ask: None,
+        cancel: None,
     };
     run_tool(
         spec,
