@@ -1240,12 +1240,8 @@ fn confirm(c: &SpecConfirm, vars: &Vars, ctx: &Ctx) -> Option<String> {
             } else {
                 sentence.to_string()
             };
-            let cut: String = sentence
-                .encode_utf16()
-                .take(200)
-                .collect::<Vec<_>>()
-                .pipe(|u| String::from_utf16_lossy(&u));
-            let why = cut.strip_suffix('.').unwrap_or(&cut).to_string();
+            let cut = js::head16(&sentence, 200);
+            let why = cut.strip_suffix('.').unwrap_or(cut).to_string();
             let why = if why.is_empty() {
                 "no reason given".to_string()
             } else {
@@ -1255,13 +1251,6 @@ fn confirm(c: &SpecConfirm, vars: &Vars, ctx: &Ctx) -> Option<String> {
         }
     }
 }
-
-trait Pipe: Sized {
-    fn pipe<R>(self, f: impl FnOnce(Self) -> R) -> R {
-        f(self)
-    }
-}
-impl<T> Pipe for T {}
 
 // ---- Runtime routes ---------------------------------------------------------------------------
 
