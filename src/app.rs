@@ -190,6 +190,11 @@ impl App {
                 self.generate()
             }
             Command::Check { .. } => self.check(),
+            Command::Serve { http, filters } => crate::serve::run(crate::serve::ServeOptions::new(
+                self.cli.catalog.as_deref(),
+                http.as_deref(),
+                filters,
+            )),
             Command::Diff {
                 against,
                 require_bump,

@@ -23,6 +23,7 @@ pub mod par;
 pub mod paths;
 pub mod record;
 pub mod report;
+pub mod serve;
 pub mod spec;
 pub mod template;
 

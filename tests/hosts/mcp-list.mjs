@@ -1,5 +1,11 @@
 #!/usr/bin/env node
 // Usage: node mcp-list.mjs [--call <tool> <json-args>] [--timeout <ms>] -- <command> [args...]
+//        node mcp-list.mjs [--call <tool> <json-args>] [--timeout <ms>] [--token <bearer>] --url <http-url>
+//   (--url: the server is already listening for Streamable HTTP there; --token is sent as a bearer token)
+//   --elicit accept|decline: the client offers elicitation and answers every request so
+//   (the requests' messages are printed as "elicited": [...])
+//   --cancel-after <ms>: the call is aborted after <ms> (the client sends notifications/cancelled);
+//   the abort is printed as "call": {"aborted": <message>} instead of a result
 //
 // A real MCP client (@modelcontextprotocol/sdk 1.32.2 `Client` +
 // `StdioClientTransport`): spawns <command>, initializes, calls listTools().
@@ -17,6 +23,8 @@
 // stderr goes to this process's stderr.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 function usage(msg) {
   if (msg) console.error(`mcp-list: ${msg}`);
@@ -27,6 +35,11 @@ function usage(msg) {
 const argv = process.argv.slice(2);
 let call = null;
 let timeout = 30000;
+let url = null;
+let elicit = null;
+let cancelAfter = null;
+const elicited = [];
+let token = null;
 let i = 0;
 for (; i < argv.length && argv[i] !== "--"; i++) {
   if (argv[i] === "--call") {
@@ -40,6 +53,14 @@ for (; i < argv.length && argv[i] !== "--"; i++) {
     if (args === null || typeof args !== "object" || Array.isArray(args)) usage("--call arguments must be a JSON object");
     call = { name: argv[i + 1], arguments: args };
     i += 2;
+  } else if (argv[i] === "--url") {
+    url = argv[++i];
+  } else if (argv[i] === "--cancel-after") {
+    cancelAfter = Number(argv[++i]);
+  } else if (argv[i] === "--elicit") {
+    elicit = argv[++i];
+  } else if (argv[i] === "--token") {
+    token = argv[++i];
   } else if (argv[i] === "--timeout") {
     timeout = Number(argv[++i]);
     if (!Number.isFinite(timeout) || timeout <= 0) usage("--timeout needs a positive number of milliseconds");
@@ -48,7 +69,8 @@ for (; i < argv.length && argv[i] !== "--"; i++) {
   }
 }
 const command = argv.slice(i + 1);
-if (i >= argv.length || command.length === 0) usage("missing -- <command> [args...]");
+if (url === null && (i >= argv.length || command.length === 0)) usage("missing -- <command> [args...] or --url <http-url>");
+if (url !== null) command.splice(0, command.length, url);
 
 const fail = (what, err) => {
   console.error(`mcp-list: ${what}: ${err instanceof Error ? err.message : String(err)}`);
@@ -57,14 +79,22 @@ const fail = (what, err) => {
 
 const timer = setTimeout(() => fail("timed out", `no answer within ${timeout} ms from ${command.join(" ")}`), timeout);
 
-const transport = new StdioClientTransport({
+const transport = url !== null
+  ? new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: token === null ? {} : { Authorization: `Bearer ${token}` } } })
+  : new StdioClientTransport({
   command: command[0],
   args: command.slice(1),
   env: Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)),
   cwd: process.cwd(),
   stderr: "inherit",
 });
-const client = new Client({ name: "ixgen-mcp-list", version: "0.0.0" }, { capabilities: {} });
+const client = new Client({ name: "ixgen-mcp-list", version: "0.0.0" }, { capabilities: elicit === null ? {} : { elicitation: {} } });
+if (elicit !== null) {
+  client.setRequestHandler(ElicitRequestSchema, (req) => {
+    elicited.push(req.params.message);
+    return elicit === "accept" ? { action: "accept", content: {} } : { action: elicit };
+  });
+}
 
 try {
   await client.connect(transport, { timeout });
@@ -82,7 +112,11 @@ try {
 let out = list;
 if (call) {
   try {
-    out = { list, call: await client.callTool(call, undefined, { timeout }) };
+    if (cancelAfter !== null) {
+      const signal = AbortSignal.timeout(cancelAfter);
+      out = { list, call: await client.callTool(call, undefined, { timeout, signal }).catch((err) => ({ aborted: String(err?.message ?? err) })) };
+    } else out = { list, call: await client.callTool(call, undefined, { timeout }) };
+    if (elicit !== null) out.elicited = elicited;
   } catch (err) {
     fail(`tools/call ${call.name} failed`, err);
   }

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // Usage: node mcp-list.mjs [--call <tool> <json-args>] [--timeout <ms>] -- <command> [args...]
+//        node mcp-list.mjs [--call <tool> <json-args>] [--timeout <ms>] [--token <bearer>] --url <http-url>
+//   (--url: the server is already listening for Streamable HTTP there; --token is sent as a bearer token)
 //
 // A real MCP client for protocol revision 2026-07-28 (@modelcontextprotocol/client
 // 2.4.0 `Client` + `StdioClientTransport`, pinned to 2026-07-28: no fallback to
@@ -17,6 +19,7 @@
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 const REVISION = "2026-07-28";
 
 function usage(msg) {
@@ -28,6 +31,8 @@ function usage(msg) {
 const argv = process.argv.slice(2);
 let call = null;
 let timeout = 30000;
+let url = null;
+let token = null;
 let i = 0;
 for (; i < argv.length && argv[i] !== "--"; i++) {
   if (argv[i] === "--call") {
@@ -41,6 +46,10 @@ for (; i < argv.length && argv[i] !== "--"; i++) {
     if (args === null || typeof args !== "object" || Array.isArray(args)) usage("--call arguments must be a JSON object");
     call = { name: argv[i + 1], arguments: args };
     i += 2;
+  } else if (argv[i] === "--url") {
+    url = argv[++i];
+  } else if (argv[i] === "--token") {
+    token = argv[++i];
   } else if (argv[i] === "--timeout") {
     timeout = Number(argv[++i]);
     if (!Number.isFinite(timeout) || timeout <= 0) usage("--timeout needs a positive number of milliseconds");
@@ -49,7 +58,8 @@ for (; i < argv.length && argv[i] !== "--"; i++) {
   }
 }
 const command = argv.slice(i + 1);
-if (i >= argv.length || command.length === 0) usage("missing -- <command> [args...]");
+if (url === null && (i >= argv.length || command.length === 0)) usage("missing -- <command> [args...] or --url <http-url>");
+if (url !== null) command.splice(0, command.length, url);
 
 const fail = (what, err) => {
   console.error(`mcp-list: ${what}: ${err instanceof Error ? err.message : String(err)}`);
@@ -58,7 +68,9 @@ const fail = (what, err) => {
 
 const timer = setTimeout(() => fail("timed out", `no answer within ${timeout} ms from ${command.join(" ")}`), timeout);
 
-const transport = new StdioClientTransport({
+const transport = url !== null
+  ? new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: token === null ? {} : { Authorization: `Bearer ${token}` } } })
+  : new StdioClientTransport({
   command: command[0],
   args: command.slice(1),
   env: Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)),

@@ -1,0 +1,279 @@
+//! JavaScript's value semantics, as far as the TypeScript runtime relies on them: how a number
+//! prints, `JSON.stringify`, `String(x)`, `Number(x)`, `trim`, string lengths in UTF-16 units.
+//! The Rust runtime must answer byte for byte what the TypeScript one does, so these are
+//! imitated here in one place instead of approximated at each use.
+
+use serde_json::Value;
+
+/// JavaScript's `\s` (and what `String.prototype.trim` removes).
+pub fn is_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+    )
+}
+
+/// `s.trim()`.
+pub fn trim(s: &str) -> &str {
+    s.trim_matches(is_space)
+}
+
+/// `s.trimStart()`.
+pub fn trim_start(s: &str) -> &str {
+    s.trim_start_matches(is_space)
+}
+
+/// `s.length`: UTF-16 code units.
+pub fn len16(s: &str) -> usize {
+    s.chars().map(char::len_utf16).sum()
+}
+
+/// `s.slice(0, n)` in UTF-16 units (a surrogate pair is never split: the cut moves before it).
+pub fn head16(s: &str, n: usize) -> &str {
+    let mut units = 0;
+    for (i, c) in s.char_indices() {
+        units += c.len_utf16();
+        if units > n {
+            return &s[..i];
+        }
+    }
+    s
+}
+
+/// `s.slice(-n)` in UTF-16 units.
+pub fn tail16(s: &str, n: usize) -> &str {
+    let mut units = 0;
+    for (i, c) in s.char_indices().rev() {
+        units += c.len_utf16();
+        if units > n {
+            return &s[i + c.len_utf8()..];
+        }
+    }
+    s
+}
+
+/// `String(n)` for a number.
+pub fn num(n: f64) -> String {
+    if n.is_nan() {
+        return "NaN".into();
+    }
+    if n.is_infinite() {
+        return if n > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if n == 0.0 {
+        return "0".into();
+    }
+    let a = n.abs();
+    if (1e-6..1e21).contains(&a) {
+        // Rust's `Display` is the shortest round-trip digits without an exponent, as JavaScript's.
+        format!("{n}")
+    } else {
+        // JavaScript writes `1e+21` and `1e-7`; Rust writes `1e21` and `1e-7`.
+        let s = format!("{n:e}");
+        match s.split_once('e') {
+            Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
+            _ => s,
+        }
+    }
+}
+
+/// A JSON number as JavaScript holds it (a double).
+pub fn f64_of(n: &serde_json::Number) -> f64 {
+    n.as_f64().unwrap_or(f64::NAN)
+}
+
+/// A number value from a double, `None` when JSON cannot hold it (NaN, infinities).
+pub fn number(n: f64) -> Option<Value> {
+    // A whole number stays an integer in the JSON value, so it prints without `.0` anywhere.
+    if n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0 {
+        return Some(Value::from(n as i64));
+    }
+    serde_json::Number::from_f64(n).map(Value::Number)
+}
+
+/// `JSON.stringify(v)`.
+pub fn stringify(v: &Value) -> String {
+    let mut out = String::new();
+    write_json(v, None, 0, &mut out);
+    out
+}
+
+/// `JSON.stringify(v, null, 2)`.
+pub fn stringify_pretty(v: &Value) -> String {
+    let mut out = String::new();
+    write_json(v, Some(2), 0, &mut out);
+    out
+}
+
+fn write_json(v: &Value, indent: Option<usize>, depth: usize, out: &mut String) {
+    let newline = |out: &mut String, depth: usize| {
+        if let Some(n) = indent {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', n * depth));
+        }
+    };
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            let f = f64_of(n);
+            out.push_str(&if f.is_finite() { num(f) } else { "null".into() })
+        }
+        Value::String(s) => quote(s, out),
+        Value::Array(items) => {
+            if items.is_empty() {
+                out.push_str("[]");
+                return;
+            }
+            out.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, depth + 1);
+                write_json(x, indent, depth + 1, out);
+            }
+            newline(out, depth);
+            out.push(']');
+        }
+        Value::Object(map) => {
+            if map.is_empty() {
+                out.push_str("{}");
+                return;
+            }
+            out.push('{');
+            for (i, (k, x)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, depth + 1);
+                quote(k, out);
+                out.push(':');
+                if indent.is_some() {
+                    out.push(' ');
+                }
+                write_json(x, indent, depth + 1, out);
+            }
+            newline(out, depth);
+            out.push('}');
+        }
+    }
+}
+
+/// A JSON string literal as `JSON.stringify` writes it.
+pub fn quote(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// `JSON.stringify` of a string.
+pub fn quoted(s: &str) -> String {
+    let mut out = String::new();
+    quote(s, &mut out);
+    out
+}
+
+/// `String(v)` (what a template literal or `String.prototype.includes` makes of a value).
+pub fn string(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => num(f64_of(n)),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .map(|x| if x.is_null() { String::new() } else { string(x) })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Object(_) => "[object Object]".into(),
+    }
+}
+
+/// `Number(v)`.
+pub fn to_number(v: &Value) -> f64 {
+    match v {
+        Value::Null => 0.0,
+        Value::Bool(b) => f64::from(u8::from(*b)),
+        Value::Number(n) => f64_of(n),
+        Value::String(s) => {
+            let t = trim(s);
+            if t.is_empty() {
+                0.0
+            } else if t.chars().all(|c| c.is_ascii_digit() || "+-.eE".contains(c)) {
+                t.parse().unwrap_or(f64::NAN)
+            } else {
+                f64::NAN
+            }
+        }
+        Value::Array(items) => match items.as_slice() {
+            [] => 0.0,
+            [x] => to_number(&Value::String(string(x))),
+            _ => f64::NAN,
+        },
+        Value::Object(_) => f64::NAN,
+    }
+}
+
+/// `a === b` where `a` may be `undefined` (`None`); objects and arrays are never equal (they
+/// are distinct references in JavaScript), numbers compare as doubles.
+pub fn strict_eq(a: Option<&Value>, b: &Value) -> bool {
+    match (a, b) {
+        (Some(Value::Number(x)), Value::Number(y)) => f64_of(x) == f64_of(y),
+        (Some(Value::String(x)), Value::String(y)) => x == y,
+        (Some(Value::Bool(x)), Value::Bool(y)) => x == y,
+        (Some(Value::Null), Value::Null) => true,
+        _ => false,
+    }
+}
+
+/// `typeof v === "number"` and finite: the number.
+pub fn as_number(v: Option<&Value>) -> Option<f64> {
+    match v {
+        Some(Value::Number(n)) => Some(f64_of(n)),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_as_in_javascript() {
+        assert_eq!(num(3.0), "3");
+        assert_eq!(num(-0.0), "0");
+        assert_eq!(num(1.5), "1.5");
+        assert_eq!(num(1e21), "1e+21");
+        assert_eq!(num(1e-7), "1e-7");
+        assert_eq!(num(123456789012345680000.0), "123456789012345680000");
+        assert_eq!(
+            stringify(&serde_json::json!({"a": [1.0, "x\n", null], "b": {}})),
+            r#"{"a":[1,"x\n",null],"b":{}}"#
+        );
+        assert_eq!(
+            stringify_pretty(&serde_json::json!({"a": [1], "b": []})),
+            "{\n  \"a\": [\n    1\n  ],\n  \"b\": []\n}"
+        );
+    }
+
+    #[test]
+    fn lengths_count_utf16_units() {
+        assert_eq!(len16("a😀"), 3);
+        assert_eq!(head16("a😀b", 2), "a");
+        assert_eq!(tail16("a😀b", 3), "😀b");
+    }
+}

@@ -1,0 +1,539 @@
+//! `ixgen serve`: any catalog as a live MCP server (issue 26), on the official Rust SDK (rmcp),
+//! over stdio or Streamable HTTP. Its `tools/list` is the MCP host's (`hosts::mcp::list_tools`,
+//! the code path that writes `mcp/tools.json`); a call runs the tool's execution spec through the
+//! Rust runtime (`ixgen_runtime`), which answers the same text as the OpenCode tool.
+//!
+//! The controls of seed 004, for every catalog:
+//! - kill switch: `<PRODUCT>_TOOLS_DISABLED=1` (the product's name in upper case, other
+//!   characters as `_`: `IX_TOOLS_DISABLED`, `GIT_IRIS_TOOLS_DISABLED`) makes `serve` exit at
+//!   once with a message on stderr, so a client sees no server;
+//! - `--read-only` (or `<PRODUCT>_TOOLS_READ_ONLY=1`) leaves out every tool that changes state;
+//! - `--enable-tools` / `--disable-tools`: the allowlist wins, with a warning on stderr;
+//! - annotations: `readOnlyHint`/`destructiveHint` as the catalog lowers them, so that clients
+//!   ask before a destructive call; a tool with `confirm` asks through MCP elicitation when the
+//!   client offers it, and otherwise runs only when it is annotated destructive.
+//!
+//! Hot reload: with `--catalog`, the file is watched; a valid change is served at once and every
+//! connected client gets `notifications/tools/list_changed`; an invalid one is logged on stderr
+//! and the previous catalog stays.
+//!
+//! A tool failure is a result with `isError: true` and the tool's markdown; an unknown tool is a
+//! JSON-RPC error.
+//!
+//! Over HTTP (`--http ADDR`, 127.0.0.1 unless an address says otherwise) a request whose `Origin`
+//! is not a loopback origin is refused with 403 (DNS rebinding: a web page may reach a local
+//! port, but its Origin names its own site), and when `IXGEN_SERVE_TOKEN` is set, a request
+//! without `Authorization: Bearer <that token>` is refused with 401.
+
+use crate::cli::FilterArgs;
+use crate::error::Error;
+use crate::hosts::{self, Options, mcp};
+use crate::model::{Filter, Model};
+use crate::spec::{ExecSpec, SpecShared};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{NotificationContext, Peer, RequestContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// The environment variable that holds the HTTP transport's bearer token.
+pub const TOKEN_ENV: &str = "IXGEN_SERVE_TOKEN";
+
+/// What `ixgen serve` was asked for.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    pub catalog: Option<PathBuf>,
+    /// Streamable HTTP on this address instead of stdio.
+    pub http: Option<String>,
+    pub read_only: bool,
+    pub enable_tools: Vec<String>,
+    pub disable_tools: Vec<String>,
+    pub tier: Option<String>,
+}
+
+impl ServeOptions {
+    pub fn new(catalog: Option<&Path>, http: Option<&str>, f: &FilterArgs) -> Self {
+        ServeOptions {
+            catalog: catalog.map(Path::to_path_buf),
+            http: http.map(str::to_string),
+            read_only: f.read_only,
+            enable_tools: f.enable_tools.clone(),
+            disable_tools: f.disable_tools.clone(),
+            tier: f.tier.clone(),
+        }
+    }
+}
+
+/// One tool as the server runs it.
+struct Runnable {
+    spec: ExecSpec,
+    /// The client asks before a destructive call (its annotation): confirmation is the client's.
+    destructive: bool,
+}
+
+/// A loaded catalog, as served.
+struct Served {
+    product: String,
+    /// `tools/list` for revision 2025-11-25 and older (`mcp/tools.json`).
+    list: ListToolsResult,
+    /// `tools/list` for revision 2026-07-28 (`mcp/tools.2026-07-28.json`: with its cache hints).
+    list_2026: ListToolsResult,
+    tools: HashMap<String, Runnable>,
+    shared: SpecShared,
+}
+
+/// The product's name as an environment variable prefix: `git-iris` → `GIT_IRIS`.
+pub fn env_prefix(product: &str) -> String {
+    product
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn truthy(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| {
+        !matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "" | "0" | "false" | "no" | "off"
+        )
+    })
+}
+
+/// Loads the catalog and selects its tools; the warnings go to stderr.
+fn load(opts: &ServeOptions) -> Result<Served, Error> {
+    let (model, _file, warnings) = hosts::load(opts.catalog.as_deref())?;
+    for w in &warnings {
+        eprintln!("ixgen serve: warning: {}", w.message);
+    }
+    served(&model, opts)
+}
+
+fn served(model: &Model, opts: &ServeOptions) -> Result<Served, Error> {
+    let product = model.catalog.product.name.clone();
+    let read_only = opts.read_only || truthy(&format!("{}_TOOLS_READ_ONLY", env_prefix(&product)));
+    let (filter, notes) = Filter::resolve(
+        model,
+        read_only,
+        &opts.enable_tools,
+        &opts.disable_tools,
+        opts.tier.as_deref(),
+    )?;
+    for n in &notes {
+        eprintln!("ixgen serve: warning: {n}");
+    }
+    // The MCP target's toolset; without one, the toolset the catalog's `server` exposes (a catalog whose
+    // server is `ixgen serve` may write no mcp/tools.json).
+    let settings = model
+        .catalog
+        .targets
+        .get("mcp")
+        .and_then(|v| v.get("toolset"))
+        .and_then(|v| v.as_str())
+        .map(str::to_string)
+        .or_else(|| model.catalog.server.as_ref().map(|s| s.toolset.clone()))
+        .ok_or_else(|| {
+            Error::usage(
+                "the catalog has neither `targets.mcp.toolset` nor a `server.toolset`",
+                "ixgen serve serves the MCP target's toolset: add `targets: {mcp: {toolset: NAME}}`",
+            )
+        })?;
+    let options = Options {
+        filter,
+        context: Default::default(),
+        toolset: None,
+        profiles: vec![mcp::Profile::V2025_11_25],
+    };
+    // One code path with `mcp/tools.json` (and its 2026-07-28 file): the MCP host's own `tools/list`
+    // results, as JSON.
+    let list_of = |profile: mcp::Profile| -> Result<ListToolsResult, Error> {
+        let result = mcp::list_tools(model, &settings, &options, profile)?;
+        let value = serde_json::to_value(&result).map_err(|e| Error::internal(format!("tools/list: {e}")))?;
+        serde_json::from_value(value).map_err(|e| Error::internal(format!("tools/list does not read back: {e}")))
+    };
+    let list = list_of(mcp::Profile::V2025_11_25)?;
+    let list_2026 = list_of(mcp::Profile::V2026_07_28)?;
+    let tools = model
+        .toolset(&settings, &options.filter)
+        .into_iter()
+        .map(|t| {
+            (
+                t.name.clone(),
+                Runnable {
+                    spec: t.spec.clone(),
+                    destructive: t.destructive,
+                },
+            )
+        })
+        .collect();
+    Ok(Served {
+        product,
+        list,
+        list_2026,
+        tools,
+        shared: model.shared.clone(),
+    })
+}
+
+/// The MCP handler: the served catalog, shared by every session.
+#[derive(Clone)]
+struct Server {
+    served: Arc<RwLock<Arc<Served>>>,
+    /// The connected clients, told when the tool list changes.
+    peers: Arc<Mutex<Vec<Peer<RoleServer>>>>,
+    /// Where the tools run: the folder `serve` started in.
+    cwd: Arc<PathBuf>,
+}
+
+impl Server {
+    fn current(&self) -> Arc<Served> {
+        self.served
+            .read()
+            .map(|s| Arc::clone(&s))
+            .unwrap_or_else(|e| Arc::clone(&e.into_inner()))
+    }
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        let product = self.current().product.clone();
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            format!("ixgen-serve-{product}"),
+            env!("CARGO_PKG_VERSION"),
+        ))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let served = self.current();
+        // ISO dates compare as strings.
+        let v2026 = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= mcp::Profile::V2026_07_28.name());
+        Ok(if v2026 {
+            served.list_2026.clone()
+        } else {
+            served.list.clone()
+        })
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Ok(mut peers) = self.peers.lock() {
+            peers.push(context.peer);
+        }
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let served = self.current();
+        if !served.tools.contains_key(request.name.as_ref()) {
+            return Err(ErrorData::invalid_params(
+                format!("no tool `{}` on this server", request.name),
+                None,
+            ));
+        }
+        let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
+        let cwd = Arc::clone(&self.cwd);
+        let name = request.name.to_string();
+        let peer = context.peer.clone();
+        // A client that declared elicitation is asked through it (revision 2025-11-25; 2026-07-28 forbids a
+        // server's requests, and rmcp refuses them there).
+        let elicits = peer.peer_info().is_some_and(|i| i.capabilities.elicitation.is_some());
+        let handle = tokio::runtime::Handle::current();
+        // `notifications/cancelled` (rmcp cancels the request's token) stops the call's programs.
+        let cancel = Arc::new(ixgen_runtime::Cancel::new());
+        let watcher = {
+            let (cancel, ct) = (Arc::clone(&cancel), context.ct.clone());
+            tokio::spawn(async move {
+                ct.cancelled().await;
+                cancel.cancel();
+            })
+        };
+        // The runtime is synchronous (programs, pipes, timeouts): it blocks this worker in place, which the
+        // other worker covers meanwhile, instead of a hand-off to the blocking pool (a thread wake-up per call).
+        let answer = tokio::task::block_in_place(move || {
+            let tool = &served.tools[&name];
+            let destructive = tool.destructive;
+            let ask = move |a: &ixgen_runtime::Ask| {
+                if elicits {
+                    return handle.block_on(confirm_by_elicitation(&peer, a));
+                }
+                // Otherwise confirmation is the client's: it asks before a call it sees annotated destructive.
+                // A tool that asks but is not so annotated is not run (nothing would have asked the user).
+                if destructive {
+                    Ok(())
+                } else {
+                    Err("the MCP client offers no elicitation, and this tool is not annotated destructive".to_string())
+                }
+            };
+            let ctx = ixgen_runtime::Ctx {
+                cwd: Some(cwd.as_path()),
+                ask: Some(&ask),
+                cancel: Some(&cancel),
+            };
+            ixgen_runtime::run_tool(&tool.spec, &serde_json::Map::new(), &args, &ctx, &served.shared)
+        });
+        watcher.abort();
+        let content = vec![ContentBlock::text(answer.text)];
+        Ok(if answer.is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        }
+        .into())
+    }
+}
+
+/// Why a catalog cannot be served, in one text for the log: the error and each diagnostic.
+fn why(e: &Error) -> String {
+    match e {
+        Error::Catalog { diagnostics, .. } => {
+            let mut s = e.to_string();
+            for d in diagnostics {
+                s.push_str(&format!("\n  - {}", d.message));
+            }
+            s
+        }
+        e => e.to_string(),
+    }
+}
+
+/// What identifies a version of the catalog file: its bytes' hash (`None` while it is unreadable,
+/// as in the middle of an editor's save).
+fn fingerprint(path: &Path) -> Option<blake3::Hash> {
+    std::fs::read(path).ok().map(|b| blake3::hash(&b))
+}
+
+/// Watches the catalog file and reloads it on change. Polling one file twice a second costs
+/// nothing measurable and sees every way an editor saves (in place, or a new file renamed over
+/// the old one), which a watch on the file's inode would miss.
+async fn watch(server: Server, opts: ServeOptions) {
+    let Some(path) = opts.catalog.clone() else { return };
+    let mut seen = fingerprint(&path);
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        let now = fingerprint(&path);
+        if now.is_none() || now == seen {
+            continue;
+        }
+        seen = now;
+        let o = opts.clone();
+        let loaded = match tokio::task::spawn_blocking(move || load(&o)).await {
+            Ok(l) => l,
+            Err(e) => Err(Error::internal(format!("the reload did not finish: {e}"))),
+        };
+        match loaded {
+            Err(e) => eprintln!(
+                "ixgen serve: {} changed, but it cannot be served; still serving the previous catalog: {}",
+                path.display(),
+                why(&e)
+            ),
+            Ok(served) => {
+                let count = served.tools.len();
+                if let Ok(mut current) = server.served.write() {
+                    *current = Arc::new(served);
+                }
+                eprintln!("ixgen serve: reloaded {} ({count} tools)", path.display());
+                let peers: Vec<Peer<RoleServer>> = server.peers.lock().map(|p| p.clone()).unwrap_or_default();
+                for peer in &peers {
+                    // A client that has gone cannot be told; it is dropped below.
+                    let _ = peer.notify_tool_list_changed().await;
+                }
+                if let Ok(mut p) = server.peers.lock() {
+                    p.retain(|x| !x.is_transport_closed());
+                }
+            }
+        }
+    }
+}
+
+/// Asks the user through the client (MCP elicitation): a form with no fields, accepted or not.
+async fn confirm_by_elicitation(peer: &Peer<RoleServer>, a: &ixgen_runtime::Ask) -> Result<(), String> {
+    use rmcp::model::{ElicitRequestParams, ElicitationAction};
+    let schema = serde_json::from_value(serde_json::json!({"type": "object", "properties": {}}))
+        .map_err(|e| format!("the elicitation form: {e}"))?;
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: format!("Allow `{}` to run: {}?", a.permission, a.subject),
+        requested_schema: schema,
+    };
+    match peer.create_elicitation(params).await {
+        Ok(r) if r.action == ElicitationAction::Accept => Ok(()),
+        Ok(r) if r.action == ElicitationAction::Decline => Err("the user declined".into()),
+        Ok(_) => Err("the user cancelled".into()),
+        Err(e) => Err(format!("the client could not ask: {e}")),
+    }
+}
+
+/// Runs `ixgen serve`; returns the exit code.
+pub fn run(opts: ServeOptions) -> Result<i32, Error> {
+    let served = load(&opts)?;
+    let kill = format!("{}_TOOLS_DISABLED", env_prefix(&served.product));
+    if truthy(&kill) {
+        eprintln!(
+            "ixgen serve: the tools of {} are disabled by {kill}; unset it to serve them",
+            served.product
+        );
+        return Ok(1);
+    }
+    let cwd = std::env::current_dir().map_err(|e| Error::internal(format!("the current folder: {e}")))?;
+    let server = Server {
+        served: Arc::new(RwLock::new(Arc::new(served))),
+        peers: Arc::new(Mutex::new(Vec::new())),
+        cwd: Arc::new(cwd),
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::internal(format!("the async runtime: {e}")))?;
+    rt.block_on(async move {
+        tokio::spawn(watch(server.clone(), opts.clone()));
+        match &opts.http {
+            None => serve_stdio(server).await,
+            Some(addr) => serve_http(server, addr).await,
+        }
+    })
+}
+
+async fn serve_stdio(server: Server) -> Result<i32, Error> {
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| Error::internal(format!("the MCP session did not start: {e}")))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| Error::internal(format!("the MCP session failed: {e}")))?;
+    Ok(0)
+}
+
+/// A loopback origin (`http://localhost:3000`, `http://127.0.0.1`, `http://[::1]:8080`), the only
+/// kind a page may send to a local server.
+fn loopback_origin(origin: &str) -> bool {
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return false;
+    };
+    if !matches!(scheme, "http" | "https") {
+        return false;
+    }
+    let host = if let Some(v6) = rest.strip_prefix('[') {
+        v6.split(']').next().map(|h| format!("[{h}]")).unwrap_or_default()
+    } else {
+        rest.split([':', '/']).next().unwrap_or("").to_string()
+    };
+    matches!(host.to_ascii_lowercase().as_str(), "localhost" | "127.0.0.1" | "[::1]")
+}
+
+/// The address to listen on: a bare port is 127.0.0.1's.
+fn listen_address(addr: &str) -> String {
+    if addr.parse::<u16>().is_ok() {
+        format!("127.0.0.1:{addr}")
+    } else {
+        addr.to_string()
+    }
+}
+
+async fn serve_http(server: Server, addr: &str) -> Result<i32, Error> {
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    };
+    let token = std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty());
+    let factory = server.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(factory.clone()),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let guard = move |req: axum::extract::Request, next: axum::middleware::Next| {
+        let token = token.clone();
+        async move {
+            if let Some(origin) = req.headers().get("origin") {
+                let origin = origin.to_str().unwrap_or("");
+                if !loopback_origin(origin) {
+                    return (StatusCode::FORBIDDEN, format!("origin `{origin}` is not allowed\n")).into_response();
+                }
+            }
+            if let Some(want) = &token {
+                let got = req
+                    .headers()
+                    .get("authorization")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("");
+                let given = got.strip_prefix("Bearer ").unwrap_or("");
+                if !constant_time_eq(given.as_bytes(), want.as_bytes()) {
+                    return (
+                        StatusCode::UNAUTHORIZED,
+                        [("www-authenticate", "Bearer")],
+                        format!("a bearer token ({TOKEN_ENV}) is required\n"),
+                    )
+                        .into_response();
+                }
+            }
+            next.run(req).await
+        }
+    };
+    let router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(guard));
+    let listener = tokio::net::TcpListener::bind(listen_address(addr)).await.map_err(|e| {
+        Error::usage(
+            format!("cannot listen on {addr}: {e}"),
+            "give a free address, e.g. --http 127.0.0.1:8765",
+        )
+    })?;
+    let local = listener.local_addr().map_err(|e| Error::internal(e.to_string()))?;
+    // The address on stderr, so that a caller that asked for port 0 learns the one it got.
+    eprintln!("ixgen serve: listening on http://{local}/mcp");
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(|e| Error::internal(format!("the HTTP server failed: {e}")))?;
+    Ok(0)
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_origins_pass() {
+        assert!(loopback_origin("http://localhost:3000"));
+        assert!(loopback_origin("http://127.0.0.1"));
+        assert!(loopback_origin("https://[::1]:8443"));
+        assert!(!loopback_origin("http://evil.example"));
+        assert!(!loopback_origin("http://localhost.evil.example"));
+        assert!(!loopback_origin("null"));
+        assert_eq!(env_prefix("git-iris"), "GIT_IRIS");
+        assert_eq!(listen_address("8765"), "127.0.0.1:8765");
+    }
+}

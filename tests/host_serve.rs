@@ -1,0 +1,771 @@
+//! `ixgen serve` with the real MCP clients: the pinned SDK 1.x client (`tests/hosts/mcp-list.mjs`)
+//! and the 2.x client (`tests/hosts/next/mcp-list.mjs`, pinned to revision 2026-07-28) list and
+//! call the tools of the ix catalog (with the fake `ix` on PATH), of ipuaro and of git-iris,
+//! over stdio and over Streamable HTTP; and the server's guards and controls, each shown.
+
+mod support;
+
+use serde_json::Value;
+use std::ffi::OsStr;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use support::{argv_log, fake_ix, path_with, root};
+
+const IXGEN: &str = env!("CARGO_BIN_EXE_ixgen");
+
+fn catalog(name: &str) -> PathBuf {
+    match name {
+        "ix" => root().join("catalog/ix.yaml"),
+        other => root().join("tests/fixtures").join(other).join("catalog.yaml"),
+    }
+}
+
+/// The `tools` of `mcp/tools.json` as `ixgen mcp` writes it for `catalog`, with `extra` flags.
+fn generated_tools(catalog: &Path, extra: &[&str]) -> Value {
+    let out = tempfile::tempdir().unwrap();
+    let o = Command::new(IXGEN)
+        .args([
+            OsStr::new("--catalog"),
+            catalog.as_os_str(),
+            OsStr::new("--out"),
+            out.path().as_os_str(),
+        ])
+        .arg("mcp")
+        .args(extra)
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "ixgen mcp: {}", String::from_utf8_lossy(&o.stderr));
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("mcp/tools.json")).unwrap()).unwrap();
+    file["tools"].clone()
+}
+
+/// A whole `tools/list` file as `ixgen mcp <extra>` writes it at `file`.
+fn generated_list(catalog: &Path, extra: &[&str], file: &str) -> Value {
+    let out = tempfile::tempdir().unwrap();
+    let o = Command::new(IXGEN)
+        .args([
+            OsStr::new("--catalog"),
+            catalog.as_os_str(),
+            OsStr::new("--out"),
+            out.path().as_os_str(),
+        ])
+        .arg("mcp")
+        .args(extra)
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "ixgen mcp: {}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_str(&std::fs::read_to_string(out.path().join(file)).unwrap()).unwrap()
+}
+
+/// A client run: `script` is `mcp-list.mjs` (SDK 1.x) or `next/mcp-list.mjs` (2.x).
+struct Client<'a> {
+    script: &'a str,
+    cwd: &'a Path,
+    env: Vec<(&'a str, String)>,
+}
+
+impl Client<'_> {
+    fn run(&self, call: Option<(&str, &Value)>, target: &[&OsStr]) -> Output {
+        support::ensure_npm_hosts();
+        let mut cmd = Command::new("node");
+        cmd.arg(support::script(self.script)).current_dir(self.cwd);
+        if let Some((tool, args)) = call {
+            cmd.args(["--call", tool, &args.to_string()]);
+        }
+        cmd.args(target).env("NO_COLOR", "1");
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        cmd.output().expect("node runs")
+    }
+
+    /// Over stdio: the client spawns `ixgen serve --catalog <catalog> <extra>`.
+    fn stdio(&self, catalog: &Path, extra: &[&str], call: Option<(&str, &Value)>) -> Value {
+        let mut target: Vec<&OsStr> = vec![OsStr::new("--"), OsStr::new(IXGEN), OsStr::new("serve")];
+        target.extend([OsStr::new("--catalog"), catalog.as_os_str()]);
+        target.extend(extra.iter().map(OsStr::new));
+        json_of(self.run(call, &target), self.script)
+    }
+
+    fn http(&self, url: &str, token: Option<&str>, call: Option<(&str, &Value)>) -> Value {
+        let mut target: Vec<&OsStr> = vec![OsStr::new("--url"), OsStr::new(url)];
+        if let Some(t) = token {
+            target.extend([OsStr::new("--token"), OsStr::new(t)]);
+        }
+        json_of(self.run(call, &target), self.script)
+    }
+}
+
+fn json_of(o: Output, what: &str) -> Value {
+    let (stdout, stderr) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{what} failed ({}):\n{stdout}\n{stderr}", o.status);
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{what} printed no JSON ({e}):\n{stdout}\n{stderr}"))
+}
+
+/// The listed tools and the call result, whichever client printed them.
+fn parts(v: &Value) -> (&Value, &Value) {
+    let list = if v.get("list").is_some() { &v["list"] } else { v };
+    (&list["tools"], &v["call"])
+}
+
+fn call_text(call: &Value) -> &str {
+    call["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a text result: {call}"))
+}
+
+fn is_error(call: &Value) -> bool {
+    call["isError"] == Value::Bool(true)
+}
+
+/// `ixgen serve --http 127.0.0.1:0` started by the test; killed on drop.
+struct HttpServer {
+    child: Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start(catalog: &Path, cwd: &Path, env: &[(&str, String)]) -> HttpServer {
+        let mut cmd = Command::new(IXGEN);
+        cmd.args([
+            OsStr::new("serve"),
+            OsStr::new("--catalog"),
+            catalog.as_os_str(),
+            OsStr::new("--http"),
+        ])
+        .arg("127.0.0.1:0")
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("ixgen serve starts");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let line = lines.next().expect("a line on stderr").unwrap();
+        let url = line
+            .split_once("listening on ")
+            .map(|(_, u)| u.trim().to_string())
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        // The rest of stderr is drained, so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        HttpServer { child, url }
+    }
+
+    /// A raw POST of an `initialize` request with these extra headers; the status code.
+    fn post_status(&self, headers: &[(&str, &str)]) -> u16 {
+        let rest = self.url.strip_prefix("http://").unwrap();
+        let (host, path) = rest.split_once('/').unwrap();
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+        let mut req = format!(
+            "POST /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+            body.len()
+        );
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("\r\n");
+        req.push_str(body);
+        let mut s = std::net::TcpStream::connect(host).unwrap();
+        s.write_all(req.as_bytes()).unwrap();
+        let mut answer = String::new();
+        let _ = s.read_to_string(&mut answer);
+        let status = answer
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_else(|| panic!("an HTTP answer: {answer:?}"));
+        status.parse().unwrap()
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn clients<'a>(cwd: &'a Path, env: Vec<(&'a str, String)>) -> [Client<'a>; 2] {
+    [
+        Client {
+            script: "mcp-list.mjs",
+            cwd,
+            env: env.clone(),
+        },
+        Client {
+            script: "next/mcp-list.mjs",
+            cwd,
+            env,
+        },
+    ]
+}
+
+/// The ix catalog over stdio and HTTP, with the fake `ix`: both clients list exactly the tools of
+/// `mcp/tools.json`, and a hostile symbol reaches `ix` as one argv element.
+#[test]
+fn both_sdk_clients_list_and_call_the_ix_tools_over_stdio_and_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    fake_ix(&bin);
+    let log = dir.path().join("argv.log");
+    let env = vec![("PATH", path_with(&bin)), ("IX_ARGV_LOG", log.display().to_string())];
+    let ix = catalog("ix");
+    let want = generated_tools(&ix, &[]);
+    let want_2026 = generated_list(&ix, &["--profile", "2026-07-28"], "mcp/tools.2026-07-28.json");
+    let hostile = "Foo; rm -rf / $(whoami) `id` \"quoted\" --format text\nnext";
+    let args = serde_json::json!({"symbol": hostile});
+    let server = HttpServer::start(&ix, dir.path(), &env);
+    for client in clients(dir.path(), env.clone()) {
+        for (how, v) in [
+            ("stdio", client.stdio(&ix, &[], Some(("locate", &args)))),
+            ("http", client.http(&server.url, None, Some(("locate", &args)))),
+        ] {
+            let (tools, call) = parts(&v);
+            if client.script.starts_with("next/") {
+                assert_eq!(v["protocolVersion"], "2026-07-28", "the 2.x client over {how}");
+                // The 2026-07-28 result is that revision's file, cache hints and all. (Its `resultType`, which
+                // the client consumes and does not print, is there: the client refuses a list without one.)
+                for k in ["ttlMs", "cacheScope"] {
+                    assert_eq!(v["list"][k], want_2026[k], "{k} over {how}");
+                }
+                assert_eq!(v["list"]["tools"], want_2026["tools"]);
+            }
+            assert_eq!(
+                tools, &want,
+                "{} over {how}: tools/list is mcp/tools.json",
+                client.script
+            );
+            assert!(!is_error(call), "{} over {how}: {call}", client.script);
+            assert!(call_text(call).starts_with("## locate"), "{}", call_text(call));
+        }
+    }
+    let calls = argv_log(&log);
+    for argv in &calls {
+        // Every argv that names the symbol holds it whole, as one element.
+        if argv.iter().any(|a| a.contains("rm -rf")) {
+            assert!(argv.iter().any(|a| a == hostile), "split or altered: {argv:?}");
+        }
+    }
+    assert!(
+        calls.iter().any(|a| a.iter().any(|x| x == hostile)),
+        "the symbol reached ix: {calls:?}"
+    );
+}
+
+/// ipuaro and git-iris, whose tools run ordinary programs: a real call (awk, git), and a failing
+/// call (an argument outside the worktree, a program that is not installed) is `isError` with
+/// the OpenCode tool's text.
+#[test]
+fn both_sdk_clients_list_and_call_the_ipuaro_and_git_iris_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\nthree\n").unwrap();
+    let git = |args: &[&str]| {
+        let o = Command::new("git").args(args).current_dir(dir.path()).output().unwrap();
+        assert!(
+            o.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "a.txt"]);
+    let env = vec![("PATH", std::env::var("PATH").unwrap())];
+    let (ipuaro, iris) = (catalog("ipuaro"), catalog("git-iris"));
+    let (want_ipuaro, want_iris) = (generated_tools(&ipuaro, &[]), generated_tools(&iris, &[]));
+    let servers = [
+        HttpServer::start(&ipuaro, dir.path(), &env),
+        HttpServer::start(&iris, dir.path(), &env),
+    ];
+    for client in clients(dir.path(), env.clone()) {
+        let lines = serde_json::json!({"path": "a.txt", "start": 2});
+        let outside = serde_json::json!({"path": "../../etc/passwd"});
+        let status = serde_json::json!({});
+        for (how, v) in [
+            ("stdio", client.stdio(&ipuaro, &[], Some(("get_lines", &lines)))),
+            ("http", client.http(&servers[0].url, None, Some(("get_lines", &lines)))),
+        ] {
+            let (tools, call) = parts(&v);
+            assert_eq!(tools, &want_ipuaro, "{} over {how}", client.script);
+            assert_eq!(
+                call_text(call),
+                "## get_lines: a.txt\n\n2\ttwo\n3\tthree",
+                "{} over {how}",
+                client.script
+            );
+            assert!(!is_error(call));
+        }
+        let v = client.stdio(&ipuaro, &[], Some(("get_lines", &outside)));
+        let call = parts(&v).1;
+        assert!(is_error(call), "{call}");
+        assert!(
+            call_text(call).contains("**Invalid arguments:** `path` must stay inside the worktree"),
+            "{call}"
+        );
+        for (how, v) in [
+            ("stdio", client.stdio(&iris, &[], Some(("git_status", &status)))),
+            (
+                "http",
+                client.http(&servers[1].url, None, Some(("git_status", &status))),
+            ),
+        ] {
+            let (tools, call) = parts(&v);
+            assert_eq!(tools, &want_iris, "{} over {how}", client.script);
+            assert!(!is_error(call), "{call}");
+            assert!(
+                call_text(call).contains("**Staged**\n\nA\ta.txt"),
+                "{}",
+                call_text(call)
+            );
+        }
+        // ipuaro's own CLI is not installed: the tool's fallback text, as an error.
+        let v = client.stdio(
+            &ipuaro,
+            &[],
+            Some(("get_function", &serde_json::json!({"path": "a.txt", "name": "f"}))),
+        );
+        let call = parts(&v).1;
+        assert!(is_error(call), "{call}");
+    }
+}
+
+/// Over HTTP: a foreign `Origin` is refused with 403, a loopback one passes; with a token set, a
+/// missing or wrong bearer is refused with 401 and the right one lets the SDK client in.
+#[test]
+fn http_refuses_a_foreign_origin_and_a_missing_or_wrong_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = vec![("PATH", std::env::var("PATH").unwrap())];
+    let iris = catalog("git-iris");
+    let open = HttpServer::start(&iris, dir.path(), &env);
+    assert_eq!(open.post_status(&[("Origin", "http://evil.example")]), 403);
+    assert_eq!(
+        open.post_status(&[("Origin", "http://localhost.evil.example:8080")]),
+        403
+    );
+    assert_eq!(open.post_status(&[("Origin", "http://localhost:3000")]), 200);
+    assert_eq!(open.post_status(&[]), 200);
+
+    let mut with_token = env.clone();
+    with_token.push(("IXGEN_SERVE_TOKEN", "s3cret-token-for-tests".into()));
+    let guarded = HttpServer::start(&iris, dir.path(), &with_token);
+    assert_eq!(guarded.post_status(&[]), 401);
+    assert_eq!(guarded.post_status(&[("Authorization", "Bearer wrong")]), 401);
+    assert_eq!(
+        guarded.post_status(&[("Authorization", "Bearer s3cret-token-for-tests")]),
+        200
+    );
+    let [one, _] = clients(dir.path(), env);
+    let v = one.http(&guarded.url, Some("s3cret-token-for-tests"), None);
+    assert_eq!(parts(&v).0, &generated_tools(&iris, &[]));
+    let refused = one.run(None, &[OsStr::new("--url"), OsStr::new(&guarded.url)]);
+    assert!(!refused.status.success(), "the client got in without the token");
+}
+
+/// Seed 004's controls: the kill switch, --read-only (flag and environment), the allowlist over
+/// the blocklist with a warning, and the destructive annotation clients confirm with.
+#[test]
+fn the_kill_switch_read_only_filters_and_annotations() {
+    let dir = tempfile::tempdir().unwrap();
+    let ipuaro = catalog("ipuaro");
+
+    let o = Command::new(IXGEN)
+        .args([OsStr::new("serve"), OsStr::new("--catalog"), ipuaro.as_os_str()])
+        .env("IPUARO_TOOLS_DISABLED", "1")
+        .stdin(Stdio::piped())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("disabled by IPUARO_TOOLS_DISABLED"),
+        "{o:?}"
+    );
+
+    let [one, two] = clients(dir.path(), vec![("PATH", std::env::var("PATH").unwrap())]);
+    let read_only = generated_tools(&ipuaro, &["--read-only"]);
+    let all = generated_tools(&ipuaro, &[]);
+    assert!(read_only.as_array().unwrap().len() < all.as_array().unwrap().len());
+    assert_eq!(parts(&one.stdio(&ipuaro, &["--read-only"], None)).0, &read_only);
+    let env_ro = Client {
+        script: "mcp-list.mjs",
+        cwd: dir.path(),
+        env: vec![("IPUARO_TOOLS_READ_ONLY", "1".into())],
+    };
+    assert_eq!(parts(&env_ro.stdio(&ipuaro, &[], None)).0, &read_only);
+
+    // The allowlist wins; the warning goes to stderr (the client passes the server's stderr on).
+    let o = one.run(
+        None,
+        &[
+            OsStr::new("--"),
+            OsStr::new(IXGEN),
+            OsStr::new("serve"),
+            OsStr::new("--catalog"),
+            ipuaro.as_os_str(),
+            OsStr::new("--enable-tools"),
+            OsStr::new("get_lines,delete_file"),
+            OsStr::new("--disable-tools"),
+            OsStr::new("get_lines"),
+        ],
+    );
+    let v = json_of(
+        Output {
+            status: o.status,
+            stdout: o.stdout.clone(),
+            stderr: o.stderr.clone(),
+        },
+        "allowlist",
+    );
+    let names: Vec<&str> = parts(&v)
+        .0
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["get_lines", "delete_file"]);
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("the allowlist wins"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    let listed = parts(&two.stdio(&ipuaro, &[], None)).0.clone();
+    let delete = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "delete_file")
+        .expect("delete_file");
+    assert_eq!(delete["annotations"]["destructiveHint"], true);
+    assert_eq!(delete["annotations"]["readOnlyHint"], false);
+    let lines = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "get_lines")
+        .expect("get_lines");
+    assert_eq!(lines["annotations"]["readOnlyHint"], true);
+    assert_eq!(lines["annotations"]["destructiveHint"], false);
+}
+
+/// Hot reload over stdio (a raw JSON-RPC session, which stays open across the edits): a valid
+/// edit of the catalog is served and announced with `notifications/tools/list_changed`; an
+/// invalid edit is logged on stderr and the previous catalog stays.
+#[test]
+fn a_valid_edit_is_served_and_announced_and_an_invalid_one_is_refused() {
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("catalog.yaml");
+    let original = std::fs::read_to_string(catalog("git-iris")).unwrap();
+    let old = "Branch and changed files; staged only unless include_unstaged.";
+    assert!(original.contains(old));
+    std::fs::write(&file, &original).unwrap();
+    let mut child = Command::new(IXGEN)
+        .args([OsStr::new("serve"), OsStr::new("--catalog"), file.as_os_str()])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = mpsc::channel::<Value>();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        for line in out.lines().map_while(Result::ok) {
+            let _ = tx.send(serde_json::from_str(&line).unwrap_or(Value::Null));
+        }
+    });
+    let (etx, erx) = mpsc::channel::<String>();
+    let err = BufReader::new(child.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        for line in err.lines().map_while(Result::ok) {
+            let _ = etx.send(line);
+        }
+    });
+    let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
+    let wait = |what: &dyn Fn(&Value) -> bool| -> Value {
+        let end = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let v = rx.recv_timeout(left).expect("an answer in time");
+            if what(&v) {
+                return v;
+            }
+        }
+    };
+    let description = |list: &Value| {
+        list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "git_status")
+            .unwrap()["description"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "reload", "version": "0"}}}),
+    );
+    let init = wait(&|v| v["id"] == 1);
+    assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    assert_eq!(description(&wait(&|v| v["id"] == 2)), old);
+
+    std::fs::write(
+        &file,
+        original.replace(old, "Edited, the branch and the changed files."),
+    )
+    .unwrap();
+    wait(&|v| v["method"] == "notifications/tools/list_changed");
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    assert_eq!(
+        description(&wait(&|v| v["id"] == 3)),
+        "Edited, the branch and the changed files."
+    );
+
+    std::fs::write(&file, original.replace("tools:\n", "tools: [\n")).unwrap();
+    let end = Instant::now() + Duration::from_secs(20);
+    loop {
+        let line = erx
+            .recv_timeout(end.saturating_duration_since(Instant::now()))
+            .expect("the refusal is logged");
+        if line.contains("cannot be served; still serving the previous catalog") {
+            break;
+        }
+    }
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}));
+    assert_eq!(
+        description(&wait(&|v| v["id"] == 4)),
+        "Edited, the branch and the changed files."
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Confirmation: a `confirm` tool asks through MCP elicitation when the client offers it (runs on
+/// accept, refused on decline, with the OpenCode tool's refusal text); without elicitation it
+/// runs only when annotated destructive, which is the client's cue to ask.
+#[test]
+fn confirm_tools_ask_by_elicitation_or_rely_on_the_destructive_annotation() {
+    let dir = tempfile::tempdir().unwrap();
+    let ipuaro = catalog("ipuaro");
+    let client = Client {
+        script: "mcp-list.mjs",
+        cwd: dir.path(),
+        env: vec![],
+    };
+    let run = |elicit: Option<&str>, tool: &str, args: Value| -> Value {
+        let mut target: Vec<&OsStr> = Vec::new();
+        if let Some(e) = elicit {
+            target.extend([OsStr::new("--elicit"), OsStr::new(e)]);
+        }
+        target.extend([
+            OsStr::new("--"),
+            OsStr::new(IXGEN),
+            OsStr::new("serve"),
+            OsStr::new("--catalog"),
+        ]);
+        target.push(ipuaro.as_os_str());
+        json_of(client.run(Some((tool, &args)), &target), "mcp-list.mjs")
+    };
+    let v = run(
+        Some("accept"),
+        "create_file",
+        serde_json::json!({"path": "made.txt", "content": "hello"}),
+    );
+    assert!(!is_error(&v["call"]), "{v}");
+    assert_eq!(v["elicited"][0], "Allow `create_file` to run: create made.txt?");
+    assert_eq!(std::fs::read_to_string(dir.path().join("made.txt")).unwrap(), "hello");
+
+    let v = run(
+        Some("decline"),
+        "create_file",
+        serde_json::json!({"path": "no.txt", "content": "x"}),
+    );
+    assert!(is_error(&v["call"]), "{v}");
+    assert_eq!(
+        call_text(&v["call"]),
+        "## create_file: no.txt\n\n**Not run:** permission for `create no.txt` was refused (the user declined)."
+    );
+    assert!(!dir.path().join("no.txt").exists());
+
+    // No elicitation: the client's cue to ask is the destructive annotation, which every tool with `confirm`
+    // of this catalog carries; the tool runs (its `deny` patterns still apply: run_command below).
+    let v = run(
+        None,
+        "create_file",
+        serde_json::json!({"path": "plain.txt", "content": "x"}),
+    );
+    assert!(!is_error(&v["call"]), "{v}");
+    assert!(dir.path().join("plain.txt").exists());
+    let tools = parts(&v).0.as_array().unwrap().clone();
+    for t in tools
+        .iter()
+        .filter(|t| ["create_file", "delete_file", "run_command"].contains(&t["name"].as_str().unwrap()))
+    {
+        assert_eq!(t["annotations"]["destructiveHint"], true, "{t}");
+    }
+    let v = run(None, "run_command", serde_json::json!({"command": "sudo rm -rf /"}));
+    assert!(is_error(&v["call"]), "{v}");
+    assert!(
+        call_text(&v["call"]).contains("**Refused:** `sudo rm -rf /` matches the blocked pattern"),
+        "{v}"
+    );
+    let v = run(None, "delete_file", serde_json::json!({"path": "made.txt"}));
+    assert!(!is_error(&v["call"]), "{v}");
+    assert!(!dir.path().join("made.txt").exists());
+}
+
+/// A catalog whose `server:` is `ixgen serve --catalog <path>` (the existing `server` block, no new
+/// syntax): `ixgen generate claude` writes a plugin whose `.mcp.json` launches it with the run's
+/// filters (`filter_flags`), and both pinned Claude Code versions connect to it and fetch its tools.
+#[test]
+fn claude_code_connects_to_ixgen_serve_from_the_generated_plugin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let cat_dir = t.join("cat");
+    std::fs::create_dir_all(&cat_dir).unwrap();
+    let cat = cat_dir.join("ix.yaml");
+    let yaml = std::fs::read_to_string(catalog("ix")).unwrap();
+    let block = "server:\n  name: ix-memory\n  command: ix\n  args: [mcp]\n";
+    assert_eq!(
+        yaml.matches(block).count(),
+        1,
+        "catalog/ix.yaml's server block changed; update this test"
+    );
+    let q = |s: &str| serde_json::to_string(s).unwrap();
+    let serving = format!(
+        "server:\n  name: ix-memory\n  command: {}\n  args: [serve, --catalog, {}]\n",
+        q(IXGEN),
+        q(cat.to_str().unwrap())
+    );
+    std::fs::write(&cat, yaml.replace(block, &serving)).unwrap();
+    std::fs::copy(root().join("catalog/ix-icon.png"), cat_dir.join("ix-icon.png")).unwrap();
+    let plugin = t.join("plugin");
+    let o = Command::new(IXGEN)
+        .args([
+            OsStr::new("--catalog"),
+            cat.as_os_str(),
+            OsStr::new("--out"),
+            plugin.as_os_str(),
+        ])
+        .args(["generate", "claude", "--read-only", "-q"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let config: Value = serde_json::from_str(&std::fs::read_to_string(plugin.join(".mcp.json")).unwrap()).unwrap();
+    let server = &config["mcpServers"]["ix-memory"];
+    assert_eq!(server["command"], IXGEN, "{config}");
+    assert_eq!(
+        server["args"],
+        serde_json::json!(["serve", "--catalog", cat.to_str().unwrap(), "--read-only"]),
+        "{config}"
+    );
+
+    // The SDK client, launched exactly as the config says, gets the read-only list.
+    let client = Client {
+        script: "mcp-list.mjs",
+        cwd: t,
+        env: vec![],
+    };
+    let mut target: Vec<&OsStr> = vec![OsStr::new("--"), OsStr::new(IXGEN)];
+    let args: Vec<String> = server["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    target.extend(args.iter().map(OsStr::new));
+    let v = json_of(client.run(None, &target), "mcp-list.mjs");
+    assert_eq!(parts(&v).0, &generated_tools(&cat, &["--read-only"]));
+
+    for (version, bin) in support::claude_versions() {
+        let scratch = t.join(format!("claude-{version}"));
+        let cwd = scratch.join("cwd");
+        std::fs::create_dir_all(&cwd).unwrap();
+        let mut cmd = Command::new(&bin);
+        support::isolate(&mut cmd, &scratch);
+        let out = cmd
+            .current_dir(&cwd)
+            .args([
+                OsStr::new("--plugin-dir"),
+                plugin.as_os_str(),
+                OsStr::new("mcp"),
+                OsStr::new("list"),
+            ])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with("plugin:ix:ix-memory:"))
+            .unwrap_or_else(|| {
+                panic!(
+                    "Claude Code {version}: no server line\n{stdout}\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            });
+        assert!(
+            line.contains(&format!("{IXGEN} serve --catalog")),
+            "Claude Code {version}: {line}"
+        );
+        assert!(
+            line.ends_with("- ✔ Connected"),
+            "Claude Code {version} connected and fetched the tools: {line}"
+        );
+    }
+}
+
+/// Cancellation: the SDK client aborts a long call (it sends `notifications/cancelled`); the
+/// server stops the program's process group at once, and keeps serving.
+#[test]
+fn a_cancelled_call_stops_its_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let ipuaro = catalog("ipuaro");
+    let env = vec![("PATH", std::env::var("PATH").unwrap())];
+    let server = HttpServer::start(&ipuaro, dir.path(), &env);
+    let client = Client {
+        script: "mcp-list.mjs",
+        cwd: dir.path(),
+        env: env.clone(),
+    };
+    // A duration no other process on the machine uses, to find this one.
+    let marker = "sleep 31.4159";
+    let args = serde_json::json!({"command": format!("{marker}; touch after-sleep")});
+    let target = [
+        OsStr::new("--cancel-after"),
+        OsStr::new("800"),
+        OsStr::new("--url"),
+        OsStr::new(&server.url),
+    ];
+    let v = json_of(
+        client.run(Some(("run_command", &args)), &target),
+        "mcp-list.mjs --cancel-after",
+    );
+    assert!(v["call"]["aborted"].is_string(), "the client aborted the call: {v}");
+    let running = |_: ()| {
+        Command::new("pgrep")
+            .args(["-f", marker])
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while running(()) && std::time::Instant::now() < end {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(!running(()), "`{marker}` still runs after the call was cancelled");
+    assert!(!dir.path().join("after-sleep").exists());
+    // The server is not wedged: the next call answers.
+    let v = client.http(&server.url, None, Some(("git_status", &serde_json::json!({}))));
+    assert!(parts(&v).1["content"][0]["text"].is_string(), "{v}");
+}
