@@ -369,45 +369,6 @@ mod tests {
         }
     }
 
-    // TRANSITIONAL: compares with serde_yaml while it is still a dependency.
-    #[test]
-    fn reads_every_repository_catalog_as_serde_yaml_did() {
-        fn yaml_files(dir: &Path, out: &mut Vec<(String, String)>) {
-            for e in std::fs::read_dir(dir).unwrap().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    yaml_files(&p, out);
-                } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
-                    if let Ok(text) = std::fs::read_to_string(&p) {
-                        out.push((p.display().to_string(), text));
-                    }
-                }
-            }
-        }
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut texts = vec![];
-        yaml_files(&root.join("catalog"), &mut texts);
-        yaml_files(&root.join("tests"), &mut texts);
-        let mut same = 0;
-        for (name, text) in &texts {
-            let old = serde_yaml::from_str::<serde_json::Value>(text).map_err(|e| e.to_string());
-            let new = yaml::from_str::<serde_json::Value>(text).map_err(|e| e.to_string());
-            if let (Ok(a), Ok(b)) = (&old, &new) {
-                assert_eq!(a, b, "{name}");
-                same += 1;
-            } else {
-                eprintln!("{name}: old {:?} new {:?}", old.err(), new.err());
-            }
-            let old = serde_yaml::from_str::<Catalog>(text).map_err(|e| e.to_string());
-            let new = yaml::from_str::<Catalog>(text).map_err(|e| e.to_string());
-            match (&old, &new) {
-                (Ok(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{name}"),
-                _ => eprintln!("{name}:\n  old {:?}\n  new {:?}", old.err(), new.err()),
-            }
-        }
-        eprintln!("{same} of {} the same", texts.len());
-    }
-
     #[test]
     fn the_embedded_catalog_carries_its_icon() {
         let icon = load(None).unwrap().catalog.product.icon.expect("ix names an icon");

@@ -10,7 +10,7 @@
 //! field per YAML key, and become enums in the IR (`SpecExec`, `SpecCond`, `SpecArg`). An enum
 //! with a custom `Deserialize` would have to refuse "no kind" or "two kinds" as a serde error:
 //! serde stops at the first one (so a catalog's other faults would go unreported), and the
-//! error would be a generic `yaml` diagnostic at the position serde_yaml happens to be on, not
+//! error would be a generic `yaml` diagnostic at the position the deserializer happens to be on, not
 //! `bad-step` at the step with a hint. Lowering reports each of them, located, in one run.
 
 use indexmap::IndexMap;

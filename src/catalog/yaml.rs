@@ -31,7 +31,7 @@ pub const MAX_BYTES: usize = 32 << 20;
 pub const MAX_DEPTH: usize = 64;
 /// Most nodes (scalars, sequences, mappings) in a document, aliases counted as the nodes they
 /// copy: a few aliases can otherwise stand for billions of nodes. A catalog of 10,000 tools
-/// has about a million.
+/// has about 900,000, so one at the size limit about 4 million.
 pub const MAX_NODES: usize = 1 << 23;
 /// The largest integer JavaScript represents exactly (`Number.MAX_SAFE_INTEGER`).
 pub const MAX_SAFE_INTEGER: i128 = (1 << 53) - 1;
@@ -869,5 +869,172 @@ impl Located {
             };
             rest = after;
         }
+    }
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(text: &str) -> Result<String, String> {
+        from_str::<serde_json::Value>(text)
+            .map(|v| v.to_string())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Plain scalars are typed as serde_yaml 0.9 typed them (each expectation below is what it
+    /// gave, checked against it while it was still a dependency), and anything quoted is text.
+    #[test]
+    fn scalars_are_typed_as_catalogs_rely_on() {
+        let cases = [
+            ("a: 1", r#"{"a":1}"#),
+            ("a: -12", r#"{"a":-12}"#),
+            ("a: +1", r#"{"a":1}"#),
+            ("a: -0", r#"{"a":0}"#),
+            ("a: 0x1F", r#"{"a":31}"#),
+            ("a: -0x1F", r#"{"a":-31}"#),
+            ("a: 0o17", r#"{"a":15}"#),
+            ("a: 0b101", r#"{"a":5}"#),
+            ("a: 9007199254740991", r#"{"a":9007199254740991}"#),
+            ("a: -9007199254740991", r#"{"a":-9007199254740991}"#),
+            ("a: 1.5", r#"{"a":1.5}"#),
+            ("a: -2.5e3", r#"{"a":-2500.0}"#),
+            ("a: 1E3", r#"{"a":1000.0}"#),
+            ("a: +.5", r#"{"a":0.5}"#),
+            ("a: 5.", r#"{"a":5.0}"#),
+            ("a: -0.0", r#"{"a":-0.0}"#),
+            ("a: ~", r#"{"a":null}"#),
+            ("a:", r#"{"a":null}"#),
+            ("a: NULL", r#"{"a":null}"#),
+            ("a: True", r#"{"a":true}"#),
+            ("a: FALSE", r#"{"a":false}"#),
+            // Text: YAML 1.1 booleans, words Rust would read as numbers, leading zeros, signs
+            // where a number cannot have them, versions, quoted or `!!str` scalars.
+            ("a: yes", r#"{"a":"yes"}"#),
+            ("a: no", r#"{"a":"no"}"#),
+            ("a: nan", r#"{"a":"nan"}"#),
+            ("a: inf", r#"{"a":"inf"}"#),
+            ("a: 007", r#"{"a":"007"}"#),
+            ("a: -007", r#"{"a":"-007"}"#),
+            ("a: 00", r#"{"a":"00"}"#),
+            ("a: 1_000", r#"{"a":"1_000"}"#),
+            ("a: 0x", r#"{"a":"0x"}"#),
+            ("a: 0x+1", r#"{"a":"0x+1"}"#),
+            ("a: +-1", r#"{"a":"+-1"}"#),
+            ("a: +", r#"{"a":"+"}"#),
+            ("a: 1.0.3", r#"{"a":"1.0.3"}"#),
+            ("a: --kind", r#"{"a":"--kind"}"#),
+            ("a: .ralph/store", r#"{"a":".ralph/store"}"#),
+            ("a: '1'", r#"{"a":"1"}"#),
+            ("a: \"0x1F\"", r#"{"a":"0x1F"}"#),
+            ("a: 'null'", r#"{"a":"null"}"#),
+            ("a: \"true\"", r#"{"a":"true"}"#),
+            ("a: !!str 1", r#"{"a":"1"}"#),
+            ("a: !!int 5", r#"{"a":5}"#),
+            ("a: \"tab\\tand \\u00e9\"", r#"{"a":"tab\tand é"}"#),
+            ("a: |\n  two\n  lines\n", r#"{"a":"two\nlines\n"}"#),
+            ("a: >-\n  folded\n  text\n", r#"{"a":"folded text"}"#),
+            ("a: [1, x, {b: c}]", r#"{"a":[1,"x",{"b":"c"}]}"#),
+            ("a: {}\nb: []", r#"{"a":{},"b":[]}"#),
+            ("- 1\n- - 2\n  - 3\n", r#"[1,[2,3]]"#),
+            ("200: ok", r#"{"200":"ok"}"#),
+            ("a: &x {b: 1}\nc: *x", r#"{"a":{"b":1},"c":{"b":1}}"#),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(json(text).as_deref(), Ok(expected), "{text:?}");
+        }
+    }
+
+    /// Typed fields take what serde_yaml gave them: any scalar as text, a number only from a
+    /// plain one, a unit variant from a scalar; an empty value is an empty list.
+    #[test]
+    fn typed_fields_read_as_before_and_faults_name_their_path_and_place() {
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        #[serde(deny_unknown_fields, rename_all = "snake_case")]
+        enum Kind {
+            One,
+            Two,
+        }
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct T {
+            text: String,
+            n: Option<u32>,
+            f: Option<f64>,
+            kind: Kind,
+            #[serde(default)]
+            list: Vec<String>,
+        }
+        let t: T = from_str("text: 12\nn: 3\nf: 2\nkind: two\nlist: [a, 1, 'b', true]").unwrap();
+        assert_eq!((t.text.as_str(), t.n, t.f, &t.kind), ("12", Some(3), Some(2.0), &Kind::Two));
+        assert_eq!(t.list, ["a", "1", "b", "true"]);
+        let t: T = from_str("text: yes\nn: ~\nkind: \"one\"\nlist:").unwrap();
+        assert_eq!((t.text.as_str(), t.n, t.kind, t.list.len()), ("yes", None, Kind::One, 0));
+        let fault = |text: &str| from_str::<Vec<T>>(text).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(
+            fault("- text: a\n  kind: one\n- text: a\n  n: '3'\n  kind: one"),
+            "[1].n: invalid type: string \"3\", expected u32 at line 4 column 6"
+        );
+        assert_eq!(
+            fault("- text: a\n  kind: three"),
+            "[0].kind: unknown variant `three`, expected `one` or `two` at line 2 column 9"
+        );
+        assert_eq!(
+            fault("- {text: a, kind: one, other: 1}"),
+            "[0]: unknown field `other`, expected one of `text`, `n`, `f`, `kind`, `list` at line 1 column 24"
+        );
+        // A missing key is reported at its mapping, which starts at its first key.
+        assert_eq!(
+            fault("-   n: 1\n    text: a"),
+            "[0]: missing field `kind` at line 1 column 5"
+        );
+    }
+
+    #[test]
+    fn aliases_count_as_the_nodes_they_copy() {
+        // Each level doubles the nodes: 2^30 of them, from a few hundred bytes.
+        let mut text = String::from("a0: &a0 [x, x]\n");
+        for i in 1..30 {
+            text.push_str(&format!("a{i}: &a{i} [*a{}, *a{}]\n", i - 1, i - 1));
+        }
+        let t = std::time::Instant::now();
+        let e = parse(&text).unwrap_err();
+        assert_eq!(e.code, "too-many-nodes");
+        assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+        assert_eq!(parse("a: *nothing").unwrap_err().code, "yaml-syntax");
+    }
+
+    #[test]
+    fn what_the_reader_does_not_take_is_an_error_where_it_is() {
+        let code = |text: &str| parse(text).map(|_| ()).map_err(|e| (e.code, e.mark.line, e.mark.col));
+        assert_eq!(code("a: 1\n---\nb: 2\n"), Err(("yaml-syntax", 2, 1)));
+        assert_eq!(code("a: !Custom 1\n"), Err(("yaml-syntax", 1, 12)));
+        assert_eq!(code("a:\n  b: .inf\n"), Err(("not-finite", 2, 6)));
+        assert_eq!(code("a: [1, 9007199254740992]\n"), Err(("unsafe-integer", 1, 8)));
+        assert_eq!(code("a: 0xffffffffffffffffff\n"), Err(("unsafe-integer", 1, 4)));
+        assert_eq!(code("a: 1e400\n"), Err(("not-finite", 1, 4)));
+        // Quoted, or a key: not a number.
+        assert_eq!(code("a: '.inf'\n9007199254740993: x\n"), Ok(()));
+        assert_eq!(code(""), Ok(()));
+        assert!(parse("# only a comment\n").unwrap().is_null());
+    }
+
+    #[test]
+    fn a_path_is_located_at_its_node_or_nearest_ancestor() {
+        let located = Located::new("version: 1\ntools:\n  - name: a\n    params:\n      limit: {type: integer}\n");
+        let at = |line, col| Mark { line, col };
+        let v = located.find("version").unwrap();
+        assert_eq!((v.key, v.value), (Some(at(1, 1)), at(1, 10)));
+        let name = located.find("tools[0].name").unwrap();
+        assert_eq!((name.key, name.value), (Some(at(3, 5)), at(3, 11)));
+        assert_eq!(located.find("tools[0].params.limit.type").unwrap().value, at(5, 21));
+        assert_eq!(located.find("tools[0]").unwrap().value, at(3, 5), "a block mapping starts at its key");
+        assert_eq!(located.find("tools[0].name.nope").unwrap().value.line, 3);
+        assert!(located.contains("tools[0].params") && !located.contains("tools[1]"));
+        // A key with a dot in it.
+        let dotted = Located::new("a:\n  b.c: 1\n  b: {c: 2}\n");
+        assert_eq!(dotted.find("a.b.c").unwrap().value, at(2, 8));
+        assert_eq!(dotted.find("a.b").unwrap().value, at(3, 6));
     }
 }
