@@ -5,8 +5,8 @@
 //! never looks at the text before that reader has checked it (size, characters, depth). It
 //! writes nothing.
 
-use super::yaml;
 use super::types::{Catalog, ContextVar};
+use super::yaml;
 use crate::diagnostic::{Diagnostic, SourceFile, Target};
 use crate::error::Error;
 use std::path::Path;
@@ -430,7 +430,10 @@ mod tests {
         assert_eq!(format!("{:?}", with.catalog), format!("{:?}", without.catalog));
         assert_eq!(with.file.text, without.file.text, "the mark is no part of the text");
         // Positions on the first line count from after the mark.
-        assert_eq!(faults("\u{feff}version: x\n".as_bytes()), [("wrong-type", Some((1, 10)))]);
+        assert_eq!(
+            faults("\u{feff}version: x\n".as_bytes()),
+            [("wrong-type", Some((1, 10)))]
+        );
     }
 
     #[test]
@@ -443,7 +446,10 @@ mod tests {
         // A NUL would end the text for the parser: the catalog after it is not lost.
         assert_eq!(faults(b"version: 1\n\0tools: x\n"), [("control-char", Some((2, 1)))]);
         // A C1 control (U+0085, next line, is allowed), DEL and U+FFFF.
-        assert_eq!(faults("a: \u{85}\nb: \u{9f}\n".as_bytes()), [("control-char", Some((2, 4)))]);
+        assert_eq!(
+            faults("a: \u{85}\nb: \u{9f}\n".as_bytes()),
+            [("control-char", Some((2, 4)))]
+        );
         assert_eq!(faults(b"a: '\x7f'\n"), [("control-char", Some((1, 5)))]);
         assert_eq!(faults("a: é\u{ffff}\n".as_bytes()), [("control-char", Some((1, 5)))]);
         // Tabs and CRLF line ends are not control bytes.
@@ -508,9 +514,15 @@ mod tests {
         assert_eq!(faults(b"a: [{k: 1, k: 2}]\n"), [("duplicate-key", Some((1, 12)))]);
         // In a mapping large enough to be checked by hashing, and a quoted key equal to a plain one.
         let keys: String = (0..40).map(|i| format!("k{i}: 1\n")).collect();
-        assert_eq!(faults(format!("{keys}'k7': 2\n").as_bytes()), [("duplicate-key", Some((41, 1)))]);
+        assert_eq!(
+            faults(format!("{keys}'k7': 2\n").as_bytes()),
+            [("duplicate-key", Some((41, 1)))]
+        );
         // The same key in two mappings is fine.
-        assert_eq!(faults(b"a: {x: 1}\nb: {x: 1}\n").first().map(|f| f.0), Some("unknown-key"));
+        assert_eq!(
+            faults(b"a: {x: 1}\nb: {x: 1}\n").first().map(|f| f.0),
+            Some("unknown-key")
+        );
     }
 
     #[test]
@@ -525,7 +537,10 @@ mod tests {
         assert_eq!(found.keys().collect::<Vec<_>>(), ["a"]);
         // Flow style, and no context at all.
         std::fs::write(&path, "{version: 1, context: {b: {type: integer}}}").unwrap();
-        assert_eq!(context_declarations(Some(&path)).unwrap().keys().collect::<Vec<_>>(), ["b"]);
+        assert_eq!(
+            context_declarations(Some(&path)).unwrap().keys().collect::<Vec<_>>(),
+            ["b"]
+        );
         std::fs::write(&path, "version: 1\ntools: []\n").unwrap();
         assert!(context_declarations(Some(&path)).unwrap().is_empty());
         // A context that does not type is no context (the full load says why).

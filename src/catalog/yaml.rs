@@ -63,7 +63,10 @@ pub struct Node {
 pub enum Value {
     /// A scalar's text, and whether it is plain (unquoted and untagged, or tagged with a core
     /// type other than `str`): only a plain scalar can be null, a boolean or a number.
-    Scalar { text: String, plain: bool },
+    Scalar {
+        text: String,
+        plain: bool,
+    },
     Seq(Vec<Node>),
     Map(Vec<(Node, Node)>),
 }
@@ -88,7 +91,11 @@ pub struct Error {
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} at line {} column {}", self.message, self.mark.line, self.mark.col)
+        write!(
+            f,
+            "{} at line {} column {}",
+            self.message, self.mark.line, self.mark.col
+        )
     }
 }
 
@@ -164,12 +171,9 @@ fn check_characters(text: &str) -> Result<(), Error> {
     while let Some(at) = bytes[from..].iter().position(|&b| suspect(b)).map(|i| from + i) {
         from = at + 1;
         let c = text[at..].chars().next().expect("a character starts at a lead byte");
-        let refused = match c as u32 {
-            0x80..=0x9f => c != '\u{85}',
-            0xfffe | 0xffff => true,
-            0x80.. => false,
-            _ => true,
-        };
+        // Every suspect ASCII byte is refused; of the rest, C1 controls but U+0085 and the
+        // two non-characters.
+        let refused = c.is_ascii() || matches!(c, '\u{80}'..='\u{84}' | '\u{86}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}');
         if refused {
             let before = &text[..at];
             let line = before.matches('\n').count() + 1;
@@ -247,7 +251,12 @@ impl Builder<'_> {
                 Event::StreamStart | Event::DocumentEnd | Event::Nothing => continue,
                 Event::Alias(id) => {
                     let count = self.anchors.get(&id).map(|(_, n)| *n).ok_or_else(|| {
-                        error("yaml-syntax", mark, "an alias names no anchor before it".into(), SYNTAX_HELP)
+                        error(
+                            "yaml-syntax",
+                            mark,
+                            "an alias names no anchor before it".into(),
+                            SYNTAX_HELP,
+                        )
                     })?;
                     // Counted before it is copied: the count is what stops an alias bomb.
                     self.count(count, mark)?;
@@ -408,7 +417,8 @@ impl Builder<'_> {
                         ));
                     }
                     if seen.is_none() && entries.len() >= 16 {
-                        let mut all: HashSet<String> = entries.iter().filter_map(|(k, _)| key_text(k).cloned()).collect();
+                        let mut all: HashSet<String> =
+                            entries.iter().filter_map(|(k, _)| key_text(k).cloned()).collect();
                         all.insert(text.clone());
                         *seen = Some(all);
                     }
@@ -417,10 +427,14 @@ impl Builder<'_> {
                 Ok(None)
             }
             Some(Frame::Map {
-                node: map, entries, key, ..
+                node: map,
+                entries,
+                key,
+                ..
             }) => {
                 let k = key.take().expect("a key is waiting");
-                let wanted = depth == 1 && self.stop_after.is_some() && key_text(&k).map(String::as_str) == self.stop_after;
+                let wanted =
+                    depth == 1 && self.stop_after.is_some() && key_text(&k).map(String::as_str) == self.stop_after;
                 entries.push((k, node));
                 if wanted {
                     let mut map = map.clone();
@@ -863,15 +877,11 @@ impl Located {
                 return Some((loc, false));
             };
             node = child;
-            loc = NodeLoc {
-                key,
-                value: child.mark,
-            };
+            loc = NodeLoc { key, value: child.mark };
             rest = after;
         }
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -967,10 +977,16 @@ mod tests {
             list: Vec<String>,
         }
         let t: T = from_str("text: 12\nn: 3\nf: 2\nkind: two\nlist: [a, 1, 'b', true]").unwrap();
-        assert_eq!((t.text.as_str(), t.n, t.f, &t.kind), ("12", Some(3), Some(2.0), &Kind::Two));
+        assert_eq!(
+            (t.text.as_str(), t.n, t.f, &t.kind),
+            ("12", Some(3), Some(2.0), &Kind::Two)
+        );
         assert_eq!(t.list, ["a", "1", "b", "true"]);
         let t: T = from_str("text: yes\nn: ~\nkind: \"one\"\nlist:").unwrap();
-        assert_eq!((t.text.as_str(), t.n, t.kind, t.list.len()), ("yes", None, Kind::One, 0));
+        assert_eq!(
+            (t.text.as_str(), t.n, t.kind, t.list.len()),
+            ("yes", None, Kind::One, 0)
+        );
         let fault = |text: &str| from_str::<Vec<T>>(text).map(|_| ()).unwrap_err().to_string();
         assert_eq!(
             fault("- text: a\n  kind: one\n- text: a\n  n: '3'\n  kind: one"),
@@ -1029,7 +1045,11 @@ mod tests {
         let name = located.find("tools[0].name").unwrap();
         assert_eq!((name.key, name.value), (Some(at(3, 5)), at(3, 11)));
         assert_eq!(located.find("tools[0].params.limit.type").unwrap().value, at(5, 21));
-        assert_eq!(located.find("tools[0]").unwrap().value, at(3, 5), "a block mapping starts at its key");
+        assert_eq!(
+            located.find("tools[0]").unwrap().value,
+            at(3, 5),
+            "a block mapping starts at its key"
+        );
         assert_eq!(located.find("tools[0].name.nope").unwrap().value.line, 3);
         assert!(located.contains("tools[0].params") && !located.contains("tools[1]"));
         // A key with a dot in it.
