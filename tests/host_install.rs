@@ -11,7 +11,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 fn npm_registry() -> String {
-    let out = Command::new("npm").args(["config", "get", "registry"]).output().expect("npm runs");
+    let out = Command::new("npm")
+        .args(["config", "get", "registry"])
+        .output()
+        .expect("npm runs");
     assert!(out.status.success(), "npm config get registry failed");
     String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }
@@ -31,7 +34,9 @@ fn install_through(mode: &str, scratch: &Path) -> String {
         .arg(support::hosts_dir().join("registry.mjs"))
         .args(["--upstream", &npm_registry(), "--mode", mode]);
     for sub in support::NPM_FOLDERS {
-        registry.arg("--lockfile").arg(scratch.join(sub).join("package-lock.json"));
+        registry
+            .arg("--lockfile")
+            .arg(scratch.join(sub).join("package-lock.json"));
     }
     let mut registry = registry
         .stdout(Stdio::piped())
@@ -39,7 +44,9 @@ fn install_through(mode: &str, scratch: &Path) -> String {
         .spawn()
         .expect("node runs tests/hosts/registry.mjs");
     let mut url = String::new();
-    BufReader::new(registry.stdout.take().unwrap()).read_line(&mut url).unwrap();
+    BufReader::new(registry.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
     let cache = scratch.join("npm-cache");
     let cache = cache.to_str().unwrap();
     let installed = std::panic::catch_unwind(|| {
@@ -60,7 +67,10 @@ fn assert_binaries(scratch: &Path) {
     for (bin, want) in [
         ("node_modules/opencode-linux-x64/bin/opencode", "1.18.33"),
         ("node_modules/@anthropic-ai/claude-code-linux-x64/claude", "2.1.197"),
-        ("next/node_modules/@anthropic-ai/claude-code-linux-x64/claude", "2.1.330"),
+        (
+            "next/node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+            "2.1.330",
+        ),
         ("node_modules/@nushell/linux-x64/bin/nu", "0.108.0"),
     ] {
         let out = Command::new(scratch.join(bin))
@@ -87,7 +97,13 @@ fn hosts_install_at_their_pins_from_a_registry_with_every_platform_package() {
     let scratch = tempfile::tempdir().unwrap();
     let log = install_through("all", scratch.path());
     // Packages this machine's registry lacks were served, as the public registry serves them.
-    assert!(log.contains("served a stand-in for opencode-darwin-arm64"), "registry log:\n{log}");
-    assert!(log.contains("served a stand-in for @nushell/windows-x64"), "registry log:\n{log}");
+    assert!(
+        log.contains("served a stand-in for opencode-darwin-arm64"),
+        "registry log:\n{log}"
+    );
+    assert!(
+        log.contains("served a stand-in for @nushell/windows-x64"),
+        "registry log:\n{log}"
+    );
     assert_binaries(scratch.path());
 }

@@ -66,13 +66,22 @@ pub const NPM_FOLDERS: [&str; 3] = ["", "opencode-seed/", "next/"];
 /// lockfiles, then every pinned host's installed version checked); `npm_args` go to npm.
 pub fn install_hosts(dir: &Path, npm_args: &[&str]) {
     let mut cmd = Command::new("node");
-    cmd.arg(hosts_dir().join("install.mjs")).arg("--root").arg(dir).args(npm_args);
-    run_or_die(&mut cmd, &format!("node tests/hosts/install.mjs --root {}", dir.display()));
+    cmd.arg(hosts_dir().join("install.mjs"))
+        .arg("--root")
+        .arg(dir)
+        .args(npm_args);
+    run_or_die(
+        &mut cmd,
+        &format!("node tests/hosts/install.mjs --root {}", dir.display()),
+    );
 }
 
 fn lockfile_stamp() -> String {
     let mut stamp = String::new();
-    for f in NPM_FOLDERS.iter().flat_map(|dir| [format!("{dir}package.json"), format!("{dir}package-lock.json")]) {
+    for f in NPM_FOLDERS
+        .iter()
+        .flat_map(|dir| [format!("{dir}package.json"), format!("{dir}package-lock.json")])
+    {
         let bytes = std::fs::read(hosts_dir().join(&f)).unwrap_or_else(|e| panic!("tests/hosts/{f}: {e}"));
         stamp.push_str(&blake3::hash(&bytes).to_hex());
         stamp.push('\n');
