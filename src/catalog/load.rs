@@ -50,10 +50,17 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
                 path: crate::escape::display_path(p),
                 source,
             };
-            // Read at most one byte past the limit: `--catalog /dev/zero` or a huge file is
-            // refused by the size check instead of filling memory.
-            let bytes = yaml::read_bounded(std::fs::File::open(p).map_err(err)?).map_err(err)?;
-            let mut loaded = load_owned(&p.display().to_string(), bytes)?;
+            let name = p.display().to_string();
+            let taken = READ_WHOLE.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let mut loaded = match taken.filter(|(read, ..)| read == p) {
+                Some((_, text, root)) => load_tree(source(&name, text), Ok(root))?,
+                None => {
+                    // Read at most one byte past the limit: `--catalog /dev/zero` or a huge
+                    // file is refused by the size check instead of filling memory.
+                    let bytes = yaml::read_bounded(std::fs::File::open(p).map_err(err)?).map_err(err)?;
+                    load_owned(&name, bytes)?
+                }
+            };
             let dir = p.parent().unwrap_or(Path::new(""));
             read_assets(&mut loaded, |rel| std::fs::read(dir.join(rel)))?;
             Ok(loaded)
@@ -133,31 +140,55 @@ pub fn icon_problem(bytes: &[u8]) -> Option<String> {
     None
 }
 
+/// The catalog file [`context_declarations`] last read whole, for [`load`] to take: the
+/// command line reads a catalog's `context` before it can parse its own flags, and when the
+/// context comes late in the file or not at all, that reading parsed everything. Taking it
+/// makes a run parse a large catalog once, not twice (both are one reading of the same bytes).
+static READ_WHOLE: std::sync::Mutex<Option<(std::path::PathBuf, String, yaml::Node)>> = std::sync::Mutex::new(None);
+
 /// The context variables a catalog declares, read without typing (or validating) the rest:
 /// the command line needs them to know its flags before it can parse anything. `None` when
 /// the file cannot be read or its `context` does not parse; the full load reports why. The
 /// reading stops once the top-level `context` has been read, with every limit of the full one.
 pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<String, ContextVar>> {
-    /// Only the `context` key; every other key is ignored here.
-    #[derive(serde::Deserialize)]
-    struct ContextOnly {
-        #[serde(default)]
-        context: indexmap::IndexMap<String, ContextVar>,
-    }
-    let parsed: ContextOnly = match path {
-        None => serde_json::from_str(EMBEDDED_CONTEXT_JSON)
-            .or_else(|_| serde_json::from_str(EMBEDDED_JSON))
-            .ok()?,
-        Some(p) => {
-            let bytes = yaml::read_bounded(std::fs::File::open(p).ok()?).ok()?;
-            let root = yaml::parse_key(std::str::from_utf8(&bytes).ok()?, "context").ok()?;
-            if root.is_null() {
-                return Some(Default::default());
-            }
-            yaml::from_node(root).ok()?
+    let Some(p) = path else {
+        /// Only the `context` key; every other key is ignored here.
+        #[derive(serde::Deserialize)]
+        struct ContextOnly {
+            #[serde(default)]
+            context: indexmap::IndexMap<String, ContextVar>,
         }
+        let parsed: ContextOnly = serde_json::from_str(EMBEDDED_CONTEXT_JSON)
+            .or_else(|_| serde_json::from_str(EMBEDDED_JSON))
+            .ok()?;
+        return Some(parsed.context);
     };
-    Some(parsed.context)
+    let bytes = yaml::read_bounded(std::fs::File::open(p).ok()?).ok()?;
+    let text = without_bom(String::from_utf8(bytes).ok()?);
+    let (root, whole) = yaml::parse_key(&text, "context").ok()?;
+    let context = match &root.value {
+        yaml::Value::Map(entries) => entries
+            .iter()
+            .find(|(k, _)| matches!(&k.value, yaml::Value::Scalar { text, .. } if text == "context"))
+            .map(|(_, v)| v.clone()),
+        _ if root.is_null() => None,
+        _ => return None,
+    };
+    if whole {
+        *READ_WHOLE.lock().unwrap_or_else(|e| e.into_inner()) = Some((p.to_path_buf(), text, root));
+    }
+    match context {
+        None => Some(Default::default()),
+        Some(c) => yaml::from_node(c).ok(),
+    }
+}
+
+/// A text without its byte order mark: no part of the catalog, and positions count from after it.
+fn without_bom(text: String) -> String {
+    match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    }
 }
 
 /// Loads the embedded catalog through its JSON form; anything short of a clean load goes the
@@ -208,19 +239,20 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
             });
         }
     };
-    // A byte order mark is no part of the catalog: positions count from after it.
-    let text = match text.strip_prefix('\u{feff}') {
-        Some(rest) => rest.to_string(),
-        None => text,
-    };
-    let file = source(name, text);
+    let file = source(name, without_bom(text));
+    let root = yaml::parse(&file.text);
+    load_tree(file, root)
+}
+
+/// Types a parsed catalog; `file` is its text, for diagnostics.
+fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<Loaded, Error> {
     let fail = |file, diagnostic| {
         Err(Error::Catalog {
             file,
             diagnostics: vec![diagnostic],
         })
     };
-    let root = match yaml::parse(&file.text) {
+    let root = match root {
         Ok(root) => root,
         Err(e) => {
             let d = diagnostic(e);

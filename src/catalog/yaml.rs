@@ -129,17 +129,19 @@ pub fn read_bounded(r: impl std::io::Read) -> std::io::Result<Vec<u8>> {
 /// Parses a text into its tree (a leading byte order mark is skipped). An empty text is the
 /// null scalar.
 pub fn parse(text: &str) -> Result<Node, Error> {
-    parse_until(text, None)
+    Ok(parse_until(text, None)?.0)
 }
 
 /// Parses a text, and stops as soon as the top-level mapping's `key` has been read: the tree
 /// is then that mapping with that entry alone. For a value the command line needs before
-/// anything else (its flags), without the cost of reading a large catalog twice.
-pub fn parse_key(text: &str, key: &str) -> Result<Node, Error> {
+/// anything else (its flags), without the cost of reading a large catalog twice. The flag
+/// says whether the whole text was read (the key came last, or not at all): the tree is then
+/// the whole document's.
+pub fn parse_key(text: &str, key: &str) -> Result<(Node, bool), Error> {
     parse_until(text, Some(key))
 }
 
-fn parse_until(text: &str, stop_after: Option<&str>) -> Result<Node, Error> {
+fn parse_until(text: &str, stop_after: Option<&str>) -> Result<(Node, bool), Error> {
     if text.len() > MAX_BYTES {
         return Err(error(
             "too-large",
@@ -220,7 +222,7 @@ struct Builder<'k> {
 }
 
 impl Builder<'_> {
-    fn run(mut self, text: &str) -> Result<Node, Error> {
+    fn run(mut self, text: &str) -> Result<(Node, bool), Error> {
         let mut parser = Parser::new_from_str(text);
         let (mut root, mut documents) = (None, 0);
         loop {
@@ -356,17 +358,18 @@ impl Builder<'_> {
                     root = Some(done);
                 } else {
                     // Stopped early: the top mapping holds only the wanted entry.
-                    return Ok(done);
+                    return Ok((done, false));
                 }
             }
         }
-        Ok(root.unwrap_or(Node {
+        let root = root.unwrap_or(Node {
             mark: Mark { line: 1, col: 1 },
             value: Value::Scalar {
                 text: String::new(),
                 plain: true,
             },
-        }))
+        });
+        Ok((root, true))
     }
 
     fn count(&mut self, n: usize, mark: Mark) -> Result<(), Error> {
