@@ -284,6 +284,8 @@ impl Builder<'_> {
                     if plain && !is_key && starts_like_number(&text) {
                         number_problem(&text, mark)?;
                     }
+                    let mut text = text;
+                    text.shrink_to_fit();
                     let node = Node {
                         mark,
                         value: Value::Scalar { text, plain },
@@ -332,7 +334,7 @@ impl Builder<'_> {
                             anchor,
                             first_node,
                         } => {
-                            node.value = Value::Seq(items);
+                            node.value = Value::Seq(shrunk(items));
                             (node, anchor, first_node)
                         }
                         Frame::Map {
@@ -342,7 +344,7 @@ impl Builder<'_> {
                             first_node,
                             ..
                         } => {
-                            node.value = Value::Map(entries);
+                            node.value = Value::Map(shrunk(entries));
                             (node, anchor, first_node)
                         }
                     };
@@ -448,6 +450,14 @@ impl Builder<'_> {
             }
         }
     }
+}
+
+/// A finished collection without its spare capacity: a large catalog's tree is most of a
+/// load's memory, and a list (or a scalar's text) grown by doubling holds up to twice what it
+/// uses.
+fn shrunk<T>(mut v: Vec<T>) -> Vec<T> {
+    v.shrink_to_fit();
+    v
 }
 
 fn too_deep(mark: Mark) -> Error {
