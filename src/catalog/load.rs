@@ -51,16 +51,10 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
                 source,
             };
             let name = p.display().to_string();
-            let taken = READ_WHOLE.lock().unwrap_or_else(|e| e.into_inner()).take();
-            let mut loaded = match taken.filter(|(read, _)| read == p) {
-                Some((_, loaded)) => loaded?,
-                None => {
-                    // Read at most one byte past the limit: `--catalog /dev/zero` or a huge
-                    // file is refused by the size check instead of filling memory.
-                    let bytes = yaml::read_bounded(std::fs::File::open(p).map_err(err)?).map_err(err)?;
-                    load_owned(&name, bytes)?
-                }
-            };
+            // Read at most one byte past the limit: `--catalog /dev/zero` or a huge file is
+            // refused by the size check instead of filling memory.
+            let bytes = yaml::read_bounded(std::fs::File::open(p).map_err(err)?).map_err(err)?;
+            let mut loaded = load_owned(&name, bytes)?;
             let dir = p.parent().unwrap_or(Path::new(""));
             read_assets(&mut loaded, |rel| std::fs::read(dir.join(rel)))?;
             Ok(loaded)
@@ -140,13 +134,6 @@ pub fn icon_problem(bytes: &[u8]) -> Option<String> {
     None
 }
 
-/// The catalog file [`context_declarations`] last read whole, typed, for [`load`] to take: the
-/// command line reads a catalog's `context` before it can parse its own flags, and when the
-/// context comes late in the file or not at all, that reading parsed everything. Taking it
-/// makes a run parse a large catalog once, not twice (both are one reading of the same bytes).
-type ReadWhole = Option<(std::path::PathBuf, Result<Loaded, Error>)>;
-static READ_WHOLE: std::sync::Mutex<ReadWhole> = std::sync::Mutex::new(None);
-
 /// Runs a whole reading (parse and typing) on a thread of its own, which ends with it. The
 /// catalog's blocks are then that thread's, and lowering, which frees them on worker threads,
 /// gets their pages back; read on the main thread, they stayed held while the workers freed
@@ -157,9 +144,9 @@ fn on_own_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 
 /// The context variables a catalog declares: the command line needs them to know its flags
 /// before it can parse anything. `None` when the file cannot be read or its `context` does not
-/// parse; the full load reports why. The reading stops once the top-level `context` has been
-/// read, with every limit of the full one; when that took the whole file, the catalog is typed
-/// too, on the same thread, and kept for [`load`].
+/// parse; the full load reports why. The reading builds no other top-level value and stops once
+/// `context` has been read, with every limit of the full one: a run the run record replays
+/// (which never loads the catalog) pays for a scan at most, not for a tree.
 pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<String, ContextVar>> {
     let Some(p) = path else {
         /// Only the `context` key; every other key is ignored here.
@@ -174,26 +161,28 @@ pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<St
         return Some(parsed.context);
     };
     let bytes = yaml::read_bounded(std::fs::File::open(p).ok()?).ok()?;
+    if bytes.len() > yaml::MAX_BYTES {
+        return None;
+    }
     let text = without_bom(String::from_utf8(bytes).ok()?);
-    on_own_thread(move || {
-        let (root, whole) = yaml::parse_key(&text, "context").ok()?;
-        let context = match &root.value {
-            yaml::Value::Map(entries) => entries
-                .iter()
-                .find(|(k, _)| matches!(&k.value, yaml::Value::Scalar { text, .. } if text == "context"))
-                .map(|(_, v)| v.clone()),
-            _ if root.is_null() => None,
-            _ => return None,
-        };
-        if whole {
-            let loaded = load_tree(source(&p.display().to_string(), text), Ok(root));
-            *READ_WHOLE.lock().unwrap_or_else(|e| e.into_inner()) = Some((p.to_path_buf(), loaded));
-        }
-        match context {
-            None => Some(Default::default()),
-            Some(c) => yaml::from_node(c).ok(),
-        }
-    })
+    // A key reads `context` only if the text spells it, or escapes a character of it in a
+    // double-quoted key (`"\x63ontext"`): a text with neither has no context, and needs no scan.
+    if !text.contains("context") && !text.contains('\\') {
+        return Some(Default::default());
+    }
+    let root = yaml::parse_key(&text, "context").ok()?;
+    let context = match root.value {
+        yaml::Value::Map(entries) => entries
+            .into_iter()
+            .find(|(k, _)| matches!(&k.value, yaml::Value::Scalar { text, .. } if text == "context"))
+            .map(|(_, v)| v),
+        _ if root.is_null() => None,
+        _ => return None,
+    };
+    match context {
+        None => Some(Default::default()),
+        Some(c) => yaml::from_node(c).ok(),
+    }
 }
 
 /// A text without its byte order mark: no part of the catalog, and positions count from after it.
@@ -590,6 +579,12 @@ mod tests {
         );
         std::fs::write(&path, "version: 1\ntools: []\n").unwrap();
         assert!(context_declarations(Some(&path)).unwrap().is_empty());
+        // A key that escapes a letter of `context` is still read.
+        std::fs::write(&path, "\"\\x63ontext\": {c: {type: string}}\n").unwrap();
+        assert_eq!(
+            context_declarations(Some(&path)).unwrap().keys().collect::<Vec<_>>(),
+            ["c"]
+        );
         // A context that does not type is no context (the full load says why).
         std::fs::write(&path, "context: [1]\n").unwrap();
         assert!(context_declarations(Some(&path)).is_none());

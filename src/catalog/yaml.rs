@@ -129,19 +129,18 @@ pub fn read_bounded(r: impl std::io::Read) -> std::io::Result<Vec<u8>> {
 /// Parses a text into its tree (a leading byte order mark is skipped). An empty text is the
 /// null scalar.
 pub fn parse(text: &str) -> Result<Node, Error> {
-    Ok(parse_until(text, None)?.0)
+    parse_until(text, None)
 }
 
 /// Parses a text, and stops as soon as the top-level mapping's `key` has been read: the tree
 /// is then that mapping with that entry alone. For a value the command line needs before
-/// anything else (its flags), without the cost of reading a large catalog twice. The flag
-/// says whether the whole text was read (the key came last, or not at all): the tree is then
-/// the whole document's.
-pub fn parse_key(text: &str, key: &str) -> Result<(Node, bool), Error> {
+/// anything else (its flags), without the cost of a large catalog's tree: the other top-level
+/// values are scanned, not built (a null stands for each).
+pub fn parse_key(text: &str, key: &str) -> Result<Node, Error> {
     parse_until(text, Some(key))
 }
 
-fn parse_until(text: &str, stop_after: Option<&str>) -> Result<(Node, bool), Error> {
+fn parse_until(text: &str, stop_after: Option<&str>) -> Result<Node, Error> {
     if text.len() > MAX_BYTES {
         return Err(error(
             "too-large",
@@ -157,6 +156,7 @@ fn parse_until(text: &str, stop_after: Option<&str>) -> Result<(Node, bool), Err
         anchors: HashMap::new(),
         nodes: 0,
         stop_after,
+        skipping: 0,
     }
     .run(text)
 }
@@ -219,10 +219,20 @@ struct Builder<'k> {
     anchors: HashMap<usize, (Node, usize)>,
     nodes: usize,
     stop_after: Option<&'k str>,
+    /// How deep inside a top-level value [`parse_key`] does not want the reader is (0: not in one).
+    skipping: usize,
+}
+
+/// Where an event stands for [`parse_key`]: in a value it builds, inside one it skips, or at the
+/// end of one it skipped (a null then stands for the value).
+enum Skip {
+    No,
+    Inside,
+    Ended,
 }
 
 impl Builder<'_> {
-    fn run(mut self, text: &str) -> Result<(Node, bool), Error> {
+    fn run(mut self, text: &str) -> Result<Node, Error> {
         let mut parser = Parser::new_from_str(text);
         let (mut root, mut documents) = (None, 0);
         loop {
@@ -236,131 +246,142 @@ impl Builder<'_> {
                 }
             })?;
             let mark = Mark::of(&marker);
-            let node = match event {
-                Event::StreamEnd => break,
-                Event::DocumentStart => {
-                    documents += 1;
-                    if documents > 1 {
-                        return Err(error(
-                            "yaml-syntax",
-                            mark,
-                            "the catalog has more than one YAML document".into(),
-                            "keep one document: remove the `---` line and what follows it",
-                        ));
+            let node = match self.skip(&event, mark)? {
+                Skip::Inside => continue,
+                Skip::Ended => Node {
+                    mark,
+                    value: Value::Scalar {
+                        text: String::new(),
+                        plain: true,
+                    },
+                },
+                Skip::No => match event {
+                    Event::StreamEnd => break,
+                    Event::DocumentStart => {
+                        documents += 1;
+                        if documents > 1 {
+                            return Err(error(
+                                "yaml-syntax",
+                                mark,
+                                "the catalog has more than one YAML document".into(),
+                                "keep one document: remove the `---` line and what follows it",
+                            ));
+                        }
+                        continue;
                     }
-                    continue;
-                }
-                Event::StreamStart | Event::DocumentEnd | Event::Nothing => continue,
-                Event::Alias(id) => {
-                    let count = self.anchors.get(&id).map(|(_, n)| *n).ok_or_else(|| {
-                        error(
-                            "yaml-syntax",
-                            mark,
-                            "an alias names no anchor before it".into(),
-                            SYNTAX_HELP,
-                        )
-                    })?;
-                    // Counted before it is copied: the count is what stops an alias bomb.
-                    self.count(count, mark)?;
-                    Node {
-                        mark,
-                        ..self.anchors[&id].0.clone()
-                    }
-                }
-                Event::Scalar(text, style, anchor, tag) => {
-                    self.count(1, mark)?;
-                    let plain = match tag {
-                        None => style == TScalarStyle::Plain,
-                        Some(t) => core_tag(&t.suffix).ok_or_else(|| {
+                    Event::StreamStart | Event::DocumentEnd | Event::Nothing => continue,
+                    Event::Alias(id) => {
+                        let count = self.anchors.get(&id).map(|(_, n)| *n).ok_or_else(|| {
                             error(
                                 "yaml-syntax",
                                 mark,
-                                format!("the tag `{}{}` is not supported", t.handle, t.suffix),
-                                "remove the tag; a catalog's values need none",
+                                "an alias names no anchor before it".into(),
+                                SYNTAX_HELP,
                             )
-                        })?,
-                    };
-                    let is_key = matches!(self.stack.last(), Some(Frame::Map { key: None, .. }));
-                    if plain && !is_key && starts_like_number(&text) {
-                        number_problem(&text, mark)?;
-                    }
-                    let mut text = text;
-                    text.shrink_to_fit();
-                    let node = Node {
-                        mark,
-                        value: Value::Scalar { text, plain },
-                    };
-                    if anchor != 0 {
-                        self.anchors.insert(anchor, (node.clone(), 1));
-                    }
-                    node
-                }
-                Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
-                    if self.stack.len() >= MAX_DEPTH {
-                        return Err(too_deep(mark));
-                    }
-                    self.count(1, mark)?;
-                    let (node, first_node) = (
+                        })?;
+                        // Counted before it is copied: the count is what stops an alias bomb.
+                        self.count(count, mark)?;
                         Node {
                             mark,
-                            value: Value::Seq(Vec::new()),
-                        },
-                        self.nodes,
-                    );
-                    self.stack.push(if matches!(event, Event::SequenceStart(..)) {
-                        Frame::Seq {
-                            node,
-                            items: Vec::new(),
-                            anchor,
-                            first_node,
+                            ..self.anchors[&id].0.clone()
                         }
-                    } else {
-                        Frame::Map {
-                            node,
-                            entries: Vec::new(),
-                            key: None,
-                            anchor,
-                            first_node,
-                            seen: None,
-                        }
-                    });
-                    continue;
-                }
-                Event::SequenceEnd | Event::MappingEnd => {
-                    let (node, anchor, first_node) = match self.stack.pop().expect("the parser balances its events") {
-                        Frame::Seq {
-                            mut node,
-                            items,
-                            anchor,
-                            first_node,
-                        } => {
-                            node.value = Value::Seq(shrunk(items));
-                            (node, anchor, first_node)
-                        }
-                        Frame::Map {
-                            mut node,
-                            entries,
-                            anchor,
-                            first_node,
-                            ..
-                        } => {
-                            node.value = Value::Map(shrunk(entries));
-                            (node, anchor, first_node)
-                        }
-                    };
-                    if anchor != 0 {
-                        let count = self.nodes - first_node + 1;
-                        self.anchors.insert(anchor, (node.clone(), count));
                     }
-                    node
-                }
+                    Event::Scalar(text, style, anchor, tag) => {
+                        self.count(1, mark)?;
+                        let plain = match tag {
+                            None => style == TScalarStyle::Plain,
+                            Some(t) => core_tag(&t.suffix).ok_or_else(|| {
+                                error(
+                                    "yaml-syntax",
+                                    mark,
+                                    format!("the tag `{}{}` is not supported", t.handle, t.suffix),
+                                    "remove the tag; a catalog's values need none",
+                                )
+                            })?,
+                        };
+                        let is_key = matches!(self.stack.last(), Some(Frame::Map { key: None, .. }));
+                        if plain && !is_key && starts_like_number(&text) {
+                            number_problem(&text, mark)?;
+                        }
+                        let mut text = text;
+                        text.shrink_to_fit();
+                        let node = Node {
+                            mark,
+                            value: Value::Scalar { text, plain },
+                        };
+                        if anchor != 0 {
+                            self.anchors.insert(anchor, (node.clone(), 1));
+                        }
+                        node
+                    }
+                    Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                        if self.stack.len() >= MAX_DEPTH {
+                            return Err(too_deep(mark));
+                        }
+                        self.count(1, mark)?;
+                        let (node, first_node) = (
+                            Node {
+                                mark,
+                                value: Value::Seq(Vec::new()),
+                            },
+                            self.nodes,
+                        );
+                        self.stack.push(if matches!(event, Event::SequenceStart(..)) {
+                            Frame::Seq {
+                                node,
+                                items: Vec::new(),
+                                anchor,
+                                first_node,
+                            }
+                        } else {
+                            Frame::Map {
+                                node,
+                                entries: Vec::new(),
+                                key: None,
+                                anchor,
+                                first_node,
+                                seen: None,
+                            }
+                        });
+                        continue;
+                    }
+                    Event::SequenceEnd | Event::MappingEnd => {
+                        let (node, anchor, first_node) = match self.stack.pop().expect("the parser balances its events")
+                        {
+                            Frame::Seq {
+                                mut node,
+                                items,
+                                anchor,
+                                first_node,
+                            } => {
+                                node.value = Value::Seq(shrunk(items));
+                                (node, anchor, first_node)
+                            }
+                            Frame::Map {
+                                mut node,
+                                entries,
+                                anchor,
+                                first_node,
+                                ..
+                            } => {
+                                node.value = Value::Map(shrunk(entries));
+                                (node, anchor, first_node)
+                            }
+                        };
+                        if anchor != 0 {
+                            let count = self.nodes - first_node + 1;
+                            self.anchors.insert(anchor, (node.clone(), count));
+                        }
+                        node
+                    }
+                },
             };
             if let Some(done) = self.add(node)? {
                 if self.stack.is_empty() {
                     root = Some(done);
                 } else {
                     // Stopped early: the top mapping holds only the wanted entry.
-                    return Ok((done, false));
+                    return Ok(done);
                 }
             }
         }
@@ -371,7 +392,34 @@ impl Builder<'_> {
                 plain: true,
             },
         });
-        Ok((root, true))
+        Ok(root)
+    }
+
+    /// Skips the collections that are top-level values of keys [`parse_key`] does not want:
+    /// the command line's flags should not cost a large catalog's whole tree. Their nesting is
+    /// still held to the limit; their scalars are only scanned.
+    fn skip(&mut self, event: &Event, mark: Mark) -> Result<Skip, Error> {
+        let starts = matches!(event, Event::SequenceStart(..) | Event::MappingStart(..));
+        if self.skipping == 0 {
+            let unwanted = matches!(
+                (self.stop_after, self.stack.as_slice()),
+                (Some(want), [Frame::Map { key: Some(k), .. }]) if key_text(k).is_none_or(|k| k != want)
+            );
+            if !(starts && unwanted) {
+                return Ok(Skip::No);
+            }
+        }
+        match event {
+            _ if starts => {
+                self.skipping += 1;
+                if self.skipping + self.stack.len() > MAX_DEPTH {
+                    return Err(too_deep(mark));
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.skipping -= 1,
+            _ => {}
+        }
+        Ok(if self.skipping == 0 { Skip::Ended } else { Skip::Inside })
     }
 
     fn count(&mut self, n: usize, mark: Mark) -> Result<(), Error> {
@@ -1047,6 +1095,40 @@ mod tests {
         assert_eq!(code("a: '.inf'\n9007199254740993: x\n"), Ok(()));
         assert_eq!(code(""), Ok(()));
         assert!(parse("# only a comment\n").unwrap().is_null());
+    }
+
+    #[test]
+    fn reading_one_key_builds_no_other_value_and_keeps_the_limits() {
+        let keys = |root: &Node| -> Vec<(String, bool)> {
+            let Value::Map(entries) = &root.value else {
+                panic!("{root:?}")
+            };
+            entries
+                .iter()
+                .map(|(k, v)| (key_text(k).unwrap().clone(), v.is_null()))
+                .collect()
+        };
+        let tools = "tools:\n  - {name: a, steps: [{run: [x]}]}\nversion: 1\n";
+        // Stopped after `context`: the syntax error after it is not read.
+        let root = parse_key(
+            &format!("{tools}context: {{a: {{type: string}}}}\nlater: [unclosed\n"),
+            "context",
+        )
+        .unwrap();
+        assert_eq!(keys(&root), [("context".to_string(), false)]);
+        // Without one, every top-level key is read, and `tools` is not built (a null stands for it).
+        let root = parse_key(tools, "context").unwrap();
+        assert_eq!(
+            keys(&root),
+            [("tools".to_string(), true), ("version".to_string(), false)]
+        );
+        // A skipped value is still held to the depth limit, and duplicate top-level keys are refused.
+        let deep = format!("tools: {}{}\ncontext: {{}}\n", "[".repeat(100), "]".repeat(100));
+        assert_eq!(parse_key(&deep, "context").unwrap_err().code, "too-deep");
+        assert_eq!(
+            parse_key("tools: [1]\ntools: [2]\n", "context").unwrap_err().code,
+            "duplicate-key"
+        );
     }
 
     #[test]
