@@ -2,8 +2,8 @@
 //! pass of the model stage (`crate::model::lower`), so a loaded catalog is typed, not yet valid.
 //!
 //! The YAML itself is read by [`super::yaml`], the one reader, and nowhere else: this module
-//! never looks at the text before that reader has checked it (size, characters, depth). It
-//! writes nothing.
+//! must not interpret the text before that reader has checked it (size, characters, depth);
+//! its only look is a substring search that can rule a `context` key out. It writes nothing.
 
 use super::types::{Catalog, ContextVar};
 use super::yaml;
