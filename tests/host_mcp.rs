@@ -1190,8 +1190,8 @@ fn the_other_hosts_configs_have_their_shapes() {
 
 fn yaml_to_json(src: &Path, dest: &Path) -> Value {
     let text = std::fs::read_to_string(src).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
-    let yaml: serde_yaml::Value = serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
-    let v = serde_json::to_value(yaml).unwrap_or_else(|e| panic!("{} does not convert to JSON: {e}", src.display()));
+    let v: Value = ixgen::catalog::yaml::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} does not convert to JSON: {e}", src.display()));
     write_json(dest, &v);
     v
 }

@@ -41,9 +41,9 @@ fn ok(out: std::process::Output, what: &str) -> String {
 /// The tool names of a catalog, in its only toolset's order.
 fn tool_names(name: &str) -> Vec<String> {
     let text = std::fs::read_to_string(catalog(name)).unwrap();
-    let v: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    let v: serde_json::Value = ixgen::catalog::yaml::from_str(&text).unwrap();
     v["toolsets"]["all"]["tools"]
-        .as_sequence()
+        .as_array()
         .unwrap()
         .iter()
         .map(|t| t.as_str().unwrap().to_string())

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u32)] = &[
     ("app", 7),
     ("cli", 6),
+    ("serve", 6),
     ("diff", 5),
     ("report", 5),
     ("hosts", 4),

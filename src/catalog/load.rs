@@ -1,12 +1,12 @@
 //! Reading a catalog: bytes → UTF-8 → YAML → typed [`Catalog`]. Validation and lowering are one
 //! pass of the model stage (`crate::model::lower`), so a loaded catalog is typed, not yet valid.
 //!
-//! This is the only module that knows the catalog is YAML and which YAML crate reads it
-//! (serde_yaml, which upstream marks deprecated: swapping it is a change to this file and
-//! `locate.rs`). It writes nothing.
+//! The YAML itself is read by [`super::yaml`], the one reader, and nowhere else: this module
+//! must not interpret the text before that reader has checked it (size, characters, depth);
+//! its only look is a substring search that can rule a `context` key out. It writes nothing.
 
-use super::locate::LocationIndex;
 use super::types::{Catalog, ContextVar};
+use super::yaml;
 use crate::diagnostic::{Diagnostic, SourceFile, Target};
 use crate::error::Error;
 use std::path::Path;
@@ -50,20 +50,13 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
                 path: crate::escape::display_path(p),
                 source,
             };
+            let name = p.display().to_string();
             // Read at most one byte past the limit: `--catalog /dev/zero` or a huge file is
             // refused by the size check instead of filling memory.
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(
-                &mut std::io::Read::take(
-                    std::fs::File::open(p).map_err(err)?,
-                    super::values::MAX_CATALOG_BYTES as u64 + 1,
-                ),
-                &mut bytes,
-            )
-            .map_err(err)?;
-            let mut loaded = load_owned(&p.display().to_string(), bytes)?;
+            let bytes = yaml::read_bounded(std::fs::File::open(p).map_err(err)?).map_err(err)?;
+            let mut loaded = load_owned(&name, bytes)?;
             let dir = p.parent().unwrap_or(Path::new(""));
-            read_assets(&mut loaded, |rel| std::fs::read(dir.join(rel)))?;
+            read_assets(&mut loaded, |rel| read_asset(dir, rel))?;
             Ok(loaded)
         }
     }
@@ -72,16 +65,8 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
 /// The bytes of the catalog file at `path` (at most the catalog size limit), for the run
 /// record's key; `None` when it cannot be read or is too large (the full load says why).
 pub fn catalog_bytes(path: &Path) -> Option<Vec<u8>> {
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(
-            std::fs::File::open(path).ok()?,
-            super::values::MAX_CATALOG_BYTES as u64 + 1,
-        ),
-        &mut bytes,
-    )
-    .ok()?;
-    (bytes.len() <= super::values::MAX_CATALOG_BYTES).then_some(bytes)
+    let bytes = yaml::read_bounded(std::fs::File::open(path).ok()?).ok()?;
+    (bytes.len() <= yaml::MAX_BYTES).then_some(bytes)
 }
 
 /// The bytes of a file the catalog at `path` (or the embedded one) names, by its path relative
@@ -103,15 +88,14 @@ fn read_assets(loaded: &mut Loaded, read: impl Fn(&str) -> std::io::Result<Vec<u
     let Some(icon) = loaded.catalog.product.icon.as_mut() else {
         return Ok(());
     };
-    let problem = match read(&icon.path) {
-        Err(e) => Some(format!("cannot read the icon `{}`: {e}", icon.path)),
-        Ok(bytes) => match icon_problem(&bytes) {
-            Some(p) => Some(format!("the icon `{}` {p}", icon.path)),
-            None => {
-                icon.bytes = Some(bytes);
-                None
-            }
-        },
+    // A catalog under review must not make ixgen read (and ship in a plugin) a file of the
+    // machine that runs it: the path is checked before anything is read.
+    let problem = match asset_path_problem(&icon.path) {
+        Some(why) => Some(format!(
+            "the icon path {} {why}: name a file inside the catalog's folder",
+            crate::escape::debug_quote(&icon.path)
+        )),
+        None => icon_read_problem(icon, &read),
     };
     let Some(message) = problem else {
         return Ok(());
@@ -125,6 +109,64 @@ fn read_assets(loaded: &mut Loaded, read: impl Fn(&str) -> std::io::Result<Vec<u
         file: loaded.file.clone(),
         diagnostics: diags,
     })
+}
+
+fn icon_read_problem(
+    icon: &mut super::types::Asset,
+    read: impl Fn(&str) -> std::io::Result<Vec<u8>>,
+) -> Option<String> {
+    match read(&icon.path) {
+        Err(e) => Some(format!("cannot read the icon `{}`: {e}", icon.path)),
+        Ok(bytes) => match icon_problem(&bytes) {
+            Some(p) => Some(format!("the icon `{}` {p}", icon.path)),
+            None => {
+                icon.bytes = Some(bytes);
+                None
+            }
+        },
+    }
+}
+
+/// An icon must be under this size (Claude Code's plugin directory's limit, 2 MB).
+const MAX_ICON_BYTES: u64 = 2 * 1024 * 1024;
+
+/// Why a path a catalog names may not be read: absolute, leaving the catalog's folder, or
+/// holding a control character; `None` when it is relative and stays inside.
+pub fn asset_path_problem(path: &str) -> Option<&'static str> {
+    if path.is_empty() {
+        Some("is empty")
+    } else if path.starts_with(['/', '\\']) || path.as_bytes().get(1) == Some(&b':') {
+        Some("is absolute")
+    } else if path.split(['/', '\\']).any(|part| part == "..") {
+        Some("leaves the catalog's folder (`..`)")
+    } else if path.chars().any(char::is_control) {
+        Some("holds a control character")
+    } else {
+        None
+    }
+}
+
+/// Reads a file the catalog names, `rel` below the catalog's folder `dir`: never more than an
+/// icon may hold and one byte (a device such as `/dev/zero` is not read whole), and never
+/// through a symlink that leads out of the folder.
+fn read_asset(dir: &Path, rel: &str) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let path = dir.join(rel);
+    let base = std::fs::canonicalize(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    })?;
+    if !std::fs::canonicalize(&path)?.starts_with(&base) {
+        return Err(std::io::Error::other(
+            "it leads out of the catalog's folder (a symlink)",
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(&path)?
+        .take(MAX_ICON_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Why Claude Code's plugin directory would refuse `bytes` as a plugin icon (a square PNG,
@@ -143,76 +185,69 @@ pub fn icon_problem(bytes: &[u8]) -> Option<String> {
     if !(512..=2048).contains(&w) {
         return Some(format!("is {w}×{h} px, outside 512 to 2048 px"));
     }
-    if bytes.len() >= 2 * 1024 * 1024 {
+    if bytes.len() as u64 >= MAX_ICON_BYTES {
         return Some(format!("is {} bytes, not under 2 MB", bytes.len()));
     }
     None
 }
 
-/// The context variables a catalog declares, read without loading (or validating) the rest:
-/// the command line needs them to know its flags before it can parse anything. `None` when
-/// the file cannot be read or its `context` does not parse; the full load reports why.
+/// Runs a whole reading (parse and typing) on a thread of its own, which ends with it. The
+/// catalog's blocks are then that thread's, and lowering, which frees them on worker threads,
+/// gets their pages back; read on the main thread, they stayed held while the workers freed
+/// them (mimalloc), and a 10,000-tool `generate` peaked at 123 MiB instead of 100.
+fn on_own_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| s.spawn(f).join()).unwrap_or_else(|e| std::panic::resume_unwind(e))
+}
+
+/// The context variables a catalog declares: the command line needs them to know its flags
+/// before it can parse anything. `None` when the file cannot be read or its `context` does not
+/// parse; the full load reports why. The reading builds no other top-level value and stops once
+/// `context` has been read, with every limit of the full one: a run the run record replays
+/// (which never loads the catalog) pays for a scan at most, not for a tree.
 pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<String, ContextVar>> {
-    /// Only the `context` key; every other key is ignored here.
-    #[derive(serde::Deserialize)]
-    struct ContextOnly {
-        #[serde(default)]
-        context: indexmap::IndexMap<String, ContextVar>,
-    }
-    let parsed: ContextOnly = match path {
-        None => serde_json::from_str(EMBEDDED_CONTEXT_JSON)
+    let Some(p) = path else {
+        /// Only the `context` key; every other key is ignored here.
+        #[derive(serde::Deserialize)]
+        struct ContextOnly {
+            #[serde(default)]
+            context: indexmap::IndexMap<String, ContextVar>,
+        }
+        let parsed: ContextOnly = serde_json::from_str(EMBEDDED_CONTEXT_JSON)
             .or_else(|_| serde_json::from_str(EMBEDDED_JSON))
-            .ok()?,
-        Some(p) => {
-            let text = std::fs::read_to_string(p).ok()?;
-            // Parsing a catalog of 10,000 tools takes longer than the run it precedes: read
-            // the `context` block alone when it can be cut out, the whole file otherwise.
-            let quick = context_block(&text).and_then(|b| serde_yaml::from_str::<Option<ContextOnly>>(&b).ok());
-            match quick {
-                Some(c) => c.unwrap_or(ContextOnly {
-                    context: Default::default(),
-                }),
-                None => serde_yaml::from_str(&text).ok()?,
-            }
-        }
+            .ok()?;
+        return Some(parsed.context);
     };
-    Some(parsed.context)
-}
-
-/// The top-level `context:` block of a block-style YAML document (empty when it has none), or
-/// `None` when the document's shape does not allow cutting it out by lines (flow style, quoted
-/// or complex keys), so the caller parses the whole file.
-fn context_block(text: &str) -> Option<String> {
-    let mut block = String::new();
-    let mut inside = false;
-    for line in text.lines() {
-        if top_level_key(line)? {
-            if inside {
-                break;
-            }
-            inside = line.starts_with("context:");
-        }
-        if inside {
-            block.push_str(line);
-            block.push('\n');
-        }
-    }
-    Some(block)
-}
-
-/// Whether a line of a block-style YAML document starts a top-level key: one starts in column
-/// 0; comments, indented lines, list items and document markers do not. `None` when the line
-/// shows a shape that cutting the document by lines cannot follow (flow style, quoted, complex
-/// or tagged keys, anchors, aliases, directives, block scalars at the top).
-fn top_level_key(line: &str) -> Option<bool> {
-    let top = line
-        .chars()
-        .next()
-        .is_some_and(|c| !matches!(c, ' ' | '\t' | '#' | '-' | '.'));
-    if top && line.starts_with(['{', '[', '"', '\'', '?', '&', '*', '!', '%', '|', '>']) {
+    let bytes = yaml::read_bounded(std::fs::File::open(p).ok()?).ok()?;
+    if bytes.len() > yaml::MAX_BYTES {
         return None;
     }
-    Some(top)
+    let text = without_bom(String::from_utf8(bytes).ok()?);
+    // A key reads `context` only if the text spells it, or escapes a character of it in a
+    // double-quoted key (`"\x63ontext"`): a text with neither has no context, and needs no scan.
+    if !text.contains("context") && !text.contains('\\') {
+        return Some(Default::default());
+    }
+    let root = yaml::parse_key(&text, "context").ok()?;
+    let context = match root.value {
+        yaml::Value::Map(entries) => entries
+            .into_iter()
+            .find(|(k, _)| matches!(&k.value, yaml::Value::Scalar { text, .. } if text == "context"))
+            .map(|(_, v)| v),
+        _ if root.is_null() => None,
+        _ => return None,
+    };
+    match context {
+        None => Some(Default::default()),
+        Some(c) => yaml::from_node(c).ok(),
+    }
+}
+
+/// A text without its byte order mark: no part of the catalog, and positions count from after it.
+fn without_bom(text: String) -> String {
+    match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    }
 }
 
 /// Loads the embedded catalog through its JSON form; anything short of a clean load goes the
@@ -263,213 +298,45 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
             });
         }
     };
-    let file = source(name, text);
-    let text = file.text.as_str();
+    on_own_thread(move || {
+        let file = source(name, without_bom(text));
+        let root = yaml::parse(&file.text);
+        load_tree(file, root)
+    })
+}
 
-    if text.lines().all(|l| {
-        let l = l.trim();
-        l.is_empty() || l.starts_with('#') || l == "---"
-    }) {
-        let diag = Diagnostic {
+/// Types a parsed catalog; `file` is its text, for diagnostics.
+fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<Loaded, Error> {
+    let fail = |file, diagnostic| {
+        Err(Error::Catalog {
+            file,
+            diagnostics: vec![diagnostic],
+        })
+    };
+    let root = match root {
+        Ok(root) => root,
+        Err(e) => {
+            let d = diagnostic(e);
+            return fail(file, d);
+        }
+    };
+    if root.is_null() {
+        let d = Diagnostic {
             pos: Some((1, 1)),
             target: Target::Pos { line: 1, col: 1 },
             ..Diagnostic::error("empty", "", "the catalog is empty").help(
                 "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
             )
         };
-        return Err(Error::Catalog {
-            file,
-            diagnostics: vec![diag],
-        });
+        return fail(file, d);
     }
-
-    // A plain catalog is read in one pass (`super::quick`); anything else, and anything wrong,
-    // is read the full way below, which reports it.
-    if let Some(catalog) = read_quick(text) {
-        return Ok(Loaded { catalog, file });
-    }
-
-    // Size, depth, duplicate keys and numbers: serde cannot see the duplicates or the numbers
-    // any more, and must never be handed a hostile nesting (its parser is quadratic in it).
-    // When a linear byte scan bounds the nesting, serde parses on this thread while the event
-    // pass runs on another (it costs as much as the parse itself); otherwise the pass goes first.
-    let shallow = super::values::shallow_enough(text);
-    let (raw, plain, parsed) = if shallow {
-        std::thread::scope(|s| {
-            let pass = s.spawn(|| super::values::check_text_plain(text));
-            let parsed = parse(text, true);
-            let (raw, plain) = pass.join().expect("the value pass does not panic");
-            (raw, plain, Some(parsed))
-        })
-    } else {
-        let (raw, plain) = super::values::check_text_plain(text);
-        (raw, plain, None)
-    };
-    if !raw.is_empty() {
-        return Err(Error::Catalog { file, diagnostics: raw });
-    }
-    let parsed = match parsed {
-        // A catalog read in pieces stands only when the pass found nothing (an alias, an
-        // unfinished text) that could make a piece mean something else on its own.
-        Some((p, pieced)) if plain || !pieced => p,
-        _ => parse(text, plain).0,
-    };
-    let catalog: Catalog = match parsed {
-        Ok(c) => c,
+    match yaml::from_node::<Catalog>(root) {
+        Ok(catalog) => Ok(Loaded { catalog, file }),
         Err(e) => {
-            let diag = structural(&e, text);
-            return Err(Error::Catalog {
-                file,
-                diagnostics: vec![diag],
-            });
-        }
-    };
-
-    Ok(Loaded { catalog, file })
-}
-
-/// Tools read per piece (see [`parse`]).
-const PIECE_TOOLS: usize = 64;
-
-/// Parses a catalog, in pieces when `pieces` allows it and the text can be cut (then the
-/// second value is true), else whole. serde_yaml reads a document's whole event stream before
-/// it deserializes anything, about 25 times the text's size: the 7.7 MB catalog of 10,000
-/// tools took 200 MB that way. In pieces, the `tools` list is read 64 items at a time and the
-/// rest of the document on its own, so only a piece's events are ever held. Any failure of a
-/// piece falls back to reading the whole text, so a broken catalog is reported exactly as
-/// before (message, line and column).
-fn parse(text: &str, pieces: bool) -> (Result<Catalog, serde_yaml::Error>, bool) {
-    if pieces && let Some(catalog) = parse_in_pieces(text) {
-        return (Ok(catalog), true);
-    }
-    (serde_yaml::from_str::<Catalog>(text), false)
-}
-
-fn parse_in_pieces(text: &str) -> Option<Catalog> {
-    in_pieces(
-        &cut_tools(text)?,
-        |p| serde_yaml::from_str(p).ok(),
-        |rest| serde_yaml::from_str(rest).ok(),
-    )
-}
-
-/// Reads a plain catalog in one pass ([`super::quick`]): in pieces on every core when the
-/// text can be cut, as [`parse`] does.
-fn read_quick(text: &str) -> Option<Catalog> {
-    use super::values::{MAX_CATALOG_BYTES, MAX_DEPTH};
-    if text.len() > MAX_CATALOG_BYTES {
-        return None;
-    }
-    match cut_tools(text) {
-        // A piece's own list stands for the `tools` list, one level below the top mapping.
-        Some(cut) => in_pieces(
-            &cut,
-            |p| super::quick::read(p, MAX_DEPTH - 1),
-            |rest| super::quick::read(rest, MAX_DEPTH),
-        ),
-        None => super::quick::read(text, MAX_DEPTH),
-    }
-}
-
-/// A catalog read from a cut text: its pieces' tools (read in parallel) in the rest's `tools`.
-fn in_pieces(
-    cut: &Cut<'_>,
-    tools: impl Fn(&str) -> Option<Vec<super::types::Tool>> + Sync,
-    rest: impl Fn(&str) -> Option<Catalog>,
-) -> Option<Catalog> {
-    let pieces = crate::par::map(&cut.pieces, |p| tools(p));
-    let mut catalog = rest(&cut.rest)?;
-    let mut tools = Vec::with_capacity(cut.items);
-    for piece in pieces {
-        tools.extend(piece?);
-    }
-    // Each item line starts one tool: any other count means the cut was not where it seemed.
-    if tools.len() != cut.items {
-        return None;
-    }
-    catalog.tools = tools;
-    Some(catalog)
-}
-
-/// A catalog text cut for reading in pieces.
-struct Cut<'t> {
-    /// The text with the items of the top-level `tools` list left out (`tools: []`).
-    rest: String,
-    /// The items, [`PIECE_TOOLS`] at a time: each piece is a block sequence on its own.
-    pieces: Vec<&'t str>,
-    items: usize,
-}
-
-/// Cuts a block-style catalog at the items of its top-level `tools` list, by lines: an item
-/// starts on a line whose `-` is at the list's indentation, and everything nested in it is
-/// indented further. `None` when the document's shape does not allow cutting by lines (flow
-/// style, quoted or complex keys, tabs, document markers or a less indented line in the list,
-/// a second `tools` key) or when the list is short enough to read whole.
-fn cut_tools(text: &str) -> Option<Cut<'_>> {
-    let (mut offset, mut key, mut block_end, mut indent) = (0usize, None, None, None);
-    let mut starts = Vec::new();
-    for line in text.split_inclusive('\n') {
-        let start = offset;
-        offset += line.len();
-        let body = line.trim_end_matches(['\n', '\r']);
-        let in_block = key.is_some() && block_end.is_none();
-        if top_level_key(body)? {
-            if in_block {
-                block_end = Some(start);
-            }
-            if let Some(after) = body.strip_prefix("tools:")
-                && (after.trim().is_empty() || after.trim_start().starts_with('#'))
-            {
-                if key.is_some() {
-                    return None;
-                }
-                key = Some(start);
-            }
-            continue;
-        }
-        if !in_block {
-            continue;
-        }
-        let content = body.trim_start_matches(' ');
-        if content.is_empty() || content.starts_with('#') {
-            continue;
-        }
-        if content.starts_with('\t') || body.starts_with("---") || body.starts_with("...") {
-            return None;
-        }
-        let at = body.len() - content.len();
-        let item = content == "-" || content.starts_with("- ");
-        match indent {
-            None if item => indent = Some(at),
-            Some(i) if at >= i => {}
-            _ => return None,
-        }
-        if item && indent == Some(at) {
-            starts.push(start);
+            let d = diagnostic(e);
+            fail(file, d)
         }
     }
-    let key = key?;
-    let block_end = block_end.unwrap_or(text.len());
-    if starts.len() <= PIECE_TOOLS {
-        return None;
-    }
-    let pieces = starts
-        .chunks(PIECE_TOOLS)
-        .enumerate()
-        .map(|(i, run)| {
-            let end = starts.get((i + 1) * PIECE_TOOLS).copied().unwrap_or(block_end);
-            &text[run[0]..end]
-        })
-        .collect();
-    let mut rest = String::with_capacity(key + text.len() - block_end + 16);
-    rest.push_str(&text[..key]);
-    rest.push_str("tools: []\n");
-    rest.push_str(&text[block_end..]);
-    Some(Cut {
-        rest,
-        pieces,
-        items: starts.len(),
-    })
 }
 
 fn source(name: &str, text: String) -> SourceFile {
@@ -486,7 +353,7 @@ pub fn locate(diags: &mut [Diagnostic], text: &str) {
     if diags.iter().all(|d| d.pos.is_some()) {
         return;
     }
-    let index = LocationIndex::build(text);
+    let index = yaml::Located::new(text);
     for d in diags.iter_mut() {
         if d.pos.is_some() {
             continue;
@@ -496,29 +363,25 @@ pub fn locate(diags: &mut [Diagnostic], text: &str) {
             Target::Pos { line, col } => Some((*line, *col)),
             Target::Path { path, key } => index.find(path).map(|loc| {
                 let p = if *key { loc.key.unwrap_or(loc.value) } else { loc.value };
-                (p.line, p.col)
+                (p.line as usize, p.col as usize)
             }),
         };
     }
 }
 
-/// Turns a serde_yaml error (syntax, unknown key, wrong type) into a diagnostic.
-fn structural(e: &serde_yaml::Error, text: &str) -> Diagnostic {
-    let full = e.to_string();
-    // serde_yaml appends " at line L column C"; the position is reported separately.
-    let message = match full.find(" at line ") {
-        Some(i) => full[..i].to_string(),
-        None => full.clone(),
-    };
-    let (line, col) = match e.location() {
-        Some(l) => (l.line(), l.column()),
-        None => (1, 1),
-    };
+/// Turns a reader's error into a diagnostic at its position. A typing error carries serde's
+/// message, which says what kind of fault it is (unknown key, wrong type, missing key).
+fn diagnostic(e: yaml::Error) -> Diagnostic {
+    let (line, col) = (e.mark.line as usize, e.mark.col as usize);
     let mut diag = Diagnostic {
         pos: Some((line, col)),
         target: Target::Pos { line, col },
-        ..Diagnostic::error("yaml", "", message.clone())
+        ..Diagnostic::error(e.code, "", e.message.clone())
     };
+    if e.code != "yaml" {
+        return diag.help(e.help);
+    }
+    let message = e.message;
     if let Some((found, expected)) = unknown_field(&message) {
         diag.code = "unknown-key";
         let hint = match found.as_str() {
@@ -531,25 +394,6 @@ fn structural(e: &serde_yaml::Error, text: &str) -> Diagnostic {
             },
         };
         diag = diag.help(hint);
-    } else if message.contains("duplicate field") || message.contains("duplicate entry") {
-        diag.code = "duplicate-key";
-        diag = diag.help("a key may appear once in a mapping: remove or rename one");
-        // serde_yaml points at the mapping; the index keeps the last occurrence of a path,
-        // which is the repeated key itself.
-        if let Some(field) = message.split('`').nth(1) {
-            let prefix = message.split(": ").next().filter(|p| !p.contains(' ')).unwrap_or("");
-            let path = if prefix.is_empty() || prefix == message {
-                field.to_string()
-            } else {
-                format!("{prefix}.{field}")
-            };
-            let index = LocationIndex::build(text);
-            if let Some(loc) = index.find(&path).filter(|_| index.contains(&path)) {
-                let p = loc.key.unwrap_or(loc.value);
-                diag.pos = Some((p.line, p.col));
-                diag.target = Target::Path { path, key: true };
-            }
-        }
     } else if message.contains("invalid type")
         || message.contains("invalid value")
         || message.contains("unknown variant")
@@ -564,6 +408,7 @@ fn structural(e: &serde_yaml::Error, text: &str) -> Diagnostic {
         diag.code = "missing-key";
         diag = diag.help("add it; run `ixgen schema` to see what it takes");
     } else {
+        // A custom type's own message (an argument, a confirmation, an amount).
         diag.code = "yaml-syntax";
         diag = diag
             .help("fix the YAML syntax at this position (indentation, a missing `:` or an unclosed quote or bracket)");
@@ -608,95 +453,13 @@ pub fn did_you_mean<'a>(found: &str, candidates: &'a [impl AsRef<str>]) -> Optio
 mod tests {
     use super::*;
 
-    /// A catalog of `n` tools in the block style people write, with `extra` inserted in the
-    /// 150th tool's entry.
-    fn many_tools(n: usize, extra: &str) -> String {
-        let mut text = String::from(
-            "version: 1\nproduct: {name: p, version: 1.0.0, description: d}\ntoolsets:\n  all:\n    tools: [t0]\n# the tools\ntools:\n",
-        );
-        for i in 0..n {
-            text.push_str(&format!(
-                "  - name: t{i}\n    description: \"Tool {i}\\n- not an item\"\n    # a comment\n\n    params:\n      q:\n        type: string\n        description: |\n          Query\n          - still the description\n    steps:\n      - run: [x, '{{q}}']\n"
-            ));
-            if i == 150 {
-                text.push_str(extra);
-            }
+    /// The code and position of each diagnostic a text loads with (none when it loads).
+    fn faults(text: &[u8]) -> Vec<(&'static str, Option<(usize, usize)>)> {
+        match load_text("c.yaml", text) {
+            Ok(_) => Vec::new(),
+            Err(Error::Catalog { diagnostics, .. }) => diagnostics.iter().map(|d| (d.code, d.pos)).collect(),
+            Err(e) => panic!("{e}"),
         }
-        text.push_str("filters: {}\n");
-        text
-    }
-
-    /// The one-pass reading agrees with the full one on every catalog in the repository: a
-    /// catalog it reads passes the value checks and is what serde_yaml reads. The ix catalog,
-    /// a long list read in pieces and most fixtures are read in one pass.
-    #[test]
-    fn the_one_pass_reading_reads_what_the_full_reading_reads() {
-        fn yaml_files(dir: &Path, out: &mut Vec<(String, String)>) {
-            for e in std::fs::read_dir(dir).unwrap().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    yaml_files(&p, out);
-                } else if p.extension().is_some_and(|x| x == "yaml") {
-                    // A fixture that is not UTF-8 never reaches either reading.
-                    if let Ok(text) = std::fs::read_to_string(&p) {
-                        out.push((p.display().to_string(), text));
-                    }
-                }
-            }
-        }
-        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut texts = vec![("many".to_string(), many_tools(300, ""))];
-        yaml_files(&root.join("catalog"), &mut texts);
-        yaml_files(&root.join("tests/fixtures"), &mut texts);
-        let mut quick = 0;
-        for (name, text) in &texts {
-            let Some(fast) = read_quick(text) else { continue };
-            quick += 1;
-            assert!(super::super::values::check_text(text).is_empty(), "{name}");
-            let full: Catalog = serde_yaml::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{name}");
-        }
-        assert!(read_quick(EMBEDDED).is_some());
-        assert!(cut_tools(&texts[0].1).is_some() && read_quick(&texts[0].1).is_some());
-        assert!(quick * 2 > texts.len(), "{quick} of {} read in one pass", texts.len());
-    }
-
-    #[test]
-    fn a_long_tool_list_read_in_pieces_is_the_list_read_whole() {
-        let text = many_tools(300, "");
-        let cut = cut_tools(&text).expect("a block-style catalog can be cut");
-        assert_eq!((cut.items, cut.pieces.len()), (300, 5));
-        let (pieced, used) = parse(&text, true);
-        assert!(used);
-        let whole = serde_yaml::from_str::<Catalog>(&text).unwrap();
-        assert_eq!(format!("{:?}", pieced.unwrap()), format!("{whole:?}"));
-        // Short lists are read whole, as before.
-        assert!(cut_tools(&many_tools(PIECE_TOOLS, "")).is_none());
-    }
-
-    #[test]
-    fn a_catalog_that_cannot_be_cut_safely_is_read_whole() {
-        // An alias into another piece: the pass says the text is not plain.
-        let text = many_tools(300, "    title: *t\n").replacen("name: t0\n", "name: &t t0\n", 1);
-        assert!(!super::super::values::check_text_plain(&text).1);
-        let loaded = load_text("c.yaml", text.as_bytes()).map_err(|e| e.to_string()).unwrap();
-        assert_eq!(loaded.catalog.tools[150].title.as_deref(), Some("t0"));
-        // A less indented line inside the list, flow style, or a second `tools` key: no cut.
-        assert!(cut_tools(&many_tools(300, " odd: 1\n")).is_none());
-        assert!(cut_tools(&many_tools(300, "").replace("tools:\n  - name: t0", "tools: [\n  - name: t0")).is_none());
-        assert!(cut_tools(&format!("{}tools:\n", many_tools(300, ""))).is_none());
-    }
-
-    #[test]
-    fn an_error_in_a_piece_is_reported_as_the_whole_text_reports_it() {
-        let text = many_tools(300, "    colour: red\n");
-        let Err(Error::Catalog { diagnostics, .. }) = load_text("c.yaml", text.as_bytes()) else {
-            panic!("an unknown key loads");
-        };
-        let whole = serde_yaml::from_str::<Catalog>(&text).unwrap_err();
-        let expected = structural(&whole, &text);
-        assert_eq!(format!("{:?}", diagnostics), format!("{:?}", vec![expected]));
-        assert!(diagnostics[0].message.contains("tools[150]"), "{:?}", diagnostics[0]);
     }
 
     #[test]
@@ -754,29 +517,133 @@ mod tests {
     }
 
     #[test]
-    fn the_context_block_is_cut_out_or_left_to_the_full_parse() {
-        let text = "version: 1\n# context: not this\ncontext:\n  a: {type: string}\n\n  b:\n    type: integer\ntools:\n- name: x\n";
+    fn a_byte_order_mark_is_accepted() {
+        let with = load_text(EMBEDDED_NAME, format!("\u{feff}{EMBEDDED}").as_bytes()).unwrap();
+        let without = load_text(EMBEDDED_NAME, EMBEDDED.as_bytes()).unwrap();
+        assert_eq!(format!("{:?}", with.catalog), format!("{:?}", without.catalog));
+        assert_eq!(with.file.text, without.file.text, "the mark is no part of the text");
+        // Positions on the first line count from after the mark.
         assert_eq!(
-            context_block(text).as_deref(),
-            Some("context:\n  a: {type: string}\n\n  b:\n    type: integer\n")
+            faults("\u{feff}version: x\n".as_bytes()),
+            [("wrong-type", Some((1, 10)))]
         );
-        assert_eq!(context_block("version: 1\ntools: []\n").as_deref(), Some(""));
-        assert_eq!(context_block("{version: 1, context: {}}"), None);
-        assert_eq!(context_block("\"context\": {}\n"), None);
-        // The embedded catalog's context, cut out, is the whole parse's.
-        let block = context_block(EMBEDDED).unwrap();
-        let cut: std::collections::BTreeMap<String, indexmap::IndexMap<String, ContextVar>> =
-            serde_yaml::from_str(&block).unwrap();
-        let cut = &cut["context"];
+    }
+
+    #[test]
+    fn a_control_byte_is_an_error_where_it_is() {
+        let catalog = EMBEDDED.replacen("name: ix\n", "name: i\u{1}x\n", 1);
+        assert_ne!(catalog, EMBEDDED);
+        let line = catalog.lines().position(|l| l.contains('\u{1}')).unwrap() + 1;
+        let col = catalog.lines().nth(line - 1).unwrap().find('\u{1}').unwrap() + 1;
+        assert_eq!(faults(catalog.as_bytes()), [("control-char", Some((line, col)))]);
+        // A NUL would end the text for the parser: the catalog after it is not lost.
+        assert_eq!(faults(b"version: 1\n\0tools: x\n"), [("control-char", Some((2, 1)))]);
+        // A C1 control (U+0085, next line, is allowed), DEL and U+FFFF.
+        assert_eq!(
+            faults("a: \u{85}\nb: \u{9f}\n".as_bytes()),
+            [("control-char", Some((2, 4)))]
+        );
+        assert_eq!(faults(b"a: '\x7f'\n"), [("control-char", Some((1, 5)))]);
+        assert_eq!(faults("a: é\u{ffff}\n".as_bytes()), [("control-char", Some((1, 5)))]);
+        // Tabs and CRLF line ends are not control bytes.
+        assert_ne!(faults(b"a:\t1\r\nb: 2\r\n").first().map(|f| f.0), Some("control-char"));
+    }
+
+    #[test]
+    fn an_oversized_catalog_is_refused_without_reading_it_all() {
+        /// An endless reader of zeros, which counts what it hands out.
+        struct Zeros(usize);
+        impl std::io::Read for Zeros {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                buf.fill(0);
+                self.0 += buf.len();
+                Ok(buf.len())
+            }
+        }
+        let mut zeros = Zeros(0);
+        let bytes = yaml::read_bounded(&mut zeros).unwrap();
+        assert_eq!((bytes.len(), zeros.0), (yaml::MAX_BYTES + 1, yaml::MAX_BYTES + 1));
+        // A file larger than the limit (sparse: its size costs no disk), and /dev/zero.
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.yaml");
+        std::fs::File::create(&big).unwrap().set_len(1 << 40).unwrap();
+        let mut paths = vec![big.clone()];
+        if Path::new("/dev/zero").exists() {
+            paths.push("/dev/zero".into());
+        }
+        for p in paths {
+            let t = std::time::Instant::now();
+            let Err(Error::Catalog { diagnostics, .. }) = load(Some(&p)) else {
+                panic!("{} loads", p.display())
+            };
+            assert_eq!(diagnostics[0].code, "too-large", "{}", p.display());
+            assert!(t.elapsed().as_secs() < 5, "{}: {:?}", p.display(), t.elapsed());
+            assert!(context_declarations(Some(&p)).is_none());
+        }
+        assert_eq!(catalog_bytes(&big), None);
+    }
+
+    #[test]
+    fn deep_flow_nesting_in_the_context_is_refused_fast() {
+        let n = 200_000;
+        let text = format!("context: {}{}\nversion: 1\n", "[".repeat(n), "]".repeat(n));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("deep.yaml");
+        std::fs::write(&path, &text).unwrap();
+        let t = std::time::Instant::now();
+        assert!(context_declarations(Some(&path)).is_none());
+        assert_eq!(faults(text.as_bytes()).first().map(|f| f.0), Some("too-deep"));
+        assert!(t.elapsed().as_secs() < 2, "{:?}", t.elapsed());
+        // The same in block style.
+        let block = format!("context:\n{}1\n", "- ".repeat(n));
+        assert_eq!(faults(block.as_bytes()).first().map(|f| f.0), Some("too-deep"));
+    }
+
+    #[test]
+    fn a_duplicate_key_is_an_error_at_the_second_key() {
+        let catalog = EMBEDDED.replacen("  name: ix\n", "  name: ix\n  name: iy\n", 1);
+        let line = catalog.lines().position(|l| l == "  name: iy").unwrap() + 1;
+        assert_eq!(faults(catalog.as_bytes()), [("duplicate-key", Some((line, 3)))]);
+        assert_eq!(faults(b"a: [{k: 1, k: 2}]\n"), [("duplicate-key", Some((1, 12)))]);
+        // In a mapping large enough to be checked by hashing, and a quoted key equal to a plain one.
+        let keys: String = (0..40).map(|i| format!("k{i}: 1\n")).collect();
+        assert_eq!(
+            faults(format!("{keys}'k7': 2\n").as_bytes()),
+            [("duplicate-key", Some((41, 1)))]
+        );
+        // The same key in two mappings is fine.
+        assert_eq!(
+            faults(b"a: {x: 1}\nb: {x: 1}\n").first().map(|f| f.0),
+            Some("unknown-key")
+        );
+    }
+
+    #[test]
+    fn the_context_is_read_without_the_rest() {
         let full = context_declarations(None).unwrap();
-        assert_eq!(
-            cut.iter()
-                .map(|(k, v)| (k.clone(), v.default.clone()))
-                .collect::<Vec<_>>(),
-            full.iter()
-                .map(|(k, v)| (k.clone(), v.default.clone()))
-                .collect::<Vec<_>>()
-        );
         assert!(full.contains_key("session") && full.len() == 4);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.yaml");
+        // Reading stops after `context`: what follows is not read (even a syntax error).
+        std::fs::write(&path, "version: 1\ncontext:\n  a: {type: string}\ntools: [unclosed\n").unwrap();
+        let found = context_declarations(Some(&path)).unwrap();
+        assert_eq!(found.keys().collect::<Vec<_>>(), ["a"]);
+        // Flow style, and no context at all.
+        std::fs::write(&path, "{version: 1, context: {b: {type: integer}}}").unwrap();
+        assert_eq!(
+            context_declarations(Some(&path)).unwrap().keys().collect::<Vec<_>>(),
+            ["b"]
+        );
+        std::fs::write(&path, "version: 1\ntools: []\n").unwrap();
+        assert!(context_declarations(Some(&path)).unwrap().is_empty());
+        // A key that escapes a letter of `context` is still read.
+        std::fs::write(&path, "\"\\x63ontext\": {c: {type: string}}\n").unwrap();
+        assert_eq!(
+            context_declarations(Some(&path)).unwrap().keys().collect::<Vec<_>>(),
+            ["c"]
+        );
+        // A context that does not type is no context (the full load says why).
+        std::fs::write(&path, "context: [1]\n").unwrap();
+        assert!(context_declarations(Some(&path)).is_none());
     }
 }

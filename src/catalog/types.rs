@@ -10,7 +10,7 @@
 //! field per YAML key, and become enums in the IR (`SpecExec`, `SpecCond`, `SpecArg`). An enum
 //! with a custom `Deserialize` would have to refuse "no kind" or "two kinds" as a serde error:
 //! serde stops at the first one (so a catalog's other faults would go unreported), and the
-//! error would be a generic `yaml` diagnostic at the position serde_yaml happens to be on, not
+//! error would be a generic `yaml` diagnostic at the position the deserializer happens to be on, not
 //! `bad-step` at the step with a hint. Lowering reports each of them, located, in one run.
 
 use indexmap::IndexMap;
@@ -98,11 +98,10 @@ pub struct Product {
 
 /// A file the catalog names by a path relative to itself. The loader reads it (the catalog
 /// stage is the only one that reads), so the targets get its bytes without touching the disk.
-/// Its path stays inside the catalog's folder: a catalog under review must not make ixgen read
-/// (and ship in a plugin) a file of the machine that runs it, so an absolute path and a `..`
-/// are refused when the catalog is read, before anything reads the file.
+/// Its path must stay inside the catalog's folder, which the loader checks before it reads
+/// anything (`load::asset_path_problem`).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(try_from = "String")]
+#[serde(from = "String")]
 pub struct Asset {
     /// The path as written in the catalog.
     pub path: String,
@@ -110,28 +109,9 @@ pub struct Asset {
     pub bytes: Option<Vec<u8>>,
 }
 
-impl TryFrom<String> for Asset {
-    type Error = String;
-
-    fn try_from(path: String) -> Result<Asset, String> {
-        let why = if path.is_empty() {
-            Some("is empty")
-        } else if path.starts_with(['/', '\\']) || path.as_bytes().get(1) == Some(&b':') {
-            Some("is absolute")
-        } else if path.split(['/', '\\']).any(|part| part == "..") {
-            Some("leaves the catalog's folder (`..`)")
-        } else if path.chars().any(char::is_control) {
-            Some("holds a control character")
-        } else {
-            None
-        };
-        match why {
-            Some(why) => Err(format!(
-                "the icon path {} {why}: name a file inside the catalog's folder, relative to the catalog",
-                crate::escape::debug_quote(&path)
-            )),
-            None => Ok(Asset { path, bytes: None }),
-        }
+impl From<String> for Asset {
+    fn from(path: String) -> Asset {
+        Asset { path, bytes: None }
     }
 }
 

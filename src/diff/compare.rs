@@ -6,7 +6,7 @@
 
 use super::rules::Rule;
 use super::{Finding, Loc, Msg, Surface};
-use crate::catalog::locate::LocationIndex;
+use crate::catalog::yaml::Located;
 use crate::catalog::{Access, Param, ParamType, Tool};
 use crate::diagnostic::{Diagnostic, SourceFile};
 use crate::error::Error;
@@ -23,7 +23,7 @@ pub struct Side {
     pub file: SourceFile,
     /// The name reports give the file.
     pub name: String,
-    index: LocationIndex,
+    index: Located,
     /// Tool name → position in the catalog's `tools`.
     positions: HashMap<String, usize>,
     /// Surface → the tools it gets, in order.
@@ -70,7 +70,7 @@ impl Side {
             }
         }
         let positions = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
-        let index = LocationIndex::build(&file.text);
+        let index = Located::new(&file.text);
         Ok(Side {
             model,
             tools,
@@ -89,7 +89,7 @@ impl Side {
             .find(path)
             .map(|l| {
                 let p = l.key.unwrap_or(l.value);
-                (p.line, p.col)
+                (p.line as usize, p.col as usize)
             })
             .unwrap_or((1, 1));
         Loc {

@@ -54,7 +54,7 @@ pub fn against(catalog: Option<&Path>, against: &str) -> Result<Source, Error> {
 /// stops there, so a huge file or a device costs no more memory than a catalog.
 fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
-    let max = catalog::values::MAX_CATALOG_BYTES;
+    let max = catalog::yaml::MAX_BYTES;
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
         .take(max as u64 + 1)
@@ -150,11 +150,11 @@ fn git_show(catalog: Option<&Path>, rev: &str) -> Result<(String, Vec<u8>), Erro
     // The blob's size first: `git show` would hand over all of it.
     let size = git(&top, &["cat-file", "-s", "--end-of-options", &spec])?;
     let size: Option<u64> = String::from_utf8_lossy(&size.stdout).trim().parse().ok();
-    if size.is_some_and(|n| n > catalog::values::MAX_CATALOG_BYTES as u64) {
+    if size.is_some_and(|n| n > catalog::yaml::MAX_BYTES as u64) {
         return Err(Error::usage(
             format!(
                 "`{rel}` at `{rev}` is larger than {} MB, the most a catalog may hold",
-                catalog::values::MAX_CATALOG_BYTES >> 20
+                catalog::yaml::MAX_BYTES >> 20
             ),
             "diff against a ref whose catalog is a catalog, or pass the older catalog as a file",
         ));

@@ -1,0 +1,1155 @@
+//! The one YAML reader: text → a tree with a position on every node → typed values.
+//!
+//! yaml-rust2's marked events build the tree ([`parse`]); a serde `Deserializer` over the tree
+//! types it in one pass ([`from_node`]), with `serde_path_to_error` naming the path of what is
+//! wrong (`tools[0].params.limit`) and the node's own position saying where. The catalog loader
+//! (`super::load`), the run's context flags, the locating of later diagnostics ([`Located`])
+//! and `build.rs` all read YAML through this module and nothing else.
+//!
+//! What this module must not do: hand any text to anything before its own checks ran. The
+//! size limit comes first; control characters are refused before the parser sees them (the
+//! parser takes a NUL for the end of the text); the depth and node-count limits and the
+//! duplicate-key and number checks run while the tree is built, event by event, so a hostile
+//! text stops at its first sign and nothing quadratic ever runs on it. It knows nothing of the
+//! catalog's types or of diagnostics (`build.rs` compiles it alone), and it writes nothing.
+//!
+//! Typing follows the YAML 1.2 core schema as serde_yaml 0.9 applied it, which catalogs rely
+//! on: `~`, `null` and an empty value are null; `true`/`false` (also capitalised or upper
+//! case) are booleans; decimal, `0x`, `0o` and `0b` integers and finite floats are numbers,
+//! except digits with a leading zero (`007`), which stay text; a quoted scalar is always text.
+
+use serde::de::{self, IntoDeserializer, Visitor};
+use std::collections::{HashMap, HashSet};
+use yaml_rust2::parser::{Event, Parser};
+use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+/// Largest text read, in bytes. The largest real catalogs (10,000 tools) are a few MB; past
+/// this, every later stage would cost seconds and memory for nothing.
+pub const MAX_BYTES: usize = 32 << 20;
+/// Deepest nesting of mappings and sequences. A catalog needs about a dozen levels (a tool's
+/// step's condition's `all`'s `any`…).
+pub const MAX_DEPTH: usize = 64;
+/// Most nodes (scalars, sequences, mappings) in a document, aliases counted as the nodes they
+/// copy: a few aliases can otherwise stand for billions of nodes. A catalog of 10,000 tools
+/// has about 900,000, so one at the size limit about 4 million.
+pub const MAX_NODES: usize = 1 << 23;
+/// The largest integer JavaScript represents exactly (`Number.MAX_SAFE_INTEGER`).
+pub const MAX_SAFE_INTEGER: i128 = (1 << 53) - 1;
+
+/// A 1-based line and column (in characters).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Mark {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Mark {
+    fn of(m: &Marker) -> Mark {
+        Mark {
+            line: m.line() as u32,
+            col: m.col() as u32 + 1,
+        }
+    }
+}
+
+/// A node of the document and where it starts.
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub mark: Mark,
+    pub value: Value,
+}
+
+#[derive(Debug, Clone)]
+pub enum Value {
+    /// A scalar's text, and whether it is plain (unquoted and untagged, or tagged with a core
+    /// type other than `str`): only a plain scalar can be null, a boolean or a number.
+    Scalar {
+        text: String,
+        plain: bool,
+    },
+    Seq(Vec<Node>),
+    Map(Vec<(Node, Node)>),
+}
+
+impl Node {
+    /// Whether this is the null scalar (`~`, `null`, or nothing at all).
+    pub fn is_null(&self) -> bool {
+        matches!(&self.value, Value::Scalar { text, plain: true } if is_null(text))
+    }
+}
+
+/// Why a text could not be read or typed, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// A diagnostic code; `yaml` for an error from the typing, whose message is serde's.
+    pub code: &'static str,
+    pub message: String,
+    /// How to fix it (empty for a typing error: its message decides).
+    pub help: &'static str,
+    pub mark: Mark,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} at line {} column {}",
+            self.message, self.mark.line, self.mark.col
+        )
+    }
+}
+
+impl std::error::Error for Error {}
+
+fn error(code: &'static str, mark: Mark, message: String, help: &'static str) -> Error {
+    Error {
+        code,
+        message,
+        help,
+        mark,
+    }
+}
+
+const SYNTAX_HELP: &str =
+    "fix the YAML syntax at this position (indentation, a missing `:` or an unclosed quote or bracket)";
+
+/// Reads a whole text as a `T`: [`parse`], then [`from_node`].
+pub fn from_str<T: de::DeserializeOwned>(text: &str) -> Result<T, Error> {
+    from_node(parse(text)?)
+}
+
+/// Reads a reader into memory, but never more than [`MAX_BYTES`] + 1 bytes: a longer input
+/// (`/dev/zero`) is cut there, and [`parse`] refuses it by its length.
+pub fn read_bounded(r: impl std::io::Read) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(r, MAX_BYTES as u64 + 1), &mut bytes)?;
+    Ok(bytes)
+}
+
+/// Parses a text into its tree (a leading byte order mark is skipped). An empty text is the
+/// null scalar.
+pub fn parse(text: &str) -> Result<Node, Error> {
+    parse_until(text, None)
+}
+
+/// Parses a text, and stops as soon as the top-level mapping's `key` has been read: the tree
+/// is then that mapping with that entry alone. For a value the command line needs before
+/// anything else (its flags), without the cost of a large catalog's tree: the other top-level
+/// values are scanned, not built (a null stands for each).
+pub fn parse_key(text: &str, key: &str) -> Result<Node, Error> {
+    parse_until(text, Some(key))
+}
+
+fn parse_until(text: &str, stop_after: Option<&str>) -> Result<Node, Error> {
+    if text.len() > MAX_BYTES {
+        return Err(error(
+            "too-large",
+            Mark { line: 1, col: 1 },
+            format!("the catalog is larger than the limit of {} MiB", MAX_BYTES >> 20),
+            "split the product's tools into several catalogs",
+        ));
+    }
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    check_characters(text)?;
+    Builder {
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        nodes: 0,
+        stop_after,
+        skipping: 0,
+    }
+    .run(text)
+}
+
+/// Refuses a character YAML does not allow in a document (C0 and C1 controls but tab, line
+/// feed, carriage return and next line; DEL; U+FFFE and U+FFFF), at its position. The parser
+/// would read a NUL as the end of the text, and the others as part of a value.
+fn check_characters(text: &str) -> Result<(), Error> {
+    let bytes = text.as_bytes();
+    // Only these bytes can start a refused character: ASCII controls, DEL, and the lead bytes
+    // of U+0080–U+009F (0xC2) and U+FFFE–U+FFFF (0xEF).
+    let suspect = |b: u8| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f || b == 0xc2 || b == 0xef;
+    let mut from = 0;
+    while let Some(at) = bytes[from..].iter().position(|&b| suspect(b)).map(|i| from + i) {
+        from = at + 1;
+        let c = text[at..].chars().next().expect("a character starts at a lead byte");
+        // Every suspect ASCII byte is refused; of the rest, C1 controls but U+0085 and the
+        // two non-characters.
+        let refused = c.is_ascii() || matches!(c, '\u{80}'..='\u{84}' | '\u{86}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}');
+        if refused {
+            let before = &text[..at];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            return Err(error(
+                "control-char",
+                Mark {
+                    line: line as u32,
+                    col: col as u32,
+                },
+                format!("the catalog has a control character (U+{:04X}) here", c as u32),
+                "remove it; in a double-quoted string it can be written as an escape (`\\u0001`)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A collection being built.
+enum Frame {
+    Seq {
+        node: Node,
+        items: Vec<Node>,
+        anchor: usize,
+        first_node: usize,
+    },
+    Map {
+        node: Node,
+        entries: Vec<(Node, Node)>,
+        key: Option<Node>,
+        anchor: usize,
+        first_node: usize,
+        /// The keys so far, once the mapping is too large to compare them one by one.
+        seen: Option<HashSet<String>>,
+    },
+}
+
+struct Builder<'k> {
+    stack: Vec<Frame>,
+    /// Each anchored node and how many nodes it holds, for aliases to copy.
+    anchors: HashMap<usize, (Node, usize)>,
+    nodes: usize,
+    stop_after: Option<&'k str>,
+    /// How deep inside a top-level value [`parse_key`] does not want the reader is (0: not in one).
+    skipping: usize,
+}
+
+/// Where an event stands for [`parse_key`]: in a value it builds, inside one it skips, or at the
+/// end of one it skipped (a null then stands for the value).
+enum Skip {
+    No,
+    Inside,
+    Ended,
+}
+
+impl Builder<'_> {
+    fn run(mut self, text: &str) -> Result<Node, Error> {
+        let mut parser = Parser::new_from_str(text);
+        let (mut root, mut documents) = (None, 0);
+        loop {
+            let (event, marker) = parser.next_token().map_err(|e| {
+                // The scanner reads ahead, and stops at a nesting limit of its own (above this
+                // reader's) before this reader sees the events: that is the same fault.
+                if e.info().contains("recursion limit") {
+                    too_deep(Mark::of(e.marker()))
+                } else {
+                    error("yaml-syntax", Mark::of(e.marker()), e.info().to_string(), SYNTAX_HELP)
+                }
+            })?;
+            let mark = Mark::of(&marker);
+            let node = match self.skip(&event, mark)? {
+                Skip::Inside => continue,
+                Skip::Ended => Node {
+                    mark,
+                    value: Value::Scalar {
+                        text: String::new(),
+                        plain: true,
+                    },
+                },
+                Skip::No => match event {
+                    Event::StreamEnd => break,
+                    Event::DocumentStart => {
+                        documents += 1;
+                        if documents > 1 {
+                            return Err(error(
+                                "yaml-syntax",
+                                mark,
+                                "the catalog has more than one YAML document".into(),
+                                "keep one document: remove the `---` line and what follows it",
+                            ));
+                        }
+                        continue;
+                    }
+                    Event::StreamStart | Event::DocumentEnd | Event::Nothing => continue,
+                    Event::Alias(id) => {
+                        let count = self.anchors.get(&id).map(|(_, n)| *n).ok_or_else(|| {
+                            error(
+                                "yaml-syntax",
+                                mark,
+                                "an alias names no anchor before it".into(),
+                                SYNTAX_HELP,
+                            )
+                        })?;
+                        // Counted before it is copied: the count is what stops an alias bomb.
+                        self.count(count, mark)?;
+                        Node {
+                            mark,
+                            ..self.anchors[&id].0.clone()
+                        }
+                    }
+                    Event::Scalar(text, style, anchor, tag) => {
+                        self.count(1, mark)?;
+                        let plain = match tag {
+                            None => style == TScalarStyle::Plain,
+                            Some(t) => core_tag(&t.suffix).ok_or_else(|| {
+                                error(
+                                    "yaml-syntax",
+                                    mark,
+                                    format!("the tag `{}{}` is not supported", t.handle, t.suffix),
+                                    "remove the tag; a catalog's values need none",
+                                )
+                            })?,
+                        };
+                        let is_key = matches!(self.stack.last(), Some(Frame::Map { key: None, .. }));
+                        if plain && !is_key && starts_like_number(&text) {
+                            number_problem(&text, mark)?;
+                        }
+                        let mut text = text;
+                        text.shrink_to_fit();
+                        let node = Node {
+                            mark,
+                            value: Value::Scalar { text, plain },
+                        };
+                        if anchor != 0 {
+                            self.anchors.insert(anchor, (node.clone(), 1));
+                        }
+                        node
+                    }
+                    Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                        if self.stack.len() >= MAX_DEPTH {
+                            return Err(too_deep(mark));
+                        }
+                        self.count(1, mark)?;
+                        let (node, first_node) = (
+                            Node {
+                                mark,
+                                value: Value::Seq(Vec::new()),
+                            },
+                            self.nodes,
+                        );
+                        self.stack.push(if matches!(event, Event::SequenceStart(..)) {
+                            Frame::Seq {
+                                node,
+                                items: Vec::new(),
+                                anchor,
+                                first_node,
+                            }
+                        } else {
+                            Frame::Map {
+                                node,
+                                entries: Vec::new(),
+                                key: None,
+                                anchor,
+                                first_node,
+                                seen: None,
+                            }
+                        });
+                        continue;
+                    }
+                    Event::SequenceEnd | Event::MappingEnd => {
+                        let (node, anchor, first_node) = match self.stack.pop().expect("the parser balances its events")
+                        {
+                            Frame::Seq {
+                                mut node,
+                                items,
+                                anchor,
+                                first_node,
+                            } => {
+                                node.value = Value::Seq(shrunk(items));
+                                (node, anchor, first_node)
+                            }
+                            Frame::Map {
+                                mut node,
+                                entries,
+                                anchor,
+                                first_node,
+                                ..
+                            } => {
+                                node.value = Value::Map(shrunk(entries));
+                                (node, anchor, first_node)
+                            }
+                        };
+                        if anchor != 0 {
+                            let count = self.nodes - first_node + 1;
+                            self.anchors.insert(anchor, (node.clone(), count));
+                        }
+                        node
+                    }
+                },
+            };
+            if let Some(done) = self.add(node)? {
+                if self.stack.is_empty() {
+                    root = Some(done);
+                } else {
+                    // Stopped early: the top mapping holds only the wanted entry.
+                    return Ok(done);
+                }
+            }
+        }
+        let root = root.unwrap_or(Node {
+            mark: Mark { line: 1, col: 1 },
+            value: Value::Scalar {
+                text: String::new(),
+                plain: true,
+            },
+        });
+        Ok(root)
+    }
+
+    /// Skips the collections that are top-level values of keys [`parse_key`] does not want:
+    /// the command line's flags should not cost a large catalog's whole tree. Their nesting is
+    /// still held to the limit; their scalars are only scanned.
+    fn skip(&mut self, event: &Event, mark: Mark) -> Result<Skip, Error> {
+        let starts = matches!(event, Event::SequenceStart(..) | Event::MappingStart(..));
+        if self.skipping == 0 {
+            let unwanted = matches!(
+                (self.stop_after, self.stack.as_slice()),
+                (Some(want), [Frame::Map { key: Some(k), .. }]) if key_text(k).is_none_or(|k| k != want)
+            );
+            if !(starts && unwanted) {
+                return Ok(Skip::No);
+            }
+        }
+        match event {
+            _ if starts => {
+                self.skipping += 1;
+                if self.skipping + self.stack.len() > MAX_DEPTH {
+                    return Err(too_deep(mark));
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.skipping -= 1,
+            _ => {}
+        }
+        Ok(if self.skipping == 0 { Skip::Ended } else { Skip::Inside })
+    }
+
+    fn count(&mut self, n: usize, mark: Mark) -> Result<(), Error> {
+        self.nodes += n;
+        if self.nodes > MAX_NODES {
+            return Err(error(
+                "too-many-nodes",
+                mark,
+                format!("the catalog has more than {MAX_NODES} values here (aliases count as what they copy)"),
+                "split the product's tools into several catalogs, or use fewer aliases",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Adds a finished node to its parent; returns the root when it is one, or the top mapping
+    /// when it has just read the entry [`parse_key`] wants.
+    fn add(&mut self, node: Node) -> Result<Option<Node>, Error> {
+        let depth = self.stack.len();
+        match self.stack.last_mut() {
+            None => Ok(Some(node)),
+            Some(Frame::Seq { items, .. }) => {
+                items.push(node);
+                Ok(None)
+            }
+            Some(Frame::Map {
+                node: map,
+                entries,
+                key: key @ None,
+                seen,
+                ..
+            }) => {
+                // The parser marks a block mapping where its first key ends; it starts there.
+                if entries.is_empty() {
+                    map.mark = map.mark.min(node.mark);
+                }
+                if let Value::Scalar { text, .. } = &node.value {
+                    let repeated = match seen {
+                        Some(seen) => !seen.insert(text.clone()),
+                        None => entries.iter().any(|(k, _)| key_text(k) == Some(text)),
+                    };
+                    if repeated {
+                        return Err(error(
+                            "duplicate-key",
+                            node.mark,
+                            format!("duplicate key `{text}`: the mapping already has one"),
+                            "a key may appear once in a mapping: remove or rename one",
+                        ));
+                    }
+                    if seen.is_none() && entries.len() >= 16 {
+                        let mut all: HashSet<String> =
+                            entries.iter().filter_map(|(k, _)| key_text(k).cloned()).collect();
+                        all.insert(text.clone());
+                        *seen = Some(all);
+                    }
+                }
+                *key = Some(node);
+                Ok(None)
+            }
+            Some(Frame::Map {
+                node: map,
+                entries,
+                key,
+                ..
+            }) => {
+                let k = key.take().expect("a key is waiting");
+                let wanted =
+                    depth == 1 && self.stop_after.is_some() && key_text(&k).map(String::as_str) == self.stop_after;
+                entries.push((k, node));
+                if wanted {
+                    let mut map = map.clone();
+                    map.value = Value::Map(vec![entries.pop().expect("just pushed")]);
+                    return Ok(Some(map));
+                }
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// A finished collection without its spare capacity: a large catalog's tree is most of a
+/// load's memory, and a list (or a scalar's text) grown by doubling holds up to twice what it
+/// uses.
+fn shrunk<T>(mut v: Vec<T>) -> Vec<T> {
+    v.shrink_to_fit();
+    v
+}
+
+fn too_deep(mark: Mark) -> Error {
+    error(
+        "too-deep",
+        mark,
+        format!("the catalog nests deeper than {MAX_DEPTH} levels here"),
+        "flatten the structure; no catalog key needs this depth",
+    )
+}
+
+fn key_text(node: &Node) -> Option<&String> {
+    match &node.value {
+        Value::Scalar { text, .. } => Some(text),
+        _ => None,
+    }
+}
+
+/// For a tag's suffix: `Some(true)` when the scalar is typed as a plain one, `Some(false)`
+/// when it is text (`!!str`), `None` for a tag this reader does not support.
+fn core_tag(suffix: &str) -> Option<bool> {
+    match suffix {
+        "str" => Some(false),
+        "null" | "bool" | "int" | "float" => Some(true),
+        _ => None,
+    }
+}
+
+/// Whether a plain scalar starts like a number: only such a scalar can be read as one.
+fn starts_like_number(value: &str) -> bool {
+    value
+        .trim_start()
+        .starts_with(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '+'))
+}
+
+/// Refuses a plain scalar YAML reads as a number that JSON and TypeScript cannot hold: not
+/// finite, or an integer JavaScript would round. Checked on every value, typed or not, because
+/// a template or a default can carry it into generated code.
+fn number_problem(s: &str, mark: Mark) -> Result<(), Error> {
+    let t = s.trim();
+    let lower = t.to_ascii_lowercase();
+    let non_finite = matches!(lower.as_str(), ".inf" | "+.inf" | "-.inf" | ".nan")
+        || (looks_float(t) && t.parse::<f64>().is_ok_and(|f| !f.is_finite()));
+    if non_finite {
+        return Err(error(
+            "not-finite",
+            mark,
+            format!("`{t}` is not a finite number"),
+            "use a finite number; JSON and TypeScript have no infinity or NaN literal (quote it if you mean the text)",
+        ));
+    }
+    if integer_outside_safe_range(t) == Some(true) {
+        return Err(error(
+            "unsafe-integer",
+            mark,
+            format!("`{t}` is outside JavaScript's safe integer range (±{MAX_SAFE_INTEGER})"),
+            "use a smaller integer; the generated code would round it (quote it if you mean the text)",
+        ));
+    }
+    Ok(())
+}
+
+/// A decimal number with a fraction or exponent, as YAML 1.2's core schema reads one.
+fn looks_float(t: &str) -> bool {
+    let body = t.strip_prefix(['-', '+']).unwrap_or(t);
+    body.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        && body.chars().any(|c| c.is_ascii_digit())
+        && body
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+' | '_'))
+}
+
+/// For an integer scalar (decimal, `0x`, `0o`, `0b`): whether it is outside the safe range.
+/// `None` when it is not an integer.
+fn integer_outside_safe_range(t: &str) -> Option<bool> {
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (digits, radix) = radix(body).unwrap_or((body, 10));
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    // Too long for an i128 is certainly too large.
+    Some(match i128::from_str_radix(digits, radix) {
+        Ok(n) => (if neg { -n } else { n }).abs() > MAX_SAFE_INTEGER,
+        Err(_) => true,
+    })
+}
+
+fn radix(s: &str) -> Option<(&str, u32)> {
+    [("0x", 16), ("0o", 8), ("0b", 2)]
+        .into_iter()
+        .find_map(|(prefix, r)| Some((s.strip_prefix(prefix)?, r)))
+}
+
+// The typing of a plain scalar (see the module).
+
+fn is_null(v: &str) -> bool {
+    matches!(v, "" | "~" | "null" | "Null" | "NULL")
+}
+
+fn plain_bool(v: &str) -> Option<bool> {
+    match v {
+        "true" | "True" | "TRUE" => Some(true),
+        "false" | "False" | "FALSE" => Some(false),
+        _ => None,
+    }
+}
+
+/// What a plain scalar is.
+enum Typed {
+    Null,
+    Bool(bool),
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    Text,
+}
+
+fn typed(v: &str) -> Typed {
+    if is_null(v) {
+        return Typed::Null;
+    }
+    if let Some(b) = plain_bool(v) {
+        return Typed::Bool(b);
+    }
+    let (neg, unsigned) = match v.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, v.strip_prefix('+').unwrap_or(v)),
+    };
+    // One sign at most, and none after a radix prefix (`0x+1` is text).
+    if unsigned.starts_with(['+', '-']) {
+        return Typed::Text;
+    }
+    // Leading zeros followed by digits are text in YAML 1.2 (`007`), not an octal or decimal.
+    if unsigned.len() > 1 && unsigned.starts_with('0') && unsigned.bytes().all(|b| b.is_ascii_digit()) {
+        return Typed::Text;
+    }
+    let int = match radix(unsigned) {
+        Some((digits, _)) if digits.starts_with(['+', '-']) => return Typed::Text,
+        Some((digits, r)) => u64::from_str_radix(digits, r).ok(),
+        None => unsigned.parse::<u64>().ok(),
+    };
+    match (int, neg) {
+        (Some(n), false) => return Typed::U64(n),
+        (Some(n), true) if n <= i64::MIN.unsigned_abs() => return Typed::I64((n as i64).wrapping_neg()),
+        _ => {}
+    }
+    match v.strip_prefix('+').unwrap_or(v).parse::<f64>() {
+        Ok(f) if f.is_finite() => Typed::F64(f),
+        _ => Typed::Text,
+    }
+}
+
+/// Types a tree as a `T`. An error names the path of the value (`tools[0].params.limit: …`),
+/// as serde_yaml did, and the position of the node it is about.
+pub fn from_node<T: de::DeserializeOwned>(node: Node) -> Result<T, Error> {
+    let root = node.mark;
+    use serde_path_to_error::Segment;
+    serde_path_to_error::deserialize(node).map_err(|e| {
+        let mut segments: Vec<&Segment> = e.path().iter().collect();
+        // The path of an unknown key ends in that key: the fault is in the mapping around it.
+        if let Some(Segment::Map { key }) = segments.last()
+            && e.inner().message.starts_with(&format!("unknown field `{key}`"))
+        {
+            segments.pop();
+        }
+        let mut path = String::new();
+        for s in segments {
+            match s {
+                Segment::Seq { index } => path.push_str(&format!("[{index}]")),
+                Segment::Map { key } | Segment::Enum { variant: key } => {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(key);
+                }
+                Segment::Unknown => path.push_str(if path.is_empty() { "?" } else { ".?" }),
+            }
+        }
+        let inner = e.into_inner();
+        let message = if path.is_empty() {
+            inner.message
+        } else {
+            format!("{path}: {}", inner.message)
+        };
+        error("yaml", inner.mark.unwrap_or(root), message, "")
+    })
+}
+
+/// An error while typing: serde's message, and the node it is about once one claims it.
+#[derive(Debug)]
+pub struct DeError {
+    message: String,
+    mark: Option<Mark>,
+}
+
+impl std::fmt::Display for DeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for DeError {}
+
+impl de::Error for DeError {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        DeError {
+            message: msg.to_string(),
+            mark: None,
+        }
+    }
+}
+
+impl Node {
+    /// Types this node by the visitor's call, and claims an error no node below claimed: the
+    /// innermost node an error comes from is where it is reported.
+    fn visit<'de, V: Visitor<'de>>(
+        self,
+        visitor: V,
+        f: impl FnOnce(Value, V) -> Result<V::Value, DeError>,
+    ) -> Result<V::Value, DeError> {
+        let mark = self.mark;
+        f(self.value, visitor).map_err(|mut e| {
+            e.mark.get_or_insert(mark);
+            e
+        })
+    }
+
+    fn is_empty_plain(&self) -> bool {
+        matches!(&self.value, Value::Scalar { text, plain: true } if text.is_empty())
+    }
+}
+
+fn any<'de, V: Visitor<'de>>(value: Value, visitor: V) -> Result<V::Value, DeError> {
+    match value {
+        Value::Scalar { text, plain: false } => visitor.visit_string(text),
+        Value::Scalar { text, plain: true } => match typed(&text) {
+            Typed::Null => visitor.visit_unit(),
+            Typed::Bool(b) => visitor.visit_bool(b),
+            Typed::U64(n) => visitor.visit_u64(n),
+            Typed::I64(n) => visitor.visit_i64(n),
+            Typed::F64(f) => visitor.visit_f64(f),
+            Typed::Text => visitor.visit_string(text),
+        },
+        Value::Seq(items) => {
+            let mut seq = de::value::SeqDeserializer::new(items.into_iter());
+            let v = visitor.visit_seq(&mut seq)?;
+            seq.end()?;
+            Ok(v)
+        }
+        Value::Map(entries) => {
+            let mut map = de::value::MapDeserializer::new(entries.into_iter());
+            let v = visitor.visit_map(&mut map)?;
+            map.end()?;
+            Ok(v)
+        }
+    }
+}
+
+/// Methods that read a node the way another does.
+macro_rules! forward {
+    ($($($from:ident)+ => $to:ident),+ $(,)?) => {
+        $($(
+            fn $from<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+                self.$to(visitor)
+            }
+        )+)+
+    };
+}
+
+impl<'de> de::Deserializer<'de> for Node {
+    type Error = DeError;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        self.visit(visitor, any)
+    }
+
+    /// Any scalar is text where text is wanted, whatever it would otherwise be typed as.
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        self.visit(visitor, |value, visitor| match value {
+            Value::Scalar { text, .. } => visitor.visit_string(text),
+            other => any(other, visitor),
+        })
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        if self.is_null() {
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    /// An empty value is an empty sequence or mapping (`tools:` with nothing after it).
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        if self.is_empty_plain() {
+            return visitor.visit_seq(de::value::SeqDeserializer::new(std::iter::empty::<Node>()));
+        }
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        if self.is_empty_plain() {
+            return visitor.visit_map(de::value::MapDeserializer::new(std::iter::empty::<(Node, Node)>()));
+        }
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        self.deserialize_map(visitor)
+    }
+
+    /// A unit variant, from a scalar: the only enum form a catalog uses.
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        self.visit(visitor, |value, visitor| match value {
+            Value::Scalar { text, .. } => visitor.visit_enum(text.into_deserializer()),
+            other => any(other, visitor),
+        })
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value, DeError> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value, DeError> {
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: usize,
+        visitor: V,
+    ) -> Result<V::Value, DeError> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value, DeError> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+        visitor.visit_unit()
+    }
+
+    forward! {
+        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64 deserialize_unit deserialize_bytes deserialize_byte_buf => deserialize_any,
+        deserialize_char deserialize_string deserialize_identifier => deserialize_str,
+    }
+}
+
+impl<'de> IntoDeserializer<'de, DeError> for Node {
+    type Deserializer = Node;
+    fn into_deserializer(self) -> Node {
+        self
+    }
+}
+
+/// A parsed document kept to locate paths in it: a diagnostic found on the typed catalog names
+/// a path (`tools[3].params.limit`), and this turns it back into a position.
+pub struct Located(Option<Node>);
+
+/// Where a node is: its value, and its key when it sits in a mapping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeLoc {
+    pub key: Option<Mark>,
+    pub value: Mark,
+}
+
+impl Located {
+    /// Parses `text` (with every limit of [`parse`]); a text that does not parse locates nothing.
+    pub fn new(text: &str) -> Located {
+        Located(parse(text).ok())
+    }
+
+    /// The node at `path`, or the nearest ancestor that exists.
+    pub fn find(&self, path: &str) -> Option<NodeLoc> {
+        Some(self.walk(path)?.0)
+    }
+
+    /// Whether `path` itself (not only an ancestor) exists.
+    pub fn contains(&self, path: &str) -> bool {
+        self.walk(path).is_some_and(|(_, whole)| whole)
+    }
+
+    /// The deepest node on `path`, and whether it is the whole path.
+    fn walk(&self, path: &str) -> Option<(NodeLoc, bool)> {
+        let mut node = self.0.as_ref()?;
+        let mut loc = NodeLoc {
+            key: None,
+            value: node.mark,
+        };
+        let mut rest = path;
+        loop {
+            rest = rest.strip_prefix('.').unwrap_or(rest);
+            if rest.is_empty() {
+                return Some((loc, true));
+            }
+            let next = match &node.value {
+                Value::Seq(items) => rest
+                    .strip_prefix('[')
+                    .and_then(|r| r.split_once(']'))
+                    .and_then(|(i, after)| Some((items.get(i.parse::<usize>().ok()?)?, None, after))),
+                // A key may hold a dot: the longest key the path goes on from wins, and of two
+                // equal keys the last, as serde keeps it.
+                Value::Map(entries) => entries
+                    .iter()
+                    .filter_map(|(k, v)| {
+                        let after = rest.strip_prefix(key_text(k)?.as_str())?;
+                        (after.is_empty() || after.starts_with(['.', '['])).then_some((v, Some(k.mark), after))
+                    })
+                    .max_by_key(|(_, _, after)| std::cmp::Reverse(after.len())),
+                Value::Scalar { .. } => None,
+            };
+            let Some((child, key, after)) = next else {
+                return Some((loc, false));
+            };
+            node = child;
+            loc = NodeLoc { key, value: child.mark };
+            rest = after;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(text: &str) -> Result<String, String> {
+        from_str::<serde_json::Value>(text)
+            .map(|v| v.to_string())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Plain scalars are typed as serde_yaml 0.9 typed them (each expectation below is what it
+    /// gave, checked against it while it was still a dependency), and anything quoted is text.
+    #[test]
+    fn scalars_are_typed_as_catalogs_rely_on() {
+        let cases = [
+            ("a: 1", r#"{"a":1}"#),
+            ("a: -12", r#"{"a":-12}"#),
+            ("a: +1", r#"{"a":1}"#),
+            ("a: -0", r#"{"a":0}"#),
+            ("a: 0x1F", r#"{"a":31}"#),
+            ("a: -0x1F", r#"{"a":-31}"#),
+            ("a: 0o17", r#"{"a":15}"#),
+            ("a: 0b101", r#"{"a":5}"#),
+            ("a: 9007199254740991", r#"{"a":9007199254740991}"#),
+            ("a: -9007199254740991", r#"{"a":-9007199254740991}"#),
+            ("a: 1.5", r#"{"a":1.5}"#),
+            ("a: -2.5e3", r#"{"a":-2500.0}"#),
+            ("a: 1E3", r#"{"a":1000.0}"#),
+            ("a: +.5", r#"{"a":0.5}"#),
+            ("a: 5.", r#"{"a":5.0}"#),
+            ("a: -0.0", r#"{"a":-0.0}"#),
+            ("a: ~", r#"{"a":null}"#),
+            ("a:", r#"{"a":null}"#),
+            ("a: NULL", r#"{"a":null}"#),
+            ("a: True", r#"{"a":true}"#),
+            ("a: FALSE", r#"{"a":false}"#),
+            // Text: YAML 1.1 booleans, words Rust would read as numbers, leading zeros, signs
+            // where a number cannot have them, versions, quoted or `!!str` scalars.
+            ("a: yes", r#"{"a":"yes"}"#),
+            ("a: no", r#"{"a":"no"}"#),
+            ("a: nan", r#"{"a":"nan"}"#),
+            ("a: inf", r#"{"a":"inf"}"#),
+            ("a: 007", r#"{"a":"007"}"#),
+            ("a: -007", r#"{"a":"-007"}"#),
+            ("a: 00", r#"{"a":"00"}"#),
+            ("a: 1_000", r#"{"a":"1_000"}"#),
+            ("a: 0x", r#"{"a":"0x"}"#),
+            ("a: 0x+1", r#"{"a":"0x+1"}"#),
+            ("a: +-1", r#"{"a":"+-1"}"#),
+            ("a: +", r#"{"a":"+"}"#),
+            ("a: 1.0.3", r#"{"a":"1.0.3"}"#),
+            ("a: --kind", r#"{"a":"--kind"}"#),
+            ("a: .ralph/store", r#"{"a":".ralph/store"}"#),
+            ("a: '1'", r#"{"a":"1"}"#),
+            ("a: \"0x1F\"", r#"{"a":"0x1F"}"#),
+            ("a: 'null'", r#"{"a":"null"}"#),
+            ("a: \"true\"", r#"{"a":"true"}"#),
+            ("a: !!str 1", r#"{"a":"1"}"#),
+            ("a: !!int 5", r#"{"a":5}"#),
+            ("a: \"tab\\tand \\u00e9\"", r#"{"a":"tab\tand é"}"#),
+            ("a: |\n  two\n  lines\n", r#"{"a":"two\nlines\n"}"#),
+            ("a: >-\n  folded\n  text\n", r#"{"a":"folded text"}"#),
+            ("a: [1, x, {b: c}]", r#"{"a":[1,"x",{"b":"c"}]}"#),
+            ("a: {}\nb: []", r#"{"a":{},"b":[]}"#),
+            ("- 1\n- - 2\n  - 3\n", r#"[1,[2,3]]"#),
+            ("200: ok", r#"{"200":"ok"}"#),
+            ("a: &x {b: 1}\nc: *x", r#"{"a":{"b":1},"c":{"b":1}}"#),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(json(text).as_deref(), Ok(expected), "{text:?}");
+        }
+    }
+
+    /// Typed fields take what serde_yaml gave them: any scalar as text, a number only from a
+    /// plain one, a unit variant from a scalar; an empty value is an empty list.
+    #[test]
+    fn typed_fields_read_as_before_and_faults_name_their_path_and_place() {
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        #[serde(deny_unknown_fields, rename_all = "snake_case")]
+        enum Kind {
+            One,
+            Two,
+        }
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct T {
+            text: String,
+            n: Option<u32>,
+            f: Option<f64>,
+            kind: Kind,
+            #[serde(default)]
+            list: Vec<String>,
+        }
+        let t: T = from_str("text: 12\nn: 3\nf: 2\nkind: two\nlist: [a, 1, 'b', true]").unwrap();
+        assert_eq!(
+            (t.text.as_str(), t.n, t.f, &t.kind),
+            ("12", Some(3), Some(2.0), &Kind::Two)
+        );
+        assert_eq!(t.list, ["a", "1", "b", "true"]);
+        let t: T = from_str("text: yes\nn: ~\nkind: \"one\"\nlist:").unwrap();
+        assert_eq!(
+            (t.text.as_str(), t.n, t.kind, t.list.len()),
+            ("yes", None, Kind::One, 0)
+        );
+        let fault = |text: &str| from_str::<Vec<T>>(text).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(
+            fault("- text: a\n  kind: one\n- text: a\n  n: '3'\n  kind: one"),
+            "[1].n: invalid type: string \"3\", expected u32 at line 4 column 6"
+        );
+        assert_eq!(
+            fault("- text: a\n  kind: three"),
+            "[0].kind: unknown variant `three`, expected `one` or `two` at line 2 column 9"
+        );
+        assert_eq!(
+            fault("- {text: a, kind: one, other: 1}"),
+            "[0]: unknown field `other`, expected one of `text`, `n`, `f`, `kind`, `list` at line 1 column 24"
+        );
+        // A missing key is reported at its mapping, which starts at its first key.
+        assert_eq!(
+            fault("-   n: 1\n    text: a"),
+            "[0]: missing field `kind` at line 1 column 5"
+        );
+    }
+
+    #[test]
+    fn aliases_count_as_the_nodes_they_copy() {
+        // Each level doubles the nodes: 2^30 of them, from a few hundred bytes.
+        let mut text = String::from("a0: &a0 [x, x]\n");
+        for i in 1..30 {
+            text.push_str(&format!("a{i}: &a{i} [*a{}, *a{}]\n", i - 1, i - 1));
+        }
+        let t = std::time::Instant::now();
+        let e = parse(&text).unwrap_err();
+        assert_eq!(e.code, "too-many-nodes");
+        assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+        assert_eq!(parse("a: *nothing").unwrap_err().code, "yaml-syntax");
+    }
+
+    #[test]
+    fn what_the_reader_does_not_take_is_an_error_where_it_is() {
+        let code = |text: &str| parse(text).map(|_| ()).map_err(|e| (e.code, e.mark.line, e.mark.col));
+        assert_eq!(code("a: 1\n---\nb: 2\n"), Err(("yaml-syntax", 2, 1)));
+        assert_eq!(code("a: !Custom 1\n"), Err(("yaml-syntax", 1, 12)));
+        assert_eq!(code("a:\n  b: .inf\n"), Err(("not-finite", 2, 6)));
+        assert_eq!(code("a: [1, 9007199254740992]\n"), Err(("unsafe-integer", 1, 8)));
+        assert_eq!(code("a: 0xffffffffffffffffff\n"), Err(("unsafe-integer", 1, 4)));
+        assert_eq!(code("a: 1e400\n"), Err(("not-finite", 1, 4)));
+        // Quoted, or a key: not a number.
+        assert_eq!(code("a: '.inf'\n9007199254740993: x\n"), Ok(()));
+        assert_eq!(code(""), Ok(()));
+        assert!(parse("# only a comment\n").unwrap().is_null());
+    }
+
+    #[test]
+    fn reading_one_key_builds_no_other_value_and_keeps_the_limits() {
+        let keys = |root: &Node| -> Vec<(String, bool)> {
+            let Value::Map(entries) = &root.value else {
+                panic!("{root:?}")
+            };
+            entries
+                .iter()
+                .map(|(k, v)| (key_text(k).unwrap().clone(), v.is_null()))
+                .collect()
+        };
+        let tools = "tools:\n  - {name: a, steps: [{run: [x]}]}\nversion: 1\n";
+        // Stopped after `context`: the syntax error after it is not read.
+        let root = parse_key(
+            &format!("{tools}context: {{a: {{type: string}}}}\nlater: [unclosed\n"),
+            "context",
+        )
+        .unwrap();
+        assert_eq!(keys(&root), [("context".to_string(), false)]);
+        // Without one, every top-level key is read, and `tools` is not built (a null stands for it).
+        let root = parse_key(tools, "context").unwrap();
+        assert_eq!(
+            keys(&root),
+            [("tools".to_string(), true), ("version".to_string(), false)]
+        );
+        // A skipped value is still held to the depth limit, and duplicate top-level keys are refused.
+        let deep = format!("tools: {}{}\ncontext: {{}}\n", "[".repeat(100), "]".repeat(100));
+        assert_eq!(parse_key(&deep, "context").unwrap_err().code, "too-deep");
+        assert_eq!(
+            parse_key("tools: [1]\ntools: [2]\n", "context").unwrap_err().code,
+            "duplicate-key"
+        );
+    }
+
+    #[test]
+    fn a_path_is_located_at_its_node_or_nearest_ancestor() {
+        let located = Located::new("version: 1\ntools:\n  - name: a\n    params:\n      limit: {type: integer}\n");
+        let at = |line, col| Mark { line, col };
+        let v = located.find("version").unwrap();
+        assert_eq!((v.key, v.value), (Some(at(1, 1)), at(1, 10)));
+        let name = located.find("tools[0].name").unwrap();
+        assert_eq!((name.key, name.value), (Some(at(3, 5)), at(3, 11)));
+        assert_eq!(located.find("tools[0].params.limit.type").unwrap().value, at(5, 21));
+        assert_eq!(
+            located.find("tools[0]").unwrap().value,
+            at(3, 5),
+            "a block mapping starts at its key"
+        );
+        assert_eq!(located.find("tools[0].name.nope").unwrap().value.line, 3);
+        assert!(located.contains("tools[0].params") && !located.contains("tools[1]"));
+        // A key with a dot in it.
+        let dotted = Located::new("a:\n  b.c: 1\n  b: {c: 2}\n");
+        assert_eq!(dotted.find("a.b.c").unwrap().value, at(2, 8));
+        assert_eq!(dotted.find("a.b").unwrap().value, at(3, 6));
+    }
+}
