@@ -21,6 +21,7 @@ pub mod model;
 pub mod output;
 pub mod par;
 pub mod paths;
+pub mod plan;
 pub mod record;
 pub mod report;
 pub mod spec;

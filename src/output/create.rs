@@ -1,0 +1,264 @@
+//! Creating the files at paths that were free when compared: each is written whole before its
+//! name appears, and never over anything (Linux: an `O_TMPFILE` file linked under its name;
+//! elsewhere a temp file renamed only if the name is still free).
+//!
+//! It must not replace an existing file: that is a staged rename, in [`super::commit`].
+
+use super::commit::Done;
+use super::fs::{OutDir, openat2_folder, resolve};
+use super::manifest::Manifest;
+use super::stage::{is_streamed, stage_with, write_change};
+use super::{Change, io_error, shown};
+use crate::error::Error;
+use crate::paths::RelPath;
+use crate::plan::PlannedFile;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Creates the files at paths that were free when compared, during the commit, on every
+/// core. Each is written whole before its name appears, and never over anything: on Linux as
+/// an unnamed file in its folder (`O_TMPFILE`) that is then linked under its name, which costs
+/// the file system less than a temp file and a rename, and leaves nothing behind if the run is
+/// killed; elsewhere (or where the file system cannot) as a temp file renamed only if the name
+/// is still free. `tick` is the commit's step, checked before each file. Every file named is
+/// added to `done`, so a failure rolls all of them back.
+///
+/// Returns the hashes of the files rendered here for the first time ([`write_change`]), and
+/// the streamed ones among them still unnamed: such a file carries no marker, so it may get its
+/// name only once the manifest lists its hash ([`Unnamed::name`], after the final manifest).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn create_all<'a, 'f>(
+    out: &Path,
+    folders: &'f NewFolders,
+    creates: &[&'a Change],
+    manifest: &Manifest,
+    planned: &BTreeMap<RelPath, &PlannedFile<'_>>,
+    tick: &(dyn Fn() -> std::io::Result<()> + Sync),
+    done: &mut Vec<Done<'a>>,
+) -> Result<Created<'a, 'f>, Error> {
+    /// A new file: named (its full path), or held until the manifest lists it.
+    enum Made<'f> {
+        Named(PathBuf),
+        Held(Unnamed<'f>),
+    }
+    let results = crate::par::map(creates, |c| -> Result<(Made<'f>, Option<String>), Error> {
+        tick().map_err(io_error("write", shown(out, &c.path)))?;
+        let first = std::cell::Cell::new(None);
+        let write = |file: &mut std::fs::File| {
+            first.set(write_change(out, c, file, manifest, planned)?);
+            Ok(())
+        };
+        let file = folders.unnamed(out, c, &write)?;
+        let made = if is_streamed(c, planned) && !manifest.files.contains_key(c.path.as_str()) {
+            Made::Held(file)
+        } else {
+            Made::Named(file.name(out, c)?)
+        };
+        Ok((made, first.take()))
+    });
+    let (mut failed, mut hashes, mut held) = (None, Vec::new(), Vec::new());
+    for (c, result) in creates.iter().zip(results) {
+        match result {
+            Ok((made, first)) => {
+                hashes.extend(first.map(|h| (c.path.clone(), h)));
+                match made {
+                    Made::Held(file) => held.push((*c, file)),
+                    Made::Named(full) => done.push(Done::Wrote { full, old: None }),
+                }
+            }
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        }
+    }
+    failed.map_or(Ok(Created { first: hashes, held }), Err)
+}
+
+/// What [`create_all`] made: the hashes of the files it rendered for the first time, and the
+/// streamed ones among them, still without their names.
+#[derive(Debug)]
+pub(super) struct Created<'a, 'f> {
+    pub(super) first: Vec<(RelPath, String)>,
+    pub(super) held: Vec<(&'a Change, Unnamed<'f>)>,
+}
+
+/// A file at a path that was free when the run compared it: another program is writing into
+/// the output folder.
+pub(super) fn appeared(out: &Path, rel: &RelPath) -> Error {
+    Error::usage(
+        format!("{} appeared while ixgen was writing it", shown(out, rel)),
+        "another program is writing into the output folder; run ixgen again once it is done",
+    )
+}
+
+/// The folders new files are created in, each opened once below the output folder (Linux:
+/// `openat2` refusing any symlink on the way, as [`OutDir`] reads), for [`create_all`].
+pub(super) struct NewFolders {
+    #[cfg(target_os = "linux")]
+    fds: BTreeMap<RelPath, std::os::fd::OwnedFd>,
+}
+
+/// Whether linking an unnamed file by its descriptor was refused once: the kernel is older than
+/// 6.10, so every file is linked by its `/proc` name ([`Unnamed::name`]).
+#[cfg(target_os = "linux")]
+pub(super) static BY_PROC: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A new file written whole that has no name yet: dropped, it leaves nothing behind.
+#[derive(Debug)]
+pub(super) enum Unnamed<'f> {
+    /// Linux: an `O_TMPFILE` file in its folder, opened as `dir`.
+    #[cfg(target_os = "linux")]
+    Tmpfile {
+        dir: &'f std::os::fd::OwnedFd,
+        file: std::fs::File,
+    },
+    /// Elsewhere: a temp file beside its target.
+    Temp(tempfile::NamedTempFile, std::marker::PhantomData<&'f ()>),
+}
+
+impl NewFolders {
+    /// None opened: every file is created the portable way (for tests).
+    #[cfg(test)]
+    pub(super) fn portable() -> NewFolders {
+        NewFolders {
+            #[cfg(target_os = "linux")]
+            fds: BTreeMap::new(),
+        }
+    }
+
+    /// Opens the folders of `creates`. None without `/proc`: an unnamed file is linked by its
+    /// `/proc` name, so there every file is created the portable way.
+    pub(super) fn open(out: &Path, creates: &[&Change]) -> NewFolders {
+        #[cfg(target_os = "linux")]
+        {
+            let mut fds = BTreeMap::new();
+            if let Some(root) = OutDir::open(out).fd
+                && std::fs::metadata("/proc/self/fd").is_ok()
+            {
+                for c in creates {
+                    let dir = c.path.parent();
+                    if !fds.contains_key(&dir)
+                        && let Ok(fd) = openat2_folder(&root, &dir)
+                    {
+                        fds.insert(dir, fd);
+                    }
+                }
+            }
+            NewFolders { fds }
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = (out, creates);
+            NewFolders {}
+        }
+    }
+
+    /// Writes `c` whole as a file without a name: an unnamed file in its folder where the
+    /// folder was opened and its file system has `O_TMPFILE`, a temp file beside it elsewhere.
+    pub(super) fn unnamed(
+        &self,
+        out: &Path,
+        c: &Change,
+        write: &dyn Fn(&mut std::fs::File) -> Result<(), Error>,
+    ) -> Result<Unnamed<'_>, Error> {
+        #[cfg(target_os = "linux")]
+        if let Some(dir) = self.fds.get(&c.path.parent()) {
+            use std::os::fd::{AsRawFd, FromRawFd};
+            // SAFETY: the path is a NUL-terminated literal; a non-negative result is a new
+            // descriptor owned by the `File` made from it.
+            let fd = unsafe {
+                libc::openat(
+                    dir.as_raw_fd(),
+                    c".".as_ptr(),
+                    libc::O_TMPFILE | libc::O_WRONLY | libc::O_CLOEXEC,
+                    0o666 as libc::c_uint,
+                )
+            };
+            if fd >= 0 {
+                // SAFETY: see above.
+                let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+                write(&mut file)?;
+                return Ok(Unnamed::Tmpfile { dir, file });
+            }
+            let e = std::io::Error::last_os_error();
+            if !matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)) {
+                return Err(io_error("create", shown(out, &c.path))(e));
+            }
+        }
+        let full = resolve(out, &c.path)?;
+        let tmp = stage_with(out, &c.path, &full, write)?;
+        Ok(Unnamed::Temp(tmp, std::marker::PhantomData))
+    }
+}
+
+impl Unnamed<'_> {
+    /// Gives the file `c`'s name, never over a file that is there now. Returns its full path.
+    pub(super) fn name(self, out: &Path, c: &Change) -> Result<PathBuf, Error> {
+        match self {
+            #[cfg(target_os = "linux")]
+            Unnamed::Tmpfile { dir, file } => {
+                use std::os::fd::AsRawFd;
+                use std::sync::atomic::Ordering::Relaxed;
+                let name = std::ffi::CString::new(c.path.file_name())
+                    .map_err(|_| Error::internal(format!("`{}` has a NUL byte", c.path)))?;
+                // The new name is never followed, and an existing one is never replaced. Since
+                // Linux 6.10 a process may link a file it opened itself by the descriptor
+                // (`AT_EMPTY_PATH`); before, that needs a privilege, and the file is linked by
+                // its `/proc` name instead (a path walk more for each file).
+                let mut linked = -1;
+                if !BY_PROC.load(Relaxed) {
+                    // SAFETY: the empty path is NUL-terminated; both descriptors are open.
+                    linked = unsafe {
+                        libc::linkat(
+                            file.as_raw_fd(),
+                            c"".as_ptr(),
+                            dir.as_raw_fd(),
+                            name.as_ptr(),
+                            libc::AT_EMPTY_PATH,
+                        )
+                    };
+                    // ENOENT is what a kernel before 6.10 answers; EPERM what a sandbox that
+                    // filters the flag may answer. Either way the `/proc` name still works.
+                    if linked != 0
+                        && matches!(
+                            std::io::Error::last_os_error().raw_os_error(),
+                            Some(libc::ENOENT | libc::EPERM)
+                        )
+                    {
+                        BY_PROC.store(true, Relaxed);
+                    }
+                }
+                if linked != 0 && BY_PROC.load(Relaxed) {
+                    let proc = std::ffi::CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))
+                        .expect("no NUL in a number");
+                    // SAFETY: both paths are NUL-terminated and outlive the call.
+                    linked = unsafe {
+                        libc::linkat(
+                            libc::AT_FDCWD,
+                            proc.as_ptr(),
+                            dir.as_raw_fd(),
+                            name.as_ptr(),
+                            libc::AT_SYMLINK_FOLLOW,
+                        )
+                    };
+                }
+                if linked == 0 {
+                    return Ok(out.join(c.path.as_str()));
+                }
+                let e = std::io::Error::last_os_error();
+                Err(match e.raw_os_error() {
+                    Some(libc::EEXIST) => appeared(out, &c.path),
+                    _ => io_error("create", shown(out, &c.path))(e),
+                })
+            }
+            Unnamed::Temp(tmp, _) => {
+                let full = resolve(out, &c.path)?;
+                tmp.persist_noclobber(&full).map_err(|e| match e.error.kind() {
+                    std::io::ErrorKind::AlreadyExists => appeared(out, &c.path),
+                    _ => io_error("create", shown(out, &c.path))(e.error),
+                })?;
+                Ok(full)
+            }
+        }
+    }
+}
