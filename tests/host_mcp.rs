@@ -69,7 +69,11 @@ fn node(script_name: &str, args: &[&OsStr]) -> Output {
 /// repository: see its README).
 fn spec_schema(revision: &str) -> PathBuf {
     let p = root().join("tests/spec/mcp").join(revision).join("schema.json");
-    assert!(p.is_file(), "the MCP {revision} spec schema is missing at {}", p.display());
+    assert!(
+        p.is_file(),
+        "the MCP {revision} spec schema is missing at {}",
+        p.display()
+    );
     p
 }
 
