@@ -163,26 +163,18 @@ impl NewFolders {
     ) -> Result<Unnamed<'_>, Error> {
         #[cfg(target_os = "linux")]
         if let Some(dir) = self.fds.get(&c.path.parent()) {
-            use std::os::fd::{AsRawFd, FromRawFd};
-            // SAFETY: the path is a NUL-terminated literal; a non-negative result is a new
-            // descriptor owned by the `File` made from it.
-            let fd = unsafe {
-                libc::openat(
-                    dir.as_raw_fd(),
-                    c".".as_ptr(),
-                    libc::O_TMPFILE | libc::O_WRONLY | libc::O_CLOEXEC,
-                    0o666 as libc::c_uint,
-                )
-            };
-            if fd >= 0 {
-                // SAFETY: see above.
-                let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
-                write(&mut file)?;
-                return Ok(Unnamed::Tmpfile { dir, file });
-            }
-            let e = std::io::Error::last_os_error();
-            if !matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)) {
-                return Err(io_error("create", shown(out, &c.path))(e));
+            use rustix::fs::{Mode, OFlags};
+            use rustix::io::Errno;
+            let flags = OFlags::TMPFILE | OFlags::WRONLY | OFlags::CLOEXEC;
+            match rustix::fs::openat(dir, c".", flags, Mode::from_raw_mode(0o666)) {
+                Ok(fd) => {
+                    let mut file = std::fs::File::from(fd);
+                    write(&mut file)?;
+                    return Ok(Unnamed::Tmpfile { dir, file });
+                }
+                // The file system has no `O_TMPFILE`: a temp file, as elsewhere.
+                Err(e) if e == Errno::OPNOTSUPP || e == Errno::ISDIR || e == Errno::INVAL => {}
+                Err(e) => return Err(io_error("create", shown(out, &c.path))(e.into())),
             }
         }
         let full = resolve(out, &c.path)?;
@@ -197,6 +189,8 @@ impl Unnamed<'_> {
         match self {
             #[cfg(target_os = "linux")]
             Unnamed::Tmpfile { dir, file } => {
+                use rustix::fs::{AtFlags, CWD};
+                use rustix::io::Errno;
                 use std::os::fd::AsRawFd;
                 use std::sync::atomic::Ordering::Relaxed;
                 let name = std::ffi::CString::new(c.path.file_name())
@@ -205,51 +199,28 @@ impl Unnamed<'_> {
                 // Linux 6.10 a process may link a file it opened itself by the descriptor
                 // (`AT_EMPTY_PATH`); before, that needs a privilege, and the file is linked by
                 // its `/proc` name instead (a path walk more for each file).
-                let mut linked = -1;
-                if !BY_PROC.load(Relaxed) {
-                    // SAFETY: the empty path is NUL-terminated; both descriptors are open.
-                    linked = unsafe {
-                        libc::linkat(
-                            file.as_raw_fd(),
-                            c"".as_ptr(),
-                            dir.as_raw_fd(),
-                            name.as_ptr(),
-                            libc::AT_EMPTY_PATH,
-                        )
-                    };
-                    // ENOENT is what a kernel before 6.10 answers; EPERM what a sandbox that
-                    // filters the flag may answer. Either way the `/proc` name still works.
-                    if linked != 0
-                        && matches!(
-                            std::io::Error::last_os_error().raw_os_error(),
-                            Some(libc::ENOENT | libc::EPERM)
-                        )
-                    {
-                        BY_PROC.store(true, Relaxed);
+                let by_fd = (!BY_PROC.load(Relaxed))
+                    .then(|| rustix::fs::linkat(&file, c"", dir, name.as_c_str(), AtFlags::EMPTY_PATH));
+                // ENOENT is what a kernel before 6.10 answers; EPERM what a sandbox that filters
+                // the flag may answer. Either way the `/proc` name still works.
+                if let Some(Err(e)) = by_fd
+                    && (e == Errno::NOENT || e == Errno::PERM)
+                {
+                    BY_PROC.store(true, Relaxed);
+                }
+                let linked = match by_fd {
+                    Some(Ok(())) => Ok(()),
+                    Some(Err(e)) if !BY_PROC.load(Relaxed) => Err(e),
+                    _ => {
+                        let proc = format!("/proc/self/fd/{}", file.as_raw_fd());
+                        rustix::fs::linkat(CWD, proc.as_str(), dir, name.as_c_str(), AtFlags::SYMLINK_FOLLOW)
                     }
+                };
+                match linked {
+                    Ok(()) => Ok(out.join(c.path.as_str())),
+                    Err(e) if e == Errno::EXIST => Err(appeared(out, &c.path)),
+                    Err(e) => Err(io_error("create", shown(out, &c.path))(e.into())),
                 }
-                if linked != 0 && BY_PROC.load(Relaxed) {
-                    let proc = std::ffi::CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))
-                        .expect("no NUL in a number");
-                    // SAFETY: both paths are NUL-terminated and outlive the call.
-                    linked = unsafe {
-                        libc::linkat(
-                            libc::AT_FDCWD,
-                            proc.as_ptr(),
-                            dir.as_raw_fd(),
-                            name.as_ptr(),
-                            libc::AT_SYMLINK_FOLLOW,
-                        )
-                    };
-                }
-                if linked == 0 {
-                    return Ok(out.join(c.path.as_str()));
-                }
-                let e = std::io::Error::last_os_error();
-                Err(match e.raw_os_error() {
-                    Some(libc::EEXIST) => appeared(out, &c.path),
-                    _ => io_error("create", shown(out, &c.path))(e),
-                })
             }
             Unnamed::Temp(tmp, _) => {
                 let full = resolve(out, &c.path)?;

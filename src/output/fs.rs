@@ -56,15 +56,16 @@ pub(super) fn resolve(out: &Path, rel: &RelPath) -> Result<PathBuf, Error> {
 /// were checked by [`resolve`]); this closes the window between the check and the open.
 /// Non-blocking, so that a FIFO at a generated path is refused instead of waiting forever for
 /// a writer (a regular file reads the same either way).
+#[cfg(unix)]
 pub(super) fn open_nofollow(path: &Path) -> std::io::Result<std::fs::File> {
-    let mut opts = std::fs::OpenOptions::new();
-    opts.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    opts.open(path)
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    Ok(rustix::fs::open(path, flags, Mode::empty())?.into())
+}
+
+#[cfg(not(unix))]
+pub(super) fn open_nofollow(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
 }
 
 /// The output folder, opened once to read many files below it (the run record's replay reads
@@ -85,13 +86,9 @@ impl<'a> OutDir<'a> {
     pub(crate) fn open(out: &'a Path) -> OutDir<'a> {
         #[cfg(target_os = "linux")]
         {
-            use std::os::unix::fs::OpenOptionsExt;
-            let fd = std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
-                .open(out)
-                .ok()
-                .map(std::os::fd::OwnedFd::from);
+            use rustix::fs::{Mode, OFlags};
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            let fd = rustix::fs::open(out, flags, Mode::empty()).ok();
             OutDir {
                 out,
                 fd,
@@ -158,7 +155,8 @@ impl<'a> OutDir<'a> {
 /// Opens `rel` below `dir` for reading, refusing any symlink on the way (see [`OutDir`]).
 #[cfg(target_os = "linux")]
 pub(super) fn openat2_beneath(dir: &std::os::fd::OwnedFd, rel: &RelPath) -> std::io::Result<std::fs::File> {
-    let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+    use rustix::fs::OFlags;
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     openat2(dir, rel.as_str(), flags).map(std::fs::File::from)
 }
 
@@ -167,46 +165,23 @@ pub(super) fn openat2_beneath(dir: &std::os::fd::OwnedFd, rel: &RelPath) -> std:
 #[cfg(target_os = "linux")]
 pub(super) fn openat2_folder(dir: &std::os::fd::OwnedFd, rel: &RelPath) -> std::io::Result<std::os::fd::OwnedFd> {
     let path = if rel.as_str().is_empty() { "." } else { rel.as_str() };
-    openat2(dir, path, libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC)
+    use rustix::fs::OFlags;
+    openat2(dir, path, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC)
 }
 
-/// `openat2` of `path` below `dir` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`.
+/// `openat2` of `path` below `dir` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`. An error the
+/// kernel gives for the call itself (`ENOSYS` before Linux 5.6, `EPERM` from a seccomp filter)
+/// is returned like any other: every caller falls back to the portable way on any error but a
+/// plain "not there".
 #[cfg(target_os = "linux")]
 pub(super) fn openat2(
     dir: &std::os::fd::OwnedFd,
     path: &str,
-    flags: libc::c_int,
+    flags: rustix::fs::OFlags,
 ) -> std::io::Result<std::os::fd::OwnedFd> {
-    use std::os::fd::{AsRawFd, FromRawFd};
-    let path = std::ffi::CString::new(path).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-    /// The kernel's `struct open_how` (linux/openat2.h; libc's is non-exhaustive).
-    #[repr(C)]
-    struct OpenHow {
-        flags: u64,
-        mode: u64,
-        resolve: u64,
-    }
-    let how = OpenHow {
-        flags: flags as u64,
-        mode: 0,
-        resolve: libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS,
-    };
-    // SAFETY: `path` is NUL-terminated and `how` is a valid `open_how` of the size passed;
-    // both outlive the call. A non-negative result is a new descriptor this function owns.
-    let fd = unsafe {
-        libc::syscall(
-            libc::SYS_openat2,
-            dir.as_raw_fd(),
-            path.as_ptr(),
-            &how as *const OpenHow,
-            std::mem::size_of::<OpenHow>(),
-        )
-    };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: see above.
-    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
+    use rustix::fs::{Mode, ResolveFlags};
+    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS;
+    Ok(rustix::fs::openat2(dir, path, flags, Mode::empty(), resolve)?)
 }
 
 /// Reads a file below `out`, or `None` when there is none.
@@ -225,7 +200,7 @@ pub(super) fn open_rel(out: &Path, rel: &RelPath) -> Result<Option<(std::fs::Fil
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         #[cfg(unix)]
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
             return Err(unsafe_path(
                 out,
                 rel,
@@ -288,12 +263,7 @@ pub(super) fn resolve_dir(out: &Path, dir: &RelPath) -> Result<PathBuf, Error> {
 
 #[cfg(unix)]
 pub(super) fn writable(dir: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
-    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK).is_ok()
 }
 
 #[cfg(not(unix))]
