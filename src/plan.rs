@@ -37,7 +37,7 @@ pub struct Merge {
     /// Keys of a new file, written before the merged key (e.g. `$schema`).
     pub skeleton: serde_json::Map<String, serde_json::Value>,
     /// Further keys set in the same file, in order (several planned merges of one file are
-    /// folded into the first by [`compare`]).
+    /// folded into the first by [`compare`](crate::output::compare)).
     pub more: Vec<(Vec<String>, serde_json::Value)>,
 }
 
@@ -46,13 +46,13 @@ pub type StreamFn<'a> = dyn Fn(&mut dyn Write) -> Result<(), Error> + Send + Syn
 
 /// One file a target wants.
 pub struct PlannedFile<'a> {
-    /// Relative to the output folder, with `/` separators; checked as a [`RelPath`].
+    /// Relative to the output folder, with `/` separators; checked as a [`RelPath`](crate::paths::RelPath).
     pub path: String,
     /// The target group that owns it (`opencode`, `session`, `mcp`, ...).
     pub group: &'static str,
     pub content: Content<'a>,
     /// The file changes with every run (a loop's context is baked in): the manifest records
-    /// its shape ([`Shape`], from its template), not its bytes, so that rewriting it never
+    /// its shape ([`Shape`](crate::output::Shape), from its template), not its bytes, so that rewriting it never
     /// rewrites the manifest too.
     pub per_run: bool,
     /// What a file already at this path, not written by ixgen, usually is (for the error

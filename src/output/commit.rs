@@ -293,7 +293,7 @@ impl Applied {
     }
 }
 
-/// A hook called before each commit step, for tests: see [`apply`]'s `at_step`.
+/// A hook called before each commit step, for tests: see `apply`'s `at_step`.
 pub type StepHook<'h> = dyn Fn(usize) -> std::io::Result<()> + Sync + 'h;
 
 /// Applies an outcome: stage, record, rename, create, remove, record. `files` are the

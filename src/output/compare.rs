@@ -25,10 +25,10 @@ pub fn compare(plan: Plan<'_>, out: &Path, force: bool) -> Result<(Outcome, Mani
 }
 
 /// [`compare`] of a plan's files. With `keep_new` false, a file ixgen owns whole keeps no new
-/// bytes in its change, only its hash in the manifest: [`apply`] renders it again when it
+/// bytes in its change, only its hash in the manifest: [`apply`](super::commit::apply) renders it again when it
 /// stages it (and checks the hash), so a large plan is never all in memory at once. With
 /// `defer_new`, a deferred or streamed file at a path nothing holds is not rendered at all:
-/// [`apply`] renders it once, when it creates it, and records its hash then.
+/// [`apply`](super::commit::apply) renders it once, when it creates it, and records its hash then.
 pub(super) fn compare_files(
     files: &[PlannedFile<'_>],
     groups: &BTreeSet<&'static str>,

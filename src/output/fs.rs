@@ -105,7 +105,7 @@ impl<'a> OutDir<'a> {
     /// Notes which folders of `files` do not exist, each looked up once: a first write of
     /// 10,000 tools into one new folder then makes one call for it instead of one for each
     /// file (a file that appears there later is still never overwritten: a new file is only
-    /// ever created where nothing is, see [`create_all`]).
+    /// ever created where nothing is, see [`create_all`](super::create::create_all)).
     pub(crate) fn noting_absent(mut self, files: &[RelPath]) -> Self {
         #[cfg(target_os = "linux")]
         if let Some(dir) = &self.fd {

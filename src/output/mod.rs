@@ -23,11 +23,11 @@
 //!   plans, without `--force`;
 //! - writers hold an exclusive lock on the output folder, so concurrent runs are serialized.
 //!
-//! One concern a module: [`fs`] (reads below `--out`, never through a symlink), [`manifest`],
-//! [`merge`] (shared JSONC files), [`compare`] (plan against disk), [`stage`] (temp files),
-//! [`create`] (new files, never over anything), [`commit`] (the write's steps and rollback),
-//! [`lock`] and [`drift`]. System calls go through rustix; this module must not render
-//! anything, nor know a host.
+//! One concern a module: `fs` (reads below `--out`, never through a symlink), `manifest`,
+//! `merge` (shared JSONC files), `compare` (plan against disk), `stage` (temp files), `create`
+//! (new files, never over anything), `commit` (the write's steps and rollback), `lock` and
+//! `drift`. System calls go through rustix, safe; this package must not render anything, nor
+//! know a host.
 
 mod commit;
 mod compare;

@@ -164,7 +164,7 @@ pub(super) fn is_streamed(c: &Change, planned: &BTreeMap<RelPath, &PlannedFile<'
 /// Writes a streamed change straight into `file` through a hasher. One that kept only its
 /// hash is rendered again and must hash to what was compared (as [`rerender`] checks for a
 /// file rendered whole) before the file is given its name; one the compare left unrendered (a
-/// first write, see [`compare_one`]) is rendered here for the first time, and its hash is
+/// first write, see [`compare_one`](super::compare::compare_one)) is rendered here for the first time, and its hash is
 /// returned, for the manifest.
 pub(super) fn write_streamed(
     out: &Path,
