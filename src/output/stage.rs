@@ -272,7 +272,9 @@ pub(super) fn stage_with(
         .map_err(io_error("create a temp file in", shown(out, &rel.parent())))?;
     write(tmp.as_file_mut())?;
     if let Some(m) = existing {
-        std::fs::set_permissions(tmp.path(), m.permissions())
+        // By the open file (`fchmod`), not its name: the name could be swapped for a symlink.
+        tmp.as_file()
+            .set_permissions(m.permissions())
             .map_err(io_error("set permissions of", shown(out, rel)))?;
     }
     Ok(tmp)
