@@ -2,7 +2,7 @@
 //!
 //! The data path has no back-edges: [`catalog`] (load, validate) → [`model`] (the normalized
 //! IR, with each tool's [`spec`]) → [`hosts`] (one module per host, each a pure renderer that
-//! returns planned files) → [`output`] (the only code that touches the disk: write, check,
+//! returns a [`plan`]) → [`output`] (the only code that touches the disk: write, check,
 //! prune). [`record`] lets a run that can change nothing skip every stage before [`output`]:
 //! it replays the last write's record, checked against the disk. [`escape`] is the only code
 //! that quotes. [`cli`] is the only module that knows clap;
@@ -21,6 +21,7 @@ pub mod model;
 pub mod output;
 pub mod par;
 pub mod paths;
+pub mod plan;
 pub mod record;
 pub mod report;
 pub mod serve;

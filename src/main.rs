@@ -9,6 +9,8 @@ fn main() {
     // quietly instead of panicking on a broken pipe.
     #[cfg(unix)]
     // SAFETY: called first thing, before any thread exists; it only restores the default action.
+    // Needed because std ignores SIGPIPE before `main`, and neither std nor rustix has a safe
+    // way to set a signal's disposition: the one use of libc left.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }

@@ -19,6 +19,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("catalog", 2),
     ("alloc", 1),
     ("output", 1),
+    ("plan", 1),
     ("diagnostic", 1),
     ("error", 1),
     ("escape", 1),

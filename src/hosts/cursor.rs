@@ -6,7 +6,7 @@ use super::{Options, ServerConfigHost, server_args};
 use crate::catalog::Server;
 use crate::error::Error;
 use crate::model::Model;
-use crate::output::PlannedFile;
+use crate::plan::PlannedFile;
 
 /// Longest server + tool name Cursor keeps.
 pub const NAME_LIMIT: usize = 60;

@@ -12,7 +12,7 @@ use crate::catalog::{Catalog, ParamType};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::model::{Model, ParamModel, ToolModel, json_number};
-use crate::output::{Plan, PlannedFile};
+use crate::plan::{Plan, PlannedFile};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

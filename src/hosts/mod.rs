@@ -26,7 +26,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::Error;
 use crate::escape::{Ts, comment};
 use crate::model::{Context, Filter, Model};
-use crate::output::Plan;
+use crate::plan::Plan;
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 
@@ -228,7 +228,7 @@ pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn Host], opts: &Options) -
             f.path = rel.to_string();
         }
     }
-    crate::output::fold_merges(&mut plan.files);
+    crate::plan::fold_merges(&mut plan.files);
     plan.files.sort_by(|a, b| a.path.cmp(&b.path));
     if let Some(w) = plan.files.windows(2).find(|w| w[0].path == w[1].path) {
         return Err(Error::Collision {
@@ -296,7 +296,7 @@ pub fn check_allowlist(model: &Model, hosts: &[&'static dyn Host], filter: &Filt
 pub fn header_text(model: &Model) -> Ts {
     comment(&format!(
         "{} from catalog {} ({} {}).",
-        crate::output::MARKER,
+        crate::plan::MARKER,
         model.source_name,
         model.catalog.product.name,
         model.catalog.product.version
@@ -584,8 +584,8 @@ pub fn merged(
     group: &'static str,
     pointer: [&str; 2],
     value: impl serde::Serialize,
-) -> Result<crate::output::PlannedFile<'static>, Error> {
-    Ok(crate::output::PlannedFile::merged(
+) -> Result<crate::plan::PlannedFile<'static>, Error> {
+    Ok(crate::plan::PlannedFile::merged(
         path,
         group,
         &pointer,
@@ -611,7 +611,7 @@ pub struct ServerConfigHost {
         &Options,
         &crate::catalog::Server,
         Option<String>,
-    ) -> Result<crate::output::PlannedFile<'static>, Error>,
+    ) -> Result<crate::plan::PlannedFile<'static>, Error>,
 }
 
 impl Host for ServerConfigHost {

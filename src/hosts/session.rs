@@ -13,7 +13,7 @@ use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::escape::{Ts, placeholder, ts_int, ts_placeholder, ts_str};
 use crate::model::{ContextValue, Model};
-use crate::output::{Plan, PlannedFile, RunTemplate};
+use crate::plan::{Plan, PlannedFile, RunTemplate};
 use crate::template::is_identifier;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -4,7 +4,7 @@ use super::{Options, ServerConfigHost, server_args};
 use crate::catalog::Server;
 use crate::error::Error;
 use crate::model::Model;
-use crate::output::PlannedFile;
+use crate::plan::PlannedFile;
 use indexmap::IndexMap;
 use serde::Serialize;
 

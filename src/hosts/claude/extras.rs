@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::escape::{Md, md_code, md_line, md_link, md_text};
 use crate::hosts::{Options, server_args};
 use crate::model::Model;
-use crate::output::{Plan, PlannedFile};
+use crate::plan::{Plan, PlannedFile};
 use askama::Template;
 use serde::Serialize;
 

@@ -14,7 +14,7 @@ use crate::catalog::Catalog;
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::model::Model;
-use crate::output::{Plan, PlannedFile};
+use crate::plan::{Plan, PlannedFile};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

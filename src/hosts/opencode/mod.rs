@@ -22,7 +22,7 @@ use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::escape::{Ident, Ts, comment, ts_json, ts_json_pretty, ts_num, ts_str};
 use crate::model::{Model, ParamModel, ToolModel};
-use crate::output::{Plan, PlannedFile};
+use crate::plan::{Plan, PlannedFile};
 use askama::Template;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -241,7 +241,7 @@ pub fn runtime_text(schema: &serde_json::Value) -> Result<Vec<u8>, String> {
     render(&RuntimeFile {
         header: comment(&format!(
             "{} {}: the runtime of generated OpenCode tools.",
-            crate::output::MARKER,
+            crate::plan::MARKER,
             env!("CARGO_PKG_VERSION")
         )),
         version: crate::spec::SPEC_VERSION,

@@ -1,0 +1,403 @@
+//! Compares a plan with the disk: what each path would become, and every refusal (a file
+//! ixgen does not own, one edited since it wrote it, a symlink on the way).
+//!
+//! It reads only; it must not write, stage or remove anything. `check` and `generate` share it,
+//! so a check reports exactly what a write would do.
+
+use super::fs::{OutDir, open_rel, read_rel};
+use super::manifest::{Manifest, ManifestEntry, Shape, content_hash, manifest_bytes, manifest_path, read_manifest};
+use super::merge::merge_json;
+use super::{Action, Change, Outcome, shown};
+use crate::error::Error;
+use crate::escape;
+use crate::paths::RelPath;
+use crate::plan::{Content, Merge, Plan, PlannedFile, has_marker};
+use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// Compares a plan with the disk: what each path would become. Fails when a target path
+/// holds a file ixgen does not own or that was edited since it wrote it (unless `force`),
+/// and whenever a path would lead through a symlink.
+pub fn compare(plan: Plan<'_>, out: &Path, force: bool) -> Result<(Outcome, Manifest), Error> {
+    let plan = plan.folded();
+    compare_files(&plan.files, &plan.groups, &plan.guards, out, force, true, false)
+}
+
+/// [`compare`] of a plan's files. With `keep_new` false, a file ixgen owns whole keeps no new
+/// bytes in its change, only its hash in the manifest: [`apply`](super::commit::apply) renders it again when it
+/// stages it (and checks the hash), so a large plan is never all in memory at once. With
+/// `defer_new`, a deferred or streamed file at a path nothing holds is not rendered at all:
+/// [`apply`](super::commit::apply) renders it once, when it creates it, and records its hash then.
+pub(super) fn compare_files(
+    files: &[PlannedFile<'_>],
+    groups: &BTreeSet<&'static str>,
+    guards: &[(&'static str, &'static [&'static str])],
+    out: &Path,
+    force: bool,
+    keep_new: bool,
+    defer_new: bool,
+) -> Result<(Outcome, Manifest), Error> {
+    let (old_manifest, mut notes) = read_manifest(out)?;
+    // One name per file: two targets (or `./a` and `a`) must not both claim a path.
+    let mut planned: BTreeSet<RelPath> = BTreeSet::new();
+    let mut rels = Vec::with_capacity(files.len());
+    for f in files {
+        let rel = RelPath::file(&f.path).map_err(|why| {
+            Error::usage(
+                format!(
+                    "a target would write {}, which is not a usable path: {why}",
+                    escape::debug_quote(&f.path)
+                ),
+                why.help(),
+            )
+        })?;
+        if !planned.insert(rel.clone()) {
+            return Err(Error::usage(
+                format!("two generated files are both `{rel}`"),
+                "give each target its own path in the catalog's `targets`",
+            ));
+        }
+        rels.push(rel);
+    }
+    let mut manifest = Manifest {
+        generator: "ixgen".into(),
+        files: old_manifest
+            .files
+            .iter()
+            // A killed run's pending files are settled below, whatever this run covers.
+            .filter(|(_, e)| !groups.contains(e.group.as_str()) && !e.pending)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    };
+    // Each file is rendered, read and compared on its own (in parallel for a large plan); only
+    // changed files keep their bytes.
+    let jobs: Vec<(&PlannedFile<'_>, &RelPath)> = files.iter().zip(&rels).collect();
+    // One `openat2` a file where the kernel has it, instead of an `lstat` per path component.
+    let dir = OutDir::open(out).noting_absent(&rels);
+    let results = crate::par::map(&jobs, |(f, rel)| {
+        compare_one(f, rel, &dir, force, keep_new, defer_new, &old_manifest)
+    });
+    let mut changes = Vec::with_capacity(files.len() + 1);
+    for (rel, result) in rels.iter().zip(results) {
+        let (change, entry) = result?;
+        if let Some(entry) = entry {
+            manifest.files.insert(rel.to_string(), entry);
+        }
+        changes.push(change);
+    }
+    // Files a covered group owned before and no longer plans are removed, and so are the files
+    // a killed run was creating, whatever groups this run covers: they were never part of a
+    // finished run, and a host loads them all the same.
+    let held = |group: &str| {
+        guards.iter().any(|(g, users)| {
+            *g == group
+                && users
+                    .iter()
+                    .any(|u| !groups.contains(u) && old_manifest.files.values().any(|e| e.group == *u))
+        })
+    };
+    for (path, entry) in &old_manifest.files {
+        let rel = RelPath::file(path)
+            .map_err(|why| Error::internal(format!("a manifest path passed read_manifest but is invalid: {why}")))?;
+        if (!groups.contains(entry.group.as_str()) && !entry.pending) || planned.contains(&rel) {
+            continue;
+        }
+        if held(&entry.group) {
+            manifest.files.insert(path.clone(), entry.clone());
+            continue;
+        }
+        if let Some(old) = read_rel(out, &rel)? {
+            if !entry.matches(&old) && !force {
+                // A file at a pending path without the marker appeared after the killed run
+                // compared it: it is not ixgen's, and ixgen forgets it rather than remove it.
+                if entry.pending {
+                    notes.push(format!(
+                        "forgetting `{rel}`: a killed run was creating it, but the file there does not say ixgen generated it, so ixgen leaves it"
+                    ));
+                    continue;
+                }
+                return Err(if entry.proves() {
+                    Error::Edited {
+                        path: shown(out, &rel),
+                        removing: true,
+                    }
+                } else {
+                    Error::Unproven {
+                        path: shown(out, &rel),
+                        removing: true,
+                    }
+                });
+            }
+            changes.push(Change {
+                path: rel,
+                action: Action::Remove,
+                new: None,
+                old: Some(old),
+                hash: None,
+                template: None,
+            });
+        }
+    }
+    // The manifest itself is part of the output.
+    if !manifest.files.is_empty() || !old_manifest.files.is_empty() {
+        let rel = manifest_path();
+        let bytes = manifest_bytes(&manifest);
+        let old = read_rel(out, &rel)?;
+        let action = match &old {
+            None => Action::Create,
+            Some(o) if *o == bytes => Action::Unchanged,
+            Some(_) => Action::Update,
+        };
+        changes.push(Change {
+            path: rel,
+            action,
+            hash: Some(content_hash(&bytes)),
+            new: Some(bytes),
+            old,
+            template: None,
+        });
+    }
+    Ok((
+        Outcome {
+            changes,
+            notes,
+            manifest: None,
+        },
+        manifest,
+    ))
+}
+
+/// Renders one planned file, compares it with the disk, and gives its change and manifest entry.
+/// Without `keep_new`, a changed file ixgen owns whole keeps only its hash (in the entry); with
+/// `defer_new`, a deferred or streamed file at a free path that the manifest does not list is
+/// not rendered (a change without hash or entry, see [`compare_files`]).
+pub(super) fn compare_one(
+    f: &PlannedFile<'_>,
+    rel: &RelPath,
+    dir: &OutDir<'_>,
+    force: bool,
+    keep_new: bool,
+    defer_new: bool,
+    old_manifest: &Manifest,
+) -> Result<(Change, Option<ManifestEntry>), Error> {
+    // A streamed file that need not keep its bytes is only hashed and compared, with the file
+    // on disk read alongside: its old bytes are read whole only when they differ (the checks
+    // of an edit and a rollback need them).
+    let out = dir.out;
+    let stream = matches!(f.content, Content::Streamed(_)) && !keep_new && !f.per_run;
+    let mut opened = if stream && !dir.in_absent(rel) {
+        open_rel(out, rel)?
+    } else {
+        None
+    };
+    let mut old = if stream { None } else { dir.read(rel)? };
+    let mut existed = old.is_some() || opened.is_some();
+    if defer_new
+        && !existed
+        && !f.per_run
+        && matches!(f.content, Content::Deferred(_) | Content::Streamed(_))
+        && !old_manifest.files.contains_key(rel.as_str())
+    {
+        let change = Change {
+            path: rel.clone(),
+            action: Action::Create,
+            new: None,
+            old: None,
+            hash: None,
+            template: f.template.clone(),
+        };
+        return Ok((change, None));
+    }
+    let (new, entry, hash, same) = match &f.content {
+        Content::Owned(_) | Content::Deferred(_) | Content::Streamed(_) => {
+            let streamed = match &f.content {
+                Content::Streamed(render) if stream => {
+                    let mut file = opened.take().map(|(file, _)| std::io::BufReader::new(file));
+                    let mut sink = Compared::new(file.as_mut().map(|f| f as &mut dyn Read));
+                    render(&mut sink)?;
+                    let (hash, same) = sink.finish();
+                    if existed && !same {
+                        old = dir.read(rel)?;
+                        existed = old.is_some();
+                    }
+                    Some((hash, same))
+                }
+                _ => None,
+            };
+            let bytes = match &f.content {
+                _ if streamed.is_some() => Vec::new(),
+                Content::Owned(b) => b.clone(),
+                Content::Deferred(render) => render()?,
+                Content::Streamed(render) => {
+                    let mut bytes = Vec::new();
+                    render(&mut bytes)?;
+                    bytes
+                }
+                Content::JsonMerge(_) => return Err(Error::internal("a merged file reached the owned branch")),
+            };
+            let same = match &streamed {
+                Some((_, same)) => *same,
+                None => old.as_deref() == Some(bytes.as_slice()),
+            };
+            let recorded = old_manifest.files.get(rel.as_str());
+            let shape = f.per_run.then(|| f.template.as_ref().map(Shape::of)).flatten();
+            if let Some(old_bytes) = &old
+                && !same
+                && !force
+            {
+                // A per-run file that is this run's template filled with other values is ixgen's
+                // whatever the manifest says (one written before entries carried a shape).
+                let fits = shape.as_ref().is_some_and(|s| s.fits(old_bytes));
+                match recorded {
+                    Some(e) if fits || e.matches(old_bytes) => {}
+                    // A per-run file that no longer says ixgen generated it was put there by
+                    // someone else (a loop's own file).
+                    Some(_) if f.per_run && !has_marker(old_bytes) => {
+                        return Err(Error::NotOwned {
+                            path: shown(out, rel),
+                            what: f.foreign.clone(),
+                        });
+                    }
+                    // Owned, but the bytes are not what ixgen wrote: someone edited it.
+                    Some(e) if e.proves() => {
+                        return Err(Error::Edited {
+                            path: shown(out, rel),
+                            removing: false,
+                        });
+                    }
+                    // Listed without anything that proves the bytes are ixgen's.
+                    Some(_) => {
+                        return Err(Error::Unproven {
+                            path: shown(out, rel),
+                            removing: false,
+                        });
+                    }
+                    // Not in the manifest: only a file that says it is generated is taken over
+                    // (a tree whose manifest was lost still regenerates).
+                    None if !has_marker(old_bytes) && !fits => {
+                        return Err(Error::NotOwned {
+                            path: shown(out, rel),
+                            what: f.foreign.clone(),
+                        });
+                    }
+                    None => {}
+                }
+            }
+            // Hashed every time, never taken over from the manifest: a wrong recorded hash
+            // (a manifest merged by hand) would otherwise outlive every run, and make the next
+            // real change look like an edit. A per-run file is recorded by its shape.
+            let blake3 = match streamed {
+                Some((hash, _)) => Some(hash),
+                None if shape.is_some() => None,
+                None => Some(content_hash(&bytes)),
+            };
+            let hash = if f.per_run { None } else { blake3.clone() };
+            let entry = ManifestEntry {
+                group: f.group.to_string(),
+                blake3,
+                shape,
+                previous: None,
+                pending: false,
+            };
+            (bytes, Some(entry), hash, same)
+        }
+        Content::JsonMerge(m) => {
+            let Merge {
+                pointer,
+                value,
+                skeleton,
+                more,
+            } = &**m;
+            let merge = |old: Option<&[u8]>| -> Result<Vec<u8>, Error> {
+                let mut bytes = merge_json(old, pointer, value, skeleton, rel)?;
+                for (p, v) in more {
+                    bytes = merge_json(Some(&bytes), p, v, skeleton, rel)?;
+                }
+                Ok(bytes)
+            };
+            let bytes = merge(old.as_deref())?;
+            // The run record may say "this file is done" only if merging into the result
+            // changes nothing: then a later run that finds these bytes would leave them.
+            let same = old.as_deref() == Some(bytes.as_slice());
+            let stable = same || merge(Some(&bytes))? == bytes;
+            let hash = stable.then(|| content_hash(&bytes));
+            (bytes, None, hash, same)
+        }
+    };
+    let action = match existed {
+        false => Action::Create,
+        true if same => Action::Unchanged,
+        true => Action::Update,
+    };
+    // Unchanged files keep no bytes: a large catalog would otherwise hold its whole output twice.
+    // Nor do changed files with a hash when writing: `apply` renders them again.
+    let rerender = !keep_new && entry.as_ref().is_some_and(|e| e.blake3.is_some());
+    let (new, old) = match action {
+        Action::Unchanged => (None, None),
+        _ if rerender => (None, old),
+        _ => (Some(new), old),
+    };
+    Ok((
+        Change {
+            path: rel.clone(),
+            action,
+            new,
+            old,
+            hash,
+            template: f.template.clone(),
+        },
+        entry,
+    ))
+}
+
+/// A sink that hashes what a streamed file writes and compares it with the file's old bytes,
+/// read alongside from `old`.
+pub(super) struct Compared<'o> {
+    hasher: blake3::Hasher,
+    old: Option<&'o mut dyn Read>,
+    /// Whether every byte so far matched the old bytes (false when there are none).
+    same: bool,
+    /// The old bytes to compare a write with, reused.
+    scratch: Vec<u8>,
+}
+
+impl<'o> Compared<'o> {
+    fn new(old: Option<&'o mut dyn Read>) -> Self {
+        Compared {
+            hasher: blake3::Hasher::new(),
+            same: old.is_some(),
+            old,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The hash of everything written ([`content_hash`]'s form), and whether it is the old
+    /// bytes exactly (the old bytes end where the written ones do).
+    fn finish(mut self) -> (String, bool) {
+        let same = self.same
+            && self
+                .old
+                .as_mut()
+                .is_some_and(|o| matches!(o.read(&mut [0u8; 1]), Ok(0)));
+        (self.hasher.finalize().to_hex().to_string(), same)
+    }
+}
+
+impl Write for Compared<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.hasher.update(buf);
+        if self.same
+            && let Some(old) = self.old.as_mut()
+        {
+            self.scratch.resize(buf.len(), 0);
+            // A read that fails or ends early is a difference; the whole read says why.
+            self.same = old.read_exact(&mut self.scratch).is_ok() && self.scratch == buf;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
