@@ -245,3 +245,13 @@ impl<'a> JsonDiagnostic<'a> {
         }
     }
 }
+
+/// The closest candidate, when it is close enough to be a typo.
+pub fn did_you_mean<'a>(found: &str, candidates: &'a [impl AsRef<str>]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|c| (strsim::jaro_winkler(found, c.as_ref()), c.as_ref()))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}

@@ -50,7 +50,15 @@ fn module_of(src: &Path, file: &Path) -> Option<String> {
 
 /// The modules a file refers to through `crate::`, including `use crate::{a, b::c}` groups.
 fn references(text: &str) -> BTreeSet<String> {
+    references_after(text, "crate::")
+}
+
+/// The names that follow `prefix` in a file's code (`super::`, `crate::catalog::`), including
+/// `use prefix{a, b::c}` groups.
+fn references_after(text: &str, prefix: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
+    // A file's unit tests (at its end, by convention) may use what the file is used by.
+    let text = text.find("#[cfg(test)]").map_or(text, |i| &text[..i]);
     // Comments may name modules without depending on them.
     let code: String = text
         .lines()
@@ -60,8 +68,12 @@ fn references(text: &str) -> BTreeSet<String> {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    for (i, _) in code.match_indices("crate::") {
-        let rest = &code[i + "crate::".len()..];
+    for (i, _) in code.match_indices(prefix) {
+        // `super::` inside `super::super::` is the next one's to read.
+        if prefix == "super::" && code[..i].ends_with("super::") {
+            continue;
+        }
+        let rest = &code[i + prefix.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             let inner = &group[..group.find('}').unwrap_or(group.len())];
             for item in inner.split(',') {
@@ -178,6 +190,83 @@ fn only_cli_knows_clap() {
         .map(|f| f.display().to_string())
         .collect();
     assert!(users.is_empty(), "clap is used outside src/cli.rs: {users:?}");
+}
+
+/// Within each folder of `src/`, the graph of its submodules (files and subfolders, but not
+/// its `mod.rs`, the folder's face to the rest of the crate): an edge for each `super::x`,
+/// `crate::<folder>::x` and `self::x` that names a sibling.
+fn folder_graphs() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut out = BTreeMap::new();
+    let mut dirs = vec![src.clone()];
+    while let Some(dir) = dirs.pop() {
+        let mut siblings = BTreeSet::new();
+        let mut members: Vec<(String, PathBuf, &str)> = Vec::new();
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p.clone());
+                let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                siblings.insert(name.clone());
+                // A subfolder's mod.rs reaches its siblings through `super::`.
+                if p.join("mod.rs").is_file() {
+                    members.push((name, p.join("mod.rs"), "super::"));
+                }
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+                if !["mod", "lib", "main"].contains(&stem.as_str()) {
+                    siblings.insert(stem.clone());
+                    members.push((stem, p.clone(), "super::"));
+                }
+            }
+        }
+        let rel = dir.strip_prefix(&src).unwrap().to_string_lossy().replace('/', "::");
+        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (node, file, up) in members {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let mut refs = references_after(&text, up);
+            if !rel.is_empty() {
+                refs.extend(references_after(&text, &format!("crate::{rel}::")));
+            } else {
+                refs.extend(references_after(&text, "crate::"));
+            }
+            let entry = g.entry(node.clone()).or_default();
+            entry.extend(refs.into_iter().filter(|r| *r != node && siblings.contains(r)));
+        }
+        out.insert(if rel.is_empty() { "src".into() } else { rel }, g);
+    }
+    out
+}
+
+#[test]
+fn no_folder_has_an_import_cycle() {
+    let cycles: Vec<String> = folder_graphs()
+        .into_iter()
+        .filter(|(dir, _)| dir != "src") // the top level is `the_module_graph_has_no_cycle`'s
+        .filter_map(|(dir, g)| find_cycle(&g).map(|c| format!("{dir}: {}", c.join(" → "))))
+        .collect();
+    assert!(
+        cycles.is_empty(),
+        "import cycles between the files of a folder:\n{}",
+        cycles.join("\n")
+    );
+}
+
+#[test]
+fn the_folder_check_sees_a_super_edge_cycle_planted_in_a_copy() {
+    // Two files that use each other through `super::` and `crate::`: the graph has the cycle.
+    let a = "use super::b::thing;\nfn f() { super::{c, b}::x(); }";
+    let b = "pub fn x() { crate::catalog::a::g() }";
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let siblings: BTreeSet<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+    for (node, text) in [("a", a), ("b", b)] {
+        let mut refs = references_after(text, "super::");
+        refs.extend(references_after(text, "crate::catalog::"));
+        g.entry(node.into())
+            .or_default()
+            .extend(refs.into_iter().filter(|r| siblings.contains(r) && r != node));
+    }
+    assert_eq!(find_cycle(&g).map(|c| c.len()), Some(3), "{g:?}");
 }
 
 #[test]

@@ -387,7 +387,7 @@ fn diagnostic(e: yaml::Error) -> Diagnostic {
         let hint = match found.as_str() {
             "oneOf" | "anyOf" | "allOf" => "ixgen never emits oneOf/anyOf/allOf in an inputSchema: the Anthropic API refuses tools that have them at the top; use an `enum` parameter or two tools".to_string(),
             "$schema" => "leave `$schema` out of parameters: Gemini rejects it, and the dialect is JSON Schema 2020-12 already".to_string(),
-            _ => match did_you_mean(&found, &expected) {
+            _ => match crate::diagnostic::did_you_mean(&found, &expected) {
                 Some(m) => format!("did you mean `{m}`?"),
                 None if expected.is_empty() => "remove it".to_string(),
                 None => format!("the keys allowed here are: {}", expected.join(", ")),
@@ -429,7 +429,7 @@ fn unknown_variant(message: &str) -> Option<String> {
     let rest = &message[message.find("unknown variant `")? + "unknown variant `".len()..];
     let found = &rest[..rest.find('`')?];
     let expected = ticks(&rest[rest.find('`')? + 1..]);
-    Some(match did_you_mean(found, &expected) {
+    Some(match crate::diagnostic::did_you_mean(found, &expected) {
         Some(m) => format!("did you mean `{m}`?"),
         None => format!("use one of: {}", expected.join(", ")),
     })
@@ -437,16 +437,6 @@ fn unknown_variant(message: &str) -> Option<String> {
 
 fn ticks(s: &str) -> Vec<String> {
     s.split('`').skip(1).step_by(2).map(str::to_string).collect()
-}
-
-/// The closest candidate, when it is close enough to be a typo.
-pub fn did_you_mean<'a>(found: &str, candidates: &'a [impl AsRef<str>]) -> Option<&'a str> {
-    candidates
-        .iter()
-        .map(|c| (strsim::jaro_winkler(found, c.as_ref()), c.as_ref()))
-        .filter(|(score, _)| *score > 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
 }
 
 #[cfg(test)]
@@ -512,8 +502,8 @@ mod tests {
         let (f, e) = unknown_field("tools[0]: unknown field `limt`, expected one of `name`, `limit`").unwrap();
         assert_eq!(f, "limt");
         assert_eq!(e, ["name", "limit"]);
-        assert_eq!(did_you_mean("limt", &e), Some("limit"));
-        assert_eq!(did_you_mean("zzz", &e), None);
+        assert_eq!(crate::diagnostic::did_you_mean("limt", &e), Some("limit"));
+        assert_eq!(crate::diagnostic::did_you_mean("zzz", &e), None);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Step data flow and rendered output: the YAML types of a tool's `output` blocks and of a
-//! step's `json` shape, and the checks of every reference into step results.
+//! Step data flow and rendered output: the checks of every reference into step results (the
+//! YAML types of the `output` blocks and of a step's `json` shape are in `super::types`).
 //!
 //! A step that declares `json` makes its parsed stdout a variable named by its `id`; later
 //! steps, conditions (`field:`), `for_each` and the `output` blocks refer to its fields by path
@@ -7,131 +7,13 @@
 //! against it here, at validate time, with the catalog path of the reference. This module only
 //! checks; `crate::model` lowers the blocks into [`crate::spec::SpecBlock`]s.
 
+pub use super::types::{Block, Limit, Mark, RichValue, Shape, Value_};
 use super::types::{Catalog, Cond, Param, Step, Tool};
 use crate::diagnostic::Diagnostic;
 use crate::template::Template;
 use indexmap::IndexMap;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::Value;
 use std::collections::HashMap;
-
-/// The shape of a step's JSON stdout: `true` (JSON, unchecked), the name of a schema under the
-/// catalog's `schemas`, or an inline JSON Schema.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum Shape {
-    /// `true`: the output is JSON of any shape.
-    Any(bool),
-    /// The name of a schema in `schemas`.
-    Named(String),
-    /// An inline JSON Schema.
-    Inline(#[schemars(with = "serde_json::Map<String, Value>")] Value),
-}
-
-/// One block of a tool's rendered output. Exactly one of `text`, `fields`, `list`, `table`.
-///
-/// ```yaml
-/// output:
-///   - fields: {Risk level: "{impact.riskLevel|upper}", Dependents: "{impact.summary.directDependents}"}
-///   - list: impact.callerList
-///     title: Key callers
-///     item: "{name|code} ({kind})"
-///     limit: 5
-///     empty: _No callers._
-/// ```
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Block {
-    /// Show the block only when this holds.
-    #[serde(default)]
-    pub when: Option<Cond>,
-    /// A paragraph (a template).
-    #[serde(default)]
-    pub text: Option<String>,
-    /// `**Label:** value` lines, label → value; a line whose value is unset is left out.
-    #[serde(default)]
-    pub fields: Option<IndexMap<String, Value_>>,
-    /// A bulleted list of the elements of this array (a path into a step result).
-    #[serde(default)]
-    pub list: Option<String>,
-    /// A table of the elements of this array.
-    #[serde(default)]
-    pub table: Option<String>,
-    /// Bold title of a list or table; the count follows it: `(18)` or `(showing 5 of 18)`.
-    #[serde(default)]
-    pub title: Option<String>,
-    /// A list's row: a template whose variables are the element's fields.
-    #[serde(default)]
-    pub item: Option<Value_>,
-    /// A table's columns, header → value; variables are the row's fields.
-    #[serde(default)]
-    pub columns: Option<IndexMap<String, Value_>>,
-    /// The total count when the array is already cut short (a CLI `--limit`): a path to a
-    /// number, e.g. `callers.summary.total`; the title then says "showing 15 of 18".
-    #[serde(default)]
-    pub total: Option<String>,
-    /// Show at most this many rows: a number, or `"{param}"` naming a number parameter.
-    #[serde(default)]
-    pub limit: Option<Limit>,
-    /// Shown instead of the list or table when the array is empty.
-    #[serde(default)]
-    pub empty: Option<String>,
-}
-
-/// A row limit.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum Limit {
-    Fixed(u32),
-    /// `"{limit}"`: the value of a number parameter.
-    Param(String),
-}
-
-/// A rendered value: a template, or a rich value with a value map or a marker.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(untagged)]
-pub enum Value_ {
-    /// A template: `"{impact.riskLevel|upper}"`.
-    Template(String),
-    /// A value map or a marked value.
-    Rich(Box<RichValue>),
-}
-
-/// A value map (`map` + `to` + `else`) or a template (`value`), with an optional `mark`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RichValue {
-    /// A template.
-    #[serde(default)]
-    pub value: Option<String>,
-    /// A variable whose value is looked up in `to`: `map: impact.riskLevel`.
-    #[serde(default)]
-    pub map: Option<String>,
-    /// Value → text (a template): `{low: SAFE TO PROCEED, high: NEEDS CHANGE PLAN}`.
-    #[serde(default)]
-    pub to: IndexMap<String, String>,
-    /// Text when the value is unset or not in `to`; without it the value is unset.
-    #[serde(default, rename = "else")]
-    pub otherwise: Option<String>,
-    /// A marker appended when a condition holds: `{when: {field: cohesion, lt: 0.4}, text: " ⚠"}`.
-    #[serde(default)]
-    pub mark: Option<Mark>,
-}
-
-/// A marker appended to a value when its condition holds.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Mark {
-    pub when: Cond,
-    /// The marker, ` ⚠` by default.
-    #[serde(default = "default_mark")]
-    pub text: String,
-}
-
-fn default_mark() -> String {
-    " ⚠".to_string()
-}
 
 // ---------------------------------------------------------------------------------------------
 // Schemas.
@@ -722,7 +604,7 @@ fn cond_uses_fields(c: &Cond) -> bool {
 }
 
 fn hint(name: &str, known: &[String], what: &str) -> String {
-    match super::load::did_you_mean(name, known) {
+    match crate::diagnostic::did_you_mean(name, known) {
         Some(m) => format!("did you mean `{m}`?"),
         None if known.is_empty() => "declare it, or check the spelling".to_string(),
         None => format!("{what}: {}", known.join(", ")),

@@ -1,189 +1,14 @@
 //! Catalog constructs for what a tool does around its steps: confirmation, rules across
-//! parameters, CLI exit codes, output limits and timeouts, redaction. Their serde + schemars
-//! types, and the checks that need only the tool itself (by catalog path, like
-//! `super::validate`, which calls them). Template and condition checks stay in
+//! parameters, CLI exit codes, output limits and timeouts, redaction. The checks that need only
+//! the tool itself (by catalog path, like `super::validate`, which calls them); their serde +
+//! schemars types are in `super::types`. Template and condition checks stay in
 //! `super::validate`, which owns the scope of names.
 
 use super::types::{Param, ParamType, Step, Tool};
 use crate::diagnostic::Diagnostic;
-use indexmap::IndexMap;
-use schemars::JsonSchema;
-use serde::Deserialize;
 use std::collections::HashMap;
 
-/// `confirm:` of a tool.
-#[derive(Debug, Clone, JsonSchema)]
-#[schemars(untagged)]
-pub enum Confirm {
-    /// Always ask (`true`) or never (`false`).
-    Always(bool),
-    /// Ask unless the subject matches `allow`; refuse it when it matches `deny`.
-    Rules(ConfirmRules),
-}
-
-/// The conditional form of `confirm`, like ipuaro's `run_command`: allow-listed commands run,
-/// deny-listed ones are refused, anything else is asked about.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ConfirmRules {
-    /// What the user is asked about and the patterns are matched against (a template,
-    /// e.g. `"{command}"`); defaults to the tool's heading.
-    #[serde(default)]
-    pub subject: Option<String>,
-    /// Patterns that run without asking. OpenCode's wildcards: `*` is any text, `?` one
-    /// character, and a trailing ` *` also matches nothing (`"git status *"` matches
-    /// `git status`).
-    #[serde(default)]
-    pub allow: Vec<String>,
-    /// Patterns that are refused without asking; they win over `allow`.
-    #[serde(default)]
-    pub deny: Vec<String>,
-}
-
-impl Confirm {
-    /// Whether the tool asks at all.
-    pub fn asks(&self) -> bool {
-        !matches!(self, Confirm::Always(false))
-    }
-}
-
-impl<'de> Deserialize<'de> for Confirm {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Confirm;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("true, false, or {subject, allow, deny}")
-            }
-            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Confirm, E> {
-                Ok(Confirm::Always(v))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Confirm, A::Error> {
-                ConfirmRules::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Confirm::Rules)
-            }
-        }
-        deserializer.deserialize_any(V)
-    }
-}
-
-/// One rule across parameters: exactly one of `default`, `require`, `forbid`, `check`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Rule {
-    /// The rule applies only when this parameter condition holds (`{param: from, set: true}`).
-    #[serde(default)]
-    pub when: Option<super::types::Cond>,
-    /// Values given to parameters that are unset: `{to: HEAD}`.
-    #[serde(default)]
-    #[schemars(with = "Option<IndexMap<String, serde_json::Value>>")]
-    pub default: Option<IndexMap<String, serde_json::Value>>,
-    /// Parameters that must be set.
-    #[serde(default)]
-    pub require: Option<Vec<String>>,
-    /// Parameters that must not be set.
-    #[serde(default)]
-    pub forbid: Option<Vec<String>>,
-    /// A comparison of two numeric parameters, checked when both are set: `"end >= start"`
-    /// (`>=`, `>`, `<=`, `<`).
-    #[serde(default)]
-    pub check: Option<String>,
-    /// The error shown when a `require`, `forbid` or `check` rule fails; ixgen writes one
-    /// from the rule otherwise.
-    #[serde(default)]
-    pub message: Option<String>,
-}
-
-/// A number, or `"{param}"` naming a numeric parameter.
-#[derive(Debug, Clone, JsonSchema)]
-#[schemars(untagged)]
-pub enum Amount {
-    Fixed(u64),
-    /// `"{param}"`.
-    Param(String),
-}
-
-impl<'de> Deserialize<'de> for Amount {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Amount;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a positive whole number or \"{param}\"")
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Amount, E> {
-                Ok(Amount::Fixed(v))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Amount, E> {
-                u64::try_from(v)
-                    .map(Amount::Fixed)
-                    .map_err(|_| E::custom(format!("{v} is negative; give a positive whole number")))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Amount, E> {
-                Ok(Amount::Param(v.to_string()))
-            }
-        }
-        deserializer.deserialize_any(V)
-    }
-}
-
-impl Amount {
-    /// The parameter named by `"{name}"`, if that is the form.
-    pub fn param(&self) -> Option<&str> {
-        match self {
-            Amount::Fixed(_) => None,
-            Amount::Param(s) => s.strip_prefix('{').and_then(|r| r.strip_suffix('}')),
-        }
-    }
-}
-
-/// Which stream of a CLI step is its output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Stream {
-    Stdout,
-    /// For tools that write their findings there (`cargo clippy`).
-    Stderr,
-    /// Standard output, then standard error.
-    Both,
-}
-
-/// What secret redaction covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Redact {
-    /// What is sent to the runtime and everything returned.
-    All,
-    /// What is sent, and error sections only: source text comes back as written.
-    Errors,
-    /// Nothing is redacted.
-    None,
-}
-
-/// A parsed `check:` expression.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Check {
-    pub left: String,
-    pub op: &'static str,
-    pub right: String,
-}
-
-/// Parses `"end >= start"`.
-pub fn parse_check(text: &str) -> Result<Check, String> {
-    for op in [">=", "<=", ">", "<"] {
-        if let Some((l, r)) = text.split_once(op) {
-            let (l, r) = (l.trim(), r.trim());
-            if crate::template::is_identifier(l) && crate::template::is_identifier(r) {
-                return Ok(Check {
-                    left: l.to_string(),
-                    op,
-                    right: r.to_string(),
-                });
-            }
-            break;
-        }
-    }
-    Err(format!("`{text}` is not `<param> <op> <param>`"))
-}
+pub use super::types::{Amount, Check, Confirm, ConfirmRules, Redact, Rule, Stream, parse_check};
 
 /// Checks a tool's `confirm` and `rules` (not their templates or conditions).
 pub fn check_tool(path: &str, tool: &Tool, params: &HashMap<&str, &Param>) -> Vec<Diagnostic> {
@@ -304,7 +129,7 @@ pub fn check_tool(path: &str, tool: &Tool, params: &HashMap<&str, &Param>) -> Ve
                                 .help("name a parameter of the tool"),
                             ),
                         }
-                    } else if let Err(why) = super::validate::check_value(p, v) {
+                    } else if let Err(why) = check_value(p, v) {
                         d.push(
                             Diagnostic::error("bad-default", format!("{rpath}.default.{n}"), format!("`{n}` {why}"))
                                 .help("give a value of the parameter's type"),
@@ -524,4 +349,88 @@ pub fn check_param(path: &str, p: &Param) -> Vec<Diagnostic> {
         );
     }
     d
+}
+
+/// Checks a literal value against a parameter's type, enum and bounds.
+pub fn check_value(p: &Param, v: &serde_json::Value) -> Result<(), String> {
+    use serde_json::Value as J;
+    match (p.ty, v) {
+        (ParamType::String | ParamType::Path, J::String(s)) => bounds(p, s.chars().count() as f64, "length"),
+        (ParamType::Integer, J::Number(n)) if n.is_i64() || n.is_u64() => bounds(p, n.as_f64().unwrap_or(0.0), "value"),
+        (ParamType::Number, J::Number(n)) => bounds(p, n.as_f64().unwrap_or(0.0), "value"),
+        (ParamType::Boolean, J::Bool(_)) => Ok(()),
+        (ParamType::Enum, J::String(s)) => {
+            let vals = p.values.as_deref().unwrap_or_default();
+            if vals.iter().any(|x| x == s) {
+                Ok(())
+            } else {
+                Err(format!("`{s}` is not one of its values ({})", vals.join(", ")))
+            }
+        }
+        (ParamType::Array, J::Array(items)) => {
+            bounds(p, items.len() as f64, "length")?;
+            if let Some(it) = &p.items {
+                let item_param = Param {
+                    ty: it.ty,
+                    values: it.values.clone(),
+                    description: None,
+                    required: false,
+                    default: None,
+                    items: None,
+                    min: None,
+                    max: None,
+                    clamp: None,
+                    pattern: None,
+                    nullable: false,
+                    keep_empty: false,
+                    renamed_from: None,
+                    equals_context: None,
+                };
+                for x in items {
+                    check_value(&item_param, x)?;
+                }
+            }
+            Ok(())
+        }
+        (ty, v) => Err(format!("is {}, not {}", json_kind(v), type_name(ty))),
+    }
+}
+
+fn bounds(p: &Param, x: f64, what: &str) -> Result<(), String> {
+    if let Some(min) = p.min
+        && x < min
+    {
+        return Err(format!("has {what} {x}, below `min` {min}"));
+    }
+    if let Some(max) = p.max
+        && x > max
+    {
+        return Err(format!("has {what} {x}, above `max` {max}"));
+    }
+    Ok(())
+}
+
+/// The catalog's name of a parameter type.
+pub fn type_name(ty: ParamType) -> &'static str {
+    match ty {
+        ParamType::String => "string",
+        ParamType::Integer => "integer",
+        ParamType::Number => "number",
+        ParamType::Boolean => "boolean",
+        ParamType::Enum => "enum",
+        ParamType::Array => "array",
+        ParamType::Path => "path",
+    }
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(n) if n.is_f64() => "a fractional number",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "a list",
+        serde_json::Value::Object(_) => "a mapping",
+    }
 }

@@ -16,6 +16,7 @@
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::Value;
 
 /// A product's agent tools, and how each host gets them.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -465,14 +466,14 @@ pub struct Tool {
     /// unless the subject matches an `allow` pattern; refuse it when it matches `deny`).
     /// Defaults to `destructive`.
     #[serde(default)]
-    pub confirm: Option<super::rules::Confirm>,
+    pub confirm: Option<Confirm>,
     /// Rules across parameters: defaults that depend on another parameter, parameters
     /// required or refused together, and order between two numbers.
     #[serde(default)]
-    pub rules: Vec<super::rules::Rule>,
+    pub rules: Vec<Rule>,
     /// Secret redaction: `all` (default), `errors` (only error sections), `none`.
     #[serde(default)]
-    pub redact: Option<super::rules::Redact>,
+    pub redact: Option<Redact>,
     /// Markdown heading of the result, a template: `"ix-impact: {target}"`.
     #[serde(default)]
     pub heading: Option<String>,
@@ -495,11 +496,11 @@ pub struct Tool {
     /// The result as markdown, rendered from parameters and step results; replaces the
     /// steps' sections. See `super::render`.
     #[serde(default)]
-    pub output: Vec<super::render::Block>,
+    pub output: Vec<Block>,
     /// The JSON Schema of the tool's structured result (a name from `schemas`, or inline):
     /// MCP hosts get it as `outputSchema`.
     #[serde(default)]
-    pub output_schema: Option<super::render::Shape>,
+    pub output_schema: Option<Shape>,
 }
 
 /// Whether a tool changes state.
@@ -566,7 +567,7 @@ pub struct Step {
     /// Stdout is JSON: `true`, or the name of a schema in `schemas`, or an inline JSON Schema.
     /// Later steps, conditions and `output` refer to it by the step's `id`.
     #[serde(default)]
-    pub json: Option<Box<super::render::Shape>>,
+    pub json: Option<Box<Shape>>,
     /// Text of the section instead of the step's output; `{result}` is the step's result.
     #[serde(default)]
     pub message: Option<String>,
@@ -584,16 +585,16 @@ pub struct Step {
     pub ok_exit: Vec<i32>,
     /// Which stream of a `run` step is its output: `stdout` (default), `stderr`, `both`.
     #[serde(default)]
-    pub output: Option<super::rules::Stream>,
+    pub output: Option<Stream>,
     /// Characters of output kept (a number, or `"{param}"` naming an integer parameter).
     #[serde(default)]
-    pub max_output: Option<super::rules::Amount>,
+    pub max_output: Option<Amount>,
     /// Milliseconds before the program is stopped (a number or `"{param}"`).
     #[serde(default)]
-    pub timeout_ms: Option<super::rules::Amount>,
+    pub timeout_ms: Option<Amount>,
     /// Seconds before the program is stopped (a number or `"{param}"`).
     #[serde(default)]
-    pub timeout_secs: Option<super::rules::Amount>,
+    pub timeout_secs: Option<Amount>,
     /// Text of the section when an accepted run printed nothing (a template).
     #[serde(default)]
     pub if_empty: Option<String>,
@@ -794,4 +795,301 @@ impl<'de> Deserialize<'de> for Arg {
         }
         deserializer.deserialize_any(ArgVisitor)
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The `output` blocks and a step's `json` shape (their references are checked in `super::render`).
+
+/// The shape of a step's JSON stdout: `true` (JSON, unchecked), the name of a schema under the
+/// catalog's `schemas`, or an inline JSON Schema.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Shape {
+    /// `true`: the output is JSON of any shape.
+    Any(bool),
+    /// The name of a schema in `schemas`.
+    Named(String),
+    /// An inline JSON Schema.
+    Inline(#[schemars(with = "serde_json::Map<String, Value>")] Value),
+}
+
+/// One block of a tool's rendered output. Exactly one of `text`, `fields`, `list`, `table`.
+///
+/// ```yaml
+/// output:
+///   - fields: {Risk level: "{impact.riskLevel|upper}", Dependents: "{impact.summary.directDependents}"}
+///   - list: impact.callerList
+///     title: Key callers
+///     item: "{name|code} ({kind})"
+///     limit: 5
+///     empty: _No callers._
+/// ```
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Block {
+    /// Show the block only when this holds.
+    #[serde(default)]
+    pub when: Option<Cond>,
+    /// A paragraph (a template).
+    #[serde(default)]
+    pub text: Option<String>,
+    /// `**Label:** value` lines, label → value; a line whose value is unset is left out.
+    #[serde(default)]
+    pub fields: Option<IndexMap<String, Value_>>,
+    /// A bulleted list of the elements of this array (a path into a step result).
+    #[serde(default)]
+    pub list: Option<String>,
+    /// A table of the elements of this array.
+    #[serde(default)]
+    pub table: Option<String>,
+    /// Bold title of a list or table; the count follows it: `(18)` or `(showing 5 of 18)`.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// A list's row: a template whose variables are the element's fields.
+    #[serde(default)]
+    pub item: Option<Value_>,
+    /// A table's columns, header → value; variables are the row's fields.
+    #[serde(default)]
+    pub columns: Option<IndexMap<String, Value_>>,
+    /// The total count when the array is already cut short (a CLI `--limit`): a path to a
+    /// number, e.g. `callers.summary.total`; the title then says "showing 15 of 18".
+    #[serde(default)]
+    pub total: Option<String>,
+    /// Show at most this many rows: a number, or `"{param}"` naming a number parameter.
+    #[serde(default)]
+    pub limit: Option<Limit>,
+    /// Shown instead of the list or table when the array is empty.
+    #[serde(default)]
+    pub empty: Option<String>,
+}
+
+/// A row limit.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Limit {
+    Fixed(u32),
+    /// `"{limit}"`: the value of a number parameter.
+    Param(String),
+}
+
+/// A rendered value: a template, or a rich value with a value map or a marker.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Value_ {
+    /// A template: `"{impact.riskLevel|upper}"`.
+    Template(String),
+    /// A value map or a marked value.
+    Rich(Box<RichValue>),
+}
+
+/// A value map (`map` + `to` + `else`) or a template (`value`), with an optional `mark`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RichValue {
+    /// A template.
+    #[serde(default)]
+    pub value: Option<String>,
+    /// A variable whose value is looked up in `to`: `map: impact.riskLevel`.
+    #[serde(default)]
+    pub map: Option<String>,
+    /// Value → text (a template): `{low: SAFE TO PROCEED, high: NEEDS CHANGE PLAN}`.
+    #[serde(default)]
+    pub to: IndexMap<String, String>,
+    /// Text when the value is unset or not in `to`; without it the value is unset.
+    #[serde(default, rename = "else")]
+    pub otherwise: Option<String>,
+    /// A marker appended when a condition holds: `{when: {field: cohesion, lt: 0.4}, text: " ⚠"}`.
+    #[serde(default)]
+    pub mark: Option<Mark>,
+}
+
+/// A marker appended to a value when its condition holds.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Mark {
+    pub when: Cond,
+    /// The marker, ` ⚠` by default.
+    #[serde(default = "default_mark")]
+    pub text: String,
+}
+
+fn default_mark() -> String {
+    " ⚠".to_string()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Around the steps: confirmation, rules, exit codes, limits, redaction (checked in `super::rules`).
+
+/// `confirm:` of a tool.
+#[derive(Debug, Clone, JsonSchema)]
+#[schemars(untagged)]
+pub enum Confirm {
+    /// Always ask (`true`) or never (`false`).
+    Always(bool),
+    /// Ask unless the subject matches `allow`; refuse it when it matches `deny`.
+    Rules(ConfirmRules),
+}
+
+/// The conditional form of `confirm`, like ipuaro's `run_command`: allow-listed commands run,
+/// deny-listed ones are refused, anything else is asked about.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmRules {
+    /// What the user is asked about and the patterns are matched against (a template,
+    /// e.g. `"{command}"`); defaults to the tool's heading.
+    #[serde(default)]
+    pub subject: Option<String>,
+    /// Patterns that run without asking. OpenCode's wildcards: `*` is any text, `?` one
+    /// character, and a trailing ` *` also matches nothing (`"git status *"` matches
+    /// `git status`).
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Patterns that are refused without asking; they win over `allow`.
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+impl Confirm {
+    /// Whether the tool asks at all.
+    pub fn asks(&self) -> bool {
+        !matches!(self, Confirm::Always(false))
+    }
+}
+
+impl<'de> Deserialize<'de> for Confirm {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Confirm;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("true, false, or {subject, allow, deny}")
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Confirm, E> {
+                Ok(Confirm::Always(v))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Confirm, A::Error> {
+                ConfirmRules::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Confirm::Rules)
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+/// One rule across parameters: exactly one of `default`, `require`, `forbid`, `check`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// The rule applies only when this parameter condition holds (`{param: from, set: true}`).
+    #[serde(default)]
+    pub when: Option<super::types::Cond>,
+    /// Values given to parameters that are unset: `{to: HEAD}`.
+    #[serde(default)]
+    #[schemars(with = "Option<IndexMap<String, serde_json::Value>>")]
+    pub default: Option<IndexMap<String, serde_json::Value>>,
+    /// Parameters that must be set.
+    #[serde(default)]
+    pub require: Option<Vec<String>>,
+    /// Parameters that must not be set.
+    #[serde(default)]
+    pub forbid: Option<Vec<String>>,
+    /// A comparison of two numeric parameters, checked when both are set: `"end >= start"`
+    /// (`>=`, `>`, `<=`, `<`).
+    #[serde(default)]
+    pub check: Option<String>,
+    /// The error shown when a `require`, `forbid` or `check` rule fails; ixgen writes one
+    /// from the rule otherwise.
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// A number, or `"{param}"` naming a numeric parameter.
+#[derive(Debug, Clone, JsonSchema)]
+#[schemars(untagged)]
+pub enum Amount {
+    Fixed(u64),
+    /// `"{param}"`.
+    Param(String),
+}
+
+impl<'de> Deserialize<'de> for Amount {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Amount;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a positive whole number or \"{param}\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Amount, E> {
+                Ok(Amount::Fixed(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Amount, E> {
+                u64::try_from(v)
+                    .map(Amount::Fixed)
+                    .map_err(|_| E::custom(format!("{v} is negative; give a positive whole number")))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Amount, E> {
+                Ok(Amount::Param(v.to_string()))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+impl Amount {
+    /// The parameter named by `"{name}"`, if that is the form.
+    pub fn param(&self) -> Option<&str> {
+        match self {
+            Amount::Fixed(_) => None,
+            Amount::Param(s) => s.strip_prefix('{').and_then(|r| r.strip_suffix('}')),
+        }
+    }
+}
+
+/// Which stream of a CLI step is its output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Stream {
+    Stdout,
+    /// For tools that write their findings there (`cargo clippy`).
+    Stderr,
+    /// Standard output, then standard error.
+    Both,
+}
+
+/// What secret redaction covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Redact {
+    /// What is sent to the runtime and everything returned.
+    All,
+    /// What is sent, and error sections only: source text comes back as written.
+    Errors,
+    /// Nothing is redacted.
+    None,
+}
+
+/// A parsed `check:` expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    pub left: String,
+    pub op: &'static str,
+    pub right: String,
+}
+
+/// Parses `"end >= start"`.
+pub fn parse_check(text: &str) -> Result<Check, String> {
+    for op in [">=", "<=", ">", "<"] {
+        if let Some((l, r)) = text.split_once(op) {
+            let (l, r) = (l.trim(), r.trim());
+            if crate::template::is_identifier(l) && crate::template::is_identifier(r) {
+                return Ok(Check {
+                    left: l.to_string(),
+                    op,
+                    right: r.to_string(),
+                });
+            }
+            break;
+        }
+    }
+    Err(format!("`{text}` is not `<param> <op> <param>`"))
 }

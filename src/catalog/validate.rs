@@ -7,9 +7,9 @@
 //! `crate::model`, which returns the IR node of each thing it checks. It reports by catalog
 //! path; the loader turns paths into positions. It never renders anything.
 
-use super::load::did_you_mean;
 use super::types::*;
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::did_you_mean;
 use crate::template::is_identifier;
 use std::collections::{HashMap, HashSet};
 
@@ -374,7 +374,7 @@ impl<'a> Validator<'a> {
                 Diagnostic::error(
                     "bad-bound",
                     path,
-                    format!("bounds do not apply to a {} parameter", type_name(p.ty)),
+                    format!("bounds do not apply to a {} parameter", super::rules::type_name(p.ty)),
                 )
                 .help("remove `min`/`max`"),
             );
@@ -406,7 +406,7 @@ impl<'a> Validator<'a> {
         }
         self.diags.extend(super::rules::check_param(path, p));
         if let Some(def) = &p.default
-            && let Err(why) = check_value(p, def)
+            && let Err(why) = super::rules::check_value(p, def)
         {
             self.err(
                 Diagnostic::error(
@@ -560,65 +560,6 @@ impl<'a> Validator<'a> {
     }
 }
 
-/// Checks a literal value against a parameter's type, enum and bounds.
-pub fn check_value(p: &Param, v: &serde_json::Value) -> Result<(), String> {
-    use serde_json::Value as J;
-    match (p.ty, v) {
-        (ParamType::String | ParamType::Path, J::String(s)) => bounds(p, s.chars().count() as f64, "length"),
-        (ParamType::Integer, J::Number(n)) if n.is_i64() || n.is_u64() => bounds(p, n.as_f64().unwrap_or(0.0), "value"),
-        (ParamType::Number, J::Number(n)) => bounds(p, n.as_f64().unwrap_or(0.0), "value"),
-        (ParamType::Boolean, J::Bool(_)) => Ok(()),
-        (ParamType::Enum, J::String(s)) => {
-            let vals = p.values.as_deref().unwrap_or_default();
-            if vals.iter().any(|x| x == s) {
-                Ok(())
-            } else {
-                Err(format!("`{s}` is not one of its values ({})", vals.join(", ")))
-            }
-        }
-        (ParamType::Array, J::Array(items)) => {
-            bounds(p, items.len() as f64, "length")?;
-            if let Some(it) = &p.items {
-                let item_param = Param {
-                    ty: it.ty,
-                    values: it.values.clone(),
-                    description: None,
-                    required: false,
-                    default: None,
-                    items: None,
-                    min: None,
-                    max: None,
-                    clamp: None,
-                    pattern: None,
-                    nullable: false,
-                    keep_empty: false,
-                    renamed_from: None,
-                    equals_context: None,
-                };
-                for x in items {
-                    check_value(&item_param, x)?;
-                }
-            }
-            Ok(())
-        }
-        (ty, v) => Err(format!("is {}, not {}", json_kind(v), type_name(ty))),
-    }
-}
-
-fn bounds(p: &Param, x: f64, what: &str) -> Result<(), String> {
-    if let Some(min) = p.min
-        && x < min
-    {
-        return Err(format!("has {what} {x}, below `min` {min}"));
-    }
-    if let Some(max) = p.max
-        && x > max
-    {
-        return Err(format!("has {what} {x}, above `max` {max}"));
-    }
-    Ok(())
-}
-
 /// How to write a value that fits the parameter.
 pub fn value_help(p: &Param) -> String {
     match (p.ty, &p.values) {
@@ -638,31 +579,6 @@ fn article(ty: ParamType) -> &'static str {
         ParamType::Boolean => "true or false",
         ParamType::Enum => "one of the values",
         ParamType::Array => "a list",
-    }
-}
-
-/// The catalog's name of a parameter type.
-pub fn type_name(ty: ParamType) -> &'static str {
-    match ty {
-        ParamType::String => "string",
-        ParamType::Integer => "integer",
-        ParamType::Number => "number",
-        ParamType::Boolean => "boolean",
-        ParamType::Enum => "enum",
-        ParamType::Array => "array",
-        ParamType::Path => "path",
-    }
-}
-
-fn json_kind(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(n) if n.is_f64() => "a fractional number",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "a list",
-        serde_json::Value::Object(_) => "a mapping",
     }
 }
 

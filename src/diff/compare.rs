@@ -1565,9 +1565,9 @@ fn labels(s: &BTreeSet<Surface>) -> String {
 }
 
 fn type_text(p: &Param) -> String {
-    let name = crate::catalog::validate::type_name(p.ty);
+    let name = crate::catalog::rules::type_name(p.ty);
     match (&p.items, p.ty) {
-        (Some(i), ParamType::Array) => format!("{name} of {}", crate::catalog::validate::type_name(i.ty)),
+        (Some(i), ParamType::Array) => format!("{name} of {}", crate::catalog::rules::type_name(i.ty)),
         _ => name.to_string(),
     }
 }

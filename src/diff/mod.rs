@@ -352,7 +352,7 @@ fn check_lint(side: &Side) -> Result<(), Error> {
     let mut unknown = |id: &str, path: String, classes: bool| {
         let ok = Rule::from_id(id).is_some() || (classes && Class::ALL.iter().any(|c| c.id() == id));
         if !ok {
-            let help = match crate::catalog::load::did_you_mean(id, &ids) {
+            let help = match crate::diagnostic::did_you_mean(id, &ids) {
                 Some(m) => format!("did you mean `{m}`? (`ixgen diff --list-rules` lists them)"),
                 None => "run `ixgen diff --list-rules` for the rule ids".to_string(),
             };

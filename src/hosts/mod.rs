@@ -166,7 +166,7 @@ pub fn check(cat: &Catalog) -> Vec<Diagnostic> {
             diags.push(
                 Diagnostic::error("unknown-target", format!("targets.{name}"), format!("no host `{name}`"))
                     .at_key()
-                    .help(match crate::catalog::load::did_you_mean(name, &known) {
+                    .help(match crate::diagnostic::did_you_mean(name, &known) {
                         Some(m) => format!("did you mean `{m}`?"),
                         None => format!("the hosts are: {}", known.join(", ")),
                     }),
@@ -354,7 +354,7 @@ pub fn unknown_toolset(model: &Model, name: &str) -> Error {
     let known: Vec<&String> = model.catalog.toolsets.keys().collect();
     Error::usage(
         format!("no toolset `{name}` in the catalog"),
-        match crate::catalog::load::did_you_mean(name, &known) {
+        match crate::diagnostic::did_you_mean(name, &known) {
             Some(m) => format!("did you mean `{m}`?"),
             None => format!(
                 "the toolsets are: {}",
@@ -386,7 +386,7 @@ pub fn parse_settings<T: DeserializeOwned>(cat: &Catalog, name: &str, path: &str
                     format!("`{path}`: unknown field `{field}`"),
                 )
                 .at_key()
-                .help(match crate::catalog::load::did_you_mean(field, &expected) {
+                .help(match crate::diagnostic::did_you_mean(field, &expected) {
                     Some(m) => format!("did you mean `{m}`?"),
                     None => format!("the keys allowed here are: {}", expected.join(", ")),
                 });
@@ -406,7 +406,7 @@ pub fn check_toolset(cat: &Catalog, path: &str, name: &str, diags: &mut Vec<Diag
     let known: Vec<&String> = cat.toolsets.keys().collect();
     diags.push(
         Diagnostic::error("unknown-toolset", path, format!("no toolset `{name}`")).help(
-            match crate::catalog::load::did_you_mean(name, &known) {
+            match crate::diagnostic::did_you_mean(name, &known) {
                 Some(m) => format!("did you mean `{m}`?"),
                 None => "declare it under `toolsets`".to_string(),
             },

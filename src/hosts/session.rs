@@ -109,7 +109,7 @@ impl Host for Session {
                         format!("{path}.context[{i}]"),
                         format!("no context variable `{c}`"),
                     )
-                    .help(match crate::catalog::load::did_you_mean(c, &known) {
+                    .help(match crate::diagnostic::did_you_mean(c, &known) {
                         Some(m) => format!("did you mean `{m}`?"),
                         None => "declare it under `context`".to_string(),
                     }),

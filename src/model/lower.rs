@@ -11,7 +11,8 @@
 //! [`Error::Internal`], never as the user's mistake.
 
 use super::{Model, ParamModel, ToolModel};
-use crate::catalog::validate::{self, check_value, hint_for, value_help};
+use crate::catalog::rules::check_value;
+use crate::catalog::validate::{self, hint_for, value_help};
 use crate::catalog::{Access, Arg, Catalog, Cond, Param, ParamType, RouteOutput, Step, Tool};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::Error;
@@ -1176,7 +1177,7 @@ impl<'a> Lower<'a> {
         known.extend(self.cat.context.keys().cloned());
         known.extend(scope.extra.iter().map(|s| s.to_string()));
         known.sort();
-        let help = match crate::catalog::load::did_you_mean(var, &known) {
+        let help = match crate::diagnostic::did_you_mean(var, &known) {
             Some(m) => format!("did you mean `{m}`?"),
             None if known.is_empty() => "declare it as a parameter of the tool or a context variable".to_string(),
             None => format!(

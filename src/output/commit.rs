@@ -6,7 +6,7 @@
 //! merge or judge ownership itself: it takes the comparison's verdict.
 
 use super::compare::compare_files;
-use super::create::{Created, NewFolders, create_all};
+use super::create::{Created, Done, NewFolders, create_all};
 use super::fs::{make_folders, read_rel, resolve, resolve_dir, writable};
 use super::lock::lock;
 use super::manifest::{
@@ -214,21 +214,6 @@ pub(super) fn preflight(out: &Path, outcome: &Outcome) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-/// What a commit did, in order, so a rollback can undo it: the bytes to put back, or none
-/// for a file the run created.
-pub(super) enum Done<'a> {
-    Wrote {
-        full: PathBuf,
-        old: Option<Cow<'a, [u8]>>,
-    },
-    /// A removed file, with its permissions (to put it back as it was).
-    Removed {
-        full: PathBuf,
-        old: &'a [u8],
-        permissions: Option<std::fs::Permissions>,
-    },
 }
 
 /// The files a run writes (not the manifest), by how: a file that replaces one is staged

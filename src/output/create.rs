@@ -2,9 +2,8 @@
 //! name appears, and never over anything (Linux: an `O_TMPFILE` file linked under its name;
 //! elsewhere a temp file renamed only if the name is still free).
 //!
-//! It must not replace an existing file: that is a staged rename, in [`super::commit`].
+//! It must not replace an existing file: that is a staged rename, in `super::commit`.
 
-use super::commit::Done;
 use super::fs::{OutDir, openat2_folder, resolve};
 use super::manifest::Manifest;
 use super::stage::{is_streamed, stage_with, write_change};
@@ -232,4 +231,19 @@ impl Unnamed<'_> {
             }
         }
     }
+}
+
+/// What a commit did, in order, so a rollback can undo it: the bytes to put back, or none
+/// for a file the run created.
+pub(super) enum Done<'a> {
+    Wrote {
+        full: PathBuf,
+        old: Option<std::borrow::Cow<'a, [u8]>>,
+    },
+    /// A removed file, with its permissions (to put it back as it was).
+    Removed {
+        full: PathBuf,
+        old: &'a [u8],
+        permissions: Option<std::fs::Permissions>,
+    },
 }
