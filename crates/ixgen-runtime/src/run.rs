@@ -1363,6 +1363,26 @@ struct Ran {
     data: Option<Value>,
 }
 
+/// Keeps what a step that ran gave, for the steps and blocks after it: its result (by id), its
+/// data (a `json` step's), and its sections, in the order the steps ran.
+fn keep_step(
+    s: &SpecStep,
+    o: Ran,
+    results: &mut Results,
+    vars: &mut Vars,
+    done: &mut Vec<(Option<String>, Vec<Section>)>,
+) {
+    if let Some(id) = &s.id {
+        results.insert(id.clone(), StepResult { ok: o.ok, out: o.out });
+        if s.json
+            && let Some(d) = o.data
+        {
+            vars.map.insert(id.clone(), d);
+        }
+    }
+    done.push((s.id.clone(), o.secs));
+}
+
 /// Runs a tool: validates the raw arguments, tries the runtime route, then runs the steps.
 /// `context`: the baked context variables; `shared`: the catalog's shared settings, which fill in
 /// what the spec leaves out. Always answers markdown, as `runTool` does.
@@ -1639,21 +1659,7 @@ fn run_inner(
             return Ok(missing(&m, &vars));
         }
         for (s, o) in chosen.iter().zip(outs) {
-            if let Some(id) = &s.id {
-                results.insert(
-                    id.clone(),
-                    StepResult {
-                        ok: o.ok,
-                        out: o.out.clone(),
-                    },
-                );
-                if s.json
-                    && let Some(d) = o.data
-                {
-                    vars.map.insert(id.clone(), d);
-                }
-            }
-            done.push((s.id.clone(), o.secs));
+            keep_step(s, o, &mut results, &mut vars, &mut done);
         }
     } else {
         for s in &spec.steps {
@@ -1671,21 +1677,7 @@ fn run_inner(
             if let Some(m) = &o.missing {
                 return Ok(missing(m, &vars));
             }
-            if let Some(id) = &s.id {
-                results.insert(
-                    id.clone(),
-                    StepResult {
-                        ok: o.ok,
-                        out: o.out.clone(),
-                    },
-                );
-                if s.json
-                    && let Some(d) = o.data
-                {
-                    vars.map.insert(id.clone(), d);
-                }
-            }
-            done.push((s.id.clone(), o.secs));
+            keep_step(s, o, &mut results, &mut vars, &mut done);
         }
     }
     let rendered = if spec.output.is_empty() {
