@@ -88,6 +88,17 @@ const transport = url !== null
   cwd: process.cwd(),
   stderr: "inherit",
 });
+// The SDK sends `notifications/cancelled` without waiting for it (protocol.js: `send(...).catch`), and
+// close() aborts every request still in flight over HTTP: exiting right after an abort could drop the
+// cancellation. A real client keeps running; this one waits for what it sent before it closes.
+const inFlight = new Set();
+const send = transport.send.bind(transport);
+transport.send = (message, options) => {
+  const p = send(message, options);
+  inFlight.add(p);
+  p.then(() => inFlight.delete(p), () => inFlight.delete(p));
+  return p;
+};
 const client = new Client({ name: "ixgen-mcp-list", version: "0.0.0" }, { capabilities: elicit === null ? {} : { elicitation: {} } });
 if (elicit !== null) {
   client.setRequestHandler(ElicitRequestSchema, (req) => {
@@ -123,6 +134,7 @@ if (call) {
 }
 
 clearTimeout(timer);
+await Promise.allSettled([...inFlight]);
 process.stdout.write(JSON.stringify(out, null, 2) + "\n", () => {
   client.close().finally(() => process.exit(0));
 });
