@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark of `ixgen serve` against the reference MCP git server (PyPI `mcp-server-git`), in one run.
 
-    python3 benches/serve.py --ixgen target/release/ixgen --reference /path/to/mcp-server-git [--runs 50]
+    cargo build --profile dist && python3 benches/serve.py --ixgen target/dist/ixgen --reference /path/to/mcp-server-git [--runs 50]
 
 One client for both servers: this script, speaking newline-delimited JSON-RPC over stdio (what both
 transports are), so that neither server gets a faster client than the other. Measured:
@@ -123,7 +123,7 @@ def measure(argv, cwd, call, runs):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ixgen", default=os.path.join(ROOT, "target/release/ixgen"))
+    ap.add_argument("--ixgen", default=os.path.join(ROOT, "target/dist/ixgen"))
     ap.add_argument("--reference", required=True, help="the mcp-server-git program")
     ap.add_argument("--runs", type=int, default=50)
     a = ap.parse_args()
