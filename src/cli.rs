@@ -111,7 +111,8 @@ pub enum Command {
     },
     /// Serve the catalog's MCP toolset as an MCP server (stdio; Streamable HTTP with --http).
     ///
-    /// `<PRODUCT>_TOOLS_DISABLED=1` turns the server off; `IXGEN_SERVE_TOKEN` sets the HTTP bearer token.
+    /// `<PRODUCT>_TOOLS_DISABLED=1` turns the server off; `IXGEN_SERVE_TOKEN` sets the HTTP bearer token;
+    /// `~/.config/ixgen/serve.toml` (or `$IXGEN_SERVE_CONFIG`) sets the controls per product.
     Serve {
         /// Listen for Streamable HTTP on this address (`127.0.0.1:8765`, or a port) at `/mcp`; alone, 127.0.0.1:8765.
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]

@@ -5,10 +5,14 @@
 //!
 //! The controls of seed 004, for every catalog:
 //! - kill switch: `<PRODUCT>_TOOLS_DISABLED=1` (the product's name in upper case, other
-//!   characters as `_`: `IX_TOOLS_DISABLED`, `GIT_IRIS_TOOLS_DISABLED`) makes `serve` exit at
-//!   once with a message on stderr, so a client sees no server;
+//!   characters as `_`: `IX_TOOLS_DISABLED`, `GIT_IRIS_TOOLS_DISABLED`), or `enabled = false` in
+//!   the product's table of the user's config file, makes `serve` exit at once with a message on
+//!   stderr, so a client sees no server;
 //! - `--read-only` (or `<PRODUCT>_TOOLS_READ_ONLY=1`) leaves out every tool that changes state;
 //! - `--enable-tools` / `--disable-tools`: the allowlist wins, with a warning on stderr;
+//! - the user's config file (`$IXGEN_SERVE_CONFIG`, else `~/.config/ixgen/serve.toml`) sets
+//!   the same controls once for every session, in one table per product (seed 004's
+//!   `~/.ix/config`); the flags and environment variables override it;
 //! - annotations: `readOnlyHint`/`destructiveHint` as the catalog lowers them, so that clients
 //!   ask before a destructive call; a tool with `confirm` asks through MCP elicitation when the
 //!   client offers it, and otherwise runs only when it is annotated destructive.
@@ -101,12 +105,87 @@ pub fn env_prefix(product: &str) -> String {
 }
 
 fn truthy(name: &str) -> bool {
-    std::env::var(name).is_ok_and(|v| {
-        !matches!(
-            v.trim().to_ascii_lowercase().as_str(),
-            "" | "0" | "false" | "no" | "off"
+    env_flag(name).unwrap_or(false)
+}
+
+/// An on/off environment variable: `None` when unset, so that it can override a config file
+/// either way (`IX_TOOLS_DISABLED=0` serves the tools a config file turned off).
+fn env_flag(name: &str) -> Option<bool> {
+    let v = std::env::var(name).ok()?;
+    Some(!matches!(
+        v.trim().to_ascii_lowercase().as_str(),
+        "" | "0" | "false" | "no" | "off"
+    ))
+}
+
+/// The environment variable that names the user's config file, instead of the default
+/// `$XDG_CONFIG_HOME/ixgen/serve.toml` (`~/.config/ixgen/serve.toml`).
+pub const CONFIG_ENV: &str = "IXGEN_SERVE_CONFIG";
+
+/// A product's table in the user's config file: seed 004's controls, set once for every session
+/// (the flags and environment variables override them).
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UserControls {
+    /// `false` is the kill switch.
+    enabled: Option<bool>,
+    #[serde(default)]
+    read_only: bool,
+    #[serde(default)]
+    enable_tools: Vec<String>,
+    #[serde(default)]
+    disable_tools: Vec<String>,
+}
+
+fn config_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(CONFIG_ENV).filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")))?;
+    Some(base.join("ixgen").join("serve.toml"))
+}
+
+/// The product's controls from the user's config file; none when there is no file or no table.
+/// A file that is not valid is a usage error (exit 2), with its line and column.
+fn user_controls(product: &str) -> Result<UserControls, Error> {
+    let Some(path) = config_path() else {
+        return Ok(UserControls::default());
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(UserControls::default()),
+        Err(source) => {
+            return Err(Error::Io {
+                action: "read",
+                path: path.display().to_string(),
+                source,
+            });
+        }
+    };
+    let invalid = |e: toml::de::Error| {
+        let at = e
+            .span()
+            .map(|span| {
+                let before = &text[..span.start.min(text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
+                format!(":{line}:{column}")
+            })
+            .unwrap_or_default();
+        Error::usage(
+            format!("{}{at}: {}", path.display(), e.message()),
+            format!(
+                "one table per product, e.g. `[{product}]` with `enabled = false` (the kill switch), \
+                 `read_only = true`, `enable_tools = [..]`, `disable_tools = [..]`"
+            ),
         )
-    })
+    };
+    // Every product's table is checked, not only this one's: a mistake is found the first time.
+    let mut tables: HashMap<String, UserControls> = toml::from_str(&text).map_err(invalid)?;
+    Ok(tables.remove(product).unwrap_or_default())
 }
 
 /// Loads the catalog and selects its tools; the warnings go to stderr.
@@ -120,14 +199,16 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
 
 fn served(model: &Model, opts: &ServeOptions) -> Result<Served, Error> {
     let product = model.catalog.product.name.clone();
-    let read_only = opts.read_only || truthy(&format!("{}_TOOLS_READ_ONLY", env_prefix(&product)));
-    let (filter, notes) = Filter::resolve(
-        model,
-        read_only,
-        &opts.enable_tools,
-        &opts.disable_tools,
-        opts.tier.as_deref(),
-    )?;
+    let user = user_controls(&product)?;
+    let read_only = opts.read_only || truthy(&format!("{}_TOOLS_READ_ONLY", env_prefix(&product))) || user.read_only;
+    // The command line's lists replace the config file's (together: one list can be meant
+    // against the other).
+    let (enable, disable) = if opts.enable_tools.is_empty() && opts.disable_tools.is_empty() {
+        (&user.enable_tools, &user.disable_tools)
+    } else {
+        (&opts.enable_tools, &opts.disable_tools)
+    };
+    let (filter, notes) = Filter::resolve(model, read_only, enable, disable, opts.tier.as_deref())?;
     for n in &notes {
         eprintln!("ixgen serve: warning: {n}");
     }
@@ -389,10 +470,22 @@ async fn confirm_by_elicitation(peer: &Peer<RoleServer>, a: &ixgen_runtime::Ask)
 /// Runs `ixgen serve`; returns the exit code.
 pub fn run(opts: ServeOptions) -> Result<i32, Error> {
     let served = load(&opts)?;
+    // The kill switch: the environment variable either way, else the user's config file.
     let kill = format!("{}_TOOLS_DISABLED", env_prefix(&served.product));
-    if truthy(&kill) {
+    let off = match env_flag(&kill) {
+        Some(true) => Some(format!("{kill}; unset it")),
+        Some(false) => None,
+        None => (user_controls(&served.product)?.enabled == Some(false)).then(|| {
+            let file = config_path().map(|p| p.display().to_string()).unwrap_or_default();
+            format!(
+                "`enabled = false` in [{}] of {file}; remove it or set {kill}=0",
+                served.product
+            )
+        }),
+    };
+    if let Some(why) = off {
         eprintln!(
-            "ixgen serve: the tools of {} are disabled by {kill}; unset it to serve them",
+            "ixgen serve: the tools of {} are disabled by {why} to serve them",
             served.product
         );
         return Ok(1);

@@ -453,6 +453,86 @@ fn the_kill_switch_read_only_filters_and_annotations() {
     assert_eq!(lines["annotations"]["destructiveHint"], false);
 }
 
+/// The same controls from the user's config file (seed 004: set once, not per session): its
+/// kill switch, which the environment variable overrides either way; its read-only mode and
+/// lists, which the command line's lists replace; a mistake in it is a usage error with its line
+/// and column, and nothing is served.
+#[test]
+fn the_user_config_file_sets_the_controls_and_the_environment_overrides_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let ipuaro = catalog("ipuaro");
+    let config = dir.path().join("serve.toml");
+    let serve = |envs: &[(&str, &str)]| {
+        let mut cmd = Command::new(IXGEN);
+        cmd.args([OsStr::new("serve"), OsStr::new("--catalog"), ipuaro.as_os_str()])
+            .env("IXGEN_SERVE_CONFIG", &config)
+            .env_remove("IPUARO_TOOLS_DISABLED")
+            .stdin(Stdio::null());
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        cmd.output().unwrap()
+    };
+    let names = |v: &Value| -> Vec<String> {
+        parts(v)
+            .0
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let client = |envs: Vec<(&'static str, String)>| Client {
+        script: "mcp-list.mjs",
+        cwd: dir.path(),
+        env: [vec![("IXGEN_SERVE_CONFIG", config.display().to_string())], envs].concat(),
+    };
+
+    // Another product's table does not touch this one.
+    std::fs::write(&config, "[git-iris]\nenabled = false\n").unwrap();
+    let all = generated_tools(&ipuaro, &[]);
+    assert_eq!(parts(&client(vec![]).stdio(&ipuaro, &[], None)).0, &all);
+
+    std::fs::write(&config, "[ipuaro]\nenabled = false\n").unwrap();
+    let o = serve(&[]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("`enabled = false` in [ipuaro] of") && err.contains("serve.toml"),
+        "{err}"
+    );
+    // The environment variable wins either way.
+    let on = client(vec![("IPUARO_TOOLS_DISABLED", "0".into())]).stdio(&ipuaro, &[], None);
+    assert_eq!(parts(&on).0, &all);
+
+    std::fs::write(
+        &config,
+        "[ipuaro]\nread_only = true\nenable_tools = [\"get_lines\", \"git_status\", \"delete_file\"]\n",
+    )
+    .unwrap();
+    // Read-only leaves delete_file out of the allowlist.
+    assert_eq!(
+        names(&client(vec![]).stdio(&ipuaro, &[], None)),
+        ["get_lines", "git_status"]
+    );
+    // The command line's list replaces the file's.
+    assert_eq!(
+        names(&client(vec![]).stdio(&ipuaro, &["--enable-tools", "get_structure"], None)),
+        ["get_structure"]
+    );
+
+    std::fs::write(&config, "[ipuaro]\nread_only = true\nenable = false\n").unwrap();
+    let o = serve(&[]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(o.stdout.is_empty());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("serve.toml:3:1") && err.contains("unknown field `enable`"),
+        "{err}"
+    );
+}
+
 /// Hot reload over stdio (a raw JSON-RPC session, which stays open across the edits): a valid
 /// edit of the catalog is served and announced with `notifications/tools/list_changed`; an
 /// invalid edit is logged on stderr and the previous catalog stays.
