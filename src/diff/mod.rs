@@ -322,7 +322,7 @@ fn invalid(side: &Side, mut diags: Vec<Diagnostic>) -> Error {
 
 fn version(side: &Side) -> Result<Version, Error> {
     let v = &side.model.catalog.product.version;
-    Version::parse(v).ok_or_else(|| {
+    semver::parse(v).ok_or_else(|| {
         invalid(
             side,
             vec![
@@ -422,16 +422,16 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
     let required = active().map(|f| level_of(f.class)).max().unwrap_or(Level::None);
     let bump = Bump {
         required,
-        suggested_version: vo.bumped(required).to_string(),
-        actual: vo.change_to(&vn),
-        satisfied: vo.allows(&vn, required),
+        suggested_version: semver::bumped(&vo, required).to_string(),
+        actual: semver::change(&vo, &vn),
+        satisfied: semver::allows(&vo, &vn, required),
     };
     let mut failures = Vec::new();
     let breaking = active().filter(|f| f.class == Class::Breaking).count();
-    if breaking > 0 && !opts.allow_breaking && !vo.allows(&vn, Level::Major) {
+    if breaking > 0 && !opts.allow_breaking && !semver::allows(&vo, &vn, Level::Major) {
         failures.push(format!(
             "{breaking} breaking change(s), but product.version went {vo} → {vn}, not to {} or later",
-            vo.bumped(Level::Major)
+            semver::bumped(&vo, Level::Major)
         ));
     }
     if opts.require_bump && failures.is_empty() {
