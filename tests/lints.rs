@@ -183,3 +183,42 @@ fn budget_reports_each_host_in_characters_and_tokens() {
     assert_eq!(mcp["tokens"].as_u64().unwrap(), sum.div_ceil(4));
     assert!(hosts.iter().any(|h| h["host"] == "opencode") && hosts.iter().any(|h| h["host"] == "session"));
 }
+
+/// `targets.opencode.server: false`: `opencode.json` gets the permission rule of the tool that
+/// confirms and no MCP server, so OpenCode lists each tool once (the `opencode-twice` fixture is
+/// the same catalog without it); `server` without `config` has no effect and says so.
+#[test]
+fn server_false_writes_only_the_permission_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let twice = std::fs::read_to_string("tests/fixtures/lints/opencode-twice.yaml").unwrap();
+    let once = twice.replace("config: opencode.json}", "config: opencode.json, server: false}");
+    assert_ne!(once, twice);
+    let catalog = dir.path().join("catalog.yaml");
+    std::fs::write(&catalog, &once).unwrap();
+    let (exit, report) = validate(&catalog, true);
+    assert_eq!(
+        (exit, report["diagnostics"].as_array().unwrap().len()),
+        (0, 0),
+        "{report:#}"
+    );
+    let out = dir.path().join("out");
+    Command::cargo_bin("ixgen")
+        .unwrap()
+        .arg("--catalog")
+        .arg(&catalog)
+        .arg("--out")
+        .arg(&out)
+        .args(["generate", "-q", "opencode"])
+        .assert()
+        .success();
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("opencode.json")).unwrap()).unwrap();
+    assert_eq!(config["permission"], serde_json::json!({"wipe": "ask"}));
+    assert!(config.get("mcp").is_none(), "{config:#}");
+
+    let pointless = twice.replace("config: opencode.json}", "server: false}");
+    std::fs::write(&catalog, pointless).unwrap();
+    let (exit, report) = validate(&catalog, false);
+    assert_eq!(exit, 0);
+    assert_eq!(report["diagnostics"][0]["code"], "no-effect", "{report:#}");
+}

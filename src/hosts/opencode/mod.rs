@@ -36,9 +36,22 @@ pub struct Settings {
     /// Folder of the tool files.
     #[serde(default = "default_dir")]
     pub dir: String,
-    /// `opencode.json` to merge the MCP server into; leave out to write none.
+    /// `opencode.json` to merge the MCP server and the permission rules of tools that confirm
+    /// into; leave out to write none.
     #[serde(default)]
     pub config: Option<String>,
+    /// Whether `config` also launches the catalog's MCP `server` (default true). Its tools then
+    /// appear in OpenCode beside the tool files' (as `<server>_<tool>`): `false` writes only the
+    /// permission rules, for a server whose tools the files already are.
+    #[serde(default)]
+    pub server: Option<bool>,
+}
+
+impl Settings {
+    /// Whether `opencode.json` launches the catalog's server.
+    pub fn merges_server(&self, cat: &Catalog) -> bool {
+        self.config.is_some() && cat.server.is_some() && self.server != Some(false)
+    }
 }
 
 /// Where OpenCode loads tools from.
@@ -99,17 +112,52 @@ impl Host for Opencode {
                     .get(&s.toolset)
                     .is_some_and(|ts| ts.tools.iter().any(|n| confirming.contains(n.as_str())))
             };
-            if cat.server.is_none() && !confirms() {
+            if !s.merges_server(cat) && !confirms() {
                 diags.push(
                     Diagnostic::error(
                         "no-server",
                         format!("{path}.config"),
-                        "`config` writes the MCP server and permission rules into opencode.json, but the catalog declares no `server` and no tool of the toolset confirms",
+                        if cat.server.is_none() {
+                            "`config` writes the MCP server and permission rules into opencode.json, but the catalog declares no `server` and no tool of the toolset confirms"
+                        } else {
+                            "`config` writes the permission rules into opencode.json (`server: false` leaves the MCP server out), but no tool of the toolset confirms"
+                        },
                     )
                     .at_key()
-                    .help("add a top-level `server`, or remove `config`"),
+                    .help("add a top-level `server` (or a tool that confirms), or remove `config`"),
                 );
             }
+            // The server's tools and the tool files' are the same tools: OpenCode would list
+            // each twice, once per name.
+            if s.merges_server(cat)
+                && let (Some(server), Some(files)) = (&cat.server, cat.toolsets.get(&s.toolset))
+                && let Some(served) = cat.toolsets.get(&server.toolset)
+                && let Some(both) = files.tools.iter().find(|t| served.tools.contains(t))
+            {
+                diags.push(
+                    Diagnostic::warning(
+                        "opencode-twice",
+                        format!("{path}.config"),
+                        format!(
+                            "OpenCode would list `{both}` twice: as the tool file `{}` and as the MCP server's `{}`",
+                            tool_id(both),
+                            mcp_tool_id(&server.name, both)
+                        ),
+                    )
+                    .at_key()
+                    .help("add `server: false` to write only the permission rules, or give the server another toolset"),
+                );
+            }
+        } else if s.server.is_some() {
+            diags.push(
+                Diagnostic::warning(
+                    "no-effect",
+                    format!("{path}.server"),
+                    "`server` has no effect without `config` (no opencode.json is written)",
+                )
+                .at_key()
+                .help("add `config: opencode.json`, or remove `server`"),
+            );
         }
         diags
     }
@@ -130,7 +178,7 @@ impl Host for Opencode {
                 ids: ts.tools.iter().map(|t| (t.clone(), tool_id(t))).collect(),
             });
         }
-        if let (Some(_), Some(server)) = (&s.config, &cat.server)
+        if let Some(server) = cat.server.as_ref().filter(|_| s.merges_server(cat))
             && let Some(ts) = cat.toolsets.get(&server.toolset)
         {
             out.push(Surface {
@@ -181,7 +229,9 @@ impl Host for Opencode {
         if let Some(config) = &target.config {
             plan_permissions(model, config, toolset, opts, plan)?;
         }
-        if let (Some(config), Some(server)) = (&target.config, &model.catalog.server) {
+        if let (Some(config), Some(server)) = (&target.config, &model.catalog.server)
+            && target.merges_server(&model.catalog)
+        {
             let mut command = vec![server.command.clone()];
             command.extend(server_args(model, &opts.filter));
             let value = serde_json::to_value(OpencodeMcp {
