@@ -533,6 +533,34 @@ fn the_user_config_file_sets_the_controls_and_the_environment_overrides_it() {
     );
 }
 
+/// `type: path` means the same as in OpenCode: an absolute path inside the project is served
+/// like a relative one (the schema no longer refuses it), and one outside is refused with the
+/// runtime's message.
+#[test]
+fn an_absolute_path_inside_the_project_is_accepted_and_one_outside_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "first\n  second\n").unwrap();
+    let ipuaro = catalog("ipuaro");
+    let [one, _] = clients(dir.path(), vec![("PATH", std::env::var("PATH").unwrap())]);
+    let inside = dir.path().join("notes.txt");
+    for path in [
+        serde_json::json!("notes.txt"),
+        serde_json::json!(inside.display().to_string()),
+    ] {
+        let v = one.stdio(&ipuaro, &[], Some(("get_lines", &serde_json::json!({"path": path}))));
+        let call = parts(&v).1;
+        assert!(!is_error(call), "{path}: {call}");
+        assert!(call_text(call).contains("1\tfirst"), "{path}: {call}");
+    }
+    let v = one.stdio(
+        &ipuaro,
+        &[],
+        Some(("get_lines", &serde_json::json!({"path": "/etc/hostname"}))),
+    );
+    let call = parts(&v).1;
+    assert!(call_text(call).contains("must stay inside the worktree"), "{call}");
+}
+
 /// Hot reload over stdio (a raw JSON-RPC session, which stays open across the edits): a valid
 /// edit of the catalog is served and announced with `notifications/tools/list_changed`; an
 /// invalid edit is logged on stderr and the previous catalog stays.

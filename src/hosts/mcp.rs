@@ -259,12 +259,10 @@ fn property(p: &ParamModel) -> PropSchema {
         ParamType::String | ParamType::Path => {
             s.min_length = q.min.map(|x| x as u64);
             s.max_length = q.max.map(|x| x as u64);
+            // A `path` gets no pattern: whether it stays inside the project depends on the
+            // project's root, which a schema cannot know, and a pattern that refused absolute
+            // paths would refuse ones the tool accepts. The runtime resolves and checks it.
             s.pattern = q.pattern.clone();
-            // Containment, as far as a schema can say it: no absolute path, no `..` segment.
-            // (The runtime also resolves the path against the worktree.)
-            if q.ty == ParamType::Path && s.pattern.is_none() {
-                s.pattern = Some(PATH_PATTERN.to_string());
-            }
         }
         ParamType::Array => {
             s.min_items = q.min.map(|x| x as u64);
@@ -283,10 +281,6 @@ fn property(p: &ParamModel) -> PropSchema {
     }
     s
 }
-
-/// The pattern of a `path` parameter in MCP schemas: relative (no leading `/` or `\`), without
-/// a `..` segment. Short, because every schema is context paid in every session.
-pub const PATH_PATTERN: &str = r"^(?![/\\])(?!.*(^|[/\\])\.\.([/\\]|$))";
 
 /// The MCP definition of a tool.
 pub fn tool(t: &ToolModel) -> McpTool {
