@@ -599,7 +599,8 @@ fn an_icon_symlink_out_of_the_folder_or_to_a_device_is_refused_fast() {
             "{target}: {}",
             run.stderr
         );
-        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        // A bound on a hang, not a speed figure.
+        assert!(started.elapsed() < std::time::Duration::from_secs(30));
     }
     let w = Work::new();
     let big = std::fs::File::create(w.tmp.path().join("icon.png")).unwrap();
@@ -609,7 +610,8 @@ fn an_icon_symlink_out_of_the_folder_or_to_a_device_is_refused_fast() {
     let run = w.ixgen(&["validate"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("icon"), "{}", run.stderr);
-    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // A bound on reading the 1 TiB file, not a speed figure.
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
 }
 
 #[test]
@@ -722,7 +724,8 @@ fn deep_nesting_fails_fast_with_a_clear_error() {
         let t = std::time::Instant::now();
         let run = w.ixgen(&["validate"]).located("too-deep");
         assert!(run.stderr.contains("nests deeper"), "{}", run.stderr);
-        assert!(t.elapsed().as_secs() < 5, "took {:?}", t.elapsed());
+        // A bound on quadratic work, not a speed figure.
+        assert!(t.elapsed().as_secs() < 30, "took {:?}", t.elapsed());
     }
 }
 

@@ -567,7 +567,8 @@ mod tests {
                 panic!("{} loads", p.display())
             };
             assert_eq!(diagnostics[0].code, "too-large", "{}", p.display());
-            assert!(t.elapsed().as_secs() < 5, "{}: {:?}", p.display(), t.elapsed());
+            // A bound on a hang (reading /dev/zero to its end never ends), not a speed figure.
+            assert!(t.elapsed().as_secs() < 30, "{}: {:?}", p.display(), t.elapsed());
             assert!(context_declarations(Some(&p)).is_none());
         }
         assert_eq!(catalog_bytes(&big), None);
@@ -583,7 +584,8 @@ mod tests {
         let t = std::time::Instant::now();
         assert!(context_declarations(Some(&path)).is_none());
         assert_eq!(faults(text.as_bytes()).first().map(|f| f.0), Some("too-deep"));
-        assert!(t.elapsed().as_secs() < 2, "{:?}", t.elapsed());
+        // A bound on quadratic work (200,000 levels), not a speed figure.
+        assert!(t.elapsed().as_secs() < 30, "{:?}", t.elapsed());
         // The same in block style.
         let block = format!("context:\n{}1\n", "- ".repeat(n));
         assert_eq!(faults(block.as_bytes()).first().map(|f| f.0), Some("too-deep"));

@@ -1075,10 +1075,11 @@ mod tests {
         for i in 1..30 {
             text.push_str(&format!("a{i}: &a{i} [*a{}, *a{}]\n", i - 1, i - 1));
         }
-        let t = std::time::Instant::now();
         let e = parse(&text).unwrap_err();
         assert_eq!(e.code, "too-many-nodes");
-        assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+        // It stops at the first alias past the limit (level k holds 2^(k+1) nodes, 2^23 is
+        // the limit), not after copying all 2^30: speed is for the benchmarks, this is the why.
+        assert!(e.mark.line <= 24, "stopped at line {}", e.mark.line);
         assert_eq!(parse("a: *nothing").unwrap_err().code, "yaml-syntax");
     }
 
