@@ -288,7 +288,9 @@ impl<'a> Lower<'a> {
         }
         let rules = all(rules);
         let runtime = optional(tool.runtime.as_ref(), |route| self.route(&path, tool, route, &scope));
-        if tool.steps.is_empty() && tool.runtime.is_none() {
+        if let Some(why) = &tool.unsupported {
+            self.unsupported(&path, tool, why);
+        } else if tool.steps.is_empty() && tool.runtime.is_none() {
             self.err(
                 Diagnostic::error(
                     "no-steps",
@@ -394,6 +396,7 @@ impl<'a> Lower<'a> {
             category,
             tier,
             params: own,
+            unsupported,
             ..
         } = owned;
         let mut params: Vec<ParamModel> = own
@@ -420,7 +423,59 @@ impl<'a> Lower<'a> {
             output_schema,
             spec,
             path,
+            unsupported: unsupported.map(|why| why.trim().to_string()),
         })
+    }
+
+    /// The checks of a tool declared `unsupported`, and its warning: the reason must say
+    /// something, and nothing that would run may be declared (a step, a route, a fallback, an
+    /// output, `parallel`), since no target ever gets the tool. Its description, parameters and
+    /// rules stay and are checked as any tool's: they document it.
+    fn unsupported(&mut self, path: &str, tool: &Tool, why: &str) {
+        let name = &tool.name;
+        if why.trim().is_empty() {
+            self.err(
+                Diagnostic::error(
+                    "empty-unsupported",
+                    format!("{path}.unsupported"),
+                    format!("tool `{name}` is `unsupported` without a reason"),
+                )
+                .help("say what no catalog can express, e.g. `unsupported: \"needs the host's LLM\"`"),
+            );
+        }
+        let runs: [(&str, bool); 5] = [
+            ("steps", !tool.steps.is_empty()),
+            ("runtime", tool.runtime.is_some()),
+            ("fallback", tool.fallback.is_some()),
+            ("output", !tool.output.is_empty()),
+            ("parallel", tool.parallel),
+        ];
+        for (key, present) in runs {
+            if present {
+                self.err(
+                    Diagnostic::error(
+                        "unsupported-runs",
+                        format!("{path}.{key}"),
+                        format!("tool `{name}` is `unsupported`, but its `{key}` would run: no target gets the tool, so nothing of it ever runs"),
+                    )
+                    .at_key()
+                    .help(format!("remove `{key}` (keep the description and `params` to document the tool), or remove `unsupported` if the tool works")),
+                );
+            }
+        }
+        if !why.trim().is_empty() {
+            self.err(
+                Diagnostic::warning(
+                    "unsupported-tool",
+                    format!("{path}.unsupported"),
+                    format!(
+                        "tool `{name}` is left out of every target and of `ixgen serve`: {}",
+                        why.trim()
+                    ),
+                )
+                .help("`ixgen list` shows it; remove `unsupported` once steps can do what the tool does"),
+            );
+        }
     }
 
     /// A tool's own parameter: the catalog-level rules of a parameter (shared with the
