@@ -450,8 +450,10 @@ impl<'a> Lower<'a> {
             ("output", !tool.output.is_empty()),
             ("parallel", tool.parallel),
         ];
+        let mut clean = !why.trim().is_empty();
         for (key, present) in runs {
             if present {
+                clean = false;
                 self.err(
                     Diagnostic::error(
                         "unsupported-runs",
@@ -463,7 +465,8 @@ impl<'a> Lower<'a> {
                 );
             }
         }
-        if !why.trim().is_empty() {
+        // The warning of a declaration that is right: a wrong one has its error to fix first.
+        if clean {
             self.err(
                 Diagnostic::warning(
                     "unsupported-tool",
