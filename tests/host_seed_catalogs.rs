@@ -43,7 +43,14 @@ fn ok(out: std::process::Output, what: &str) -> String {
 fn unsupported(name: &str) -> &'static [&'static str] {
     match name {
         "ipuaro" => &["get_complexity"],
-        _ => &["workspace", "parallel_analyze", "analyze_subagent", "update_commit", "update_pr", "update_review"],
+        _ => &[
+            "workspace",
+            "parallel_analyze",
+            "analyze_subagent",
+            "update_commit",
+            "update_pr",
+            "update_review",
+        ],
     }
 }
 
@@ -284,7 +291,11 @@ fn every_tool_of_both_catalogs_loads_in_opencode_and_the_mcp_sdk_client() {
             .iter()
             .map(|t| t["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, served_names(name), "{name}: the SDK client lists every tool that runs");
+        assert_eq!(
+            names,
+            served_names(name),
+            "{name}: the SDK client lists every tool that runs"
+        );
         // Each inputSchema is valid against the MCP spec's schema and compiles as JSON Schema.
         let spec = support::root().join("tests/spec/mcp/2025-11-25/schema.json");
         assert!(spec.is_file(), "the MCP spec schema is missing at {}", spec.display());
@@ -379,7 +390,9 @@ fn ipuaro_tools_run_in_opencode_and_confirm_through_its_permissions() {
     .unwrap();
     let f = run(&p, "get_function", json!({"path": "src/auth.ts", "name": "login"}));
     assert!(
-        f.contains("\"lineStart\": 1") && f.contains("\"lineEnd\": 5") && f.contains("\"params\": [\n    \"user\"\n  ]"),
+        f.contains("\"lineStart\": 1")
+            && f.contains("\"lineEnd\": 5")
+            && f.contains("\"params\": [\n    \"user\"\n  ]"),
         "{f}"
     );
     std::fs::remove_dir_all(&modules).unwrap();
@@ -524,12 +537,23 @@ fn git_iris_tools_run_in_opencode_against_a_scratch_repository() {
     );
     assert!(bad.contains("`end_line` must be at least `start_line`"), "{bad}");
     // repo_map, rebuilt from git and perl, in OpenCode's runtime: the changed file ranks first.
-    std::fs::write(p.dir().join("src/auth.ts"), "export function login() {}\nexport class Auth {}\n").unwrap();
-    let map = run(&p, "repo_map", json!({"max_files": 5, "mentioned_files": ["src/auth.ts"]}));
+    std::fs::write(
+        p.dir().join("src/auth.ts"),
+        "export function login() {}\nexport class Auth {}\n",
+    )
+    .unwrap();
+    let map = run(
+        &p,
+        "repo_map",
+        json!({"max_files": 5, "mentioned_files": ["src/auth.ts"]}),
+    );
     let json_text = map.split_once("\n\n").map(|(_, b)| b).unwrap_or("");
     let map: Value = serde_json::from_str(json_text).unwrap_or_else(|e| panic!("{e}: {map}"));
     // (The generated files are untracked here: changed too.)
-    assert!(map["changed_files"].as_array().unwrap().contains(&json!("src/auth.ts")), "{map}");
+    assert!(
+        map["changed_files"].as_array().unwrap().contains(&json!("src/auth.ts")),
+        "{map}"
+    );
     assert_eq!(map["mentioned_files"], json!(["src/auth.ts"]), "{map}");
     assert!(
         map["content"]

@@ -94,7 +94,11 @@ fn probe(program: &str) -> Vec<&'static str> {
 /// Analyzers git-iris's `static_analysis` picks from by what is installed, returning its
 /// fallback ("no installed analyzer matches") when none is: they are the tool's optional
 /// programs. Each is probed when it is on PATH; this machine has none of them.
-const OPTIONAL: [(&str, &str); 3] = [("static_analysis", "ruff"), ("static_analysis", "biome"), ("static_analysis", "go")];
+const OPTIONAL: [(&str, &str); 3] = [
+    ("static_analysis", "ruff"),
+    ("static_analysis", "biome"),
+    ("static_analysis", "go"),
+];
 
 fn on_path(program: &str) -> bool {
     std::env::var("PATH")
@@ -136,7 +140,11 @@ fn every_program_a_step_runs_exists() {
             }
         }
     }
-    assert!(missing.is_empty(), "programs that do not exist:\n{}", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "programs that do not exist:\n{}",
+        missing.join("\n")
+    );
     assert!(probed > 20, "{probed} programs probed");
 }
 
@@ -146,7 +154,10 @@ fn every_program_a_step_runs_exists() {
 fn a_stub_program_fails_the_probe() {
     init_path();
     for program in ["ipuaro", "git-iris"] {
-        assert!(!on_path(program), "{program} is installed here, so the probe proves nothing");
+        assert!(
+            !on_path(program),
+            "{program} is installed here, so the probe proves nothing"
+        );
         assert!(Command::new(program).args(probe(program)).output().is_err());
     }
 }
@@ -161,7 +172,10 @@ fn no_seed_tool_calls_the_product_cli() {
             assert_ne!(program, cli, "{name}: `{tool}` calls `{cli}`");
         }
         let text = std::fs::read_to_string(catalog_path(name)).unwrap();
-        assert!(!text.contains(&format!("{cli} tool")), "{name}: a comment still says `{cli} tool` answers");
+        assert!(
+            !text.contains(&format!("{cli} tool")),
+            "{name}: a comment still says `{cli} tool` answers"
+        );
     }
 }
 
@@ -227,7 +241,11 @@ export abstract class BaseRepo {
 fn ts_project() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    write(d, "package.json", r#"{"name": "scratch", "devDependencies": {"typescript": "5.9.3"}}"#);
+    write(
+        d,
+        "package.json",
+        r#"{"name": "scratch", "devDependencies": {"typescript": "5.9.3"}}"#,
+    );
     write(d, "src/services/user.ts", USER_TS);
     write(d, "src/db/index.ts", "export class Database { users: any }\n");
     write(d, "src/types/user.ts", "export interface User { id: string }\n");
@@ -238,10 +256,18 @@ fn ts_project() -> tempfile::TempDir {
         "import { UserService } from \"../services/user.js\"\nimport type { User } from \"../types/user\"\nimport { config } from '../config'\nconst db = require(\"../db\")\nimport express from \"express\"\nimport { gone } from \"./missing\"\n",
     );
     for i in 1..=5 {
-        write(d, &format!("tests/t{i}.test.ts"), "import { Database } from '../src/db/index'\n");
+        write(
+            d,
+            &format!("tests/t{i}.test.ts"),
+            "import { Database } from '../src/db/index'\n",
+        );
     }
     // Not project files: a dependency's own imports are not the project's graph.
-    write(d, "node_modules/lib/index.ts", "import { Database } from '../../src/db/index'\n");
+    write(
+        d,
+        "node_modules/lib/index.ts",
+        "import { Database } from '../../src/db/index'\n",
+    );
     std::os::unix::fs::symlink(
         support::ensure_npm_hosts().join("node_modules/typescript"),
         d.join("node_modules/typescript"),
@@ -256,49 +282,99 @@ fn ipuaro_get_function_answers_the_seed_fields() {
     let m = model("ipuaro");
     let p = ts_project();
     let f = json_answer(
-        &run(&m, "get_function", json!({"path": "src/services/user.ts", "name": "login"}), p.path()),
+        &run(
+            &m,
+            "get_function",
+            json!({"path": "src/services/user.ts", "name": "login"}),
+            p.path(),
+        ),
         "get_function login",
     );
     assert_eq!(f["name"], "login");
-    assert_eq!((f["lineStart"].as_u64(), f["lineEnd"].as_u64()), (Some(19), Some(21)), "{f}");
+    assert_eq!(
+        (f["lineStart"].as_u64(), f["lineEnd"].as_u64()),
+        (Some(19), Some(21)),
+        "{f}"
+    );
     assert_eq!(f["params"], json!(["email", "password"]));
-    assert_eq!((f["isAsync"].as_bool(), f["isExported"].as_bool()), (Some(true), Some(true)));
+    assert_eq!(
+        (f["isAsync"].as_bool(), f["isExported"].as_bool()),
+        (Some(true), Some(true))
+    );
     assert_eq!(f["returnType"], "Promise<User>");
     // The source with line numbers, cat -n style: line 19 is the signature.
     let code = f["code"].as_str().unwrap();
     assert_eq!(code.lines().count(), 3, "{code}");
-    assert!(code.lines().next().unwrap().trim_start().starts_with("19\texport async function login("), "{code}");
+    assert!(
+        code.lines()
+            .next()
+            .unwrap()
+            .trim_start()
+            .starts_with("19\texport async function login("),
+        "{code}"
+    );
 
     // An arrow function bound to a const, not exported, no declared return type elsewhere.
     let a = json_answer(
-        &run(&m, "get_function", json!({"path": "src/services/user.ts", "name": "formatDate"}), p.path()),
+        &run(
+            &m,
+            "get_function",
+            json!({"path": "src/services/user.ts", "name": "formatDate"}),
+            p.path(),
+        ),
         "formatDate",
     );
-    assert_eq!((a["isAsync"].as_bool(), a["isExported"].as_bool()), (Some(false), Some(false)));
+    assert_eq!(
+        (a["isAsync"].as_bool(), a["isExported"].as_bool()),
+        (Some(false), Some(false))
+    );
     assert_eq!(a["params"], json!(["date"]));
     assert_eq!(a["returnType"], "string");
     assert_eq!(a["lineStart"], 23);
 
     // ClassName.methodName for a method.
     let meth = json_answer(
-        &run(&m, "get_function", json!({"path": "src/services/user.ts", "name": "UserService.findById"}), p.path()),
+        &run(
+            &m,
+            "get_function",
+            json!({"path": "src/services/user.ts", "name": "UserService.findById"}),
+            p.path(),
+        ),
         "UserService.findById",
     );
-    assert_eq!((meth["lineStart"].as_u64(), meth["lineEnd"].as_u64()), (Some(11), Some(13)));
+    assert_eq!(
+        (meth["lineStart"].as_u64(), meth["lineEnd"].as_u64()),
+        (Some(11), Some(13))
+    );
     assert_eq!(meth["params"], json!(["id"]));
     assert_eq!(meth["isAsync"], true);
 
     // Not found: an error that lists the available functions.
-    let nf = run(&m, "get_function", json!({"path": "src/services/user.ts", "name": "logout"}), p.path());
+    let nf = run(
+        &m,
+        "get_function",
+        json!({"path": "src/services/user.ts", "name": "logout"}),
+        p.path(),
+    );
     assert!(nf.is_error, "{}", nf.text);
     assert!(
-        nf.text.contains("Available functions: login, formatDate, UserService.findById, UserService.create"),
+        nf.text
+            .contains("Available functions: login, formatDate, UserService.findById, UserService.create"),
         "{}",
         nf.text
     );
     // File not found.
-    let gone = run(&m, "get_function", json!({"path": "src/nope.ts", "name": "x"}), p.path());
-    assert!(gone.is_error && gone.text.contains("File not found: src/nope.ts"), "{}", gone.text);
+    let gone = run(
+        &m,
+        "get_function",
+        json!({"path": "src/nope.ts", "name": "x"}),
+        p.path(),
+    );
+    assert!(
+        gone.is_error && gone.text.contains("File not found: src/nope.ts"),
+        "{}",
+        gone.text
+    );
     // A path outside the project is refused before anything runs.
     let out = run(&m, "get_function", json!({"path": "../x.ts", "name": "x"}), p.path());
     assert!(out.text.contains("**Invalid arguments:**"), "{}", out.text);
@@ -310,7 +386,12 @@ fn ipuaro_get_class_answers_the_seed_fields() {
     let m = model("ipuaro");
     let p = ts_project();
     let c = json_answer(
-        &run(&m, "get_class", json!({"path": "src/services/user.ts", "name": "UserService"}), p.path()),
+        &run(
+            &m,
+            "get_class",
+            json!({"path": "src/services/user.ts", "name": "UserService"}),
+            p.path(),
+        ),
         "get_class",
     );
     assert_eq!((c["lineStart"].as_u64(), c["lineEnd"].as_u64()), (Some(5), Some(17)));
@@ -336,19 +417,38 @@ fn ipuaro_get_class_answers_the_seed_fields() {
     assert_eq!(c["code"].as_str().unwrap().lines().count(), 13);
 
     let abs = json_answer(
-        &run(&m, "get_class", json!({"path": "src/services/user.ts", "name": "BaseRepo"}), p.path()),
+        &run(
+            &m,
+            "get_class",
+            json!({"path": "src/services/user.ts", "name": "BaseRepo"}),
+            p.path(),
+        ),
         "BaseRepo",
     );
     assert_eq!(abs["isAbstract"], true);
     assert!(abs.get("extends").is_none(), "{abs}");
     assert_eq!(abs["implements"], json!([]));
 
-    let nf = run(&m, "get_class", json!({"path": "src/services/user.ts", "name": "Nope"}), p.path());
-    assert!(nf.is_error && nf.text.contains("Available classes: UserService, BaseRepo"), "{}", nf.text);
+    let nf = run(
+        &m,
+        "get_class",
+        json!({"path": "src/services/user.ts", "name": "Nope"}),
+        p.path(),
+    );
+    assert!(
+        nf.is_error && nf.text.contains("Available classes: UserService, BaseRepo"),
+        "{}",
+        nf.text
+    );
 
     // Without the project's `typescript` package the tool says what to install.
     std::fs::remove_file(p.path().join("node_modules/typescript")).unwrap();
-    let no_ts = run(&m, "get_class", json!({"path": "src/services/user.ts", "name": "UserService"}), p.path());
+    let no_ts = run(
+        &m,
+        "get_class",
+        json!({"path": "src/services/user.ts", "name": "UserService"}),
+        p.path(),
+    );
     assert!(
         no_ts.is_error && no_ts.text.contains("npm install --save-dev typescript"),
         "{}",
@@ -362,19 +462,43 @@ fn ipuaro_dependency_tools_answer_the_seed_fields() {
     let m = model("ipuaro");
     let p = ts_project();
     let d = json_answer(
-        &run(&m, "get_dependencies", json!({"path": "src/controllers/user.ts"}), p.path()),
+        &run(
+            &m,
+            "get_dependencies",
+            json!({"path": "src/controllers/user.ts"}),
+            p.path(),
+        ),
         "get_dependencies",
     );
     assert_eq!(d["path"], "src/controllers/user.ts");
     // `../services/user.js` is user.ts (TypeScript's ESM spelling); `../db` the folder's index;
     // `express` is a package, not a project file; `./missing` does not exist.
-    let paths: Vec<&str> = d["dependencies"].as_array().unwrap().iter().map(|x| x["path"].as_str().unwrap()).collect();
+    let paths: Vec<&str> = d["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["path"].as_str().unwrap())
+        .collect();
     assert_eq!(
         paths,
-        ["src/services/user.ts", "src/types/user.ts", "src/config.ts", "src/db/index.ts", "src/controllers/missing"]
+        [
+            "src/services/user.ts",
+            "src/types/user.ts",
+            "src/config.ts",
+            "src/db/index.ts",
+            "src/controllers/missing"
+        ]
     );
     assert_eq!(d["totalDependencies"], 5);
-    let dep = |p: &str| d["dependencies"].as_array().unwrap().iter().find(|x| x["path"] == p).unwrap().clone();
+    let dep = |p: &str| {
+        d["dependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["path"] == p)
+            .unwrap()
+            .clone()
+    };
     assert_eq!(
         dep("src/db/index.ts"),
         json!({"path": "src/db/index.ts", "exists": true, "isHub": true, "isEntryPoint": true, "fileType": "source"})
@@ -395,20 +519,41 @@ fn ipuaro_dependency_tools_answer_the_seed_fields() {
     let ds = r["dependents"].as_array().unwrap();
     assert_eq!(ds[0]["path"], "src/controllers/user.ts");
     assert!(ds.iter().filter(|x| x["fileType"] == "test").count() == 5, "{r}");
-    assert!(!ds.iter().any(|x| x["path"].as_str().unwrap().contains("node_modules")), "{r}");
+    assert!(
+        !ds.iter().any(|x| x["path"].as_str().unwrap().contains("node_modules")),
+        "{r}"
+    );
     for x in ds {
         for k in ["path", "isHub", "isEntryPoint", "fileType"] {
             assert!(x.get(k).is_some(), "dependent without {k}: {x}");
         }
     }
     // Five or fewer is not a hub; a file nothing imports has no dependents.
-    let svc = json_answer(&run(&m, "get_dependents", json!({"path": "src/services/user.ts"}), p.path()), "svc");
-    assert_eq!((svc["isHub"].as_bool(), svc["totalDependents"].as_u64()), (Some(false), Some(1)));
-    let none = json_answer(&run(&m, "get_dependents", json!({"path": "src/controllers/user.ts"}), p.path()), "none");
+    let svc = json_answer(
+        &run(&m, "get_dependents", json!({"path": "src/services/user.ts"}), p.path()),
+        "svc",
+    );
+    assert_eq!(
+        (svc["isHub"].as_bool(), svc["totalDependents"].as_u64()),
+        (Some(false), Some(1))
+    );
+    let none = json_answer(
+        &run(
+            &m,
+            "get_dependents",
+            json!({"path": "src/controllers/user.ts"}),
+            p.path(),
+        ),
+        "none",
+    );
     assert_eq!(none["dependents"], json!([]));
 
     let gone = run(&m, "get_dependencies", json!({"path": "src/nope.ts"}), p.path());
-    assert!(gone.is_error && gone.text.contains("File not found: src/nope.ts"), "{}", gone.text);
+    assert!(
+        gone.is_error && gone.text.contains("File not found: src/nope.ts"),
+        "{}",
+        gone.text
+    );
 }
 
 fn git(dir: &Path, args: &[&str]) {
@@ -418,7 +563,11 @@ fn git(dir: &Path, args: &[&str]) {
         .current_dir(dir)
         .output()
         .unwrap();
-    assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 /// A small git repository: a Rust file with 15 functions, a Python file, a TypeScript file, an
@@ -433,15 +582,27 @@ fn git_repo() -> tempfile::TempDir {
     }
     write(d, "src/many.rs", &many);
     write(d, "src/lib.rs", "mod many;\npub struct Config;\n");
-    write(d, "tool.py", "import os\n\ndef run():\n    pass\n\nclass Tool:\n    pass\n");
+    write(
+        d,
+        "tool.py",
+        "import os\n\ndef run():\n    pass\n\nclass Tool:\n    pass\n",
+    );
     write(d, "web.ts", "import { x } from './x'\nexport function hi() {}\n");
     write(d, "README.md", "# scratch\n");
     write(d, ".gitignore", "target/\n");
     write(d, "target/gen.rs", "pub fn generated() {}\n");
     git(d, &["add", "-A"]);
     git(d, &["commit", "-qm", "init"]);
-    write(d, "tool.py", "import os\n\ndef run():\n    pass\n\nclass Tool:\n    pass\n\ndef more():\n    pass\n");
-    write(d, "new.go", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println() }\n");
+    write(
+        d,
+        "tool.py",
+        "import os\n\ndef run():\n    pass\n\nclass Tool:\n    pass\n\ndef more():\n    pass\n",
+    );
+    write(
+        d,
+        "new.go",
+        "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println() }\n",
+    );
     tmp
 }
 
@@ -460,7 +621,10 @@ fn git_iris_repo_map_answers_the_seed_fields() {
     let content = map["content"].as_str().unwrap();
     assert!(!content.contains("target/"), "{content}");
     // Changed files rank first; at most 12 definitions and 6 imports a file.
-    assert!(content.starts_with("new.go [changed]\n") || content.starts_with("tool.py [changed]\n"), "{content}");
+    assert!(
+        content.starts_with("new.go [changed]\n") || content.starts_with("tool.py [changed]\n"),
+        "{content}"
+    );
     let many = content.split("src/many.rs").nth(1).unwrap();
     let defs = many.lines().filter(|l| l.trim_start().starts_with("pub fn f")).count();
     assert_eq!(defs, 12, "{content}");
@@ -473,11 +637,17 @@ fn git_iris_repo_map_answers_the_seed_fields() {
         "mentioned",
     );
     assert_eq!(ment["mentioned_files"], json!(["web.ts"]));
-    assert!(ment["content"].as_str().unwrap().starts_with("web.ts [mentioned]\n"), "{ment}");
+    assert!(
+        ment["content"].as_str().unwrap().starts_with("web.ts [mentioned]\n"),
+        "{ment}"
+    );
 
     // max_files caps the files shown; the token budget cuts the map (about 4 characters a token).
     let one = json_answer(&run(&m, "repo_map", json!({"max_files": 1}), r.path()), "max_files");
-    assert_eq!((one["files_analyzed"].as_u64(), one["files_shown"].as_u64()), (Some(5), Some(1)));
+    assert_eq!(
+        (one["files_analyzed"].as_u64(), one["files_shown"].as_u64()),
+        (Some(5), Some(1))
+    );
     let small = json_answer(&run(&m, "repo_map", json!({"token_budget": 30}), r.path()), "budget");
     assert!(small["content"].as_str().unwrap().len() <= 120, "{small}");
     assert!(small["files_shown"].as_u64().unwrap() < 5, "{small}");
@@ -500,7 +670,14 @@ const UNSUPPORTED: [(&str, &[&str]); 2] = [
     ("ipuaro", &["get_complexity"]),
     (
         "git-iris",
-        &["workspace", "parallel_analyze", "analyze_subagent", "update_commit", "update_pr", "update_review"],
+        &[
+            "workspace",
+            "parallel_analyze",
+            "analyze_subagent",
+            "update_commit",
+            "update_pr",
+            "update_review",
+        ],
     ),
 ];
 
@@ -509,14 +686,27 @@ fn the_seed_catalogs_declare_exactly_their_unsupported_tools() {
     init_path();
     for (name, expected) in UNSUPPORTED {
         let m = model(name);
-        let declared: Vec<&str> = m.tools.iter().filter(|t| t.unsupported.is_some()).map(|t| t.name.as_str()).collect();
+        let declared: Vec<&str> = m
+            .tools
+            .iter()
+            .filter(|t| t.unsupported.is_some())
+            .map(|t| t.name.as_str())
+            .collect();
         assert_eq!(declared, expected, "{name}");
         for t in m.tools.iter().filter(|t| t.unsupported.is_some()) {
             assert!(t.spec.steps.is_empty(), "{name}: {} has steps", t.name);
-            assert!(!t.params.is_empty(), "{name}: {} keeps its documented parameters", t.name);
+            assert!(
+                !t.params.is_empty(),
+                "{name}: {} keeps its documented parameters",
+                t.name
+            );
         }
         // Everything else runs: 18 tools, less the unsupported ones, in the toolset.
-        assert_eq!(m.toolset("all", &Default::default()).len(), 18 - expected.len(), "{name}");
+        assert_eq!(
+            m.toolset("all", &Default::default()).len(),
+            18 - expected.len(),
+            "{name}"
+        );
     }
 }
 
@@ -555,11 +745,7 @@ tools:
 fn every_target_catalog() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("catalog.yaml"), EVERY_TARGET).unwrap();
-    std::fs::copy(
-        support::root().join("catalog/ix-icon.png"),
-        tmp.path().join("icon.png"),
-    )
-    .expect("the ix icon");
+    std::fs::copy(support::root().join("catalog/ix-icon.png"), tmp.path().join("icon.png")).expect("the ix icon");
     tmp
 }
 
@@ -622,7 +808,10 @@ fn list_shows_an_unsupported_tool_with_its_reason() {
     let tmp = every_target_catalog();
     let o = ixgen_in(tmp.path(), &["list"]);
     let stdout = String::from_utf8_lossy(&o.stdout);
-    let row = stdout.lines().find(|l| l.starts_with("think ")).unwrap_or_else(|| panic!("{stdout}"));
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("think "))
+        .unwrap_or_else(|| panic!("{stdout}"));
     assert!(row.ends_with("unsupported: needs the host's LLM"), "{row}");
     let o = ixgen_in(tmp.path(), &["list", "--format", "json", "--toolset", "main"]);
     let rows: Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -662,17 +851,28 @@ fn serve_leaves_an_unsupported_tool_out_and_warns() {
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
     );
     assert!(read()["result"]["serverInfo"].is_object());
-    send(&mut stdin, json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(
+        &mut stdin,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
     send(&mut stdin, json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
     let list = read();
-    let names: Vec<&str> = list["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["lookup"], "{list}");
     send(
         &mut stdin,
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "think", "arguments": {"question": "q"}}}),
     );
     let call = read();
-    assert!(call.get("error").is_some() || call["result"]["isError"] == true, "{call}");
+    assert!(
+        call.get("error").is_some() || call["result"]["isError"] == true,
+        "{call}"
+    );
     drop(stdin);
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -690,27 +890,50 @@ fn diff_reports_a_tool_becoming_unsupported_as_a_removal_from_its_surfaces() {
     init_path();
     let tmp = every_target_catalog();
     let d = tmp.path();
-    let old = EVERY_TARGET.replace("    unsupported: \"needs the host's LLM\"\n", "    steps:\n      - run: [think, \"{question}\"]\n");
+    let old = EVERY_TARGET.replace(
+        "    unsupported: \"needs the host's LLM\"\n",
+        "    steps:\n      - run: [think, \"{question}\"]\n",
+    );
     std::fs::write(d.join("old.yaml"), old).unwrap();
     let o = ixgen_in(d, &["diff", "--against", "old.yaml", "--format", "json"]);
-    let report: Value = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
     let text = report.to_string();
-    assert_eq!(o.status.code(), Some(1), "a breaking change without a major bump: {text}");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a breaking change without a major bump: {text}"
+    );
     let findings = report["findings"].as_array().unwrap_or_else(|| panic!("{text}"));
     let on_think: Vec<&Value> = findings.iter().filter(|f| f["tool"] == "think").collect();
     assert_eq!(on_think.len(), 1, "one finding: {on_think:#?}");
     assert_eq!(on_think[0]["rule"], "toolset-member-removed", "{text}");
     assert_eq!(on_think[0]["class"], "breaking", "{text}");
     let message = on_think[0]["message"].as_str().unwrap();
-    assert!(message.contains("it is now `unsupported` (needs the host's LLM)"), "{message}");
+    assert!(
+        message.contains("it is now `unsupported` (needs the host's LLM)"),
+        "{message}"
+    );
     // And back: supported again is a compatible addition to the surfaces.
     std::fs::write(d.join("old.yaml"), EVERY_TARGET).unwrap();
-    let back = EVERY_TARGET.replace("    unsupported: \"needs the host's LLM\"\n", "    steps:\n      - run: [think, \"{question}\"]\n");
+    let back = EVERY_TARGET.replace(
+        "    unsupported: \"needs the host's LLM\"\n",
+        "    steps:\n      - run: [think, \"{question}\"]\n",
+    );
     std::fs::write(d.join("catalog.yaml"), back).unwrap();
     let o = ixgen_in(d, &["diff", "--against", "old.yaml", "--format", "json"]);
     let report: Value = serde_json::from_slice(&o.stdout).unwrap();
-    let on_think: Vec<&Value> = report["findings"].as_array().unwrap().iter().filter(|f| f["tool"] == "think").collect();
+    let on_think: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["tool"] == "think")
+        .collect();
     assert_eq!(on_think.len(), 1, "{report}");
     assert_eq!(on_think[0]["rule"], "toolset-member-added", "{report}");
 }

@@ -1391,6 +1391,75 @@ tools:
         assert!(diagnostics.iter().all(|d| d.code != "host"));
     }
 
+    /// An `unsupported` tool with `body` (indented as a tool's keys) in a small catalog: the
+    /// codes and positions of what lowering reports, and the tool's reason when it lowered.
+    type Found = Vec<(&'static str, (usize, usize))>;
+
+    fn unsupported(body: &str) -> (Found, Option<Option<String>>) {
+        let text = format!(
+            "version: 1\nproduct: {{name: demo, version: 1.0.0, description: d}}\ncli: {{binary: demo}}\ntoolsets: {{main: {{tools: [a]}}}}\ntools:\n  - name: a\n    description: A\n{body}"
+        );
+        let loaded = crate::catalog::load_text("u.yaml", text.as_bytes()).unwrap();
+        match super::super::lower(loaded, "u.yaml", |_| Vec::new()) {
+            Ok(l) => (
+                l.warnings.iter().map(|d| (d.code, d.pos.unwrap())).collect(),
+                Some(l.model.tools[0].unsupported.clone()),
+            ),
+            Err(Error::Catalog { diagnostics, .. }) => {
+                assert!(diagnostics.iter().all(|d| d.help.is_some()), "{diagnostics:#?}");
+                (diagnostics.iter().map(|d| (d.code, d.pos.unwrap())).collect(), None)
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn an_unsupported_tool_needs_a_reason_and_nothing_that_runs() {
+        // Clean: no steps needed, parameters and rules allowed, one warning at the reason.
+        let (found, tool) = unsupported(
+            "    unsupported: \"  needs the host's LLM \"\n    params:\n      q: {type: string}\n      r: {type: string}\n    rules:\n      - {when: {param: q, set: true}, require: [r]}\n",
+        );
+        assert_eq!(found, [("unsupported-tool", (8, 18))]);
+        assert_eq!(tool, Some(Some("needs the host's LLM".to_string())));
+        // An empty reason.
+        assert_eq!(
+            unsupported("    unsupported: \"\"\n").0,
+            [("empty-unsupported", (8, 18))]
+        );
+        // Each key that would run, at its key, and no warning while there is an error.
+        let (found, _) = unsupported(
+            "    unsupported: no model\n    parallel: true\n    fallback: x\n    runtime: {method: GET, path: /a}\n    output:\n      - text: x\n    steps:\n      - run: [a]\n",
+        );
+        // (The route also has no top-level `runtime`: `no-runtime`, not what is checked here.)
+        let mut found: Vec<_> = found.into_iter().filter(|(c, _)| *c != "no-runtime").collect();
+        found.sort_by_key(|(_, pos)| *pos);
+        assert_eq!(
+            found,
+            [
+                ("unsupported-runs", (9, 5)),
+                ("unsupported-runs", (10, 5)),
+                ("unsupported-runs", (11, 5)),
+                ("unsupported-runs", (12, 5)),
+                ("unsupported-runs", (14, 5)),
+            ]
+        );
+        // Parameters are still checked: a bad default is an error of the unsupported tool too.
+        let (found, _) = unsupported("    unsupported: no model\n    params:\n      n: {type: integer, default: x}\n");
+        assert_eq!(
+            found.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
+            ["bad-default", "unsupported-tool"]
+        );
+        // A tool that is not unsupported still needs steps.
+        assert_eq!(
+            unsupported("    params: {}\n")
+                .0
+                .iter()
+                .map(|(c, _)| *c)
+                .collect::<Vec<_>>(),
+            ["no-steps"]
+        );
+    }
+
     #[test]
     fn steps_and_tools_keep_their_catalog_path() {
         let loaded = crate::catalog::load(None).unwrap();
