@@ -937,3 +937,290 @@ fn diff_reports_a_tool_becoming_unsupported_as_a_removal_from_its_surfaces() {
     assert_eq!(on_think.len(), 1, "{report}");
     assert_eq!(on_think[0]["rule"], "toolset-member-added", "{report}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Every other tool of both seed catalogs, through the Rust runtime.
+
+/// Runs a tool whose `confirm` asks: the user allows it, and the subject asked about is kept.
+fn run_allowed(m: &Model, tool: &str, args: Value, dir: &Path) -> (ixgen_runtime::Answer, Vec<String>) {
+    let asked = std::sync::Mutex::new(Vec::new());
+    let ask = |a: &ixgen_runtime::Ask| {
+        asked.lock().unwrap().push(a.subject.clone());
+        Ok(())
+    };
+    let t = m.tool(tool).unwrap();
+    let ctx = ixgen_runtime::Ctx {
+        cwd: Some(dir),
+        ask: Some(&ask),
+        cancel: None,
+    };
+    let a = ixgen_runtime::run_tool(&t.spec, &serde_json::Map::new(), &args, &ctx, &m.shared);
+    (a, asked.into_inner().unwrap())
+}
+
+fn text_of(a: &ixgen_runtime::Answer, what: &str) -> String {
+    assert!(!a.is_error, "{what} failed:\n{}", a.text);
+    a.text.clone()
+}
+
+#[test]
+fn every_other_ipuaro_tool_answers_as_its_seed_says() {
+    init_path();
+    let m = model("ipuaro");
+    let p = ts_project();
+    let d = p.path();
+    write(
+        d,
+        "src/todo.ts",
+        "// TODO: rate limit\n/* FIXME: leak */\nconst password: string = 'x'\n# NOTE: hash style\n",
+    );
+    git(d, &["init", "-q"]);
+    write(d, ".gitignore", "node_modules/\n");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "init"]);
+
+    // get_lines: cat -n style, a range, and `end < start` refused.
+    let lines = text_of(
+        &run(&m, "get_lines", json!({"path": "src/todo.ts", "start": 2, "end": 3}), d),
+        "get_lines",
+    );
+    assert!(
+        lines.ends_with("2\t/* FIXME: leak */\n3\tconst password: string = 'x'"),
+        "{lines}"
+    );
+    let bad = run(&m, "get_lines", json!({"path": "src/todo.ts", "start": 3, "end": 2}), d);
+    assert!(
+        bad.text
+            .contains("**Invalid arguments:** `end` must be at least `start`"),
+        "{}",
+        bad.text
+    );
+    // get_structure: the tree without node_modules and .git, depth-limited.
+    let tree = text_of(&run(&m, "get_structure", json!({"depth": 1}), d), "get_structure");
+    assert!(tree.contains("./src") && tree.contains("./tests"), "{tree}");
+    assert!(
+        !tree.contains("node_modules") && !tree.contains(".git/") && !tree.contains("./src/db"),
+        "{tree}"
+    );
+    // find_references: whole-word, with context; no match is an answer.
+    let refs = text_of(
+        &run(&m, "find_references", json!({"symbol": "Database"}), d),
+        "find_references",
+    );
+    assert!(refs.contains("src/db/index.ts:1:export class Database"), "{refs}");
+    assert!(refs.contains("tests/t1.test.ts:1:"), "{refs}");
+    let none = text_of(&run(&m, "find_references", json!({"symbol": "Nowhere"}), d), "none");
+    assert!(none.ends_with("No references to `Nowhere`."), "{none}");
+    // find_definition: the declaration, by kind of declaration.
+    let def = text_of(
+        &run(&m, "find_definition", json!({"symbol": "UserService"}), d),
+        "find_definition",
+    );
+    assert!(def.contains("src/services/user.ts:5:export class UserService"), "{def}");
+    let bad = run(&m, "find_definition", json!({"symbol": "a b"}), d);
+    assert!(bad.text.contains("**Invalid arguments:**"), "{}", bad.text);
+    // get_todos: every type, and one type case-insensitively.
+    let todos = text_of(&run(&m, "get_todos", json!({}), d), "get_todos");
+    assert!(
+        todos.contains("src/todo.ts:1:") && todos.contains("src/todo.ts:2:") && todos.contains("src/todo.ts:4:"),
+        "{todos}"
+    );
+    let fixme = text_of(&run(&m, "get_todos", json!({"type": "FIXME"}), d), "FIXME");
+    assert!(
+        fixme.contains("src/todo.ts:2:") && !fixme.contains("src/todo.ts:1:"),
+        "{fixme}"
+    );
+
+    // The edit tools ask first (the subject says what), then do it.
+    let (edited, asked) = run_allowed(
+        &m,
+        "edit_lines",
+        json!({"path": "src/todo.ts", "start": 1, "end": 2, "content": ""}),
+        d,
+    );
+    assert!(!edited.is_error, "{}", edited.text);
+    assert_eq!(asked, ["edit src/todo.ts lines 1-2"]);
+    let now = std::fs::read_to_string(d.join("src/todo.ts")).unwrap();
+    assert!(now.starts_with("const password"), "{now}");
+    let (created, asked) = run_allowed(
+        &m,
+        "create_file",
+        json!({"path": "src/new/a.ts", "content": "export const a = 1\n"}),
+        d,
+    );
+    assert!(created.text.contains("Created src/new/a.ts"), "{}", created.text);
+    assert_eq!(asked, ["create src/new/a.ts"]);
+    let (again, _) = run_allowed(&m, "create_file", json!({"path": "src/new/a.ts", "content": "x"}), d);
+    assert!(
+        again.is_error && again.text.contains("src/new/a.ts already exists"),
+        "{}",
+        again.text
+    );
+    // Without a way to ask, a confirming tool does not run.
+    let unasked = run(&m, "delete_file", json!({"path": "src/new/a.ts"}), d);
+    assert!(d.join("src/new/a.ts").exists(), "{}", unasked.text);
+    let (deleted, _) = run_allowed(&m, "delete_file", json!({"path": "src/new/a.ts"}), d);
+    assert!(deleted.text.ends_with("Deleted `src/new/a.ts`."), "{}", deleted.text);
+    assert!(!d.join("src/new/a.ts").exists());
+
+    // Git: status, diff of the edit, and a commit of the given files with a multi-line message.
+    let status = text_of(&run(&m, "git_status", json!({}), d), "git_status");
+    assert!(status.contains(" M src/todo.ts"), "{status}");
+    let diff = text_of(&run(&m, "git_diff", json!({"path": "src/todo.ts"}), d), "git_diff");
+    assert!(
+        diff.contains("-// TODO: rate limit") && diff.contains("src/todo.ts | 2 --"),
+        "{diff}"
+    );
+    let (commit, asked) = run_allowed(
+        &m,
+        "git_commit",
+        json!({"message": "fix: todo\n\nbody", "files": ["src/todo.ts"]}),
+        d,
+    );
+    assert!(!commit.is_error, "{}", commit.text);
+    assert_eq!(asked, ["commit: fix: todo\n\nbody"]);
+    let log = Command::new("git")
+        .args(["log", "-1", "--format=%B"])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&log.stdout).trim_end(), "fix: todo\n\nbody");
+
+    // run_command: an allow-listed command runs without asking; a denied one never runs.
+    let (echo, asked) = run_allowed(&m, "run_command", json!({"command": "node -e 'console.log(6*7)'"}), d);
+    assert!(echo.text.contains("42"), "{}", echo.text);
+    assert!(asked.is_empty(), "{asked:?}");
+    let (denied, _) = run_allowed(&m, "run_command", json!({"command": "sudo rm -rf /tmp/x"}), d);
+    assert!(denied.is_error, "{}", denied.text);
+    // run_tests: `npm test` with the path and filter; the project's script echoes what it got.
+    write(
+        d,
+        "package.json",
+        r#"{"name": "scratch", "scripts": {"test": "node -e \"console.log('ran:', process.argv.slice(1).join(' '))\""}}"#,
+    );
+    let tests = text_of(
+        &run(
+            &m,
+            "run_tests",
+            json!({"path": "tests/t1.test.ts", "filter": "login"}),
+            d,
+        ),
+        "run_tests",
+    );
+    assert!(tests.contains("ran: tests/t1.test.ts -t login"), "{tests}");
+}
+
+#[test]
+fn every_other_git_iris_tool_answers_as_its_seed_says() {
+    init_path();
+    let m = model("git-iris");
+    let r = git_repo();
+    let d = r.path();
+    git(d, &["tag", "v1"]);
+    write(d, "README.md", "# scratch\n\nA demo.\n");
+    write(d, "CHANGELOG.md", "## 1.0\n");
+    git(d, &["add", "README.md", "CHANGELOG.md"]);
+    git(d, &["commit", "-qm", "docs"]);
+    git(d, &["add", "tool.py"]);
+
+    let status = text_of(&run(&m, "git_status", json!({}), d), "git_status");
+    assert!(
+        status.contains("**Staged**\n\nM\ttool.py") && !status.contains("new.go"),
+        "{status}"
+    );
+    let all = text_of(&run(&m, "git_status", json!({"include_unstaged": true}), d), "unstaged");
+    assert!(all.contains("?? new.go"), "{all}");
+    let diff = text_of(&run(&m, "git_diff", json!({}), d), "git_diff");
+    assert!(diff.contains("tool.py | 3 +++") && !diff.contains("@@"), "{diff}");
+    let patch = text_of(&run(&m, "git_diff", json!({"detail": "standard"}), d), "standard");
+    assert!(patch.contains("+def more():"), "{patch}");
+    let range = text_of(&run(&m, "git_diff", json!({"from": "v1"}), d), "range");
+    assert!(range.contains("README.md") && range.contains("CHANGELOG.md"), "{range}");
+    let to_alone = run(&m, "git_diff", json!({"to": "v1"}), d);
+    assert!(to_alone.text.contains("**Invalid arguments:**"), "{}", to_alone.text);
+    let log = text_of(&run(&m, "git_log", json!({"count": 1}), d), "git_log");
+    assert!(log.contains(" docs") && !log.contains(" init"), "{log}");
+    let ranged = text_of(&run(&m, "git_log", json!({"from": "v1"}), d), "ranged");
+    assert!(
+        ranged.contains("**Commits v1..HEAD**") && ranged.contains("T <t@example.com>"),
+        "{ranged}"
+    );
+    let show = text_of(&run(&m, "git_show", json!({"commit": "v1"}), d), "git_show");
+    assert!(show.contains("init") && show.contains("src/many.rs"), "{show}");
+    let nope = run(&m, "git_show", json!({"commit": "nope"}), d);
+    assert!(nope.is_error, "{}", nope.text);
+    let changed = text_of(&run(&m, "git_changed_files", json!({"to": "HEAD"}), d), "changed");
+    assert!(
+        changed.contains("A\tCHANGELOG.md") && changed.contains("M\tREADME.md"),
+        "{changed}"
+    );
+    let from_alone = run(&m, "git_changed_files", json!({"from": "v1"}), d);
+    assert!(
+        from_alone.text.contains("file listing needs a complete range"),
+        "{}",
+        from_alone.text
+    );
+    let blame = text_of(
+        &run(&m, "git_blame", json!({"file": "src/lib.rs", "start_line": 2}), d),
+        "git_blame",
+    );
+    assert!(
+        blame.contains("**Lines 2-2**") && blame.contains("pub struct Config;"),
+        "{blame}"
+    );
+    let read = text_of(
+        &run(
+            &m,
+            "file_read",
+            json!({"path": "tool.py", "start_line": 3, "num_lines": 2}),
+            d,
+        ),
+        "file_read",
+    );
+    assert!(read.ends_with("def run():\n    pass"), "{read}");
+    let search = text_of(
+        &run(&m, "code_search", json!({"query": "run", "search_type": "function"}), d),
+        "code_search",
+    );
+    assert!(search.contains("tool.py:3:def run():"), "{search}");
+    let class = text_of(
+        &run(&m, "code_search", json!({"query": "Config", "search_type": "class"}), d),
+        "class",
+    );
+    assert!(class.contains("src/lib.rs:2:pub struct Config;"), "{class}");
+    let docs = text_of(&run(&m, "project_docs", json!({}), d), "project_docs");
+    assert!(docs.contains("# scratch\n\nA demo."), "{docs}");
+    let cl = text_of(
+        &run(&m, "project_docs", json!({"doc_type": "changelog", "max_chars": 4}), d),
+        "changelog",
+    );
+    assert!(cl.ends_with("## 1"), "max_chars per file: {cl}");
+    let info = text_of(&run(&m, "git_repo_info", json!({}), d), "git_repo_info");
+    assert!(
+        info.contains("(no origin remote)") && info.contains("**Commit count**\n\n2"),
+        "{info}"
+    );
+    // static_analysis on a Rust crate: cargo clippy is what runs (`analyzer: rust`, no detection).
+    write(
+        d,
+        "Cargo.toml",
+        "[package]\nname = \"scratch\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[lib]\npath = \"src/lib.rs\"\n",
+    );
+    write(d, "src/lib.rs", "pub fn same(x: i32) -> bool {\n    x == x\n}\n");
+    let lint = run(
+        &m,
+        "static_analysis",
+        json!({"analyzer": "rust", "timeout_secs": 300}),
+        d,
+    );
+    // clippy's finding (an error lint: exit 101, which is an answer) is the section.
+    assert!(!lint.is_error, "{}", lint.text);
+    assert!(
+        lint.text.contains("**cargo clippy (Cargo.toml)**")
+            && lint
+                .text
+                .contains("src/lib.rs:2:5: error: equal expressions as operands to `==`"),
+        "{}",
+        lint.text
+    );
+}
