@@ -423,7 +423,7 @@ impl<'a> Lower<'a> {
             output_schema,
             spec,
             path,
-            unsupported: unsupported.map(|why| why.trim().to_string()),
+            unsupported: unsupported.as_deref().map(one_line),
         })
     }
 
@@ -473,7 +473,7 @@ impl<'a> Lower<'a> {
                     format!("{path}.unsupported"),
                     format!(
                         "tool `{name}` is left out of every target and of `ixgen serve`: {}",
-                        why.trim()
+                        one_line(why)
                     ),
                 )
                 .help("`ixgen list` shows it; remove `unsupported` once steps can do what the tool does"),
@@ -1296,6 +1296,12 @@ impl<'a> Lower<'a> {
     }
 }
 
+/// An `unsupported` reason as one line (a block scalar may span several): a warning and a row
+/// of `ixgen list` show it on one.
+fn one_line(why: &str) -> String {
+    why.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Builds a [`Model`] from lowered tools.
 pub(super) fn model(
     catalog: crate::catalog::Catalog,
@@ -1417,9 +1423,11 @@ tools:
     fn an_unsupported_tool_needs_a_reason_and_nothing_that_runs() {
         // Clean: no steps needed, parameters and rules allowed, one warning at the reason.
         let (found, tool) = unsupported(
-            "    unsupported: \"  needs the host's LLM \"\n    params:\n      q: {type: string}\n      r: {type: string}\n    rules:\n      - {when: {param: q, set: true}, require: [r]}\n",
+            "    unsupported: |\n      needs the host's\n      LLM\n    params:\n      q: {type: string}\n      r: {type: string}\n    rules:\n      - {when: {param: q, set: true}, require: [r]}\n",
         );
-        assert_eq!(found, [("unsupported-tool", (8, 18))]);
+        // (A block scalar is located at its first line of text.)
+        assert_eq!(found, [("unsupported-tool", (9, 7))]);
+        // The reason on one line.
         assert_eq!(tool, Some(Some("needs the host's LLM".to_string())));
         // An empty reason.
         assert_eq!(
