@@ -779,6 +779,10 @@ fn every_target_leaves_an_unsupported_tool_out_and_warns_once() {
         let warning = "tool `think` is left out of every target and of `ixgen serve`: needs the host's LLM";
         assert_eq!(stderr.matches(warning).count(), 1, "{target}: one warning:\n{stderr}");
         assert_eq!(stderr.matches("unsupported-tool").count(), 1, "{target}:\n{stderr}");
+        if target == "mcp" {
+            // What the user sees, whole (the other targets print the same).
+            insta::assert_snapshot!("unsupported_tool_warning", stderr);
+        }
         let files = support::tree(&out);
         assert!(!files.is_empty(), "{target} wrote nothing");
         for (path, bytes) in &files {
