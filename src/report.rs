@@ -17,6 +17,9 @@ pub struct ListRow<'a> {
     pub tier: &'a str,
     pub toolsets: Vec<&'a str>,
     pub description_chars: usize,
+    /// Why no target gets the tool (the catalog's `unsupported`); absent for a tool that runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unsupported: Option<&'a str>,
 }
 
 fn toolsets_of<'a>(model: &'a Model, t: &ToolModel) -> Vec<&'a str> {
@@ -58,7 +61,8 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
             if !model.catalog.toolsets.contains_key(ts) {
                 return Err(hosts::unknown_toolset(model, ts));
             }
-            model.toolset(ts, &Filter::default())
+            // The toolset as declared: an unsupported tool is listed, with its reason.
+            model.toolset_declared(ts)
         }
         None => model.tools.iter().collect(),
     };
@@ -67,12 +71,17 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
         .iter()
         .map(|t| ListRow {
             name: &t.name,
-            ids: host_ids(&surfaces, t),
+            // No host gets an unsupported tool, so it has no id anywhere.
+            ids: match t.unsupported {
+                Some(_) => BTreeMap::new(),
+                None => host_ids(&surfaces, t),
+            },
             access: if t.is_write() { "write" } else { "read" },
             destructive: t.destructive,
             tier: &t.tier,
             toolsets: toolsets_of(model, t),
             description_chars: t.description.chars().count(),
+            unsupported: t.unsupported.as_deref(),
         })
         .collect();
     if json {
@@ -83,6 +92,11 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
     println!("{:<width$}  {:<5}  {:<4}  {:>4}  IDS", "TOOL", "RW", "TIER", "DESC");
     for r in &rows {
         let ids: Vec<String> = r.ids.iter().map(|(h, id)| format!("{h}={id}")).collect();
+        let ids = match r.unsupported {
+            // The reason is catalog text: escaped like every catalog string printed.
+            Some(why) => format!("unsupported: {}", crate::escape::terminal(why)),
+            None => ids.join(" "),
+        };
         println!(
             "{:<width$}  {:<5}  {:<4}  {:>4}  {}",
             r.name,
@@ -90,7 +104,7 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
             // Tiers are free text in the catalog: escaped like every catalog string printed.
             crate::escape::terminal(r.tier),
             r.description_chars,
-            ids.join(" ")
+            ids
         );
     }
     println!("{} tool(s)", rows.len());

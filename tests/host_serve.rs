@@ -147,7 +147,12 @@ impl HttpServer {
         }
         let mut child = cmd.spawn().expect("ixgen serve starts");
         let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let line = lines.next().expect("a line on stderr").unwrap();
+        // The catalog's warnings (an `unsupported` tool's) come before the address.
+        let line = lines
+            .by_ref()
+            .map(|l| l.unwrap())
+            .find(|l| l.contains("listening on ") || !l.starts_with("ixgen serve: warning: "))
+            .expect("a line on stderr");
         let url = line
             .split_once("listening on ")
             .map(|(_, u)| u.trim().to_string())
@@ -322,7 +327,8 @@ fn both_sdk_clients_list_and_call_the_ipuaro_and_git_iris_tools() {
                 call_text(call)
             );
         }
-        // ipuaro's own CLI is not installed: the tool's fallback text, as an error.
+        // get_function parses with the project's own `typescript`, which this folder has not:
+        // an error that says what to install.
         let v = client.stdio(
             &ipuaro,
             &[],
@@ -330,6 +336,11 @@ fn both_sdk_clients_list_and_call_the_ipuaro_and_git_iris_tools() {
         );
         let call = parts(&v).1;
         assert!(is_error(call), "{call}");
+        assert!(
+            call_text(call).contains("npm install --save-dev typescript"),
+            "{}",
+            call_text(call)
+        );
     }
 }
 

@@ -501,6 +501,12 @@ pub struct Tool {
     /// MCP hosts get it as `outputSchema`.
     #[serde(default)]
     pub output_schema: Option<Shape>,
+    /// Why no catalog can run this tool (`"needs the host's LLM"`): it stays in the catalog
+    /// as documentation (description, parameters, rules) and is left out of every target and
+    /// of `ixgen serve`, each run warning once with this reason. It takes no `steps`,
+    /// `runtime`, `fallback`, `output` or `parallel`: nothing of it ever runs.
+    #[serde(default)]
+    pub unsupported: Option<String>,
 }
 
 /// Whether a tool changes state.

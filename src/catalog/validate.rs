@@ -500,6 +500,8 @@ impl<'a> Validator<'a> {
             let mut total = 0;
             for (i, t) in ts.tools.iter().enumerate() {
                 match by_name.get(t.as_str()) {
+                    // An unsupported tool reaches no host, so no session pays for it.
+                    Some(tool) if tool.unsupported.is_some() => {}
                     Some(tool) => total += tool.description.chars().count(),
                     None => self.err(
                         Diagnostic::error(
@@ -685,6 +687,22 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// An unsupported tool reaches no host: its description costs no session's context.
+    #[test]
+    fn the_toolset_budget_leaves_unsupported_tools_out() {
+        let text = |unsupported: &str| {
+            format!(
+                "version: 1\nproduct: {{name: demo, version: 1.0.0, description: d}}\nlint: {{toolset_budget: 10}}\ntoolsets: {{main: {{tools: [a, b]}}}}\ntools:\n  - {{name: a, description: AAAA, steps: [{{run: [a]}}]}}\n  - {{name: b, description: a long description of the tool{unsupported}}}\n"
+            )
+        };
+        let codes = |t: String| -> Vec<&'static str> {
+            let loaded = crate::catalog::load_text("b.yaml", t.as_bytes()).unwrap();
+            validate(&loaded.catalog).iter().map(|d| d.code).collect()
+        };
+        assert_eq!(codes(text(", steps: [{run: [b]}]")), ["toolset-budget"]);
+        assert!(codes(text(", unsupported: needs a model")).is_empty());
     }
 
     #[test]

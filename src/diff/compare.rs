@@ -472,6 +472,13 @@ impl<'a> Compare<'a> {
                 .t(" is no longer given to ")
                 .t(labels(&lost));
             msg = msg.t(" (toolset ").codes(toolsets.iter().copied()).t(")");
+            // A tool that became `unsupported` leaves every surface it was on: a removal from
+            // each, pointed at the reason.
+            let mut after = new.tool_path(new_name);
+            if let Some(why) = &n.unsupported {
+                msg = msg.t(": it is now ").c("unsupported").t(format!(" ({why})"));
+                after = format!("{after}.unsupported");
+            }
             self.push(
                 Rule::ToolsetMemberRemoved,
                 Some(new_name),
@@ -481,8 +488,8 @@ impl<'a> Compare<'a> {
                 msg,
                 At {
                     before: Some(old.tool_path(old_name)),
-                    after: Some(new.tool_path(new_name)),
-                    anchor: new.tool_path(new_name),
+                    after: Some(after.clone()),
+                    anchor: after,
                 },
             );
         }
@@ -493,11 +500,17 @@ impl<'a> Compare<'a> {
                 None,
                 None,
                 set(&gained),
-                Msg::new()
-                    .t("tool ")
-                    .c(new_name)
-                    .t(" is now given to ")
-                    .t(labels(&gained)),
+                {
+                    let msg = Msg::new()
+                        .t("tool ")
+                        .c(new_name)
+                        .t(" is now given to ")
+                        .t(labels(&gained));
+                    match o.unsupported {
+                        Some(_) => msg.t(": it is no longer ").c("unsupported"),
+                        None => msg,
+                    }
+                },
                 At::both(old.tool_path(old_name), new.tool_path(new_name)),
             );
         }

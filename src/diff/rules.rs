@@ -84,7 +84,7 @@ rules! {
     ToolRemoved "tool-removed" Breaking "a tool was removed from the catalog (a rename without `renamed_from` is a removal plus an addition)";
     ToolRenamed "tool-renamed" Breaking "a tool was renamed (declared with `renamed_from`)";
     ToolIdChanged "tool-id-changed" Breaking "the id a host gives a tool changed, e.g. after a server, plugin or session file rename";
-    ToolsetMemberRemoved "toolset-member-removed" Breaking "a tool still in the catalog is no longer given to a surface (its toolset, the target's toolset or the catalog's filters changed)";
+    ToolsetMemberRemoved "toolset-member-removed" Breaking "a tool still in the catalog is no longer given to a surface (its toolset, the target's toolset or the catalog's filters changed, or it became `unsupported`)";
     ToolsetRemoved "toolset-removed" Breaking "a toolset was removed (it can be chosen with `ixgen opencode --toolset`)";
     ParamRemoved "param-removed" Breaking "a parameter was removed (a rename without `renamed_from` is a removal plus an addition)";
     ParamRenamed "param-renamed" Breaking "a parameter was renamed (declared with `renamed_from`)";

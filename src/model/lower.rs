@@ -288,7 +288,9 @@ impl<'a> Lower<'a> {
         }
         let rules = all(rules);
         let runtime = optional(tool.runtime.as_ref(), |route| self.route(&path, tool, route, &scope));
-        if tool.steps.is_empty() && tool.runtime.is_none() {
+        if let Some(why) = &tool.unsupported {
+            self.unsupported(&path, tool, why);
+        } else if tool.steps.is_empty() && tool.runtime.is_none() {
             self.err(
                 Diagnostic::error(
                     "no-steps",
@@ -394,6 +396,7 @@ impl<'a> Lower<'a> {
             category,
             tier,
             params: own,
+            unsupported,
             ..
         } = owned;
         let mut params: Vec<ParamModel> = own
@@ -420,7 +423,62 @@ impl<'a> Lower<'a> {
             output_schema,
             spec,
             path,
+            unsupported: unsupported.as_deref().map(one_line),
         })
+    }
+
+    /// The checks of a tool declared `unsupported`, and its warning: the reason must say
+    /// something, and nothing that would run may be declared (a step, a route, a fallback, an
+    /// output, `parallel`), since no target ever gets the tool. Its description, parameters and
+    /// rules stay and are checked as any tool's: they document it.
+    fn unsupported(&mut self, path: &str, tool: &Tool, why: &str) {
+        let name = &tool.name;
+        if why.trim().is_empty() {
+            self.err(
+                Diagnostic::error(
+                    "empty-unsupported",
+                    format!("{path}.unsupported"),
+                    format!("tool `{name}` is `unsupported` without a reason"),
+                )
+                .help("say what no catalog can express, e.g. `unsupported: \"needs the host's LLM\"`"),
+            );
+        }
+        let runs: [(&str, bool); 5] = [
+            ("steps", !tool.steps.is_empty()),
+            ("runtime", tool.runtime.is_some()),
+            ("fallback", tool.fallback.is_some()),
+            ("output", !tool.output.is_empty()),
+            ("parallel", tool.parallel),
+        ];
+        let mut clean = !why.trim().is_empty();
+        for (key, present) in runs {
+            if present {
+                clean = false;
+                self.err(
+                    Diagnostic::error(
+                        "unsupported-runs",
+                        format!("{path}.{key}"),
+                        format!("tool `{name}` is `unsupported`, but its `{key}` would run: no target gets the tool, so nothing of it ever runs"),
+                    )
+                    .at_key()
+                    .help(format!("remove `{key}` (keep the description and `params` to document the tool), or remove `unsupported` if the tool works")),
+                );
+            }
+        }
+        // The warning of a declaration that is right: a wrong one has its error to fix first.
+        if clean {
+            self.err(
+                Diagnostic::warning(
+                    "unsupported-tool",
+                    format!("{path}.unsupported"),
+                    format!(
+                        "tool `{name}` is left out of every target and of `ixgen serve`: {}",
+                        one_line(why)
+                    ),
+                )
+                .help("`ixgen list` shows it; remove `unsupported` once steps can do what the tool does"),
+            );
+        }
     }
 
     /// A tool's own parameter: the catalog-level rules of a parameter (shared with the
@@ -1238,6 +1296,12 @@ impl<'a> Lower<'a> {
     }
 }
 
+/// An `unsupported` reason as one line (a block scalar may span several): a warning and a row
+/// of `ixgen list` show it on one.
+fn one_line(why: &str) -> String {
+    why.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Builds a [`Model`] from lowered tools.
 pub(super) fn model(
     catalog: crate::catalog::Catalog,
@@ -1331,6 +1395,77 @@ tools:
             panic!("a broken catalog must not lower");
         };
         assert!(diagnostics.iter().all(|d| d.code != "host"));
+    }
+
+    /// An `unsupported` tool with `body` (indented as a tool's keys) in a small catalog: the
+    /// codes and positions of what lowering reports, and the tool's reason when it lowered.
+    type Found = Vec<(&'static str, (usize, usize))>;
+
+    fn unsupported(body: &str) -> (Found, Option<Option<String>>) {
+        let text = format!(
+            "version: 1\nproduct: {{name: demo, version: 1.0.0, description: d}}\ncli: {{binary: demo}}\ntoolsets: {{main: {{tools: [a]}}}}\ntools:\n  - name: a\n    description: A\n{body}"
+        );
+        let loaded = crate::catalog::load_text("u.yaml", text.as_bytes()).unwrap();
+        match super::super::lower(loaded, "u.yaml", |_| Vec::new()) {
+            Ok(l) => (
+                l.warnings.iter().map(|d| (d.code, d.pos.unwrap())).collect(),
+                Some(l.model.tools[0].unsupported.clone()),
+            ),
+            Err(Error::Catalog { diagnostics, .. }) => {
+                assert!(diagnostics.iter().all(|d| d.help.is_some()), "{diagnostics:#?}");
+                (diagnostics.iter().map(|d| (d.code, d.pos.unwrap())).collect(), None)
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn an_unsupported_tool_needs_a_reason_and_nothing_that_runs() {
+        // Clean: no steps needed, parameters and rules allowed, one warning at the reason.
+        let (found, tool) = unsupported(
+            "    unsupported: |\n      needs the host's\n      LLM\n    params:\n      q: {type: string}\n      r: {type: string}\n    rules:\n      - {when: {param: q, set: true}, require: [r]}\n",
+        );
+        // (A block scalar is located at its first line of text.)
+        assert_eq!(found, [("unsupported-tool", (9, 7))]);
+        // The reason on one line.
+        assert_eq!(tool, Some(Some("needs the host's LLM".to_string())));
+        // An empty reason.
+        assert_eq!(
+            unsupported("    unsupported: \"\"\n").0,
+            [("empty-unsupported", (8, 18))]
+        );
+        // Each key that would run, at its key, and no warning while there is an error.
+        let (found, _) = unsupported(
+            "    unsupported: no model\n    parallel: true\n    fallback: x\n    runtime: {method: GET, path: /a}\n    output:\n      - text: x\n    steps:\n      - run: [a]\n",
+        );
+        // (The route also has no top-level `runtime`: `no-runtime`, not what is checked here.)
+        let mut found: Vec<_> = found.into_iter().filter(|(c, _)| *c != "no-runtime").collect();
+        found.sort_by_key(|(_, pos)| *pos);
+        assert_eq!(
+            found,
+            [
+                ("unsupported-runs", (9, 5)),
+                ("unsupported-runs", (10, 5)),
+                ("unsupported-runs", (11, 5)),
+                ("unsupported-runs", (12, 5)),
+                ("unsupported-runs", (14, 5)),
+            ]
+        );
+        // Parameters are still checked: a bad default is an error of the unsupported tool too.
+        let (found, _) = unsupported("    unsupported: no model\n    params:\n      n: {type: integer, default: x}\n");
+        assert_eq!(
+            found.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
+            ["bad-default", "unsupported-tool"]
+        );
+        // A tool that is not unsupported still needs steps.
+        assert_eq!(
+            unsupported("    params: {}\n")
+                .0
+                .iter()
+                .map(|(c, _)| *c)
+                .collect::<Vec<_>>(),
+            ["no-steps"]
+        );
     }
 
     #[test]

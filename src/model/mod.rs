@@ -52,6 +52,9 @@ pub struct ToolModel {
     pub path: String,
     /// The JSON Schema of the tool's structured result (MCP `outputSchema`).
     pub output_schema: Option<serde_json::Value>,
+    /// Why no catalog can run the tool (the catalog's `unsupported`, trimmed): no target and
+    /// no `ixgen serve` gets it; `ixgen list` shows it with this reason.
+    pub unsupported: Option<String>,
 }
 
 /// A parameter, resolved.
@@ -259,16 +262,22 @@ impl Filter {
 }
 
 impl Model {
-    /// The tools of a toolset, in the toolset's order, passed through `filter`.
+    /// The tools of a toolset that a host or `ixgen serve` gets, in the toolset's order,
+    /// passed through `filter`. An `unsupported` tool is never among them: this is the one
+    /// place every target leaves it out (the load warned about it).
     pub fn toolset(&self, name: &str, filter: &Filter) -> Vec<&ToolModel> {
+        self.toolset_declared(name)
+            .into_iter()
+            .filter(|t| t.unsupported.is_none() && filter.keeps(t))
+            .collect()
+    }
+
+    /// Every tool a toolset names, `unsupported` ones included (for `ixgen list`).
+    pub fn toolset_declared(&self, name: &str) -> Vec<&ToolModel> {
         let Some(ts) = self.catalog.toolsets.get(name) else {
             return Vec::new();
         };
-        ts.tools
-            .iter()
-            .filter_map(|n| self.tool(n))
-            .filter(|t| filter.keeps(t))
-            .collect()
+        ts.tools.iter().filter_map(|n| self.tool(n)).collect()
     }
 
     /// A tool by name.
