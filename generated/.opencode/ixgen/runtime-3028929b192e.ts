@@ -482,16 +482,16 @@ async function __ixgenCli(x: __IxCli, vars: __IxVars, cwd: string, signal?: Abor
     if (ran === null) return { missing: x.program, ok: false, out: "" }
     const { program, argv, r } = ran
     // The run as data (`capture`): what a later step or block reads, whatever the exit code.
-    const process: __IxProcData = { exit_code: r.code, stdout: r.stdout, stderr: r.stderr, duration_ms: ran.took }
+    const data: __IxProcData = { exit_code: r.code, stdout: r.stdout, stderr: r.stderr, duration_ms: ran.took }
     if (timer?.aborted && !signal?.aborted) r.why = `timed out after ${ms} ms`
     else if (r.code !== null && (x.any_exit || (x.ok_exit ?? []).includes(r.code))) r.why = undefined
     const stream = x.output === "stderr" ? r.stderr : x.output === "both" ? [r.stdout, r.stderr].filter((t) => t.trim()).map((t) => t.replace(/\n+$/, "")).join("\n") : r.stdout
-    if (r.why) return { ok: false, out: stream, err: __ixgenFail(program, argv, r), process }
+    if (r.why) return { ok: false, out: stream, err: __ixgenFail(program, argv, r), process: data }
     let out = stream
     const max = __ixgenAmount(x.max_output, vars)
     if (max !== undefined && out.length > max) out = out.slice(0, max) + `\n\n_(cut at ${max} of ${out.length} characters)_`
     if (!out.trim() && x.if_empty) out = __ixgenRender(x.if_empty, vars)
-    return { ok: true, out, result: out.trim(), stream, process }
+    return { ok: true, out, result: out.trim(), stream, process: data }
   } finally {
     if (tmp.dir !== null) await __ixgenRm(tmp.dir, { recursive: true, force: true })
   }
