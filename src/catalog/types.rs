@@ -723,9 +723,7 @@ impl<'de> Deserialize<'de> for OkExit {
                 if v == "all" {
                     Ok(OkExit::All(AllWord::All))
                 } else {
-                    Err(E::custom(format!(
-                        "`{v}` is not `all`; write a list of exit codes or `all`"
-                    )))
+                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
                 }
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<OkExit, A::Error> {
