@@ -624,3 +624,54 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
         serde_json::Value::Object(_) => "a mapping",
     }
 }
+
+/// Keys that are written but do nothing (`validate --strict` fails on them): `if_empty: ""` (an
+/// empty text is no text: the section is `_(no output)_`; an empty answer is the tool's
+/// `answer: {empty: ""}`) and `default: null` (a missing default). `text` is the catalog's
+/// source: a null default reads as none, so only the text shows it was written.
+pub fn no_effect(cat: &super::Catalog, text: &str) -> Vec<Diagnostic> {
+    let mut d = Vec::new();
+    for (t, tool) in cat.tools.iter().enumerate() {
+        for (s, step) in tool.steps.iter().enumerate() {
+            if step.if_empty.as_deref() == Some("") {
+                d.push(
+                    Diagnostic::warning(
+                        "no-effect",
+                        format!("tools[{t}].steps[{s}].if_empty"),
+                        "an empty `if_empty` has no effect: the section is still `_(no output)_`",
+                    )
+                    .at_key()
+                    .help("remove it; for an empty answer write `answer: {empty: \"\"}` on the tool"),
+                );
+            }
+        }
+    }
+    // Reading the text again costs a parse: only when some `default:` has no value after it.
+    let suspect = text.match_indices("default:").any(|(i, m)| {
+        let rest = text[i + m.len()..].trim_start_matches([' ', '\t']);
+        rest.is_empty() || rest.starts_with(['\n', '\r', ',', '}', '#', '~']) || rest.starts_with("null")
+    });
+    if !suspect {
+        return d;
+    }
+    let index = super::yaml::Located::new(text);
+    let mut check = |path: String, p: &Param| {
+        let key = format!("{path}.default");
+        if p.default.is_none() && index.contains(&key) {
+            d.push(
+                Diagnostic::warning("no-effect", key, "`default: null` is no default")
+                    .at_key()
+                    .help("remove it: a parameter without `default` is unset when not given"),
+            );
+        }
+    };
+    for (name, p) in &cat.params {
+        check(format!("params.{name}"), p);
+    }
+    for (t, tool) in cat.tools.iter().enumerate() {
+        for (name, p) in &tool.params {
+            check(format!("tools[{t}].params.{name}"), p);
+        }
+    }
+    d
+}
