@@ -675,6 +675,9 @@ pub(crate) struct Out {
     pub(crate) stream: Option<String>,
     /// The run as data (`capture`): `{exit_code, stdout, stderr, duration_ms}`.
     pub(crate) process: Option<Value>,
+    /// How an error names the run: the program that ran (the step's own, or a `when_missing`
+    /// alternative) and its first literal argument.
+    pub(crate) label: Option<String>,
 }
 
 pub(crate) fn fail_text(program: &str, argv: &[String], r: &Proc) -> String {
@@ -738,8 +741,14 @@ struct Cli<'a> {
     if_empty: Option<&'a Template>,
 }
 
-/// An argument vector from its spec; `file` arguments are written into `tmp` (created on first use).
-fn build_argv(args: &[SpecArg], vars: &Vars, tmp: &mut Option<tempfile::TempDir>) -> Result<Vec<String>, String> {
+/// An argument vector from its spec; `file` arguments are written into `tmp` (created on first use),
+/// their names starting with `prefix` (each alternative of a step has its own).
+fn build_argv(
+    args: &[SpecArg],
+    vars: &Vars,
+    tmp: &mut Option<tempfile::TempDir>,
+    prefix: &str,
+) -> Result<Vec<String>, String> {
     let mut argv: Vec<String> = Vec::new();
     for a in args {
         match a {
@@ -777,7 +786,7 @@ fn build_argv(args: &[SpecArg], vars: &Vars, tmp: &mut Option<tempfile::TempDir>
                     );
                 }
                 let dir = tmp.as_ref().expect("created above");
-                let path = dir.path().join(format!("arg-{}.txt", argv.len()));
+                let path = dir.path().join(format!("{prefix}arg-{}.txt", argv.len()));
                 write_private(&path, &render(file, vars, false)).map_err(|e| e.to_string())?;
                 argv.push(path.to_string_lossy().into_owned());
             }
@@ -800,8 +809,9 @@ fn cli(x: &Cli, vars: &Vars, cwd: &Path, cancel: Option<&proc::Cancel>) -> Resul
     let first = std::iter::once((x.program, x.argv));
     let alts = x.otherwise.iter().map(|a| (a.program.as_str(), a.argv.as_slice()));
     let mut ran = None;
-    for (program, args) in first.chain(alts) {
-        let argv = build_argv(args, vars, &mut tmp)?;
+    for (k, (program, args)) in first.chain(alts).enumerate() {
+        let prefix = if k == 0 { String::new() } else { format!("alt{k}-") };
+        let argv = build_argv(args, vars, &mut tmp, &prefix)?;
         let started = std::time::Instant::now();
         let r = proc::spawn(
             program,
@@ -812,11 +822,11 @@ fn cli(x: &Cli, vars: &Vars, cwd: &Path, cancel: Option<&proc::Cancel>) -> Resul
             cancel,
         );
         if !r.missing {
-            ran = Some((program, argv, r, started.elapsed()));
+            ran = Some((program, args, argv, r, started.elapsed()));
             break;
         }
     }
-    let Some((program, argv, mut r, took)) = ran else {
+    let Some((program, args, argv, mut r, took)) = ran else {
         return Ok(Out {
             missing: Some(x.program.to_string()),
             ..Out::default()
@@ -855,6 +865,11 @@ fn cli(x: &Cli, vars: &Vars, cwd: &Path, cancel: Option<&proc::Cancel>) -> Resul
             ..Out::default()
         });
     }
+    let mut label = program.to_string();
+    if let Some(SpecArg::Lit(a)) = args.first() {
+        label.push(' ');
+        label.push_str(a);
+    }
     let mut out = stream.clone();
     if let Some(max) = amount(x.max_output, vars) {
         let len = js::len16(&out) as f64;
@@ -879,6 +894,7 @@ fn cli(x: &Cli, vars: &Vars, cwd: &Path, cancel: Option<&proc::Cancel>) -> Resul
         result: Some(result),
         stream: Some(stream),
         process,
+        label: Some(label),
         ..Out::default()
     })
 }
@@ -1104,12 +1120,16 @@ fn parse_out(r: Out, p: &SpecParse, x: &SpecExec, shared_program: Option<&str>) 
                 Err(_) => {
                     let label = match x {
                         SpecExec::Cli { program, argv, .. } => {
-                            let mut l = program.as_deref().or(shared_program).unwrap_or("").to_string();
-                            if let Some(SpecArg::Lit(a)) = argv.first() {
-                                l.push(' ');
-                                l.push_str(a);
+                            if let Some(l) = &r.label {
+                                l.clone()
+                            } else {
+                                let mut l = program.as_deref().or(shared_program).unwrap_or("").to_string();
+                                if let Some(SpecArg::Lit(a)) = argv.first() {
+                                    l.push(' ');
+                                    l.push_str(a);
+                                }
+                                l
                             }
-                            l
                         }
                         _ => "step".into(),
                     };

@@ -68,7 +68,9 @@ interface __IxCtx {
 }
 type __IxVars = Record<string, unknown>
 // `stream`: an accepted run's output as printed (what `parse` reads); `process`: the run as data (`capture`).
-type __IxOut = { missing?: string; ok: boolean; out: string; result?: unknown; err?: string; stream?: string; process?: __IxProcData }
+// `label`: how an error names the run: the program that ran (the step's own, or a `when_missing` alternative) and its
+// first literal argument.
+type __IxOut = { missing?: string; ok: boolean; out: string; result?: unknown; err?: string; stream?: string; process?: __IxProcData; label?: string }
 type __IxProcData = { exit_code: number | null; stdout: string; stderr: string; duration_ms: number }
 type __IxProc = { missing?: boolean; code: number | null; stdout: string; stderr: string; why?: string }
 
@@ -443,8 +445,9 @@ function __ixgenAmount(a: SpecAmount | null | undefined, vars: __IxVars): number
   const v = __ixgenGet(vars, a.var)
   return typeof v === "number" && Number.isFinite(v) && v > 0 ? v * (a.scale ?? 1) : undefined
 }
-// An argument vector from its spec; `file` arguments go into a private folder made on first use (`tmp.dir`).
-async function __ixgenArgv(args: readonly SpecArg[], vars: __IxVars, tmp: { dir: string | null }): Promise<string[]> {
+// An argument vector from its spec; `file` arguments go into a private folder made on first use (`tmp.dir`), their
+// names starting with `prefix` (each alternative of a step has its own).
+async function __ixgenArgv(args: readonly SpecArg[], vars: __IxVars, tmp: { dir: string | null }, prefix: string): Promise<string[]> {
   const argv: string[] = []
   for (const a of args) {
     if (typeof a === "string") argv.push(a)
@@ -456,7 +459,7 @@ async function __ixgenArgv(args: readonly SpecArg[], vars: __IxVars, tmp: { dir:
       if (!__ixgenTplSet(a.file, vars)) continue
       // A private folder per step (mode 0700 from mkdtemp), a file readable by the user only; removed by the caller.
       tmp.dir ??= await __ixgenMkdtemp(__ixgenJoin(__ixgenTmpdir(), "ixgen-"))
-      const path = __ixgenJoin(tmp.dir, `arg-${argv.length}.txt`)
+      const path = __ixgenJoin(tmp.dir, `${prefix}arg-${argv.length}.txt`)
       await __ixgenWriteFile(path, __ixgenRender(a.file, vars), { mode: 0o600 })
       argv.push(path)
     }
@@ -473,11 +476,12 @@ async function __ixgenCli(x: __IxCli, vars: __IxVars, cwd: string, signal?: Abor
     const sig = both.length > 1 ? AbortSignal.any(both) : both[0]
     const stdin = x.stdin ? __ixgenRender(x.stdin, vars) : null
     // The program, then each alternative (`when_missing`) while the ones before are not installed.
-    let ran: { program: string; argv: string[]; r: __IxProc; took: number } | null = null
-    for (const c of [{ program: x.program, argv: x.argv }, ...(x.otherwise ?? [])]) {
-      const argv = await __ixgenArgv(c.argv, vars, tmp), started = Date.now()
+    let ran: { program: string; spec: readonly SpecArg[]; argv: string[]; r: __IxProc; took: number } | null = null
+    const candidates = [{ program: x.program, argv: x.argv }, ...(x.otherwise ?? [])]
+    for (const [k, c] of candidates.entries()) {
+      const argv = await __ixgenArgv(c.argv, vars, tmp, k ? `alt${k}-` : ""), started = Date.now()
       const r = await __ixgenSpawn(c.program, argv, cwd, stdin, sig)
-      if (!r.missing) { ran = { program: c.program, argv, r, took: Date.now() - started }; break }
+      if (!r.missing) { ran = { program: c.program, spec: c.argv, argv, r, took: Date.now() - started }; break }
     }
     if (ran === null) return { missing: x.program, ok: false, out: "" }
     const { program, argv, r } = ran
@@ -491,7 +495,8 @@ async function __ixgenCli(x: __IxCli, vars: __IxVars, cwd: string, signal?: Abor
     const max = __ixgenAmount(x.max_output, vars)
     if (max !== undefined && out.length > max) out = out.slice(0, max) + `\n\n_(cut at ${max} of ${out.length} characters)_`
     if (!out.trim() && x.if_empty) out = __ixgenRender(x.if_empty, vars)
-    return { ok: true, out, result: out.trim(), stream, process: data }
+    const label = [program, ...ran.spec.slice(0, 1).filter((a) => typeof a === "string")].join(" ")
+    return { ok: true, out, result: out.trim(), stream, process: data, label }
   } finally {
     if (tmp.dir !== null) await __ixgenRm(tmp.dir, { recursive: true, force: true })
   }
@@ -508,7 +513,7 @@ function __ixgenParse(r: __IxOut, p: SpecParse, x: __IxExec): __IxOut {
     if (!line.trim()) continue
     if (p.format === "jsonl") {
       try { records.push(JSON.parse(line)) } catch {
-        const label = x.kind === "cli" ? [x.program, ...x.argv.slice(0, 1).filter((a) => typeof a === "string")].join(" ") : "step"
+        const label = r.label ?? (x.kind === "cli" ? [x.program, ...x.argv.slice(0, 1).filter((a) => typeof a === "string")].join(" ") : "step")
         return { ok: false, out: r.out, process: r.process, err: `**Error:** \`${label.replace(/[`\r\n]+/g, " ")}\` did not print JSON Lines (line ${n + 1}).\n\n` + __ixgenFence(__ixgenTail(line)) }
       }
     } else if (p.format === "delimited") {
