@@ -628,6 +628,14 @@ fn steps_that_read_program_output_and_answers_as_errors_run_in_opencode() {
         "{out}"
     );
 
+    // With rg installed, rg runs: its lines read as the same records (it skips .git and the
+    // ignored node_modules by itself).
+    let with_rg = format!("{}:{no_rg}", support::rg_dir().display());
+    let by_rg = p
+        .run_tool("search", &json!({"pattern": "TODO"}), &[("PATH", with_rg.as_str())])
+        .unwrap();
+    assert_eq!(by_rg, out);
+
     // `cwd`: git runs in the folder (paths relative to it), and a folder outside is refused.
     let out = p.run_tool("status", &json!({"dir": "src/sub"}), &env).unwrap();
     assert_eq!(out, "## status\n\n?? new.txt");
