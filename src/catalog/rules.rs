@@ -281,6 +281,20 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
             );
         }
     }
+    // A working directory written out (no placeholder) is checked now, as the runtimes will.
+    if let Some(dir) = &step.cwd
+        && !dir.contains('{')
+        && escapes(dir)
+    {
+        d.push(
+            Diagnostic::error(
+                "bad-step",
+                format!("{path}.cwd"),
+                format!("`{dir}` is outside the project"),
+            )
+            .help("give a folder relative to the project root, without `..` above it"),
+        );
+    }
     let Some(p) = step.parse.as_deref() else {
         return d;
     };
@@ -385,6 +399,25 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
         }
     }
     d
+}
+
+/// Whether a path leaves the folder it is relative to (absolute, or `..` above it), lexically.
+fn escapes(dir: &str) -> bool {
+    if dir.starts_with('/') || dir.contains('\0') {
+        return true;
+    }
+    let mut depth = 0i32;
+    for seg in dir.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => depth -= 1,
+            _ => depth += 1,
+        }
+        if depth < 0 {
+            return true;
+        }
+    }
+    false
 }
 
 fn format_name(f: super::types::ParseFormat) -> &'static str {
