@@ -581,3 +581,67 @@ fn after_a_killed_run_and_a_filtered_rerun_opencode_loads_exactly_the_planned_to
     let check = p.ixgen(&["check", "--read-only", "opencode"]);
     assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
 }
+
+/// The steps fixture (`tests/fixtures/steps/catalog.yaml`) in the real OpenCode: a failure
+/// thrown as the host's error, a file returned as printed (no heading, nothing trimmed), the
+/// `rg`-else-`grep` search read into records, and a helper step in a folder of the project.
+#[test]
+fn steps_that_read_program_output_and_answers_as_errors_run_in_opencode() {
+    let p = OpencodeProject::new();
+    let out = p.ixgen(&[
+        "--catalog",
+        &support::root()
+            .join("tests/fixtures/steps/catalog.yaml")
+            .display()
+            .to_string(),
+        "opencode",
+        "-q",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let dir = p.dir();
+    std::fs::create_dir_all(dir.join("src/sub")).unwrap();
+    std::fs::write(dir.join("src/a.py"), "    def f():\n        return 1  # TODO: x:y\n\n").unwrap();
+    std::fs::write(dir.join("src/sub/new.txt"), "x\n").unwrap();
+    // No `rg` anywhere on PATH: the step's `when_missing` alternative, grep, runs.
+    let no_rg: String = std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .filter(|d| !Path::new(d).join("rg").exists())
+        .collect::<Vec<_>>()
+        .join(":");
+    let env = [("PATH", no_rg.as_str())];
+
+    // `answer: {errors: error}`: OpenCode gets a thrown error (its tool part's status is
+    // `error`; `debug agent build` exits 1 with the message), not an ordinary answer.
+    let err = p.run_tool("failing", &json!({}), &env).unwrap_err();
+    assert!(err.contains("**Error:** `false` exited with code 1"), "{err}");
+
+    // `answer: {heading: false, trim: false}`: the file exactly, first-line indentation kept.
+    let out = p.run_tool("untrimmed", &json!({"file": "src/a.py"}), &env).unwrap();
+    assert_eq!(out, "    def f():\n        return 1  # TODO: x:y\n\n");
+
+    // `when_missing` + `parse: delimited` + a hidden step: the records, listed by `output`.
+    let out = p.run_tool("search", &json!({"pattern": "TODO"}), &env).unwrap();
+    assert!(out.starts_with("## search: TODO\n\n**Matches** (1):"), "{out}");
+    assert!(
+        out.contains("- `./src/a.py` line 2:         return 1  # TODO: x:y"),
+        "{out}"
+    );
+
+    // With rg installed, rg runs: its lines read as the same records (it skips .git and the
+    // ignored node_modules by itself).
+    let with_rg = format!("{}:{no_rg}", support::rg_dir().display());
+    let by_rg = p
+        .run_tool("search", &json!({"pattern": "TODO"}), &[("PATH", with_rg.as_str())])
+        .unwrap();
+    assert_eq!(by_rg, out);
+
+    // `cwd`: git runs in the folder (paths relative to it), and a folder outside is refused.
+    let out = p.run_tool("status", &json!({"dir": "src/sub"}), &env).unwrap();
+    assert_eq!(out, "## status\n\n?? new.txt");
+    let out = p.run_tool("status", &json!({"dir": "../.."}), &env).unwrap();
+    assert_eq!(
+        out,
+        "## status\n\n**Error:** the working directory `../..` is outside the project."
+    );
+}

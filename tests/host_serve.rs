@@ -893,3 +893,59 @@ fn a_cancelled_call_stops_its_program() {
     let v = client.http(&server.url, None, Some(("git_status", &serde_json::json!({}))));
     assert!(parts(&v).1["content"][0]["text"].is_string(), "{v}");
 }
+
+/// The steps fixture (`tests/fixtures/steps/catalog.yaml`) served to the SDK client: a failed
+/// call is `isError` with its text, a file comes back as printed (no heading, not trimmed), the
+/// `rg`-else-`grep` records are listed, and git runs in the folder a step names.
+#[test]
+fn steps_that_read_program_output_are_served_with_failures_as_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let git = |args: &[&str]| {
+        let o = Command::new("git").args(args).current_dir(dir.path()).output().unwrap();
+        assert!(o.status.success(), "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::create_dir_all(dir.path().join("src/sub")).unwrap();
+    std::fs::write(
+        dir.path().join("src/a.py"),
+        "    def f():\n        return 1  # TODO: x:y\n\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("src/sub/new.txt"), "x\n").unwrap();
+    // No `rg` on PATH: the step's `when_missing` alternative, grep, runs.
+    let no_rg: String = std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .filter(|d| !Path::new(d).join("rg").exists())
+        .collect::<Vec<_>>()
+        .join(":");
+    let steps = catalog("steps");
+    let client = Client {
+        script: "mcp-list.mjs",
+        cwd: dir.path(),
+        env: vec![("PATH", no_rg)],
+    };
+    let call = |tool: &str, args: Value| {
+        let v = client.stdio(&steps, &[], Some((tool, &args)));
+        parts(&v).1.clone()
+    };
+    let c = call("failing", serde_json::json!({}));
+    assert!(is_error(&c), "{c}");
+    assert!(call_text(&c).contains("**Error:** `false` exited with code 1"), "{c}");
+    let c = call("untrimmed", serde_json::json!({"file": "src/a.py"}));
+    assert!(!is_error(&c), "{c}");
+    assert_eq!(call_text(&c), "    def f():\n        return 1  # TODO: x:y\n\n");
+    let c = call("search", serde_json::json!({"pattern": "TODO"}));
+    assert_eq!(
+        call_text(&c),
+        "## search: TODO\n\n**Matches** (1):\n\n- `./src/a.py` line 2:         return 1  # TODO: x:y"
+    );
+    let c = call("status", serde_json::json!({"dir": "src/sub"}));
+    assert_eq!(call_text(&c), "## status\n\n?? new.txt");
+    let c = call("status", serde_json::json!({"dir": "../.."}));
+    assert!(is_error(&c), "{c}");
+    // `answer: {heading: false, empty: ""}`: nothing printed is an empty answer.
+    let c = call("quiet", serde_json::json!({}));
+    assert!(!is_error(&c), "{c}");
+    assert_eq!(call_text(&c), "");
+}

@@ -98,6 +98,29 @@ static RUNTIME_SCHEMA: std::sync::LazyLock<Value> = std::sync::LazyLock::new(
     || serde_json::json!({"type": "object", "properties": {"url": {"type": "string"}, "why": {"type": "string"}}}),
 );
 
+/// The schema of a step's `parse` records or `capture`d run, or `None` when it has neither.
+fn step_data_schema(step: &Step) -> Option<Value> {
+    if step.capture {
+        return Some(serde_json::json!({"type": "object", "properties": {
+            "exit_code": {"type": ["integer", "null"]},
+            "stdout": {"type": "string"},
+            "stderr": {"type": "string"},
+            "duration_ms": {"type": "integer"}
+        }}));
+    }
+    let p = step.parse.as_deref()?;
+    if p.fields.is_empty() {
+        // JSON Lines: an array of anything.
+        return Some(serde_json::json!({"type": "array"}));
+    }
+    let props: serde_json::Map<String, Value> = p
+        .fields
+        .iter()
+        .map(|f| (f.clone(), serde_json::json!({"type": ["string", "null"]})))
+        .collect();
+    Some(serde_json::json!({"type": "array", "items": {"type": "object", "properties": props}}))
+}
+
 struct Checker<'a> {
     cat: &'a Catalog,
     diags: Vec<Diagnostic>,
@@ -111,6 +134,9 @@ pub fn check_tool(cat: &Catalog, path: &str, tool: &Tool) -> Vec<Diagnostic> {
             params.insert(n.as_str(), p);
         }
     }
+    // The shapes of `parse` and `capture` data, known from the step itself: references into
+    // them are checked as into a declared schema.
+    let made: Vec<Option<Value>> = tool.steps.iter().map(step_data_schema).collect();
     let mut c = Checker { cat, diags: Vec::new() };
     let mut scope = Scope {
         params: &params,
@@ -129,6 +155,9 @@ pub fn check_tool(cat: &Catalog, path: &str, tool: &Tool) -> Vec<Diagnostic> {
             let sch = c.shape(&format!("{spath}.json"), shape);
             // Under `for_each` the variable holds one result per element.
             let sch = if step.for_each.is_some() { None } else { sch };
+            scope.steps.insert(id.as_str(), sch);
+        } else if let (Some(id), Some(sch)) = (&step.id, &made[k]) {
+            let sch = if step.for_each.is_some() { None } else { Some(sch) };
             scope.steps.insert(id.as_str(), sch);
         }
     }

@@ -210,6 +210,224 @@ pub fn check_tool(path: &str, tool: &Tool, params: &HashMap<&str, &Param>) -> Ve
     d
 }
 
+/// Checks what a step keeps of its run and shows of it: `parse`, `capture`, `hidden`,
+/// `when_missing`, and the combinations that contradict each other.
+fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
+    use super::types::ParseFormat;
+    let mut d = Vec::new();
+    let err = |key: &str, msg: String, help: &str| {
+        Diagnostic::error("bad-step", format!("{path}.{key}"), msg)
+            .at_key()
+            .help(help.to_string())
+    };
+    let data = [
+        ("json", step.json.is_some()),
+        ("parse", step.parse.is_some()),
+        ("capture", step.capture),
+    ];
+    let given: Vec<&str> = data.iter().filter(|(_, on)| *on).map(|(k, _)| *k).collect();
+    if given.len() > 1 {
+        d.push(err(
+            given[1],
+            format!(
+                "a step's data is one of `json`, `parse`, `capture`; this one has {}",
+                given.join(" and ")
+            ),
+            "keep one: `capture` keeps the whole run (its `stdout` among it), `parse` reads records from the output",
+        ));
+    }
+    for key in ["parse", "capture"] {
+        if given.contains(&key) && step.id.is_none() {
+            d.push(err(
+                key,
+                format!("a `{key}` step needs an `id`"),
+                "give the step an `id`: later steps and `output` refer to its data by it",
+            ));
+        }
+    }
+    if step.hidden && step.message.is_some() {
+        d.push(err(
+            "message",
+            "a `hidden` step shows no section, so its `message` is never shown".into(),
+            "remove `message`, or `hidden`",
+        ));
+    }
+    if step.hidden && step.if_empty.is_some() {
+        d.push(err(
+            "if_empty",
+            "a `hidden` step shows no section, so its `if_empty` is never shown".into(),
+            "remove `if_empty`, or `hidden`",
+        ));
+    }
+    for (k, alt) in step.when_missing.iter().enumerate() {
+        if alt.program.trim().is_empty() || alt.program.contains(char::is_whitespace) {
+            d.push(
+                Diagnostic::error(
+                    "bad-step",
+                    format!("{path}.when_missing[{k}].program"),
+                    format!("`{}` is not a program name", alt.program),
+                )
+                .help("name one program, e.g. `grep`; its arguments go in `run`"),
+            );
+        }
+        if Some(&alt.program) == step.program.as_ref() {
+            d.push(
+                Diagnostic::error(
+                    "bad-step",
+                    format!("{path}.when_missing[{k}].program"),
+                    format!("`{}` is the step's own program", alt.program),
+                )
+                .help("an alternative is another program, used when the step's is not installed"),
+            );
+        }
+    }
+    // A working directory written out (no placeholder) is checked now, as the runtimes will.
+    if let Some(dir) = &step.cwd
+        && !dir.contains('{')
+        && escapes(dir)
+    {
+        d.push(
+            Diagnostic::error(
+                "bad-step",
+                format!("{path}.cwd"),
+                format!("`{dir}` is outside the project"),
+            )
+            .help("give a folder relative to the project root, without `..` above it"),
+        );
+    }
+    let Some(p) = step.parse.as_deref() else {
+        return d;
+    };
+    let ppath = format!("{path}.parse");
+    let extra = |key: &str, set: bool, d: &mut Vec<Diagnostic>| {
+        if set {
+            d.push(
+                Diagnostic::error(
+                    "bad-parse",
+                    format!("{ppath}.{key}"),
+                    format!("`{key}` does not apply to `format: {}`", format_name(p.format)),
+                )
+                .at_key()
+                .help("remove it"),
+            );
+        }
+    };
+    let need = |key: &str, set: bool, help: &str, d: &mut Vec<Diagnostic>| {
+        if !set {
+            d.push(
+                Diagnostic::error(
+                    "bad-parse",
+                    ppath.clone(),
+                    format!("`format: {}` needs `{key}`", format_name(p.format)),
+                )
+                .help(help.to_string()),
+            );
+        }
+    };
+    match p.format {
+        ParseFormat::Jsonl => {
+            extra("separator", p.separator.is_some(), &mut d);
+            extra("fields", !p.fields.is_empty(), &mut d);
+            extra("pattern", p.pattern.is_some(), &mut d);
+            extra("flags", p.flags.is_some(), &mut d);
+        }
+        ParseFormat::Delimited => {
+            extra("pattern", p.pattern.is_some(), &mut d);
+            extra("flags", p.flags.is_some(), &mut d);
+            need("separator", p.separator.is_some(), "e.g. `separator: \":\"`", &mut d);
+            if p.separator.as_deref() == Some("") {
+                d.push(
+                    Diagnostic::error("bad-parse", format!("{ppath}.separator"), "the separator is empty")
+                        .help("give the text between fields, e.g. `\"\\t\"` or `\":\"`"),
+                );
+            }
+            need(
+                "fields",
+                !p.fields.is_empty(),
+                "name the fields in order: `fields: [path, line, text]`",
+                &mut d,
+            );
+        }
+        ParseFormat::Regex => {
+            extra("separator", p.separator.is_some(), &mut d);
+            need(
+                "pattern",
+                p.pattern.is_some(),
+                "e.g. `pattern: '^(\\S+):(\\d+):(.*)$'`",
+                &mut d,
+            );
+            need(
+                "fields",
+                !p.fields.is_empty(),
+                "name each capture group in order: `fields: [path, line, text]`",
+                &mut d,
+            );
+            if let Some(re) = &p.pattern
+                && let Err(e) = super::values::check_regex(re, p.flags.as_deref().unwrap_or(""), false)
+            {
+                d.push(
+                    Diagnostic::error(
+                        "bad-regex",
+                        format!("{ppath}.pattern"),
+                        format!("`{re}` is not a regular expression both runtimes read: {e}"),
+                    )
+                    .help("write an ECMAScript regular expression (JavaScript's `RegExp` syntax)"),
+                );
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, f) in p.fields.iter().enumerate() {
+        if !crate::template::is_identifier(f) {
+            d.push(
+                Diagnostic::error(
+                    "bad-parse",
+                    format!("{ppath}.fields[{i}]"),
+                    format!("`{f}` is not a field name"),
+                )
+                .help("use [a-z_][a-z0-9_]*: templates read it as `{row.field}`"),
+            );
+        } else if !seen.insert(f) {
+            d.push(
+                Diagnostic::error(
+                    "bad-parse",
+                    format!("{ppath}.fields[{i}]"),
+                    format!("`{f}` is named twice"),
+                )
+                .help("give each field its own name"),
+            );
+        }
+    }
+    d
+}
+
+/// Whether a path leaves the folder it is relative to (absolute, or `..` above it), lexically.
+fn escapes(dir: &str) -> bool {
+    if dir.starts_with('/') || dir.contains('\0') {
+        return true;
+    }
+    let mut depth = 0i32;
+    for seg in dir.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => depth -= 1,
+            _ => depth += 1,
+        }
+        if depth < 0 {
+            return true;
+        }
+    }
+    false
+}
+
+fn format_name(f: super::types::ParseFormat) -> &'static str {
+    match f {
+        super::types::ParseFormat::Jsonl => "jsonl",
+        super::types::ParseFormat::Delimited => "delimited",
+        super::types::ParseFormat::Regex => "regex",
+    }
+}
+
 /// Checks a step's exit codes, stream, limits and timeouts (not its templates).
 pub fn check_step(path: &str, step: &Step, params: &HashMap<&str, &Param>) -> Vec<Diagnostic> {
     let mut d = Vec::new();
@@ -227,14 +445,19 @@ pub fn check_step(path: &str, step: &Step, params: &HashMap<&str, &Param>) -> Ve
             );
         }
     };
-    only_run("ok_exit", !step.ok_exit.is_empty(), &mut d);
+    only_run("ok_exit", step.ok_exit.is_set(), &mut d);
     only_run("output", step.output.is_some(), &mut d);
     only_run("max_output", step.max_output.is_some(), &mut d);
     only_run("timeout_ms", step.timeout_ms.is_some(), &mut d);
     only_run("timeout_secs", step.timeout_secs.is_some(), &mut d);
     only_run("if_empty", step.if_empty.is_some(), &mut d);
+    only_run("parse", step.parse.is_some(), &mut d);
+    only_run("capture", step.capture, &mut d);
+    only_run("cwd", step.cwd.is_some(), &mut d);
+    only_run("when_missing", !step.when_missing.is_empty(), &mut d);
+    d.extend(check_step_data(path, step));
     let mut seen = std::collections::HashSet::new();
-    for (i, code) in step.ok_exit.iter().enumerate() {
+    for (i, code) in step.ok_exit.codes().iter().enumerate() {
         if !(0..=255).contains(code) {
             d.push(
                 Diagnostic::error(
@@ -433,4 +656,55 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
         serde_json::Value::Array(_) => "a list",
         serde_json::Value::Object(_) => "a mapping",
     }
+}
+
+/// Keys that are written but do nothing (`validate --strict` fails on them): `if_empty: ""` (an
+/// empty text is no text: the section is `_(no output)_`; an empty answer is the tool's
+/// `answer: {empty: ""}`) and `default: null` (a missing default). `text` is the catalog's
+/// source: a null default reads as none, so only the text shows it was written.
+pub fn no_effect(cat: &super::Catalog, text: &str) -> Vec<Diagnostic> {
+    let mut d = Vec::new();
+    for (t, tool) in cat.tools.iter().enumerate() {
+        for (s, step) in tool.steps.iter().enumerate() {
+            if step.if_empty.as_deref() == Some("") {
+                d.push(
+                    Diagnostic::warning(
+                        "no-effect",
+                        format!("tools[{t}].steps[{s}].if_empty"),
+                        "an empty `if_empty` has no effect: the section is still `_(no output)_`",
+                    )
+                    .at_key()
+                    .help("remove it; for an empty answer write `answer: {empty: \"\"}` on the tool"),
+                );
+            }
+        }
+    }
+    // Reading the text again costs a parse: only when some `default:` has no value after it.
+    let suspect = text.match_indices("default:").any(|(i, m)| {
+        let rest = text[i + m.len()..].trim_start_matches([' ', '\t']);
+        rest.is_empty() || rest.starts_with(['\n', '\r', ',', '}', '#', '~']) || rest.starts_with("null")
+    });
+    if !suspect {
+        return d;
+    }
+    let index = super::yaml::Located::new(text);
+    let mut check = |path: String, p: &Param| {
+        let key = format!("{path}.default");
+        if p.default.is_none() && index.contains(&key) {
+            d.push(
+                Diagnostic::warning("no-effect", key, "`default: null` is no default")
+                    .at_key()
+                    .help("remove it: a parameter without `default` is unset when not given"),
+            );
+        }
+    };
+    for (name, p) in &cat.params {
+        check(format!("params.{name}"), p);
+    }
+    for (t, tool) in cat.tools.iter().enumerate() {
+        for (name, p) in &tool.params {
+            check(format!("tools[{t}].params.{name}"), p);
+        }
+    }
+    d
 }

@@ -477,6 +477,9 @@ pub struct Tool {
     /// Markdown heading of the result, a template: `"ix-impact: {target}"`.
     #[serde(default)]
     pub heading: Option<String>,
+    /// How the answer is put together: `{heading: false, trim: false, empty: "", errors: error}`.
+    #[serde(default)]
+    pub answer: Option<Box<AnswerShape>>,
     /// Shared parameters (from the top-level `params`) this tool takes.
     #[serde(default)]
     pub use_params: Vec<String>,
@@ -586,9 +589,10 @@ pub struct Step {
     /// Text sent on standard input (a template).
     #[serde(default)]
     pub stdin: Option<String>,
-    /// Exit codes of a `run` step that are a normal answer (`[0, 1]`: rg's "no match").
+    /// Exit codes of a `run` step that are a normal answer (`[0, 1]`: rg's "no match"), or
+    /// `all` (the exit code is data: `capture`).
     #[serde(default)]
-    pub ok_exit: Vec<i32>,
+    pub ok_exit: OkExit,
     /// Which stream of a `run` step is its output: `stdout` (default), `stderr`, `both`.
     #[serde(default)]
     pub output: Option<Stream>,
@@ -604,6 +608,24 @@ pub struct Step {
     /// Text of the section when an accepted run printed nothing (a template).
     #[serde(default)]
     pub if_empty: Option<String>,
+    /// How a `run` step's output becomes records, the variable named by its `id`:
+    /// `{format: jsonl}`, `{format: delimited, separator: ":", fields: [path, line, text]}`,
+    /// `{format: regex, pattern: '^(\S+):(\d+):(.*)$', fields: [path, line, text]}`.
+    #[serde(default)]
+    pub parse: Option<Box<Parse>>,
+    /// The run is the step's data: `{exit_code, stdout, stderr, duration_ms}` under its `id`.
+    #[serde(default)]
+    pub capture: bool,
+    /// A helper step: no section in the answer (its error still shows).
+    #[serde(default)]
+    pub hidden: bool,
+    /// Working directory of a `run` step, relative to the project (a template); never outside it.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// Programs tried in order when the step's program is not installed:
+    /// `[{program: grep, run: [-rn, "{pattern}", .]}]`.
+    #[serde(default)]
+    pub when_missing: Vec<Alternative>,
     /// Append a frame to the store.
     #[serde(default)]
     pub append: Option<Box<Append>>,
@@ -616,6 +638,137 @@ pub struct Step {
     /// Signal a process.
     #[serde(default)]
     pub signal: Option<Box<Signal>>,
+}
+
+/// How a step's output becomes records.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Parse {
+    pub format: ParseFormat,
+    /// `delimited`: the text between fields.
+    #[serde(default)]
+    pub separator: Option<String>,
+    /// `delimited`: the field names in order (the last keeps the rest of the line); `regex`:
+    /// the name of each capture group in order.
+    #[serde(default)]
+    pub fields: Vec<String>,
+    /// `regex`: an ECMAScript regular expression matched against each line.
+    #[serde(default)]
+    pub pattern: Option<String>,
+    /// `regex`: its flags, e.g. `i`.
+    #[serde(default)]
+    pub flags: Option<String>,
+}
+
+/// The format `parse` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ParseFormat {
+    /// One JSON value a line.
+    Jsonl,
+    /// Fields split at a separator.
+    Delimited,
+    /// Regular-expression captures.
+    Regex,
+}
+
+/// Another program for a `run` step, used when the ones before it are not installed.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Alternative {
+    pub program: String,
+    /// Its argument vector, as `run`.
+    pub run: Vec<Arg>,
+}
+
+/// The exit codes of a `run` step that are a normal answer.
+#[derive(Debug, Clone, PartialEq, Eq, Default, JsonSchema)]
+#[schemars(untagged)]
+pub enum OkExit {
+    /// These codes (0 always is).
+    #[default]
+    #[schemars(skip)]
+    None_,
+    Codes(Vec<i32>),
+    /// `all`: every exit code.
+    All(AllWord),
+}
+
+/// The word `all`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, JsonSchema)]
+pub enum AllWord {
+    #[serde(rename = "all")]
+    All,
+}
+
+impl OkExit {
+    /// The listed codes (none for `all` or when unset).
+    pub fn codes(&self) -> &[i32] {
+        match self {
+            OkExit::Codes(c) => c,
+            _ => &[],
+        }
+    }
+    pub fn is_all(&self) -> bool {
+        matches!(self, OkExit::All(_))
+    }
+    pub fn is_set(&self) -> bool {
+        !matches!(self, OkExit::None_)
+    }
+}
+
+impl<'de> Deserialize<'de> for OkExit {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = OkExit;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of exit codes or `all`")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<OkExit, E> {
+                if v == "all" {
+                    Ok(OkExit::All(AllWord::All))
+                } else {
+                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
+                }
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<OkExit, A::Error> {
+                let mut codes = Vec::new();
+                while let Some(c) = seq.next_element::<i32>()? {
+                    codes.push(c);
+                }
+                Ok(OkExit::Codes(codes))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+/// How a tool's answer is put together (all optional).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerShape {
+    /// `false`: no `## heading` line.
+    #[serde(default)]
+    pub heading: Option<bool>,
+    /// `false`: sections are the programs' output as printed, not trimmed.
+    #[serde(default)]
+    pub trim: Option<bool>,
+    /// The text of an empty section or answer instead of `_(no output)_` (`""` allowed).
+    #[serde(default)]
+    pub empty: Option<String>,
+    /// `text` (default): a failure is an ordinary answer in OpenCode; `error`: OpenCode's
+    /// `execute` throws it. MCP always marks a failure `isError`.
+    #[serde(default)]
+    pub errors: Option<AnswerErrors>,
+}
+
+/// How a failed call reaches a host that takes strings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerErrors {
+    Text,
+    Error,
 }
 
 /// One element of an argument vector.

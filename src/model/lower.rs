@@ -352,6 +352,7 @@ impl<'a> Lower<'a> {
         // internal error by the caller, which sees a tool without a diagnostic).
         let output = all(blocks)?;
         let recovery = super::render::recovery(cat, tool)?;
+        let answer = self.answer(&path, tool, &params);
 
         let heading = match heading? {
             Some(h) => h,
@@ -384,6 +385,7 @@ impl<'a> Lower<'a> {
             confirm,
             rules: super::rules::rules(tool, rules?),
             redact: super::rules::redact(tool),
+            answer: answer?,
             recovery,
             output,
         };
@@ -762,6 +764,8 @@ impl<'a> Lower<'a> {
                 process: s.process.clone(),
             });
         }
+        let cwd = optional(step.cwd.as_ref(), |c| self.template(&format!("{path}.cwd"), c, &scope));
+        let parse = step.parse.as_deref().and_then(super::rules::parse);
         self.clean_since(mark)?;
         Some(SpecStep {
             id: step.id.clone(),
@@ -771,9 +775,33 @@ impl<'a> Lower<'a> {
             limit: step.limit,
             json: step.json.is_some(),
             message: message?,
+            parse,
+            capture: step.capture,
+            hidden: step.hidden,
+            cwd: cwd?,
             exec: exec?,
             path: path.to_string(),
         })
+    }
+
+    /// The tool's `answer`: how its answer is put together. `None` when `empty` does not lower.
+    fn answer(&mut self, path: &str, tool: &Tool, params: &HashMap<&str, &Param>) -> Option<Option<SpecAnswer>> {
+        let Some(a) = tool.answer.as_deref() else {
+            return Some(None);
+        };
+        let scope = Scope { params, extra: &[] };
+        let empty = optional(a.empty.as_ref(), |e| {
+            self.template(&format!("{path}.answer.empty"), e, &scope)
+        })?;
+        Some(Some(SpecAnswer {
+            heading: a.heading.unwrap_or(true),
+            trim: a.trim.unwrap_or(true),
+            empty,
+            errors: match a.errors {
+                Some(crate::catalog::AnswerErrors::Error) => SpecErrors::Error,
+                _ => SpecErrors::Text,
+            },
+        }))
     }
 
     /// The `run` part of a step: its program, argv and stdin.
@@ -811,11 +839,31 @@ impl<'a> Lower<'a> {
             self.template(&format!("{path}.if_empty"), t, scope)
         });
         let extras = super::rules::cli_extras(step, if_empty?);
+        // `when_missing`: each alternative's argv is lowered and checked as `run` is.
+        let otherwise: Vec<Option<SpecAlt>> = step
+            .when_missing
+            .iter()
+            .enumerate()
+            .map(|(k, alt)| {
+                let args: Vec<Option<SpecArg>> = alt
+                    .run
+                    .iter()
+                    .enumerate()
+                    .map(|(a, arg)| self.arg(&format!("{path}.when_missing[{k}].run[{a}]"), arg, scope))
+                    .collect();
+                Some(SpecAlt {
+                    program: alt.program.clone(),
+                    argv: all(args)?,
+                })
+            })
+            .collect();
         Some(SpecExec::Cli {
             program: Some(program?),
             argv: all(args)?,
             stdin: stdin?,
             ok_exit: extras.ok_exit,
+            any_exit: step.ok_exit.is_all(),
+            otherwise: all(otherwise)?,
             output: extras.output,
             max_output: extras.max_output,
             timeout_ms: extras.timeout_ms,

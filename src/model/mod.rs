@@ -99,6 +99,8 @@ pub fn lower(
     later: impl FnOnce(&Catalog) -> Vec<Diagnostic>,
 ) -> Result<Lowered, Error> {
     let Loaded { mut catalog, file } = loaded;
+    // Keys that do nothing, read before lowering takes the tools.
+    let idle = crate::catalog::rules::no_effect(&catalog, &file.text);
     match lower::lower(&mut catalog, later)? {
         lower::Outcome::Lowered {
             tools,
@@ -106,6 +108,8 @@ pub fn lower(
             mut warnings,
             sort,
         } => {
+            let sort = sort || !idle.is_empty();
+            warnings.extend(idle);
             crate::catalog::load::locate(&mut warnings, &file.text);
             if sort {
                 warnings.sort_by_key(|d| d.pos);
@@ -117,6 +121,7 @@ pub fn lower(
             })
         }
         lower::Outcome::Invalid(mut diagnostics) => {
+            diagnostics.extend(idle);
             crate::catalog::load::locate(&mut diagnostics, &file.text);
             diagnostics.sort_by_key(|d| (d.severity != Severity::Error, d.pos));
             Err(Error::Catalog { file, diagnostics })

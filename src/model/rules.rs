@@ -170,10 +170,10 @@ pub fn cli_extras(s: &catalog::Step, if_empty: Option<Template>) -> CliExtras {
     };
     CliExtras {
         // Listing only 0 is the same as listing nothing: keep the spec short.
-        ok_exit: if s.ok_exit == [0] {
+        ok_exit: if s.ok_exit.codes() == [0] {
             Vec::new()
         } else {
-            s.ok_exit.clone()
+            s.ok_exit.codes().to_vec()
         },
         output: match s.output {
             None | Some(Stream::Stdout) => SpecStream::Stdout,
@@ -188,4 +188,23 @@ pub fn cli_extras(s: &catalog::Step, if_empty: Option<Template>) -> CliExtras {
             .or_else(|| s.timeout_secs.as_ref().map(|a| amount(a, Some(1000)))),
         if_empty,
     }
+}
+
+/// A step's `parse` as the runtime reads it; `None` when a part is missing (the step check
+/// reported it).
+pub fn parse(p: &catalog::Parse) -> Option<ixgen_runtime::spec::SpecParse> {
+    use crate::catalog::ParseFormat;
+    use ixgen_runtime::spec::SpecParse;
+    Some(match p.format {
+        ParseFormat::Jsonl => SpecParse::Jsonl,
+        ParseFormat::Delimited => SpecParse::Delimited {
+            separator: p.separator.clone().filter(|s| !s.is_empty())?,
+            fields: p.fields.clone(),
+        },
+        ParseFormat::Regex => SpecParse::Regex {
+            pattern: p.pattern.clone()?,
+            flags: p.flags.clone().unwrap_or_default(),
+            fields: p.fields.clone(),
+        },
+    })
 }

@@ -4,10 +4,11 @@
 import { describe, expect, test, beforeAll } from "bun:test"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { ROOT, fakeProgram, loadRuntime, tempDir, type RunTool } from "./harness"
+import { ROOT, fakeProgram, loadRuntime, tempDir, type RunTool, type RunToolAnswer } from "./harness"
 
 type Answer = { argv: string[]; stdout?: string; stderr?: string; code?: number }
-type Fixture = { description: string; spec: unknown; args: unknown; programs: Record<string, Answer[]>; expected: string }
+// `is_error`, when present: whether the call failed (MCP's `isError`; with `answer.errors: "error"`, runTool throws).
+type Fixture = { description: string; spec: unknown; args: unknown; programs: Record<string, Answer[]>; is_error?: boolean; expected: string }
 
 const DIR = join(ROOT, "tests", "conformance")
 const files = readdirSync(DIR).filter((f) => f.endsWith(".json")).sort()
@@ -22,8 +23,8 @@ if (a.stdout) process.stdout.write(a.stdout)
 if (a.stderr) process.stderr.write(a.stderr)
 process.exit(a.code ?? 0)
 `
-let runTool: RunTool
-beforeAll(async () => { ({ runTool } = await loadRuntime()) })
+let runTool: RunTool, runToolAnswer: RunToolAnswer
+beforeAll(async () => { ({ runTool, runToolAnswer } = await loadRuntime()) })
 
 describe("conformance", () => {
   test("the suite is there", () => expect(files.length).toBeGreaterThanOrEqual(8))
@@ -37,9 +38,16 @@ describe("conformance", () => {
       process.env.PATH = `${bin}:${oldPath}`
       process.env.CONFORMANCE_ANSWERS = answers
       try {
-        const out = await runTool(fx.spec, {}, fx.args, { worktree: work, directory: work })
+        const ctx = { worktree: work, directory: work }
+        const { text: out, isError } = await runToolAnswer(fx.spec, {}, fx.args, ctx)
         if (process.env.UPDATE_CONFORMANCE) writeFileSync(join(DIR, file), JSON.stringify({ ...fx, expected: out }, null, 2) + "\n")
         else expect(out).toBe(fx.expected)
+        if (fx.is_error !== undefined) expect(isError).toBe(fx.is_error)
+        // runTool answers the same text, or throws it when the spec makes failures the host's errors.
+        const throws = isError && (fx.spec as { answer?: { errors?: string } }).answer?.errors === "error"
+        const again = runTool(fx.spec, {}, fx.args, ctx)
+        if (throws) await expect(again).rejects.toThrow(out)
+        else expect(await again).toBe(out)
       } finally {
         process.env.PATH = oldPath
       }

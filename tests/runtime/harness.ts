@@ -6,6 +6,7 @@ import { join } from "node:path"
 
 export const ROOT = join(import.meta.dir, "..", "..")
 export type RunTool = (spec: unknown, context: Record<string, unknown>, args: unknown, ctx?: unknown, shared?: unknown) => Promise<string>
+export type RunToolAnswer = (spec: unknown, context: Record<string, unknown>, args: unknown, ctx?: unknown, shared?: unknown) => Promise<{ text: string; isError: boolean }>
 
 export function tempDir(tag: string): string {
   return mkdtempSync(join(tmpdir(), `ixgen-${tag}-`))
@@ -23,9 +24,9 @@ const shareds = readdirSync(RUNTIME_DIR).filter((f) => /^shared-[0-9a-f]+\.ts$/.
 if (shareds.length !== 1) throw new Error(`expected one shared settings file in ${RUNTIME_DIR}, found ${shareds.join(", ") || "none"}`)
 export const SHARED: unknown = ((await import(join(RUNTIME_DIR, shareds[0] as string))) as { SHARED: unknown }).SHARED
 
-export async function loadRuntime(): Promise<{ runTool: RunTool; redact: (s: string) => string }> {
-  const mod = (await import(RUNTIME_PATH)) as { runTool: RunTool; __ixgenRedact: (s: string) => string }
-  return { runTool: mod.runTool, redact: mod.__ixgenRedact }
+export async function loadRuntime(): Promise<{ runTool: RunTool; runToolAnswer: RunToolAnswer; redact: (s: string) => string }> {
+  const mod = (await import(RUNTIME_PATH)) as { runTool: RunTool; runToolAnswer: RunToolAnswer; __ixgenRedact: (s: string) => string }
+  return { runTool: mod.runTool, runToolAnswer: mod.runToolAnswer, redact: mod.__ixgenRedact }
 }
 
 // The ixgen binary under test (cargo passes it; a plain `bun test` uses the debug build).

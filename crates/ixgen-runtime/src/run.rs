@@ -671,6 +671,13 @@ pub(crate) struct Out {
     pub(crate) out: String,
     pub(crate) result: Option<Value>,
     pub(crate) err: Option<String>,
+    /// The accepted run's stream as printed (before `max_output` and `if_empty`), for `parse`.
+    pub(crate) stream: Option<String>,
+    /// The run as data (`capture`): `{exit_code, stdout, stderr, duration_ms}`.
+    pub(crate) process: Option<Value>,
+    /// How an error names the run: the program that ran (the step's own, or a `when_missing`
+    /// alternative) and its first literal argument.
+    pub(crate) label: Option<String>,
 }
 
 pub(crate) fn fail_text(program: &str, argv: &[String], r: &Proc) -> String {
@@ -726,17 +733,24 @@ struct Cli<'a> {
     argv: &'a [SpecArg],
     stdin: Option<&'a Template>,
     ok_exit: &'a [i32],
+    any_exit: bool,
+    otherwise: &'a [SpecAlt],
     output: SpecStream,
     max_output: Option<&'a SpecAmount>,
     timeout_ms: Option<&'a SpecAmount>,
     if_empty: Option<&'a Template>,
 }
 
-fn cli(x: &Cli, vars: &Vars, cwd: &Path, cancel: Option<&proc::Cancel>) -> Result<Out, String> {
+/// An argument vector from its spec; `file` arguments are written into `tmp` (created on first use),
+/// their names starting with `prefix` (each alternative of a step has its own).
+fn build_argv(
+    args: &[SpecArg],
+    vars: &Vars,
+    tmp: &mut Option<tempfile::TempDir>,
+    prefix: &str,
+) -> Result<Vec<String>, String> {
     let mut argv: Vec<String> = Vec::new();
-    // A private folder per step (mode 0700), removed when this function returns.
-    let mut tmp: Option<tempfile::TempDir> = None;
-    for a in x.argv {
+    for a in args {
         match a {
             SpecArg::Lit(s) => argv.push(s.clone()),
             SpecArg::Opt { opt, value } => {
@@ -764,7 +778,7 @@ fn cli(x: &Cli, vars: &Vars, cwd: &Path, cancel: Option<&proc::Cancel>) -> Resul
                     continue;
                 }
                 if tmp.is_none() {
-                    tmp = Some(
+                    *tmp = Some(
                         tempfile::Builder::new()
                             .prefix("ixgen-")
                             .tempdir()
@@ -772,7 +786,7 @@ fn cli(x: &Cli, vars: &Vars, cwd: &Path, cancel: Option<&proc::Cancel>) -> Resul
                     );
                 }
                 let dir = tmp.as_ref().expect("created above");
-                let path = dir.path().join(format!("arg-{}.txt", argv.len()));
+                let path = dir.path().join(format!("{prefix}arg-{}.txt", argv.len()));
                 write_private(&path, &render(file, vars, false)).map_err(|e| e.to_string())?;
                 argv.push(path.to_string_lossy().into_owned());
             }
@@ -783,26 +797,52 @@ fn cli(x: &Cli, vars: &Vars, cwd: &Path, cancel: Option<&proc::Cancel>) -> Resul
             }
         }
     }
+    Ok(argv)
+}
+
+fn cli(x: &Cli, vars: &Vars, cwd: &Path, cancel: Option<&proc::Cancel>) -> Result<Out, String> {
+    // A private folder per step (mode 0700), removed when this function returns.
+    let mut tmp: Option<tempfile::TempDir> = None;
     let ms = amount(x.timeout_ms, vars);
     let stdin = x.stdin.map(|t| render(t, vars, false));
-    let mut r = proc::spawn(
-        x.program,
-        &argv,
-        cwd,
-        stdin.as_deref(),
-        ms.map(|m| Duration::from_secs_f64(m / 1000.0)),
-        cancel,
-    );
-    if r.missing {
+    // The program, then each alternative (`when_missing`) while the ones before are not installed.
+    let first = std::iter::once((x.program, x.argv));
+    let alts = x.otherwise.iter().map(|a| (a.program.as_str(), a.argv.as_slice()));
+    let mut ran = None;
+    for (k, (program, args)) in first.chain(alts).enumerate() {
+        let prefix = if k == 0 { String::new() } else { format!("alt{k}-") };
+        let argv = build_argv(args, vars, &mut tmp, &prefix)?;
+        let started = std::time::Instant::now();
+        let r = proc::spawn(
+            program,
+            &argv,
+            cwd,
+            stdin.as_deref(),
+            ms.map(|m| Duration::from_secs_f64(m / 1000.0)),
+            cancel,
+        );
+        if !r.missing {
+            ran = Some((program, args, argv, r, started.elapsed()));
+            break;
+        }
+    }
+    let Some((program, args, argv, mut r, took)) = ran else {
         return Ok(Out {
             missing: Some(x.program.to_string()),
             ..Out::default()
         });
-    }
+    };
+    // The run as data (`capture`): what a later step or block reads, whatever the exit code.
+    let mut data = Map::new();
+    data.insert("exit_code".into(), r.code.map_or(Value::Null, Value::from));
+    data.insert("stdout".into(), Value::String(r.stdout.clone()));
+    data.insert("stderr".into(), Value::String(r.stderr.clone()));
+    data.insert("duration_ms".into(), Value::from(took.as_millis() as u64));
+    let process = Some(Value::Object(data));
     if r.timed_out && !cancel.is_some_and(proc::Cancel::is_cancelled) {
         r.why = Some(format!("timed out after {} ms", js::num(ms.unwrap_or(0.0))));
     } else if let Some(c) = r.code
-        && x.ok_exit.contains(&c)
+        && (x.any_exit || x.ok_exit.contains(&c))
     {
         r.why = None;
     }
@@ -819,12 +859,18 @@ fn cli(x: &Cli, vars: &Vars, cwd: &Path, cancel: Option<&proc::Cancel>) -> Resul
     if r.why.is_some() {
         return Ok(Out {
             ok: false,
-            err: Some(fail_text(x.program, &argv, &r)),
+            err: Some(fail_text(program, &argv, &r)),
             out: stream,
+            process,
             ..Out::default()
         });
     }
-    let mut out = stream;
+    let mut label = program.to_string();
+    if let Some(SpecArg::Lit(a)) = args.first() {
+        label.push(' ');
+        label.push_str(a);
+    }
+    let mut out = stream.clone();
     if let Some(max) = amount(x.max_output, vars) {
         let len = js::len16(&out) as f64;
         if len > max {
@@ -846,6 +892,9 @@ fn cli(x: &Cli, vars: &Vars, cwd: &Path, cancel: Option<&proc::Cancel>) -> Resul
         ok: true,
         out,
         result: Some(result),
+        stream: Some(stream),
+        process,
+        label: Some(label),
         ..Out::default()
     })
 }
@@ -947,6 +996,8 @@ fn exec(
             argv,
             stdin,
             ok_exit,
+            any_exit,
+            otherwise,
             output,
             max_output,
             timeout_ms,
@@ -962,6 +1013,8 @@ fn exec(
                     argv,
                     stdin: stdin.as_ref(),
                     ok_exit,
+                    any_exit: *any_exit,
+                    otherwise,
                     output: *output,
                     max_output: max_output.as_ref(),
                     timeout_ms: timeout_ms.as_ref(),
@@ -1042,6 +1095,91 @@ fn json_out(r: Out, x: &SpecExec, shared_program: Option<&str>) -> Out {
             }
         }
     }
+}
+
+/// An accepted run's output read as records (`parse`); a JSON Lines line that is not JSON fails
+/// the step, as a `json` step's output that is not JSON does.
+fn parse_out(r: Out, p: &SpecParse, x: &SpecExec, shared_program: Option<&str>) -> Result<Out, String> {
+    let text = r.stream.clone().unwrap_or_else(|| r.out.clone());
+    let mut records = Vec::new();
+    let compiled = match p {
+        SpecParse::Regex { pattern, flags, .. } => {
+            let flags: String = flags.chars().filter(|c| !matches!(c, 'g' | 'y')).collect();
+            Some(regex(pattern, &flags)?)
+        }
+        _ => None,
+    };
+    for (n, line) in text.split('\n').enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if js::trim(line).is_empty() {
+            continue;
+        }
+        match p {
+            SpecParse::Jsonl => match serde_json::from_str::<Value>(line) {
+                Ok(v) => records.push(v),
+                Err(_) => {
+                    let label = match x {
+                        SpecExec::Cli { program, argv, .. } => {
+                            if let Some(l) = &r.label {
+                                l.clone()
+                            } else {
+                                let mut l = program.as_deref().or(shared_program).unwrap_or("").to_string();
+                                if let Some(SpecArg::Lit(a)) = argv.first() {
+                                    l.push(' ');
+                                    l.push_str(a);
+                                }
+                                l
+                            }
+                        }
+                        _ => "step".into(),
+                    };
+                    return Ok(Out {
+                        ok: false,
+                        out: r.out,
+                        err: Some(format!(
+                            "**Error:** `{}` did not print JSON Lines (line {}).\n\n{}",
+                            one_run(&label),
+                            n + 1,
+                            fence(&tail(line))
+                        )),
+                        process: r.process,
+                        ..Out::default()
+                    });
+                }
+            },
+            SpecParse::Delimited { separator, fields } => {
+                let parts: Vec<&str> = line.splitn(fields.len(), separator.as_str()).collect();
+                if parts.len() < fields.len() {
+                    continue;
+                }
+                let o: Map<String, Value> = fields
+                    .iter()
+                    .zip(parts)
+                    .map(|(f, v)| (f.clone(), Value::String(v.to_string())))
+                    .collect();
+                records.push(Value::Object(o));
+            }
+            SpecParse::Regex { fields, .. } => {
+                let re = compiled.as_ref().expect("compiled above");
+                let Some(m) = re.find(line) else { continue };
+                let o: Map<String, Value> = fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| {
+                        let v = m
+                            .group(i + 1)
+                            .map_or(Value::Null, |g| Value::String(line[g].to_string()));
+                        (f.clone(), v)
+                    })
+                    .collect();
+                records.push(Value::Object(o));
+            }
+        }
+    }
+    Ok(Out {
+        result: Some(Value::Array(records)),
+        ..r
+    })
 }
 
 // ---- Output blocks ----------------------------------------------------------------------------
@@ -1374,7 +1512,7 @@ fn keep_step(
 ) {
     if let Some(id) = &s.id {
         results.insert(id.clone(), StepResult { ok: o.ok, out: o.out });
-        if s.json
+        if (s.json || s.parse.is_some() || s.capture)
             && let Some(d) = o.data
         {
             vars.map.insert(id.clone(), d);
@@ -1480,7 +1618,11 @@ fn run_inner(
     };
     let stripped = collapsed.trim_end_matches(|c: char| js::is_space(c) || c == ':');
     let title = js::trim(stripped);
-    *head = format!("## {}\n\n", if title.is_empty() { &spec.name } else { title });
+    *head = if spec.answer.as_ref().is_some_and(|a| !a.heading) {
+        String::new()
+    } else {
+        format!("## {}\n\n", if title.is_empty() { &spec.name } else { title })
+    };
     let head = head.clone();
     if !errors.is_empty() {
         return Ok(Answer {
@@ -1540,6 +1682,12 @@ fn run_inner(
     let mut results: Results = HashMap::new();
     let mut handled: HashSet<String> = HashSet::new();
     let mut done: Vec<(Option<String>, Vec<Section>)> = Vec::new();
+    let trim = spec.answer.as_ref().is_none_or(|a| a.trim);
+    // What stands for nothing: `_(no output)_`, or the catalog's `empty` text.
+    let empty_text = |vars: &Vars| match spec.answer.as_ref().and_then(|a| a.empty.as_ref()) {
+        Some(t) => render(t, vars, false),
+        None => "_(no output)_".to_string(),
+    };
     let run = |step: &SpecStep, vars: &Vars| -> Result<Ran, String> {
         let each = step.for_each.as_ref().map(|f| vars.get(f));
         let all: Vec<Option<Value>> = match &each {
@@ -1560,7 +1708,35 @@ fn run_inner(
             } else {
                 vars.clone()
             };
-            let mut r = exec(&step.exec, shared_program, &scope, cwd, ctx.cancel)?;
+            // The step's own working directory, inside the project (`cwd`).
+            let dir = match &step.cwd {
+                Some(t) if tpl_set(t, &scope) => {
+                    let want = render(t, &scope, false);
+                    let resolved = resolve(cwd, &want);
+                    let root = resolve(cwd, "");
+                    if want.contains('\0') || !(resolved == root || resolved.starts_with(&root)) {
+                        Err(format!(
+                            "**Error:** the working directory `{}` is outside the project.",
+                            one_run(&want)
+                        ))
+                    } else if !resolved.is_dir() {
+                        Err(format!(
+                            "**Error:** the working directory `{}` does not exist.",
+                            one_run(&want)
+                        ))
+                    } else {
+                        Ok(resolved)
+                    }
+                }
+                _ => Ok(cwd.to_path_buf()),
+            };
+            let mut r = match &dir {
+                Ok(d) => exec(&step.exec, shared_program, &scope, d, ctx.cancel)?,
+                Err(e) => Out {
+                    err: Some(e.clone()),
+                    ..Out::default()
+                },
+            };
             if let Some(m) = r.missing {
                 return Ok(Ran {
                     missing: Some(m),
@@ -1573,7 +1749,18 @@ fn run_inner(
             if step.json && r.ok {
                 r = json_out(r, &step.exec, shared_program);
             }
-            data.push(if r.ok { r.result.clone() } else { None });
+            if let Some(p) = &step.parse
+                && r.ok
+            {
+                r = parse_out(r, p, &step.exec, shared_program)?;
+            }
+            data.push(if step.capture {
+                r.process.clone()
+            } else if r.ok {
+                r.result.clone()
+            } else {
+                None
+            });
             let err = match (&r.err, spec.redact) {
                 (Some(e), SpecRedact::Errors) => Some(redact(e)),
                 (e, _) => e.clone(),
@@ -1587,9 +1774,11 @@ fn run_inner(
                     };
                     let t = js::trim(&text);
                     if t.is_empty() {
-                        "_(no output)_".to_string()
-                    } else {
+                        empty_text(&scope)
+                    } else if trim {
                         t.to_string()
+                    } else {
+                        text
                     }
                 }
             };
@@ -1598,14 +1787,17 @@ fn run_inner(
                 .as_ref()
                 .map(|t| render(t, &scope, false))
                 .unwrap_or_default();
-            secs.push(Section {
-                text: if title.is_empty() {
-                    body
-                } else {
-                    format!("**{title}**\n\n{body}")
-                },
-                err: !r.ok,
-            });
+            // A hidden helper step shows nothing of its own, only an error.
+            if !step.hidden || !r.ok {
+                secs.push(Section {
+                    text: if title.is_empty() {
+                        body
+                    } else {
+                        format!("**{title}**\n\n{body}")
+                    },
+                    err: !r.ok,
+                });
+            }
             ok &= r.ok;
             outs.push(r.out);
         }
@@ -1705,11 +1897,7 @@ fn run_inner(
         secs.push(render(rec, &vars, false));
     }
     let body = secs.join("\n\n");
-    let body = if body.is_empty() {
-        "_(no output)_".to_string()
-    } else {
-        body
-    };
+    let body = if body.is_empty() { empty_text(&vars) } else { body };
     let tail = if cancelled() { "\n\n_Cancelled._" } else { "" };
     Ok(answer(head + &body + tail, failed || cancelled()))
 }

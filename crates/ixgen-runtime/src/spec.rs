@@ -69,6 +69,54 @@ pub struct ExecSpec {
     /// How far secret redaction reaches; `all` is left out.
     #[serde(default, skip_serializing_if = "SpecRedact::is_all")]
     pub redact: SpecRedact,
+    /// How the answer is put together (heading, trimming, empty text, errors); left out: as always.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<SpecAnswer>,
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// How a tool's answer is put together. Every field left out is the behaviour a spec without
+/// `answer` has: a `## heading`, trimmed sections, `_(no output)_` for nothing, failures as text.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SpecAnswer {
+    /// `false`: no `## heading` line before the answer.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub heading: bool,
+    /// `false`: a section is the program's output as printed (indentation and trailing newline
+    /// kept), not trimmed.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub trim: bool,
+    /// The text of an empty section or an empty answer instead of `_(no output)_`; `[]` is "".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub empty: Option<Template>,
+    /// How a failed call reaches the host.
+    #[serde(default, skip_serializing_if = "SpecErrors::is_text")]
+    pub errors: SpecErrors,
+}
+
+/// How a failed call reaches the host. MCP always marks it (`isError: true`); the choice is for
+/// hosts whose tools answer a string (OpenCode), where an error is a thrown exception.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SpecErrors {
+    /// An ordinary answer that says what failed.
+    #[default]
+    Text,
+    /// The host's own error: OpenCode's `execute` throws with the answer as its message.
+    Error,
+}
+
+impl SpecErrors {
+    fn is_text(&self) -> bool {
+        *self == SpecErrors::Text
+    }
 }
 
 /// Confirmation before a tool runs. The runtime refuses a subject that matches `deny`, runs
@@ -373,12 +421,55 @@ pub struct SpecStep {
     /// Text of the section instead of the step's output; `result` is bound to the output.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<Template>,
+    /// The output is read as records (JSON Lines, delimited lines, regular-expression captures):
+    /// the array of records becomes the variable named by `id`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parse: Option<SpecParse>,
+    /// The run itself is the step's data: `{exit_code, stdout, stderr, duration_ms}` becomes the
+    /// variable named by `id`, also when the run failed.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub capture: bool,
+    /// A helper step: it runs and keeps its data, but its output is no section of the answer
+    /// (its error still is, unless handled).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub hidden: bool,
+    /// The working directory, relative to the project root; a directory outside it is refused.
+    /// Unset (or a variable of it unset): the root.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<Template>,
     pub exec: SpecExec,
     /// Where the step is in the catalog (`tools[3].steps[1]`), so a later stage can locate an
     /// error. Not part of the spec a runtime reads.
     #[serde(skip)]
     #[schemars(skip)]
     pub path: String,
+}
+
+/// How a step's output becomes records. Lines are split on `\n` (a trailing `\r` dropped);
+/// blank lines are skipped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "format", rename_all = "snake_case")]
+pub enum SpecParse {
+    /// One JSON value a line; a line that is not JSON fails the step.
+    Jsonl,
+    /// Fields split at `separator`, at most `fields.len()` parts (the last keeps the rest); a
+    /// line with fewer parts is skipped.
+    Delimited { separator: String, fields: Vec<String> },
+    /// An ECMAScript regular expression matched against each line: capture group N is field
+    /// N; a line that does not match is skipped, a group that took no part is `null`.
+    Regex {
+        pattern: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        flags: String,
+        fields: Vec<String>,
+    },
+}
+
+/// Another program for a `cli` step, tried in order when the ones before it are not installed.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct SpecAlt {
+    pub program: String,
+    pub argv: Vec<SpecArg>,
 }
 
 /// A condition on parameters or on earlier steps. `param` names a variable: a parameter, a
@@ -541,6 +632,12 @@ pub enum SpecExec {
         /// Exit codes that are a normal answer; empty means only 0.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         ok_exit: Vec<i32>,
+        /// Every exit code is a normal answer (the exit code is data, `capture`).
+        #[serde(default, skip_serializing_if = "is_false")]
+        any_exit: bool,
+        /// Programs tried in order when `program` is not installed (`rg`, else `grep`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        otherwise: Vec<SpecAlt>,
         /// Which stream is the step's output.
         #[serde(default, skip_serializing_if = "SpecStream::is_stdout")]
         output: SpecStream,

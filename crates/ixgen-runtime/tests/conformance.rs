@@ -77,14 +77,19 @@ fn every_conformance_case_answers_as_the_typescript_runtime() {
             ask: None,
             cancel: None,
         };
-        let got = run_tool(
+        let answer = run_tool(
             &spec,
             &serde_json::Map::new(),
             &fx["args"],
             &ctx,
             &SpecShared::default(),
-        )
-        .text;
+        );
+        if let Some(want) = fx["is_error"].as_bool()
+            && answer.is_error != want
+        {
+            failures.push(format!("{name}: is_error is {}, the case says {want}", answer.is_error));
+        }
+        let got = answer.text;
         let want = fx["expected"].as_str().expect("expected");
         if got != want {
             let diff = similar::TextDiff::from_lines(want, &got)

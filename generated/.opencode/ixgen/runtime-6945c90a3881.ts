@@ -4,7 +4,7 @@
 
 // The execution spec's types, generated from its JSON Schema (generated/schema/exec-spec.schema.json).
 export const SPEC_VERSION = 4
-export type ExecSpec = { readonly version: number; readonly name: string; readonly heading: Template; readonly params: readonly (SpecParam)[]; readonly runtime?: (SpecRuntime) | (null); readonly parallel?: boolean; readonly steps: readonly (SpecStep)[]; readonly fallback?: (Template) | (null); readonly recovery?: (Template) | (null); readonly output?: readonly (SpecBlock)[]; readonly confirm?: (SpecConfirm) | (null); readonly rules?: readonly (SpecRule)[]; readonly redact?: SpecRedact }
+export type ExecSpec = { readonly version: number; readonly name: string; readonly heading: Template; readonly params: readonly (SpecParam)[]; readonly runtime?: (SpecRuntime) | (null); readonly parallel?: boolean; readonly steps: readonly (SpecStep)[]; readonly fallback?: (Template) | (null); readonly recovery?: (Template) | (null); readonly output?: readonly (SpecBlock)[]; readonly confirm?: (SpecConfirm) | (null); readonly rules?: readonly (SpecRule)[]; readonly redact?: SpecRedact; readonly answer?: (SpecAnswer) | (null) }
 export type SpecShared = { readonly runtime?: (SharedRuntime) | (null); readonly fallback?: (Template) | (null); readonly program?: (string) | (null) }
 export type SharedRuntime = { readonly url_env: string; readonly default_url: string; readonly timeout_ms: number; readonly markdown_field?: (string) | (null) }
 export type Template = readonly (Part)[]
@@ -16,11 +16,13 @@ export type SpecItems = { readonly type: SpecType; readonly values?: (readonly (
 export type SpecRuntime = { readonly url_env?: (string) | (null); readonly default_url?: (string) | (null); readonly timeout_ms?: (number) | (null); readonly method: HttpMethod; readonly path: string; readonly body?: (JsonT) | (null); readonly markdown_field?: (string) | (null); readonly json?: boolean }
 export type HttpMethod = ("GET") | ("POST")
 export type JsonT = ({ readonly lit: unknown }) | ({ readonly var: string }) | ({ readonly tpl: Template }) | ({ readonly obj: { readonly [key: string]: JsonT } }) | ({ readonly arr: readonly (JsonT)[] })
-export type SpecStep = { readonly id?: (string) | (null); readonly title?: (Template) | (null); readonly when?: (SpecCond) | (null); readonly for_each?: (string) | (null); readonly limit?: (number) | (null); readonly json?: boolean; readonly message?: (Template) | (null); readonly exec: SpecExec }
+export type SpecStep = { readonly id?: (string) | (null); readonly title?: (Template) | (null); readonly when?: (SpecCond) | (null); readonly for_each?: (string) | (null); readonly limit?: (number) | (null); readonly json?: boolean; readonly message?: (Template) | (null); readonly parse?: (SpecParse) | (null); readonly capture?: boolean; readonly hidden?: boolean; readonly cwd?: (Template) | (null); readonly exec: SpecExec }
 export type SpecCond = ({ readonly param: string; readonly op: CmpOp; readonly than: number }) | ({ readonly param: string; readonly in: readonly (unknown)[] }) | ({ readonly param: string; readonly equals: unknown }) | ({ readonly param: string; readonly contains: unknown }) | ({ readonly param: string; readonly set: boolean }) | ({ readonly step: string; readonly matches: string; readonly flags?: string }) | ({ readonly step: string; readonly failed: boolean }) | ({ readonly all: readonly (SpecCond)[] }) | ({ readonly any: readonly (SpecCond)[] }) | ({ readonly not: SpecCond })
 export type CmpOp = ("lt") | ("lte") | ("gt") | ("gte")
-export type SpecExec = ({ readonly kind: "cli"; readonly program?: (string) | (null); readonly argv: readonly (SpecArg)[]; readonly stdin?: (Template) | (null); readonly ok_exit?: readonly (number)[]; readonly output?: SpecStream; readonly max_output?: (SpecAmount) | (null); readonly timeout_ms?: (SpecAmount) | (null); readonly if_empty?: (Template) | (null) }) | ({ readonly kind: "store_append"; readonly program: string; readonly store: Template; readonly topic: Template; readonly meta: JsonT; readonly body?: (Template) | (null) }) | ({ readonly kind: "store_fold"; readonly program: string; readonly store: Template; readonly topic: Template; readonly group_by?: (string) | (null); readonly groups?: readonly (string)[]; readonly filter?: (SpecFilter) | (null); readonly defaults?: { readonly [key: string]: unknown }; readonly updates?: { readonly [key: string]: { readonly [key: string]: unknown } } }) | ({ readonly kind: "store_update"; readonly program: string; readonly store: Template; readonly topic: Template; readonly id: Template; readonly meta: JsonT }) | ({ readonly kind: "signal"; readonly pid: Template; readonly signal: string; readonly process?: (string) | (null) })
+export type SpecParse = ({ readonly format: "jsonl" }) | ({ readonly format: "delimited"; readonly separator: string; readonly fields: readonly (string)[] }) | ({ readonly format: "regex"; readonly pattern: string; readonly flags?: string; readonly fields: readonly (string)[] })
+export type SpecExec = ({ readonly kind: "cli"; readonly program?: (string) | (null); readonly argv: readonly (SpecArg)[]; readonly stdin?: (Template) | (null); readonly ok_exit?: readonly (number)[]; readonly any_exit?: boolean; readonly otherwise?: readonly (SpecAlt)[]; readonly output?: SpecStream; readonly max_output?: (SpecAmount) | (null); readonly timeout_ms?: (SpecAmount) | (null); readonly if_empty?: (Template) | (null) }) | ({ readonly kind: "store_append"; readonly program: string; readonly store: Template; readonly topic: Template; readonly meta: JsonT; readonly body?: (Template) | (null) }) | ({ readonly kind: "store_fold"; readonly program: string; readonly store: Template; readonly topic: Template; readonly group_by?: (string) | (null); readonly groups?: readonly (string)[]; readonly filter?: (SpecFilter) | (null); readonly defaults?: { readonly [key: string]: unknown }; readonly updates?: { readonly [key: string]: { readonly [key: string]: unknown } } }) | ({ readonly kind: "store_update"; readonly program: string; readonly store: Template; readonly topic: Template; readonly id: Template; readonly meta: JsonT }) | ({ readonly kind: "signal"; readonly pid: Template; readonly signal: string; readonly process?: (string) | (null) })
 export type SpecArg = (string) | (Template) | ({ readonly opt: string; readonly value: Template }) | ({ readonly flag: string; readonly if: string }) | ({ readonly spread: string }) | ({ readonly json: JsonT }) | ({ readonly file: Template })
+export type SpecAlt = { readonly program: string; readonly argv: readonly (SpecArg)[] }
 export type SpecStream = (("stdout") | ("stderr")) | ("both")
 export type SpecAmount = (number) | ({ readonly var: string; readonly scale?: (number) | (null) })
 export type SpecFilter = { readonly field: string; readonly equals: Template }
@@ -32,10 +34,12 @@ export type SpecConfirm = { readonly permission: string; readonly subject: Templ
 export type SpecRule = ({ readonly rule: "default"; readonly when?: (SpecCond) | (null); readonly values: { readonly [key: string]: JsonT } }) | ({ readonly rule: "require"; readonly when?: (SpecCond) | (null); readonly params: readonly (string)[]; readonly message: string }) | ({ readonly rule: "forbid"; readonly when?: (SpecCond) | (null); readonly params: readonly (string)[]; readonly message: string }) | ({ readonly rule: "compare"; readonly left: string; readonly op: SpecCompareOp; readonly right: string; readonly message: string })
 export type SpecCompareOp = (">=") | (">") | ("<=") | ("<")
 export type SpecRedact = ("all") | ("errors") | ("none")
+export type SpecAnswer = { readonly heading?: boolean; readonly trim?: boolean; readonly empty?: (Template) | (null); readonly errors?: SpecErrors }
+export type SpecErrors = ("text") | ("error")
 
 // The interpreter of tool specs (docs/exec-spec.md): every generated tool file imports runTool from here.
 import { isAbsolute as __ixgenIsAbs, join as __ixgenJoin, relative as __ixgenRel, resolve as __ixgenResolvePath, sep as __ixgenSep } from "node:path"
-import { mkdtemp as __ixgenMkdtemp, rm as __ixgenRm, writeFile as __ixgenWriteFile } from "node:fs/promises"
+import { mkdtemp as __ixgenMkdtemp, rm as __ixgenRm, stat as __ixgenStat, writeFile as __ixgenWriteFile } from "node:fs/promises"
 import { tmpdir as __ixgenTmpdir } from "node:os"
 import { createHash as __ixgenHash } from "node:crypto"
 
@@ -63,7 +67,11 @@ interface __IxCtx {
   readonly ask?: (input: { permission: string; patterns: string[]; always: string[]; metadata: Record<string, unknown> }) => unknown
 }
 type __IxVars = Record<string, unknown>
-type __IxOut = { missing?: string; ok: boolean; out: string; result?: unknown; err?: string }
+// `stream`: an accepted run's output as printed (what `parse` reads); `process`: the run as data (`capture`).
+// `label`: how an error names the run: the program that ran (the step's own, or a `when_missing` alternative) and its
+// first literal argument.
+type __IxOut = { missing?: string; ok: boolean; out: string; result?: unknown; err?: string; stream?: string; process?: __IxProcData; label?: string }
+type __IxProcData = { exit_code: number | null; stdout: string; stderr: string; duration_ms: number }
 type __IxProc = { missing?: boolean; code: number | null; stdout: string; stderr: string; why?: string }
 
 // Secret shapes, anchored on real token formats and minimum lengths so ordinary words ("task-", "risk-") survive.
@@ -437,44 +445,88 @@ function __ixgenAmount(a: SpecAmount | null | undefined, vars: __IxVars): number
   const v = __ixgenGet(vars, a.var)
   return typeof v === "number" && Number.isFinite(v) && v > 0 ? v * (a.scale ?? 1) : undefined
 }
-async function __ixgenCli(x: __IxCli, vars: __IxVars, cwd: string, signal?: AbortSignal): Promise<__IxOut> {
+// An argument vector from its spec; `file` arguments go into a private folder made on first use (`tmp.dir`), their
+// names starting with `prefix` (each alternative of a step has its own).
+async function __ixgenArgv(args: readonly SpecArg[], vars: __IxVars, tmp: { dir: string | null }, prefix: string): Promise<string[]> {
   const argv: string[] = []
-  let tmp: string | null = null
-  try {
-    for (const a of x.argv) {
-      if (typeof a === "string") argv.push(a)
-      else if ("opt" in a) { if (__ixgenTplSet(a.value, vars)) argv.push(a.opt, __ixgenRender(a.value, vars)) }
-      else if ("flag" in a) { if (__ixgenGet(vars, a.if) === true) argv.push(a.flag) }
-      else if ("spread" in a) { const v = __ixgenGet(vars, a.spread); for (const s of Array.isArray(v) ? v : __ixgenIsSet(v) ? [v] : []) argv.push(__ixgenStr(s)) }
-      else if ("json" in a) argv.push(JSON.stringify(__ixgenJson(a.json, vars)))
-      else if ("file" in a) {
-        if (!__ixgenTplSet(a.file, vars)) continue
-        // A private folder per step (mode 0700 from mkdtemp), a file readable by the user only; removed below.
-        tmp ??= await __ixgenMkdtemp(__ixgenJoin(__ixgenTmpdir(), "ixgen-"))
-        const path = __ixgenJoin(tmp, `arg-${argv.length}.txt`)
-        await __ixgenWriteFile(path, __ixgenRender(a.file, vars), { mode: 0o600 })
-        argv.push(path)
-      }
-      else if (__ixgenTplSet(a, vars)) argv.push(__ixgenRender(a, vars))
+  for (const a of args) {
+    if (typeof a === "string") argv.push(a)
+    else if ("opt" in a) { if (__ixgenTplSet(a.value, vars)) argv.push(a.opt, __ixgenRender(a.value, vars)) }
+    else if ("flag" in a) { if (__ixgenGet(vars, a.if) === true) argv.push(a.flag) }
+    else if ("spread" in a) { const v = __ixgenGet(vars, a.spread); for (const s of Array.isArray(v) ? v : __ixgenIsSet(v) ? [v] : []) argv.push(__ixgenStr(s)) }
+    else if ("json" in a) argv.push(JSON.stringify(__ixgenJson(a.json, vars)))
+    else if ("file" in a) {
+      if (!__ixgenTplSet(a.file, vars)) continue
+      // A private folder per step (mode 0700 from mkdtemp), a file readable by the user only; removed by the caller.
+      tmp.dir ??= await __ixgenMkdtemp(__ixgenJoin(__ixgenTmpdir(), "ixgen-"))
+      const path = __ixgenJoin(tmp.dir, `${prefix}arg-${argv.length}.txt`)
+      await __ixgenWriteFile(path, __ixgenRender(a.file, vars), { mode: 0o600 })
+      argv.push(path)
     }
+    else if (__ixgenTplSet(a, vars)) argv.push(__ixgenRender(a, vars))
+  }
+  return argv
+}
+async function __ixgenCli(x: __IxCli, vars: __IxVars, cwd: string, signal?: AbortSignal): Promise<__IxOut> {
+  const tmp: { dir: string | null } = { dir: null }
+  try {
     const ms = __ixgenAmount(x.timeout_ms, vars)
     const timer = ms === undefined ? undefined : AbortSignal.timeout(ms)
     const both = [signal, timer].filter((s): s is AbortSignal => s !== undefined)
     const sig = both.length > 1 ? AbortSignal.any(both) : both[0]
-    const r = await __ixgenSpawn(x.program, argv, cwd, x.stdin ? __ixgenRender(x.stdin, vars) : null, sig)
-    if (r.missing) return { missing: x.program, ok: false, out: "" }
+    const stdin = x.stdin ? __ixgenRender(x.stdin, vars) : null
+    // The program, then each alternative (`when_missing`) while the ones before are not installed.
+    let ran: { program: string; spec: readonly SpecArg[]; argv: string[]; r: __IxProc; took: number } | null = null
+    const candidates = [{ program: x.program, argv: x.argv }, ...(x.otherwise ?? [])]
+    for (const [k, c] of candidates.entries()) {
+      const argv = await __ixgenArgv(c.argv, vars, tmp, k ? `alt${k}-` : ""), started = Date.now()
+      const r = await __ixgenSpawn(c.program, argv, cwd, stdin, sig)
+      if (!r.missing) { ran = { program: c.program, spec: c.argv, argv, r, took: Date.now() - started }; break }
+    }
+    if (ran === null) return { missing: x.program, ok: false, out: "" }
+    const { program, argv, r } = ran
+    // The run as data (`capture`): what a later step or block reads, whatever the exit code.
+    const data: __IxProcData = { exit_code: r.code, stdout: r.stdout, stderr: r.stderr, duration_ms: ran.took }
     if (timer?.aborted && !signal?.aborted) r.why = `timed out after ${ms} ms`
-    else if (r.code !== null && (x.ok_exit ?? []).includes(r.code)) r.why = undefined
+    else if (r.code !== null && (x.any_exit || (x.ok_exit ?? []).includes(r.code))) r.why = undefined
     const stream = x.output === "stderr" ? r.stderr : x.output === "both" ? [r.stdout, r.stderr].filter((t) => t.trim()).map((t) => t.replace(/\n+$/, "")).join("\n") : r.stdout
-    if (r.why) return { ok: false, out: stream, err: __ixgenFail(x.program, argv, r) }
+    if (r.why) return { ok: false, out: stream, err: __ixgenFail(program, argv, r), process: data }
     let out = stream
     const max = __ixgenAmount(x.max_output, vars)
     if (max !== undefined && out.length > max) out = out.slice(0, max) + `\n\n_(cut at ${max} of ${out.length} characters)_`
     if (!out.trim() && x.if_empty) out = __ixgenRender(x.if_empty, vars)
-    return { ok: true, out, result: out.trim() }
+    const label = [program, ...ran.spec.slice(0, 1).filter((a) => typeof a === "string")].join(" ")
+    return { ok: true, out, result: out.trim(), stream, process: data, label }
   } finally {
-    if (tmp !== null) await __ixgenRm(tmp, { recursive: true, force: true })
+    if (tmp.dir !== null) await __ixgenRm(tmp.dir, { recursive: true, force: true })
   }
+}
+
+// An accepted run's output read as records (`parse`); a JSON Lines line that is not JSON fails the step, as a
+// `json` step's output that is not JSON does.
+function __ixgenParse(r: __IxOut, p: SpecParse, x: __IxExec): __IxOut {
+  const records: unknown[] = []
+  const re = p.format === "regex" ? new RegExp(p.pattern, (p.flags ?? "").replace(/[gy]/g, "")) : null
+  const lines = (r.stream ?? r.out).split("\n")
+  for (let n = 0; n < lines.length; n++) {
+    const line = (lines[n] as string).replace(/\r$/, "")
+    if (!line.trim()) continue
+    if (p.format === "jsonl") {
+      try { records.push(JSON.parse(line)) } catch {
+        const label = r.label ?? (x.kind === "cli" ? [x.program, ...x.argv.slice(0, 1).filter((a) => typeof a === "string")].join(" ") : "step")
+        return { ok: false, out: r.out, process: r.process, err: `**Error:** \`${label.replace(/[`\r\n]+/g, " ")}\` did not print JSON Lines (line ${n + 1}).\n\n` + __ixgenFence(__ixgenTail(line)) }
+      }
+    } else if (p.format === "delimited") {
+      const parts = line.split(p.separator)
+      if (parts.length < p.fields.length) continue
+      const vals = [...parts.slice(0, p.fields.length - 1), parts.slice(p.fields.length - 1).join(p.separator)]
+      records.push(Object.fromEntries(p.fields.map((f, i) => [f, vals[i]])))
+    } else {
+      const m = (re as RegExp).exec(line)
+      if (m) records.push(Object.fromEntries(p.fields.map((f, i) => [f, m[i + 1] ?? null])))
+    }
+  }
+  return { ...r, result: records }
 }
 
 // ---- Rules across parameters, applied once every argument has passed on its own.
@@ -626,13 +678,22 @@ function __ixgenWithShared(spec: ExecSpec, shared: SpecShared): __IxSpec {
   return { ...spec, steps, runtime, fallback }
 }
 
-// Entry point: validates the raw arguments, tries the runtime route, then runs the steps. Always resolves to a string.
+// Entry point: validates the raw arguments, tries the runtime route, then runs the steps. Resolves to a string; a
+// failed call rejects with an Error whose message is that string when the spec says failures are errors
+// (`answer.errors: "error"`: OpenCode shows a tool whose `execute` throws as a failed call).
 // `shared`: the catalog's shared settings file's SHARED, which fills in what the spec leaves out.
 export async function runTool(raw: ExecSpec, context: Record<string, unknown>, args: unknown, ctx?: __IxCtx, shared: SpecShared = {}): Promise<string> {
+  const a = await runToolAnswer(raw, context, args, ctx, shared)
+  if (a.isError && raw.answer?.errors === "error") throw new Error(a.text)
+  return a.text
+}
+// The answer and whether the call failed (MCP's `isError`), as the Rust runtime's `Answer`. Never throws.
+export async function runToolAnswer(raw: ExecSpec, context: Record<string, unknown>, args: unknown, ctx?: __IxCtx, shared: SpecShared = {}): Promise<{ text: string; isError: boolean }> {
   let head = `## ${raw.name}\n\n`
+  const fail = (text: string) => ({ text, isError: true })
   // A tool file and a runtime file from two ixgen releases: say so instead of misreading the spec.
   if (raw.version !== SPEC_VERSION)
-    return `${head}**Error:** this tool was generated for spec version ${raw.version}, but its runtime file reads version ${SPEC_VERSION}. Run \`ixgen generate\` again.`
+    return fail(`${head}**Error:** this tool was generated for spec version ${raw.version}, but its runtime file reads version ${SPEC_VERSION}. Run \`ixgen generate\` again.`)
   try {
     const spec = __ixgenWithShared(raw, shared)
     // OpenCode reports worktree "/" outside a git repository; the session directory is the better root then.
@@ -641,23 +702,27 @@ export async function runTool(raw: ExecSpec, context: Record<string, unknown>, a
     if (!errors.length) errors.push(...__ixgenRules(spec, vals, cwd))
     const vars: __IxVars = { ...context, ...vals }
     ;(vars as { [__ixgenKeepKey]?: ReadonlySet<string> })[__ixgenKeepKey] = new Set(spec.params.filter((p) => p.keep_empty).map((p) => p.name))
-    head = `## ${__ixgenRender(spec.heading, vars).replace(/\s+/g, " ").replace(/[\s:]+$/, "").trim() || spec.name}\n\n`
-    if (errors.length) return __ixgenRedact(`${head}**Invalid arguments:** ${errors.join("; ")}`)
+    head = spec.answer?.heading === false ? ""
+      : `## ${__ixgenRender(spec.heading, vars).replace(/\s+/g, " ").replace(/[\s:]+$/, "").trim() || spec.name}\n\n`
+    if (errors.length) return fail(__ixgenRedact(`${head}**Invalid arguments:** ${errors.join("; ")}`))
     if (spec.confirm) {
       const refused = await __ixgenConfirm(spec.confirm, vars, ctx)
-      if (refused !== undefined) return __ixgenRedact(head + refused)
+      if (refused !== undefined) return fail(__ixgenRedact(head + refused))
     }
     // A tool's answer is redacted unless its `redact` scope leaves answers alone; error texts always are.
-    const answer = (t: string) => (spec.redact === "errors" || spec.redact === "none" ? t : __ixgenRedact(t))
+    const answer = (t: string, isError = false) => ({ text: spec.redact === "errors" || spec.redact === "none" ? t : __ixgenRedact(t), isError })
     if (spec.runtime) {
       const r = await __ixgenRuntime(spec.runtime, vars, ctx?.abort)
       if (r.md !== undefined) return answer(r.md.trimStart().startsWith("#") ? r.md : head + r.md)
       if (r.json !== undefined) return answer(head + "```json\n" + JSON.stringify(r.json, null, 2) + "\n```")
-      if (!spec.steps.length) return __ixgenRedact(`${head}**Error:** the runtime is unreachable at ${r.url} (${r.why}).`)
+      if (!spec.steps.length) return fail(__ixgenRedact(`${head}**Error:** the runtime is unreachable at ${r.url} (${r.why}).`))
       // The steps run instead; `output` can say why (`{runtime.url}`, `{runtime.why}`).
       vars.runtime = { url: r.url, why: r.why ?? "unknown" }
     }
     const results: __IxResults = new Map(), handled = new Set<string>()
+    const trim = spec.answer?.trim ?? true
+    // What stands for nothing: `_(no output)_`, or the catalog's `empty` text.
+    const emptyText = (v: __IxVars = vars) => (spec.answer?.empty ? __ixgenRender(spec.answer.empty, v) : "_(no output)_")
     const done: { id: string | null; secs: { text: string; err: boolean }[] }[] = []
     const run = async (step: __IxStep): Promise<{ missing?: string; ok: boolean; out: string; secs: { text: string; err: boolean }[]; data?: unknown }> => {
       const each = step.for_each ? __ixgenGet(vars, step.for_each) : undefined
@@ -667,23 +732,35 @@ export async function runTool(raw: ExecSpec, context: Record<string, unknown>, a
       let ok = true
       for (const item of list) {
         const scope: __IxVars = step.for_each ? { ...vars, item } : vars
-        let r = await __ixgenExec(step.exec, scope, cwd, ctx?.abort)
+        // The step's own working directory, inside the project (`cwd`).
+        let dir = cwd, bad: string | undefined
+        if (step.cwd && __ixgenTplSet(step.cwd, scope)) {
+          const want = __ixgenRender(step.cwd, scope), shown = want.replace(/[`\r\n]+/g, " ")
+          const rel = __ixgenRel(cwd, __ixgenResolvePath(cwd, want))
+          dir = __ixgenResolvePath(cwd, want)
+          if (want.includes("\0") || rel === ".." || rel.startsWith(".." + __ixgenSep) || __ixgenIsAbs(rel)) bad = `**Error:** the working directory \`${shown}\` is outside the project.`
+          else if (!(await __ixgenStat(dir).then((st) => st.isDirectory(), () => false))) bad = `**Error:** the working directory \`${shown}\` does not exist.`
+        }
+        let r: __IxOut = bad !== undefined ? { ok: false, out: "", err: bad } : await __ixgenExec(step.exec, scope, dir, ctx?.abort)
         if (r.missing) return { missing: r.missing, ok: false, out: "", secs }
         if (step.json && r.ok) r = __ixgenJsonOut(r, step.exec)
-        data.push(r.ok ? r.result : undefined)
+        if (step.parse && r.ok) r = __ixgenParse(r, step.parse, step.exec)
+        data.push(step.capture ? r.process : r.ok ? r.result : undefined)
         const err = r.err === undefined || spec.redact !== "errors" ? r.err : __ixgenRedact(r.err)
-        const body = err ?? ((step.message ? __ixgenRender(step.message, { ...scope, result: r.result }) : r.out).trim() || "_(no output)_")
+        const text = step.message ? __ixgenRender(step.message, { ...scope, result: r.result }) : r.out
+        const body = err ?? (!text.trim() ? emptyText(scope) : trim ? text.trim() : text)
         const title = step.title ? __ixgenRender(step.title, scope) : ""
-        secs.push({ text: title ? `**${title}**\n\n${body}` : body, err: !r.ok })
+        // A hidden helper step shows nothing of its own, only an error.
+        if (!step.hidden || !r.ok) secs.push({ text: title ? `**${title}**\n\n${body}` : body, err: !r.ok })
         ok &&= r.ok
         outs.push(r.out)
       }
       return { ok, out: outs.join("\n"), secs, data: step.for_each ? data : data[0] }
     }
     // A JSON step's parsed result becomes the variable named by its id.
-    const keep = (s: __IxStep, o: { data?: unknown }) => { if (s.id && s.json && o.data !== undefined) vars[s.id] = o.data }
-    const missing = (program: string) => __ixgenRedact(head + (spec.fallback
-      ? __ixgenRender(spec.fallback, vars) : `\`${program}\` is not installed (it was not found on PATH). Install it and try again.`))
+    const keep = (s: __IxStep, o: { data?: unknown }) => { if (s.id && (s.json || s.parse || s.capture) && o.data !== undefined) vars[s.id] = o.data }
+    const missing = (program: string) => fail(__ixgenRedact(head + (spec.fallback
+      ? __ixgenRender(spec.fallback, vars) : `\`${program}\` is not installed (it was not found on PATH). Install it and try again.`)))
     if (spec.parallel) {
       const chosen = spec.steps.filter((s) => !s.when || __ixgenCond(s.when, vars, results, handled))
       const outs = await Promise.all(chosen.map(run))
@@ -717,9 +794,9 @@ export async function runTool(raw: ExecSpec, context: Record<string, unknown>, a
     if (rendered !== null) secs = [...done.flatMap((d) => d.secs.filter((x) => x.err && unhandled(d)).map((x) => x.text)), rendered].filter(Boolean)
     if (failed && spec.recovery) secs.push(__ixgenRender(spec.recovery, vars))
     const tail = ctx?.abort?.aborted ? "\n\n_Cancelled._" : ""
-    return answer(head + (secs.join("\n\n") || "_(no output)_") + tail)
+    return answer(head + (secs.join("\n\n") || emptyText()) + tail, failed || !!ctx?.abort?.aborted)
   } catch (e) {
-    return __ixgenRedact(`${head}**Error:** the ixgen runtime failed: ${__ixgenMsg(e)}`)
+    return fail(__ixgenRedact(`${head}**Error:** the ixgen runtime failed: ${__ixgenMsg(e)}`))
   }
 }
 
