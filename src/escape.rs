@@ -770,7 +770,11 @@ fn rs_words(s: &str) -> Vec<String> {
 /// joined by `_`; `fallback` when it has none, a leading `_` before a digit, and a trailing `_`
 /// after a keyword (`in` → `in_`). Not unique: the caller tells names apart.
 pub fn rs_snake(s: &str, fallback: &str) -> Rs {
-    let mut name = rs_words(s).iter().map(|w| w.to_ascii_lowercase()).collect::<Vec<_>>().join("_");
+    let mut name = rs_words(s)
+        .iter()
+        .map(|w| w.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join("_");
     if name.is_empty() {
         name = fallback.to_string();
     }
@@ -817,7 +821,11 @@ pub fn rs_upper(s: &str, fallback: &str) -> Rs {
 /// variant name (`camel`), `name_2` or `NAME_2` otherwise.
 pub fn rs_suffixed(name: &Rs, n: usize, camel: bool) -> Rs {
     let base = name.0.trim_end_matches('_');
-    Rs(if camel { format!("{base}{n}") } else { format!("{base}_{n}") })
+    Rs(if camel {
+        format!("{base}{n}")
+    } else {
+        format!("{base}_{n}")
+    })
 }
 
 #[cfg(test)]

@@ -3276,6 +3276,27 @@ pub const TOOL_NAMES: &[&str] = &[
     "ix-smells",
 ];
 
+/// Each tool's name and the execution spec its `call` runs (JSON), in the catalog's order.
+pub const SPECS: &[(&str, &str)] = &[
+    ("ix-query", IxQueryTool::SPEC),
+    ("ix-neighbors", IxNeighborsTool::SPEC),
+    ("ix-impact", IxImpactTool::SPEC),
+    ("ix-map", IxMapTool::SPEC),
+    ("ix-ingest", IxIngestTool::SPEC),
+    ("ix-history", IxHistoryTool::SPEC),
+    ("ix-docs-tool", IxDocsToolTool::SPEC),
+    ("ix-locate", IxLocateTool::SPEC),
+    ("ix-explain", IxExplainTool::SPEC),
+    ("ix-rank", IxRankTool::SPEC),
+    ("ix-stats", IxStatsTool::SPEC),
+    ("ix-subsystems", IxSubsystemsTool::SPEC),
+    ("ix-inventory", IxInventoryTool::SPEC),
+    ("ix-trace", IxTraceTool::SPEC),
+    ("ix-decide", IxDecideTool::SPEC),
+    ("ix-health", IxHealthTool::SPEC),
+    ("ix-smells", IxSmellsTool::SPEC),
+];
+
 #[doc = "Every tool of the toolset `opencode` in a rig `ToolSet`, each running in `env`."]
 pub fn toolset(env: &Env) -> rig::tool::ToolSet {
     rig::tool::ToolSet::builder()

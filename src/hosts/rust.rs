@@ -133,7 +133,8 @@ impl Host for Rust {
         };
         plan.groups.insert(self.name());
         let text = module(model, &s, opts)?;
-        plan.files.push(PlannedFile::owned(s.path.clone(), self.name(), text.into_bytes()));
+        plan.files
+            .push(PlannedFile::owned(s.path.clone(), self.name(), text.into_bytes()));
         Ok(())
     }
 }
@@ -258,7 +259,10 @@ pub fn module(model: &Model, s: &Settings, opts: &Options) -> Result<String, Err
         ))
     );
     out.push_str(PRELUDE);
-    let _ = writeln!(out, "\n/// The catalog's shared settings, which fill in what a spec leaves out.");
+    let _ = writeln!(
+        out,
+        "\n/// The catalog's shared settings, which fill in what a spec leaves out."
+    );
     let _ = writeln!(out, "const SHARED: &str = {};", rs_json(&model.shared));
 
     let mut registered = Vec::new();
@@ -272,8 +276,9 @@ pub fn module(model: &Model, s: &Settings, opts: &Options) -> Result<String, Err
         let mut fields = Vec::new();
         for pm in &t.params {
             let q = &pm.param;
-            let enum_name =
-                |types: &mut Names, suffix: &str| types.take(base.concat(&format!("{}{suffix}", rs_camel(&pm.name, "P"))), true);
+            let enum_name = |types: &mut Names, suffix: &str| {
+                types.take(base.concat(&format!("{}{suffix}", rs_camel(&pm.name, "P"))), true)
+            };
             let ty = match q.ty {
                 ParamType::Enum => {
                     let name = enum_name(&mut types, "");
@@ -314,10 +319,22 @@ pub fn module(model: &Model, s: &Settings, opts: &Options) -> Result<String, Err
         registered.push((t.name.clone(), tool_ty));
     }
 
-    let _ = writeln!(out, "\n/// The names of the tools [`toolset`] registers, in the catalog's order.");
+    let _ = writeln!(
+        out,
+        "\n/// The names of the tools [`toolset`] registers, in the catalog's order."
+    );
     let _ = writeln!(out, "pub const TOOL_NAMES: &[&str] = &[");
     for (name, _) in &registered {
         let _ = writeln!(out, "    {},", rs_str(name));
+    }
+    let _ = writeln!(out, "];");
+    let _ = writeln!(
+        out,
+        "\n/// Each tool's name and the execution spec its `call` runs (JSON), in the catalog's order."
+    );
+    let _ = writeln!(out, "pub const SPECS: &[(&str, &str)] = &[");
+    for (name, ty) in &registered {
+        let _ = writeln!(out, "    ({}, {ty}::SPEC),", rs_str(name));
     }
     let _ = writeln!(out, "];");
     let filters = describe_filter(&opts.filter);
@@ -413,18 +430,21 @@ fn write_tool(
     let _ = writeln!(out, "\n#[doc = {}]", rs_str(&one_line(&t.description)));
     let _ = writeln!(out, "#[derive(Clone, Default)]");
     let _ = writeln!(out, "pub struct {tool_ty} {{");
-    let _ = writeln!(out, "    /// Where the tool runs, and how it asks before it runs when it must.");
+    let _ = writeln!(
+        out,
+        "    /// Where the tool runs, and how it asks before it runs when it must."
+    );
     let _ = writeln!(out, "    pub env: Env,");
     let _ = writeln!(out, "}}");
     let _ = writeln!(out, "\nimpl {tool_ty} {{");
     let _ = writeln!(out, "    /// The tool's description (MCP `description`).");
     let _ = writeln!(out, "    pub const DESCRIPTION: &str = {};", rs_str(&t.description));
+    let _ = writeln!(out, "    /// The JSON Schema of its arguments: the MCP `inputSchema`.");
+    let _ = writeln!(out, "    pub const INPUT_SCHEMA: &str = {};", rs_json(&schema));
     let _ = writeln!(
         out,
-        "    /// The JSON Schema of its arguments: the MCP `inputSchema`."
+        "    /// What `call` runs: the tool's execution spec (ixgen's docs/exec-spec.md)."
     );
-    let _ = writeln!(out, "    pub const INPUT_SCHEMA: &str = {};", rs_json(&schema));
-    let _ = writeln!(out, "    /// What `call` runs: the tool's execution spec (ixgen's docs/exec-spec.md).");
     let _ = writeln!(out, "    pub const SPEC: &str = {};", rs_json(&t.spec));
     let _ = writeln!(out, "\n    fn spec() -> &'static ExecSpec {{");
     let _ = writeln!(
@@ -437,7 +457,10 @@ fn write_tool(
     // The enums.
     for e in enums {
         let _ = writeln!(out, "\n#[doc = {}]", rs_str(&e.doc));
-        let _ = writeln!(out, "#[allow(clippy::enum_variant_names)] // the catalog's values name them");
+        let _ = writeln!(
+            out,
+            "#[allow(clippy::enum_variant_names)] // the catalog's values name them"
+        );
         let _ = writeln!(
             out,
             "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]"
@@ -446,7 +469,11 @@ fn write_tool(
         let mut variants = Names::new(&[]);
         for v in e.values {
             let name = variants.take(rs_camel(v, "V"), true);
-            let _ = writeln!(out, "    #[doc = {}]", rs_str(&format!("`{}`", one_line(v).replace('`', "'"))));
+            let _ = writeln!(
+                out,
+                "    #[doc = {}]",
+                rs_str(&format!("`{}`", one_line(v).replace('`', "'")))
+            );
             let _ = writeln!(out, "    #[serde(rename = {})]", rs_str(v));
             let _ = writeln!(out, "    {name},");
         }
@@ -507,7 +534,10 @@ fn write_tool(
     let _ = writeln!(out, "    fn schema_name() -> std::borrow::Cow<'static, str> {{");
     let _ = writeln!(out, "        {}.into()", rs_str(args_ty.as_str()));
     let _ = writeln!(out, "    }}");
-    let _ = writeln!(out, "\n    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {{");
+    let _ = writeln!(
+        out,
+        "\n    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {{"
+    );
     let _ = writeln!(out, "        read_schema({tool_ty}::INPUT_SCHEMA)");
     let _ = writeln!(out, "    }}");
     let _ = writeln!(out, "}}");
