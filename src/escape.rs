@@ -788,7 +788,7 @@ pub fn rs_snake(s: &str, fallback: &str) -> Rs {
 }
 
 /// An UpperCamelCase Rust type or variant name for catalog text: its ASCII words, each
-/// capitalised, joined; `fallback` when it has none, and `fallback` before a leading digit.
+/// capitalised, joined; `fallback` when it has none, before a leading digit and after `Self`.
 /// Not unique: the caller tells names apart.
 pub fn rs_camel(s: &str, fallback: &str) -> Rs {
     let mut name: String = rs_words(s)
@@ -805,8 +805,9 @@ pub fn rs_camel(s: &str, fallback: &str) -> Rs {
     if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
         name.insert_str(0, fallback);
     }
+    // `Self`: the fallback after it, not a `_` (an UpperCamelCase name has none).
     if RS_RESERVED.contains(&name.as_str()) {
-        name.push('_');
+        name.push_str(fallback);
     }
     Rs(name)
 }
@@ -831,6 +832,44 @@ pub fn rs_suffixed(name: &Rs, n: usize, camel: bool) -> Rs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rust_literals_escape_what_rustc_refuses_and_nothing_else() {
+        assert_eq!(rs_str("a\"b\\c\n\r\t").as_str(), r#""a\"b\\c\n\r\t""#);
+        // Bidirectional controls, separators, BOM and other controls as \u{…}; the rest as is.
+        assert_eq!(
+            rs_str("\u{202e}x\u{2066}\u{2028}\u{feff}\u{0}é🦀").as_str(),
+            r#""\u{202e}x\u{2066}\u{2028}\u{feff}\u{0}é🦀""#
+        );
+        // Raw strings need one more `#` than the longest run after a quote.
+        assert_eq!(rs_raw_str("plain").as_str(), "r\"plain\"");
+        assert_eq!(rs_raw_str("{\"a\": 1}").as_str(), "r#\"{\"a\": 1}\"#");
+        assert_eq!(rs_raw_str("\"## x \"#").as_str(), "r###\"\"## x \"#\"###");
+        assert_eq!(rs_raw_str("line\nline").as_str(), "r\"line\nline\"");
+        // A character a raw string cannot hold falls back to the escaped form.
+        assert_eq!(rs_raw_str("\"\u{202e}\"").as_str(), r#""\"\u{202e}\"""#);
+        assert_eq!(rs_comment("a\u{202e}b\nc").as_str(), "a b c");
+    }
+
+    #[test]
+    fn rust_names_are_identifiers_whatever_the_text() {
+        for (text, snake, camel) in [
+            ("ix-locate", "ix_locate", "IxLocate"),
+            ("getLines", "get_lines", "GetLines"),
+            ("in", "in_", "In"),
+            ("self", "self_", "SelfV"),
+            ("1st", "_1st", "V1st"),
+            ("it's", "it_s", "ItS"),
+            ("ünï 🦀", "n", "N"),
+            ("", "v", "V"),
+            ("${e}", "e", "E"),
+        ] {
+            assert_eq!(rs_snake(text, "v").as_str(), snake, "{text:?}");
+            assert_eq!(rs_camel(text, "V").as_str(), camel, "{text:?}");
+        }
+        assert_eq!(rs_suffixed(&rs_snake("in", "v"), 2, false).as_str(), "in_2");
+        assert_eq!(rs_suffixed(&rs_camel("a b", "V"), 3, true).as_str(), "AB3");
+    }
 
     #[test]
     fn a_literal_is_found_whatever_follows_it() {

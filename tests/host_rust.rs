@@ -27,7 +27,7 @@ version: 1
 product: {name: bounded, version: 0.1.0, description: Hard bounds}
 cli: {binary: bounded}
 toolsets:
-  all: {tools: [pick]}
+  all: {tools: [pick, self, a-b, a_b, option]}
 targets:
   mcp: {toolset: all}
 tools:
@@ -41,6 +41,33 @@ tools:
       ratio: {type: number, min: 0, max: 1, clamp: false}
     steps:
       - run: [pick, "{count}"]
+  # Names that collide once made Rust names, and Rust's keywords.
+  - name: self
+    description: Keywords
+    params:
+      type: {type: enum, values: [Self, self, a b, a-b, "1", fn, "\u202e"], default: Self}
+      match: {type: array, items: {type: enum, values: [x, X]}}
+      ref: {type: boolean}
+    steps:
+      - run: [self]
+  - name: a-b
+    description: One of two
+    steps:
+      - run: [ab]
+  - name: a_b
+    description: The other
+    params:
+      self_: {type: string}
+      self: {type: string}
+      _1: {type: integer}
+    steps:
+      - run: [ab]
+  - name: option
+    description: A name of the prelude
+    params:
+      vec: {type: enum, values: [ok, err]}
+    steps:
+      - run: [option]
 "#;
 
 /// One catalog compiled into the harness: its module name there, its file, the toolset its

@@ -132,9 +132,12 @@ impl Host for Rust {
             return Ok(());
         };
         plan.groups.insert(self.name());
-        let text = module(model, &s, opts)?;
-        plan.files
-            .push(PlannedFile::owned(s.path.clone(), self.name(), text.into_bytes()));
+        // Rendered when it is compared (and written), a tool at a time, as `mcp/tools.json`:
+        // the module grows with the catalog.
+        let (path, opts) = (s.path.clone(), opts.clone());
+        plan.files.push(PlannedFile::streamed(path, self.name(), move |w| {
+            write_module(model, &s, &opts, w)
+        }));
         Ok(())
     }
 }
@@ -231,8 +234,14 @@ struct RustEnum<'m> {
     values: &'m [String],
 }
 
-/// The module's text.
-pub fn module(model: &Model, s: &Settings, opts: &Options) -> Result<String, Error> {
+/// Writes the module's text to `w`, a tool at a time.
+pub fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std::io::Write) -> Result<(), Error> {
+    let flush = |out: &mut String, w: &mut dyn std::io::Write| -> Result<(), Error> {
+        w.write_all(out.as_bytes())
+            .map_err(|e| Error::internal(format!("the Rust module could not be written: {e}")))?;
+        out.clear();
+        Ok(())
+    };
     let tools = model.toolset(&s.toolset, &opts.filter);
     let rig = &s.rig_crate;
     let mut types = Names::new(TAKEN_TYPES);
@@ -316,6 +325,7 @@ pub fn module(model: &Model, s: &Settings, opts: &Options) -> Result<String, Err
             });
         }
         write_tool(&mut out, t, rig, &tool_ty, &args_ty, &fields, &enums)?;
+        flush(&mut out, w)?;
         registered.push((t.name.clone(), tool_ty));
     }
 
@@ -356,7 +366,7 @@ pub fn module(model: &Model, s: &Settings, opts: &Options) -> Result<String, Err
     }
     let _ = writeln!(out, "        .build()");
     let _ = writeln!(out, "}}");
-    Ok(out)
+    flush(&mut out, w)
 }
 
 /// The Rust type of a parameter or item type that is not an enum (an array item that is an
