@@ -647,8 +647,21 @@ fn field<T: serde::de::DeserializeOwned, E: serde::de::Error>(
     given: &mut serde_json::Map<String, serde_json::Value>,
     name: &str,
 ) -> Result<T, E> {
-    serde_json::from_value(given.remove(name).unwrap_or(serde_json::Value::Null))
+    serde_json::from_value(whole(given.remove(name).unwrap_or(serde_json::Value::Null)))
         .map_err(|e| E::custom(format!("## {}\n\n**Invalid arguments:** `{name}` {e}", spec.name)))
+}
+
+/// A whole number the runtime keeps as a float (past 2^53, as JavaScript does) as an integer,
+/// so that it reads into an `i64` field (and still into an `f64` one).
+fn whole(v: serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9.2e18 => serde_json::Value::from(f as i64),
+            _ => serde_json::Value::Number(n),
+        },
+        serde_json::Value::Array(items) => serde_json::Value::Array(items.into_iter().map(whole).collect()),
+        other => other,
+    }
 }
 
 /// Stops a call's programs when its future is dropped before it is done.
