@@ -409,7 +409,7 @@ fn field_doc(q: &Param) -> String {
         .description
         .as_deref()
         .unwrap_or("")
-        .split(|c: char| c == '\n' || c == '\r' || c == '\u{2028}' || c == '\u{2029}')
+        .split(['\n', '\r', '\u{2028}', '\u{2029}'])
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
