@@ -631,11 +631,27 @@ fn typed_arguments_hold_what_the_runtime_reads() {
     assert!(got["debug"].as_str().unwrap().contains("limit: 100"), "{got}");
     // A whole number past 2^53 (a float to the runtime, as to JavaScript) still reads into its
     // i64 field; past i64, it cannot.
-    let got = h.call("bounded", "pick", &json!({"count": 1, "big": 1e17}), cwd.path(), &[("PATH", "/usr/bin:/bin")]);
-    assert_eq!(got["stage"], json!("call"), "read, then run (and `bounded` is not installed): {got}");
+    let got = h.call(
+        "bounded",
+        "pick",
+        &json!({"count": 1, "big": 1e17}),
+        cwd.path(),
+        &[("PATH", "/usr/bin:/bin")],
+    );
+    assert_eq!(
+        got["stage"],
+        json!("call"),
+        "read, then run (and `bounded` is not installed): {got}"
+    );
     let got = h.call("bounded", "pick", &json!({"count": 1, "big": 1e19}), cwd.path(), &[]);
     assert_eq!(got["stage"], json!("arguments"), "{got}");
-    assert!(got["text"].as_str().unwrap().starts_with("## pick\n\n**Invalid arguments:** `big` "), "{got}");
+    assert!(
+        got["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("## pick\n\n**Invalid arguments:** `big` "),
+        "{got}"
+    );
     // Reading them directly refuses as the ToolSet does.
     let got = h.run(&["typed", r#"{"pattern": "auth", "limit": "many"}"#], cwd.path(), &[]);
     assert_eq!(

@@ -7,6 +7,8 @@
 //! cargo run -- ix-locate '{"symbol": "UserService"}'
 //! ```
 
+// Generated code is not rustfmt's to rewrite: `ixgen check` compares it with what it wrote.
+#[rustfmt::skip]
 #[path = "../../../generated/rust/ix_tools.rs"]
 mod ix_tools;
 
