@@ -103,7 +103,14 @@ impl Host for Rust {
                     format!("{path}.rig_crate"),
                     format!("`{}` is not a crate name Rust code can use", s.rig_crate),
                 )
-                .help("the name of the rig-core dependency in your Cargo.toml: `rig` or `rig_core`"),
+                .help(if s.rig_crate.contains('-') {
+                    format!(
+                        "Rust code names a crate with `_` for `-`: `{}` (or `rig`, with `rig = {{ package = \"rig-core\", … }}` in Cargo.toml)",
+                        s.rig_crate.replace('-', "_")
+                    )
+                } else {
+                    "the name Rust code gives the rig-core dependency: `rig` (with `rig = { package = \"rig-core\", … }` in Cargo.toml) or `rig_core`".to_string()
+                }),
             );
         }
         diags
