@@ -708,3 +708,53 @@ fn a_tool_runs_its_program_and_a_failure_is_the_tools_error() {
         "{got}"
     );
 }
+
+/// The tool names a generated module registers (`TOOL_NAMES`), read from its text.
+fn module_tools(module: &str) -> Vec<String> {
+    let start = module.find("pub const TOOL_NAMES: &[&str] = &[").expect("TOOL_NAMES");
+    let end = start + module[start..].find("];").unwrap();
+    module[start..end]
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<String>(l.trim().trim_end_matches(',')).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_filters_choose_the_modules_tools() {
+    // No compiling here: which tools the module holds, under each filter, from the one Filter.
+    let out = tempfile::tempdir().unwrap();
+    let catalog = root().join("catalog/ix.yaml");
+    let generate = |flags: &[&str]| -> Vec<String> {
+        let mut args = vec!["generate", "rust"];
+        args.extend(flags);
+        ixgen(&catalog, out.path(), &args);
+        module_tools(&std::fs::read_to_string(out.path().join("rust/ix_tools.rs")).unwrap())
+    };
+    let all = generate(&[]);
+    assert_eq!(all.len(), 17, "{all:?}");
+    assert!(all.contains(&"ix-ingest".to_string()) && all.contains(&"ix-history".to_string()));
+    let read_only = generate(&["--read-only"]);
+    assert_eq!(
+        read_only,
+        all.iter().filter(|t| *t != "ix-ingest").cloned().collect::<Vec<_>>(),
+        "ix-ingest is the write tool"
+    );
+    let free = generate(&["--tier", "free"]);
+    assert!(
+        !free.contains(&"ix-history".to_string()) && free.len() == 16,
+        "{free:?}"
+    );
+    assert_eq!(
+        generate(&["--enable-tools", "ix-locate,ix-query"]),
+        ["ix-query", "ix-locate"],
+        "the allowlist, in the catalog's order"
+    );
+    let blocked = generate(&["--disable-tools", "ix-map"]);
+    assert_eq!(blocked.len(), 16);
+    assert!(!blocked.contains(&"ix-map".to_string()));
+    // And `toolset()` registers exactly those.
+    let module = std::fs::read_to_string(out.path().join("rust/ix_tools.rs")).unwrap();
+    assert_eq!(module.matches(".static_tool(").count(), 16);
+    assert!(!module.contains("IxMapTool"), "a filtered tool leaves no code");
+}
