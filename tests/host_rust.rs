@@ -259,6 +259,29 @@ async fn main() {
                 json!({"ok": false, "stage": stage, "text": text, "display": e.to_string()})
             }
         },
+        "ask" => {
+            // ipuaro's tools with an `ask` that answers `argv[1]` (none: no way to ask).
+            let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+            let log = std::sync::Arc::clone(&asked);
+            let answer = argv[1].clone();
+            let hook: std::sync::Arc<ipuaro::AskHook> = std::sync::Arc::new(move |a: &ixgen_runtime::Ask| {
+                log.lock().expect("the log").push(a.subject.clone());
+                if answer == "yes" { Ok(()) } else { Err("The user said no. Twice.".to_string()) }
+            });
+            let env = ipuaro::Env {
+                cwd: Some(std::env::current_dir().expect("a folder")),
+                ask: (argv[1] != "none").then_some(hook),
+            };
+            let result = ipuaro::toolset(&env).call(&argv[2], argv[3].clone()).await;
+            let asked = asked.lock().expect("the log").clone();
+            match result {
+                Ok(text) => json!({"ok": true, "text": text, "asked": asked}),
+                Err(ToolSetError::ToolCallError(ToolError::ToolCallError(e))) => {
+                    json!({"ok": false, "text": e.to_string(), "asked": asked})
+                }
+                Err(e) => json!({"ok": false, "text": e.to_string(), "asked": asked}),
+            }
+        }
         "spec" => {
             let specs = match argv[1].as_str() {
                 "ix" => ix::SPECS,
@@ -757,4 +780,33 @@ fn the_filters_choose_the_modules_tools() {
     let module = std::fs::read_to_string(out.path().join("rust/ix_tools.rs")).unwrap();
     assert_eq!(module.matches(".static_tool(").count(), 16);
     assert!(!module.contains("IxMapTool"), "a filtered tool leaves no code");
+}
+
+#[test]
+fn a_tool_with_confirm_runs_only_when_the_ask_hook_agrees() {
+    let h = harness();
+    let work = tempfile::tempdir().unwrap();
+    let victim = work.path().join("victim.txt");
+    let args = r#"{"path": "victim.txt"}"#;
+    std::fs::write(&victim, "x").unwrap();
+    // No way to ask: not run.
+    let got = h.run(&["ask", "none", "delete_file", args], work.path(), &[]);
+    assert_eq!(got["ok"], json!(false), "{got}");
+    assert!(got["text"].as_str().unwrap().contains("**Not run:**"), "{got}");
+    assert!(victim.exists());
+    // Asked and refused: the subject was the user's to judge, and the refusal is the answer.
+    let got = h.run(&["ask", "no", "delete_file", args], work.path(), &[]);
+    assert_eq!(got["asked"], json!(["delete victim.txt"]), "{got}");
+    assert_eq!(got["ok"], json!(false), "{got}");
+    assert!(got["text"].as_str().unwrap().contains("The user said no"), "{got}");
+    assert!(victim.exists());
+    // Asked and agreed: it runs.
+    let got = h.run(&["ask", "yes", "delete_file", args], work.path(), &[]);
+    assert_eq!(got["ok"], json!(true), "{got}");
+    assert_eq!(
+        got["text"],
+        json!("## delete_file: victim.txt\n\nDeleted `victim.txt`."),
+        "{got}"
+    );
+    assert!(!victim.exists());
 }
