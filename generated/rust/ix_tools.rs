@@ -550,11 +550,11 @@ pub enum IxNeighborsDirection {
 pub struct IxNeighborsArgs {
     #[doc = "Symbol, class or file"]
     pub symbol: String,
-    #[doc = "Which neighbors; all = callers + callees Default: \"all\"."]
+    #[doc = "Which neighbors; all = callers + callees. Default: \"all\"."]
     pub direction: IxNeighborsDirection,
-    #[doc = "Max results per direction Default: 15."]
+    #[doc = "Max results per direction. Default: 15."]
     pub limit: i64,
-    #[doc = "Traversal depth for depends Default: 2."]
+    #[doc = "Traversal depth for depends. Default: 2."]
     pub depth: i64,
 }
 
@@ -943,7 +943,7 @@ pub struct IxMapArgs {
     #[doc = "Subsystem name or path prefix"]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
-    #[doc = "Include file/node/edge counts Default: true."]
+    #[doc = "Include file/node/edge counts. Default: true."]
     pub include_stats: bool,
 }
 
@@ -1103,9 +1103,9 @@ impl IxIngestTool {
 #[doc = "The arguments of `ix-ingest`, read as the runtime reads them (`Deserialize`: defaults, bounds, patterns, the catalog's rules)."]
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct IxIngestArgs {
-    #[doc = "Rebuild the graph with ix map Default: false."]
+    #[doc = "Rebuild the graph with ix map. Default: false."]
     pub refresh: bool,
-    #[doc = "When refreshing: ix map --silent Default: true."]
+    #[doc = "When refreshing: ix map --silent. Default: true."]
     pub silent: bool,
 }
 
@@ -1339,7 +1339,7 @@ pub struct IxHistoryArgs {
     #[doc = "Symbol or topic to filter to"]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topic: Option<String>,
-    #[doc = "What to fetch Default: [\"briefing\"]."]
+    #[doc = "What to fetch. Default: [\"briefing\"]."]
     pub include: Vec<IxHistoryIncludeItem>,
 }
 
@@ -1579,7 +1579,7 @@ pub enum IxDocsToolDepth {
 pub struct IxDocsToolArgs {
     #[doc = "Symbol, file path or subsystem"]
     pub target: String,
-    #[doc = "brief: overview; standard: + top 5 members; full: + impact Default: \"standard\"."]
+    #[doc = "brief: overview; standard: + top 5 members; full: + impact. Default: \"standard\"."]
     pub depth: IxDocsToolDepth,
 }
 
@@ -1737,7 +1737,7 @@ impl IxLocateTool {
 pub struct IxLocateArgs {
     #[doc = "Text pattern or keyword"]
     pub pattern: String,
-    #[doc = "Max results Default: 20."]
+    #[doc = "Max results. Default: 20."]
     pub limit: i64,
     #[doc = "Restrict to a directory"]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -2101,11 +2101,11 @@ pub enum IxRankKind {
 #[doc = "The arguments of `ix-rank`, read as the runtime reads them (`Deserialize`: defaults, bounds, patterns, the catalog's rules)."]
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct IxRankArgs {
-    #[doc = "Metric to rank by Default: \"dependents\"."]
+    #[doc = "Metric to rank by. Default: \"dependents\"."]
     pub by: IxRankBy,
-    #[doc = "Kind of symbol to rank Default: \"class\"."]
+    #[doc = "Kind of symbol to rank. Default: \"class\"."]
     pub kind: IxRankKind,
-    #[doc = "How many to return Default: 10."]
+    #[doc = "How many to return. Default: 10."]
     pub top: i64,
     #[doc = "Restrict to a directory"]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -2527,7 +2527,7 @@ pub enum IxInventoryKind {
 pub struct IxInventoryArgs {
     #[doc = "Directory to enumerate, e.g. src/auth"]
     pub path: String,
-    #[doc = "What to list Default: \"file\"."]
+    #[doc = "What to list. Default: \"file\"."]
     pub kind: IxInventoryKind,
 }
 
@@ -2968,9 +2968,9 @@ pub enum IxDecideRiskTolerance {
 pub struct IxDecideArgs {
     #[doc = "Files that will be edited"]
     pub touched_paths: Vec<String>,
-    #[doc = "Kind of change Default: \"edit\"."]
+    #[doc = "Kind of change. Default: \"edit\"."]
     pub intent: IxDecideIntent,
-    #[doc = "Risk tolerance of the verdict Default: \"medium\"."]
+    #[doc = "Risk tolerance of the verdict. Default: \"medium\"."]
     pub risk_tolerance: IxDecideRiskTolerance,
 }
 
@@ -3225,7 +3225,7 @@ impl IxSmellsTool {
 #[doc = "The arguments of `ix-smells`, read as the runtime reads them (`Deserialize`: defaults, bounds, patterns, the catalog's rules)."]
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct IxSmellsArgs {
-    #[doc = "Max smells to list Default: 50."]
+    #[doc = "Max smells to list. Default: 50."]
     pub limit: i64,
 }
 

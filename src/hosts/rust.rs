@@ -423,6 +423,10 @@ fn field_doc(q: &Param) -> String {
         .join(" ");
     if let Some(d) = q.default.as_deref().filter(|d| !d.is_null()) {
         if !doc.is_empty() {
+            // A sentence of its own after the description.
+            if !doc.ends_with(['.', '!', '?', ':', ';']) {
+                doc.push('.');
+            }
             doc.push(' ');
         }
         doc.push_str(&format!("Default: {d}."));
