@@ -810,3 +810,45 @@ fn a_tool_with_confirm_runs_only_when_the_ask_hook_agrees() {
     );
     assert!(!victim.exists());
 }
+
+#[test]
+fn the_example_builds_and_calls_the_ix_tools_by_name() {
+    // examples/rig, as committed (its lockfile, the committed generated/rust/ix_tools.rs),
+    // built where the harness is, so rig is not compiled twice.
+    let dir = root().join("examples/rig");
+    let target = root().join("target/rust-host");
+    cargo(
+        &dir,
+        &target,
+        &["clippy", "--quiet", "--locked", "--", "-D", "warnings"],
+    );
+    cargo(&dir, &target, &["build", "--quiet", "--locked"]);
+    let program = target.join("debug/ixgen-rig-example");
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    support::fake_ix(&bin);
+    let run = |args: &[&str]| {
+        Command::new(&program)
+            .args(args)
+            .current_dir(work.path())
+            .env("PATH", support::path_with(&bin))
+            .env("IX_RUNTIME_URL", "http://127.0.0.1:9")
+            .output()
+            .unwrap()
+    };
+    // Without arguments: the tool names, then one definition per line.
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let listing = String::from_utf8(o.stdout).unwrap();
+    assert!(listing.starts_with("ix-query\nix-neighbors\n"), "{listing}");
+    assert_eq!(listing.lines().filter(|l| l.starts_with('{')).count(), 17, "{listing}");
+    // A call by name with JSON arguments, run by the fake ix.
+    let o = run(&["ix-locate", r#"{"pattern": "auth"}"#]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("## ix-locate: auth\n\n**Matches**"));
+    // Invalid arguments: refused, with the runtime's text.
+    let o = run(&["ix-query", r#"{"symbol": "X", "kind": "struct"}"#]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("**Invalid arguments:** `kind` must be one of"), "{err}");
+}
