@@ -189,7 +189,7 @@ ixgen-runtime = { path = "RUNTIME" }
 schemars = "1.2"
 serde = { version = "1", features = ["derive"] }
 serde_json = { version = "1", features = ["preserve_order"] }
-tokio = { version = "1", features = ["rt", "macros"] }
+tokio = { version = "1", features = ["rt", "macros", "time"] }
 "#;
 
 /// The harness program: `definitions` prints every tool's rig definition; `call MODULE TOOL
@@ -281,6 +281,16 @@ async fn main() {
                 }
                 Err(e) => json!({"ok": false, "text": e.to_string(), "asked": asked}),
             }
+        }
+        "drop" => {
+            // A call whose future is dropped after argv[4] ms; then a pause, for its program to
+            // finish if nothing stopped it.
+            let ms: u64 = argv[4].parse().expect("milliseconds");
+            let tools = toolset(&argv[1]);
+            let call = tools.call(&argv[2], argv[3].clone());
+            let finished = tokio::time::timeout(std::time::Duration::from_millis(ms), call).await.is_ok();
+            std::thread::sleep(std::time::Duration::from_millis(3000));
+            json!({"finished": finished})
         }
         "spec" => {
             let specs = match argv[1].as_str() {
@@ -851,4 +861,44 @@ fn the_example_builds_and_calls_the_ix_tools_by_name() {
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("**Invalid arguments:** `kind` must be one of"), "{err}");
+}
+
+#[test]
+fn dropping_a_calls_future_stops_its_program() {
+    let h = harness();
+    let work = tempfile::tempdir().unwrap();
+    let bin = work.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let marker = work.path().join("finished");
+    // `bounded` takes 1.5 s, then leaves a mark.
+    let program = bin.join("bounded");
+    std::fs::write(&program, "#!/bin/sh\nsleep 1.5\ntouch \"$MARKER\"\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let path = support::path_with(&bin);
+    let marker_s = marker.display().to_string();
+    let env = [("PATH", path.as_str()), ("MARKER", marker_s.as_str())];
+    // Left to finish, it does.
+    let got = h.run(
+        &["drop", "bounded", "pick", r#"{"count": 1}"#, "10000"],
+        work.path(),
+        &env,
+    );
+    assert_eq!(got["finished"], json!(true), "{got}");
+    assert!(marker.exists(), "the program ran to its end");
+    std::fs::remove_file(&marker).unwrap();
+    // Dropped after 300 ms (the harness then waits 3 s): the program was stopped.
+    let got = h.run(
+        &["drop", "bounded", "pick", r#"{"count": 1}"#, "300"],
+        work.path(),
+        &env,
+    );
+    assert_eq!(got["finished"], json!(false), "{got}");
+    assert!(
+        !marker.exists(),
+        "the dropped call's program was stopped before it finished"
+    );
 }
