@@ -159,11 +159,7 @@ impl IxQueryTool {
       "description": "Narrow to one kind",
       "enum": ["function", "class", "file", "module"]
     },
-    "path": {
-      "type": "string",
-      "description": "Narrow to a directory",
-      "pattern": "^(?![/\\\\])(?!.*(^|[/\\\\])\\.\\.([/\\\\]|$))"
-    }
+    "path": {"type": "string", "description": "Narrow to a directory"}
   },
   "required": ["symbol"],
   "additionalProperties": false
@@ -1645,11 +1641,7 @@ impl IxLocateTool {
       "description": "Max results (values outside are clamped to 1..100)",
       "default": 20
     },
-    "path": {
-      "type": "string",
-      "description": "Restrict to a directory",
-      "pattern": "^(?![/\\\\])(?!.*(^|[/\\\\])\\.\\.([/\\\\]|$))"
-    },
+    "path": {"type": "string", "description": "Restrict to a directory"},
     "language": {"type": "string", "description": "Restrict to a language, e.g. typescript"}
   },
   "required": ["pattern"],
@@ -1956,11 +1948,7 @@ impl IxRankTool {
       "description": "How many to return (values outside are clamped to 1..50)",
       "default": 10
     },
-    "path": {
-      "type": "string",
-      "description": "Restrict to a directory",
-      "pattern": "^(?![/\\\\])(?!.*(^|[/\\\\])\\.\\.([/\\\\]|$))"
-    }
+    "path": {"type": "string", "description": "Restrict to a directory"}
   },
   "additionalProperties": false
 }"#;
@@ -2417,11 +2405,7 @@ impl IxInventoryTool {
     pub const INPUT_SCHEMA: &str = r#"{
   "type": "object",
   "properties": {
-    "path": {
-      "type": "string",
-      "description": "Directory to enumerate, e.g. src/auth",
-      "pattern": "^(?![/\\\\])(?!.*(^|[/\\\\])\\.\\.([/\\\\]|$))"
-    },
+    "path": {"type": "string", "description": "Directory to enumerate, e.g. src/auth"},
     "kind": {
       "type": "string",
       "description": "What to list",
