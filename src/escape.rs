@@ -3,7 +3,8 @@
 //! Templates never see catalog text directly. Every value they print is a [`Ts`] built here
 //! (or an [`Ident`], a name already validated), so a template cannot print a raw string:
 //! `Ts` has no constructor outside this module. Markdown (the Claude plugin's README) works the
-//! same way through [`Md`]. JSON files are serialized by serde_json from typed structs, and
+//! same way through [`Md`], and the Rust target's source (`crate::hosts::rust`) through [`Rs`].
+//! JSON files are serialized by serde_json from typed structs, and
 //! TOML by the toml crate, so neither needs quoting here.
 
 use std::fmt;
@@ -635,9 +636,240 @@ pub fn term_code(s: &str) -> String {
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Rust source (the `rust` target).
+
+/// A piece of Rust source that is safe to paste: a string literal, the inside of a `//`
+/// comment, or an identifier made here from catalog text. Only this module makes them.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rs(String);
+
+impl fmt::Display for Rs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Rs {
+    /// A name followed by more of it (`IxLocate` + `Tool`): `more` is ASCII letters and digits.
+    pub fn concat(&self, more: &str) -> Rs {
+        assert!(
+            more.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "a name is made of a name's words: {more:?}"
+        );
+        Rs(format!("{}{more}", self.0))
+    }
+
+    /// The source text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Characters a Rust literal or comment must not hold as they are: control characters (a bare
+/// CR is an error in a doc comment), the line and paragraph separators, the byte-order mark,
+/// and the bidirectional controls, which rustc refuses in literals and comments
+/// (`text_direction_codepoint_in_literal`, deny by default: they can make code read unlike
+/// what it does).
+fn rs_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// A Rust string literal holding exactly `s`: `"…"` with `\\`, `\"` and every character of
+/// [`rs_unsafe`] escaped (`\n`, `\t`, or `\u{…}`).
+pub fn rs_str(s: &str) -> Rs {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if rs_unsafe(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    Rs(out)
+}
+
+/// A Rust string literal holding exactly `s`, readable where it can be: a raw string
+/// (`r#"…"#`, with as many `#` as `s` needs) when `s` holds nothing of [`rs_unsafe`] but line
+/// feeds, [`rs_str`] otherwise. For JSON text, whose quotes would otherwise all be escaped.
+pub fn rs_raw_str(s: &str) -> Rs {
+    if s.chars().any(|c| c != '\n' && rs_unsafe(c)) {
+        return rs_str(s);
+    }
+    // The shortest run of `#` that no `"` in `s` is followed by.
+    let mut hashes = 0;
+    for (i, _) in s.match_indices('"') {
+        let run = s[i + 1..].bytes().take_while(|&b| b == b'#').count();
+        hashes = hashes.max(run + 1);
+    }
+    let h = "#".repeat(hashes);
+    Rs(format!("r{h}\"{s}\"{h}"))
+}
+
+/// Any serializable value as a Rust string literal of its JSON text, laid out as
+/// [`ts_json_pretty`] lays it out (one line when it fits, one entry per line otherwise).
+pub fn rs_json<T: serde::Serialize + ?Sized>(value: &T) -> Rs {
+    let value = serde_json::to_value(value).expect("model values always serialize");
+    let mut out = Vec::new();
+    pretty(&value, 0, &mut out);
+    rs_raw_str(&String::from_utf8(out).expect("serde_json writes UTF-8"))
+}
+
+/// Text for the inside of a `//` comment: one line, without the characters rustc refuses in
+/// comments (each becomes a space).
+pub fn rs_comment(s: &str) -> Rs {
+    Rs(s.chars().map(|c| if rs_unsafe(c) { ' ' } else { c }).collect())
+}
+
+/// Words a Rust identifier cannot be (strict and reserved keywords, 2024 edition).
+pub const RS_RESERVED: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
+    "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self",
+    "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract",
+    "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try",
+    "union",
+];
+
+/// The ASCII words of catalog text (`it's a-b` → `it`, `s`, `a`, `b`): what Rust names are made of.
+fn rs_words(s: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            // A lower-case letter or digit followed by a capital starts a word (`getLines`).
+            if c.is_ascii_uppercase() && prev_lower && !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+            word.push(c);
+        } else {
+            prev_lower = false;
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// A snake_case Rust field or function name for catalog text: its ASCII words, lower case,
+/// joined by `_`; `fallback` when it has none, a leading `_` before a digit, and a trailing `_`
+/// after a keyword (`in` → `in_`). Not unique: the caller tells names apart.
+pub fn rs_snake(s: &str, fallback: &str) -> Rs {
+    let mut name = rs_words(s)
+        .iter()
+        .map(|w| w.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join("_");
+    if name.is_empty() {
+        name = fallback.to_string();
+    }
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert(0, '_');
+    }
+    if RS_RESERVED.contains(&name.as_str()) {
+        name.push('_');
+    }
+    Rs(name)
+}
+
+/// An UpperCamelCase Rust type or variant name for catalog text: its ASCII words, each
+/// capitalised, joined; `fallback` when it has none, before a leading digit and after `Self`.
+/// Not unique: the caller tells names apart.
+pub fn rs_camel(s: &str, fallback: &str) -> Rs {
+    let mut name: String = rs_words(s)
+        .iter()
+        .map(|w| {
+            let lower = w.to_ascii_lowercase();
+            let mut cs = lower.chars();
+            match cs.next() {
+                Some(first) => first.to_ascii_uppercase().to_string() + cs.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect();
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        name.insert_str(0, fallback);
+    }
+    // `Self`: the fallback after it, not a `_` (an UpperCamelCase name has none).
+    if RS_RESERVED.contains(&name.as_str()) {
+        name.push_str(fallback);
+    }
+    Rs(name)
+}
+
+/// An UPPER_SNAKE_CASE Rust constant name for catalog text (see [`rs_snake`]).
+pub fn rs_upper(s: &str, fallback: &str) -> Rs {
+    let snake = rs_snake(s, fallback).0;
+    Rs(snake.trim_end_matches('_').to_ascii_uppercase())
+}
+
+/// A name with a numeric suffix, to tell apart two names made alike: `Name2` for a type or
+/// variant name (`camel`), `name_2` or `NAME_2` otherwise.
+pub fn rs_suffixed(name: &Rs, n: usize, camel: bool) -> Rs {
+    let base = name.0.trim_end_matches('_');
+    Rs(if camel {
+        format!("{base}{n}")
+    } else {
+        format!("{base}_{n}")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rust_literals_escape_what_rustc_refuses_and_nothing_else() {
+        assert_eq!(rs_str("a\"b\\c\n\r\t").as_str(), r#""a\"b\\c\n\r\t""#);
+        // Bidirectional controls, separators, BOM and other controls as \u{…}; the rest as is.
+        assert_eq!(
+            rs_str("\u{202e}x\u{2066}\u{2028}\u{feff}\u{0}é🦀").as_str(),
+            r#""\u{202e}x\u{2066}\u{2028}\u{feff}\u{0}é🦀""#
+        );
+        // Raw strings need one more `#` than the longest run after a quote.
+        assert_eq!(rs_raw_str("plain").as_str(), "r\"plain\"");
+        assert_eq!(rs_raw_str("{\"a\": 1}").as_str(), "r#\"{\"a\": 1}\"#");
+        assert_eq!(rs_raw_str("\"## x \"#").as_str(), "r###\"\"## x \"#\"###");
+        assert_eq!(rs_raw_str("line\nline").as_str(), "r\"line\nline\"");
+        // A character a raw string cannot hold falls back to the escaped form.
+        assert_eq!(rs_raw_str("\"\u{202e}\"").as_str(), r#""\"\u{202e}\"""#);
+        assert_eq!(rs_comment("a\u{202e}b\nc").as_str(), "a b c");
+    }
+
+    #[test]
+    fn rust_names_are_identifiers_whatever_the_text() {
+        for (text, snake, camel) in [
+            ("ix-locate", "ix_locate", "IxLocate"),
+            ("getLines", "get_lines", "GetLines"),
+            ("in", "in_", "In"),
+            ("self", "self_", "SelfV"),
+            ("1st", "_1st", "V1st"),
+            ("it's", "it_s", "ItS"),
+            ("ünï 🦀", "n", "N"),
+            ("", "v", "V"),
+            ("${e}", "e", "E"),
+        ] {
+            assert_eq!(rs_snake(text, "v").as_str(), snake, "{text:?}");
+            assert_eq!(rs_camel(text, "V").as_str(), camel, "{text:?}");
+        }
+        assert_eq!(rs_suffixed(&rs_snake("in", "v"), 2, false).as_str(), "in_2");
+        assert_eq!(rs_suffixed(&rs_camel("a b", "V"), 3, true).as_str(), "AB3");
+    }
 
     #[test]
     fn a_literal_is_found_whatever_follows_it() {

@@ -880,7 +880,8 @@ fn the_embedded_catalog_is_compared_with_catalog_ix_yaml_at_the_ref() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    // An older catalog without `ix-smells`: the embedded one adds it to OpenCode.
+    // An older catalog without `ix-smells`: the embedded one adds it to OpenCode (and to the
+    // rig tools of the rust target, which holds the same toolset).
     let start = ix
         .find("  - name: ix-smells\n")
         .expect("ix-smells is in the ix catalog");
@@ -902,7 +903,7 @@ fn the_embedded_catalog_is_compared_with_catalog_ix_yaml_at_the_ref() {
     let f = &r["findings"][0];
     assert_eq!(f["rule"], "tool-added");
     assert_eq!(f["tool"], "ix-smells");
-    assert_eq!(strs(&f["surfaces"]), ["opencode"]);
+    assert_eq!(strs(&f["surfaces"]), ["opencode", "rust"]);
 }
 
 #[test]

@@ -18,6 +18,7 @@ pub mod gemini;
 pub mod mcp;
 pub mod opencode;
 pub mod registry;
+pub mod rust;
 pub mod session;
 pub mod vscode;
 
@@ -41,6 +42,7 @@ pub static REGISTRY: &[&dyn Host] = &[
     &gemini::HOST,
     &codex::HOST,
     &registry::McpRegistry,
+    &rust::Rust,
 ];
 
 /// One host.

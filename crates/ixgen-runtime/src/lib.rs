@@ -13,4 +13,4 @@ pub mod redact;
 mod run;
 mod store;
 
-pub use run::{Answer, Ask, AskFn, Ctx, run_tool};
+pub use run::{Answer, Ask, AskFn, Ctx, check_args, run_tool};

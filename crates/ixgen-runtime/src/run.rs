@@ -1544,10 +1544,114 @@ pub fn run_tool(
     let mut head = head;
     match run_inner(spec, context, raw_args, ctx, shared, &mut head) {
         Ok(a) => a,
-        Err(e) => Answer {
-            text: redact(&format!("{head}**Error:** the ixgen runtime failed: {e}")),
+        Err(e) => runtime_failed(&head, &e),
+    }
+}
+
+/// The arguments of a call as `run_tool` reads them: each parameter's value (defaults, coercion,
+/// bounds, patterns, paths inside `cwd`), then the catalog's rules, and the heading. `Ok` holds
+/// the parameters' values before the rules (reading them again gives the same values) and the
+/// call's variables after them; `Err`, the answer `run_tool` gives for invalid arguments.
+/// `head` is set to the heading once the arguments are read.
+#[allow(clippy::type_complexity)]
+fn checked(
+    spec: &ExecSpec,
+    context: &Map<String, Value>,
+    raw_args: &Value,
+    cwd: &Path,
+    head: &mut String,
+) -> Result<Result<(Map<String, Value>, Vars), Answer>, String> {
+    let (mut vals, mut errors) = args(&spec.params, raw_args, cwd, context)?;
+    let given = vals.clone();
+    if errors.is_empty() {
+        errors.extend(rules(spec, &mut vals, cwd)?);
+    }
+    let mut map = context.clone();
+    for (k, v) in vals {
+        map.insert(k, v);
+    }
+    let keep: HashSet<String> = spec
+        .params
+        .iter()
+        .filter(|p| p.keep_empty)
+        .map(|p| p.name.clone())
+        .collect();
+    let vars = Vars {
+        map,
+        keep: Some(std::sync::Arc::new(keep)),
+    };
+    let rendered = render(&spec.heading, &vars, false);
+    let collapsed: String = {
+        let mut s = String::new();
+        let mut in_ws = false;
+        for c in rendered.chars() {
+            if js::is_space(c) {
+                if !in_ws {
+                    s.push(' ');
+                }
+                in_ws = true;
+            } else {
+                in_ws = false;
+                s.push(c);
+            }
+        }
+        s
+    };
+    let stripped = collapsed.trim_end_matches(|c: char| js::is_space(c) || c == ':');
+    let title = js::trim(stripped);
+    *head = if spec.answer.as_ref().is_some_and(|a| !a.heading) {
+        String::new()
+    } else {
+        format!("## {}\n\n", if title.is_empty() { &spec.name } else { title })
+    };
+    if !errors.is_empty() {
+        return Ok(Err(Answer {
+            text: redact(&format!("{head}**Invalid arguments:** {}", errors.join("; "))),
             is_error: true,
+        }));
+    }
+    Ok(Ok((given, vars)))
+}
+
+/// Reads a call's arguments exactly as [`run_tool`] does, without running anything: the
+/// parameters' values (defaults filled in, values coerced and clamped; the catalog's rules
+/// checked but not applied, so that passing these values to `run_tool` reads the same call),
+/// or the answer `run_tool` gives for these arguments (`**Invalid arguments:** …`, or the
+/// runtime's own failure). A host that types the arguments (the Rust target's `Args`) reads
+/// them with this, so that it refuses what `run_tool` refuses, with the same text.
+pub fn check_args(
+    spec: &ExecSpec,
+    context: &Map<String, Value>,
+    raw_args: &Value,
+    ctx: &Ctx,
+) -> Result<Map<String, Value>, Answer> {
+    let mut head = format!("## {}\n\n", spec.name);
+    if spec.version != SPEC_VERSION {
+        return Err(run_tool(spec, context, raw_args, ctx, &SpecShared::default()));
+    }
+    let cwd_owned;
+    let cwd: &Path = match ctx.cwd {
+        Some(c) => c,
+        None => match std::env::current_dir() {
+            Ok(c) => {
+                cwd_owned = c;
+                &cwd_owned
+            }
+            Err(e) => return Err(runtime_failed(&head, &e.to_string())),
         },
+    };
+    match checked(spec, context, raw_args, cwd, &mut head) {
+        Ok(Ok((given, _))) => Ok(given),
+        Ok(Err(invalid)) => Err(invalid),
+        Err(e) => Err(runtime_failed(&head, &e)),
+    }
+}
+
+/// `run_tool`'s answer when the runtime itself fails.
+fn runtime_failed(head: &str, e: &str) -> Answer {
+    Answer {
+        text: redact(&format!("{head}**Error:** the ixgen runtime failed: {e}")),
+        is_error: true,
     }
 }
 
@@ -1581,55 +1685,11 @@ fn run_inner(
             &cwd_owned
         }
     };
-    let (mut vals, mut errors) = args(&spec.params, raw_args, cwd, context)?;
-    if errors.is_empty() {
-        errors.extend(rules(spec, &mut vals, cwd)?);
-    }
-    let mut map = context.clone();
-    for (k, v) in vals {
-        map.insert(k, v);
-    }
-    let keep: HashSet<String> = spec
-        .params
-        .iter()
-        .filter(|p| p.keep_empty)
-        .map(|p| p.name.clone())
-        .collect();
-    let mut vars = Vars {
-        map,
-        keep: Some(std::sync::Arc::new(keep)),
-    };
-    let rendered = render(&spec.heading, &vars, false);
-    let collapsed: String = {
-        let mut s = String::new();
-        let mut in_ws = false;
-        for c in rendered.chars() {
-            if js::is_space(c) {
-                if !in_ws {
-                    s.push(' ');
-                }
-                in_ws = true;
-            } else {
-                in_ws = false;
-                s.push(c);
-            }
-        }
-        s
-    };
-    let stripped = collapsed.trim_end_matches(|c: char| js::is_space(c) || c == ':');
-    let title = js::trim(stripped);
-    *head = if spec.answer.as_ref().is_some_and(|a| !a.heading) {
-        String::new()
-    } else {
-        format!("## {}\n\n", if title.is_empty() { &spec.name } else { title })
+    let mut vars = match checked(spec, context, raw_args, cwd, head)? {
+        Ok((_, vars)) => vars,
+        Err(invalid) => return Ok(invalid),
     };
     let head = head.clone();
-    if !errors.is_empty() {
-        return Ok(Answer {
-            text: redact(&format!("{head}**Invalid arguments:** {}", errors.join("; "))),
-            is_error: true,
-        });
-    }
     if let Some(c) = &spec.confirm
         && let Some(refused) = confirm(c, &vars, ctx)
     {

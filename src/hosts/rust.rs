@@ -1,0 +1,715 @@
+//! Rust: a module of [rig](https://github.com/0xPlaygrounds/rig) tools (rig-core 0.37, the
+//! `Tool` trait git-iris implements by hand, seed 002), one per tool of a toolset.
+//!
+//! For each tool the module has an `Args` struct (typed fields, doc comments from the
+//! descriptions, `enum` parameters as Rust enums) and a `…Tool` struct implementing
+//! `rig::tool::Tool`: its `NAME` is the tool's name, `definition()` gives the MCP definition's
+//! description and `inputSchema` (the text of [`mcp::tool`], so an agent sees the same schema
+//! through rig as through MCP), and `call()` runs the tool's execution spec with the shared
+//! Rust runtime (`ixgen_runtime::run_tool`, as `ixgen serve` does). `toolset()` registers them
+//! all in a rig `ToolSet`; the filters (read-only, allow, block, tier) choose the tools here, at
+//! generation, with the one [`Filter`](crate::model::Filter) every target uses.
+//!
+//! The specs are embedded as their JSON text and read once, at first use: the runtime's spec
+//! types are serde types made to be read from that text (`generated/schema/exec-spec.schema.json`,
+//! the same JSON the OpenCode tools embed), where Rust data would need every spec type to be
+//! constructible from outside its crate, and would be several times longer to read.
+//!
+//! `Args` reads its arguments with the runtime's own reading (`ixgen_runtime::check_args`):
+//! defaults, coercion, bounds, patterns and the catalog's rules, so that invalid arguments are
+//! refused with the text every other runtime gives, and the typed fields hold the values the
+//! steps will see. Its JSON Schema (`schemars::JsonSchema`) is the MCP `inputSchema` too.
+//!
+//! Catalog text reaches the source only through `crate::escape` (`Rs`): string literals, doc
+//! attributes and names made of a name's ASCII words, told apart with a numeric suffix.
+
+use super::{Host, Options, Surface, SurfaceKind};
+use crate::catalog::{Catalog, Param, ParamType};
+use crate::diagnostic::Diagnostic;
+use crate::error::Error;
+use crate::escape::{Rs, rs_camel, rs_comment, rs_json, rs_snake, rs_str, rs_suffixed};
+use crate::model::{Model, ToolModel};
+use crate::plan::{Plan, PlannedFile};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use super::mcp;
+
+/// `targets.rust`: a Rust module of rig tools.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// The toolset the module holds.
+    pub toolset: String,
+    /// Where to write the module (one `.rs` file, for `mod` or `#[path]`), relative to the
+    /// output folder.
+    #[serde(default = "default_path")]
+    pub path: String,
+    /// The name under which the crate that includes the module depends on rig-core: `rig`
+    /// (the default) for `rig = { package = "rig-core", … }`, as git-iris has it, or
+    /// `rig_core`.
+    #[serde(default = "default_rig_crate")]
+    pub rig_crate: String,
+}
+
+fn default_path() -> String {
+    "rust/tools.rs".to_string()
+}
+
+fn default_rig_crate() -> String {
+    "rig".to_string()
+}
+
+/// The Rust host.
+pub struct Rust;
+
+impl Host for Rust {
+    fn name(&self) -> &'static str {
+        "rust"
+    }
+
+    fn about(&self) -> &'static str {
+        "a Rust module of rig tools (`rig::tool::Tool`, typed `Args`, a `ToolSet`) that run the tools with the Rust runtime"
+    }
+
+    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Settings::json_schema(generator)
+    }
+
+    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
+        let s: Settings = match super::parse_settings(cat, self.name(), path) {
+            Ok(s) => s,
+            Err(d) => return d,
+        };
+        let mut diags = Vec::new();
+        super::check_toolset(cat, &format!("{path}.toolset"), &s.toolset, &mut diags);
+        super::check_rel_path(&format!("{path}.path"), &s.path, &mut diags);
+        if !s.path.ends_with(".rs") {
+            diags.push(
+                Diagnostic::error(
+                    "bad-path",
+                    format!("{path}.path"),
+                    format!("`{}` is not a Rust source file", s.path),
+                )
+                .help("name a file ending in `.rs`, e.g. `src/tools.rs`"),
+            );
+        }
+        if !is_crate_name(&s.rig_crate) {
+            diags.push(
+                Diagnostic::error(
+                    "bad-target",
+                    format!("{path}.rig_crate"),
+                    format!("`{}` is not a crate name Rust code can use", s.rig_crate),
+                )
+                .help(if s.rig_crate.contains('-') {
+                    format!(
+                        "Rust code names a crate with `_` for `-`: `{}` (or `rig`, with `rig = {{ package = \"rig-core\", … }}` in Cargo.toml)",
+                        s.rig_crate.replace('-', "_")
+                    )
+                } else {
+                    "the name Rust code gives the rig-core dependency: `rig` (with `rig = { package = \"rig-core\", … }` in Cargo.toml) or `rig_core`".to_string()
+                }),
+            );
+        }
+        diags
+    }
+
+    fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
+        let Some(Ok(s)) = super::settings::<Settings>(cat, self.name()) else {
+            return Vec::new();
+        };
+        let Some(ts) = cat.toolsets.get(&s.toolset) else {
+            return Vec::new();
+        };
+        vec![Surface {
+            key: "rust",
+            label: "rig (Rust)",
+            session: "rig agent (tool definitions)",
+            kind: SurfaceKind::Runs,
+            toolset: s.toolset.clone(),
+            namespace: "rig ToolSet",
+            ids: ts.tools.iter().map(|t| (t.clone(), t.clone())).collect(),
+        }]
+    }
+
+    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
+        let Some(s) = super::planned_settings::<Settings>(&model.catalog, self.name())? else {
+            return Ok(());
+        };
+        plan.groups.insert(self.name());
+        // Rendered when it is compared (and written), a tool at a time, as `mcp/tools.json`:
+        // the module grows with the catalog.
+        let (path, opts) = (s.path.clone(), opts.clone());
+        plan.files.push(PlannedFile::streamed(path, self.name(), move |w| {
+            write_module(model, &s, &opts, w)
+        }));
+        Ok(())
+    }
+}
+
+/// A crate name: Rust identifier segments (`rig`, `rig_core`, `my::rig`).
+fn is_crate_name(s: &str) -> bool {
+    s.split("::").all(|seg| {
+        seg.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && seg != "_"
+            && !crate::escape::RS_RESERVED.contains(&seg)
+    })
+}
+
+/// Names already given in one namespace of the module; a name made alike gets a suffix.
+struct Names(HashSet<String>);
+
+impl Names {
+    fn new(taken: &[&str]) -> Names {
+        Names(taken.iter().map(|s| s.to_string()).collect())
+    }
+
+    fn take(&mut self, base: Rs, camel: bool) -> Rs {
+        let mut name = base.clone();
+        let mut n = 2;
+        while !self.0.insert(name.to_string()) {
+            name = rs_suffixed(&base, n, camel);
+            n += 1;
+        }
+        name
+    }
+}
+
+/// Type names the module must not shadow (the prelude's, and its own items').
+const TAKEN_TYPES: &[&str] = &[
+    "Env",
+    "AskHook",
+    "ToolFailed",
+    "CancelOnDrop",
+    "Option",
+    "Some",
+    "None",
+    "Result",
+    "Ok",
+    "Err",
+    "String",
+    "Vec",
+    "Box",
+    "Default",
+    "Clone",
+    "Copy",
+    "Send",
+    "Sync",
+    "Sized",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Drop",
+    "Iterator",
+    "IntoIterator",
+    "ToString",
+    "ToOwned",
+    "From",
+    "Into",
+    "TryFrom",
+    "TryInto",
+    "PartialEq",
+    "Eq",
+    "PartialOrd",
+    "Ord",
+    "Debug",
+    "Hash",
+    "AsRef",
+    "AsMut",
+    "Extend",
+    "Unpin",
+    "Future",
+    "IntoFuture",
+];
+
+/// One parameter as a field of its tool's `Args`.
+struct Field<'m> {
+    name: Rs,
+    param: &'m crate::model::ParamModel,
+    /// The field's Rust type.
+    ty: String,
+    optional: bool,
+}
+
+/// One `enum` parameter (or array item) as a Rust enum.
+struct RustEnum<'m> {
+    name: Rs,
+    doc: String,
+    values: &'m [String],
+}
+
+/// Writes the module's text to `w`, a tool at a time.
+pub fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std::io::Write) -> Result<(), Error> {
+    let flush = |out: &mut String, w: &mut dyn std::io::Write| -> Result<(), Error> {
+        w.write_all(out.as_bytes())
+            .map_err(|e| Error::internal(format!("the Rust module could not be written: {e}")))?;
+        out.clear();
+        Ok(())
+    };
+    let tools = model.toolset(&s.toolset, &opts.filter);
+    let rig = &s.rig_crate;
+    let mut types = Names::new(TAKEN_TYPES);
+    let mut out = String::new();
+    let p = &model.catalog.product;
+    // The marker line first, so `ixgen` knows the file as its own.
+    let _ = writeln!(
+        out,
+        "// {}",
+        rs_comment(&format!(
+            "{} from catalog {} ({} {}). Do not edit: run `ixgen generate rust`.",
+            crate::plan::MARKER,
+            model.source_name,
+            p.name,
+            p.version
+        ))
+    );
+    let _ = writeln!(
+        out,
+        "#![doc = {}]",
+        rs_str(&format!(
+            "The tools of {} as rig tools (toolset `{}`): each tool's typed `Args`, its `rig::tool::Tool`, and `toolset()`.",
+            p.name, s.toolset
+        ))
+    );
+    out.push_str(PRELUDE);
+    let _ = writeln!(
+        out,
+        "\n/// The catalog's shared settings, which fill in what a spec leaves out."
+    );
+    let _ = writeln!(out, "const SHARED: &str = {};", rs_json(&model.shared));
+
+    let mut registered = Vec::new();
+    for t in &tools {
+        let base = rs_camel(&t.name, "T");
+        let tool_ty = types.take(base.concat("Tool"), true);
+        let args_ty = types.take(base.concat("Args"), true);
+        // Fields and enums.
+        let mut fields_names = Names::new(&[]);
+        let mut enums = Vec::new();
+        let mut fields = Vec::new();
+        for pm in &t.params {
+            let q = &pm.param;
+            let enum_name = |types: &mut Names, suffix: &str| {
+                types.take(base.concat(&format!("{}{suffix}", rs_camel(&pm.name, "P"))), true)
+            };
+            let ty = match q.ty {
+                ParamType::Enum => {
+                    let name = enum_name(&mut types, "");
+                    enums.push(RustEnum {
+                        name: name.clone(),
+                        doc: format!("The values of `{}` of `{}`.", pm.name, t.name),
+                        values: q.values.as_deref().unwrap_or(&[]),
+                    });
+                    name.to_string()
+                }
+                ParamType::Array => {
+                    let item = match &q.items {
+                        Some(i) if i.ty == ParamType::Enum => {
+                            let name = enum_name(&mut types, "Item");
+                            enums.push(RustEnum {
+                                name: name.clone(),
+                                doc: format!("The values of the items of `{}` of `{}`.", pm.name, t.name),
+                                values: i.values.as_deref().unwrap_or(&[]),
+                            });
+                            name.to_string()
+                        }
+                        Some(i) => scalar(i.ty).to_string(),
+                        None => "String".into(),
+                    };
+                    format!("Vec<{item}>")
+                }
+                other => scalar(other).to_string(),
+            };
+            let has_default = q.default.as_deref().is_some_and(|d| !d.is_null());
+            fields.push(Field {
+                name: fields_names.take(rs_snake(&pm.name, "p"), false),
+                param: pm,
+                ty,
+                optional: !(q.required || has_default),
+            });
+        }
+        write_tool(&mut out, t, rig, &tool_ty, &args_ty, &fields, &enums)?;
+        flush(&mut out, w)?;
+        registered.push((t.name.clone(), tool_ty));
+    }
+
+    let _ = writeln!(
+        out,
+        "\n/// The names of the tools [`toolset`] registers, in the catalog's order."
+    );
+    let _ = writeln!(out, "pub const TOOL_NAMES: &[&str] = &[");
+    for (name, _) in &registered {
+        let _ = writeln!(out, "    {},", rs_str(name));
+    }
+    let _ = writeln!(out, "];");
+    let _ = writeln!(
+        out,
+        "\n/// Each tool's name and the execution spec its `call` runs (JSON), in the catalog's order."
+    );
+    let _ = writeln!(out, "pub const SPECS: &[(&str, &str)] = &[");
+    for (name, ty) in &registered {
+        let _ = writeln!(out, "    ({}, {ty}::SPEC),", rs_str(name));
+    }
+    let _ = writeln!(out, "];");
+    let filters = describe_filter(&opts.filter);
+    let _ = writeln!(
+        out,
+        "\n#[doc = {}]",
+        rs_str(&format!(
+            "Every tool of the toolset `{}`{filters} in a rig `ToolSet`, each running in `env`.",
+            s.toolset
+        ))
+    );
+    let _ = writeln!(out, "pub fn toolset(env: &Env) -> {rig}::tool::ToolSet {{");
+    if registered.is_empty() {
+        let _ = writeln!(out, "    let _ = env;");
+    }
+    let _ = writeln!(out, "    {rig}::tool::ToolSet::builder()");
+    for (_, ty) in &registered {
+        let _ = writeln!(out, "        .static_tool({ty} {{ env: env.clone() }})");
+    }
+    let _ = writeln!(out, "        .build()");
+    let _ = writeln!(out, "}}");
+    flush(&mut out, w)
+}
+
+/// The Rust type of a parameter or item type that is not an enum (an array item that is an
+/// array, which the catalog does not declare, would be any JSON).
+fn scalar(ty: ParamType) -> &'static str {
+    match ty {
+        ParamType::String | ParamType::Path => "String",
+        ParamType::Integer => "i64",
+        ParamType::Number => "f64",
+        ParamType::Boolean => "bool",
+        ParamType::Array | ParamType::Enum => "serde_json::Value",
+    }
+}
+
+/// The filters that chose the tools, for the doc of `toolset()`.
+fn describe_filter(f: &crate::model::Filter) -> String {
+    let mut parts = Vec::new();
+    if f.read_only {
+        parts.push("read-only tools only".to_string());
+    }
+    if !f.enable.is_empty() {
+        parts.push(format!("only {}", f.enable.join(", ")));
+    } else if !f.disable.is_empty() {
+        parts.push(format!("without {}", f.disable.join(", ")));
+    }
+    if let Some(t) = &f.tier {
+        parts.push(format!("tier {t}"));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join("; "))
+    }
+}
+
+/// A field's doc: the description on one line (a doc comment's Markdown must not turn a
+/// description's lines into a list's lazy continuation), and its default.
+fn field_doc(q: &Param) -> String {
+    let mut doc = q
+        .description
+        .as_deref()
+        .unwrap_or("")
+        .split(['\n', '\r', '\u{2028}', '\u{2029}'])
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if let Some(d) = q.default.as_deref().filter(|d| !d.is_null()) {
+        if !doc.is_empty() {
+            // A sentence of its own after the description.
+            if !doc.ends_with(['.', '!', '?', ':', ';']) {
+                doc.push('.');
+            }
+            doc.push(' ');
+        }
+        doc.push_str(&format!("Default: {d}."));
+    }
+    doc
+}
+
+fn write_tool(
+    out: &mut String,
+    t: &ToolModel,
+    rig: &str,
+    tool_ty: &Rs,
+    args_ty: &Rs,
+    fields: &[Field<'_>],
+    enums: &[RustEnum<'_>],
+) -> Result<(), Error> {
+    let schema = serde_json::to_value(&mcp::tool(t).input_schema)
+        .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
+    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let _ = writeln!(out, "\n// {}", rs_comment(&format!("---- {} ----", t.name)));
+    // The tool.
+    let _ = writeln!(out, "\n#[doc = {}]", rs_str(&one_line(&t.description)));
+    let _ = writeln!(out, "#[derive(Clone, Default)]");
+    let _ = writeln!(out, "pub struct {tool_ty} {{");
+    let _ = writeln!(
+        out,
+        "    /// Where the tool runs, and how it asks before it runs when it must."
+    );
+    let _ = writeln!(out, "    pub env: Env,");
+    let _ = writeln!(out, "}}");
+    let _ = writeln!(out, "\nimpl {tool_ty} {{");
+    let _ = writeln!(out, "    /// The tool's description (MCP `description`).");
+    let _ = writeln!(out, "    pub const DESCRIPTION: &str = {};", rs_str(&t.description));
+    let _ = writeln!(out, "    /// The JSON Schema of its arguments: the MCP `inputSchema`.");
+    let _ = writeln!(out, "    pub const INPUT_SCHEMA: &str = {};", rs_json(&schema));
+    let _ = writeln!(
+        out,
+        "    /// What `call` runs: the tool's execution spec (ixgen's docs/exec-spec.md)."
+    );
+    let _ = writeln!(out, "    pub const SPEC: &str = {};", rs_json(&t.spec));
+    let _ = writeln!(out, "\n    fn spec() -> &'static ExecSpec {{");
+    let _ = writeln!(
+        out,
+        "        static SPEC: LazyLock<ExecSpec> = LazyLock::new(|| read_spec({tool_ty}::SPEC));"
+    );
+    let _ = writeln!(out, "        &SPEC");
+    let _ = writeln!(out, "    }}");
+    let _ = writeln!(out, "}}");
+    // The enums.
+    for e in enums {
+        let _ = writeln!(out, "\n#[doc = {}]", rs_str(&e.doc));
+        let _ = writeln!(
+            out,
+            "#[allow(clippy::enum_variant_names)] // the catalog's values name them"
+        );
+        let _ = writeln!(
+            out,
+            "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]"
+        );
+        let _ = writeln!(out, "pub enum {} {{", e.name);
+        let mut variants = Names::new(&[]);
+        for v in e.values {
+            let name = variants.take(rs_camel(v, "V"), true);
+            let _ = writeln!(
+                out,
+                "    #[doc = {}]",
+                rs_str(&format!("`{}`", one_line(v).replace('`', "'")))
+            );
+            let _ = writeln!(out, "    #[serde(rename = {})]", rs_str(v));
+            let _ = writeln!(out, "    {name},");
+        }
+        let _ = writeln!(out, "}}");
+    }
+    // The arguments.
+    let _ = writeln!(
+        out,
+        "\n#[doc = {}]",
+        rs_str(&format!(
+            "The arguments of `{}`, read as the runtime reads them (`Deserialize`: defaults, bounds, patterns, the catalog's rules).",
+            t.name
+        ))
+    );
+    let _ = writeln!(out, "#[derive(Debug, Clone, PartialEq, serde::Serialize)]");
+    let _ = writeln!(out, "pub struct {args_ty} {{");
+    for f in fields {
+        let doc = field_doc(&f.param.param);
+        if !doc.is_empty() {
+            let _ = writeln!(out, "    #[doc = {}]", rs_str(&doc));
+        }
+        if f.name.as_str() != f.param.name {
+            let _ = writeln!(out, "    #[serde(rename = {})]", rs_str(&f.param.name));
+        }
+        if f.optional {
+            let _ = writeln!(out, "    #[serde(skip_serializing_if = \"Option::is_none\")]");
+            let _ = writeln!(out, "    pub {}: Option<{}>,", f.name, f.ty);
+        } else {
+            let _ = writeln!(out, "    pub {}: {},", f.name, f.ty);
+        }
+    }
+    let _ = writeln!(out, "}}");
+    let _ = writeln!(out, "\nimpl<'de> serde::Deserialize<'de> for {args_ty} {{");
+    let _ = writeln!(
+        out,
+        "    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{"
+    );
+    if fields.is_empty() {
+        let _ = writeln!(out, "        read_args::<D>({tool_ty}::spec(), deserializer)?;");
+        let _ = writeln!(out, "        Ok({args_ty} {{}})");
+    } else {
+        let _ = writeln!(out, "        let spec = {tool_ty}::spec();");
+        let _ = writeln!(out, "        let mut given = read_args::<D>(spec, deserializer)?;");
+        let _ = writeln!(out, "        Ok({args_ty} {{");
+        for f in fields {
+            let _ = writeln!(
+                out,
+                "            {}: field::<_, D::Error>(spec, &mut given, {})?,",
+                f.name,
+                rs_str(&f.param.name)
+            );
+        }
+        let _ = writeln!(out, "        }})");
+    }
+    let _ = writeln!(out, "    }}");
+    let _ = writeln!(out, "}}");
+    let _ = writeln!(out, "\nimpl schemars::JsonSchema for {args_ty} {{");
+    let _ = writeln!(out, "    fn schema_name() -> std::borrow::Cow<'static, str> {{");
+    let _ = writeln!(out, "        {}.into()", rs_str(args_ty.as_str()));
+    let _ = writeln!(out, "    }}");
+    let _ = writeln!(
+        out,
+        "\n    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {{"
+    );
+    let _ = writeln!(out, "        read_schema({tool_ty}::INPUT_SCHEMA)");
+    let _ = writeln!(out, "    }}");
+    let _ = writeln!(out, "}}");
+    // The rig tool.
+    let _ = writeln!(out, "\nimpl {rig}::tool::Tool for {tool_ty} {{");
+    let _ = writeln!(out, "    const NAME: &'static str = {};", rs_str(&t.name));
+    let _ = writeln!(out, "    type Error = ToolFailed;");
+    let _ = writeln!(out, "    type Args = {args_ty};");
+    let _ = writeln!(out, "    type Output = String;");
+    let _ = writeln!(
+        out,
+        "\n    async fn definition(&self, _prompt: String) -> {rig}::completion::ToolDefinition {{"
+    );
+    let _ = writeln!(out, "        {rig}::completion::ToolDefinition {{");
+    let _ = writeln!(out, "            name: Self::NAME.to_string(),");
+    let _ = writeln!(out, "            description: Self::DESCRIPTION.to_string(),");
+    let _ = writeln!(out, "            parameters: read_json(Self::INPUT_SCHEMA),");
+    let _ = writeln!(out, "        }}");
+    let _ = writeln!(out, "    }}");
+    let _ = writeln!(
+        out,
+        "\n    async fn call(&self, args: Self::Args) -> Result<Self::Output, Self::Error> {{"
+    );
+    let _ = writeln!(out, "        run(Self::spec(), &args, &self.env).await");
+    let _ = writeln!(out, "    }}");
+    let _ = writeln!(out, "}}");
+    Ok(())
+}
+
+/// What every module holds, whatever its tools: the imports, `Env`, `ToolFailed` and the
+/// helpers the tools share.
+const PRELUDE: &str = r###"
+// Not every crate uses every tool, enum or field of the module.
+#![allow(dead_code)]
+
+use ixgen_runtime::spec::{ExecSpec, SpecShared};
+use std::sync::{Arc, LazyLock};
+
+/// Asks the user about a call: `Ok` to run it, `Err(why)` to refuse.
+pub type AskHook = dyn Fn(&ixgen_runtime::Ask) -> Result<(), String> + Send + Sync;
+
+/// Where the tools run, and how a tool with `confirm` asks before it runs.
+#[derive(Clone, Default)]
+pub struct Env {
+    /// The worktree: programs run there, and `path` arguments must stay inside it. `None`: the
+    /// process's current folder.
+    pub cwd: Option<std::path::PathBuf>,
+    /// Asks the user about a call. Without it, a tool with `confirm` does not run.
+    pub ask: Option<Arc<AskHook>>,
+}
+
+/// A tool that failed: the runtime's answer (Markdown, what MCP returns with `isError`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolFailed(pub String);
+
+impl std::fmt::Display for ToolFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ToolFailed {}
+
+fn read_json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).expect("ixgen wrote valid JSON")
+}
+
+fn read_spec(text: &str) -> ExecSpec {
+    serde_json::from_str(text).expect("ixgen wrote a spec this ixgen-runtime reads")
+}
+
+fn read_schema(text: &str) -> schemars::Schema {
+    schemars::Schema::try_from(read_json(text)).expect("an inputSchema is a JSON object")
+}
+
+fn shared() -> &'static SpecShared {
+    static SHARED_SPEC: LazyLock<SpecShared> =
+        LazyLock::new(|| serde_json::from_str(SHARED).expect("ixgen wrote settings this ixgen-runtime reads"));
+    &SHARED_SPEC
+}
+
+/// Reads a call's arguments as the runtime does (`ixgen_runtime::check_args`, `path` arguments
+/// against the current folder): the values the steps would see, or the runtime's answer to
+/// invalid arguments as the error.
+fn read_args<'de, D: serde::Deserializer<'de>>(
+    spec: &ExecSpec,
+    deserializer: D,
+) -> Result<serde_json::Map<String, serde_json::Value>, D::Error> {
+    let raw = <serde_json::Value as serde::Deserialize>::deserialize(deserializer)?;
+    ixgen_runtime::check_args(spec, &serde_json::Map::new(), &raw, &ixgen_runtime::Ctx::default())
+        .map_err(|answer| serde::de::Error::custom(answer.text))
+}
+
+/// One read value as its field's type (absent: `None`).
+fn field<T: serde::de::DeserializeOwned, E: serde::de::Error>(
+    spec: &ExecSpec,
+    given: &mut serde_json::Map<String, serde_json::Value>,
+    name: &str,
+) -> Result<T, E> {
+    serde_json::from_value(whole(given.remove(name).unwrap_or(serde_json::Value::Null)))
+        .map_err(|e| E::custom(format!("## {}\n\n**Invalid arguments:** `{name}` {e}", spec.name)))
+}
+
+/// A whole number the runtime keeps as a float (past 2^53, as JavaScript does) as an integer,
+/// so that it reads into an `i64` field (and still into an `f64` one).
+fn whole(v: serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Number(n) => match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 9.2e18 => serde_json::Value::from(f as i64),
+            _ => serde_json::Value::Number(n),
+        },
+        serde_json::Value::Array(items) => serde_json::Value::Array(items.into_iter().map(whole).collect()),
+        other => other,
+    }
+}
+
+/// Stops a call's programs when its future is dropped before it is done.
+struct CancelOnDrop(Option<Arc<ixgen_runtime::Cancel>>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(c) = self.0.take() {
+            c.cancel();
+        }
+    }
+}
+
+/// Runs a tool's spec with `args` on a blocking thread (the runtime waits on programs): its
+/// answer, or the runtime's failure answer as the error.
+async fn run(spec: &'static ExecSpec, args: &impl serde::Serialize, env: &Env) -> Result<String, ToolFailed> {
+    let raw = serde_json::to_value(args)
+        .map_err(|e| ToolFailed(format!("## {}\n\n**Error:** the arguments do not serialize: {e}", spec.name)))?;
+    let env = env.clone();
+    let cancel = Arc::new(ixgen_runtime::Cancel::new());
+    let mut on_drop = CancelOnDrop(Some(Arc::clone(&cancel)));
+    let answer = tokio::task::spawn_blocking(move || {
+        let ctx = ixgen_runtime::Ctx {
+            cwd: env.cwd.as_deref(),
+            ask: env.ask.as_deref().map(|f| f as ixgen_runtime::AskFn),
+            cancel: Some(&cancel),
+        };
+        ixgen_runtime::run_tool(spec, &serde_json::Map::new(), &raw, &ctx, shared())
+    })
+    .await;
+    on_drop.0 = None;
+    let answer =
+        answer.map_err(|e| ToolFailed(format!("## {}\n\n**Error:** the tool's thread failed: {e}", spec.name)))?;
+    if answer.is_error {
+        Err(ToolFailed(answer.text))
+    } else {
+        Ok(answer.text)
+    }
+}
+"###;
