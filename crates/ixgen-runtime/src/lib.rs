@@ -10,6 +10,7 @@ mod proc;
 
 pub use proc::Cancel;
 pub mod redact;
+pub mod expr;
 mod run;
 mod store;
 
