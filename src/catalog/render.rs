@@ -131,6 +131,10 @@ pub fn check_tool(cat: &Catalog, path: &str, tool: &Tool) -> Vec<Diagnostic> {
             let sch = if step.for_each.is_some() { None } else { sch };
             scope.steps.insert(id.as_str(), sch);
         }
+        // A computed value has no schema: any path into it is accepted.
+        if let (Some(id), Some(_)) = (&step.id, &step.compute) {
+            scope.steps.insert(id.as_str(), None);
+        }
     }
     if let Some(shape) = &tool.output_schema {
         let opath = format!("{path}.output_schema");
@@ -211,6 +215,20 @@ impl<'a> Checker<'a> {
                 )
                 .at_key()
                 .help("remove it, or add `for_each`"),
+            );
+        }
+        if step.compute.is_some() && step.id.is_none() {
+            self.diags.push(
+                Diagnostic::error("bad-step", format!("{path}.compute"), "a `compute` step needs an `id`")
+                    .at_key()
+                    .help("give the step an `id`: later steps and `output` use its value by it"),
+            );
+        }
+        if step.compute.is_some() && step.json.is_some() {
+            self.diags.push(
+                Diagnostic::error("bad-json", format!("{path}.json"), "a `compute` step's value is data already")
+                    .at_key()
+                    .help("remove `json`"),
             );
         }
         if step.json.is_some() && step.id.is_none() {

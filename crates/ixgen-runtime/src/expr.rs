@@ -42,7 +42,13 @@ pub fn check(source: &str) -> Result<(), SyntaxError> {
     match ENV.compile(source) {
         Ok(_) => Ok(()),
         Err(errs) => {
-            let e = errs.errors.first();
+            // The parser's own syntax errors point at a token; the errors it adds while it
+            // builds the tree from what it recovered (`Incomplete … expression`) point at the start.
+            let e = errs
+                .errors
+                .iter()
+                .find(|e| e.msg.starts_with("Syntax error"))
+                .or(errs.errors.first());
             Err(SyntaxError {
                 message: e.map_or_else(|| errs.to_string(), |e| e.msg.clone()),
                 line: e.map_or(1, |e| e.pos.0.max(1) as usize),
@@ -50,6 +56,17 @@ pub fn check(source: &str) -> Result<(), SyntaxError> {
             })
         }
     }
+}
+
+/// Functions cel-rust has and @bufbuild/cel does not (found by tests/conformance/expr-formatting.json's
+/// probe): an expression calling one would work in `ixgen serve` and fail in OpenCode.
+const NOT_PORTABLE: &[&str] = &["reverse"];
+
+/// The first function the expression calls that only one runtime has.
+pub fn not_portable(source: &str) -> Option<String> {
+    let program = ENV.compile(source).ok()?;
+    let refs = program.references();
+    NOT_PORTABLE.iter().find(|f| refs.has_function(f)).map(|f| (*f).to_string())
 }
 
 /// Whether `name` can be a CEL variable (an identifier that is not a reserved word).
