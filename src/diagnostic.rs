@@ -77,7 +77,13 @@ impl Diagnostic {
 
     /// An error at a place inside a catalog path's string value (1-based line and column of the
     /// string's text).
-    pub fn inside(code: &'static str, path: impl Into<String>, line: usize, col: usize, message: impl Into<String>) -> Self {
+    pub fn inside(
+        code: &'static str,
+        path: impl Into<String>,
+        line: usize,
+        col: usize,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic {
             target: Target::Inside {
                 path: path.into(),

@@ -40,10 +40,15 @@ fn the_committed_cel_bundle_is_a_fresh_build_of_the_pinned_packages() {
     // The banner names the versions the lockfile pins.
     let lock: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("package-lock.json")).unwrap()).unwrap();
-    let pinned = lock["packages"]["node_modules/@bufbuild/cel"]["version"].as_str().unwrap();
+    let pinned = lock["packages"]["node_modules/@bufbuild/cel"]["version"]
+        .as_str()
+        .unwrap();
     let bundle = std::fs::read_to_string(support::root().join("templates/opencode/cel.js")).unwrap();
     assert!(
-        bundle.lines().take(3).any(|l| l.contains(&format!("@bufbuild/cel {pinned},"))),
+        bundle
+            .lines()
+            .take(3)
+            .any(|l| l.contains(&format!("@bufbuild/cel {pinned},"))),
         "the bundle's banner does not name @bufbuild/cel {pinned}"
     );
 }

@@ -77,9 +77,7 @@ fn compute_steps_run_in_opencode_with_the_vendored_evaluator_and_answer_as_the_r
     let path = path_with(&bin);
     let (spec, shared) = spec_and_shared(&p.dir(), "todo_summary");
     for args in [json!({}), json!({"kind": "todo", "limit": 5})] {
-        let got = p
-            .run_tool("todo_summary", &args, &[("PATH", path.as_str())])
-            .unwrap();
+        let got = p.run_tool("todo_summary", &args, &[("PATH", path.as_str())]).unwrap();
         // The Rust runtime, on the same spec, arguments and program.
         let spec: ixgen_runtime::spec::ExecSpec = serde_json::from_value(spec.clone()).unwrap();
         let shared: ixgen_runtime::spec::SpecShared = serde_json::from_value(shared.clone()).unwrap();
@@ -116,8 +114,13 @@ fn compute_steps_run_in_opencode_with_the_vendored_evaluator_and_answer_as_the_r
     for n in &cel {
         std::fs::remove_file(ixgen_dir.join(n)).unwrap();
     }
-    let got = p.run_tool("todo_summary", &json!({}), &[("PATH", path.as_str())]).unwrap();
-    assert!(got.contains("the CEL evaluator") && got.contains("Run `ixgen generate` again"), "{got}");
+    let got = p
+        .run_tool("todo_summary", &json!({}), &[("PATH", path.as_str())])
+        .unwrap();
+    assert!(
+        got.contains("the CEL evaluator") && got.contains("Run `ixgen generate` again"),
+        "{got}"
+    );
 }
 
 #[test]

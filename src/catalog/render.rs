@@ -226,9 +226,13 @@ impl<'a> Checker<'a> {
         }
         if step.compute.is_some() && step.json.is_some() {
             self.diags.push(
-                Diagnostic::error("bad-json", format!("{path}.json"), "a `compute` step's value is data already")
-                    .at_key()
-                    .help("remove `json`"),
+                Diagnostic::error(
+                    "bad-json",
+                    format!("{path}.json"),
+                    "a `compute` step's value is data already",
+                )
+                .at_key()
+                .help("remove `json`"),
             );
         }
         if step.json.is_some() && step.id.is_none() {

@@ -26,7 +26,16 @@ static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
 });
 
 /// ixgen's own functions, on top of CEL and its strings extension (docs/expressions.md).
-pub const FUNCTIONS: &[&str] = &["replaceRe", "lines", "sort", "orderBy", "orderByDesc", "groupBy", "take", "sum"];
+pub const FUNCTIONS: &[&str] = &[
+    "replaceRe",
+    "lines",
+    "sort",
+    "orderBy",
+    "orderByDesc",
+    "groupBy",
+    "take",
+    "sum",
+];
 
 /// A syntax error: the message and where it is in the expression (1-based line and column,
 /// in characters).
@@ -66,14 +75,36 @@ const NOT_PORTABLE: &[&str] = &["reverse"];
 pub fn not_portable(source: &str) -> Option<String> {
     let program = ENV.compile(source).ok()?;
     let refs = program.references();
-    NOT_PORTABLE.iter().find(|f| refs.has_function(f)).map(|f| (*f).to_string())
+    NOT_PORTABLE
+        .iter()
+        .find(|f| refs.has_function(f))
+        .map(|f| (*f).to_string())
 }
 
 /// Whether `name` can be a CEL variable (an identifier that is not a reserved word).
 fn identifier(name: &str) -> bool {
     const RESERVED: &[&str] = &[
-        "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",
-        "import", "let", "loop", "package", "namespace", "return", "var", "void", "while",
+        "true",
+        "false",
+        "null",
+        "in",
+        "as",
+        "break",
+        "const",
+        "continue",
+        "else",
+        "for",
+        "function",
+        "if",
+        "import",
+        "let",
+        "loop",
+        "package",
+        "namespace",
+        "return",
+        "var",
+        "void",
+        "while",
     ];
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
@@ -243,8 +274,7 @@ fn expand(rep: &str, groups: &[Option<&str>], out: &mut String) {
             if c.is_ascii_digit() {
                 // Two digits when that group exists, else one (as JavaScript).
                 let one = (c - b'0') as usize;
-                let two = (i + 2 < b.len() && b[i + 2].is_ascii_digit())
-                    .then(|| one * 10 + (b[i + 2] - b'0') as usize);
+                let two = (i + 2 < b.len() && b[i + 2].is_ascii_digit()).then(|| one * 10 + (b[i + 2] - b'0') as usize);
                 if let Some(n) = two.filter(|n| *n >= 1 && *n < groups.len()) {
                     out.push_str(groups[n].unwrap_or(""));
                     i += 3;
@@ -432,8 +462,14 @@ mod tests {
     #[test]
     fn evaluates_over_json_data() {
         let v = json!({"items": [{"n": "a", "s": 3}, {"n": "b", "s": 1.5}, {"n": "c", "s": 3}]});
-        assert_eq!(ev("items.orderBy('s').map(x, x.n)", v.clone()), Some(json!(["b", "a", "c"])));
-        assert_eq!(ev("items.orderByDesc('s').map(x, x.n)", v.clone()), Some(json!(["a", "c", "b"])));
+        assert_eq!(
+            ev("items.orderBy('s').map(x, x.n)", v.clone()),
+            Some(json!(["b", "a", "c"]))
+        );
+        assert_eq!(
+            ev("items.orderByDesc('s').map(x, x.n)", v.clone()),
+            Some(json!(["a", "c", "b"]))
+        );
         assert_eq!(
             ev("items.groupBy('s').map(g, [g.key, g.count])", v.clone()),
             Some(json!([[3, 2], [1.5, 1]]))

@@ -9,8 +9,8 @@ pub mod js;
 mod proc;
 
 pub use proc::Cancel;
-pub mod redact;
 pub mod expr;
+pub mod redact;
 mod run;
 mod store;
 

@@ -314,10 +314,12 @@ pub fn plan_runtime(model: &Model, tools_dir: &str, plan: &mut Plan<'_>) -> Resu
         (shared_name, shared_bytes),
     ];
     // The evaluator only for a catalog that computes: 280 kB that other projects never load.
-    let computes = model
-        .tools
-        .iter()
-        .any(|t| t.spec.steps.iter().any(|s| matches!(s.exec, crate::spec::SpecExec::Compute { .. })));
+    let computes = model.tools.iter().any(|t| {
+        t.spec
+            .steps
+            .iter()
+            .any(|s| matches!(s.exec, crate::spec::SpecExec::Compute { .. }))
+    });
     if computes {
         let (name, bytes) = cel_file();
         files.push((name, bytes.to_vec()));
