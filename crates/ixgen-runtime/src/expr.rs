@@ -142,6 +142,7 @@ fn register(ctx: &mut Context) -> Result<(), cel::DeclarationError> {
     ctx.add_function("groupBy", group_by)?;
     ctx.add_function("take", take)?;
     ctx.add_function("sum", sum)?;
+    ctx.add_function("formatDate", format_date)?;
     Ok(())
 }
 
@@ -450,6 +451,93 @@ fn sum(ftx: &FunctionContext, This(this): This<Cel>) -> R {
     })
 }
 
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`); a day or
+/// month past its end rolls over, as the TypeScript runtime's copy does.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The date of a day count (`civil_from_days`).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// Seconds since the epoch of an ISO 8601 date or date-time: `YYYY-MM-DD`, then optionally
+/// `THH:MM[:SS[.fraction]]` (or a space for `T`) and `Z` or an offset `±HH:MM` / `±HHMM`; without
+/// an offset it is UTC.
+fn parse_iso(s: &str) -> Option<i64> {
+    static RE: LazyLock<regress::Regex> = LazyLock::new(|| {
+        regress::Regex::new(
+            r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?(Z|([+-])(\d{2}):?(\d{2}))?$",
+        )
+        .expect("a valid pattern")
+    });
+    let m = RE.find(s)?;
+    let n = |i: usize| -> i64 { m.group(i).map_or(0, |r| s[r].parse().unwrap_or(0)) };
+    let (mo, d, h, mi, sec) = (n(2), n(3), n(4), n(5), n(6));
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    let sign = match m.group(8).map(|r| &s[r]) {
+        Some("-") => -1,
+        _ => 1,
+    };
+    let offset = sign * (n(9) * 3600 + n(10) * 60);
+    Some(days_from_civil(n(1), mo, d) * 86_400 + h * 3600 + mi * 60 + sec - offset)
+}
+
+/// `x.formatDate(layout)`: a time, in UTC, written with `YYYY`, `MM`, `DD`, `hh`, `mm`, `ss`
+/// replaced (everything else is literal). `x` is seconds since the epoch (an int or a double,
+/// as git's `%at` prints) or an ISO 8601 string.
+fn format_date(ftx: &FunctionContext, This(this): This<Cel>, layout: Cel) -> R {
+    let secs = match &this {
+        Cel::Int(i) => *i,
+        Cel::UInt(u) => i64::try_from(*u).map_err(|_| ftx.error("out of range"))?,
+        Cel::Float(f) if f.is_finite() && f.abs() < 1e15 => f.floor() as i64,
+        Cel::String(s) => parse_iso(s).ok_or_else(|| ftx.error("not an ISO 8601 date"))?,
+        _ => return Err(ftx.error("expects seconds since the epoch or an ISO 8601 date")),
+    };
+    let layout = string_of(ftx, &layout)?;
+    let (y, mo, d) = civil_from_days(secs.div_euclid(86_400));
+    let t = secs.rem_euclid(86_400);
+    let mut out = String::new();
+    let mut rest = layout.as_str();
+    while let Some(c) = rest.chars().next() {
+        let (text, len) = if rest.starts_with("YYYY") {
+            (format!("{y:04}"), 4)
+        } else if rest.starts_with("MM") {
+            (format!("{mo:02}"), 2)
+        } else if rest.starts_with("DD") {
+            (format!("{d:02}"), 2)
+        } else if rest.starts_with("hh") {
+            (format!("{:02}", t / 3600), 2)
+        } else if rest.starts_with("mm") {
+            (format!("{:02}", t / 60 % 60), 2)
+        } else if rest.starts_with("ss") {
+            (format!("{:02}", t % 60), 2)
+        } else {
+            (c.to_string(), c.len_utf8())
+        };
+        out.push_str(&text);
+        rest = &rest[len..];
+    }
+    Ok(Cel::String(Arc::new(out)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -485,6 +573,24 @@ mod tests {
             Some(json!("1:a$ 22:b$"))
         );
         assert_eq!(ev("'x\\ny\\n'.lines()", json!({})), Some(json!(["x", "y"])));
+    }
+
+    #[test]
+    fn formats_dates_in_utc() {
+        let v = json!({"t": 1_700_000_000, "neg": -1});
+        assert_eq!(
+            ev("t.formatDate('YYYY-MM-DD hh:mm:ss')", v.clone()),
+            Some(json!("2023-11-14 22:13:20"))
+        );
+        assert_eq!(
+            ev("neg.formatDate('YYYY-MM-DD hh:mm:ss')", v.clone()),
+            Some(json!("1969-12-31 23:59:59"))
+        );
+        assert_eq!(
+            ev("'2024-02-29T23:30:00+02:00'.formatDate('DD/MM/YYYY hh:mm')", v.clone()),
+            Some(json!("29/02/2024 21:30"))
+        );
+        assert_eq!(ev("'2024-13-01'.formatDate('YYYY')", v), None);
     }
 
     #[test]

@@ -707,10 +707,54 @@ function __ixgenCel(): Promise<{ lib: __IxCelLib; env: unknown }> {
         if (xs.some((x) => typeof x !== "bigint" && typeof x !== "number")) throw new Error("expects a list of numbers")
         return xs.every((x) => typeof x === "bigint") ? xs.reduce((a: bigint, x) => a + (x as bigint), 0n) : xs.reduce((a: number, x) => a + Number(x), 0)
       }),
+      m("formatDate", 1, function (layout) {
+        const l = str(layout), t = this
+        let secs: number
+        if (typeof t === "bigint") secs = Number(t)
+        else if (lib.isCelUint(t)) secs = Number(t.value)
+        else if (typeof t === "number" && Number.isFinite(t) && Math.abs(t) < 1e15) secs = Math.floor(t)
+        else if (typeof t === "string") {
+          const p = __ixgenParseIso(t)
+          if (p === undefined) throw new Error("not an ISO 8601 date")
+          secs = p
+        } else throw new Error("expects seconds since the epoch or an ISO 8601 date")
+        const [y, mo, d] = __ixgenCivil(Math.floor(secs / 86400)), s = secs - Math.floor(secs / 86400) * 86400
+        const two = (n: number) => String(n).padStart(2, "0")
+        const parts: [string, string][] = [["YYYY", String(y).padStart(4, "0")], ["MM", two(mo)], ["DD", two(d)],
+          ["hh", two(Math.floor(s / 3600))], ["mm", two(Math.floor(s / 60) % 60)], ["ss", two(s % 60)]]
+        let out = ""
+        for (let i = 0; i < l.length;) {
+          const hit = parts.find(([k]) => l.startsWith(k, i))
+          if (hit) { out += hit[1]; i += hit[0].length } else { const c = String.fromCodePoint(l.codePointAt(i) as number); out += c; i += c.length }
+        }
+        return out
+      }),
     ]
     return { lib, env: lib.celEnv({ funcs: [...lib.strings, ...funcs] }) }
   })
   return __ixgenCelLoaded
+}
+// Days since 1970-01-01 of a proleptic Gregorian date, and back (H. Hinnant's algorithms, as expr.rs has them).
+function __ixgenDays(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y, era = Math.floor(yy / 400), yoe = yy - era * 400, mp = (m + 9) % 12
+  const doy = Math.floor((153 * mp + 2) / 5) + d - 1, doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
+  return era * 146097 + doe - 719468
+}
+function __ixgenCivil(days: number): [number, number, number] {
+  const z = days + 719468, era = Math.floor(z / 146097), doe = z - era * 146097
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365)
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100)), mp = Math.floor((5 * doy + 2) / 153)
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1, m = mp < 10 ? mp + 3 : mp - 9
+  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d]
+}
+// Seconds since the epoch of `YYYY-MM-DD[THH:MM[:SS[.f]]][Z|±HH:MM]` (UTC without an offset); undefined otherwise.
+function __ixgenParseIso(s: string): number | undefined {
+  const g = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?(Z|([+-])(\d{2}):?(\d{2}))?$/.exec(s)
+  if (!g) return undefined
+  const n = (i: number) => Number(g[i] ?? 0), mo = n(2), d = n(3), h = n(4), mi = n(5), sec = n(6)
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return undefined
+  const offset = (g[8] === "-" ? -1 : 1) * (n(9) * 3600 + n(10) * 60)
+  return __ixgenDays(n(1), mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset
 }
 // The replacement's `$` forms that replaceRe documents: `$$`, `$&`, `$1`…`$99` (two digits when that group exists).
 function __ixgenExpand(rep: string, g: RegExpMatchArray): string {
