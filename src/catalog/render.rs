@@ -206,6 +206,9 @@ impl<'a> Checker<'a> {
         } else if step.for_each.is_some() {
             inner.item = Some(None);
         }
+        if let Some(src) = &step.compute {
+            self.expression(&format!("{path}.compute"), src, &inner);
+        }
         if step.limit.is_some() && step.for_each.is_none() {
             self.diags.push(
                 Diagnostic::error(
@@ -540,6 +543,35 @@ impl<'a> Checker<'a> {
             return None;
         }
         self.walk(path, var, start, &rest, &what)
+    }
+
+    /// Every variable a compute step's expression reads is a parameter, a context variable, an
+    /// earlier step's data, `item` under `for_each`, or `runtime`: a misspelt name is an error
+    /// here instead of a failed step at run time.
+    fn expression(&mut self, path: &str, src: &str, scope: &Scope) {
+        for var in ixgen_runtime::expr::free_variables(src).unwrap_or_default() {
+            let known = scope.params.contains_key(var.as_str())
+                || self.cat.context.contains_key(&var)
+                || scope.steps.contains_key(var.as_str())
+                || (var == "item" && scope.item.is_some());
+            if !known {
+                let mut names: Vec<String> = scope.steps.keys().map(|s| s.to_string()).collect();
+                names.extend(scope.params.keys().map(|s| s.to_string()));
+                names.extend(self.cat.context.keys().cloned());
+                if scope.item.is_some() {
+                    names.push("item".into());
+                }
+                names.sort();
+                self.diags.push(
+                    Diagnostic::error(
+                        "unknown-step",
+                        path,
+                        format!("the expression reads `{var}`, which is no parameter, context variable or earlier step with data"),
+                    )
+                    .help(hint(&var, &names, "names known here")),
+                );
+            }
+        }
     }
 
     fn is_named(&self, root: &str, scope: &Scope) -> bool {

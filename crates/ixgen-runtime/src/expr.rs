@@ -81,6 +81,75 @@ pub fn not_portable(source: &str) -> Option<String> {
         .map(|f| (*f).to_string())
 }
 
+/// The variables an expression reads and does not bind itself (a macro's `x` in `xs.map(x, …)`
+/// is bound), in order of first use; type names (`double` in `type(n) == double`) and the
+/// `strings` namespace are not variables. `None` when it does not parse.
+pub fn free_variables(source: &str) -> Option<Vec<String>> {
+    use cel::common::ast::{EntryExpr, Expr};
+    fn walk(e: &cel::IdedExpr, bound: &mut Vec<String>, out: &mut Vec<String>) {
+        match &e.expr {
+            Expr::Ident(n) => {
+                const NOT_VARIABLES: &[&str] = &[
+                    "int",
+                    "uint",
+                    "double",
+                    "string",
+                    "bool",
+                    "bytes",
+                    "list",
+                    "map",
+                    "null_type",
+                    "type",
+                    "dyn",
+                    "strings",
+                ];
+                if !n.starts_with('@') && !bound.contains(n) && !NOT_VARIABLES.contains(&n.as_str()) && !out.contains(n)
+                {
+                    out.push(n.clone());
+                }
+            }
+            Expr::Call(c) => {
+                if let Some(t) = &c.target {
+                    walk(t, bound, out);
+                }
+                for a in &c.args {
+                    walk(a, bound, out);
+                }
+            }
+            Expr::Comprehension(c) => {
+                walk(&c.iter_range, bound, out);
+                walk(&c.accu_init, bound, out);
+                let n = bound.len();
+                bound.push(c.accu_var.clone());
+                bound.push(c.iter_var.clone());
+                bound.extend(c.iter_var2.clone());
+                walk(&c.loop_cond, bound, out);
+                walk(&c.loop_step, bound, out);
+                walk(&c.result, bound, out);
+                bound.truncate(n);
+            }
+            Expr::List(l) => l.elements.iter().for_each(|x| walk(x, bound, out)),
+            Expr::Map(m) => m.entries.iter().for_each(|x| entry(&x.expr, bound, out)),
+            Expr::Struct(st) => st.entries.iter().for_each(|x| entry(&x.expr, bound, out)),
+            Expr::Select(sel) => walk(&sel.operand, bound, out),
+            _ => {}
+        }
+    }
+    fn entry(e: &EntryExpr, bound: &mut Vec<String>, out: &mut Vec<String>) {
+        match e {
+            EntryExpr::StructField(f) => walk(&f.value, bound, out),
+            EntryExpr::MapEntry(m) => {
+                walk(&m.key, bound, out);
+                walk(&m.value, bound, out);
+            }
+        }
+    }
+    let program = ENV.compile(source).ok()?;
+    let mut out = Vec::new();
+    walk(program.expression(), &mut Vec::new(), &mut out);
+    Some(out)
+}
+
 /// Whether `name` can be a CEL variable (an identifier that is not a reserved word).
 fn identifier(name: &str) -> bool {
     const RESERVED: &[&str] = &[
@@ -591,6 +660,25 @@ mod tests {
             Some(json!("29/02/2024 21:30"))
         );
         assert_eq!(ev("'2024-13-01'.formatDate('YYYY')", v), None);
+    }
+
+    #[test]
+    fn finds_the_variables_an_expression_reads() {
+        assert_eq!(
+            free_variables(
+                "scan.items.filter(x, x.n > limit).map(y, {'k': y.k, 'z': zz}) + [type(a) == double ? strings.quote(b) : c]"
+            ),
+            Some(
+                vec!["scan", "limit", "zz", "a", "b", "c"]
+                    .into_iter()
+                    .map(String::from)
+                    .collect()
+            )
+        );
+        assert_eq!(
+            free_variables("xs.all(x, x > 0) && x"),
+            Some(vec!["xs".to_string(), "x".to_string()])
+        );
     }
 
     #[test]
