@@ -549,7 +549,7 @@ impl<'a> Checker<'a> {
     /// earlier step's data, `item` under `for_each`, or `runtime`: a misspelt name is an error
     /// here instead of a failed step at run time.
     fn expression(&mut self, path: &str, src: &str, scope: &Scope) {
-        for var in ixgen_runtime::expr::free_variables(src).unwrap_or_default() {
+        for (var, line, col) in ixgen_runtime::expr::free_variables_at(src).unwrap_or_default() {
             let known = scope.params.contains_key(var.as_str())
                 || self.cat.context.contains_key(&var)
                 || scope.steps.contains_key(var.as_str())
@@ -563,9 +563,11 @@ impl<'a> Checker<'a> {
                 }
                 names.sort();
                 self.diags.push(
-                    Diagnostic::error(
+                    Diagnostic::inside(
                         "unknown-step",
                         path,
+                        line,
+                        col,
                         format!("the expression reads `{var}`, which is no parameter, context variable or earlier step with data"),
                     )
                     .help(hint(&var, &names, "names known here")),

@@ -85,8 +85,15 @@ pub fn not_portable(source: &str) -> Option<String> {
 /// is bound), in order of first use; type names (`double` in `type(n) == double`) and the
 /// `strings` namespace are not variables. `None` when it does not parse.
 pub fn free_variables(source: &str) -> Option<Vec<String>> {
+    Some(free_variables_at(source)?.into_iter().map(|v| v.0).collect())
+}
+
+/// [`free_variables`], each with where it is first read: the 1-based line and column (in
+/// characters) inside the expression.
+pub fn free_variables_at(source: &str) -> Option<Vec<(String, usize, usize)>> {
     use cel::common::ast::{EntryExpr, Expr};
-    fn walk(e: &cel::IdedExpr, bound: &mut Vec<String>, out: &mut Vec<String>) {
+    type Out = Vec<(String, u64)>;
+    fn walk(e: &cel::IdedExpr, bound: &mut Vec<String>, out: &mut Out) {
         match &e.expr {
             Expr::Ident(n) => {
                 const NOT_VARIABLES: &[&str] = &[
@@ -103,9 +110,12 @@ pub fn free_variables(source: &str) -> Option<Vec<String>> {
                     "dyn",
                     "strings",
                 ];
-                if !n.starts_with('@') && !bound.contains(n) && !NOT_VARIABLES.contains(&n.as_str()) && !out.contains(n)
+                if !n.starts_with('@')
+                    && !bound.contains(n)
+                    && !NOT_VARIABLES.contains(&n.as_str())
+                    && !out.iter().any(|o| &o.0 == n)
                 {
-                    out.push(n.clone());
+                    out.push((n.clone(), e.id));
                 }
             }
             Expr::Call(c) => {
@@ -135,7 +145,7 @@ pub fn free_variables(source: &str) -> Option<Vec<String>> {
             _ => {}
         }
     }
-    fn entry(e: &EntryExpr, bound: &mut Vec<String>, out: &mut Vec<String>) {
+    fn entry(e: &EntryExpr, bound: &mut Vec<String>, out: &mut Out) {
         match e {
             EntryExpr::StructField(f) => walk(&f.value, bound, out),
             EntryExpr::MapEntry(m) => {
@@ -147,7 +157,18 @@ pub fn free_variables(source: &str) -> Option<Vec<String>> {
     let program = ENV.compile(source).ok()?;
     let mut out = Vec::new();
     walk(program.expression(), &mut Vec::new(), &mut out);
-    Some(out)
+    let chars: Vec<char> = source.chars().collect();
+    Some(
+        out.into_iter()
+            .map(|(name, id)| {
+                let start = program.source_info().offset_for(id).map_or(0, |o| o.0 as usize);
+                let before = &chars[..start.min(chars.len())];
+                let line = 1 + before.iter().filter(|c| **c == '\n').count();
+                let col = 1 + before.iter().rev().take_while(|c| **c != '\n').count();
+                (name, line, col)
+            })
+            .collect(),
+    )
 }
 
 /// Whether `name` can be a CEL variable (an identifier that is not a reserved word).
@@ -678,6 +699,10 @@ mod tests {
         assert_eq!(
             free_variables("xs.all(x, x > 0) && x"),
             Some(vec!["xs".to_string(), "x".to_string()])
+        );
+        assert_eq!(
+            free_variables_at("a +\n  size(bee)"),
+            Some(vec![("a".to_string(), 1, 1), ("bee".to_string(), 2, 8)])
         );
     }
 
