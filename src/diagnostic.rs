@@ -27,6 +27,9 @@ pub enum Target {
     Path { path: String, key: bool },
     /// A 1-based line and column.
     Pos { line: usize, col: usize },
+    /// A place inside a string value (an expression's syntax error): its 1-based line and column
+    /// within the string, found in the file from where the value is written.
+    Inside { path: String, line: usize, col: usize },
 }
 
 /// One finding.
@@ -70,6 +73,25 @@ impl Diagnostic {
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
+    }
+
+    /// An error at a place inside a catalog path's string value (1-based line and column of the
+    /// string's text).
+    pub fn inside(
+        code: &'static str,
+        path: impl Into<String>,
+        line: usize,
+        col: usize,
+        message: impl Into<String>,
+    ) -> Self {
+        Diagnostic {
+            target: Target::Inside {
+                path: path.into(),
+                line,
+                col,
+            },
+            ..Diagnostic::error(code, "", message)
+        }
     }
 
     /// Points at the key rather than the value.

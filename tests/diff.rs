@@ -312,6 +312,13 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
         "minor",
         0,
     ),
+    // A compute step runs nothing outside the tool: its expression is how the tool answers.
+    (
+        "step-changed-compute",
+        &[("step-changed", "behaviour", &["opencode"], Some("lookup"))],
+        "minor",
+        0,
+    ),
     (
         "route-changed",
         &[("route-changed", "behaviour", &["opencode"], Some("lookup"))],

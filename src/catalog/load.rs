@@ -365,8 +365,27 @@ pub fn locate(diags: &mut [Diagnostic], text: &str) {
                 let p = if *key { loc.key.unwrap_or(loc.value) } else { loc.value };
                 (p.line as usize, p.col as usize)
             }),
+            Target::Inside { path, line, col } => index
+                .find(path)
+                .map(|loc| inside(text, loc.value.line as usize, loc.value.col as usize, *line, *col)),
         };
     }
+}
+
+/// Where a place inside a string value is in the file, from where the value's text starts (the
+/// reader's position: the first character of a plain scalar, the quote of a quoted one, the
+/// first line of a block scalar's text). A block scalar (`|`) keeps its lines, indented by its
+/// first line's indentation; a flow scalar is one line here (YAML folds its line breaks), so
+/// escapes inside quotes, which are not undone, can put the column a little off.
+fn inside(text: &str, vline: usize, vcol: usize, line: usize, col: usize) -> (usize, usize) {
+    let first = text.lines().nth(vline - 1).unwrap_or("");
+    let before: String = first.chars().take(vcol - 1).collect();
+    if before.trim().is_empty() {
+        // The value starts its line: a block scalar's text.
+        return (vline + line - 1, vcol - 1 + col);
+    }
+    let quoted = first.chars().nth(vcol - 1).is_some_and(|c| c == '"' || c == '\'');
+    (vline + line - 1, vcol + col - 1 + usize::from(quoted))
 }
 
 /// Turns a reader's error into a diagnostic at its position. A typing error carries serde's

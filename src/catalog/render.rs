@@ -160,6 +160,10 @@ pub fn check_tool(cat: &Catalog, path: &str, tool: &Tool) -> Vec<Diagnostic> {
             let sch = if step.for_each.is_some() { None } else { Some(sch) };
             scope.steps.insert(id.as_str(), sch);
         }
+        // A computed value has no schema: any path into it is accepted.
+        if let (Some(id), Some(_)) = (&step.id, &step.compute) {
+            scope.steps.insert(id.as_str(), None);
+        }
     }
     if let Some(shape) = &tool.output_schema {
         let opath = format!("{path}.output_schema");
@@ -231,6 +235,9 @@ impl<'a> Checker<'a> {
         } else if step.for_each.is_some() {
             inner.item = Some(None);
         }
+        if let Some(src) = &step.compute {
+            self.expression(&format!("{path}.compute"), src, &inner);
+        }
         if step.limit.is_some() && step.for_each.is_none() {
             self.diags.push(
                 Diagnostic::error(
@@ -240,6 +247,24 @@ impl<'a> Checker<'a> {
                 )
                 .at_key()
                 .help("remove it, or add `for_each`"),
+            );
+        }
+        if step.compute.is_some() && step.id.is_none() {
+            self.diags.push(
+                Diagnostic::error("bad-step", format!("{path}.compute"), "a `compute` step needs an `id`")
+                    .at_key()
+                    .help("give the step an `id`: later steps and `output` use its value by it"),
+            );
+        }
+        if step.compute.is_some() && step.json.is_some() {
+            self.diags.push(
+                Diagnostic::error(
+                    "bad-json",
+                    format!("{path}.json"),
+                    "a `compute` step's value is data already",
+                )
+                .at_key()
+                .help("remove `json`"),
             );
         }
         if step.json.is_some() && step.id.is_none() {
@@ -547,6 +572,37 @@ impl<'a> Checker<'a> {
             return None;
         }
         self.walk(path, var, start, &rest, &what)
+    }
+
+    /// Every variable a compute step's expression reads is a parameter, a context variable, an
+    /// earlier step's data, `item` under `for_each`, or `runtime`: a misspelt name is an error
+    /// here instead of a failed step at run time.
+    fn expression(&mut self, path: &str, src: &str, scope: &Scope) {
+        for (var, line, col) in ixgen_runtime::expr::free_variables_at(src).unwrap_or_default() {
+            let known = scope.params.contains_key(var.as_str())
+                || self.cat.context.contains_key(&var)
+                || scope.steps.contains_key(var.as_str())
+                || (var == "item" && scope.item.is_some());
+            if !known {
+                let mut names: Vec<String> = scope.steps.keys().map(|s| s.to_string()).collect();
+                names.extend(scope.params.keys().map(|s| s.to_string()));
+                names.extend(self.cat.context.keys().cloned());
+                if scope.item.is_some() {
+                    names.push("item".into());
+                }
+                names.sort();
+                self.diags.push(
+                    Diagnostic::inside(
+                        "unknown-step",
+                        path,
+                        line,
+                        col,
+                        format!("the expression reads `{var}`, which is no parameter, context variable or earlier step with data"),
+                    )
+                    .help(hint(&var, &names, "names known here")),
+                );
+            }
+        }
     }
 
     fn is_named(&self, root: &str, scope: &Scope) -> bool {

@@ -553,7 +553,7 @@ pub enum RouteOutput {
     Json,
 }
 
-/// One step of a tool. Exactly one of `run`, `append`, `fold`, `update`, `signal`.
+/// One step of a tool. Exactly one of `run`, `append`, `fold`, `update`, `signal`, `compute`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
@@ -638,6 +638,10 @@ pub struct Step {
     /// Signal a process.
     #[serde(default)]
     pub signal: Option<Box<Signal>>,
+    /// Compute a value: a CEL expression over the parameters, the context and earlier steps'
+    /// data (docs/expressions.md). The value becomes the variable named by `id`.
+    #[serde(default)]
+    pub compute: Option<String>,
 }
 
 /// How a step's output becomes records.

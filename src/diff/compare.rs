@@ -1199,6 +1199,11 @@ impl<'a> Compare<'a> {
                 None => true,
             }
         });
+        // A compute step runs no program and touches no store: a changed expression changes
+        // what the tool answers, which the steps' comparison below reports (step-changed).
+        let is_compute = |e: &Value| e.get("kind").and_then(Value::as_str) == Some("compute");
+        removed.retain(|&i| !is_compute(&ea[i]));
+        added.retain(|&j| !is_compute(&eb[j]));
         let mut exec_changed = !same_interface.is_empty();
         if let Some(&(i, j)) = same_interface.first() {
             let mut msg = Msg::new()
@@ -1278,10 +1283,26 @@ impl<'a> Compare<'a> {
                         " now run one after another"
                     })
             } else {
-                Msg::new()
-                    .t(format!("step {} of ", first + 1))
-                    .c(tool)
-                    .t(" changed its condition, title, message or order; the commands it runs are the same")
+                let expr = |steps: &[Value]| {
+                    steps
+                        .get(first)
+                        .and_then(|s| s.pointer("/exec/expr"))
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                };
+                match (expr(&sa), expr(&sb)) {
+                    (Some(x), Some(y)) if x != y && sa.len() == sb.len() => Msg::new()
+                        .t(format!("step {} of ", first + 1))
+                        .c(tool)
+                        .t(" computes ")
+                        .c(y)
+                        .t(" instead of ")
+                        .c(x),
+                    _ => Msg::new()
+                        .t(format!("step {} of ", first + 1))
+                        .c(tool)
+                        .t(" changed its condition, title, message, expression or order; the commands it runs are the same"),
+                }
             };
             let key = if sa == sb {
                 "parallel".to_string()

@@ -107,7 +107,7 @@ rules! {
     RuleAdded "rule-added" Breaking "a rule across parameters was added (`rules`: `require`, `forbid` or `check`): a call that passed may be refused";
     ServerEnvChanged "server-env-changed" Behaviour "the environment the MCP hosts launch the server with changed";
     DefaultChanged "default-changed" Behaviour "a parameter's default changed, was added or was removed";
-    StepChanged "step-changed" Behaviour "a tool's steps changed with the same interface: conditions, titles, messages, order, concurrency, or other values in the same command and options";
+    StepChanged "step-changed" Behaviour "a tool's steps changed with the same interface: conditions, titles, messages, computed expressions, order, concurrency, or other values in the same command and options";
     RouteChanged "route-changed" Behaviour "a tool's runtime route was added, removed, or sends a different body, timeout or output field";
     OutputChanged "output-changed" Behaviour "the heading, fallback text or output schema of a tool's result changed";
     HintsChanged "hints-changed" Behaviour "a tool's hints changed without breaking callers: write to read, no longer destructive, idempotent, open-world";

@@ -571,6 +571,7 @@ impl<'a> Lower<'a> {
             ("fold", step.fold.is_some()),
             ("update", step.update.is_some()),
             ("signal", step.signal.is_some()),
+            ("compute", step.compute.is_some()),
         ];
         let present: Vec<&str> = kinds.iter().filter(|k| k.1).map(|k| k.0).collect();
         match present.len() {
@@ -579,7 +580,7 @@ impl<'a> Lower<'a> {
                     Diagnostic::error(
                         "bad-step",
                         path,
-                        "a step needs one of `run`, `append`, `fold`, `update`, `signal`",
+                        "a step needs one of `run`, `append`, `fold`, `update`, `signal`, `compute`",
                     )
                     .help("add `run: [command, \"{param}\"]` for a CLI call"),
                 );
@@ -764,6 +765,9 @@ impl<'a> Lower<'a> {
                 process: s.process.clone(),
             });
         }
+        if let Some(src) = &step.compute {
+            exec = self.compute(&format!("{path}.compute"), src);
+        }
         let cwd = optional(step.cwd.as_ref(), |c| self.template(&format!("{path}.cwd"), c, &scope));
         let parse = step.parse.as_deref().and_then(super::rules::parse);
         self.clean_since(mark)?;
@@ -802,6 +806,30 @@ impl<'a> Lower<'a> {
                 _ => SpecErrors::Text,
             },
         }))
+    }
+
+    /// A `compute` step: its expression compiled here (with the Rust runtime's CEL library), so a
+    /// syntax error is reported where it is, and a function only one runtime has is refused.
+    fn compute(&mut self, path: &str, src: &str) -> Option<SpecExec> {
+        if let Err(e) = ixgen_runtime::expr::check(src) {
+            self.err(
+                Diagnostic::inside("bad-expression", path, e.line, e.column, format!("the expression does not parse: {}", e.message))
+                    .help("`compute:` takes a CEL expression (docs/expressions.md), e.g. `size(todos.filter(t, t.kind == 'TODO'))`; quote it in YAML when it has `:`, `#` or starts with `[`/`{`"),
+            );
+            return None;
+        }
+        if let Some(f) = ixgen_runtime::expr::not_portable(src) {
+            self.err(
+                Diagnostic::error(
+                    "bad-expression",
+                    path,
+                    format!("`{f}` exists in the Rust runtime's CEL library only, so the OpenCode runtime would fail"),
+                )
+                .help("use the functions docs/expressions.md lists, which both runtimes have"),
+            );
+            return None;
+        }
+        Some(SpecExec::Compute { expr: src.to_string() })
     }
 
     /// The `run` part of a step: its program, argv and stdin.

@@ -24,8 +24,20 @@ const shareds = readdirSync(RUNTIME_DIR).filter((f) => /^shared-[0-9a-f]+\.ts$/.
 if (shareds.length !== 1) throw new Error(`expected one shared settings file in ${RUNTIME_DIR}, found ${shareds.join(", ") || "none"}`)
 export const SHARED: unknown = ((await import(join(RUNTIME_DIR, shareds[0] as string))) as { SHARED: unknown }).SHARED
 
+// The ix catalog has no compute steps, so its output has no CEL evaluator beside the runtime: the tests load a
+// copy of the runtime file with the vendored evaluator (templates/opencode/cel.js) under the name it imports.
+function runtimeWithCel(): string {
+  const text = readFileSync(RUNTIME_PATH, "utf8")
+  const name = /^const __IXGEN_CEL_MODULE = "\.\/(cel-[0-9a-f]+\.js)"$/m.exec(text)?.[1]
+  if (!name) throw new Error(`no __IXGEN_CEL_MODULE in ${RUNTIME_PATH}`)
+  const dir = tempDir("runtime")
+  writeFileSync(join(dir, runtimes[0] as string), text)
+  writeFileSync(join(dir, name), readFileSync(join(ROOT, "templates", "opencode", "cel.js")))
+  return join(dir, runtimes[0] as string)
+}
+
 export async function loadRuntime(): Promise<{ runTool: RunTool; runToolAnswer: RunToolAnswer; redact: (s: string) => string }> {
-  const mod = (await import(RUNTIME_PATH)) as { runTool: RunTool; runToolAnswer: RunToolAnswer; __ixgenRedact: (s: string) => string }
+  const mod = (await import(runtimeWithCel())) as { runTool: RunTool; runToolAnswer: RunToolAnswer; __ixgenRedact: (s: string) => string }
   return { runTool: mod.runTool, runToolAnswer: mod.runToolAnswer, redact: mod.__ixgenRedact }
 }
 

@@ -9,6 +9,7 @@ pub mod js;
 mod proc;
 
 pub use proc::Cancel;
+pub mod expr;
 pub mod redact;
 mod run;
 mod store;

@@ -985,6 +985,7 @@ fn signal(pid_t: &Template, sig: &str, expect: Option<&str>, vars: &Vars) -> Out
 
 fn exec(
     x: &SpecExec,
+    params: &[SpecParam],
     shared_program: Option<&str>,
     vars: &Vars,
     cwd: &Path,
@@ -1030,6 +1031,7 @@ fn exec(
             signal: sig,
             process,
         } => Ok(signal(pid, sig, process.as_deref(), vars)),
+        SpecExec::Compute { expr } => Ok(compute(expr, vars, params)),
         store => crate::store::exec(
             store,
             vars_map(vars),
@@ -1037,6 +1039,29 @@ fn exec(
             &|t| tpl_set(t, vars),
             cwd,
         ),
+    }
+}
+
+/// A `compute` step: the expression's value is its result (the step's data) and, as text, its
+/// output. Both runtimes fail it with the same words, whatever their libraries' messages are.
+fn compute(expr: &str, vars: &Vars, params: &[SpecParam]) -> Out {
+    let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+    match crate::expr::eval(expr, &vars.map, &names) {
+        Some(v) => Out {
+            ok: true,
+            out: match &v {
+                Value::String(s) => s.clone(),
+                Value::Null => String::new(),
+                other => js::stringify(other),
+            },
+            result: Some(v),
+            ..Out::default()
+        },
+        None => Out {
+            ok: false,
+            err: Some(format!("**Error:** `{}` could not be computed.", one_run(expr))),
+            ..Out::default()
+        },
     }
 }
 
@@ -1081,6 +1106,7 @@ fn json_out(r: Out, x: &SpecExec, shared_program: Option<&str>) -> Out {
                 SpecExec::StoreFold { .. } => "store_fold".into(),
                 SpecExec::StoreUpdate { .. } => "store_update".into(),
                 SpecExec::Signal { .. } => "signal".into(),
+                SpecExec::Compute { .. } => "compute".into(),
             };
             let mut err = format!("**Error:** `{}` did not print JSON.", one_run(&label));
             if !text.is_empty() {
@@ -1512,7 +1538,7 @@ fn keep_step(
 ) {
     if let Some(id) = &s.id {
         results.insert(id.clone(), StepResult { ok: o.ok, out: o.out });
-        if (s.json || s.parse.is_some() || s.capture)
+        if (s.json || s.parse.is_some() || s.capture || matches!(s.exec, SpecExec::Compute { .. }))
             && let Some(d) = o.data
         {
             vars.map.insert(id.clone(), d);
@@ -1791,7 +1817,7 @@ fn run_inner(
                 _ => Ok(cwd.to_path_buf()),
             };
             let mut r = match &dir {
-                Ok(d) => exec(&step.exec, shared_program, &scope, d, ctx.cancel)?,
+                Ok(d) => exec(&step.exec, &spec.params, shared_program, &scope, d, ctx.cancel)?,
                 Err(e) => Out {
                     err: Some(e.clone()),
                     ..Out::default()

@@ -686,6 +686,13 @@ pub enum SpecExec {
         id: Template,
         meta: JsonT,
     },
+    /// Compute a value: a CEL expression over the call's variables (docs/expressions.md). The
+    /// value becomes the variable named by the step's `id` (an array under `for_each`); the
+    /// section shows it as text. An expression that fails fails the step.
+    Compute {
+        /// The expression's source, compiled by `ixgen validate`.
+        expr: String,
+    },
     /// Signal a process.
     Signal {
         pid: Template,

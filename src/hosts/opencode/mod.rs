@@ -268,6 +268,18 @@ struct RuntimeFile<'a> {
     version: u32,
     types: &'a str,
     body: &'a str,
+    cel_module: Ts,
+}
+
+/// The vendored CEL evaluator (@bufbuild/cel bundled by scripts/cel-bundle/build.mjs), which the
+/// runtime imports for compute steps.
+const CEL_BUNDLE: &[u8] = include_bytes!("../../../templates/opencode/cel.js");
+
+/// The CEL evaluator's file name (`cel-<hash>.js`, from its bytes, so a runtime file names the
+/// evaluator it was built with) and bytes.
+pub fn cel_file() -> (String, &'static [u8]) {
+    let hash = blake3::hash(CEL_BUNDLE).to_hex();
+    (format!("cel-{}.js", &hash[..12]), CEL_BUNDLE)
 }
 
 /// The runtime file's bytes and its file name, the same for every catalog of one ixgen build.
@@ -297,6 +309,7 @@ pub fn runtime_text(schema: &serde_json::Value) -> Result<Vec<u8>, String> {
         version: crate::spec::SPEC_VERSION,
         types: &types,
         body: RUNTIME_BODY,
+        cel_module: ts_str(&format!("./{}", cel_file().0)),
     })
     .map_err(|e| e.to_string())
 }
@@ -346,10 +359,22 @@ pub fn plan_runtime(model: &Model, tools_dir: &str, plan: &mut Plan<'_>) -> Resu
     let shared_import = ts_str(&format!("../ixgen/{shared_name}"));
     let dir = runtime_dir(tools_dir);
     let (runtime_name, runtime_bytes) = runtime()?;
-    for (name, bytes) in [
+    let mut files = vec![
         (runtime_name.clone(), runtime_bytes.clone()),
         (shared_name, shared_bytes),
-    ] {
+    ];
+    // The evaluator only for a catalog that computes: 280 kB that other projects never load.
+    let computes = model.tools.iter().any(|t| {
+        t.spec
+            .steps
+            .iter()
+            .any(|s| matches!(s.exec, crate::spec::SpecExec::Compute { .. }))
+    });
+    if computes {
+        let (name, bytes) = cel_file();
+        files.push((name, bytes.to_vec()));
+    }
+    for (name, bytes) in files {
         let path = format!("{dir}/{name}");
         if !plan.files.iter().any(|f| f.path == path) {
             plan.files.push(PlannedFile::owned(path, RUNTIME_GROUP, bytes));

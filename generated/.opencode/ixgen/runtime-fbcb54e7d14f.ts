@@ -20,7 +20,7 @@ export type SpecStep = { readonly id?: (string) | (null); readonly title?: (Temp
 export type SpecCond = ({ readonly param: string; readonly op: CmpOp; readonly than: number }) | ({ readonly param: string; readonly in: readonly (unknown)[] }) | ({ readonly param: string; readonly equals: unknown }) | ({ readonly param: string; readonly contains: unknown }) | ({ readonly param: string; readonly set: boolean }) | ({ readonly step: string; readonly matches: string; readonly flags?: string }) | ({ readonly step: string; readonly failed: boolean }) | ({ readonly all: readonly (SpecCond)[] }) | ({ readonly any: readonly (SpecCond)[] }) | ({ readonly not: SpecCond })
 export type CmpOp = ("lt") | ("lte") | ("gt") | ("gte")
 export type SpecParse = ({ readonly format: "jsonl" }) | ({ readonly format: "delimited"; readonly separator: string; readonly fields: readonly (string)[] }) | ({ readonly format: "regex"; readonly pattern: string; readonly flags?: string; readonly fields: readonly (string)[] })
-export type SpecExec = ({ readonly kind: "cli"; readonly program?: (string) | (null); readonly argv: readonly (SpecArg)[]; readonly stdin?: (Template) | (null); readonly ok_exit?: readonly (number)[]; readonly any_exit?: boolean; readonly otherwise?: readonly (SpecAlt)[]; readonly output?: SpecStream; readonly max_output?: (SpecAmount) | (null); readonly timeout_ms?: (SpecAmount) | (null); readonly if_empty?: (Template) | (null) }) | ({ readonly kind: "store_append"; readonly program: string; readonly store: Template; readonly topic: Template; readonly meta: JsonT; readonly body?: (Template) | (null) }) | ({ readonly kind: "store_fold"; readonly program: string; readonly store: Template; readonly topic: Template; readonly group_by?: (string) | (null); readonly groups?: readonly (string)[]; readonly filter?: (SpecFilter) | (null); readonly defaults?: { readonly [key: string]: unknown }; readonly updates?: { readonly [key: string]: { readonly [key: string]: unknown } } }) | ({ readonly kind: "store_update"; readonly program: string; readonly store: Template; readonly topic: Template; readonly id: Template; readonly meta: JsonT }) | ({ readonly kind: "signal"; readonly pid: Template; readonly signal: string; readonly process?: (string) | (null) })
+export type SpecExec = ({ readonly kind: "cli"; readonly program?: (string) | (null); readonly argv: readonly (SpecArg)[]; readonly stdin?: (Template) | (null); readonly ok_exit?: readonly (number)[]; readonly any_exit?: boolean; readonly otherwise?: readonly (SpecAlt)[]; readonly output?: SpecStream; readonly max_output?: (SpecAmount) | (null); readonly timeout_ms?: (SpecAmount) | (null); readonly if_empty?: (Template) | (null) }) | ({ readonly kind: "store_append"; readonly program: string; readonly store: Template; readonly topic: Template; readonly meta: JsonT; readonly body?: (Template) | (null) }) | ({ readonly kind: "store_fold"; readonly program: string; readonly store: Template; readonly topic: Template; readonly group_by?: (string) | (null); readonly groups?: readonly (string)[]; readonly filter?: (SpecFilter) | (null); readonly defaults?: { readonly [key: string]: unknown }; readonly updates?: { readonly [key: string]: { readonly [key: string]: unknown } } }) | ({ readonly kind: "store_update"; readonly program: string; readonly store: Template; readonly topic: Template; readonly id: Template; readonly meta: JsonT }) | ({ readonly kind: "compute"; readonly expr: string }) | ({ readonly kind: "signal"; readonly pid: Template; readonly signal: string; readonly process?: (string) | (null) })
 export type SpecArg = (string) | (Template) | ({ readonly opt: string; readonly value: Template }) | ({ readonly flag: string; readonly if: string }) | ({ readonly spread: string }) | ({ readonly json: JsonT }) | ({ readonly file: Template })
 export type SpecAlt = { readonly program: string; readonly argv: readonly (SpecArg)[] }
 export type SpecStream = (("stdout") | ("stderr")) | ("both")
@@ -37,6 +37,8 @@ export type SpecRedact = ("all") | ("errors") | ("none")
 export type SpecAnswer = { readonly heading?: boolean; readonly trim?: boolean; readonly empty?: (Template) | (null); readonly errors?: SpecErrors }
 export type SpecErrors = ("text") | ("error")
 
+// The CEL evaluator of compute steps, beside this file when the catalog has any (docs/expressions.md).
+const __IXGEN_CEL_MODULE = "./cel-cfaa949eb2e0.js"
 // The interpreter of tool specs (docs/exec-spec.md): every generated tool file imports runTool from here.
 import { isAbsolute as __ixgenIsAbs, join as __ixgenJoin, relative as __ixgenRel, resolve as __ixgenResolvePath, sep as __ixgenSep } from "node:path"
 import { mkdtemp as __ixgenMkdtemp, rm as __ixgenRm, stat as __ixgenStat, writeFile as __ixgenWriteFile } from "node:fs/promises"
@@ -329,6 +331,8 @@ const __ixgenLine = (it: __IxItem) => `- \`${it.id}\` ${(it.body ?? "").trim().s
 async function __ixgenExec(x: __IxExec, vars: __IxVars, cwd: string, signal?: AbortSignal): Promise<__IxOut> {
   if (x.kind === "cli") return __ixgenCli(x, vars, cwd, signal)
   if (x.kind === "signal") return __ixgenSignal(x.pid, x.signal ?? "SIGTERM", x.process ?? null, vars)
+  // (runTool evaluates compute steps itself, with the parameters to bind as null; this is for any other caller.)
+  if (x.kind === "compute") return __ixgenCompute(x.expr, vars, [])
   const store = __ixgenRender(x.store, vars), topic = __ixgenRender(x.topic, vars)
   if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(topic) || topic.includes("..") || topic.endsWith(".") || topic.length > 255)
     return { ok: false, out: "", err: `**Error:** \`${topic}\` is not a valid store topic.` }
@@ -682,6 +686,193 @@ function __ixgenWithShared(spec: ExecSpec, shared: SpecShared): __IxSpec {
 // failed call rejects with an Error whose message is that string when the spec says failures are errors
 // (`answer.errors: "error"`: OpenCode shows a tool whose `execute` throws as a failed call).
 // `shared`: the catalog's shared settings file's SHARED, which fills in what the spec leaves out.
+// ---- Computed data (docs/expressions.md) ------------------------------------------------------------------------
+// A `compute` step evaluates a CEL expression with @bufbuild/cel, vendored as `cel-<hash>.js` beside this file (ixgen
+// writes it only for a catalog with compute steps, so the import is dynamic). The Rust runtime runs the cel crate;
+// ixgen's own functions below are defined once in docs/expressions.md and implemented in both, and data crosses
+// between JSON and CEL by one rule: an integral number (within ±2^53) is an `int`, a map's keys come out sorted.
+interface __IxCelLib {
+  celEnv(o: { funcs: readonly unknown[] }): unknown
+  parse(src: string): unknown
+  plan(env: unknown, expr: unknown): (bindings: Record<string, unknown>) => unknown
+  celMethod(name: string, target: unknown, args: readonly unknown[], result: unknown, impl: (this: unknown, ...a: unknown[]) => unknown): unknown
+  CelScalar: { DYN: unknown }
+  strings: readonly unknown[]
+  isCelList(v: unknown): v is Iterable<unknown>
+  isCelMap(v: unknown): v is ReadonlyMap<unknown, unknown>
+  isCelUint(v: unknown): v is { value: bigint }
+  isCelError(v: unknown): boolean
+}
+let __ixgenCelLoaded: Promise<{ lib: __IxCelLib; env: unknown }> | undefined
+function __ixgenCel(): Promise<{ lib: __IxCelLib; env: unknown }> {
+  __ixgenCelLoaded ??= (import(new URL(__IXGEN_CEL_MODULE, import.meta.url).href) as Promise<__IxCelLib>).then((lib) => {
+    const D = lib.CelScalar.DYN, m = (name: string, args: number, f: (this: unknown, ...a: unknown[]) => unknown) =>
+      lib.celMethod(name, D, Array.from({ length: args }, () => D), D, f)
+    const str = (v: unknown): string => { if (typeof v !== "string") throw new Error("expects a string"); return v }
+    const list = (v: unknown): unknown[] => { if (!lib.isCelList(v)) throw new Error("expects a list"); return [...v] }
+    const field = (v: unknown, name: string): unknown => (lib.isCelMap(v) ? v.get(name) ?? null : null)
+    const num = (v: unknown): number | undefined =>
+      typeof v === "bigint" || typeof v === "number" ? Number(v) : lib.isCelUint(v) ? Number(v.value) : undefined
+    // Null first; numbers, strings (UTF-16 order) and booleans each among their own kind.
+    const order = (a: unknown, b: unknown): number => {
+      if (a === null || b === null) return a === b ? 0 : a === null ? -1 : 1
+      if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0
+      if (typeof a === "boolean" && typeof b === "boolean") return Number(a) - Number(b)
+      const x = num(a), y = num(b)
+      if (x === undefined || y === undefined) throw new Error("cannot order values of different types")
+      return x < y ? -1 : x > y ? 1 : 0
+    }
+    const sortBy = (xs: unknown[], key: (v: unknown) => unknown, desc: boolean) =>
+      xs.map((v) => [key(v), v] as const).sort((a, b) => (desc ? -1 : 1) * order(a[0], b[0]) || 0).map((p) => p[1])
+    const funcs = [
+      m("replaceRe", 2, function (p, rep) {
+        const s = str(this), r = str(rep)
+        let out = "", last = 0
+        for (const g of s.matchAll(new RegExp(str(p), "g"))) {
+          out += s.slice(last, g.index) + __ixgenExpand(r, g)
+          last = g.index + g[0].length
+        }
+        return out + s.slice(last)
+      }),
+      m("lines", 0, function () {
+        const s = str(this)
+        return s === "" ? [] : (s.endsWith("\n") ? s.slice(0, -1) : s).split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l))
+      }),
+      m("sort", 0, function () { return sortBy(list(this), (v) => v, false) }),
+      m("orderBy", 1, function (f) { const n = str(f); return sortBy(list(this), (v) => field(v, n), false) }),
+      m("orderByDesc", 1, function (f) { const n = str(f); return sortBy(list(this), (v) => field(v, n), true) }),
+      m("groupBy", 1, function (f) {
+        const n = str(f), groups: { id: string; key: unknown; items: unknown[] }[] = []
+        for (const v of list(this)) {
+          const key = field(v, n), id = JSON.stringify(__ixgenFromCel(lib, key) ?? null)
+          const g = groups.find((x) => x.id === id)
+          if (g) g.items.push(v)
+          else groups.push({ id, key, items: [v] })
+        }
+        return groups.map((g) => ({ key: g.key, count: BigInt(g.items.length), items: g.items }))
+      }),
+      m("take", 1, function (n) {
+        if (typeof n !== "bigint" && !lib.isCelUint(n)) throw new Error("expects an int")
+        const k = Number(typeof n === "bigint" ? n : n.value)
+        return list(this).slice(0, Math.max(0, k))
+      }),
+      m("sum", 0, function () {
+        const xs = list(this)
+        if (xs.some((x) => typeof x !== "bigint" && typeof x !== "number")) throw new Error("expects a list of numbers")
+        return xs.every((x) => typeof x === "bigint") ? xs.reduce((a: bigint, x) => a + (x as bigint), 0n) : xs.reduce((a: number, x) => a + Number(x), 0)
+      }),
+      m("formatDate", 1, function (layout) {
+        const l = str(layout), t = this
+        let secs: number
+        if (typeof t === "bigint") secs = Number(t)
+        else if (lib.isCelUint(t)) secs = Number(t.value)
+        else if (typeof t === "number" && Number.isFinite(t) && Math.abs(t) < 1e15) secs = Math.floor(t)
+        else if (typeof t === "string") {
+          const p = __ixgenParseIso(t)
+          if (p === undefined) throw new Error("not an ISO 8601 date")
+          secs = p
+        } else throw new Error("expects seconds since the epoch or an ISO 8601 date")
+        const [y, mo, d] = __ixgenCivil(Math.floor(secs / 86400)), s = secs - Math.floor(secs / 86400) * 86400
+        const two = (n: number) => String(n).padStart(2, "0")
+        const parts: [string, string][] = [["YYYY", String(y).padStart(4, "0")], ["MM", two(mo)], ["DD", two(d)],
+          ["hh", two(Math.floor(s / 3600))], ["mm", two(Math.floor(s / 60) % 60)], ["ss", two(s % 60)]]
+        let out = ""
+        for (let i = 0; i < l.length;) {
+          const hit = parts.find(([k]) => l.startsWith(k, i))
+          if (hit) { out += hit[1]; i += hit[0].length } else { const c = String.fromCodePoint(l.codePointAt(i) as number); out += c; i += c.length }
+        }
+        return out
+      }),
+    ]
+    return { lib, env: lib.celEnv({ funcs: [...lib.strings, ...funcs] }) }
+  })
+  return __ixgenCelLoaded
+}
+// Days since 1970-01-01 of a proleptic Gregorian date, and back (H. Hinnant's algorithms, as expr.rs has them).
+function __ixgenDays(y: number, m: number, d: number): number {
+  const yy = m <= 2 ? y - 1 : y, era = Math.floor(yy / 400), yoe = yy - era * 400, mp = (m + 9) % 12
+  const doy = Math.floor((153 * mp + 2) / 5) + d - 1, doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy
+  return era * 146097 + doe - 719468
+}
+function __ixgenCivil(days: number): [number, number, number] {
+  const z = days + 719468, era = Math.floor(z / 146097), doe = z - era * 146097
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365)
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100)), mp = Math.floor((5 * doy + 2) / 153)
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1, m = mp < 10 ? mp + 3 : mp - 9
+  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d]
+}
+// Seconds since the epoch of `YYYY-MM-DD[THH:MM[:SS[.f]]][Z|±HH:MM]` (UTC without an offset); undefined otherwise.
+function __ixgenParseIso(s: string): number | undefined {
+  const g = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?(Z|([+-])(\d{2}):?(\d{2}))?$/.exec(s)
+  if (!g) return undefined
+  const n = (i: number) => Number(g[i] ?? 0), mo = n(2), d = n(3), h = n(4), mi = n(5), sec = n(6)
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return undefined
+  const offset = (g[8] === "-" ? -1 : 1) * (n(9) * 3600 + n(10) * 60)
+  return __ixgenDays(n(1), mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset
+}
+// The replacement's `$` forms that replaceRe documents: `$$`, `$&`, `$1`…`$99` (two digits when that group exists).
+function __ixgenExpand(rep: string, g: RegExpMatchArray): string {
+  let out = ""
+  for (let i = 0; i < rep.length; i++) {
+    const c = rep[i] as string, d = rep[i + 1]
+    if (c === "$" && d !== undefined) {
+      if (d === "$" || d === "&") { out += d === "$" ? "$" : g[0]; i++; continue }
+      if (/[0-9]/.test(d)) {
+        const one = Number(d), e = rep[i + 2], two = e !== undefined && /[0-9]/.test(e) ? one * 10 + Number(e) : -1
+        if (two >= 1 && two < g.length) { out += g[two] ?? ""; i += 2; continue }
+        if (one >= 1 && one < g.length) { out += g[one] ?? ""; i++; continue }
+      }
+    }
+    out += c
+  }
+  return out
+}
+const __ixgenCelReserved = new Set(["true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",
+  "import", "let", "loop", "package", "namespace", "return", "var", "void", "while"])
+const __ixgenCelName = (k: string) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && !__ixgenCelReserved.has(k)
+function __ixgenToCel(v: unknown): unknown {
+  if (typeof v === "number") return Number.isInteger(v) && Math.abs(v) <= 2 ** 53 ? BigInt(v) : v
+  if (Array.isArray(v)) return v.map(__ixgenToCel)
+  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, __ixgenToCel(x)]))
+  return v === undefined ? null : v
+}
+// CEL to JSON; undefined for what JSON cannot hold (bytes, types, messages).
+function __ixgenFromCel(lib: __IxCelLib, v: unknown): unknown {
+  if (v === null || typeof v === "string" || typeof v === "boolean") return v
+  if (typeof v === "bigint") return Number(v)
+  if (typeof v === "number") return Number.isFinite(v) ? v : null
+  if (lib.isCelUint(v)) return Number(v.value)
+  if (lib.isCelList(v)) {
+    const xs = [...v].map((x) => __ixgenFromCel(lib, x))
+    return xs.includes(undefined) ? undefined : xs
+  }
+  if (lib.isCelMap(v)) {
+    const es = [...v.entries()].map(([k, x]) => [lib.isCelUint(k) ? String(k.value) : String(k), __ixgenFromCel(lib, x)] as const)
+    if (es.some((e) => e[1] === undefined)) return undefined
+    return Object.fromEntries(es.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)))
+  }
+  return undefined
+}
+async function __ixgenCompute(expr: string, vars: __IxVars, params: readonly __IxParam[]): Promise<__IxOut> {
+  const fail: __IxOut = { ok: false, out: "", err: `**Error:** \`${expr.replace(/[`\r\n]+/g, " ")}\` could not be computed.` }
+  let cel: { lib: __IxCelLib; env: unknown }
+  try { cel = await __ixgenCel() } catch (e) {
+    __ixgenCelLoaded = undefined
+    return { ok: false, out: "", err: `**Error:** the CEL evaluator (${__IXGEN_CEL_MODULE} beside the runtime file) could not be loaded: ${__ixgenMsg(e)}. Run \`ixgen generate\` again.` }
+  }
+  try {
+    const bindings: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(vars)) if (v !== undefined && __ixgenCelName(k)) bindings[k] = __ixgenToCel(v)
+    for (const p of params) if (__ixgenCelName(p.name) && !(p.name in bindings)) bindings[p.name] = null
+    const r = cel.lib.plan(cel.env, cel.lib.parse(expr))(bindings)
+    const v = cel.lib.isCelError(r) ? undefined : __ixgenFromCel(cel.lib, r)
+    if (v === undefined) return fail
+    return { ok: true, out: typeof v === "string" ? v : v === null ? "" : JSON.stringify(v), result: v }
+  } catch {
+    return fail
+  }
+}
+
 export async function runTool(raw: ExecSpec, context: Record<string, unknown>, args: unknown, ctx?: __IxCtx, shared: SpecShared = {}): Promise<string> {
   const a = await runToolAnswer(raw, context, args, ctx, shared)
   if (a.isError && raw.answer?.errors === "error") throw new Error(a.text)
@@ -741,7 +932,7 @@ export async function runToolAnswer(raw: ExecSpec, context: Record<string, unkno
           if (want.includes("\0") || rel === ".." || rel.startsWith(".." + __ixgenSep) || __ixgenIsAbs(rel)) bad = `**Error:** the working directory \`${shown}\` is outside the project.`
           else if (!(await __ixgenStat(dir).then((st) => st.isDirectory(), () => false))) bad = `**Error:** the working directory \`${shown}\` does not exist.`
         }
-        let r: __IxOut = bad !== undefined ? { ok: false, out: "", err: bad } : await __ixgenExec(step.exec, scope, dir, ctx?.abort)
+        let r: __IxOut = bad !== undefined ? { ok: false, out: "", err: bad } : step.exec.kind === "compute" ? await __ixgenCompute(step.exec.expr, scope, spec.params) : await __ixgenExec(step.exec, scope, dir, ctx?.abort)
         if (r.missing) return { missing: r.missing, ok: false, out: "", secs }
         if (step.json && r.ok) r = __ixgenJsonOut(r, step.exec)
         if (step.parse && r.ok) r = __ixgenParse(r, step.parse, step.exec)
@@ -757,8 +948,8 @@ export async function runToolAnswer(raw: ExecSpec, context: Record<string, unkno
       }
       return { ok, out: outs.join("\n"), secs, data: step.for_each ? data : data[0] }
     }
-    // A JSON step's parsed result becomes the variable named by its id.
-    const keep = (s: __IxStep, o: { data?: unknown }) => { if (s.id && (s.json || s.parse || s.capture) && o.data !== undefined) vars[s.id] = o.data }
+    // A JSON step's parsed result, or a compute step's value, becomes the variable named by its id.
+    const keep = (s: __IxStep, o: { data?: unknown }) => { if (s.id && (s.json || s.parse || s.capture || s.exec.kind === "compute") && o.data !== undefined) vars[s.id] = o.data }
     const missing = (program: string) => fail(__ixgenRedact(head + (spec.fallback
       ? __ixgenRender(spec.fallback, vars) : `\`${program}\` is not installed (it was not found on PATH). Install it and try again.`)))
     if (spec.parallel) {
