@@ -67,7 +67,8 @@ fn programs(model: &Model) -> Vec<(String, String)> {
                 SpecExec::StoreAppend { program, .. }
                 | SpecExec::StoreFold { program, .. }
                 | SpecExec::StoreUpdate { program, .. } => Some(program.clone()),
-                SpecExec::Signal { .. } => None,
+                // A signal runs no program; a compute step runs none either (CEL, in process).
+                SpecExec::Signal { .. } | SpecExec::Compute { .. } => None,
             };
             if let Some(p) = program
                 && !out.contains(&(t.name.clone(), p.clone()))

@@ -596,6 +596,7 @@ pub fn check_value(p: &Param, v: &serde_json::Value) -> Result<(), String> {
                 let item_param = Param {
                     ty: it.ty,
                     values: it.values.clone(),
+                    title: None,
                     description: None,
                     required: false,
                     default: None,

@@ -250,6 +250,9 @@ pub enum ContextFormat {
 pub struct Param {
     #[serde(rename = "type")]
     pub ty: ParamType,
+    /// A short human-readable name (JSON Schema's `title`), for clients that show the arguments.
+    #[serde(default)]
+    pub title: Option<String>,
     /// What the model should pass. Counts toward the description budget.
     #[serde(default)]
     pub description: Option<String>,

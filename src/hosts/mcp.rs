@@ -173,6 +173,8 @@ pub struct PropSchema {
     #[serde(rename = "type")]
     pub ty: serde_json::Value,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     #[serde(rename = "enum", skip_serializing_if = "Option::is_none")]
     pub enum_values: Option<Vec<String>>,
@@ -219,6 +221,7 @@ fn prop(ty: ParamType, values: Option<&Vec<String>>, description: Option<&String
             ParamType::Array => "array",
         }
         .into(),
+        title: None,
         description: description.cloned(),
         enum_values: if ty == ParamType::Enum { values.cloned() } else { None },
         items: None,
@@ -236,6 +239,7 @@ fn prop(ty: ParamType, values: Option<&Vec<String>>, description: Option<&String
 fn property(p: &ParamModel) -> PropSchema {
     let q = &p.param;
     let mut s = prop(q.ty, q.values.as_ref(), q.description.as_ref());
+    s.title = q.title.clone();
     match q.ty {
         // A clamped bound is the tool's own cap, not a rule on what the client may send: a
         // hard `minimum`/`maximum` would make MCP clients refuse values the tool accepts, so

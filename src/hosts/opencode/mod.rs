@@ -470,6 +470,10 @@ fn zod(p: &ParamModel) -> Ts {
     if let Some(d) = &q.description {
         s = s.call("describe", &[ts_str(d)]);
     }
+    // zod 4 carries it into the JSON Schema OpenCode gives the model, as MCP's `title`.
+    if let Some(t) = &q.title {
+        s = s.call("meta", &[ts_json(&serde_json::json!({ "title": t }))]);
+    }
     s
 }
 
