@@ -45,12 +45,63 @@ use std::path::Path;
 /// A port nothing listens on: the runtime route fails at once and the CLI steps run.
 const DEAD_RUNTIME: &str = "http://127.0.0.1:9";
 
-/// Keys whose values are not facts (the module comment says why).
-const NOT_FACTS: &[&str] = &["id", "patch_id", "rawId", "mode", "resolutionMode", "resultSource", "semantics", "engine", "signals"];
-/// Keys that are not facts in the records of one array (by the array's key).
-const NOT_FACTS_IN: &[(&str, &str)] = &[("candidates", "score"), ("candidates", "rank")];
-/// `ix text`'s answer is a bare array: its records' keys text mode does not print.
-const NOT_FACTS_TEXT: &[&str] = &["score", "line_end"];
+/// The facts of each command's JSON answer: the fields its text mode prints
+/// (`ix-cli/src/cli/commands/<command>.ts`, `format.ts`, `resolve.ts`'s `printResolved`), as
+/// paths: `.a.b`, `[]` for an array's items, `*` for any key; a nested tree's `children[]` is
+/// read as its parent level. A path ending `!0` is a fact only when it is not 0 (text mode
+/// prints it only then). A command not listed (Ix Pro's, whose source is not public): every
+/// leaf but ids.
+const FACTS: &[(&str, &[&str])] = &[
+    // printResolved + the Location and System path sections; ambiguous: "n. kind id name in path".
+    ("locate", &[".resolvedTarget.name", ".resolvedTarget.kind", ".resolvedTarget.path", ".lineRange.start", ".lineRange.end", ".container.name", ".systemPath[].name", ".candidates[].name", ".candidates[].kind", ".candidates[].path", ".diagnostics[]"]),
+    // The rendered sections only: the counts are in them.
+    ("explain", &[".resolvedTarget.kind", ".resolvedTarget.name", ".rendered.explanation", ".rendered.context", ".rendered.usedBy", ".rendered.whyItMatters", ".rendered.notes[]"]),
+    // formatEdgeResults: "kind  id  name" per result, after printResolved.
+    ("callers", &[".resolvedTarget.kind", ".resolvedTarget.name", ".results[].name", ".results[].kind", ".diagnostics[].message"]),
+    ("callees", &[".resolvedTarget.kind", ".resolvedTarget.name", ".results[].name", ".results[].kind", ".diagnostics[].message"]),
+    ("imported-by", &[".resolvedTarget.kind", ".resolvedTarget.name", ".results[].name", ".results[].kind", ".diagnostics[].message"]),
+    ("depends", &[".resolvedTarget.kind", ".resolvedTarget.name", ".tree[].name", ".tree[].kind", ".traversal.nodesVisited", ".traversal.maxDepthReached"]),
+    // Risk summary, at-risk behavior, propagation, most affected (callers' names), next, supporting context (counts > 0).
+    ("impact", &[".resolvedTarget.kind", ".resolvedTarget.name", ".riskLevel", ".riskSummary", ".atRiskBehavior[]", ".summary.*!0", ".callerList[].name", ".propagationBuckets[].region", ".propagationBuckets[].count", ".nextStep"]),
+    // The map's header and region lines (kind badge, label, files, confidence); --list: name, files, chunks/file, smells.
+    ("subsystems", &[".file_count", ".region_count", ".regions[].label", ".regions[].label_kind", ".regions[].files", ".regions[].confidence", ".scores[].name", ".scores[].files", ".scores[].chunks_per_file", ".scores[].smell_files!0"]),
+    ("map", &[".file_count", ".region_count"]),
+    ("stats", &[".nodes.total", ".nodes.byKind[].kind", ".nodes.byKind[].count", ".edges.total", ".edges.byPredicate[].predicate", ".edges.byPredicate[].count"]),
+    ("status", &[".backend", ".currentRev", ".lastIngestAt", ".staleFiles!0", ".sampleChangedFiles[]"]),
+    ("doctor", &[".checks[].name", ".checks[].ok", ".checks[].detail"]),
+    // "[language] path:line  snippet".
+    ("text", &["[].path", "[].line_start", "[].snippet", "[].language"]),
+    ("rank", &[".metric", ".kind", ".results[].name", ".results[].score"]),
+    ("inventory", &[".total", ".kind", ".scope", ".byFile[].path", ".byFile[].items[]"]),
+    // Header (kind, name), direction, relation kind, the trees' kind and name, the summaries; path mode: from, to, route, length, the no-route message.
+    ("trace", &[".target.name", ".target.kind", ".direction", ".kind", ".upstream.tree[].name", ".upstream.tree[].kind", ".downstream.tree[].name", ".downstream.tree[].kind", ".upstream.summary.*", ".downstream.summary.*", ".from.name", ".from.kind", ".to.name", ".path[].name", ".path[].kind", ".summary.path_length", ".diagnostics[].message"]),
+    // "rev · n candidates", then per smell kind the files (confidence is a bar, not a number).
+    ("smells", &[".rev", ".count", ".candidates[].smell", ".candidates[].file"]),
+    ("overview", &[".resolvedTarget.kind", ".resolvedTarget.name", ".path", ".childrenByKind.*", ".keyItems[].name", ".containedIn.name", ".systemPath[].name"]),
+    ("history", &[".resolvedTarget.kind", ".resolvedTarget.name", ".patches[].rev", ".patches[].timestamp", ".patches[].intent", ".patches[].source"]),
+    // "rev N  patch-id  intent".
+    ("patches", &["[].rev", "[].intent"]),
+];
+
+/// Whether the leaf at `path` (with value `v`) of `cmd`'s answer is a fact.
+fn is_fact(cmd: &str, path: &str, v: &Value) -> bool {
+    let path = path.replace(".children[]", "");
+    let Some((_, pats)) = FACTS.iter().find(|(c, _)| *c == cmd) else {
+        let last = path.rsplit('.').next().unwrap_or("");
+        return !["id", "patch_id"].contains(&last.trim_end_matches("[]"));
+    };
+    pats.iter().any(|p| {
+        let (p, nonzero) = match p.strip_suffix("!0") {
+            Some(p) => (p, true),
+            None => (*p, false),
+        };
+        let hit = match p.strip_suffix('*') {
+            Some(prefix) => path.starts_with(prefix) && !path[prefix.len()..].contains(['.', '[']),
+            None => path == p,
+        };
+        hit && !(nonzero && v.as_f64() == Some(0.0))
+    })
+}
 
 /// One case: (tool, arguments, fake `ix` environment).
 type Case = (&'static str, Value, Vec<(&'static str, &'static str)>);
@@ -139,36 +190,31 @@ struct Fact {
 }
 
 /// The facts of one JSON answer.
-fn facts_of(cmd: &str, v: &Value, at: &str, array_key: &str, record: Option<usize>, next: &mut usize, out: &mut Vec<Fact>) {
-    let mut push = |val: Val| {
-        out.push(Fact {
-            at: format!("{cmd} {at}"),
-            val,
-            record,
-        })
+fn facts_of(cmd: &str, v: &Value, at: &str, record: Option<usize>, next: &mut usize, out: &mut Vec<Fact>) {
+    let leaf = |val: Val, out: &mut Vec<Fact>| {
+        if is_fact(cmd, at, v) {
+            out.push(Fact {
+                at: format!("{cmd} {at}"),
+                val,
+                record,
+            })
+        }
     };
     match v {
         Value::Null => {}
-        Value::Bool(b) => push(Val::Bool(*b)),
+        Value::Bool(b) => leaf(Val::Bool(*b), out),
         Value::Number(n) => match n.as_i64() {
-            Some(i) => push(Val::Int(i)),
-            None => push(Val::Float(n.as_f64().unwrap())),
+            Some(i) => leaf(Val::Int(i), out),
+            None => leaf(Val::Float(n.as_f64().unwrap()), out),
         },
         Value::String(s) if s.trim().is_empty() => {}
-        Value::String(s) => push(Val::Str(s.clone())),
+        Value::String(s) => leaf(Val::Str(s.clone()), out),
         Value::Object(m) => {
             for (k, x) in m {
-                if NOT_FACTS.contains(&k.as_str())
-                    || NOT_FACTS_IN.contains(&(array_key, k.as_str()))
-                    || (cmd == "text" && NOT_FACTS_TEXT.contains(&k.as_str()))
-                {
-                    continue;
-                }
-                facts_of(cmd, x, &format!("{at}.{k}"), array_key, record, next, out);
+                facts_of(cmd, x, &format!("{at}.{k}"), record, next, out);
             }
         }
         Value::Array(items) => {
-            let key = at.rsplit('.').next().unwrap_or("");
             for x in items {
                 // An object starts a record; so does a string outside one (a list of strings).
                 let r = if x.is_object() || record.is_none() {
@@ -177,7 +223,7 @@ fn facts_of(cmd: &str, v: &Value, at: &str, array_key: &str, record: Option<usiz
                 } else {
                     record
                 };
-                facts_of(cmd, x, &format!("{at}[]"), key, r, next, out);
+                facts_of(cmd, x, &format!("{at}[]"), r, next, out);
             }
         }
     }
@@ -355,7 +401,7 @@ fn case_facts(tool: &str, args: &Value, log: &Path) -> Vec<Fact> {
         {
             c.truncate(args.get("limit").and_then(Value::as_u64).unwrap_or(50) as usize);
         }
-        facts_of(&cmd, &v, "", "", None, &mut next, &mut facts);
+        facts_of(&cmd, &v, "", None, &mut next, &mut facts);
     }
     facts
 }
@@ -445,9 +491,9 @@ fn the_count_reads_facts_by_value_and_by_record() {
         {"name": "RefundHandler", "kind": "class", "path": "src/api/refundhandler.ts"}
     ], "total": 4821, "cohesion": 0.71, "coupling": 0.351, "other": 0.36, "truncated": false});
     let mut facts = Vec::new();
-    facts_of("callers", &answer, "", "", None, &mut 0, &mut facts);
+    facts_of("briefing", &answer, "", None, &mut 0, &mut facts);
     let (total, kept, lost) = count(&facts, md);
-    // ids are not facts; RefundHandler's kind is "class", not "function", and its path is missing;
+    // (an Ix Pro answer: every leaf but ids) ids are not facts; RefundHandler's kind is "class", not "function", and its path is missing;
     // 0.36 is not written anywhere (0.35 is 0.351), and `false` is not stated.
     assert_eq!(total, 11, "{facts:?}");
     assert_eq!(kept, 7, "{lost:?}");
