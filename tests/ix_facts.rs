@@ -451,6 +451,10 @@ fn measure(r: &Runner, specs: &BTreeMap<String, ExecSpec>) -> (BTreeMap<String, 
         let (md, facts) = r.run(spec, tool, &args, &env);
         assert!(md.starts_with(&format!("## {tool}")), "{tool} {args}: {md}");
         let (total, kept, lost) = count(&facts, &md);
+        // IX_FACTS_SHOW=1 prints each answer, to read what the count read.
+        if std::env::var_os("IX_FACTS_SHOW").is_some() {
+            println!("==== {tool} {args} {env:?}: {kept}/{total}\n{md}\n");
+        }
         let e = per_tool.entry(tool.to_string()).or_default();
         e.0 += total;
         e.1 += kept;

@@ -97,13 +97,39 @@ const SPEC_ix_docs_tool: ExecSpec = {
         {"label": "Kind", "value": {"tpl": [{"var": "overview.resolvedTarget.kind"}]}},
         {"label": "Path", "value": {"tpl": [{"var": "overview.path"}]}},
         {
+          "label": "Resolved as",
+          "value": {
+            "tpl": [
+              {"var": "locate.resolvedTarget.name", "fmt": "code"},
+              " (",
+              {"var": "locate.resolvedTarget.kind"},
+              ") in ",
+              {"var": "locate.resolvedTarget.path"}
+            ]
+          }
+        },
+        {
+          "label": "Lines",
+          "value": {"tpl": [{"var": "locate.lineRange.start"}, "-", {"var": "locate.lineRange.end"}]}
+        },
+        {
           "label": "Contained in",
           "value": {
             "tpl": [{"var": "overview.containedIn.name"}, " (", {"var": "overview.containedIn.kind"}, ")"]
           }
         },
-        {"label": "Key items", "value": {"tpl": [{"var": "overview.keyItems", "fmt": "count"}]}}
+        {"label": "Files", "value": {"tpl": [{"var": "overview.childrenByKind.file"}]}},
+        {"label": "Modules", "value": {"tpl": [{"var": "overview.childrenByKind.module"}]}},
+        {"label": "Classes", "value": {"tpl": [{"var": "overview.childrenByKind.class"}]}},
+        {"label": "Interfaces", "value": {"tpl": [{"var": "overview.childrenByKind.interface"}]}},
+        {"label": "Functions", "value": {"tpl": [{"var": "overview.childrenByKind.function"}]}},
+        {"label": "Methods", "value": {"tpl": [{"var": "overview.childrenByKind.method"}]}}
       ]
+    },
+    {
+      "list": "locate.systemPath",
+      "title": ["System path"],
+      "item": {"tpl": [{"var": "name"}, " (", {"var": "kind"}, ")"]}
     },
     {
       "list": "members",
@@ -112,16 +138,21 @@ const SPEC_ix_docs_tool: ExecSpec = {
         "tpl": [
           {"var": "facts.name", "fmt": "code"},
           " (",
+          {"var": "resolvedTarget.kind"},
+          ", ",
           {"var": "facts.callerCount"},
           " callers) — ",
           {"var": "role.role"},
           ": ",
-          {"var": "rendered.explanation"}
+          {"var": "rendered.explanation"},
+          " Used by ",
+          {"var": "rendered.usedBy"},
+          ". ",
+          {"var": "rendered.whyItMatters"}
         ]
       }
     },
     {
-      "when": {"param": "depth", "equals": "brief"},
       "list": "overview.keyItems",
       "title": ["Key items"],
       "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ")"]},
@@ -134,8 +165,24 @@ const SPEC_ix_docs_tool: ExecSpec = {
           "label": "Direct dependents",
           "value": {"tpl": [{"var": "impact.summary.directDependents"}]}
         },
-        {"label": "Risk summary", "value": {"tpl": [{"var": "impact.riskSummary"}]}}
+        {"label": "Direct importers", "value": {"tpl": [{"var": "impact.summary.directImporters"}]}},
+        {
+          "label": "Member-level callers",
+          "value": {"tpl": [{"var": "impact.summary.memberLevelCallers"}]}
+        },
+        {"label": "Risk summary", "value": {"tpl": [{"var": "impact.riskSummary"}]}},
+        {"label": "At-risk behaviors", "value": {"tpl": [{"var": "impact.atRiskBehavior"}]}}
       ]
+    },
+    {
+      "list": "impact.callerList",
+      "title": ["Most affected"],
+      "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ")"]}
+    },
+    {
+      "list": "impact.propagationBuckets",
+      "title": ["Subsystems affected"],
+      "item": {"tpl": [{"var": "region"}, " (", {"var": "regionKind"}, "): ", {"var": "count"}]}
     }
   ]
 }
