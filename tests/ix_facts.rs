@@ -480,7 +480,9 @@ fn has_token(hay: &str, needle: &str) -> bool {
         let at = from + i;
         let before = hay[..at].chars().last();
         let after = hay[at + needle.len()..].chars().next();
-        if !(starts_word && before.is_some_and(is_word)) && !(ends_word && after.is_some_and(is_word)) {
+        // Glued to a word on either side, it is part of a longer token.
+        let glued = (starts_word && before.is_some_and(is_word)) || (ends_word && after.is_some_and(is_word));
+        if !glued {
             return true;
         }
         from = at + needle.chars().next().unwrap().len_utf8();
