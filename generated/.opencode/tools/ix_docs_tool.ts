@@ -97,14 +97,13 @@ const SPEC_ix_docs_tool: ExecSpec = {
         {"label": "Kind", "value": {"tpl": [{"var": "overview.resolvedTarget.kind"}]}},
         {"label": "Path", "value": {"tpl": [{"var": "overview.path"}]}},
         {
-          "label": "Resolved as",
+          "label": "Defined in",
           "value": {
             "tpl": [
-              {"var": "locate.resolvedTarget.name", "fmt": "code"},
+              {"var": "locate.resolvedTarget.path"},
               " (",
               {"var": "locate.resolvedTarget.kind"},
-              ") in ",
-              {"var": "locate.resolvedTarget.path"}
+              ")"
             ]
           }
         },
@@ -121,15 +120,8 @@ const SPEC_ix_docs_tool: ExecSpec = {
         {"label": "Files", "value": {"tpl": [{"var": "overview.childrenByKind.file"}]}},
         {"label": "Modules", "value": {"tpl": [{"var": "overview.childrenByKind.module"}]}},
         {"label": "Classes", "value": {"tpl": [{"var": "overview.childrenByKind.class"}]}},
-        {"label": "Interfaces", "value": {"tpl": [{"var": "overview.childrenByKind.interface"}]}},
-        {"label": "Functions", "value": {"tpl": [{"var": "overview.childrenByKind.function"}]}},
-        {"label": "Methods", "value": {"tpl": [{"var": "overview.childrenByKind.method"}]}}
+        {"label": "Functions", "value": {"tpl": [{"var": "overview.childrenByKind.function"}]}}
       ]
-    },
-    {
-      "list": "locate.systemPath",
-      "title": ["System path"],
-      "item": {"tpl": [{"var": "name"}, " (", {"var": "kind"}, ")"]}
     },
     {
       "list": "members",
@@ -155,7 +147,7 @@ const SPEC_ix_docs_tool: ExecSpec = {
     {
       "list": "overview.keyItems",
       "title": ["Key items"],
-      "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ")"]},
+      "item": {"tpl": [{"var": "name", "fmt": "code"}]},
       "limit": {"lit": 10}
     },
     {
