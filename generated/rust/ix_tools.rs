@@ -247,6 +247,14 @@ impl IxQueryTool {
         {"label": "Name", "value": {"tpl": [{"var": "locate.resolvedTarget.name", "fmt": "code"}]}},
         {"label": "Kind", "value": {"tpl": [{"var": "locate.resolvedTarget.kind"}]}},
         {"label": "File", "value": {"tpl": [{"var": "locate.resolvedTarget.path"}]}},
+        {
+          "label": "Lines",
+          "value": {"tpl": [{"var": "locate.lineRange.start"}, "-", {"var": "locate.lineRange.end"}]}
+        },
+        {
+          "label": "Contained in",
+          "value": {"tpl": [{"var": "locate.container.name"}, " (", {"var": "locate.container.kind"}, ")"]}
+        },
         {"label": "Subsystem", "value": {"tpl": [{"var": "explain.facts.subsystemName"}]}},
         {"label": "Role", "value": {"tpl": [{"var": "explain.role.role"}]}},
         {"label": "Importance", "value": {"tpl": [{"var": "explain.importance.level"}]}},
@@ -254,7 +262,13 @@ impl IxQueryTool {
         {"label": "Callees", "value": {"tpl": [{"var": "explain.facts.calleeCount"}]}}
       ]
     },
-    {"text": [{"var": "explain.rendered.explanation"}]}
+    {"text": [{"var": "explain.rendered.explanation"}]},
+    {
+      "fields": [
+        {"label": "Used by", "value": {"tpl": [{"var": "explain.rendered.usedBy"}]}},
+        {"label": "Why it matters", "value": {"tpl": [{"var": "explain.rendered.whyItMatters"}]}}
+      ]
+    }
   ]
 }"#;
 
@@ -505,6 +519,15 @@ impl IxNeighborsTool {
       "empty": ["**Dependents:** none."]
     },
     {
+      "fields": [
+        {"label": "Nodes visited", "value": {"tpl": [{"var": "depends.traversal.nodesVisited"}]}},
+        {
+          "label": "Max depth reached",
+          "value": {"tpl": [{"var": "depends.traversal.maxDepthReached"}]}
+        }
+      ]
+    },
+    {
       "list": "importers.results",
       "title": ["Imported by"],
       "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ") — ", {"var": "path"}]},
@@ -676,6 +699,17 @@ impl IxImpactTool {
     },
     {
       "fields": [
+        {
+          "label": "Target",
+          "value": {
+            "tpl": [
+              {"var": "impact.resolvedTarget.name", "fmt": "code"},
+              " (",
+              {"var": "impact.resolvedTarget.kind"},
+              ")"
+            ]
+          }
+        },
         {"label": "Risk level", "value": {"tpl": [{"var": "impact.riskLevel", "fmt": "upper"}]}},
         {
           "label": "Verdict",
@@ -696,9 +730,19 @@ impl IxImpactTool {
         },
         {"label": "Direct importers", "value": {"tpl": [{"var": "impact.summary.directImporters"}]}},
         {"label": "Members", "value": {"tpl": [{"var": "impact.summary.members"}]}},
+        {
+          "label": "Member-level callers",
+          "value": {"tpl": [{"var": "impact.summary.memberLevelCallers"}]}
+        },
         {"label": "Callers", "value": {"tpl": [{"var": "impact.summary.callers"}]}},
         {"label": "Callees", "value": {"tpl": [{"var": "impact.summary.callees"}]}}
       ]
+    },
+    {
+      "when": {"not": {"step": "callers", "failed": false}},
+      "list": "impact.callerList",
+      "title": ["Most affected"],
+      "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ")"]}
     },
     {
       "list": "impact.propagationBuckets",
@@ -709,8 +753,7 @@ impl IxImpactTool {
       "list": "callers.results",
       "title": ["Key callers"],
       "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ") — ", {"var": "path"}]},
-      "total": "callers.summary.total",
-      "limit": {"lit": 10}
+      "total": "callers.summary.total"
     },
     {
       "list": "impact.atRiskBehavior",
@@ -878,15 +921,31 @@ impl IxMapTool {
             "tpl": [
               {"var": "subsystems.file_count"},
               " files · ",
-              {"var": "stats.nodes.total"},
-              " nodes · ",
-              {"var": "stats.edges.total"},
-              " edges"
+              {"var": "subsystems.region_count"},
+              " regions · ",
+              {"var": "subsystems.levels"},
+              " levels"
             ]
+          }
+        },
+        {
+          "label": "Graph",
+          "value": {
+            "tpl": [{"var": "stats.nodes.total"}, " nodes · ", {"var": "stats.edges.total"}, " edges"]
           }
         },
         {"label": "Map revision", "value": {"tpl": [{"var": "subsystems.map_rev"}]}}
       ]
+    },
+    {
+      "list": "stats.nodes.byKind",
+      "title": ["Nodes by kind"],
+      "item": {"tpl": [{"var": "kind"}, ": ", {"var": "count"}]}
+    },
+    {
+      "list": "stats.edges.byPredicate",
+      "title": ["Edges by predicate"],
+      "item": {"tpl": [{"var": "predicate"}, ": ", {"var": "count"}]}
     },
     {
       "table": "subsystems.regions",
@@ -907,17 +966,32 @@ impl IxMapTool {
             }
           }
         },
+        {"label": "Kind", "value": {"tpl": [{"var": "label_kind"}]}},
         {"label": "Level", "value": {"tpl": [{"var": "level"}]}},
         {"label": "Files", "value": {"tpl": [{"var": "files"}]}},
         {"label": "Cohesion", "value": {"tpl": [{"var": "cohesion"}]}},
-        {"label": "Coupling", "value": {"tpl": [{"var": "coupling"}]}}
+        {"label": "Coupling", "value": {"tpl": [{"var": "coupling"}]}},
+        {"label": "Confidence", "value": {"tpl": [{"var": "confidence"}]}}
       ],
       "empty": ["**Subsystems:** none yet. Run `ix map` to build the graph."]
     },
     {
       "list": "names.scores",
       "title": ["Subsystem health"],
-      "item": {"tpl": [{"var": "name"}, " — health ", {"var": "health"}, ", ", {"var": "files"}, " files"]},
+      "item": {
+        "tpl": [
+          {"var": "name"},
+          " — health ",
+          {"var": "health"},
+          ", ",
+          {"var": "files"},
+          " files, ",
+          {"var": "chunks_per_file"},
+          " chunks/file, ",
+          {"var": "smell_files"},
+          " smelly files"
+        ]
+      },
       "limit": {"lit": 20}
     },
     {
@@ -1054,6 +1128,7 @@ impl IxIngestTool {
             "else": ["no (", {"var": "status.backend"}, ")"]
           }
         },
+        {"label": "Backend", "value": {"tpl": [{"var": "status.backend"}]}},
         {"label": "Revision", "value": {"tpl": [{"var": "status.currentRev"}]}},
         {"label": "Last updated", "value": {"tpl": [{"var": "status.lastIngestAt"}]}}
       ]
@@ -1077,6 +1152,24 @@ impl IxIngestTool {
         {"var": "probe.scores", "fmt": "count"},
         " subsystems found"
       ]
+    },
+    {
+      "list": "probe.scores",
+      "title": ["Subsystems"],
+      "item": {
+        "tpl": [
+          {"var": "name"},
+          " — health ",
+          {"var": "health"},
+          ", ",
+          {"var": "files"},
+          " files, ",
+          {"var": "chunks_per_file"},
+          " chunks/file, ",
+          {"var": "smell_files"},
+          " smelly files"
+        ]
+      }
     },
     {
       "when": {"step": "map", "failed": false},
@@ -1254,14 +1347,9 @@ impl IxHistoryTool {
     },
     {
       "when": {
-        "all": [
-          {"param": "topic", "set": false},
-          {
-            "any": [
-              {"param": "include", "contains": "decisions"},
-              {"param": "include", "contains": "briefing"}
-            ]
-          }
+        "any": [
+          {"param": "include", "contains": "decisions"},
+          {"param": "include", "contains": "briefing"}
         ]
       },
       "list": "pro.decisions",
@@ -1287,13 +1375,51 @@ impl IxHistoryTool {
     {
       "list": "patches",
       "title": ["Recent changes"],
-      "item": {"tpl": [{"var": "rev"}, " — ", {"var": "intent"}, " (", {"var": "timestamp"}, ")"]},
+      "item": {
+        "tpl": [
+          {"var": "rev"},
+          " — ",
+          {"var": "intent"},
+          " (",
+          {"var": "timestamp"},
+          ", ",
+          {"var": "source"},
+          ")"
+        ]
+      },
       "empty": ["**Recent changes:** none."]
+    },
+    {
+      "fields": [
+        {
+          "label": "Target",
+          "value": {
+            "tpl": [
+              {"var": "history.resolvedTarget.name", "fmt": "code"},
+              " (",
+              {"var": "history.resolvedTarget.kind"},
+              ") — ",
+              {"var": "history.resolvedTarget.path"}
+            ]
+          }
+        }
+      ]
     },
     {
       "list": "history.patches",
       "title": ["Changes to ", {"var": "topic"}],
-      "item": {"tpl": [{"var": "rev"}, " — ", {"var": "intent"}, " (", {"var": "timestamp"}, ")"]},
+      "item": {
+        "tpl": [
+          {"var": "rev"},
+          " — ",
+          {"var": "intent"},
+          " (",
+          {"var": "timestamp"},
+          ", ",
+          {"var": "source"},
+          ")"
+        ]
+      },
       "empty": ["**Changes:** none recorded for this topic."]
     },
     {
@@ -1506,12 +1632,30 @@ impl IxDocsToolTool {
         {"label": "Kind", "value": {"tpl": [{"var": "overview.resolvedTarget.kind"}]}},
         {"label": "Path", "value": {"tpl": [{"var": "overview.path"}]}},
         {
+          "label": "Defined in",
+          "value": {
+            "tpl": [
+              {"var": "locate.resolvedTarget.path"},
+              " (",
+              {"var": "locate.resolvedTarget.kind"},
+              ")"
+            ]
+          }
+        },
+        {
+          "label": "Lines",
+          "value": {"tpl": [{"var": "locate.lineRange.start"}, "-", {"var": "locate.lineRange.end"}]}
+        },
+        {
           "label": "Contained in",
           "value": {
             "tpl": [{"var": "overview.containedIn.name"}, " (", {"var": "overview.containedIn.kind"}, ")"]
           }
         },
-        {"label": "Key items", "value": {"tpl": [{"var": "overview.keyItems", "fmt": "count"}]}}
+        {"label": "Files", "value": {"tpl": [{"var": "overview.childrenByKind.file"}]}},
+        {"label": "Modules", "value": {"tpl": [{"var": "overview.childrenByKind.module"}]}},
+        {"label": "Classes", "value": {"tpl": [{"var": "overview.childrenByKind.class"}]}},
+        {"label": "Functions", "value": {"tpl": [{"var": "overview.childrenByKind.function"}]}}
       ]
     },
     {
@@ -1521,19 +1665,24 @@ impl IxDocsToolTool {
         "tpl": [
           {"var": "facts.name", "fmt": "code"},
           " (",
+          {"var": "resolvedTarget.kind"},
+          ", ",
           {"var": "facts.callerCount"},
           " callers) — ",
           {"var": "role.role"},
           ": ",
-          {"var": "rendered.explanation"}
+          {"var": "rendered.explanation"},
+          " Used by ",
+          {"var": "rendered.usedBy"},
+          ". ",
+          {"var": "rendered.whyItMatters"}
         ]
       }
     },
     {
-      "when": {"param": "depth", "equals": "brief"},
       "list": "overview.keyItems",
       "title": ["Key items"],
-      "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ")"]},
+      "item": {"tpl": [{"var": "name", "fmt": "code"}]},
       "limit": {"lit": 10}
     },
     {
@@ -1543,8 +1692,24 @@ impl IxDocsToolTool {
           "label": "Direct dependents",
           "value": {"tpl": [{"var": "impact.summary.directDependents"}]}
         },
-        {"label": "Risk summary", "value": {"tpl": [{"var": "impact.riskSummary"}]}}
+        {"label": "Direct importers", "value": {"tpl": [{"var": "impact.summary.directImporters"}]}},
+        {
+          "label": "Member-level callers",
+          "value": {"tpl": [{"var": "impact.summary.memberLevelCallers"}]}
+        },
+        {"label": "Risk summary", "value": {"tpl": [{"var": "impact.riskSummary"}]}},
+        {"label": "At-risk behaviors", "value": {"tpl": [{"var": "impact.atRiskBehavior"}]}}
       ]
+    },
+    {
+      "list": "impact.callerList",
+      "title": ["Most affected"],
+      "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ")"]}
+    },
+    {
+      "list": "impact.propagationBuckets",
+      "title": ["Subsystems affected"],
+      "item": {"tpl": [{"var": "region"}, " (", {"var": "regionKind"}, "): ", {"var": "count"}]}
     }
   ]
 }"#;
@@ -1707,7 +1872,15 @@ impl IxLocateTool {
       "list": "text",
       "title": ["Matches"],
       "item": {
-        "tpl": [{"var": "path"}, ":", {"var": "line_start"}, " — ", {"var": "snippet", "fmt": "code"}]
+        "tpl": [
+          {"var": "path"},
+          ":",
+          {"var": "line_start"},
+          " [",
+          {"var": "language"},
+          "] — ",
+          {"var": "snippet", "fmt": "code"}
+        ]
       },
       "empty": [
         "**No matches** for ",
@@ -1858,7 +2031,10 @@ impl IxExplainTool {
       "limit": {"lit": 10}
     },
     {
-      "fields": [{"label": "Why it matters", "value": {"tpl": [{"var": "explain.rendered.whyItMatters"}]}}]
+      "fields": [
+        {"label": "Used by", "value": {"tpl": [{"var": "explain.rendered.usedBy"}]}},
+        {"label": "Why it matters", "value": {"tpl": [{"var": "explain.rendered.whyItMatters"}]}}
+      ]
     }
   ]
 }"#;
@@ -2628,6 +2804,29 @@ impl IxTraceTool {
       ]
     },
     {
+      "fields": [
+        {
+          "label": "Target",
+          "value": {
+            "tpl": [{"var": "trace.target.name", "fmt": "code"}, " (", {"var": "trace.target.kind"}, ")"]
+          }
+        },
+        {
+          "label": "From",
+          "value": {
+            "tpl": [{"var": "trace.from.name", "fmt": "code"}, " (", {"var": "trace.from.kind"}, ")"]
+          }
+        },
+        {
+          "label": "To",
+          "value": {"tpl": [{"var": "trace.to.name", "fmt": "code"}, " (", {"var": "trace.to.kind"}, ")"]}
+        },
+        {"label": "Direction", "value": {"tpl": [{"var": "trace.direction"}]}},
+        {"label": "Relation", "value": {"tpl": [{"var": "trace.kind"}]}},
+        {"label": "Path length", "value": {"tpl": [{"var": "trace.summary.path_length"}]}}
+      ]
+    },
+    {
       "list": "trace.path",
       "title": ["Path to ", {"var": "to"}],
       "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ")"]}
@@ -2892,7 +3091,17 @@ impl IxDecideTool {
       "table": "impacts",
       "title": ["Evidence"],
       "columns": [
-        {"label": "Target", "value": {"tpl": [{"var": "resolvedTarget.name", "fmt": "code"}]}},
+        {
+          "label": "Target",
+          "value": {
+            "tpl": [
+              {"var": "resolvedTarget.name", "fmt": "code"},
+              " (",
+              {"var": "resolvedTarget.kind"},
+              ")"
+            ]
+          }
+        },
         {
           "label": "Risk",
           "value": {
@@ -2902,7 +3111,18 @@ impl IxDecideTool {
           }
         },
         {"label": "Dependents", "value": {"tpl": [{"var": "summary.directDependents"}]}},
-        {"label": "Summary", "value": {"tpl": [{"var": "riskSummary"}]}}
+        {"label": "Importers", "value": {"tpl": [{"var": "summary.directImporters"}]}},
+        {"label": "Members", "value": {"tpl": [{"var": "summary.members"}]}},
+        {"label": "Member callers", "value": {"tpl": [{"var": "summary.memberLevelCallers"}]}},
+        {"label": "Summary", "value": {"tpl": [{"var": "riskSummary"}]}},
+        {"label": "Most affected", "value": {"tpl": [{"var": "callerList.name"}]}},
+        {
+          "label": "Subsystems",
+          "value": {
+            "tpl": [{"var": "propagationBuckets.region"}, " (", {"var": "propagationBuckets.count"}, ")"]
+          }
+        },
+        {"label": "At risk", "value": {"tpl": [{"var": "atRiskBehavior"}]}}
       ]
     }
   ]

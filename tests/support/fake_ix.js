@@ -7,12 +7,18 @@
 //   IX_SCENARIO=down       the backend is unreachable: stderr and exit 1 (as the real CLI)
 //   IX_RISK=low-few|low-many|high   ix impact's answer (default: from the name: core/payment high, api medium, else low)
 //   IX_STATUS_FAILS=1  `ix status` exits 1;  IX_STALE=n  stale files;  IX_PRO=1  Ix Pro is installed
+//   IX_ANSWER_LOG=file  also logs each answer, one JSON line {argv, stdout, stderr, code} (tests/ix_facts.rs
+//                       counts the facts of the answers a tool received)
 const fs = require("node:fs")
 const args = process.argv.slice(2)
 if (process.env.IX_ARGV_LOG) fs.appendFileSync(process.env.IX_ARGV_LOG, JSON.stringify(args) + "\n")
 const env = process.env, scenario = env.IX_SCENARIO ?? ""
-const out = (v) => { process.stdout.write(JSON.stringify(v) + "\n"); process.exit(0) }
-const fail = (msg) => { process.stderr.write(msg + "\n"); process.exit(1) }
+const answered = (stdout, stderr, code) => {
+  if (env.IX_ANSWER_LOG) fs.appendFileSync(env.IX_ANSWER_LOG, JSON.stringify({ argv: args, stdout, stderr, code }) + "\n")
+  process.stdout.write(stdout); process.stderr.write(stderr); process.exit(code)
+}
+const out = (v) => answered(JSON.stringify(v) + "\n", "", 0)
+const fail = (msg) => answered("", msg + "\n", 1)
 const opt = (name, def) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : def }
 const dd = args.indexOf("--")
 const name = dd >= 0 ? args[dd + 1] : args[1]
@@ -30,7 +36,7 @@ const edges = (total) => {
   const limit = Number(opt("--limit", "50")), all = empty ? [] : names.slice(0, total).map(node)
   return { results: all.slice(0, limit), resultSource: "graph", resolvedTarget: target, summary: { total: all.length, resolved: all.length, unresolved: 0 } }
 }
-const unresolved = () => { if (notfound) process.exit(0) }
+const unresolved = () => { if (notfound) answered("", "", 0) }
 const regions = [["auth", 48, 0.71, 0.22], ["api", 61, 0.68, 0.31], ["models", 82, 0.34, 0.58], ["services", 55, 0.62, 0.28], ["utils", 33, 0.81, 0.09], ["billing", 33, 0.74, 0.35]]
 switch (cmd) {
   case "locate":

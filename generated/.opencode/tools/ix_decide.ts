@@ -137,7 +137,17 @@ const SPEC_ix_decide: ExecSpec = {
       "table": "impacts",
       "title": ["Evidence"],
       "columns": [
-        {"label": "Target", "value": {"tpl": [{"var": "resolvedTarget.name", "fmt": "code"}]}},
+        {
+          "label": "Target",
+          "value": {
+            "tpl": [
+              {"var": "resolvedTarget.name", "fmt": "code"},
+              " (",
+              {"var": "resolvedTarget.kind"},
+              ")"
+            ]
+          }
+        },
         {
           "label": "Risk",
           "value": {
@@ -147,7 +157,18 @@ const SPEC_ix_decide: ExecSpec = {
           }
         },
         {"label": "Dependents", "value": {"tpl": [{"var": "summary.directDependents"}]}},
-        {"label": "Summary", "value": {"tpl": [{"var": "riskSummary"}]}}
+        {"label": "Importers", "value": {"tpl": [{"var": "summary.directImporters"}]}},
+        {"label": "Members", "value": {"tpl": [{"var": "summary.members"}]}},
+        {"label": "Member callers", "value": {"tpl": [{"var": "summary.memberLevelCallers"}]}},
+        {"label": "Summary", "value": {"tpl": [{"var": "riskSummary"}]}},
+        {"label": "Most affected", "value": {"tpl": [{"var": "callerList.name"}]}},
+        {
+          "label": "Subsystems",
+          "value": {
+            "tpl": [{"var": "propagationBuckets.region"}, " (", {"var": "propagationBuckets.count"}, ")"]
+          }
+        },
+        {"label": "At risk", "value": {"tpl": [{"var": "atRiskBehavior"}]}}
       ]
     }
   ]

@@ -97,12 +97,30 @@ const SPEC_ix_docs_tool: ExecSpec = {
         {"label": "Kind", "value": {"tpl": [{"var": "overview.resolvedTarget.kind"}]}},
         {"label": "Path", "value": {"tpl": [{"var": "overview.path"}]}},
         {
+          "label": "Defined in",
+          "value": {
+            "tpl": [
+              {"var": "locate.resolvedTarget.path"},
+              " (",
+              {"var": "locate.resolvedTarget.kind"},
+              ")"
+            ]
+          }
+        },
+        {
+          "label": "Lines",
+          "value": {"tpl": [{"var": "locate.lineRange.start"}, "-", {"var": "locate.lineRange.end"}]}
+        },
+        {
           "label": "Contained in",
           "value": {
             "tpl": [{"var": "overview.containedIn.name"}, " (", {"var": "overview.containedIn.kind"}, ")"]
           }
         },
-        {"label": "Key items", "value": {"tpl": [{"var": "overview.keyItems", "fmt": "count"}]}}
+        {"label": "Files", "value": {"tpl": [{"var": "overview.childrenByKind.file"}]}},
+        {"label": "Modules", "value": {"tpl": [{"var": "overview.childrenByKind.module"}]}},
+        {"label": "Classes", "value": {"tpl": [{"var": "overview.childrenByKind.class"}]}},
+        {"label": "Functions", "value": {"tpl": [{"var": "overview.childrenByKind.function"}]}}
       ]
     },
     {
@@ -112,19 +130,24 @@ const SPEC_ix_docs_tool: ExecSpec = {
         "tpl": [
           {"var": "facts.name", "fmt": "code"},
           " (",
+          {"var": "resolvedTarget.kind"},
+          ", ",
           {"var": "facts.callerCount"},
           " callers) — ",
           {"var": "role.role"},
           ": ",
-          {"var": "rendered.explanation"}
+          {"var": "rendered.explanation"},
+          " Used by ",
+          {"var": "rendered.usedBy"},
+          ". ",
+          {"var": "rendered.whyItMatters"}
         ]
       }
     },
     {
-      "when": {"param": "depth", "equals": "brief"},
       "list": "overview.keyItems",
       "title": ["Key items"],
-      "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ")"]},
+      "item": {"tpl": [{"var": "name", "fmt": "code"}]},
       "limit": {"lit": 10}
     },
     {
@@ -134,8 +157,24 @@ const SPEC_ix_docs_tool: ExecSpec = {
           "label": "Direct dependents",
           "value": {"tpl": [{"var": "impact.summary.directDependents"}]}
         },
-        {"label": "Risk summary", "value": {"tpl": [{"var": "impact.riskSummary"}]}}
+        {"label": "Direct importers", "value": {"tpl": [{"var": "impact.summary.directImporters"}]}},
+        {
+          "label": "Member-level callers",
+          "value": {"tpl": [{"var": "impact.summary.memberLevelCallers"}]}
+        },
+        {"label": "Risk summary", "value": {"tpl": [{"var": "impact.riskSummary"}]}},
+        {"label": "At-risk behaviors", "value": {"tpl": [{"var": "impact.atRiskBehavior"}]}}
       ]
+    },
+    {
+      "list": "impact.callerList",
+      "title": ["Most affected"],
+      "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ")"]}
+    },
+    {
+      "list": "impact.propagationBuckets",
+      "title": ["Subsystems affected"],
+      "item": {"tpl": [{"var": "region"}, " (", {"var": "regionKind"}, "): ", {"var": "count"}]}
     }
   ]
 }

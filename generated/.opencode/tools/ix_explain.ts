@@ -54,7 +54,10 @@ const SPEC_ix_explain: ExecSpec = {
       "limit": {"lit": 10}
     },
     {
-      "fields": [{"label": "Why it matters", "value": {"tpl": [{"var": "explain.rendered.whyItMatters"}]}}]
+      "fields": [
+        {"label": "Used by", "value": {"tpl": [{"var": "explain.rendered.usedBy"}]}},
+        {"label": "Why it matters", "value": {"tpl": [{"var": "explain.rendered.whyItMatters"}]}}
+      ]
     }
   ]
 }

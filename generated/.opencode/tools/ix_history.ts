@@ -82,14 +82,9 @@ const SPEC_ix_history: ExecSpec = {
     },
     {
       "when": {
-        "all": [
-          {"param": "topic", "set": false},
-          {
-            "any": [
-              {"param": "include", "contains": "decisions"},
-              {"param": "include", "contains": "briefing"}
-            ]
-          }
+        "any": [
+          {"param": "include", "contains": "decisions"},
+          {"param": "include", "contains": "briefing"}
         ]
       },
       "list": "pro.decisions",
@@ -115,13 +110,51 @@ const SPEC_ix_history: ExecSpec = {
     {
       "list": "patches",
       "title": ["Recent changes"],
-      "item": {"tpl": [{"var": "rev"}, " — ", {"var": "intent"}, " (", {"var": "timestamp"}, ")"]},
+      "item": {
+        "tpl": [
+          {"var": "rev"},
+          " — ",
+          {"var": "intent"},
+          " (",
+          {"var": "timestamp"},
+          ", ",
+          {"var": "source"},
+          ")"
+        ]
+      },
       "empty": ["**Recent changes:** none."]
+    },
+    {
+      "fields": [
+        {
+          "label": "Target",
+          "value": {
+            "tpl": [
+              {"var": "history.resolvedTarget.name", "fmt": "code"},
+              " (",
+              {"var": "history.resolvedTarget.kind"},
+              ") — ",
+              {"var": "history.resolvedTarget.path"}
+            ]
+          }
+        }
+      ]
     },
     {
       "list": "history.patches",
       "title": ["Changes to ", {"var": "topic"}],
-      "item": {"tpl": [{"var": "rev"}, " — ", {"var": "intent"}, " (", {"var": "timestamp"}, ")"]},
+      "item": {
+        "tpl": [
+          {"var": "rev"},
+          " — ",
+          {"var": "intent"},
+          " (",
+          {"var": "timestamp"},
+          ", ",
+          {"var": "source"},
+          ")"
+        ]
+      },
       "empty": ["**Changes:** none recorded for this topic."]
     },
     {

@@ -60,6 +60,17 @@ const SPEC_ix_impact: ExecSpec = {
     },
     {
       "fields": [
+        {
+          "label": "Target",
+          "value": {
+            "tpl": [
+              {"var": "impact.resolvedTarget.name", "fmt": "code"},
+              " (",
+              {"var": "impact.resolvedTarget.kind"},
+              ")"
+            ]
+          }
+        },
         {"label": "Risk level", "value": {"tpl": [{"var": "impact.riskLevel", "fmt": "upper"}]}},
         {
           "label": "Verdict",
@@ -80,9 +91,19 @@ const SPEC_ix_impact: ExecSpec = {
         },
         {"label": "Direct importers", "value": {"tpl": [{"var": "impact.summary.directImporters"}]}},
         {"label": "Members", "value": {"tpl": [{"var": "impact.summary.members"}]}},
+        {
+          "label": "Member-level callers",
+          "value": {"tpl": [{"var": "impact.summary.memberLevelCallers"}]}
+        },
         {"label": "Callers", "value": {"tpl": [{"var": "impact.summary.callers"}]}},
         {"label": "Callees", "value": {"tpl": [{"var": "impact.summary.callees"}]}}
       ]
+    },
+    {
+      "when": {"not": {"step": "callers", "failed": false}},
+      "list": "impact.callerList",
+      "title": ["Most affected"],
+      "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ")"]}
     },
     {
       "list": "impact.propagationBuckets",
@@ -93,8 +114,7 @@ const SPEC_ix_impact: ExecSpec = {
       "list": "callers.results",
       "title": ["Key callers"],
       "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ") — ", {"var": "path"}]},
-      "total": "callers.summary.total",
-      "limit": {"lit": 10}
+      "total": "callers.summary.total"
     },
     {
       "list": "impact.atRiskBehavior",

@@ -49,6 +49,7 @@ const SPEC_ix_ingest: ExecSpec = {
             "else": ["no (", {"var": "status.backend"}, ")"]
           }
         },
+        {"label": "Backend", "value": {"tpl": [{"var": "status.backend"}]}},
         {"label": "Revision", "value": {"tpl": [{"var": "status.currentRev"}]}},
         {"label": "Last updated", "value": {"tpl": [{"var": "status.lastIngestAt"}]}}
       ]
@@ -72,6 +73,24 @@ const SPEC_ix_ingest: ExecSpec = {
         {"var": "probe.scores", "fmt": "count"},
         " subsystems found"
       ]
+    },
+    {
+      "list": "probe.scores",
+      "title": ["Subsystems"],
+      "item": {
+        "tpl": [
+          {"var": "name"},
+          " — health ",
+          {"var": "health"},
+          ", ",
+          {"var": "files"},
+          " files, ",
+          {"var": "chunks_per_file"},
+          " chunks/file, ",
+          {"var": "smell_files"},
+          " smelly files"
+        ]
+      }
     },
     {
       "when": {"step": "map", "failed": false},

@@ -55,7 +55,15 @@ const SPEC_ix_locate: ExecSpec = {
       "list": "text",
       "title": ["Matches"],
       "item": {
-        "tpl": [{"var": "path"}, ":", {"var": "line_start"}, " — ", {"var": "snippet", "fmt": "code"}]
+        "tpl": [
+          {"var": "path"},
+          ":",
+          {"var": "line_start"},
+          " [",
+          {"var": "language"},
+          "] — ",
+          {"var": "snippet", "fmt": "code"}
+        ]
       },
       "empty": [
         "**No matches** for ",

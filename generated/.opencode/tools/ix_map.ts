@@ -43,15 +43,31 @@ const SPEC_ix_map: ExecSpec = {
             "tpl": [
               {"var": "subsystems.file_count"},
               " files · ",
-              {"var": "stats.nodes.total"},
-              " nodes · ",
-              {"var": "stats.edges.total"},
-              " edges"
+              {"var": "subsystems.region_count"},
+              " regions · ",
+              {"var": "subsystems.levels"},
+              " levels"
             ]
+          }
+        },
+        {
+          "label": "Graph",
+          "value": {
+            "tpl": [{"var": "stats.nodes.total"}, " nodes · ", {"var": "stats.edges.total"}, " edges"]
           }
         },
         {"label": "Map revision", "value": {"tpl": [{"var": "subsystems.map_rev"}]}}
       ]
+    },
+    {
+      "list": "stats.nodes.byKind",
+      "title": ["Nodes by kind"],
+      "item": {"tpl": [{"var": "kind"}, ": ", {"var": "count"}]}
+    },
+    {
+      "list": "stats.edges.byPredicate",
+      "title": ["Edges by predicate"],
+      "item": {"tpl": [{"var": "predicate"}, ": ", {"var": "count"}]}
     },
     {
       "table": "subsystems.regions",
@@ -72,17 +88,32 @@ const SPEC_ix_map: ExecSpec = {
             }
           }
         },
+        {"label": "Kind", "value": {"tpl": [{"var": "label_kind"}]}},
         {"label": "Level", "value": {"tpl": [{"var": "level"}]}},
         {"label": "Files", "value": {"tpl": [{"var": "files"}]}},
         {"label": "Cohesion", "value": {"tpl": [{"var": "cohesion"}]}},
-        {"label": "Coupling", "value": {"tpl": [{"var": "coupling"}]}}
+        {"label": "Coupling", "value": {"tpl": [{"var": "coupling"}]}},
+        {"label": "Confidence", "value": {"tpl": [{"var": "confidence"}]}}
       ],
       "empty": ["**Subsystems:** none yet. Run `ix map` to build the graph."]
     },
     {
       "list": "names.scores",
       "title": ["Subsystem health"],
-      "item": {"tpl": [{"var": "name"}, " — health ", {"var": "health"}, ", ", {"var": "files"}, " files"]},
+      "item": {
+        "tpl": [
+          {"var": "name"},
+          " — health ",
+          {"var": "health"},
+          ", ",
+          {"var": "files"},
+          " files, ",
+          {"var": "chunks_per_file"},
+          " chunks/file, ",
+          {"var": "smell_files"},
+          " smelly files"
+        ]
+      },
       "limit": {"lit": 20}
     },
     {

@@ -128,6 +128,15 @@ const SPEC_ix_neighbors: ExecSpec = {
       "empty": ["**Dependents:** none."]
     },
     {
+      "fields": [
+        {"label": "Nodes visited", "value": {"tpl": [{"var": "depends.traversal.nodesVisited"}]}},
+        {
+          "label": "Max depth reached",
+          "value": {"tpl": [{"var": "depends.traversal.maxDepthReached"}]}
+        }
+      ]
+    },
+    {
       "list": "importers.results",
       "title": ["Imported by"],
       "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ") — ", {"var": "path"}]},

@@ -81,6 +81,14 @@ const SPEC_ix_query: ExecSpec = {
         {"label": "Name", "value": {"tpl": [{"var": "locate.resolvedTarget.name", "fmt": "code"}]}},
         {"label": "Kind", "value": {"tpl": [{"var": "locate.resolvedTarget.kind"}]}},
         {"label": "File", "value": {"tpl": [{"var": "locate.resolvedTarget.path"}]}},
+        {
+          "label": "Lines",
+          "value": {"tpl": [{"var": "locate.lineRange.start"}, "-", {"var": "locate.lineRange.end"}]}
+        },
+        {
+          "label": "Contained in",
+          "value": {"tpl": [{"var": "locate.container.name"}, " (", {"var": "locate.container.kind"}, ")"]}
+        },
         {"label": "Subsystem", "value": {"tpl": [{"var": "explain.facts.subsystemName"}]}},
         {"label": "Role", "value": {"tpl": [{"var": "explain.role.role"}]}},
         {"label": "Importance", "value": {"tpl": [{"var": "explain.importance.level"}]}},
@@ -88,7 +96,13 @@ const SPEC_ix_query: ExecSpec = {
         {"label": "Callees", "value": {"tpl": [{"var": "explain.facts.calleeCount"}]}}
       ]
     },
-    {"text": [{"var": "explain.rendered.explanation"}]}
+    {"text": [{"var": "explain.rendered.explanation"}]},
+    {
+      "fields": [
+        {"label": "Used by", "value": {"tpl": [{"var": "explain.rendered.usedBy"}]}},
+        {"label": "Why it matters", "value": {"tpl": [{"var": "explain.rendered.whyItMatters"}]}}
+      ]
+    }
   ]
 }
 

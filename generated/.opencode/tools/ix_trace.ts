@@ -46,6 +46,29 @@ const SPEC_ix_trace: ExecSpec = {
       ]
     },
     {
+      "fields": [
+        {
+          "label": "Target",
+          "value": {
+            "tpl": [{"var": "trace.target.name", "fmt": "code"}, " (", {"var": "trace.target.kind"}, ")"]
+          }
+        },
+        {
+          "label": "From",
+          "value": {
+            "tpl": [{"var": "trace.from.name", "fmt": "code"}, " (", {"var": "trace.from.kind"}, ")"]
+          }
+        },
+        {
+          "label": "To",
+          "value": {"tpl": [{"var": "trace.to.name", "fmt": "code"}, " (", {"var": "trace.to.kind"}, ")"]}
+        },
+        {"label": "Direction", "value": {"tpl": [{"var": "trace.direction"}]}},
+        {"label": "Relation", "value": {"tpl": [{"var": "trace.kind"}]}},
+        {"label": "Path length", "value": {"tpl": [{"var": "trace.summary.path_length"}]}}
+      ]
+    },
+    {
       "list": "trace.path",
       "title": ["Path to ", {"var": "to"}],
       "item": {"tpl": [{"var": "name", "fmt": "code"}, " (", {"var": "kind"}, ")"]}
