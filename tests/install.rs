@@ -100,7 +100,7 @@ fn the_installed_binary_writes_and_replays_what_the_tested_build_does() {
     assert_eq!(a, b, "the installed binary wrote other files than the tested build");
 }
 
-/// The README's cargo install line, `cargo install --locked --git <repository>`, on a clone of
+/// The README's cargo install line, `cargo install --locked [--profile dist] --git <repository>`, on a clone of
 /// this repository's committed HEAD (a `file://` URL in place of the public one): the lockfile
 /// and the crate's files are enough to build it.
 #[test]
