@@ -23,16 +23,16 @@ trap 'rm -rf "$W"' EXIT
 J=$W/json
 mkdir -p "$J"
 # ixgen as a loop runs it: installed by scripts/install.sh (the `dist` profile, linked statically
-# on Linux with glibc). Beside it, the per-iteration run of a plain `cargo build --release` (dynamically
+# on Linux with glibc). Beside it, the per-iteration run of a plain `cargo build --profile dist` (dynamically
 # linked), copied out of target/ the way `cargo install` copies: the file the linker wrote
 # there starts about 0.2 ms slower on this machine than a copy of the same bytes (more page
 # faults when it is mapped), which no installed binary does.
 scripts/install.sh --quiet --force --root "$W/install"
-cargo build --release -q --bin ixgen --example floor
+cargo build --profile dist -q --bin ixgen --example floor
 BIN=$W/install/bin/ixgen
 DYN=$W/dynamic/ixgen
-mkdir -p "$W/dynamic" && cp "$ROOT/target/release/ixgen" "$DYN"
-FLOOR=$ROOT/target/release/examples/floor
+mkdir -p "$W/dynamic" && cp "$ROOT/target/dist/ixgen" "$DYN"
+FLOOR=$ROOT/target/dist/examples/floor
 bench() { # name, hyperfine args...
   local name=$1; shift
   hyperfine -N --style none --warmup 10 --runs "$RUNS" --export-json "$J/$name.json" "$@" >/dev/null
@@ -153,7 +153,7 @@ print(f"| the same without the run record (every file rendered and compared) | {
 print(f"| the Nushell way (seed 003), same run | {nu:.2f} ms | | |")
 print(f"| ratio ixgen / Nushell | {it / nu:.3f}× | ≤ 0.10× | {ok(it / nu <= 0.10)} |")
 dyn = ms("iteration-dynamic")
-print(f"| per-iteration run, `cargo build --release` (dynamically linked) | {dyn:.2f} ms = {dyn / nu:.3f}× Nushell | | |")
+print(f"| per-iteration run, `cargo build --profile dist` (dynamically linked) | {dyn:.2f} ms = {dyn / nu:.3f}× Nushell | | |")
 print(f"| `generate`, every target, ix catalog, empty folder | {ms('generate-cold'):.2f} ms | | |")
 g = ms("generate-noop")
 print(f"| `generate`, every target, ix catalog, nothing to do | {g:.2f} ms | ≤ 2.5 ms | {ok(g <= 2.5)} |")
