@@ -1030,6 +1030,11 @@ fn every_other_ipuaro_tool_answers_as_its_seed_says() {
         todos.contains("src/todo.ts:1:") && todos.contains("src/todo.ts:2:") && todos.contains("src/todo.ts:4:"),
         "{todos}"
     );
+    // The seed's summary: the total and the count by type.
+    assert!(
+        todos.contains("**TODO comments** (3)") && todos.contains("| FIXME | 1 |") && todos.contains("| NOTE | 1 |"),
+        "{todos}"
+    );
     let fixme = text_of(&run(&m, "get_todos", json!({"type": "FIXME"}), d), "FIXME");
     assert!(
         fixme.contains("src/todo.ts:2:") && !fixme.contains("src/todo.ts:1:"),
