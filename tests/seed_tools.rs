@@ -731,6 +731,7 @@ targets:
   gemini: {}
   codex: {}
   mcp-registry: {name: io.example/demo, distribution: [{registry: npm, identifier: demo, version: 1.0.0}]}
+  rust: {toolset: main}
 tools:
   - name: lookup
     description: Look a symbol up
@@ -767,7 +768,7 @@ fn every_target_leaves_an_unsupported_tool_out_and_warns_once() {
     let d = tmp.path();
     let mut targets: Vec<&str> = ixgen::hosts::names();
     targets.sort();
-    assert_eq!(targets.len(), 9);
+    assert_eq!(targets.len(), 10);
     for target in targets {
         let out = d.join(format!("out-{target}"));
         let mut args = vec!["--out", out.to_str().unwrap(), "generate", target];
