@@ -69,6 +69,9 @@ pub enum Value {
     },
     Seq(Vec<Node>),
     Map(Vec<(Node, Node)>),
+    /// An alias, in a tree read only to locate paths ([`Located`]): the anchored node is held
+    /// once, not copied at every alias (a large catalog's aliases copy most of its text).
+    Alias(usize),
 }
 
 impl Node {
@@ -141,24 +144,7 @@ pub fn parse_key(text: &str, key: &str) -> Result<Node, Error> {
 }
 
 fn parse_until(text: &str, stop_after: Option<&str>) -> Result<Node, Error> {
-    if text.len() > MAX_BYTES {
-        return Err(error(
-            "too-large",
-            Mark { line: 1, col: 1 },
-            format!("the catalog is larger than the limit of {} MiB", MAX_BYTES >> 20),
-            "split the product's tools into several catalogs",
-        ));
-    }
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    check_characters(text)?;
-    Builder {
-        stack: Vec::new(),
-        anchors: HashMap::new(),
-        nodes: 0,
-        stop_after,
-        skipping: 0,
-    }
-    .run(text)
+    Builder::new(stop_after).read(text)
 }
 
 /// Refuses a character YAML does not allow in a document (C0 and C1 controls but tab, line
@@ -215,6 +201,8 @@ enum Frame {
 
 struct Builder<'k> {
     stack: Vec<Frame>,
+    /// Aliases stay [`Value::Alias`] instead of copies of their anchor ([`Located`]).
+    share_aliases: bool,
     /// Each anchored node and how many nodes it holds, for aliases to copy.
     anchors: HashMap<usize, (Node, usize)>,
     nodes: usize,
@@ -231,8 +219,34 @@ enum Skip {
     Ended,
 }
 
-impl Builder<'_> {
-    fn run(mut self, text: &str) -> Result<Node, Error> {
+impl<'k> Builder<'k> {
+    fn new(stop_after: Option<&'k str>) -> Builder<'k> {
+        Builder {
+            stack: Vec::new(),
+            share_aliases: false,
+            anchors: HashMap::new(),
+            nodes: 0,
+            stop_after,
+            skipping: 0,
+        }
+    }
+
+    /// Checks the text's size and characters, then builds its tree.
+    fn read(&mut self, text: &str) -> Result<Node, Error> {
+        if text.len() > MAX_BYTES {
+            return Err(error(
+                "too-large",
+                Mark { line: 1, col: 1 },
+                format!("the catalog is larger than the limit of {} MiB", MAX_BYTES >> 20),
+                "split the product's tools into several catalogs",
+            ));
+        }
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        check_characters(text)?;
+        self.run(text)
+    }
+
+    fn run(&mut self, text: &str) -> Result<Node, Error> {
         let mut parser = Parser::new_from_str(text);
         let (mut root, mut documents) = (None, 0);
         loop {
@@ -279,11 +293,19 @@ impl Builder<'_> {
                                 SYNTAX_HELP,
                             )
                         })?;
-                        // Counted before it is copied: the count is what stops an alias bomb.
-                        self.count(count, mark)?;
-                        Node {
-                            mark,
-                            ..self.anchors[&id].0.clone()
+                        if self.share_aliases {
+                            self.count(1, mark)?;
+                            Node {
+                                mark,
+                                value: Value::Alias(id),
+                            }
+                        } else {
+                            // Counted before it is copied: the count is what stops an alias bomb.
+                            self.count(count, mark)?;
+                            Node {
+                                mark,
+                                ..self.anchors[&id].0.clone()
+                            }
                         }
                     }
                     Event::Scalar(text, style, anchor, tag) => {
@@ -764,6 +786,8 @@ fn any<'de, V: Visitor<'de>>(value: Value, visitor: V) -> Result<V::Value, DeErr
             map.end()?;
             Ok(v)
         }
+        // Only a tree read to locate paths keeps aliases, and nothing types one.
+        Value::Alias(_) => Err(de::Error::custom("an alias in a tree read only to locate paths")),
     }
 }
 
@@ -879,8 +903,12 @@ impl<'de> IntoDeserializer<'de, DeError> for Node {
 }
 
 /// A parsed document kept to locate paths in it: a diagnostic found on the typed catalog names
-/// a path (`tools[3].params.limit`), and this turns it back into a position.
-pub struct Located(Option<Node>);
+/// a path (`tools[3].params.limit`), and this turns it back into a position. Its aliases are
+/// not copied: a path through one goes on in the anchored node, as a copy's would.
+pub struct Located {
+    root: Option<Node>,
+    anchors: HashMap<usize, (Node, usize)>,
+}
 
 /// Where a node is: its value, and its key when it sits in a mapping.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -892,7 +920,21 @@ pub struct NodeLoc {
 impl Located {
     /// Parses `text` (with every limit of [`parse`]); a text that does not parse locates nothing.
     pub fn new(text: &str) -> Located {
-        Located(parse(text).ok())
+        let mut builder = Builder::new(None);
+        builder.share_aliases = true;
+        let root = builder.read(text).ok();
+        Located {
+            root,
+            anchors: builder.anchors,
+        }
+    }
+
+    /// The node an alias stands for, or the node itself.
+    fn resolve<'a>(&'a self, node: &'a Node) -> &'a Node {
+        match node.value {
+            Value::Alias(id) => self.anchors.get(&id).map_or(node, |(n, _)| n),
+            _ => node,
+        }
     }
 
     /// The node at `path`, or the nearest ancestor that exists.
@@ -907,7 +949,7 @@ impl Located {
 
     /// The deepest node on `path`, and whether it is the whole path.
     fn walk(&self, path: &str) -> Option<(NodeLoc, bool)> {
-        let mut node = self.0.as_ref()?;
+        let mut node = self.resolve(self.root.as_ref()?);
         let mut loc = NodeLoc {
             key: None,
             value: node.mark,
@@ -932,12 +974,12 @@ impl Located {
                         (after.is_empty() || after.starts_with(['.', '['])).then_some((v, Some(k.mark), after))
                     })
                     .max_by_key(|(_, _, after)| std::cmp::Reverse(after.len())),
-                Value::Scalar { .. } => None,
+                Value::Scalar { .. } | Value::Alias(_) => None,
             };
             let Some((child, key, after)) = next else {
                 return Some((loc, false));
             };
-            node = child;
+            node = self.resolve(child);
             loc = NodeLoc { key, value: child.mark };
             rest = after;
         }
@@ -1152,5 +1194,21 @@ mod tests {
         let dotted = Located::new("a:\n  b.c: 1\n  b: {c: 2}\n");
         assert_eq!(dotted.find("a.b.c").unwrap().value, at(2, 8));
         assert_eq!(dotted.find("a.b").unwrap().value, at(3, 6));
+    }
+
+    /// A path through an alias goes on in the anchored node (where its copy's nodes would be),
+    /// and the tree holds the anchored node once, however many aliases name it.
+    #[test]
+    fn paths_through_aliases_locate_in_the_anchor() {
+        let at = |line, col| Mark { line, col };
+        let text = "a: &x\n  b: 1\n  c: [2, 3]\nd: *x\ne: {f: *x}\n";
+        let index = Located::new(text);
+        assert_eq!(index.find("d").unwrap().value, at(4, 4));
+        assert_eq!(index.find("d.b").unwrap().key, Some(at(2, 3)));
+        assert_eq!(index.find("e.f.c[1]").unwrap().value, at(3, 10));
+        assert!(index.contains("e.f.b") && !index.contains("e.f.z"));
+        let shared = |n: &Node| matches!(n.value, Value::Alias(_));
+        let Some(Node { value: Value::Map(top), .. }) = &index.root else { panic!("a mapping") };
+        assert!(shared(&top[1].1), "the alias is held as one, not copied");
     }
 }
