@@ -63,7 +63,7 @@ pub fn recovery(cat: &Catalog, t: &crate::catalog::Tool) -> Option<Option<Templa
 /// One output block; `cond` lowers the conditions it carries (with the pass's checks).
 pub fn block(b: &Block, cond: &mut dyn FnMut(&Cond) -> Option<SpecCond>) -> Option<SpecBlock> {
     let when = match &b.when {
-        Some(c) => Some(cond(c)?),
+        Some(c) => Some(Box::new(cond(c)?)),
         None => None,
     };
     let limit = match &b.limit {
@@ -163,10 +163,10 @@ fn value(v: &Value_, cond: &mut dyn FnMut(&Cond) -> Option<SpecCond>) -> Option<
                     .collect::<Option<_>>()?,
                 otherwise: lift(otherwise.as_deref().map(tpl))?,
                 mark: match mark {
-                    Some(m) => Some(SpecMark {
+                    Some(m) => Some(Box::new(SpecMark {
                         when: cond(&m.when)?,
                         text: m.text.clone(),
-                    }),
+                    })),
                     None => None,
                 },
             }

@@ -405,8 +405,11 @@ pub struct SpecStep {
     /// Bold title of the step's section.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<Template>,
+    // Boxed here and in blocks and values: most have none, and a catalog of 10,000 tools
+    // holds tens of thousands of each (a plain comment: a doc comment would change the
+    // spec's schema).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub when: Option<SpecCond>,
+    pub when: Option<Box<SpecCond>>,
     /// Run once per element of this array (a parameter or a path into an earlier result),
     /// with `item` bound to it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -424,7 +427,7 @@ pub struct SpecStep {
     /// The output is read as records (JSON Lines, delimited lines, regular-expression captures):
     /// the array of records becomes the variable named by `id`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub parse: Option<SpecParse>,
+    pub parse: Option<Box<SpecParse>>,
     /// The run itself is the step's data: `{exit_code, stdout, stderr, duration_ms}` becomes the
     /// variable named by `id`, also when the run failed.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -540,19 +543,19 @@ pub enum SpecBlock {
     /// A paragraph.
     Text {
         #[serde(skip_serializing_if = "Option::is_none")]
-        when: Option<SpecCond>,
+        when: Option<Box<SpecCond>>,
         text: Template,
     },
     /// `**Label:** value` lines; a line whose value is unset is left out.
     Fields {
         #[serde(skip_serializing_if = "Option::is_none")]
-        when: Option<SpecCond>,
+        when: Option<Box<SpecCond>>,
         fields: Vec<SpecField>,
     },
     /// A bulleted list of the elements of an array, one `item` row each.
     List {
         #[serde(skip_serializing_if = "Option::is_none")]
-        when: Option<SpecCond>,
+        when: Option<Box<SpecCond>>,
         /// Path to the array.
         list: String,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -572,7 +575,7 @@ pub enum SpecBlock {
     /// A table of the elements of an array, one column per entry.
     Table {
         #[serde(skip_serializing_if = "Option::is_none")]
-        when: Option<SpecCond>,
+        when: Option<Box<SpecCond>>,
         table: String,
         #[serde(skip_serializing_if = "Option::is_none")]
         title: Option<Template>,
@@ -608,7 +611,7 @@ pub struct SpecValue {
     #[serde(rename = "else", default, skip_serializing_if = "Option::is_none")]
     pub otherwise: Option<Template>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mark: Option<SpecMark>,
+    pub mark: Option<Box<SpecMark>>,
 }
 
 /// A marker appended to a value when a condition holds (a threshold).
