@@ -994,8 +994,9 @@ pub enum Shape {
 #[serde(deny_unknown_fields)]
 pub struct Block {
     /// Show the block only when this holds.
+    // Boxed: a condition is 400 bytes, and most of a large catalog's blocks have none.
     #[serde(default)]
-    pub when: Option<Cond>,
+    pub when: Option<Box<Cond>>,
     /// A paragraph (a template).
     #[serde(default)]
     pub text: Option<String>,

@@ -201,8 +201,9 @@ enum Frame {
 
 struct Builder<'k> {
     stack: Vec<Frame>,
-    /// Aliases stay [`Value::Alias`] instead of copies of their anchor ([`Located`]).
-    share_aliases: bool,
+    /// Building a tree to locate paths in ([`Located`]): aliases stay [`Value::Alias`] instead
+    /// of copies of their anchor, and values' text is dropped.
+    locating: bool,
     /// Each anchored node and how many nodes it holds, for aliases to copy.
     anchors: HashMap<usize, (Node, usize)>,
     nodes: usize,
@@ -223,7 +224,7 @@ impl<'k> Builder<'k> {
     fn new(stop_after: Option<&'k str>) -> Builder<'k> {
         Builder {
             stack: Vec::new(),
-            share_aliases: false,
+            locating: false,
             anchors: HashMap::new(),
             nodes: 0,
             stop_after,
@@ -293,7 +294,7 @@ impl<'k> Builder<'k> {
                                 SYNTAX_HELP,
                             )
                         })?;
-                        if self.share_aliases {
+                        if self.locating {
                             self.count(1, mark)?;
                             Node {
                                 mark,
@@ -325,7 +326,9 @@ impl<'k> Builder<'k> {
                         if plain && !is_key && starts_like_number(&text) {
                             number_problem(&text, mark)?;
                         }
-                        let mut text = text;
+                        // A tree read to locate paths walks keys only: a value's text (most of a
+                        // catalog's bytes: descriptions, templates) is not kept.
+                        let mut text = if self.locating && !is_key { String::new() } else { text };
                         text.shrink_to_fit();
                         let node = Node {
                             mark,
@@ -921,7 +924,7 @@ impl Located {
     /// Parses `text` (with every limit of [`parse`]); a text that does not parse locates nothing.
     pub fn new(text: &str) -> Located {
         let mut builder = Builder::new(None);
-        builder.share_aliases = true;
+        builder.locating = true;
         let root = builder.read(text).ok();
         Located {
             root,
