@@ -976,7 +976,11 @@ fn run_answering(
     let asked = std::sync::Mutex::new(Vec::new());
     let ask = |a: &ixgen_runtime::Ask| {
         asked.lock().unwrap().push(a.clone());
-        if allow { Ok(()) } else { Err("the user declined".to_string()) }
+        if allow {
+            Ok(())
+        } else {
+            Err("the user declined".to_string())
+        }
     };
     let t = m.tool(tool).unwrap();
     let ctx = ixgen_runtime::Ctx {

@@ -46,7 +46,8 @@ fn check_after(path: &str, tool: &Tool, after: &str) -> Vec<Diagnostic> {
     }
     if tool.runtime.is_some() {
         return err(
-            "a tool with a `runtime` route calls it before its steps, so the route would run before the user is asked".into(),
+            "a tool with a `runtime` route calls it before its steps, so the route would run before the user is asked"
+                .into(),
             "remove `after` (the question is then asked before the route), or the route",
         );
     }

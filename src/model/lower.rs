@@ -266,8 +266,8 @@ impl<'a> Lower<'a> {
         // The preview reads step data too: its names are checked by `catalog::render`, which
         // knows the steps up to `after`; only the template's syntax is checked here.
         let preview = match &tool.confirm {
-            Some(crate::catalog::rules::Confirm::Rules(c)) => optional(c.preview.as_ref(), |text| {
-                match Template::parse(text) {
+            Some(crate::catalog::rules::Confirm::Rules(c)) => {
+                optional(c.preview.as_ref(), |text| match Template::parse(text) {
                     Ok(t) => Some(t),
                     Err(e) => {
                         self.err(
@@ -276,8 +276,8 @@ impl<'a> Lower<'a> {
                         );
                         None
                     }
-                }
-            }),
+                })
+            }
             _ => Some(None),
         };
         let mut rules = Vec::with_capacity(tool.rules.len());

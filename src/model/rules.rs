@@ -26,7 +26,12 @@ pub fn confirm(
         Some(Confirm::Rules(r)) => (r.allow.clone(), r.deny.clone(), r.after.as_deref()),
     };
     // The spec counts the steps that run before the question: a step's id may be left out of it.
-    let after = after.and_then(|id| t.steps.iter().position(|s| s.id.as_deref() == Some(id)).map(|k| k as u32 + 1));
+    let after = after.and_then(|id| {
+        t.steps
+            .iter()
+            .position(|s| s.id.as_deref() == Some(id))
+            .map(|k| k as u32 + 1)
+    });
     Some(SpecConfirm {
         permission: t.name.clone(),
         subject: subject.unwrap_or_else(|| heading.clone()),

@@ -457,7 +457,10 @@ fn coerce(p: &TypeView, v: &Value, label: &str, base: &Path) -> Coerced {
             s = ci[0].clone();
         } else {
             // JSON strings, as `JSON.stringify` writes them: a quote or backslash in a value reads right.
-            let list: Vec<String> = values.iter().map(|x| js::stringify(&Value::String(x.clone()))).collect();
+            let list: Vec<String> = values
+                .iter()
+                .map(|x| js::stringify(&Value::String(x.clone())))
+                .collect();
             return bad(format!("must be one of {}; got {}", list.join(", "), show(v)));
         }
     }
