@@ -1132,14 +1132,17 @@ fn every_other_ipuaro_tool_answers_as_its_seed_says() {
     );
     assert!(asked.is_empty(), "{asked:?}");
     assert_eq!(std::fs::read_to_string(d.join("src/todo.ts")).unwrap(), now);
-    let (created, asked) = run_allowed(
+    // create_file shows the content it will write; delete_file the file's first lines.
+    let (created, asked) = run_answering(
         &m,
         "create_file",
         json!({"path": "src/new/a.ts", "content": "export const a = 1\n"}),
         d,
+        true,
     );
     assert!(created.text.contains("Created src/new/a.ts"), "{}", created.text);
-    assert_eq!(asked, ["create src/new/a.ts"]);
+    assert_eq!(asked[0].subject, "create src/new/a.ts");
+    assert_eq!(asked[0].preview.as_deref(), Some("export const a = 1\n"));
     let (again, _) = run_allowed(&m, "create_file", json!({"path": "src/new/a.ts", "content": "x"}), d);
     assert!(
         again.is_error && again.text.contains("src/new/a.ts already exists"),
@@ -1149,9 +1152,14 @@ fn every_other_ipuaro_tool_answers_as_its_seed_says() {
     // Without a way to ask, a confirming tool does not run.
     let unasked = run(&m, "delete_file", json!({"path": "src/new/a.ts"}), d);
     assert!(d.join("src/new/a.ts").exists(), "{}", unasked.text);
+    let (kept, asked) = run_answering(&m, "delete_file", json!({"path": "src/new/a.ts"}), d, false);
+    assert!(kept.is_error && d.join("src/new/a.ts").exists(), "{}", kept.text);
+    assert_eq!(asked[0].preview.as_deref(), Some("export const a = 1\n"));
     let (deleted, _) = run_allowed(&m, "delete_file", json!({"path": "src/new/a.ts"}), d);
     assert!(deleted.text.ends_with("Deleted `src/new/a.ts`."), "{}", deleted.text);
     assert!(!d.join("src/new/a.ts").exists());
+    let (gone, asked) = run_answering(&m, "delete_file", json!({"path": "src/new/a.ts"}), d, true);
+    assert!(gone.is_error && asked.is_empty(), "{}", gone.text);
 
     // Git: status, diff of the edit, and a commit of the given files with a multi-line message.
     let status = text_of(&run(&m, "git_status", json!({}), d), "git_status");
