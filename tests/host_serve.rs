@@ -702,7 +702,11 @@ fn confirm_tools_ask_by_elicitation_or_rely_on_the_destructive_annotation() {
         serde_json::json!({"path": "made.txt", "content": "hello"}),
     );
     assert!(!is_error(&v["call"]), "{v}");
-    assert_eq!(v["elicited"][0], "Allow `create_file` to run: create made.txt?");
+    // create_file's preview is the content it will write, after the question.
+    assert_eq!(
+        v["elicited"][0],
+        "Allow `create_file` to run: create made.txt?\n\nhello"
+    );
     assert_eq!(std::fs::read_to_string(dir.path().join("made.txt")).unwrap(), "hello");
 
     let v = run(
