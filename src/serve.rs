@@ -456,7 +456,12 @@ async fn confirm_by_elicitation(peer: &Peer<RoleServer>, a: &ixgen_runtime::Ask)
         .map_err(|e| format!("the elicitation form: {e}"))?;
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
-        message: format!("Allow `{}` to run: {}?", a.permission, a.subject),
+        // The preview (the diff of an edit, the files of a commit) follows the question: the message is
+        // all a client shows of a form with no fields.
+        message: match &a.preview {
+            Some(p) if !p.trim().is_empty() => format!("Allow `{}` to run: {}?\n\n{p}", a.permission, a.subject),
+            _ => format!("Allow `{}` to run: {}?", a.permission, a.subject),
+        },
         requested_schema: schema,
     };
     match peer.create_elicitation(params).await {

@@ -702,7 +702,11 @@ fn confirm_tools_ask_by_elicitation_or_rely_on_the_destructive_annotation() {
         serde_json::json!({"path": "made.txt", "content": "hello"}),
     );
     assert!(!is_error(&v["call"]), "{v}");
-    assert_eq!(v["elicited"][0], "Allow `create_file` to run: create made.txt?");
+    // create_file's preview is the content it will write, after the question.
+    assert_eq!(
+        v["elicited"][0],
+        "Allow `create_file` to run: create made.txt?\n\nhello"
+    );
     assert_eq!(std::fs::read_to_string(dir.path().join("made.txt")).unwrap(), "hello");
 
     let v = run(
@@ -742,6 +746,47 @@ fn confirm_tools_ask_by_elicitation_or_rely_on_the_destructive_annotation() {
     let v = run(None, "delete_file", serde_json::json!({"path": "made.txt"}));
     assert!(!is_error(&v["call"]), "{v}");
     assert!(!dir.path().join("made.txt").exists());
+}
+
+/// Confirmation with a preview, in a real MCP client: the elicitation's message carries the diff
+/// ipuaro's `edit_lines` will make (computed before the question, the file untouched); declined,
+/// the file stays as it was; accepted, the edit is made.
+#[test]
+fn the_elicitation_shows_the_diff_of_an_edit_and_a_refusal_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "one\ntwo\nthree\n").unwrap();
+    let ipuaro = catalog("ipuaro");
+    let client = Client {
+        script: "mcp-list.mjs",
+        cwd: dir.path(),
+        env: vec![],
+    };
+    let run = |elicit: &str| -> Value {
+        let mut target: Vec<&OsStr> = vec![OsStr::new("--elicit"), OsStr::new(elicit)];
+        target.extend([
+            OsStr::new("--"),
+            OsStr::new(IXGEN),
+            OsStr::new("serve"),
+            OsStr::new("--catalog"),
+        ]);
+        target.push(ipuaro.as_os_str());
+        let args = serde_json::json!({"path": "a.txt", "start": 2, "end": 2, "content": "TWO"});
+        json_of(client.run(Some(("edit_lines", &args)), &target), "mcp-list.mjs")
+    };
+    let asked = "Allow `edit_lines` to run: edit a.txt lines 2-2?\n\n--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n";
+    let v = run("decline");
+    assert_eq!(v["elicited"][0], asked, "{v}");
+    assert!(is_error(&v["call"]), "{v}");
+    assert_eq!(
+        call_text(&v["call"]),
+        "## edit_lines: a.txt\n\n**Not run:** permission for `edit a.txt lines 2-2` was refused (the user declined)."
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\ntwo\nthree\n");
+    let v = run("accept");
+    assert_eq!(v["elicited"][0], asked, "{v}");
+    assert!(!is_error(&v["call"]), "{v}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "one\nTWO\nthree\n");
 }
 
 /// A catalog whose `server:` is `ixgen serve --catalog <path>` (the existing `server` block, no new

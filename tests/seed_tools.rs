@@ -964,6 +964,39 @@ fn run_allowed(m: &Model, tool: &str, args: Value, dir: &Path) -> (ixgen_runtime
     (a, asked.into_inner().unwrap())
 }
 
+/// Runs a tool whose `confirm` asks, answering `allow`: what the user was asked (the subject and
+/// the preview shown with it) is kept.
+fn run_answering(
+    m: &Model,
+    tool: &str,
+    args: Value,
+    dir: &Path,
+    allow: bool,
+) -> (ixgen_runtime::Answer, Vec<ixgen_runtime::Ask>) {
+    let asked = std::sync::Mutex::new(Vec::new());
+    let ask = |a: &ixgen_runtime::Ask| {
+        asked.lock().unwrap().push(a.clone());
+        if allow {
+            Ok(())
+        } else {
+            Err("the user declined".to_string())
+        }
+    };
+    let t = m.tool(tool).unwrap();
+    let ctx = ixgen_runtime::Ctx {
+        cwd: Some(dir),
+        ask: Some(&ask),
+        cancel: None,
+    };
+    let a = ixgen_runtime::run_tool(&t.spec, &serde_json::Map::new(), &args, &ctx, &m.shared);
+    (a, asked.into_inner().unwrap())
+}
+
+fn git_out(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git").args(args).current_dir(dir).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 fn text_of(a: &ixgen_runtime::Answer, what: &str) -> String {
     assert!(!a.is_error, "{what} failed:\n{}", a.text);
     a.text.clone()
@@ -1042,25 +1075,74 @@ fn every_other_ipuaro_tool_answers_as_its_seed_says() {
         "{fixme}"
     );
 
-    // The edit tools ask first (the subject says what), then do it.
-    let (edited, asked) = run_allowed(
+    // The edit tools ask first (the subject says what), then do it. edit_lines shows the diff the
+    // edit will make (seed: "Generates diff preview"); refused, the file is left as it was.
+    let before = std::fs::read_to_string(d.join("src/todo.ts")).unwrap();
+    let (refused, asked) = run_answering(
+        &m,
+        "edit_lines",
+        json!({"path": "src/todo.ts", "start": 3, "end": 3, "content": "const password = 'y'"}),
+        d,
+        false,
+    );
+    assert!(refused.is_error, "{}", refused.text);
+    assert!(
+        refused
+            .text
+            .ends_with("**Not run:** permission for `edit src/todo.ts lines 3-3` was refused (the user declined)."),
+        "{}",
+        refused.text
+    );
+    assert_eq!(asked.len(), 1);
+    let preview = asked[0].preview.clone().unwrap_or_default();
+    assert!(
+        preview.contains("-const password: string = 'x'\n+const password = 'y'\n"),
+        "{preview}"
+    );
+    assert_eq!(std::fs::read_to_string(d.join("src/todo.ts")).unwrap(), before);
+    let (edited, asked) = run_answering(
         &m,
         "edit_lines",
         json!({"path": "src/todo.ts", "start": 1, "end": 2, "content": ""}),
         d,
+        true,
     );
     assert!(!edited.is_error, "{}", edited.text);
-    assert_eq!(asked, ["edit src/todo.ts lines 1-2"]);
+    assert_eq!(asked[0].subject, "edit src/todo.ts lines 1-2");
+    assert_eq!(
+        asked[0].preview.as_deref(),
+        Some(
+            "--- a/src/todo.ts\n+++ b/src/todo.ts\n@@ -1,4 +1,2 @@\n-// TODO: rate limit\n-/* FIXME: leak */\n const password: string = 'x'\n # NOTE: hash style\n"
+        )
+    );
     let now = std::fs::read_to_string(d.join("src/todo.ts")).unwrap();
-    assert!(now.starts_with("const password"), "{now}");
-    let (created, asked) = run_allowed(
+    assert_eq!(now, "const password: string = 'x'\n# NOTE: hash style\n");
+    // A range past the end: the preview fails, so nobody is asked and the file is untouched.
+    let (past, asked) = run_answering(
+        &m,
+        "edit_lines",
+        json!({"path": "src/todo.ts", "start": 9, "end": 9, "content": "x"}),
+        d,
+        true,
+    );
+    assert!(
+        past.is_error && past.text.contains("the file has only 2 lines"),
+        "{}",
+        past.text
+    );
+    assert!(asked.is_empty(), "{asked:?}");
+    assert_eq!(std::fs::read_to_string(d.join("src/todo.ts")).unwrap(), now);
+    // create_file shows the content it will write; delete_file the file's first lines.
+    let (created, asked) = run_answering(
         &m,
         "create_file",
         json!({"path": "src/new/a.ts", "content": "export const a = 1\n"}),
         d,
+        true,
     );
     assert!(created.text.contains("Created src/new/a.ts"), "{}", created.text);
-    assert_eq!(asked, ["create src/new/a.ts"]);
+    assert_eq!(asked[0].subject, "create src/new/a.ts");
+    assert_eq!(asked[0].preview.as_deref(), Some("export const a = 1\n"));
     let (again, _) = run_allowed(&m, "create_file", json!({"path": "src/new/a.ts", "content": "x"}), d);
     assert!(
         again.is_error && again.text.contains("src/new/a.ts already exists"),
@@ -1070,9 +1152,14 @@ fn every_other_ipuaro_tool_answers_as_its_seed_says() {
     // Without a way to ask, a confirming tool does not run.
     let unasked = run(&m, "delete_file", json!({"path": "src/new/a.ts"}), d);
     assert!(d.join("src/new/a.ts").exists(), "{}", unasked.text);
+    let (kept, asked) = run_answering(&m, "delete_file", json!({"path": "src/new/a.ts"}), d, false);
+    assert!(kept.is_error && d.join("src/new/a.ts").exists(), "{}", kept.text);
+    assert_eq!(asked[0].preview.as_deref(), Some("export const a = 1\n"));
     let (deleted, _) = run_allowed(&m, "delete_file", json!({"path": "src/new/a.ts"}), d);
     assert!(deleted.text.ends_with("Deleted `src/new/a.ts`."), "{}", deleted.text);
     assert!(!d.join("src/new/a.ts").exists());
+    let (gone, asked) = run_answering(&m, "delete_file", json!({"path": "src/new/a.ts"}), d, true);
+    assert!(gone.is_error && asked.is_empty(), "{}", gone.text);
 
     // Git: status, diff of the edit, and a commit of the given files with a multi-line message.
     let status = text_of(&run(&m, "git_status", json!({}), d), "git_status");
@@ -1082,14 +1169,26 @@ fn every_other_ipuaro_tool_answers_as_its_seed_says() {
         diff.contains("-// TODO: rate limit") && diff.contains("src/todo.ts | 2 --"),
         "{diff}"
     );
-    let (commit, asked) = run_allowed(
-        &m,
-        "git_commit",
-        json!({"message": "fix: todo\n\nbody", "files": ["src/todo.ts"]}),
-        d,
-    );
+    // git_commit shows the message and the files the commit will include (seed: "Shows summary of
+    // what will be committed"): the staged ones and the ones it stages. Refused, nothing is staged.
+    write(d, "src/extra.ts", "export const extra = 1\n");
+    git(d, &["add", "src/extra.ts"]);
+    let head = git_out(d, &["rev-parse", "HEAD"]);
+    let args = json!({"message": "fix: todo\n\nbody", "files": ["src/todo.ts"]});
+    let (no, asked) = run_answering(&m, "git_commit", args.clone(), d, false);
+    assert!(no.is_error, "{}", no.text);
+    let want = "fix: todo\n\nbody\n\nFiles (2):\n- src/extra.ts\n- src/todo.ts";
+    assert_eq!(asked[0].preview.as_deref(), Some(want));
+    assert_eq!(git_out(d, &["diff", "--cached", "--name-only"]), "src/extra.ts\n");
+    assert_eq!(git_out(d, &["rev-parse", "HEAD"]), head);
+    let (commit, asked) = run_answering(&m, "git_commit", args, d, true);
     assert!(!commit.is_error, "{}", commit.text);
-    assert_eq!(asked, ["commit: fix: todo\n\nbody"]);
+    assert_eq!(asked[0].subject, "commit: fix: todo\n\nbody");
+    assert_eq!(asked[0].preview.as_deref(), Some(want));
+    assert_eq!(
+        git_out(d, &["show", "--name-only", "--format=", "HEAD"]),
+        "src/extra.ts\nsrc/todo.ts\n"
+    );
     let log = Command::new("git")
         .args(["log", "-1", "--format=%B"])
         .current_dir(d)

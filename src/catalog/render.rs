@@ -148,6 +148,16 @@ pub fn check_tool(cat: &Catalog, path: &str, tool: &Tool) -> Vec<Diagnostic> {
         // Set when the route failed and the steps run instead.
         scope.steps.insert("runtime", Some(&RUNTIME_SCHEMA));
     }
+    // `confirm.preview` reads the parameters and the data of the steps up to `confirm.after`
+    // (none without it): it is checked in the scope it is rendered in.
+    let preview = match &tool.confirm {
+        Some(super::types::Confirm::Rules(r)) => r.preview.as_deref().map(|p| (p, r.after.as_deref())),
+        _ => None,
+    };
+    let ppath = format!("{path}.confirm.preview");
+    if let Some((text, None)) = preview {
+        c.preview(&ppath, text, tool, None, &scope);
+    }
     for (k, step) in tool.steps.iter().enumerate() {
         let spath = format!("{path}.steps[{k}]");
         c.step(&spath, tool, step, &scope);
@@ -163,6 +173,11 @@ pub fn check_tool(cat: &Catalog, path: &str, tool: &Tool) -> Vec<Diagnostic> {
         // A computed value has no schema: any path into it is accepted.
         if let (Some(id), Some(_)) = (&step.id, &step.compute) {
             scope.steps.insert(id.as_str(), None);
+        }
+        if let Some((text, Some(after))) = preview
+            && step.id.as_deref() == Some(after)
+        {
+            c.preview(&ppath, text, tool, Some(after), &scope);
         }
     }
     if let Some(shape) = &tool.output_schema {
@@ -492,6 +507,36 @@ impl<'a> Checker<'a> {
                 continue;
             }
             self.resolve(path, var, scope);
+        }
+    }
+
+    /// `confirm.preview`: every variable is a parameter, a context variable or the data of a
+    /// step up to `after`. A step that runs after the question is named as such, since its data
+    /// does not exist yet when the user is asked.
+    fn preview(&mut self, path: &str, text: &str, tool: &Tool, after: Option<&str>, scope: &Scope<'a>) {
+        let Ok(t) = Template::parse(text) else {
+            // Reported by the lowering, which parses it.
+            return;
+        };
+        for var in t.vars() {
+            let root = var.split('.').next().unwrap_or_default();
+            let later = !scope.steps.contains_key(root)
+                && !scope.params.contains_key(root)
+                && !self.cat.context.contains_key(root)
+                && tool.steps.iter().any(|s| s.id.as_deref() == Some(root));
+            if later {
+                let when = after.map_or("before any step runs".to_string(), |a| format!("after step `{a}`"));
+                self.diags.push(
+                    Diagnostic::error(
+                        "unknown-step",
+                        path,
+                        format!("`{{{var}}}`: step `{root}` runs only once the user agreed, and the question is asked {when}"),
+                    )
+                    .help("preview only the data of the steps up to `confirm.after`, or move `after` to a later step that does not change state"),
+                );
+            } else {
+                self.resolve(path, var, scope);
+            }
         }
     }
 

@@ -10,6 +10,63 @@ use std::collections::HashMap;
 
 pub use super::types::{Amount, Check, Confirm, ConfirmRules, Redact, Rule, Stream, parse_check};
 
+/// Whether a step changes state: it says so (`changes: true`), or it is a kind that always does
+/// (a store append or update, a signal).
+pub fn changes_state(s: &Step) -> bool {
+    s.changes || s.append.is_some() || s.update.is_some() || s.signal.is_some()
+}
+
+/// `confirm.after`: the steps up to the named one run before the user is asked, so they must
+/// exist, run one after another, come before every step that changes state, and leave at least
+/// one such step to guard. (The preview's template is checked with the steps' data, in
+/// `super::render`.)
+fn check_after(path: &str, tool: &Tool, after: &str) -> Vec<Diagnostic> {
+    let apath = format!("{path}.confirm.after");
+    let err = |msg: String, help: &str| vec![Diagnostic::error("bad-confirm", &apath, msg).help(help)];
+    let Some(at) = tool.steps.iter().position(|s| s.id.as_deref() == Some(after)) else {
+        let ids: Vec<&String> = tool.steps.iter().filter_map(|s| s.id.as_ref()).collect();
+        return vec![
+            Diagnostic::error(
+                "unknown-step",
+                &apath,
+                format!("`confirm.after` names no step `{after}` of `{}`", tool.name),
+            )
+            .help(super::validate::hint_for(
+                after,
+                &ids,
+                "give the last step of the preview an `id` and name it here",
+            )),
+        ];
+    };
+    if tool.parallel {
+        return err(
+            "a parallel tool runs its steps all at once, so none can run before the user is asked".into(),
+            "remove `parallel: true`, or remove `after`",
+        );
+    }
+    if tool.runtime.is_some() {
+        return err(
+            "a tool with a `runtime` route calls it before its steps, so the route would run before the user is asked"
+                .into(),
+            "remove `after` (the question is then asked before the route), or the route",
+        );
+    }
+    if let Some((k, s)) = tool.steps[..=at].iter().enumerate().find(|(_, s)| changes_state(s)) {
+        let what = s.id.as_ref().map_or(format!("steps[{k}]"), |id| format!("step `{id}`"));
+        return err(
+            format!("{what} changes state, and it runs before the user is asked (up to `{after}`)"),
+            "name in `after` a step before every step that changes state: the steps up to it only compute the preview",
+        );
+    }
+    if !tool.steps[at + 1..].iter().any(changes_state) {
+        return err(
+            format!("no step after `{after}` changes state, so the question guards nothing"),
+            "mark the step that writes, commits or deletes `changes: true`, and keep it after `after`",
+        );
+    }
+    Vec::new()
+}
+
 /// Checks a tool's `confirm` and `rules` (not their templates or conditions).
 pub fn check_tool(path: &str, tool: &Tool, params: &HashMap<&str, &Param>) -> Vec<Diagnostic> {
     let mut d = Vec::new();
@@ -45,6 +102,9 @@ pub fn check_tool(path: &str, tool: &Tool, params: &HashMap<&str, &Param>) -> Ve
                     );
                 }
             }
+        }
+        if let Some(after) = &c.after {
+            d.extend(check_after(path, tool, after));
         }
         if c.subject.is_none() && !(c.allow.is_empty() && c.deny.is_empty()) {
             d.push(

@@ -622,6 +622,12 @@ pub struct Step {
     /// A helper step: no section in the answer (its error still shows).
     #[serde(default)]
     pub hidden: bool,
+    /// The step changes state (writes a file, commits, deletes). A tool whose `confirm` has
+    /// `after` asks before the first such step: every step up to `after` must not change state,
+    /// and `ixgen validate` refuses a `changes: true` step (or a store append, update or signal)
+    /// among them.
+    #[serde(default)]
+    pub changes: bool,
     /// Working directory of a `run` step, relative to the project (a template); never outside it.
     #[serde(default)]
     pub cwd: Option<String>,
@@ -1114,6 +1120,15 @@ pub struct ConfirmRules {
     /// Patterns that are refused without asking; they win over `allow`.
     #[serde(default)]
     pub deny: Vec<String>,
+    /// The id of the last step that runs before the user is asked: the steps up to it compute
+    /// the preview and must not change state (none is `changes: true`); the steps after it run
+    /// only once the user agreed, and at least one of them is `changes: true`.
+    #[serde(default)]
+    pub after: Option<String>,
+    /// What the user sees before agreeing (a template over the parameters and the data of the
+    /// steps up to `after`): the diff an edit will make, the files a commit will include.
+    #[serde(default)]
+    pub preview: Option<String>,
 }
 
 impl Confirm {
@@ -1129,7 +1144,7 @@ impl<'de> Deserialize<'de> for Confirm {
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = Confirm;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("true, false, or {subject, allow, deny}")
+                f.write_str("true, false, or {subject, allow, deny, after, preview}")
             }
             fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Confirm, E> {
                 Ok(Confirm::Always(v))

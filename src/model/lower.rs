@@ -263,6 +263,23 @@ impl<'a> Lower<'a> {
             }),
             _ => Some(None),
         };
+        // The preview reads step data too: its names are checked by `catalog::render`, which
+        // knows the steps up to `after`; only the template's syntax is checked here.
+        let preview = match &tool.confirm {
+            Some(crate::catalog::rules::Confirm::Rules(c)) => {
+                optional(c.preview.as_ref(), |text| match Template::parse(text) {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        self.err(
+                            Diagnostic::error("bad-template", format!("{path}.confirm.preview"), e.message)
+                                .help("placeholders are `{name}` or `{step.field}`; `{{` and `}}` are literal braces"),
+                        );
+                        None
+                    }
+                })
+            }
+            _ => Some(None),
+        };
         let mut rules = Vec::with_capacity(tool.rules.len());
         for (i, rule) in tool.rules.iter().enumerate() {
             let when = optional(rule.when.as_ref(), |when| {
@@ -372,7 +389,7 @@ impl<'a> Lower<'a> {
         };
         let write = tool.access == Access::Write;
         let destructive = tool.destructive.unwrap_or(write);
-        let confirm = super::rules::confirm(tool, destructive, &heading, subject?);
+        let confirm = super::rules::confirm(tool, destructive, &heading, subject?, preview?);
         let spec = ExecSpec {
             version: SPEC_VERSION,
             name: tool.name.clone(),

@@ -10,25 +10,35 @@ use crate::spec::*;
 use crate::template::Template;
 
 /// The spec's confirmation of a tool: `confirm` as written, or `destructive` when it is left
-/// out. The permission is the catalog name; each host puts its own tool id in. `subject` is the
-/// lowered `confirm.subject`, if any.
+/// out. The permission is the catalog name; each host puts its own tool id in. `subject` and
+/// `preview` are the lowered `confirm.subject` and `confirm.preview`, if any.
 pub fn confirm(
     t: &catalog::Tool,
     destructive: bool,
     heading: &Template,
     subject: Option<Template>,
+    preview: Option<Template>,
 ) -> Option<SpecConfirm> {
-    let (allow, deny) = match &t.confirm {
-        None if destructive => (Vec::new(), Vec::new()),
+    let (allow, deny, after) = match &t.confirm {
+        None if destructive => (Vec::new(), Vec::new(), None),
         None | Some(Confirm::Always(false)) => return None,
-        Some(Confirm::Always(true)) => (Vec::new(), Vec::new()),
-        Some(Confirm::Rules(r)) => (r.allow.clone(), r.deny.clone()),
+        Some(Confirm::Always(true)) => (Vec::new(), Vec::new(), None),
+        Some(Confirm::Rules(r)) => (r.allow.clone(), r.deny.clone(), r.after.as_deref()),
     };
+    // The spec counts the steps that run before the question: a step's id may be left out of it.
+    let after = after.and_then(|id| {
+        t.steps
+            .iter()
+            .position(|s| s.id.as_deref() == Some(id))
+            .map(|k| k as u32 + 1)
+    });
     Some(SpecConfirm {
         permission: t.name.clone(),
         subject: subject.unwrap_or_else(|| heading.clone()),
         allow,
         deny,
+        after,
+        preview,
     })
 }
 

@@ -8,7 +8,13 @@ import { ROOT, fakeProgram, loadRuntime, tempDir, type RunTool, type RunToolAnsw
 
 type Answer = { argv: string[]; stdout?: string; stderr?: string; code?: number }
 // `is_error`, when present: whether the call failed (MCP's `isError`; with `answer.errors: "error"`, runTool throws).
-type Fixture = { description: string; spec: unknown; args: unknown; programs: Record<string, Answer[]>; is_error?: boolean; expected: string }
+// `ask`, when present: the host offers a way to ask the user, who answers `reply` ("reject" throws `message`, as
+// OpenCode's DeniedError does); `asked` is every question put, in order, with its subject and preview.
+type Asked = { permission: string; subject: string; preview?: string }
+type Fixture = {
+  description: string; spec: unknown; args: unknown; programs: Record<string, Answer[]>; is_error?: boolean; expected: string
+  ask?: { reply: "allow" | "reject"; message?: string }; asked?: Asked[]
+}
 
 const DIR = join(ROOT, "tests", "conformance")
 const files = readdirSync(DIR).filter((f) => f.endsWith(".json")).sort()
@@ -38,8 +44,16 @@ describe("conformance", () => {
       process.env.PATH = `${bin}:${oldPath}`
       process.env.CONFORMANCE_ANSWERS = answers
       try {
-        const ctx = { worktree: work, directory: work }
+        const asked: Asked[] = []
+        const ask = async (input: { permission: string; patterns: string[]; always: string[]; metadata: Record<string, unknown> }) => {
+          const subject = input.metadata.subject as string
+          expect(input.patterns).toEqual([subject])
+          asked.push({ permission: input.permission, subject, ...(input.metadata.preview !== undefined ? { preview: input.metadata.preview as string } : {}) })
+          if (fx.ask?.reply === "reject") throw new Error(fx.ask.message ?? "")
+        }
+        const ctx = fx.ask ? { worktree: work, directory: work, ask } : { worktree: work, directory: work }
         const { text: out, isError } = await runToolAnswer(fx.spec, {}, fx.args, ctx)
+        if (fx.asked !== undefined) expect(asked).toEqual(fx.asked)
         if (process.env.UPDATE_CONFORMANCE) writeFileSync(join(DIR, file), JSON.stringify({ ...fx, expected: out }, null, 2) + "\n")
         else expect(out).toBe(fx.expected)
         if (fx.is_error !== undefined) expect(isError).toBe(fx.is_error)

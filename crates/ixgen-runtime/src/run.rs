@@ -20,6 +20,9 @@ pub struct Ask {
     pub permission: String,
     /// The rendered subject, what the user is asked about.
     pub subject: String,
+    /// The rendered preview (`confirm.preview`): what the call will do, computed by the steps
+    /// that ran before the question (the diff of an edit, the files of a commit).
+    pub preview: Option<String>,
 }
 
 /// A host's way of asking the user: `Ok` to run, `Err(why)` when refused.
@@ -453,7 +456,11 @@ fn coerce(p: &TypeView, v: &Value, label: &str, base: &Path) -> Coerced {
         } else if ci.len() == 1 {
             s = ci[0].clone();
         } else {
-            let list: Vec<String> = values.iter().map(|x| format!("\"{x}\"")).collect();
+            // JSON strings, as `JSON.stringify` writes them: a quote or backslash in a value reads right.
+            let list: Vec<String> = values
+                .iter()
+                .map(|x| js::stringify(&Value::String(x.clone())))
+                .collect();
             return bad(format!("must be one of {}; got {}", list.join(", "), show(v)));
         }
     }
@@ -1377,23 +1384,41 @@ fn wildcard(text: &str, pattern: &str) -> bool {
     regress::Regex::with_flags(&format!("^{re}$"), "s").is_ok_and(|r| r.find(&text.replace('\\', "/")).is_some())
 }
 
-fn confirm(c: &SpecConfirm, vars: &Vars, ctx: &Ctx) -> Option<String> {
+/// What a confirmation decides before anything runs, from the subject alone.
+enum Gate {
+    /// The subject matches a `deny` pattern: this text is the answer, nothing runs.
+    Refused(String),
+    /// The subject matches an `allow` pattern: it runs without asking.
+    Allowed,
+    /// The user is asked (before the steps, or after the first `after` of them).
+    Ask,
+}
+
+fn gate(c: &SpecConfirm, vars: &Vars) -> Gate {
     let subject = js::trim(&render(&c.subject, vars, false)).to_string();
-    let shown = format!("`{}`", one_run(&subject));
     if let Some(d) = c.deny.iter().find(|p| wildcard(&subject, p)) {
-        return Some(format!(
-            "**Refused:** {shown} matches the blocked pattern `{d}`. Nothing was run."
+        return Gate::Refused(format!(
+            "**Refused:** `{}` matches the blocked pattern `{d}`. Nothing was run.",
+            one_run(&subject)
         ));
     }
     if c.allow.iter().any(|p| wildcard(&subject, p)) {
-        return None;
+        return Gate::Allowed;
     }
+    Gate::Ask
+}
+
+/// Asks the user, with the preview rendered from what is known now; `Some` is the refusal.
+fn ask_user(c: &SpecConfirm, vars: &Vars, ctx: &Ctx) -> Option<String> {
+    let subject = js::trim(&render(&c.subject, vars, false)).to_string();
+    let shown = format!("`{}`", one_run(&subject));
     let Some(ask) = ctx.ask else {
         return Some("**Not run:** this tool asks before it runs, and the host offers no way to ask.".into());
     };
     match ask(&Ask {
         permission: c.permission.clone(),
         subject: subject.clone(),
+        preview: c.preview.as_ref().map(|p| render(p, vars, false)),
     }) {
         Ok(()) => None,
         Err(e) => {
@@ -1716,13 +1741,29 @@ fn run_inner(
         Err(invalid) => return Ok(invalid),
     };
     let head = head.clone();
-    if let Some(c) = &spec.confirm
-        && let Some(refused) = confirm(c, &vars, ctx)
-    {
-        return Ok(Answer {
-            text: redact(&(head + &refused)),
-            is_error: true,
-        });
+    let refused = |text: String| Answer {
+        text: redact(&(head.clone() + &text)),
+        is_error: true,
+    };
+    // The question comes before the steps, or after the first `after` of them (they compute its preview).
+    let mut ask_at: Option<usize> = None;
+    if let Some(c) = &spec.confirm {
+        match gate(c, &vars) {
+            Gate::Refused(text) => return Ok(refused(text)),
+            Gate::Allowed => {}
+            // Only steps that run one after another can come first; any other spec asks at once, so that
+            // nothing runs unasked (validation never writes such a spec).
+            Gate::Ask => match c.after {
+                Some(n) if !spec.parallel && spec.runtime.is_none() && (n as usize) < spec.steps.len() => {
+                    ask_at = Some(n as usize)
+                }
+                _ => {
+                    if let Some(text) = ask_user(c, &vars, ctx) {
+                        return Ok(refused(text));
+                    }
+                }
+            },
+        }
     }
     let answer = |t: String, is_error: bool| Answer {
         text: if matches!(spec.redact, SpecRedact::Errors | SpecRedact::None) {
@@ -1940,9 +1981,26 @@ fn run_inner(
             keep_step(s, o, &mut results, &mut vars, &mut done);
         }
     } else {
-        for s in &spec.steps {
+        // Whether a step so far failed and nothing handled it: the preview could not be computed.
+        let failed_yet = |done: &Vec<(Option<String>, Vec<Section>)>, handled: &HashSet<String>| {
+            done.iter()
+                .any(|(id, secs)| secs.iter().any(|x| x.err) && !id.as_ref().is_some_and(|i| handled.contains(i)))
+        };
+        for (k, s) in spec.steps.iter().enumerate() {
             if cancelled() {
                 break;
+            }
+            if ask_at == Some(k) {
+                ask_at = None;
+                // A failed preview step ends the call with its error: there is nothing right to ask about.
+                if failed_yet(&done, &handled) {
+                    break;
+                }
+                if let Some(c) = &spec.confirm
+                    && let Some(text) = ask_user(c, &vars, ctx)
+                {
+                    return Ok(refused(text));
+                }
             }
             let mut touched = HashSet::new();
             if let Some(w) = &s.when

@@ -133,6 +133,14 @@ pub struct SpecConfirm {
     pub allow: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub deny: Vec<String>,
+    /// How many of the tool's first steps run before the question (they compute the preview and
+    /// change nothing); left out: it is asked before any step and before the runtime route.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<u32>,
+    /// What the user is shown with the question (OpenCode: `metadata.preview` of `ctx.ask`; MCP:
+    /// the elicitation's message), rendered once the steps before it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<Template>,
 }
 
 /// A rule across parameters.

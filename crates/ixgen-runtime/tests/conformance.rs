@@ -72,9 +72,22 @@ fn every_conformance_case_answers_as_the_typescript_runtime() {
                 std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
             }
         }
+        // `ask`: the host can ask the user, who answers `reply`; `asked`: every question put, in order.
+        let asked = std::sync::Mutex::new(Vec::<serde_json::Value>::new());
+        let ask = |a: &ixgen_runtime::Ask| -> Result<(), String> {
+            let mut q = serde_json::json!({"permission": a.permission, "subject": a.subject});
+            if let Some(p) = &a.preview {
+                q["preview"] = serde_json::Value::String(p.clone());
+            }
+            asked.lock().unwrap().push(q);
+            match fx["ask"]["reply"].as_str() {
+                Some("reject") => Err(fx["ask"]["message"].as_str().unwrap_or("").to_string()),
+                _ => Ok(()),
+            }
+        };
         let ctx = Ctx {
             cwd: Some(work.path()),
-            ask: None,
+            ask: if fx["ask"].is_object() { Some(&ask) } else { None },
             cancel: None,
         };
         let answer = run_tool(
@@ -88,6 +101,12 @@ fn every_conformance_case_answers_as_the_typescript_runtime() {
             && answer.is_error != want
         {
             failures.push(format!("{name}: is_error is {}, the case says {want}", answer.is_error));
+        }
+        if !fx["asked"].is_null() {
+            let got = serde_json::Value::Array(asked.lock().unwrap().clone());
+            if got != fx["asked"] {
+                failures.push(format!("{name}: asked {got}, the case says {}", fx["asked"]));
+            }
         }
         let got = answer.text;
         let want = fx["expected"].as_str().expect("expected");

@@ -30,7 +30,7 @@ export type SpecBlock = ({ readonly when?: (SpecCond) | (null); readonly text: T
 export type SpecField = { readonly label: string; readonly value: SpecValue }
 export type SpecValue = { readonly tpl?: (Template) | (null); readonly map?: (string) | (null); readonly to?: { readonly [key: string]: Template }; readonly else?: (Template) | (null); readonly mark?: (SpecMark) | (null) }
 export type SpecMark = { readonly when: SpecCond; readonly text: string }
-export type SpecConfirm = { readonly permission: string; readonly subject: Template; readonly allow?: readonly (string)[]; readonly deny?: readonly (string)[] }
+export type SpecConfirm = { readonly permission: string; readonly subject: Template; readonly allow?: readonly (string)[]; readonly deny?: readonly (string)[]; readonly after?: (number) | (null); readonly preview?: (Template) | (null) }
 export type SpecRule = ({ readonly rule: "default"; readonly when?: (SpecCond) | (null); readonly values: { readonly [key: string]: JsonT } }) | ({ readonly rule: "require"; readonly when?: (SpecCond) | (null); readonly params: readonly (string)[]; readonly message: string }) | ({ readonly rule: "forbid"; readonly when?: (SpecCond) | (null); readonly params: readonly (string)[]; readonly message: string }) | ({ readonly rule: "compare"; readonly left: string; readonly op: SpecCompareOp; readonly right: string; readonly message: string })
 export type SpecCompareOp = (">=") | (">") | ("<=") | ("<")
 export type SpecRedact = ("all") | ("errors") | ("none")
@@ -147,6 +147,10 @@ function __ixgenTail(s: string): string {
 }
 
 class __IxgenArgError extends Error {}
+// Text shown inside one inline code span of an error: runs of backticks and line breaks become one space.
+function __ixgenOneRun(s: string): string {
+  return s.replace(/[`\r\n]+/g, " ")
+}
 function __ixgenCoerce(p: __IxType, v: unknown, label: string, base: string): unknown {
   const bad = (m: string): never => { throw new __IxgenArgError(`\`${label}\` ${m}`) }
   const show = (x: unknown) => JSON.stringify(x) ?? String(x)
@@ -179,7 +183,8 @@ function __ixgenCoerce(p: __IxType, v: unknown, label: string, base: string): un
     const values = p.values ?? []
     const ci = values.filter((x) => x.toLowerCase() === s.toLowerCase())
     if (values.includes(s)) { /* exact */ } else if (ci.length === 1) s = ci[0] as string
-    else bad(`must be one of ${values.map((x) => `"${x}"`).join(", ")}; got ${show(v)}`)
+    // JSON strings: a quote or backslash in a value reads right.
+    else bad(`must be one of ${values.map((x) => JSON.stringify(x)).join(", ")}; got ${show(v)}`)
   }
   if (p.type === "path") {
     const rel = __ixgenRel(base, __ixgenResolvePath(base, s))
@@ -247,7 +252,7 @@ async function __ixgenSpawn(program: string, argv: string[], cwd: string, stdin:
 }
 function __ixgenFail(program: string, argv: string[], r: __IxProc): string {
   const excerpt = __ixgenTail(r.stderr) || __ixgenTail(r.stdout)
-  const label = [program, ...argv.slice(0, 1)].join(" ").replace(/[`\r\n]+/g, " ")
+  const label = __ixgenOneRun([program, ...argv.slice(0, 1)].join(" "))
   return `**Error:** \`${label}\` ${r.why}` + (excerpt ? "\n\n" + __ixgenFence(excerpt) : "")
 }
 async function __ixgenPool<T, R>(xs: readonly T[], n: number, f: (x: T) => Promise<R>): Promise<R[]> {
@@ -518,7 +523,7 @@ function __ixgenParse(r: __IxOut, p: SpecParse, x: __IxExec): __IxOut {
     if (p.format === "jsonl") {
       try { records.push(JSON.parse(line)) } catch {
         const label = r.label ?? (x.kind === "cli" ? [x.program, ...x.argv.slice(0, 1).filter((a) => typeof a === "string")].join(" ") : "step")
-        return { ok: false, out: r.out, process: r.process, err: `**Error:** \`${label.replace(/[`\r\n]+/g, " ")}\` did not print JSON Lines (line ${n + 1}).\n\n` + __ixgenFence(__ixgenTail(line)) }
+        return { ok: false, out: r.out, process: r.process, err: `**Error:** \`${__ixgenOneRun(label)}\` did not print JSON Lines (line ${n + 1}).\n\n` + __ixgenFence(__ixgenTail(line)) }
       }
     } else if (p.format === "delimited") {
       const parts = line.split(p.separator)
@@ -564,16 +569,27 @@ function __ixgenWildcard(text: string, pattern: string): boolean {
   if (re.endsWith(" .*")) re = re.slice(0, -3) + "( .*)?"
   return new RegExp("^" + re + "$", "s").test(text.replaceAll("\\", "/"))
 }
-// Undefined when the tool may run; otherwise the markdown that says why it did not.
-async function __ixgenConfirm(c: SpecConfirm, vars: __IxVars, ctx?: __IxCtx): Promise<string | undefined> {
+// What a confirmation decides before anything runs, from the subject alone: the refusal's markdown ("refused"), run
+// without asking ("allowed"), or ask the user (before the steps, or after the first `after` of them).
+function __ixgenGate(c: SpecConfirm, vars: __IxVars): { refused: string } | "allowed" | "ask" {
   const subject = __ixgenRender(c.subject, vars).trim()
-  const shown = "`" + subject.replace(/[`\r\n]+/g, " ") + "`"
   const denied = (c.deny ?? []).find((p) => __ixgenWildcard(subject, p))
-  if (denied !== undefined) return `**Refused:** ${shown} matches the blocked pattern \`${denied}\`. Nothing was run.`
-  if ((c.allow ?? []).some((p) => __ixgenWildcard(subject, p))) return undefined
+  if (denied !== undefined) return { refused: `**Refused:** \`${__ixgenOneRun(subject)}\` matches the blocked pattern \`${denied}\`. Nothing was run.` }
+  if ((c.allow ?? []).some((p) => __ixgenWildcard(subject, p))) return "allowed"
+  return "ask"
+}
+// Asks the user, with the preview rendered from what is known now. Undefined when the tool may go on; otherwise the
+// markdown that says why it did not.
+async function __ixgenAsk(c: SpecConfirm, vars: __IxVars, ctx?: __IxCtx): Promise<string | undefined> {
+  const subject = __ixgenRender(c.subject, vars).trim()
+  const shown = "`" + __ixgenOneRun(subject) + "`"
   if (typeof ctx?.ask !== "function") return `**Not run:** this tool asks before it runs, and the host offers no way to ask.`
+  // OpenCode 1.18's TUI shows a custom permission as "Call tool <permission>" and no metadata; the request (and its
+  // `permission.asked` event) carries the preview to every other client that reads it.
+  const metadata: Record<string, unknown> = { subject }
+  if (c.preview) metadata.preview = __ixgenRender(c.preview, vars)
   try {
-    await ctx.ask({ permission: c.permission, patterns: [subject], always: [subject], metadata: { subject } })
+    await ctx.ask({ permission: c.permission, patterns: [subject], always: [subject], metadata })
     return undefined
   } catch (e) {
     // OpenCode's DeniedError goes on to list every rule; its first sentence says enough.
@@ -610,7 +626,7 @@ function __ixgenJsonOut(r: __IxOut, x: __IxExec): __IxOut {
   const text = r.out.trim()
   try { return { ...r, result: text ? JSON.parse(text) : null } } catch {
     const label = x.kind === "cli" ? [x.program, ...x.argv.slice(0, 1).filter((a) => typeof a === "string")].join(" ") : x.kind
-    return { ok: false, out: r.out, err: `**Error:** \`${label.replace(/[`\r\n]+/g, " ")}\` did not print JSON.` + (text ? "\n\n" + __ixgenFence(__ixgenTail(text)) : "") }
+    return { ok: false, out: r.out, err: `**Error:** \`${__ixgenOneRun(label)}\` did not print JSON.` + (text ? "\n\n" + __ixgenFence(__ixgenTail(text)) : "") }
   }
 }
 // A value as markdown, or null when it is unset (a field line is then left out).
@@ -854,7 +870,7 @@ function __ixgenFromCel(lib: __IxCelLib, v: unknown): unknown {
   return undefined
 }
 async function __ixgenCompute(expr: string, vars: __IxVars, params: readonly __IxParam[]): Promise<__IxOut> {
-  const fail: __IxOut = { ok: false, out: "", err: `**Error:** \`${expr.replace(/[`\r\n]+/g, " ")}\` could not be computed.` }
+  const fail: __IxOut = { ok: false, out: "", err: `**Error:** \`${__ixgenOneRun(expr)}\` could not be computed.` }
   let cel: { lib: __IxCelLib; env: unknown }
   try { cel = await __ixgenCel() } catch (e) {
     __ixgenCelLoaded = undefined
@@ -896,9 +912,18 @@ export async function runToolAnswer(raw: ExecSpec, context: Record<string, unkno
     head = spec.answer?.heading === false ? ""
       : `## ${__ixgenRender(spec.heading, vars).replace(/\s+/g, " ").replace(/[\s:]+$/, "").trim() || spec.name}\n\n`
     if (errors.length) return fail(__ixgenRedact(`${head}**Invalid arguments:** ${errors.join("; ")}`))
+    // The question comes before the steps, or after the first `after` of them (they compute its preview). Only steps
+    // that run one after another can come first; any other spec asks at once, so nothing runs unasked.
+    let askAt: number | undefined
     if (spec.confirm) {
-      const refused = await __ixgenConfirm(spec.confirm, vars, ctx)
-      if (refused !== undefined) return fail(__ixgenRedact(head + refused))
+      const g = __ixgenGate(spec.confirm, vars)
+      if (typeof g === "object") return fail(__ixgenRedact(head + g.refused))
+      const n = spec.confirm.after
+      if (g === "ask" && n != null && !spec.parallel && !spec.runtime && n < spec.steps.length) askAt = n
+      else if (g === "ask") {
+        const refused = await __ixgenAsk(spec.confirm, vars, ctx)
+        if (refused !== undefined) return fail(__ixgenRedact(head + refused))
+      }
     }
     // A tool's answer is redacted unless its `redact` scope leaves answers alone; error texts always are.
     const answer = (t: string, isError = false) => ({ text: spec.redact === "errors" || spec.redact === "none" ? t : __ixgenRedact(t), isError })
@@ -926,7 +951,7 @@ export async function runToolAnswer(raw: ExecSpec, context: Record<string, unkno
         // The step's own working directory, inside the project (`cwd`).
         let dir = cwd, bad: string | undefined
         if (step.cwd && __ixgenTplSet(step.cwd, scope)) {
-          const want = __ixgenRender(step.cwd, scope), shown = want.replace(/[`\r\n]+/g, " ")
+          const want = __ixgenRender(step.cwd, scope), shown = __ixgenOneRun(want)
           const rel = __ixgenRel(cwd, __ixgenResolvePath(cwd, want))
           dir = __ixgenResolvePath(cwd, want)
           if (want.includes("\0") || rel === ".." || rel.startsWith(".." + __ixgenSep) || __ixgenIsAbs(rel)) bad = `**Error:** the working directory \`${shown}\` is outside the project.`
@@ -965,8 +990,17 @@ export async function runToolAnswer(raw: ExecSpec, context: Record<string, unkno
         done.push({ id: s.id ?? null, secs: o.secs })
       })
     } else {
-      for (const s of spec.steps) {
+      // Whether a step so far failed and nothing handled it: the preview could not be computed.
+      const failedYet = () => done.some((d) => d.secs.some((x) => x.err) && !(d.id !== null && handled.has(d.id)))
+      for (const [k, s] of spec.steps.entries()) {
         if (ctx?.abort?.aborted) break
+        if (askAt === k && spec.confirm) {
+          askAt = undefined
+          // A failed preview step ends the call with its error: there is nothing right to ask about.
+          if (failedYet()) break
+          const refused = await __ixgenAsk(spec.confirm, vars, ctx)
+          if (refused !== undefined) return fail(__ixgenRedact(head + refused))
+        }
         const touched = new Set<string>()
         if (s.when && !__ixgenCond(s.when, vars, results, touched)) continue
         touched.forEach((t) => handled.add(t))
