@@ -64,10 +64,13 @@ fn programs(model: &Model) -> Vec<(String, Vec<String>)> {
     for t in &model.tools {
         for s in &t.spec.steps {
             let chain = match &s.exec {
-                SpecExec::Cli { program, otherwise, .. } => program
-                    .clone()
-                    .or_else(|| model.shared.program.clone())
-                    .map(|p| std::iter::once(p).chain(otherwise.iter().map(|a| a.program.clone())).collect()),
+                SpecExec::Cli { program, otherwise, .. } => {
+                    program.clone().or_else(|| model.shared.program.clone()).map(|p| {
+                        std::iter::once(p)
+                            .chain(otherwise.iter().map(|a| a.program.clone()))
+                            .collect()
+                    })
+                }
                 SpecExec::StoreAppend { program, .. }
                 | SpecExec::StoreFold { program, .. }
                 | SpecExec::StoreUpdate { program, .. } => Some(vec![program.clone()]),
@@ -123,7 +126,10 @@ fn every_program_a_step_runs_exists() {
                 None => chain[0].clone(),
             };
             if program != chain[0] {
-                eprintln!("{name}: `{tool}` runs `{program}` here, `{}` not being installed", chain[0]);
+                eprintln!(
+                    "{name}: `{tool}` runs `{program}` here, `{}` not being installed",
+                    chain[0]
+                );
             }
             let args = probe(&program);
             let ok = Command::new(&program)
@@ -1278,7 +1284,10 @@ fn serve_call(catalog: &Path, tool: &str, args: Value, dir: &Path, path: &str) -
     let _ = child.kill();
     let _ = child.wait();
     let v = answer.expect("the call's answer");
-    let text = v["result"]["content"][0]["text"].as_str().unwrap_or_default().to_string();
+    let text = v["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     (text, v["result"]["isError"] == json!(true))
 }
 
@@ -1331,11 +1340,16 @@ fn static_analysis_runs_the_next_analyzer_or_says_which_is_missing() {
     let (text, is_error) = serve_call(&catalog, "static_analysis", json!({}), d, &none);
     assert!(!is_error, "{text}");
     assert!(
-        text.contains("**ruff check (Python project files)**\n\nruff is not installed here, nor flake8: no Python analysis ran.")
-            && text.contains("**biome check (package.json)**\n\nbiome is not installed here: no JavaScript analysis ran."),
+        text.contains(
+            "**ruff check (Python project files)**\n\nruff is not installed here, nor flake8: no Python analysis ran."
+        ) && text
+            .contains("**biome check (package.json)**\n\nbiome is not installed here: no JavaScript analysis ran."),
         "{text}"
     );
-    assert!(!text.contains("No installed analyzer"), "the fallback answered:\n{text}");
+    assert!(
+        !text.contains("No installed analyzer"),
+        "the fallback answered:\n{text}"
+    );
 
     // flake8 but no ruff: the next analyzer runs (exit 1 is its "findings").
     fake_program(&bin, "flake8", "./demo.py:1:1: F401 os imported but unused", 1);

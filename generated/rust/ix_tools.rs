@@ -1357,7 +1357,7 @@ impl IxHistoryTool {
       ]
     },
     {
-      "when": {"param": "pro_run.exit_code", "op": "gt", "than": 0},
+      "when": {"step": "pro", "failed": true},
       "text": ["**`ix briefing` says:** ", {"var": "pro_run.stderr"}]
     },
     {"fields": [{"label": "Revision", "value": {"tpl": [{"var": "pro.revision"}]}}]},

@@ -81,7 +81,7 @@ const SPEC_ix_history: ExecSpec = {
       ]
     },
     {
-      "when": {"param": "pro_run.exit_code", "op": "gt", "than": 0},
+      "when": {"step": "pro", "failed": true},
       "text": ["**`ix briefing` says:** ", {"var": "pro_run.stderr"}]
     },
     {"fields": [{"label": "Revision", "value": {"tpl": [{"var": "pro.revision"}]}}]},
