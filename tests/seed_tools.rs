@@ -57,23 +57,30 @@ fn init_path() {
     });
 }
 
-/// Every (tool, program) a catalog's steps run, in catalog order.
-fn programs(model: &Model) -> Vec<(String, String)> {
+/// Every (tool, programs) a catalog's steps run, in catalog order: a step's program, then the
+/// programs its `when_missing` tries in order when that one is not installed.
+fn programs(model: &Model) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
     for t in &model.tools {
         for s in &t.spec.steps {
-            let program = match &s.exec {
-                SpecExec::Cli { program, .. } => program.clone().or_else(|| model.shared.program.clone()),
+            let chain = match &s.exec {
+                SpecExec::Cli { program, otherwise, .. } => {
+                    program.clone().or_else(|| model.shared.program.clone()).map(|p| {
+                        std::iter::once(p)
+                            .chain(otherwise.iter().map(|a| a.program.clone()))
+                            .collect()
+                    })
+                }
                 SpecExec::StoreAppend { program, .. }
                 | SpecExec::StoreFold { program, .. }
-                | SpecExec::StoreUpdate { program, .. } => Some(program.clone()),
+                | SpecExec::StoreUpdate { program, .. } => Some(vec![program.clone()]),
                 // A signal runs no program; a compute step runs none either (CEL, in process).
                 SpecExec::Signal { .. } | SpecExec::Compute { .. } => None,
             };
-            if let Some(p) = program
-                && !out.contains(&(t.name.clone(), p.clone()))
+            if let Some(chain) = chain
+                && !out.contains(&(t.name.clone(), chain.clone()))
             {
-                out.push((t.name.clone(), p));
+                out.push((t.name.clone(), chain));
             }
         }
     }
@@ -92,15 +99,6 @@ fn probe(program: &str) -> Vec<&'static str> {
     }
 }
 
-/// Analyzers git-iris's `static_analysis` picks from by what is installed, returning its
-/// fallback ("no installed analyzer matches") when none is: they are the tool's optional
-/// programs. Each is probed when it is on PATH; this machine has none of them.
-const OPTIONAL: [(&str, &str); 3] = [
-    ("static_analysis", "ruff"),
-    ("static_analysis", "biome"),
-    ("static_analysis", "go"),
-];
-
 fn on_path(program: &str) -> bool {
     std::env::var("PATH")
         .unwrap_or_default()
@@ -108,6 +106,10 @@ fn on_path(program: &str) -> bool {
         .any(|d| Path::new(d).join(program).is_file())
 }
 
+/// A step with `when_missing` runs the first of its programs that is installed (git-iris's
+/// `static_analysis`: ruff, else flake8, else a note by `echo`), so that one must exist and
+/// answer its probe; the ones before it are not installed, so never called. A step without
+/// alternatives runs its own program, which must exist.
 #[test]
 fn every_program_a_step_runs_exists() {
     init_path();
@@ -117,10 +119,17 @@ fn every_program_a_step_runs_exists() {
         let m = model(name);
         let found = programs(&m);
         assert!(!found.is_empty(), "{name}: no program found in the steps");
-        for (tool, program) in found {
-            if OPTIONAL.contains(&(tool.as_str(), program.as_str())) && !on_path(&program) {
-                eprintln!("{name}: `{tool}` runs `{program}` only when it is installed, and it is not here");
-                continue;
+        for (tool, chain) in found {
+            let program = match chain.iter().find(|p| on_path(p)) {
+                Some(p) => p.clone(),
+                // None installed: the step's own program is the one to report.
+                None => chain[0].clone(),
+            };
+            if program != chain[0] {
+                eprintln!(
+                    "{name}: `{tool}` runs `{program}` here, `{}` not being installed",
+                    chain[0]
+                );
             }
             let args = probe(&program);
             let ok = Command::new(&program)
@@ -169,8 +178,8 @@ fn no_seed_tool_calls_the_product_cli() {
     init_path();
     for (name, cli) in [("ipuaro", "ipuaro"), ("git-iris", "git-iris")] {
         let m = model(name);
-        for (tool, program) in programs(&m) {
-            assert_ne!(program, cli, "{name}: `{tool}` calls `{cli}`");
+        for (tool, chain) in programs(&m) {
+            assert!(!chain.contains(&cli.to_string()), "{name}: `{tool}` calls `{cli}`");
         }
         let text = std::fs::read_to_string(catalog_path(name)).unwrap();
         assert!(
@@ -1333,4 +1342,143 @@ fn every_other_git_iris_tool_answers_as_its_seed_says() {
         "{}",
         lint.text
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// An analyzer that is not installed: `when_missing`.
+
+/// Calls one tool of a catalog through `ixgen serve` (stdio, raw JSON-RPC) started with this
+/// `PATH`: which programs are installed is the server's own environment, as for a user.
+fn serve_call(catalog: &Path, tool: &str, args: Value, dir: &Path, path: &str) -> (String, bool) {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(IXGEN)
+        .args(["serve", "--catalog"])
+        .arg(catalog)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("ixgen serve starts");
+    let mut stdin = child.stdin.take().unwrap();
+    for msg in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "seed-tools", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": args}}),
+    ] {
+        writeln!(stdin, "{msg}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut answer = None;
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if v["id"] == 2 {
+            answer = Some(v);
+            break;
+        }
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    let v = answer.expect("the call's answer");
+    let text = v["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    (text, v["result"]["isError"] == json!(true))
+}
+
+/// `PATH` without the folders that hold any of `programs`, plus `extra` first when given.
+fn path_without(programs: &[&str], extra: Option<&Path>) -> String {
+    let kept = std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .filter(|d| !d.is_empty() && !programs.iter().any(|p| Path::new(d).join(p).is_file()))
+        .map(str::to_string)
+        .collect::<Vec<_>>();
+    extra
+        .map(|e| e.display().to_string())
+        .into_iter()
+        .chain(kept)
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// A shell script named `name` in `dir` that prints `out` (no single quote in it) and exits `code`.
+fn fake_program(dir: &Path, name: &str, out: &str, code: i32) {
+    let p = dir.join(name);
+    std::fs::write(&p, format!("#!/bin/sh\nprintf '%s\\n' '{out}'\nexit {code}\n")).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+/// git-iris's `static_analysis` on a machine missing an analyzer: ruff if installed, otherwise
+/// flake8, otherwise a note; the other analyzers still run, and the tool does not fail.
+#[test]
+fn static_analysis_runs_the_next_analyzer_or_says_which_is_missing() {
+    init_path();
+    let catalog = catalog_path("git-iris");
+    let work = tempfile::tempdir().unwrap();
+    let d = work.path();
+    write(d, "pyproject.toml", "[project]\nname = \"demo\"\n");
+    write(d, "package.json", "{\"name\": \"demo\"}\n");
+    write(d, "demo.py", "import os\n");
+    git(d, &["init", "-q"]);
+    git(d, &["add", "."]);
+    let bin = d.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let analyzers = ["ruff", "flake8", "biome", "go"];
+
+    // None of them: a note per analyzer the project asks for, and no failure.
+    let none = path_without(&analyzers, None);
+    let (text, is_error) = serve_call(&catalog, "static_analysis", json!({}), d, &none);
+    assert!(!is_error, "{text}");
+    assert!(
+        text.contains(
+            "**ruff check (Python project files)**\n\nruff is not installed here, nor flake8: no Python analysis ran."
+        ) && text
+            .contains("**biome check (package.json)**\n\nbiome is not installed here: no JavaScript analysis ran."),
+        "{text}"
+    );
+    assert!(
+        !text.contains("No installed analyzer"),
+        "the fallback answered:\n{text}"
+    );
+
+    // flake8 but no ruff: the next analyzer runs (exit 1 is its "findings").
+    fake_program(&bin, "flake8", "./demo.py:1:1: F401 os imported but unused", 1);
+    let (text, is_error) = serve_call(
+        &catalog,
+        "static_analysis",
+        json!({"analyzer": "python"}),
+        d,
+        &path_without(&analyzers, Some(&bin)),
+    );
+    assert!(!is_error, "{text}");
+    assert!(text.contains("./demo.py:1:1: F401 os imported but unused"), "{text}");
+    assert!(!text.contains("not installed"), "{text}");
+
+    // ruff installed: ruff runs, not flake8.
+    fake_program(&bin, "ruff", "demo.py:1:8: F401 [*] `os` imported but unused", 1);
+    let (text, _) = serve_call(
+        &catalog,
+        "static_analysis",
+        json!({"analyzer": "python"}),
+        d,
+        &path_without(&analyzers, Some(&bin)),
+    );
+    assert!(
+        text.contains("demo.py:1:8: F401 [*] `os` imported but unused") && !text.contains("./demo.py:1:1"),
+        "{text}"
+    );
+
+    // go, asked for by name, not installed: its note.
+    let (text, is_error) = serve_call(&catalog, "static_analysis", json!({"analyzer": "go"}), d, &none);
+    assert!(!is_error, "{text}");
+    assert!(text.contains("go is not installed here: go vet did not run."), "{text}");
 }

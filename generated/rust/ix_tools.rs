@@ -1109,6 +1109,13 @@ impl IxIngestTool {
         "program": "ix",
         "argv": ["map", {"flag": "--silent", "if": "silent"}, "--format", "json"]
       }
+    },
+    {
+      "id": "status_run",
+      "when": {"all": [{"param": "refresh", "equals": false}, {"step": "status", "failed": true}]},
+      "capture": true,
+      "hidden": true,
+      "exec": {"kind": "cli", "program": "ix", "argv": ["status", "--format", "json"], "any_exit": true}
     }
   ],
   "fallback": [
@@ -1144,6 +1151,10 @@ impl IxIngestTool {
         {"var": "status.staleFiles"},
         " file(s) changed since the last ingest. Run ix-ingest with `refresh: true`."
       ]
+    },
+    {
+      "when": {"param": "status_run.exit_code", "op": "gt", "than": 0},
+      "text": ["**`ix status` says:** ", {"var": "status_run.stderr"}]
     },
     {
       "when": {"step": "probe", "failed": false},
@@ -1292,6 +1303,13 @@ impl IxHistoryTool {
       "exec": {"kind": "cli", "program": "ix", "argv": ["briefing", "--format", "json"]}
     },
     {
+      "id": "pro_run",
+      "when": {"step": "pro", "failed": true},
+      "capture": true,
+      "hidden": true,
+      "exec": {"kind": "cli", "program": "ix", "argv": ["briefing", "--format", "json"], "any_exit": true}
+    },
+    {
       "id": "decisions",
       "when": {
         "all": [
@@ -1337,6 +1355,10 @@ impl IxHistoryTool {
       "text": [
         "**Ix Pro not available.** Decisions, bugs and the briefing require Ix Pro; `include: [changes]` works without it.\n\n_Graph-based features (ix-query, ix-neighbors, ix-impact, ix-map) work without Pro._"
       ]
+    },
+    {
+      "when": {"step": "pro", "failed": true},
+      "text": ["**`ix briefing` says:** ", {"var": "pro_run.stderr"}]
     },
     {"fields": [{"label": "Revision", "value": {"tpl": [{"var": "pro.revision"}]}}]},
     {
@@ -3258,6 +3280,13 @@ impl IxHealthTool {
       "when": {"step": "status", "failed": true},
       "json": true,
       "exec": {"kind": "cli", "program": "ix", "argv": ["doctor", "--format", "json"]}
+    },
+    {
+      "id": "status_run",
+      "when": {"step": "status", "failed": true},
+      "capture": true,
+      "hidden": true,
+      "exec": {"kind": "cli", "program": "ix", "argv": ["status", "--format", "json"], "any_exit": true}
     }
   ],
   "fallback": [
@@ -3269,6 +3298,10 @@ impl IxHealthTool {
   "output": [
     {"when": {"param": "status.backend", "equals": "ok"}, "text": ["**Status:** OK"]},
     {"when": {"not": {"param": "status.backend", "equals": "ok"}}, "text": ["**Status:** DEGRADED"]},
+    {
+      "when": {"param": "status_run.exit_code", "op": "gt", "than": 0},
+      "text": ["**`ix status` says:** ", {"var": "status_run.stderr"}]
+    },
     {
       "fields": [
         {"label": "CLI", "value": {"tpl": ["available"]}},

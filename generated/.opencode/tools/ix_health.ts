@@ -17,6 +17,13 @@ const SPEC_ix_health: ExecSpec = {
       "when": {"step": "status", "failed": true},
       "json": true,
       "exec": {"kind": "cli", "argv": ["doctor", "--format", "json"]}
+    },
+    {
+      "id": "status_run",
+      "when": {"step": "status", "failed": true},
+      "capture": true,
+      "hidden": true,
+      "exec": {"kind": "cli", "argv": ["status", "--format", "json"], "any_exit": true}
     }
   ],
   "recovery": [
@@ -25,6 +32,10 @@ const SPEC_ix_health: ExecSpec = {
   "output": [
     {"when": {"param": "status.backend", "equals": "ok"}, "text": ["**Status:** OK"]},
     {"when": {"not": {"param": "status.backend", "equals": "ok"}}, "text": ["**Status:** DEGRADED"]},
+    {
+      "when": {"param": "status_run.exit_code", "op": "gt", "than": 0},
+      "text": ["**`ix status` says:** ", {"var": "status_run.stderr"}]
+    },
     {
       "fields": [
         {"label": "CLI", "value": {"tpl": ["available"]}},

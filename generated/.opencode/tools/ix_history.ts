@@ -31,6 +31,13 @@ const SPEC_ix_history: ExecSpec = {
       "exec": {"kind": "cli", "argv": ["briefing", "--format", "json"]}
     },
     {
+      "id": "pro_run",
+      "when": {"step": "pro", "failed": true},
+      "capture": true,
+      "hidden": true,
+      "exec": {"kind": "cli", "argv": ["briefing", "--format", "json"], "any_exit": true}
+    },
+    {
       "id": "decisions",
       "when": {
         "all": [
@@ -72,6 +79,10 @@ const SPEC_ix_history: ExecSpec = {
       "text": [
         "**Ix Pro not available.** Decisions, bugs and the briefing require Ix Pro; `include: [changes]` works without it.\n\n_Graph-based features (ix-query, ix-neighbors, ix-impact, ix-map) work without Pro._"
       ]
+    },
+    {
+      "when": {"step": "pro", "failed": true},
+      "text": ["**`ix briefing` says:** ", {"var": "pro_run.stderr"}]
     },
     {"fields": [{"label": "Revision", "value": {"tpl": [{"var": "pro.revision"}]}}]},
     {

@@ -30,6 +30,13 @@ const SPEC_ix_ingest: ExecSpec = {
       "when": {"param": "refresh", "equals": true},
       "json": true,
       "exec": {"kind": "cli", "argv": ["map", {"flag": "--silent", "if": "silent"}, "--format", "json"]}
+    },
+    {
+      "id": "status_run",
+      "when": {"all": [{"param": "refresh", "equals": false}, {"step": "status", "failed": true}]},
+      "capture": true,
+      "hidden": true,
+      "exec": {"kind": "cli", "argv": ["status", "--format", "json"], "any_exit": true}
     }
   ],
   "fallback": [
@@ -65,6 +72,10 @@ const SPEC_ix_ingest: ExecSpec = {
         {"var": "status.staleFiles"},
         " file(s) changed since the last ingest. Run ix-ingest with `refresh: true`."
       ]
+    },
+    {
+      "when": {"param": "status_run.exit_code", "op": "gt", "than": 0},
+      "text": ["**`ix status` says:** ", {"var": "status_run.stderr"}]
     },
     {
       "when": {"step": "probe", "failed": false},
