@@ -2,15 +2,17 @@
 //! and an older one (a file, or the same catalog at a git ref).
 //!
 //! A read-only report stage beside `report`: both catalogs go through the ordinary load and
-//! `model::lower`, [`compare`] classifies every change per host surface under a named
-//! [`Rule`], [`semver`] turns the findings into the version bump they need, and [`render`]
+//! `model::lower`, [`side`] indexes each, [`compare`] walks both and has every [`Rule`]'s
+//! detector ([`detect`]) classify what changed per host surface, [`semver`] turns the findings into the version bump they need, and [`render`]
 //! prints them. Nothing here writes a file; [`source`] is the only part that reads one or runs
 //! git.
 
 mod compare;
+mod detect;
 mod render;
 mod rules;
 pub mod semver;
+mod side;
 mod source;
 
 pub use render::Format;
@@ -21,9 +23,10 @@ use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::hosts;
 use crate::model;
-use compare::{Compare, Side};
+use compare::Diff;
 use semver::{Change, Level, Version};
 use serde::Serialize;
+use side::Side;
 use std::path::Path;
 
 /// A host surface: one way a tool reaches a model. The hosts define them
@@ -321,7 +324,7 @@ fn invalid(side: &Side, mut diags: Vec<Diagnostic>) -> Error {
 }
 
 fn version(side: &Side) -> Result<Version, Error> {
-    let v = &side.model.catalog.product.version;
+    let v = &side.catalog().product.version;
     semver::parse(v).ok_or_else(|| {
         invalid(
             side,
@@ -342,7 +345,7 @@ fn version(side: &Side) -> Result<Version, Error> {
 
 /// Checks `lint.breaking` of the current catalog: every id must name a rule or a class.
 fn check_lint(side: &Side) -> Result<(), Error> {
-    let lint: &BreakingLint = &side.model.catalog.lint.breaking;
+    let lint: &BreakingLint = &side.catalog().lint.breaking;
     let ids: Vec<&str> = Rule::ALL
         .iter()
         .map(|r| r.id())
@@ -377,14 +380,12 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
     let new = side(new)?;
     check_lint(&new)?;
     let (vo, vn) = (version(&old)?, version(&new)?);
-    let mut cmp = Compare::new(&old, &new);
-    cmp.run();
-    if !cmp.errors.is_empty() {
-        let errors = std::mem::take(&mut cmp.errors);
-        return Err(invalid(&new, errors));
+    let diff = Diff::run(&old, &new);
+    if !diff.errors.is_empty() {
+        return Err(invalid(&new, diff.errors));
     }
-    let mut findings = cmp.findings;
-    let lint = &new.model.catalog.lint.breaking;
+    let mut findings = diff.findings;
+    let lint = &new.catalog().lint.breaking;
     for f in &mut findings {
         let by_class = lint.ignore.iter().any(|i| i == f.rule.id() || i == f.class.id());
         let by_tool = lint.ignore_only.get(f.rule.id()).is_some_and(|tools| {
@@ -447,8 +448,8 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
     }
     let info = |s: &Side| SideInfo {
         file: s.name.clone(),
-        product: s.model.catalog.product.name.clone(),
-        version: s.model.catalog.product.version.clone(),
+        product: s.catalog().product.name.clone(),
+        version: s.catalog().product.version.clone(),
     };
     Ok(Report {
         before: info(&old),
