@@ -972,6 +972,27 @@ fn the_docs_describe_every_rule() {
         let row = format!("| `{}` | {} |", rule.id(), rule.class().id());
         assert!(doc.contains(&row), "docs/diff.md has no row {row}");
     }
+    // And the rule table lists no rule that does not exist, nor one twice.
+    let classes = ["breaking", "behaviour", "compatible", "cosmetic"];
+    let listed: Vec<&str> = doc
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let id = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            classes.contains(cells.get(2)?).then_some(id)
+        })
+        .collect();
+    for id in &listed {
+        assert!(
+            ixgen::diff::Rule::ALL.iter().any(|r| r.id() == *id),
+            "docs/diff.md lists `{id}`, which is no rule"
+        );
+    }
+    assert_eq!(
+        listed.len(),
+        ixgen::diff::Rule::ALL.len(),
+        "docs/diff.md lists a rule twice"
+    );
 }
 
 #[test]

@@ -219,6 +219,16 @@ impl<'a> Diff<'a> {
         self.findings.last_mut().expect("just pushed")
     }
 
+    /// Records a finding of `rule` about kept tool `p`, at `key` of it on both sides.
+    pub fn tool(&mut self, rule: Rule, p: &Pair, surfaces: &[Surface], msg: Msg, key: &str) {
+        self.push(rule, Some(p.name()), None, surfaces, msg, p.at(key));
+    }
+
+    /// Records a finding of `rule` about parameter `pc` of a kept tool.
+    pub fn param(&mut self, rule: Rule, pc: &ParamChange, surfaces: &[Surface], msg: Msg, at: At) {
+        self.push(rule, Some(pc.tool.name()), Some(pc.name()), surfaces, msg, at);
+    }
+
     /// Old tool → new tool of every tool on both sides: by name, or by `renamed_from`.
     fn match_tools(&mut self) -> Vec<(&'a ToolModel, &'a ToolModel)> {
         let (old, new) = (self.old, self.new);

@@ -7,14 +7,13 @@ use super::rules::Rule;
 use super::side::written;
 use super::{Msg, Surface};
 use crate::catalog::{Access, Server};
-use crate::model::{
-    ExecSpec, HttpMethod, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime, SpecType, ToolModel,
-};
+use crate::model::{ExecSpec, HttpMethod, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime};
+use crate::model::{SpecType, ToolModel};
 use crate::template::Template;
 use std::collections::BTreeSet;
 
-/// A detector: reports what its rule finds at one place.
-pub type Detector = fn(&mut Diff, &Node);
+/// A detector: reports what its rule finds at one place (`None`: nothing to see there).
+pub type Detector = fn(&mut Diff, &Node) -> Option<()>;
 
 // ---------------------------------------------------------------------------------------------
 // Where a detector looks.
@@ -23,6 +22,20 @@ pub type Detector = fn(&mut Diff, &Node);
 fn kept<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
     match n {
         Node::Tool(ToolChange::Kept(p)) => Some(p),
+        _ => None,
+    }
+}
+
+fn removed<'n>(n: &'n Node) -> Option<&'n ToolModel> {
+    match n {
+        Node::Tool(ToolChange::Removed(t)) => Some(t),
+        _ => None,
+    }
+}
+
+fn added<'n>(n: &'n Node) -> Option<&'n ToolModel> {
+    match n {
+        Node::Tool(ToolChange::Added(t)) => Some(t),
         _ => None,
     }
 }
@@ -69,65 +82,51 @@ fn opencode(d: &Diff) -> Vec<Surface> {
 // ---------------------------------------------------------------------------------------------
 // Surfaces and the server.
 
-pub fn surface_removed(d: &mut Diff, n: &Node) {
-    let (Node::Catalog, old) = (n, d.old) else { return };
-    for (s, st) in &old.surfaces {
-        if !d.new.surfaces.contains_key(s) {
-            let msg = Msg::new()
-                .t(format!("{} is no longer generated (", s.label()))
-                .c(&st.path)
-                .t(format!(", {} tool(s))", st.tools.len()));
-            d.push(
-                Rule::SurfaceRemoved,
-                None,
-                None,
-                &[*s],
-                msg,
-                At::gone(st.path.clone(), "targets".into()),
-            );
-        }
+pub fn surface_removed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (Node::Catalog, old) = (n, d.old) else { return None };
+    for (s, st) in old.surfaces.iter().filter(|(s, _)| !d.new.surfaces.contains_key(s)) {
+        let text = format!(
+            "{} is no longer generated ({{}}, {} tool(s))",
+            s.label(),
+            st.tools.len()
+        );
+        let at = At::gone(st.path.clone(), "targets".into());
+        d.push(Rule::SurfaceRemoved, None, None, &[*s], Msg::of(&text, &[&st.path]), at);
     }
+    Some(())
 }
 
-pub fn surface_added(d: &mut Diff, n: &Node) {
-    let (Node::Catalog, new) = (n, d.new) else { return };
-    for (s, st) in &new.surfaces {
-        if !d.old.surfaces.contains_key(s) {
-            let msg = Msg::new()
-                .t(format!("{} is now generated (", s.label()))
-                .c(&st.path)
-                .t(format!(", {} tool(s))", st.tools.len()));
-            d.push(Rule::SurfaceAdded, None, None, &[*s], msg, At::added(st.path.clone()));
-        }
+pub fn surface_added(d: &mut Diff, n: &Node) -> Option<()> {
+    let (Node::Catalog, new) = (n, d.new) else { return None };
+    for (s, st) in new.surfaces.iter().filter(|(s, _)| !d.old.surfaces.contains_key(s)) {
+        let text = format!("{} is now generated ({{}}, {} tool(s))", s.label(), st.tools.len());
+        let at = At::added(st.path.clone());
+        d.push(Rule::SurfaceAdded, None, None, &[*s], Msg::of(&text, &[&st.path]), at);
     }
+    Some(())
 }
 
 /// The server on both sides, and the surfaces on both that launch it.
 fn server<'a>(d: &Diff<'a>, n: &Node) -> Option<(&'a Server, &'a Server, Vec<Surface>)> {
-    let (Node::Catalog, old, new) = (n, d.old, d.new) else {
-        return None;
-    };
+    let (old, new) = (d.old, d.new);
+    matches!(n, Node::Catalog).then_some(())?;
     let (a, b) = (old.catalog().server.as_ref()?, new.catalog().server.as_ref()?);
-    let launched: Vec<Surface> = new
-        .surfaces
-        .keys()
-        .copied()
-        .filter(|s| s.launches_server() && old.surfaces.keys().any(|o| o.key() == s.key()))
-        .collect();
+    let launches = |s: &Surface| s.launches_server() && old.surfaces.keys().any(|o| o.key() == s.key());
+    let launched: Vec<Surface> = new.surfaces.keys().copied().filter(launches).collect();
     (!launched.is_empty()).then_some((a, b, launched))
 }
 
 /// A new command line is an argv change that an installed server may not accept.
-pub fn server_command_changed(d: &mut Diff, n: &Node) {
-    let Some((a, b, launched)) = server(d, n) else { return };
+pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (a, b, launched) = server(d, n)?;
     let flags = |s: &Server| {
-        s.filter_flags
-            .as_ref()
-            .map(|f| [f.read_only.clone(), f.enable_tools.clone(), f.disable_tools.clone()])
+        let f = s.filter_flags.as_ref();
+        f.map(|f| [f.read_only.clone(), f.enable_tools.clone(), f.disable_tools.clone()])
     };
     let line = |s: &Server| {
-        std::iter::once(s.command.as_str())
-            .chain(s.args.iter().map(String::as_str))
+        std::iter::once(&s.command)
+            .chain(&s.args)
+            .cloned()
             .collect::<Vec<_>>()
             .join(" ")
     };
@@ -138,33 +137,33 @@ pub fn server_command_changed(d: &mut Diff, n: &Node) {
     } else if flags(a) != flags(b) {
         "filter_flags"
     } else {
-        return;
+        return None;
     };
-    let msg = Msg::new().t("the MCP hosts launch the server as ").c(line(b));
-    let msg = if line(a) == line(b) {
-        msg.t(" with other filter flags")
-    } else {
-        msg.t(" instead of ").c(line(a))
+    let msg = match line(a) == line(b) {
+        true => Msg::of(
+            "the MCP hosts launch the server as {} with other filter flags",
+            &[&line(b)],
+        ),
+        false => Msg::of(
+            "the MCP hosts launch the server as {} instead of {}",
+            &[&line(b), &line(a)],
+        ),
     };
     let at = At::both(format!("server.{key}"), format!("server.{key}"));
     d.push(Rule::ServerCommandChanged, None, None, &launched, msg, at);
+    Some(())
 }
 
-pub fn server_env_changed(d: &mut Diff, n: &Node) {
-    let Some((a, b, launched)) = server(d, n) else { return };
-    if a.env == b.env {
-        return;
+pub fn server_env_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (a, b, launched) = server(d, n)?;
+    let new_keys = b.env.keys().filter(|k| !a.env.contains_key(*k));
+    let keys = a.env.keys().chain(new_keys).filter(|k| a.env.get(*k) != b.env.get(*k));
+    if a.env != b.env {
+        let msg = Msg::new().t("the server's environment changed: ").codes(keys);
+        let at = At::both("server.env".into(), "server.env".into());
+        d.push(Rule::ServerEnvChanged, None, None, &launched, msg, at);
     }
-    let keys: Vec<&str> = a
-        .env
-        .keys()
-        .chain(b.env.keys().filter(|k| !a.env.contains_key(*k)))
-        .filter(|k| a.env.get(*k) != b.env.get(*k))
-        .map(String::as_str)
-        .collect();
-    let msg = Msg::new().t("the server's environment changed: ").codes(keys);
-    let at = At::both("server.env".into(), "server.env".into());
-    d.push(Rule::ServerEnvChanged, None, None, &launched, msg, at);
+    Some(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,90 +177,72 @@ fn unnamed(t: &ToolModel) -> ExecSpec {
     s
 }
 
-pub fn tool_removed(d: &mut Diff, n: &Node) {
-    let Node::Tool(ToolChange::Removed(t)) = n else { return };
-    let mut msg = Msg::new().t("tool ").c(&t.name).t(" was removed");
+pub fn tool_removed(d: &mut Diff, n: &Node) -> Option<()> {
+    let t = removed(n)?;
     // A new tool that does the same under another name is most likely a rename the catalog
     // did not declare: say how to declare it.
     let twin = d
         .added
         .iter()
         .find(|n| n.description == t.description || unnamed(n) == unnamed(t));
-    if let Some(n) = twin {
-        msg = msg
-            .t(" (if ")
-            .c(&n.name)
-            .t(" is its new name, declare ")
-            .c(format!("renamed_from: {}", t.name))
-            .t(" on it)");
-    }
+    let msg = match twin {
+        Some(n) => {
+            let declare = format!("renamed_from: {}", t.name);
+            Msg::of(
+                "tool {} was removed (if {} is its new name, declare {} on it)",
+                &[&t.name, &n.name, &declare],
+            )
+        }
+        None => Msg::of("tool {} was removed", &[&t.name]),
+    };
     let on: Vec<Surface> = d.old.on(&t.name).into_iter().collect();
     let at = At::gone(d.old.tool_path(&t.name), "tools".into());
     d.push(Rule::ToolRemoved, Some(&t.name), None, &on, msg, at);
+    Some(())
 }
 
-pub fn tool_added(d: &mut Diff, n: &Node) {
-    let Node::Tool(ToolChange::Added(t)) = n else { return };
+pub fn tool_added(d: &mut Diff, n: &Node) -> Option<()> {
+    let t = added(n)?;
     let on: Vec<Surface> = d.new.on(&t.name).into_iter().collect();
     let at = At::added(d.new.tool_path(&t.name));
-    d.push(
-        Rule::ToolAdded,
-        Some(&t.name),
-        None,
-        &on,
-        Msg::new().t("new tool ").c(&t.name),
-        at,
-    );
+    let msg = Msg::of("new tool {}", &[&t.name]);
+    d.push(Rule::ToolAdded, Some(&t.name), None, &on, msg, at);
+    Some(())
 }
 
-pub fn tool_renamed(d: &mut Diff, n: &Node) {
-    let Some(p) = kept(n).filter(|p| p.old.name != p.new.name) else {
-        return;
-    };
-    let msg = Msg::new().t("tool ").c(&p.old.name).t(" was renamed to ").c(p.name());
+pub fn tool_renamed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = kept(n).filter(|p| p.old.name != p.new.name)?;
+    let msg = Msg::of("tool {} was renamed to {}", &[&p.old.name, p.name()]);
     let at = At::both(p.otp.clone(), format!("{}.renamed_from", p.ntp));
     d.push(Rule::ToolRenamed, Some(p.name()), None, &p.common, msg, at)
         .previous_name = Some(p.old.name.clone());
+    Some(())
 }
 
-pub fn tool_id_changed(d: &mut Diff, n: &Node) {
-    let (Some(p), old, new) = (kept(n).filter(|p| p.old.name == p.new.name), d.old, d.new) else {
-        return;
-    };
-    let changed: Vec<Surface> = p
-        .common
-        .iter()
-        .copied()
-        .filter(|s| old.id(*s, &p.old.name) != new.id(*s, p.name()))
-        .collect();
+pub fn tool_id_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (p, old, new) = (kept(n).filter(|p| p.old.name == p.new.name)?, d.old, d.new);
+    let ids = |s: &Surface| (old.id(*s, &p.old.name), new.id(*s, p.name()));
+    let changed: Vec<Surface> = p.common.iter().copied().filter(|s| ids(s).0 != ids(s).1).collect();
     if changed.is_empty() {
-        return;
+        return None;
     }
-    let mut msg = Msg::new().t("tool ").c(p.name()).t(" has a new id:");
+    let mut msg = Msg::of("tool {} has a new id:", &[p.name()]);
     for (k, s) in changed.iter().enumerate() {
-        msg = msg
-            .t(if k == 0 { " " } else { "; " })
-            .t(format!("{} ", s.label()))
-            .c(old.id(*s, &p.old.name))
-            .t(" → ")
-            .c(new.id(*s, p.name()));
+        let (was, is) = ids(s);
+        let sep = if k == 0 { " " } else { "; " };
+        msg = msg.t(format!("{sep}{} ", s.label())).c(was).t(" → ").c(is);
     }
     let at = At::both(p.otp.clone(), p.ntp.clone());
     d.push(Rule::ToolIdChanged, Some(p.name()), None, &changed, msg, at);
+    Some(())
 }
 
-pub fn toolset_member_removed(d: &mut Diff, n: &Node) {
+pub fn toolset_member_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let (old, new) = (d.old, d.new);
     if let Some(p) = kept(n).filter(|p| !p.lost.is_empty()) {
         let toolsets: BTreeSet<&str> = p.lost.iter().map(|s| new.surfaces[s].toolset.as_str()).collect();
-        let mut msg = Msg::new()
-            .t("tool ")
-            .c(p.name())
-            .t(" is no longer given to ")
-            .t(labels(&p.lost))
-            .t(" (toolset ")
-            .codes(toolsets)
-            .t(")");
+        let text = format!("tool {{}} is no longer given to {} (toolset ", labels(&p.lost));
+        let mut msg = Msg::of(&text, &[p.name()]).codes(toolsets).t(")");
         // A tool that became `unsupported` leaves every surface it was on: a removal from
         // each, pointed at the reason.
         let mut after = p.ntp.clone();
@@ -269,68 +250,50 @@ pub fn toolset_member_removed(d: &mut Diff, n: &Node) {
             msg = msg.t(": it is now ").c("unsupported").t(format!(" ({why})"));
             after = format!("{after}.unsupported");
         }
-        let at = At {
-            before: Some(p.otp.clone()),
-            after: Some(after.clone()),
-            anchor: after,
-        };
+        let at = At::both(p.otp.clone(), after);
         d.push(Rule::ToolsetMemberRemoved, Some(p.name()), None, &p.lost, msg, at);
     }
     // A toolset no surface is built from, chosen with `ixgen opencode --toolset`. (A removed
     // or renamed tool is reported once, as such: its old name is no tool of the new catalog.)
-    let Node::Toolset(name) = n else { return };
-    let Some(now) = new.catalog().toolsets.get(*name) else {
-        return;
-    };
+    let Node::Toolset(name) = n else { return None };
+    let now = new.catalog().toolsets.get(*name)?;
     if new.surfaces.values().any(|s| s.toolset == *name) {
-        return;
+        return None;
     }
-    let surfaces = opencode(d);
-    let path = format!("toolsets.{name}.tools");
+    let (surfaces, path) = (opencode(d), format!("toolsets.{name}.tools"));
+    let choose = format!("ixgen opencode --toolset {name}");
     for t in &old.catalog().toolsets[*name].tools {
         if !now.tools.contains(t) && new.model.tool(t).is_some() {
-            let msg = Msg::new()
-                .t("toolset ")
-                .c(*name)
-                .t(" (")
-                .c(format!("ixgen opencode --toolset {name}"))
-                .t(") no longer has tool ")
-                .c(t);
+            let msg = Msg::of("toolset {} ({}) no longer has tool {}", &[name, &choose, t]);
             let at = At::both(path.clone(), path.clone());
             d.push(Rule::ToolsetMemberRemoved, Some(t), None, &surfaces, msg, at);
         }
     }
+    Some(())
 }
 
-pub fn toolset_member_added(d: &mut Diff, n: &Node) {
-    let Some(p) = kept(n).filter(|p| !p.gained.is_empty()) else {
-        return;
-    };
-    let mut msg = Msg::new()
-        .t("tool ")
-        .c(p.name())
-        .t(" is now given to ")
-        .t(labels(&p.gained));
+pub fn toolset_member_added(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = kept(n).filter(|p| !p.gained.is_empty())?;
+    let mut msg = Msg::of(&format!("tool {{}} is now given to {}", labels(&p.gained)), &[p.name()]);
     if p.old.unsupported.is_some() {
         msg = msg.t(": it is no longer ").c("unsupported");
     }
     let at = At::both(p.otp.clone(), p.ntp.clone());
     d.push(Rule::ToolsetMemberAdded, Some(p.name()), None, &p.gained, msg, at);
+    Some(())
 }
 
-pub fn toolset_removed(d: &mut Diff, n: &Node) {
-    let Node::Toolset(name) = n else { return };
-    if d.new.catalog().toolsets.contains_key(*name) {
-        return;
+pub fn toolset_removed(d: &mut Diff, n: &Node) -> Option<()> {
+    let Node::Toolset(name) = n else { return None };
+    if !d.new.catalog().toolsets.contains_key(*name) {
+        let msg = Msg::of(
+            "toolset {} was removed ({})",
+            &[name, &format!("ixgen opencode --toolset {name}")],
+        );
+        let at = At::gone(format!("toolsets.{name}"), "toolsets".into());
+        d.push(Rule::ToolsetRemoved, None, None, &opencode(d), msg, at);
     }
-    let msg = Msg::new()
-        .t("toolset ")
-        .c(*name)
-        .t(" was removed (")
-        .c(format!("ixgen opencode --toolset {name}"))
-        .t(")");
-    let at = At::gone(format!("toolsets.{name}"), "toolsets".into());
-    d.push(Rule::ToolsetRemoved, None, None, &opencode(d), msg, at);
+    Some(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -340,41 +303,27 @@ fn became_write(p: &Pair) -> bool {
     p.old.access == Access::Read && p.new.access == Access::Write
 }
 
-pub fn tool_became_write(d: &mut Diff, n: &Node) {
-    let Some(p) = shared(n).filter(|p| became_write(p)) else {
-        return;
-    };
-    let mut msg = Msg::new().t("tool ").c(p.name()).t(" became a write tool");
-    if p.new.destructive && !p.old.destructive {
-        msg = msg.t(" and destructive");
-    }
-    d.push(
-        Rule::ToolBecameWrite,
-        Some(p.name()),
-        None,
-        &p.common,
-        msg,
-        p.at("access"),
-    );
+fn became_destructive(p: &Pair) -> bool {
+    p.new.destructive && !p.old.destructive
 }
 
-pub fn tool_became_destructive(d: &mut Diff, n: &Node) {
-    let Some(p) = shared(n).filter(|p| !became_write(p) && p.new.destructive && !p.old.destructive) else {
-        return;
-    };
-    let msg = Msg::new().t("tool ").c(p.name()).t(" became destructive");
-    d.push(
-        Rule::ToolBecameDestructive,
-        Some(p.name()),
-        None,
-        &p.common,
-        msg,
-        p.at("destructive"),
-    );
+pub fn tool_became_write(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = shared(n).filter(|p| became_write(p))?;
+    let also = if became_destructive(p) { " and destructive" } else { "" };
+    let msg = Msg::of(&format!("tool {{}} became a write tool{also}"), &[p.name()]);
+    d.tool(Rule::ToolBecameWrite, p, &p.common, msg, "access");
+    Some(())
 }
 
-pub fn hints_changed(d: &mut Diff, n: &Node) {
-    let Some(p) = shared(n) else { return };
+pub fn tool_became_destructive(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = shared(n).filter(|p| !became_write(p) && became_destructive(p))?;
+    let msg = Msg::of("tool {} became destructive", &[p.name()]);
+    d.tool(Rule::ToolBecameDestructive, p, &p.common, msg, "destructive");
+    Some(())
+}
+
+pub fn hints_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = shared(n)?;
     let (o, t) = (p.old, p.new);
     let became_read = o.access == Access::Write && t.access == Access::Read;
     let mut relaxed = Vec::new();
@@ -385,11 +334,8 @@ pub fn hints_changed(d: &mut Diff, n: &Node) {
         relaxed.push("is no longer destructive");
     }
     if !relaxed.is_empty() {
-        let msg = Msg::new()
-            .t("tool ")
-            .c(p.name())
-            .t(format!(" {}", relaxed.join(" and ")));
-        d.push(Rule::HintsChanged, Some(p.name()), None, &p.common, msg, p.at("access"));
+        let msg = Msg::of(&format!("tool {{}} {}", relaxed.join(" and ")), &[p.name()]);
+        d.tool(Rule::HintsChanged, p, &p.common, msg, "access");
     }
     // Idempotent and open-world are MCP annotations: only the MCP hosts show them. Idempotent
     // defaults to the opposite of write: when access changed, the access finding tells it.
@@ -411,143 +357,106 @@ pub fn hints_changed(d: &mut Diff, n: &Node) {
     }
     if !hints.is_empty() && !p.shown.is_empty() {
         let key = if idempotent { "idempotent" } else { "open_world" };
-        let msg = Msg::new().t("tool ").c(p.name()).t(format!(" {}", hints.join(" and ")));
-        d.push(Rule::HintsChanged, Some(p.name()), None, &p.shown, msg, p.at(key));
+        let msg = Msg::of(&format!("tool {{}} {}", hints.join(" and ")), &[p.name()]);
+        d.tool(Rule::HintsChanged, p, &p.shown, msg, key);
     }
+    Some(())
 }
 
-pub fn tier_changed(d: &mut Diff, n: &Node) {
-    let Some(p) = shared(n).filter(|p| p.old.tier != p.new.tier) else {
-        return;
-    };
-    let msg = Msg::new()
-        .t("tool ")
-        .c(p.name())
-        .t(" moved from tier ")
-        .c(&p.old.tier)
-        .t(" to ")
-        .c(&p.new.tier);
-    d.push(Rule::TierChanged, Some(p.name()), None, &p.common, msg, p.at("tier"));
+pub fn tier_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = shared(n).filter(|p| p.old.tier != p.new.tier)?;
+    let msg = Msg::of(
+        "tool {} moved from tier {} to {}",
+        &[p.name(), &p.old.tier, &p.new.tier],
+    );
+    d.tool(Rule::TierChanged, p, &p.common, msg, "tier");
+    Some(())
 }
 
 // ---------------------------------------------------------------------------------------------
 // Parameters.
 
-/// Pushes a finding of a matched parameter at `key`.
-fn param_hit(d: &mut Diff, rule: Rule, pc: &ParamChange, surfaces: &[Surface], msg: Msg, key: &str) {
-    d.push(rule, Some(pc.tool.name()), Some(pc.name()), surfaces, msg, pc.at(key));
+/// A finding of a matched parameter at `key`, on the surfaces that have the tool: `text` with
+/// the parameter, the tool, then `values` in its `{}`s.
+fn param_hit(d: &mut Diff, rule: Rule, pc: &ParamChange, text: &str, values: &[&str], key: &str) -> Option<()> {
+    let values: Vec<&str> = [pc.name(), pc.tool.name()]
+        .into_iter()
+        .chain(values.iter().copied())
+        .collect();
+    let msg = Msg::of(text, &values);
+    d.param(rule, pc, &pc.tool.common, msg, pc.at(key));
+    Some(())
 }
 
-/// "parameter `p`" + `what` + " of `tool`".
-fn of(pc: &ParamChange, what: &str) -> Msg {
-    Msg::new().t(what).c(pc.name()).t(" of ").c(pc.tool.name())
+/// [`param_hit`] on the surfaces that run the steps (what the generated tools check).
+fn param_exec(d: &mut Diff, rule: Rule, pc: &ParamChange, text: &str, values: &[&str], key: &str) -> Option<()> {
+    param_hit(d, rule, pc, text, values, key)?;
+    d.findings.last_mut()?.surfaces = pc.tool.exec.clone();
+    Some(())
 }
 
-pub fn param_removed(d: &mut Diff, n: &Node) {
-    let Some(pc) = param(n).filter(|pc| pc.new.is_none()) else {
-        return;
-    };
-    let Some((op, _)) = pc.old else { return };
+pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
+    let pc = param(n).filter(|pc| pc.new.is_none())?;
+    let Some((op, _)) = pc.old else { return None };
     let (o, t) = (pc.tool.old, pc.tool.new);
-    let mut msg = of(pc, "parameter ").t(" was removed");
     // A parameter's shape: its spec entry without its name, and its description.
     fn shape(t: &ToolModel, name: &str) -> (Option<SpecParam>, Option<Option<String>>) {
-        let entry = t.spec.params.iter().find(|s| s.name == name).map(|s| SpecParam {
+        let entry = t.spec.params.iter().find(|s| s.name == name);
+        let entry = entry.map(|s| SpecParam {
             name: String::new(),
             ..s.clone()
         });
-        let desc = t
-            .params
-            .iter()
-            .find(|p| p.name == name)
-            .map(|p| written(p).description.clone());
-        (entry, desc)
+        (
+            entry,
+            t.params
+                .iter()
+                .find(|p| p.name == name)
+                .map(|p| written(p).description.clone()),
+        )
     }
     let twin = t.params.iter().find(|np| {
-        !o.params.iter().any(|q| q.name == np.name)
-            && written(np).renamed_from.is_none()
-            && shape(t, &np.name) == shape(o, &op.name)
+        let new = !o.params.iter().any(|q| q.name == np.name) && written(np).renamed_from.is_none();
+        new && shape(t, &np.name) == shape(o, &op.name)
     });
-    if let Some(np) = twin {
-        msg = msg
-            .t(" (if ")
-            .c(&np.name)
-            .t(" is its new name, declare ")
-            .c(format!("renamed_from: {}", op.name))
-            .t(" on it)");
-    }
+    let text = "parameter {} of {} was removed";
+    let msg = match twin {
+        Some(np) => {
+            let declare = format!("renamed_from: {}", op.name);
+            let text = format!("{text} (if {{}} is its new name, declare {{}} on it)");
+            Msg::of(&text, &[&op.name, &t.name, &np.name, &declare])
+        }
+        None => Msg::of(text, &[&op.name, &t.name]),
+    };
     let at = At::gone(pc.before.clone(), pc.tool.ntp.clone());
-    d.push(
-        Rule::ParamRemoved,
-        Some(t.name.as_str()),
-        Some(&op.name),
-        &pc.tool.common,
-        msg,
-        at,
-    );
+    d.param(Rule::ParamRemoved, pc, &pc.tool.common, msg, at);
+    Some(())
 }
 
-pub fn param_renamed(d: &mut Diff, n: &Node) {
-    let Some(pc) = param(n) else { return };
-    let (Some((op, _)), Some((np, _))) = (pc.old, pc.new) else {
-        return;
-    };
-    if op.name == np.name {
-        return;
+pub fn param_renamed(d: &mut Diff, n: &Node) -> Option<()> {
+    let pc = param(n)?;
+    let ((op, _), (np, _)) = (pc.old?, pc.new?);
+    if op.name != np.name {
+        let msg = Msg::of(
+            "parameter {} of {} was renamed to {}",
+            &[&op.name, pc.tool.name(), &np.name],
+        );
+        let at = At::both(pc.before.clone(), format!("{}.renamed_from", pc.after));
+        d.param(Rule::ParamRenamed, pc, &pc.tool.common, msg, at);
     }
-    let msg = Msg::new()
-        .t("parameter ")
-        .c(&op.name)
-        .t(" of ")
-        .c(pc.tool.name())
-        .t(" was renamed to ")
-        .c(&np.name);
-    let at = At::both(pc.before.clone(), format!("{}.renamed_from", pc.after));
-    d.push(
-        Rule::ParamRenamed,
-        Some(pc.tool.name()),
-        Some(&np.name),
-        &pc.tool.common,
-        msg,
-        at,
-    );
+    Some(())
 }
 
 /// A new parameter: required (`param-required-added`) or not (`param-added-optional`).
-fn param_added(d: &mut Diff, n: &Node, required: bool) {
-    let Some(pc) = param(n).filter(|pc| pc.old.is_none()) else {
-        return;
+pub fn param_added(d: &mut Diff, n: &Node, required: bool) -> Option<()> {
+    let pc = param(n).filter(|pc| pc.old.is_none())?;
+    let (_, s) = pc.new.filter(|(_, s)| s.required == required)?;
+    let (rule, text) = match required {
+        true => (Rule::ParamRequiredAdded, "new required parameter {} of {}"),
+        false => (Rule::ParamAddedOptional, "new optional parameter {} of {}"),
     };
-    let Some((_, s)) = pc.new.filter(|(_, s)| s.required == required) else {
-        return;
-    };
-    let what = if required {
-        "new required parameter "
-    } else {
-        "new optional parameter "
-    };
-    let rule = if required {
-        Rule::ParamRequiredAdded
-    } else {
-        Rule::ParamAddedOptional
-    };
-    let at = At::added(pc.after.clone());
-    d.push(
-        rule,
-        Some(pc.tool.name()),
-        Some(&s.name),
-        &pc.tool.common,
-        of(pc, what),
-        at,
-    );
-}
-
-pub fn param_required_added(d: &mut Diff, n: &Node) {
-    param_added(d, n, true);
-}
-
-pub fn param_added_optional(d: &mut Diff, n: &Node) {
-    param_added(d, n, false);
+    let (msg, at) = (Msg::of(text, &[&s.name, pc.tool.name()]), At::added(pc.after.clone()));
+    d.push(rule, Some(pc.tool.name()), Some(&s.name), &pc.tool.common, msg, at);
+    Some(())
 }
 
 fn type_name(t: SpecType) -> &'static str {
@@ -569,123 +478,85 @@ fn type_text(p: &SpecParam) -> String {
     }
 }
 
-pub fn param_type_changed(d: &mut Diff, n: &Node) {
-    let Some(pc) = param(n).filter(|pc| pc.specs().is_some() && pc.same_type().is_none()) else {
-        return;
-    };
-    let Some((a, b)) = pc.specs() else { return };
-    let msg = of(pc, "the type of parameter ")
-        .t(": ")
-        .c(type_text(a))
-        .t(" → ")
-        .c(type_text(b));
-    param_hit(d, Rule::ParamTypeChanged, pc, &pc.tool.common, msg, "type");
+pub fn param_type_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let pc = param(n).filter(|pc| pc.same_type().is_none())?;
+    let Some((a, b)) = pc.specs() else { return None };
+    let text = "the type of parameter {} of {}: {} → {}";
+    let (a, b) = (type_text(a), type_text(b));
+    param_hit(d, Rule::ParamTypeChanged, pc, text, &[&a, &b], "type");
+    Some(())
 }
 
 /// An enum's values, or the values of an array's enum items, with their key.
 fn values(p: &SpecParam) -> Option<(&[String], &'static str)> {
-    match p.ty {
-        SpecType::Enum => p.values.as_deref().map(|v| (v, "values")),
-        SpecType::Array => p
-            .items
-            .as_ref()
-            .filter(|i| i.ty == SpecType::Enum)
-            .and_then(|i| i.values.as_deref())
-            .map(|v| (v, "items.values")),
+    match (p.ty, &p.items) {
+        (SpecType::Enum, _) => p.values.as_deref().map(|v| (v, "values")),
+        (SpecType::Array, Some(i)) if i.ty == SpecType::Enum => i.values.as_deref().map(|v| (v, "items.values")),
         _ => None,
     }
 }
 
 /// Values one side accepts and the other does not: `removed` (old only) or added (new only).
-fn enum_values(d: &mut Diff, n: &Node, removed: bool) {
-    let Some(pc) = param(n) else { return };
-    let Some((a, b)) = pc.same_type() else { return };
-    let (Some((va, key)), Some((vb, _))) = (values(a), values(b)) else {
-        return;
-    };
+pub fn enum_values(d: &mut Diff, n: &Node, removed: bool) -> Option<()> {
+    let pc = param(n)?;
+    let Some((a, b)) = pc.same_type() else { return None };
+    let ((va, key), (vb, _)) = (values(a)?, values(b)?);
     let (from, to) = if removed { (va, vb) } else { (vb, va) };
     let diff: Vec<&str> = from.iter().filter(|v| !to.contains(v)).map(String::as_str).collect();
-    if diff.is_empty() {
-        return;
-    }
-    let (rule, what) = if removed {
-        (Rule::EnumValueRemoved, " no longer accepts ")
-    } else {
-        (Rule::EnumValueAdded, " now also accepts ")
+    let (rule, what) = match removed {
+        true => (Rule::EnumValueRemoved, " no longer accepts "),
+        false => (Rule::EnumValueAdded, " now also accepts "),
     };
-    let msg = of(pc, "parameter ").t(what).codes(diff);
-    param_hit(d, rule, pc, &pc.tool.common, msg, key);
-}
-
-pub fn enum_value_removed(d: &mut Diff, n: &Node) {
-    enum_values(d, n, true);
-}
-
-pub fn enum_value_added(d: &mut Diff, n: &Node) {
-    enum_values(d, n, false);
-}
-
-/// The bounds of a parameter that moved, each tighter or not: (tighter, message, whether only
-/// the surfaces that run the steps see it, key).
-fn bounds(pc: &ParamChange) -> Vec<(bool, Msg, bool, &'static str)> {
-    let Some((a, b)) = pc.same_type() else {
-        return Vec::new();
-    };
-    if matches!(a.ty, SpecType::Boolean | SpecType::Enum) {
-        return Vec::new();
+    if !diff.is_empty() {
+        let msg = Msg::of("parameter {} of {}", &[pc.name(), pc.tool.name()])
+            .t(what)
+            .codes(diff);
+        d.param(rule, pc, &pc.tool.common, msg, pc.at(key));
     }
-    let number = matches!(a.ty, SpecType::Integer | SpecType::Number);
-    let what = if number { "" } else { " length" };
-    let mut out = Vec::new();
-    for (key, x, y, larger_is_tighter) in [("min", &a.min, &b.min, true), ("max", &a.max, &b.max, false)] {
-        let word = if key == "min" { "minimum" } else { "maximum" };
-        let tighter = match (x.as_ref().and_then(|x| x.as_f64()), y.as_ref().and_then(|y| y.as_f64())) {
-            (None, Some(_)) => true,
-            (Some(_), None) => false,
-            (Some(p), Some(q)) if p != q => (q > p) == larger_is_tighter,
-            _ => continue,
-        };
-        let show = |v: &Option<serde_json::Number>| v.as_ref().map_or("none".to_string(), |n| n.to_string());
-        let msg = of(pc, &format!("the {word}{what} of parameter "))
-            .t(": ")
-            .c(show(x))
-            .t(" → ")
-            .c(show(y));
-        out.push((tighter, msg, false, key));
-    }
-    // Clamping is done by the generated tools' interpreter: only the surfaces that run it.
-    if number && (b.min.is_some() || b.max.is_some()) && a.clamp != b.clamp {
-        let text = if a.clamp {
-            " now refuses out-of-range numbers instead of clamping them"
-        } else {
-            " now clamps out-of-range numbers instead of refusing them"
-        };
-        out.push((a.clamp, of(pc, "parameter ").t(text), true, "clamp"));
-    }
-    out
+    Some(())
 }
 
-fn bound(d: &mut Diff, n: &Node, tighter: bool) {
-    let Some(pc) = param(n) else { return };
+/// Bounds that moved, tighter (`bound-tightened`) or looser: a minimum or maximum (of a
+/// number, or of a length), and clamping, which the generated tools' interpreter does (only
+/// the surfaces that run it).
+pub fn bound(d: &mut Diff, n: &Node, tighter: bool) -> Option<()> {
+    let pc = param(n)?;
+    let (a, b) = pc
+        .same_type()
+        .filter(|(a, _)| !matches!(a.ty, SpecType::Boolean | SpecType::Enum))?;
     let rule = if tighter {
         Rule::BoundTightened
     } else {
         Rule::BoundRelaxed
     };
-    for (t, msg, exec_only, key) in bounds(pc) {
-        let surfaces = if exec_only { &pc.tool.exec } else { &pc.tool.common };
-        if t == tighter && !surfaces.is_empty() {
-            param_hit(d, rule, pc, surfaces, msg, key);
+    let number = matches!(a.ty, SpecType::Integer | SpecType::Number);
+    for (key, x, y, larger_is_tighter) in [("min", &a.min, &b.min, true), ("max", &a.max, &b.max, false)] {
+        let is_tighter = match (x.as_ref().and_then(|x| x.as_f64()), y.as_ref().and_then(|y| y.as_f64())) {
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (Some(p), Some(q)) if p != q => (q > p) == larger_is_tighter,
+            _ => continue,
+        };
+        if is_tighter == tighter {
+            let word = if key == "min" { "minimum" } else { "maximum" };
+            let text = format!(
+                "the {word}{} of parameter {{}} of {{}}: {{}} → {{}}",
+                if number { "" } else { " length" }
+            );
+            let show = |v: &Option<serde_json::Number>| v.as_ref().map_or("none".to_string(), |n| n.to_string());
+            param_hit(d, rule, pc, &text, &[&show(x), &show(y)], key);
         }
     }
-}
-
-pub fn bound_tightened(d: &mut Diff, n: &Node) {
-    bound(d, n, true);
-}
-
-pub fn bound_relaxed(d: &mut Diff, n: &Node) {
-    bound(d, n, false);
+    if number && (b.min.is_some() || b.max.is_some()) && a.clamp != b.clamp && a.clamp == tighter {
+        let text = match a.clamp {
+            true => "parameter {} of {} now refuses out-of-range numbers instead of clamping them",
+            false => "parameter {} of {} now clamps out-of-range numbers instead of refusing them",
+        };
+        if !pc.tool.exec.is_empty() {
+            param_exec(d, rule, pc, text, &[], "clamp");
+        }
+    }
+    Some(())
 }
 
 /// The pattern on both sides, when the type is unchanged.
@@ -695,202 +566,145 @@ fn patterns<'n>(n: &'n Node) -> Option<(&'n ParamChange<'n>, Option<&'n str>, Op
     Some((pc, a.pattern.as_deref(), b.pattern.as_deref()))
 }
 
-pub fn pattern_added(d: &mut Diff, n: &Node) {
-    let Some((pc, None, Some(p))) = patterns(n) else { return };
-    let msg = of(pc, "parameter ").t(" must now match ").c(p);
-    param_hit(d, Rule::PatternAdded, pc, &pc.tool.common, msg, "pattern");
+pub fn pattern_added(d: &mut Diff, n: &Node) -> Option<()> {
+    let (pc, a, b) = patterns(n)?;
+    let p = b.filter(|_| a.is_none())?;
+    let text = "parameter {} of {} must now match {}";
+    param_hit(d, Rule::PatternAdded, pc, text, &[p], "pattern")
 }
 
-pub fn pattern_changed(d: &mut Diff, n: &Node) {
-    let Some((pc, Some(x), Some(y))) = patterns(n) else {
-        return;
-    };
-    if x != y {
-        let msg = of(pc, "the pattern of parameter ").t(": ").c(x).t(" → ").c(y);
-        param_hit(d, Rule::PatternChanged, pc, &pc.tool.common, msg, "pattern");
-    }
+pub fn pattern_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (pc, a, b) = patterns(n).filter(|(_, a, b)| a != b)?;
+    let (x, y) = (a?, b?);
+    let text = "the pattern of parameter {} of {}: {} → {}";
+    param_hit(d, Rule::PatternChanged, pc, text, &[x, y], "pattern")
 }
 
-pub fn pattern_removed(d: &mut Diff, n: &Node) {
-    let Some((pc, Some(x), None)) = patterns(n) else { return };
-    let msg = of(pc, "parameter ").t(" no longer has to match ").c(x);
-    param_hit(d, Rule::PatternRemoved, pc, &pc.tool.common, msg, "pattern");
+pub fn pattern_removed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (pc, a, b) = patterns(n)?;
+    let x = a.filter(|_| b.is_none())?;
+    let text = "parameter {} of {} no longer has to match {}";
+    param_hit(d, Rule::PatternRemoved, pc, text, &[x], "pattern")
 }
 
 /// A parameter's default, or a `default` rule across parameters added or removed.
-pub fn default_changed(d: &mut Diff, n: &Node) {
+pub fn default_changed(d: &mut Diff, n: &Node) -> Option<()> {
     if let Some(pc) = param(n) {
-        let Some((a, b)) = pc.same_type().filter(|(a, b)| a.default != b.default) else {
-            return;
-        };
+        let (a, b) = pc.same_type().filter(|(a, b)| a.default != b.default)?;
         let show = |v: &Option<Box<serde_json::Value>>| v.as_ref().map_or("none".to_string(), |v| v.to_string());
-        let msg = of(pc, "the default of parameter ")
-            .t(": ")
-            .c(show(&a.default))
-            .t(" → ")
-            .c(show(&b.default));
-        param_hit(d, Rule::DefaultChanged, pc, &pc.tool.common, msg, "default");
+        let text = "the default of parameter {} of {}: {} → {}";
+        let (a, b) = (show(&a.default), show(&b.default));
+        param_hit(d, Rule::DefaultChanged, pc, text, &[&a, &b], "default");
     }
-    let Some(p) = runs(n) else { return };
-    cross_rules(d, p, true, Rule::DefaultChanged);
-    cross_rules(d, p, false, Rule::DefaultChanged);
+    cross_rules(d, n, Rule::DefaultChanged)
 }
 
 /// `required` flipped: to required (`param-became-required`) or optional.
-fn required(d: &mut Diff, n: &Node, now: bool) {
-    let Some(pc) = param(n) else { return };
-    let Some((_, b)) = pc
+pub fn required(d: &mut Diff, n: &Node, now: bool) -> Option<()> {
+    let pc = param(n)?;
+    if pc
         .specs()
-        .filter(|(a, b)| a.required != b.required && b.required == now)
-    else {
-        return;
-    };
-    let (rule, what) = if b.required {
-        (Rule::ParamBecameRequired, " became required")
-    } else {
-        (Rule::ParamBecameOptional, " became optional")
-    };
-    param_hit(d, rule, pc, &pc.tool.common, of(pc, "parameter ").t(what), "required");
-}
-
-pub fn param_became_required(d: &mut Diff, n: &Node) {
-    required(d, n, true);
-}
-
-pub fn param_became_optional(d: &mut Diff, n: &Node) {
-    required(d, n, false);
+        .is_some_and(|(a, b)| a.required != b.required && b.required == now)
+    {
+        let (rule, text) = match now {
+            true => (Rule::ParamBecameRequired, "parameter {} of {} became required"),
+            false => (Rule::ParamBecameOptional, "parameter {} of {} became optional"),
+        };
+        param_hit(d, rule, pc, text, &[], "required");
+    }
+    Some(())
 }
 
 /// `nullable` flipped (`null` is part of the parameter's type in every host's schema).
-fn nullable(d: &mut Diff, n: &Node, now: bool) {
-    let Some(pc) = param(n) else { return };
-    let Some((_, b)) = pc
+pub fn nullable(d: &mut Diff, n: &Node, now: bool) -> Option<()> {
+    let pc = param(n)?;
+    if pc
         .specs()
-        .filter(|(a, b)| a.nullable != b.nullable && b.nullable == now)
-    else {
-        return;
-    };
-    let (rule, what) = if b.nullable {
-        (Rule::NullableAdded, " now accepts `null`")
-    } else {
-        (Rule::NullableRemoved, " no longer accepts `null`")
-    };
-    param_hit(d, rule, pc, &pc.tool.common, of(pc, "parameter ").t(what), "nullable");
+        .is_some_and(|(a, b)| a.nullable != b.nullable && b.nullable == now)
+    {
+        let (rule, text) = match now {
+            true => (Rule::NullableAdded, "parameter {} of {} now accepts `null`"),
+            false => (Rule::NullableRemoved, "parameter {} of {} no longer accepts `null`"),
+        };
+        param_hit(d, rule, pc, text, &[], "nullable");
+    }
+    Some(())
 }
 
-pub fn nullable_removed(d: &mut Diff, n: &Node) {
-    nullable(d, n, false);
-}
-
-pub fn nullable_added(d: &mut Diff, n: &Node) {
-    nullable(d, n, true);
-}
-
-/// `equals_context` set (`added`) or removed. What the generated tools check: only tools that run.
-fn equals_context(d: &mut Diff, n: &Node, added: bool) {
-    let Some(pc) = param(n).filter(|pc| !pc.tool.exec.is_empty()) else {
-        return;
-    };
-    let Some((_, b)) = pc.specs().filter(|(a, b)| a.equals_context != b.equals_context) else {
-        return;
-    };
-    let msg = of(pc, "parameter ");
-    let (rule, msg) = match (&b.equals_context, added) {
-        (Some(var), true) => (
-            Rule::EqualsContextAdded,
-            msg.t(" must now equal the context value ").c(var),
-        ),
-        (None, false) => (
-            Rule::EqualsContextRemoved,
-            msg.t(" no longer has to equal a context value"),
-        ),
-        _ => return,
-    };
-    param_hit(d, rule, pc, &pc.tool.exec, msg, "equals_context");
-}
-
-pub fn equals_context_added(d: &mut Diff, n: &Node) {
-    equals_context(d, n, true);
-}
-
-pub fn equals_context_removed(d: &mut Diff, n: &Node) {
-    equals_context(d, n, false);
+/// `equals_context` set or changed (`added`), or removed. What the generated tools check:
+/// only tools that run.
+pub fn equals_context(d: &mut Diff, n: &Node, added: bool) -> Option<()> {
+    let pc = param(n).filter(|pc| !pc.tool.exec.is_empty())?;
+    let (_, b) = pc.specs().filter(|(a, b)| a.equals_context != b.equals_context)?;
+    match (&b.equals_context, added) {
+        (Some(var), true) => {
+            let text = "parameter {} of {} must now equal the context value {}";
+            param_exec(d, Rule::EqualsContextAdded, pc, text, &[var], "equals_context");
+        }
+        (None, false) => {
+            let text = "parameter {} of {} no longer has to equal a context value";
+            param_exec(d, Rule::EqualsContextRemoved, pc, text, &[], "equals_context");
+        }
+        _ => {}
+    }
+    Some(())
 }
 
 /// How the generated tools read an empty string: only tools that run.
-pub fn keep_empty_changed(d: &mut Diff, n: &Node) {
-    let Some(pc) = param(n).filter(|pc| !pc.tool.exec.is_empty()) else {
-        return;
+pub fn keep_empty_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let pc = param(n).filter(|pc| !pc.tool.exec.is_empty())?;
+    let (_, b) = pc.specs().filter(|(a, b)| a.keep_empty != b.keep_empty)?;
+    let text = match b.keep_empty {
+        true => "parameter {} of {} now keeps an empty string as a value",
+        false => "parameter {} of {} now takes an empty string as not given",
     };
-    let Some((_, b)) = pc.specs().filter(|(a, b)| a.keep_empty != b.keep_empty) else {
-        return;
-    };
-    let what = if b.keep_empty {
-        " now keeps an empty string as a value"
-    } else {
-        " now takes an empty string as not given"
-    };
-    param_hit(
-        d,
-        Rule::KeepEmptyChanged,
-        pc,
-        &pc.tool.exec,
-        of(pc, "parameter ").t(what),
-        "keep_empty",
-    );
+    param_exec(d, Rule::KeepEmptyChanged, pc, text, &[], "keep_empty");
+    Some(())
 }
 
 /// A parameter's description (or its items'), and the tool's, as written.
-pub fn description_changed(d: &mut Diff, n: &Node) {
+pub fn description_changed(d: &mut Diff, n: &Node) -> Option<()> {
     if let Some(pc) = param(n) {
         let (Some((op, _)), Some((np, _))) = (pc.old, pc.new) else {
-            return;
+            return None;
         };
         let (a, b) = (written(op), written(np));
         let items = |p: &crate::catalog::Param| p.items.as_ref().and_then(|i| i.description.clone());
         if a.description != b.description || items(a) != items(b) {
-            let msg = of(pc, "the description of parameter ").t(" changed");
-            param_hit(d, Rule::DescriptionChanged, pc, &pc.tool.common, msg, "description");
+            let text = "the description of parameter {} of {} changed";
+            param_hit(d, Rule::DescriptionChanged, pc, text, &[], "description");
         }
     }
-    let Some(p) = spec(n).filter(|p| p.old.description != p.new.description) else {
-        return;
-    };
-    let msg = Msg::new().t("the description of ").c(p.name()).t(" changed");
-    d.push(
-        Rule::DescriptionChanged,
-        Some(p.name()),
-        None,
-        &p.common,
-        msg,
-        p.at("description"),
-    );
+    let p = spec(n).filter(|p| p.old.description != p.new.description)?;
+    let msg = Msg::of("the description of {} changed", &[p.name()]);
+    d.tool(Rule::DescriptionChanged, p, &p.common, msg, "description");
+    Some(())
 }
 
 // ---------------------------------------------------------------------------------------------
 // Steps, route, confirmation, rules, result: what the surfaces that run the steps see.
 
-pub fn step_changed(d: &mut Diff, n: &Node) {
-    let Some(p) = runs(n) else { return };
+pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = runs(n)?;
     let (a, b) = (&p.old.spec, &p.new.spec);
     let (sa, sb) = (&a.steps, &b.steps);
     if let Some(&(i, j)) = p.steps.same_interface.first() {
-        let mut msg = Msg::new()
-            .c(p.name())
-            .t(" runs ")
-            .c(exec_text(&sb[j].exec))
-            .t(" instead of ")
-            .c(exec_text(&sa[i].exec));
+        let mut msg = Msg::of(
+            "{} runs {} instead of {}",
+            &[p.name(), &exec_text(&sb[j].exec), &exec_text(&sa[i].exec)],
+        );
         if p.steps.same_interface.len() > 1 {
-            let more = p.steps.same_interface.len() - 1;
-            msg = msg.t(format!(" (and {more} more such change(s))"));
+            msg = msg.t(format!(
+                " (and {} more such change(s))",
+                p.steps.same_interface.len() - 1
+            ));
         }
         msg = msg.t(": the same command and options, with other values");
         let at = At::both(format!("{}.steps[{i}]", p.otp), format!("{}.steps[{j}]", p.ntp));
         d.push(Rule::StepChanged, Some(p.name()), None, &p.exec, msg, at);
     }
     if p.steps.exec_changed() || (sa == sb && a.parallel == b.parallel) {
-        return;
+        return None;
     }
     let first = sa
         .iter()
@@ -901,78 +715,68 @@ pub fn step_changed(d: &mut Diff, n: &Node) {
         Some(SpecExec::Compute { expr }) => Some(expr.clone()),
         _ => None,
     };
-    let msg = if sa == sb {
-        Msg::new().t("the steps of ").c(p.name()).t(if b.parallel {
-            " now run concurrently"
-        } else {
-            " now run one after another"
-        })
-    } else {
-        let step = Msg::new().t(format!("step {} of ", first + 1)).c(p.name());
-        match (expr(sa), expr(sb)) {
-            (Some(x), Some(y)) if x != y && sa.len() == sb.len() => step.t(" computes ").c(y).t(" instead of ").c(x),
-            _ => {
-                step.t(" changed its condition, title, message, expression or order; the commands it runs are the same")
-            }
+    let step = format!("step {} of {{}}", first + 1);
+    let msg = match (expr(sa), expr(sb)) {
+        _ if sa == sb && b.parallel => Msg::of("the steps of {} now run concurrently", &[p.name()]),
+        _ if sa == sb => Msg::of("the steps of {} now run one after another", &[p.name()]),
+        (Some(x), Some(y)) if x != y && sa.len() == sb.len() => {
+            Msg::of(&format!("{step} computes {{}} instead of {{}}"), &[p.name(), &y, &x])
         }
+        _ => Msg::of(
+            &format!(
+                "{step} changed its condition, title, message, expression or order; the commands it runs are the same"
+            ),
+            &[p.name()],
+        ),
     };
     let key = if sa == sb {
         "parallel".to_string()
     } else {
         format!("steps[{first}]")
     };
-    d.push(Rule::StepChanged, Some(p.name()), None, &p.exec, msg, p.at(&key));
+    d.tool(Rule::StepChanged, p, &p.exec, msg, &key);
+    Some(())
 }
 
 /// Steps whose command is gone or new: CLI commands (`cli`), or store and signal steps.
-fn commands(d: &mut Diff, n: &Node, cli: bool) {
-    let Some(p) = runs(n) else { return };
+pub fn commands(d: &mut Diff, n: &Node, cli: bool) -> Option<()> {
+    let p = runs(n)?;
     let (sa, sb) = (&p.old.spec.steps, &p.new.spec.steps);
     let is = |e: &SpecExec| matches!(e, SpecExec::Cli { .. }) == cli;
-    let r: Vec<usize> = p.steps.removed.iter().copied().filter(|&i| is(&sa[i].exec)).collect();
-    let a: Vec<usize> = p.steps.added.iter().copied().filter(|&j| is(&sb[j].exec)).collect();
-    if r.is_empty() && a.is_empty() {
-        return;
-    }
-    let mut msg = Msg::new().c(p.name());
-    if r.len() == 1 && a.len() == 1 {
-        msg = msg
-            .t(" runs ")
-            .c(exec_text(&sb[a[0]].exec))
-            .t(" instead of ")
-            .c(exec_text(&sa[r[0]].exec));
-    } else {
-        if !r.is_empty() {
-            msg = msg
-                .t(" no longer runs ")
-                .codes(r.iter().map(|&i| exec_text(&sa[i].exec)));
-        }
-        if !a.is_empty() {
-            msg = msg
-                .t(if r.is_empty() { " now also runs " } else { "; now runs " })
-                .codes(a.iter().map(|&j| exec_text(&sb[j].exec)));
-        }
-    }
-    let before = r
-        .first()
-        .map_or(format!("{}.steps", p.otp), |i| format!("{}.steps[{i}]", p.otp));
-    let after = a
-        .first()
-        .map_or(format!("{}.steps", p.ntp), |j| format!("{}.steps[{j}]", p.ntp));
+    let r: Vec<String> = p
+        .steps
+        .removed
+        .iter()
+        .filter(|&&i| is(&sa[i].exec))
+        .map(|&i| exec_text(&sa[i].exec))
+        .collect();
+    let a: Vec<String> = p
+        .steps
+        .added
+        .iter()
+        .filter(|&&j| is(&sb[j].exec))
+        .map(|&j| exec_text(&sb[j].exec))
+        .collect();
+    let msg = match (&r[..], &a[..]) {
+        ([], []) => return None,
+        ([was], [is]) => Msg::of("{} runs {} instead of {}", &[p.name(), is, was]),
+        ([], _) => Msg::of("{} now also runs ", &[p.name()]).codes(&a),
+        (_, []) => Msg::of("{} no longer runs ", &[p.name()]).codes(&r),
+        _ => Msg::of("{} no longer runs ", &[p.name()])
+            .codes(&r)
+            .t("; now runs ")
+            .codes(&a),
+    };
+    let index = |steps: &[usize], side: &[crate::model::SpecStep]| steps.iter().copied().find(|&i| is(&side[i].exec));
+    let before = index(&p.steps.removed, sa).map_or(format!("{}.steps", p.otp), |i| format!("{}.steps[{i}]", p.otp));
+    let after = index(&p.steps.added, sb).map_or(format!("{}.steps", p.ntp), |j| format!("{}.steps[{j}]", p.ntp));
     let rule = if cli {
         Rule::CliArgvChanged
     } else {
         Rule::StoreStepChanged
     };
     d.push(rule, Some(p.name()), None, &p.exec, msg, At::both(before, after));
-}
-
-pub fn cli_argv_changed(d: &mut Diff, n: &Node) {
-    commands(d, n, true);
-}
-
-pub fn store_step_changed(d: &mut Diff, n: &Node) {
-    commands(d, n, false);
+    Some(())
 }
 
 fn route(r: &SpecRuntime) -> String {
@@ -984,224 +788,171 @@ fn route(r: &SpecRuntime) -> String {
 }
 
 /// A new method or path is a different endpoint.
-pub fn runtime_route_changed(d: &mut Diff, n: &Node) {
-    let Some(p) = runs(n) else { return };
-    let (Some(x), Some(y)) = (&p.old.spec.runtime, &p.new.spec.runtime) else {
-        return;
-    };
+pub fn runtime_route_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = runs(n)?;
+    let (x, y) = (p.old.spec.runtime.as_ref()?, p.new.spec.runtime.as_ref()?);
     if x.method != y.method || x.path != y.path {
-        let msg = Msg::new()
-            .t("the runtime route of ")
-            .c(p.name())
-            .t(": ")
-            .c(route(x))
-            .t(" → ")
-            .c(route(y));
-        d.push(
-            Rule::RuntimeRouteChanged,
-            Some(p.name()),
-            None,
-            &p.exec,
-            msg,
-            p.at("runtime"),
-        );
+        let msg = Msg::of("the runtime route of {}: {} → {}", &[p.name(), &route(x), &route(y)]);
+        d.tool(Rule::RuntimeRouteChanged, p, &p.exec, msg, "runtime");
     }
+    Some(())
 }
 
 /// A route added or removed, or the same endpoint with another body, timeout or output.
-pub fn route_changed(d: &mut Diff, n: &Node) {
-    let Some(p) = runs(n) else { return };
+pub fn route_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = runs(n)?;
     let msg = match (&p.old.spec.runtime, &p.new.spec.runtime) {
         (Some(x), Some(y)) if x.method == y.method && x.path == y.path && x != y => {
-            let f = |name, a: bool, b: bool, eq: bool| (name, a, b, eq);
             let keys = changed(&[
-                f(
+                (
                     "url_env",
                     x.url_env.is_some(),
                     y.url_env.is_some(),
                     x.url_env == y.url_env,
                 ),
-                f(
+                (
                     "default_url",
                     x.default_url.is_some(),
                     y.default_url.is_some(),
                     x.default_url == y.default_url,
                 ),
-                f(
+                (
                     "timeout_ms",
                     x.timeout_ms.is_some(),
                     y.timeout_ms.is_some(),
                     x.timeout_ms == y.timeout_ms,
                 ),
-                f("method", true, true, true),
-                f("path", true, true, true),
-                f("body", x.body.is_some(), y.body.is_some(), x.body == y.body),
-                f(
+                ("body", x.body.is_some(), y.body.is_some(), x.body == y.body),
+                (
                     "markdown_field",
                     x.markdown_field.is_some(),
                     y.markdown_field.is_some(),
                     x.markdown_field == y.markdown_field,
                 ),
-                f("json", x.json, y.json, x.json == y.json),
+                ("json", x.json, y.json, x.json == y.json),
             ]);
-            Msg::new()
-                .t("the runtime route ")
-                .c(route(y))
-                .t(" of ")
-                .c(p.name())
-                .t(" changed its ")
-                .codes(keys)
+            Msg::of("the runtime route {} of {} changed its ", &[&route(y), p.name()]).codes(keys)
         }
-        (None, Some(y)) => Msg::new()
-            .c(p.name())
-            .t(" now tries the runtime route ")
-            .c(route(y))
-            .t(" before its steps"),
-        (Some(x), None) => Msg::new()
-            .c(p.name())
-            .t(" no longer tries the runtime route ")
-            .c(route(x)),
-        _ => return,
+        (None, Some(y)) => Msg::of(
+            "{} now tries the runtime route {} before its steps",
+            &[p.name(), &route(y)],
+        ),
+        (Some(x), None) => Msg::of("{} no longer tries the runtime route {}", &[p.name(), &route(x)]),
+        _ => return None,
     };
-    d.push(Rule::RouteChanged, Some(p.name()), None, &p.exec, msg, p.at("runtime"));
+    d.tool(Rule::RouteChanged, p, &p.exec, msg, "runtime");
+    Some(())
 }
 
 /// A tool's confirmation on both sides, when it changed by itself: it follows `destructive` by
 /// default, and a confirmation that only came or went with it is the hint rules' finding.
-fn confirm<'n>(n: &'n Node) -> Option<(&'n Pair<'n>, Option<&'n SpecConfirm>, Option<&'n SpecConfirm>)> {
+type Confirms<'n> = (&'n Pair<'n>, Option<&'n SpecConfirm>, Option<&'n SpecConfirm>);
+
+fn confirm<'n>(n: &'n Node) -> Option<Confirms<'n>> {
     let p = runs(n)?;
     let (a, b) = (p.old.spec.confirm.as_ref(), p.new.spec.confirm.as_ref());
     let same = a == b || (p.old.destructive != p.new.destructive && a.is_some() != b.is_some());
     (!same).then_some((p, a, b))
 }
 
-pub fn confirm_added(d: &mut Diff, n: &Node) {
-    let Some((p, None, Some(_))) = confirm(n) else { return };
-    let msg = Msg::new().c(p.name()).t(" now asks for confirmation before it runs");
-    d.push(Rule::ConfirmAdded, Some(p.name()), None, &p.exec, msg, p.at("confirm"));
+pub fn confirm_added(d: &mut Diff, n: &Node) -> Option<()> {
+    let (p, a, b) = confirm(n)?;
+    (a.is_none() && b.is_some()).then_some(())?;
+    let msg = Msg::of("{} now asks for confirmation before it runs", &[p.name()]);
+    d.tool(Rule::ConfirmAdded, p, &p.exec, msg, "confirm");
+    Some(())
 }
 
-pub fn confirm_changed(d: &mut Diff, n: &Node) {
-    let Some((p, Some(_), b)) = confirm(n) else { return };
+pub fn confirm_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (p, a, b) = confirm(n)?;
+    a?;
     let msg = match b {
-        None => Msg::new().c(p.name()).t(" no longer asks for confirmation"),
-        Some(_) => Msg::new().t("what ").c(p.name()).t(" asks confirmation for changed"),
+        None => Msg::of("{} no longer asks for confirmation", &[p.name()]),
+        Some(_) => Msg::of("what {} asks confirmation for changed", &[p.name()]),
     };
-    d.push(
-        Rule::ConfirmChanged,
-        Some(p.name()),
-        None,
-        &p.exec,
-        msg,
-        p.at("confirm"),
-    );
+    d.tool(Rule::ConfirmChanged, p, &p.exec, msg, "confirm");
+    Some(())
 }
 
-fn rule_kind(r: &SpecRule) -> &'static str {
-    match r {
-        SpecRule::Default { .. } => "default",
-        SpecRule::Require { .. } => "require",
-        SpecRule::Forbid { .. } => "forbid",
-        SpecRule::Compare { .. } => "compare",
-    }
-}
-
-/// Rules across parameters that are new (`added`) or gone, of `rule`: `default` rules are a
-/// `default-changed`, the others a `rule-added` or `rule-removed`.
-fn cross_rules(d: &mut Diff, p: &Pair, added: bool, rule: Rule) {
+/// Rules across parameters added, then removed, for `rule`: a `default` rule is a
+/// `default-changed`, another a `rule-added` or `rule-removed`.
+pub fn cross_rules(d: &mut Diff, n: &Node, rule: Rule) -> Option<()> {
+    let p = runs(n)?;
     let (ra, rb) = (&p.old.spec.rules, &p.new.spec.rules);
-    let (from, other) = if added { (rb, ra) } else { (ra, rb) };
-    for (i, r) in from.iter().enumerate().filter(|(_, r)| !other.contains(r)) {
-        let k = rule_kind(r);
-        if (k == "default") != (rule == Rule::DefaultChanged) {
-            continue;
+    for (added, from, other) in [(true, rb, ra), (false, ra, rb)] {
+        for (i, r) in from.iter().enumerate().filter(|(_, r)| !other.contains(r)) {
+            let kind = match r {
+                SpecRule::Default { .. } => "default",
+                SpecRule::Require { .. } => "require",
+                SpecRule::Forbid { .. } => "forbid",
+                SpecRule::Compare { .. } => "compare",
+            };
+            let this = match rule {
+                Rule::DefaultChanged => kind == "default",
+                _ => kind != "default" && added == (rule == Rule::RuleAdded),
+            };
+            let (msg, at) = match added {
+                _ if !this => continue,
+                true => (
+                    Msg::of("{} has a new {} rule", &[p.name(), kind]),
+                    At::added(format!("{}.rules[{i}]", p.ntp)),
+                ),
+                false => (
+                    Msg::of("a {} rule of {} was removed", &[kind, p.name()]),
+                    At::gone(format!("{}.rules[{i}]", p.otp), p.ntp.clone()),
+                ),
+            };
+            d.push(rule, Some(p.name()), None, &p.exec, msg, at);
         }
-        let (msg, at) = if added {
-            let after = format!("{}.rules[{i}]", p.ntp);
-            (
-                Msg::new().c(p.name()).t(" has a new ").c(k).t(" rule"),
-                At::added(after),
-            )
-        } else {
-            let before = format!("{}.rules[{i}]", p.otp);
-            let msg = Msg::new().t("a ").c(k).t(" rule of ").c(p.name()).t(" was removed");
-            (msg, At::gone(before, p.ntp.clone()))
-        };
-        d.push(rule, Some(p.name()), None, &p.exec, msg, at);
     }
-}
-
-pub fn rule_added(d: &mut Diff, n: &Node) {
-    let Some(p) = runs(n) else { return };
-    cross_rules(d, p, true, Rule::RuleAdded);
-}
-
-pub fn rule_removed(d: &mut Diff, n: &Node) {
-    let Some(p) = runs(n) else { return };
-    cross_rules(d, p, false, Rule::RuleRemoved);
+    Some(())
 }
 
 /// What shapes the result: the spec's heading, fallback, recovery, output blocks, redaction and
 /// answer (surfaces that run the steps), and the output schema (the MCP definition).
-pub fn output_changed(d: &mut Diff, n: &Node) {
-    let Some(p) = spec(n) else { return };
+pub fn output_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = spec(n)?;
     let (a, b): (&ExecSpec, &ExecSpec) = (&p.old.spec, &p.new.spec);
-    let f = |name, x: bool, y: bool, eq: bool| (name, x, y, eq);
+    let redacts = |s: &ExecSpec| s.redact != SpecRedact::All;
     let keys = changed(&[
-        f("version", true, true, a.version == b.version),
-        f("heading", true, true, a.heading == b.heading),
-        f(
+        ("version", true, true, a.version == b.version),
+        ("heading", true, true, a.heading == b.heading),
+        (
             "fallback",
             a.fallback.is_some(),
             b.fallback.is_some(),
             a.fallback == b.fallback,
         ),
-        f(
+        (
             "recovery",
             a.recovery.is_some(),
             b.recovery.is_some(),
             a.recovery == b.recovery,
         ),
-        f(
+        (
             "output",
             !a.output.is_empty(),
             !b.output.is_empty(),
             a.output == b.output,
         ),
-        f(
-            "redact",
-            a.redact != SpecRedact::All,
-            b.redact != SpecRedact::All,
-            a.redact == b.redact,
-        ),
-        f("answer", a.answer.is_some(), b.answer.is_some(), a.answer == b.answer),
+        ("redact", redacts(a), redacts(b), a.redact == b.redact),
+        ("answer", a.answer.is_some(), b.answer.is_some(), a.answer == b.answer),
     ]);
     if !keys.is_empty() && !p.exec.is_empty() {
         let key = if keys.contains(&"heading") { "heading" } else { keys[0] };
-        let msg = Msg::new()
-            .t("the result of ")
-            .c(p.name())
-            .t(" changed its ")
-            .codes(keys.iter().copied());
-        d.push(Rule::OutputChanged, Some(p.name()), None, &p.exec, msg, p.at(key));
+        let msg = Msg::of("the result of {} changed its ", &[p.name()]).codes(keys);
+        d.tool(Rule::OutputChanged, p, &p.exec, msg, key);
     }
     if p.old.output_schema != p.new.output_schema && !p.shown.is_empty() {
-        let msg = Msg::new().t("the output schema of ").c(p.name()).t(" changed");
-        d.push(
-            Rule::OutputChanged,
-            Some(p.name()),
-            None,
-            &p.shown,
-            msg,
-            p.at("output_schema"),
-        );
+        let msg = Msg::of("the output schema of {} changed", &[p.name()]);
+        d.tool(Rule::OutputChanged, p, &p.shown, msg, "output_schema");
     }
+    Some(())
 }
 
-pub fn title_changed(d: &mut Diff, n: &Node) {
-    let Some(p) = spec(n).filter(|p| p.old.title != p.new.title && !p.shown.is_empty()) else {
-        return;
-    };
-    let msg = Msg::new().t("the title of ").c(p.name()).t(" changed");
-    d.push(Rule::TitleChanged, Some(p.name()), None, &p.shown, msg, p.at("title"));
+pub fn title_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = spec(n).filter(|p| p.old.title != p.new.title && !p.shown.is_empty())?;
+    let msg = Msg::of("the title of {} changed", &[p.name()]);
+    d.tool(Rule::TitleChanged, p, &p.shown, msg, "title");
+    Some(())
 }

@@ -149,6 +149,18 @@ impl Msg {
         self
     }
 
+    /// `text` with each `{}` filled with the next catalog value: `Msg::of("tool {} was removed", &[name])`.
+    pub fn of(text: &str, values: &[&str]) -> Msg {
+        let mut m = Msg::new();
+        for (i, words) in text.split("{}").enumerate() {
+            if i > 0 {
+                m = m.c(values[i - 1]);
+            }
+            m = m.t(words);
+        }
+        m
+    }
+
     /// Renders with `code` quoting each value.
     pub fn render(&self, code: impl Fn(&str) -> String) -> String {
         self.0
