@@ -19,21 +19,19 @@ use std::collections::{BTreeSet, HashMap};
 pub enum Node<'a> {
     /// The catalog as a whole (surfaces, server), once before the tools.
     Catalog,
-    /// A tool removed, kept (perhaps renamed) or added.
-    Tool(&'a ToolChange<'a>),
+    /// A tool only the older catalog has.
+    Removed(&'a ToolModel),
+    /// A tool on both sides (perhaps renamed), before its parameters.
+    Tool(&'a Pair<'a>),
     /// A parameter of a kept tool that a surface still has: matched, added or removed.
     Param(&'a ParamChange<'a>),
     /// A kept tool that a surface still has, after its parameters: its steps, route, rules,
     /// confirmation, result, title and description.
     Spec(&'a Pair<'a>),
+    /// A tool only the current catalog has.
+    Added(&'a ToolModel),
     /// A toolset of the older catalog, once the tools are done.
     Toolset(&'a str),
-}
-
-pub enum ToolChange<'a> {
-    Removed(&'a ToolModel),
-    Kept(Pair<'a>),
-    Added(&'a ToolModel),
 }
 
 /// A tool on both sides.
@@ -86,11 +84,9 @@ impl<'a> ParamChange<'a> {
             .filter(|(a, b)| a.ty == b.ty && a.items.as_ref().map(|i| i.ty) == b.items.as_ref().map(|i| i.ty))
     }
 
+    /// Its name: the new one when it was renamed.
     pub fn name(&self) -> &'a str {
-        match (self.new, self.old) {
-            (Some((p, _)), _) | (None, Some((p, _))) => &p.name,
-            (None, None) => "",
-        }
+        self.new.or(self.old).map_or("", |(p, _)| &p.name)
     }
 
     /// `key` of the parameter on both sides.
@@ -171,13 +167,13 @@ impl<'a> Diff<'a> {
             .iter()
             .filter(|t| !matched_old.contains(t.name.as_str()))
         {
-            d.visit(&Node::Tool(&ToolChange::Removed(t)));
+            d.visit(&Node::Removed(t));
         }
         for (o, n) in pairs {
             d.pair(o, n);
         }
         for t in d.added.clone() {
-            d.visit(&Node::Tool(&ToolChange::Added(t)));
+            d.visit(&Node::Added(t));
         }
         for name in side::catalog(&old.model).toolsets.keys() {
             d.visit(&Node::Toolset(name));
@@ -220,13 +216,15 @@ impl<'a> Diff<'a> {
     }
 
     /// Records a finding of `rule` about kept tool `p`, at `key` of it on both sides.
-    pub fn tool(&mut self, rule: Rule, p: &Pair, surfaces: &[Surface], msg: Msg, key: &str) {
+    pub fn tool(&mut self, rule: Rule, p: &Pair, surfaces: &[Surface], msg: Msg, key: &str) -> Option<()> {
         self.push(rule, Some(p.name()), None, surfaces, msg, p.at(key));
+        Some(())
     }
 
     /// Records a finding of `rule` about parameter `pc` of a kept tool.
-    pub fn param(&mut self, rule: Rule, pc: &ParamChange, surfaces: &[Surface], msg: Msg, at: At) {
+    pub fn param(&mut self, rule: Rule, pc: &ParamChange, surfaces: &[Surface], msg: Msg, at: At) -> Option<()> {
         self.push(rule, Some(pc.tool.name()), Some(pc.name()), surfaces, msg, at);
+        Some(())
     }
 
     /// Old tool → new tool of every tool on both sides: by name, or by `renamed_from`.
@@ -284,19 +282,15 @@ impl<'a> Diff<'a> {
             ntp: new.tool_path(&n.name),
             steps: StepDiff::new(&o.spec.steps, &n.spec.steps),
         };
-        let change = ToolChange::Kept(pair);
-        self.visit(&Node::Tool(&change));
-        let ToolChange::Kept(pair) = &change else {
-            unreachable!()
-        };
+        self.visit(&Node::Tool(&pair));
         if pair.common.is_empty() {
             // No surface had the tool and still has it: nobody calls both versions.
             return;
         }
-        for p in self.params(pair) {
+        for p in self.params(&pair) {
             self.visit(&Node::Param(&p));
         }
-        self.visit(&Node::Spec(pair));
+        self.visit(&Node::Spec(&pair));
         // Every cosmetic finding of the tool carries its definition's token delta.
         let delta = crate::report::tokens(Side::definition_chars(n)) as i64
             - crate::report::tokens(Side::definition_chars(o)) as i64;

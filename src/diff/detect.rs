@@ -2,7 +2,7 @@
 //! comparison ([`Node`]) and reports what its rule finds there; the table in `rules.rs` names
 //! the rule, its class and its summary, and points here.
 
-use super::compare::{At, Diff, Node, Pair, ParamChange, ToolChange, changed, exec_text};
+use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text};
 use super::rules::Rule;
 use super::side::written;
 use super::{Msg, Surface};
@@ -21,21 +21,7 @@ pub type Detector = fn(&mut Diff, &Node) -> Option<()>;
 /// A kept tool, at its own place (before its parameters).
 fn kept<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
     match n {
-        Node::Tool(ToolChange::Kept(p)) => Some(p),
-        _ => None,
-    }
-}
-
-fn removed<'n>(n: &'n Node) -> Option<&'n ToolModel> {
-    match n {
-        Node::Tool(ToolChange::Removed(t)) => Some(t),
-        _ => None,
-    }
-}
-
-fn added<'n>(n: &'n Node) -> Option<&'n ToolModel> {
-    match n {
-        Node::Tool(ToolChange::Added(t)) => Some(t),
+        Node::Tool(p) => Some(p),
         _ => None,
     }
 }
@@ -178,7 +164,7 @@ fn unnamed(t: &ToolModel) -> ExecSpec {
 }
 
 pub fn tool_removed(d: &mut Diff, n: &Node) -> Option<()> {
-    let t = removed(n)?;
+    let Node::Removed(t) = n else { return None };
     // A new tool that does the same under another name is most likely a rename the catalog
     // did not declare: say how to declare it.
     let twin = d
@@ -202,7 +188,7 @@ pub fn tool_removed(d: &mut Diff, n: &Node) -> Option<()> {
 }
 
 pub fn tool_added(d: &mut Diff, n: &Node) -> Option<()> {
-    let t = added(n)?;
+    let Node::Added(t) = n else { return None };
     let on: Vec<Surface> = d.new.on(&t.name).into_iter().collect();
     let at = At::added(d.new.tool_path(&t.name));
     let msg = Msg::of("new tool {}", &[&t.name]);
@@ -311,15 +297,13 @@ pub fn tool_became_write(d: &mut Diff, n: &Node) -> Option<()> {
     let p = shared(n).filter(|p| became_write(p))?;
     let also = if became_destructive(p) { " and destructive" } else { "" };
     let msg = Msg::of(&format!("tool {{}} became a write tool{also}"), &[p.name()]);
-    d.tool(Rule::ToolBecameWrite, p, &p.common, msg, "access");
-    Some(())
+    d.tool(Rule::ToolBecameWrite, p, &p.common, msg, "access")
 }
 
 pub fn tool_became_destructive(d: &mut Diff, n: &Node) -> Option<()> {
     let p = shared(n).filter(|p| !became_write(p) && became_destructive(p))?;
     let msg = Msg::of("tool {} became destructive", &[p.name()]);
-    d.tool(Rule::ToolBecameDestructive, p, &p.common, msg, "destructive");
-    Some(())
+    d.tool(Rule::ToolBecameDestructive, p, &p.common, msg, "destructive")
 }
 
 pub fn hints_changed(d: &mut Diff, n: &Node) -> Option<()> {
@@ -369,8 +353,7 @@ pub fn tier_changed(d: &mut Diff, n: &Node) -> Option<()> {
         "tool {} moved from tier {} to {}",
         &[p.name(), &p.old.tier, &p.new.tier],
     );
-    d.tool(Rule::TierChanged, p, &p.common, msg, "tier");
-    Some(())
+    d.tool(Rule::TierChanged, p, &p.common, msg, "tier")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -384,8 +367,7 @@ fn param_hit(d: &mut Diff, rule: Rule, pc: &ParamChange, text: &str, values: &[&
         .chain(values.iter().copied())
         .collect();
     let msg = Msg::of(text, &values);
-    d.param(rule, pc, &pc.tool.common, msg, pc.at(key));
-    Some(())
+    d.param(rule, pc, &pc.tool.common, msg, pc.at(key))
 }
 
 /// [`param_hit`] on the surfaces that run the steps (what the generated tools check).
@@ -397,7 +379,7 @@ fn param_exec(d: &mut Diff, rule: Rule, pc: &ParamChange, text: &str, values: &[
 
 pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let pc = param(n).filter(|pc| pc.new.is_none())?;
-    let Some((op, _)) = pc.old else { return None };
+    let (op, _) = pc.old?;
     let (o, t) = (pc.tool.old, pc.tool.new);
     // A parameter's shape: its spec entry without its name, and its description.
     fn shape(t: &ToolModel, name: &str) -> (Option<SpecParam>, Option<Option<String>>) {
@@ -428,8 +410,7 @@ pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
         None => Msg::of(text, &[&op.name, &t.name]),
     };
     let at = At::gone(pc.before.clone(), pc.tool.ntp.clone());
-    d.param(Rule::ParamRemoved, pc, &pc.tool.common, msg, at);
-    Some(())
+    d.param(Rule::ParamRemoved, pc, &pc.tool.common, msg, at)
 }
 
 pub fn param_renamed(d: &mut Diff, n: &Node) -> Option<()> {
@@ -480,11 +461,10 @@ fn type_text(p: &SpecParam) -> String {
 
 pub fn param_type_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let pc = param(n).filter(|pc| pc.same_type().is_none())?;
-    let Some((a, b)) = pc.specs() else { return None };
+    let (a, b) = pc.specs()?;
     let text = "the type of parameter {} of {}: {} → {}";
     let (a, b) = (type_text(a), type_text(b));
-    param_hit(d, Rule::ParamTypeChanged, pc, text, &[&a, &b], "type");
-    Some(())
+    param_hit(d, Rule::ParamTypeChanged, pc, text, &[&a, &b], "type")
 }
 
 /// An enum's values, or the values of an array's enum items, with their key.
@@ -499,7 +479,7 @@ fn values(p: &SpecParam) -> Option<(&[String], &'static str)> {
 /// Values one side accepts and the other does not: `removed` (old only) or added (new only).
 pub fn enum_values(d: &mut Diff, n: &Node, removed: bool) -> Option<()> {
     let pc = param(n)?;
-    let Some((a, b)) = pc.same_type() else { return None };
+    let (a, b) = pc.same_type()?;
     let ((va, key), (vb, _)) = (values(a)?, values(b)?);
     let (from, to) = if removed { (va, vb) } else { (vb, va) };
     let diff: Vec<&str> = from.iter().filter(|v| !to.contains(v)).map(String::as_str).collect();
@@ -658,8 +638,7 @@ pub fn keep_empty_changed(d: &mut Diff, n: &Node) -> Option<()> {
         true => "parameter {} of {} now keeps an empty string as a value",
         false => "parameter {} of {} now takes an empty string as not given",
     };
-    param_exec(d, Rule::KeepEmptyChanged, pc, text, &[], "keep_empty");
-    Some(())
+    param_exec(d, Rule::KeepEmptyChanged, pc, text, &[], "keep_empty")
 }
 
 /// A parameter's description (or its items'), and the tool's, as written.
@@ -677,8 +656,7 @@ pub fn description_changed(d: &mut Diff, n: &Node) -> Option<()> {
     }
     let p = spec(n).filter(|p| p.old.description != p.new.description)?;
     let msg = Msg::of("the description of {} changed", &[p.name()]);
-    d.tool(Rule::DescriptionChanged, p, &p.common, msg, "description");
-    Some(())
+    d.tool(Rule::DescriptionChanged, p, &p.common, msg, "description")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -734,8 +712,7 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
     } else {
         format!("steps[{first}]")
     };
-    d.tool(Rule::StepChanged, p, &p.exec, msg, &key);
-    Some(())
+    d.tool(Rule::StepChanged, p, &p.exec, msg, &key)
 }
 
 /// Steps whose command is gone or new: CLI commands (`cli`), or store and signal steps.
@@ -840,8 +817,7 @@ pub fn route_changed(d: &mut Diff, n: &Node) -> Option<()> {
         (Some(x), None) => Msg::of("{} no longer tries the runtime route {}", &[p.name(), &route(x)]),
         _ => return None,
     };
-    d.tool(Rule::RouteChanged, p, &p.exec, msg, "runtime");
-    Some(())
+    d.tool(Rule::RouteChanged, p, &p.exec, msg, "runtime")
 }
 
 /// A tool's confirmation on both sides, when it changed by itself: it follows `destructive` by
@@ -859,8 +835,7 @@ pub fn confirm_added(d: &mut Diff, n: &Node) -> Option<()> {
     let (p, a, b) = confirm(n)?;
     (a.is_none() && b.is_some()).then_some(())?;
     let msg = Msg::of("{} now asks for confirmation before it runs", &[p.name()]);
-    d.tool(Rule::ConfirmAdded, p, &p.exec, msg, "confirm");
-    Some(())
+    d.tool(Rule::ConfirmAdded, p, &p.exec, msg, "confirm")
 }
 
 pub fn confirm_changed(d: &mut Diff, n: &Node) -> Option<()> {
@@ -870,8 +845,7 @@ pub fn confirm_changed(d: &mut Diff, n: &Node) -> Option<()> {
         None => Msg::of("{} no longer asks for confirmation", &[p.name()]),
         Some(_) => Msg::of("what {} asks confirmation for changed", &[p.name()]),
     };
-    d.tool(Rule::ConfirmChanged, p, &p.exec, msg, "confirm");
-    Some(())
+    d.tool(Rule::ConfirmChanged, p, &p.exec, msg, "confirm")
 }
 
 /// Rules across parameters added, then removed, for `rule`: a `default` rule is a
@@ -953,6 +927,5 @@ pub fn output_changed(d: &mut Diff, n: &Node) -> Option<()> {
 pub fn title_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let p = spec(n).filter(|p| p.old.title != p.new.title && !p.shown.is_empty())?;
     let msg = Msg::of("the title of {} changed", &[p.name()]);
-    d.tool(Rule::TitleChanged, p, &p.shown, msg, "title");
-    Some(())
+    d.tool(Rule::TitleChanged, p, &p.shown, msg, "title")
 }
