@@ -1,15 +1,15 @@
 //! The walk of a comparison. Tools and parameters are matched (by name, or by `renamed_from`),
-//! then every rule's detector (`rules.rs`, `detect.rs`) sees each place in turn: the catalog,
-//! each tool removed, kept or added, each parameter of a kept tool, the kept tool's execution
-//! spec and definition, and each older toolset. Findings come out in that order (then by class),
-//! and among the rules at one place in the order of the rule table.
+//! then a visitor (every rule's detector, see `rules.rs` and `detect.rs`) sees each place in
+//! turn: the catalog, each tool removed, kept or added, each parameter of a kept tool, the kept
+//! tool's execution spec and definition, and each older toolset. Findings come out in that order
+//! (then by class), and among the rules at one place in the order of the rule table. Nothing
+//! here names a rule: the visitor gives each [`Hit`] its rule.
 //!
 //! Everything compared is typed: the model's `ToolModel`s, their `ExecSpec`s and `SpecParam`s,
 //! the hosts' surfaces, and the catalog as written where only it holds a fact.
 
-use super::rules::Rule;
 use super::side::{self, Side};
-use super::{Finding, Msg, Surface};
+use super::{Loc, Msg, Surface};
 use crate::diagnostic::Diagnostic;
 use crate::model::{ParamModel, SpecArg, SpecExec, SpecParam, SpecStep, ToolModel};
 use crate::template::{Part, Template};
@@ -130,11 +130,31 @@ impl At {
     }
 }
 
+/// One thing a detector found; its rule names it a finding.
+pub struct Hit {
+    /// The tool, by its new name (its old one when it was removed).
+    pub tool: Option<String>,
+    /// The old name of a renamed tool.
+    pub previous_name: Option<String>,
+    pub param: Option<String>,
+    pub surfaces: Vec<Surface>,
+    pub msg: Msg,
+    pub before: Option<Loc>,
+    pub after: Option<Loc>,
+    pub anchor: Loc,
+    /// The tool definition's change of context cost, on every hit of a kept tool (the cosmetic
+    /// findings report it).
+    pub tokens: Option<i64>,
+}
+
+/// Called at each place of the walk.
+pub type Visit<'v, 'a> = &'v mut dyn FnMut(&mut Diff<'a>, &Node);
+
 /// The comparison in progress: both sides, and what the detectors found.
 pub struct Diff<'a> {
     pub old: &'a Side,
     pub new: &'a Side,
-    pub findings: Vec<Finding>,
+    pub hits: Vec<Hit>,
     /// Problems in the new catalog found while matching (a `renamed_from` that cannot hold).
     pub errors: Vec<Diagnostic>,
     /// The new tools no old tool matched.
@@ -142,16 +162,16 @@ pub struct Diff<'a> {
 }
 
 impl<'a> Diff<'a> {
-    /// Compares two sides: every rule's detector at every place.
-    pub fn run(old: &'a Side, new: &'a Side) -> Diff<'a> {
+    /// Walks both sides, calling `visit` at every place.
+    pub fn run(old: &'a Side, new: &'a Side, visit: Visit<'_, 'a>) -> Diff<'a> {
         let mut d = Diff {
             old,
             new,
-            findings: Vec::new(),
+            hits: Vec::new(),
             errors: Vec::new(),
             added: Vec::new(),
         };
-        d.visit(&Node::Catalog);
+        visit(&mut d, &Node::Catalog);
         let pairs = d.match_tools();
         let matched_old: BTreeSet<&str> = pairs.iter().map(|(o, _)| o.name.as_str()).collect();
         let matched_new: BTreeSet<&str> = pairs.iter().map(|(_, n)| n.name.as_str()).collect();
@@ -167,63 +187,52 @@ impl<'a> Diff<'a> {
             .iter()
             .filter(|t| !matched_old.contains(t.name.as_str()))
         {
-            d.visit(&Node::Removed(t));
+            visit(&mut d, &Node::Removed(t));
         }
         for (o, n) in pairs {
-            d.pair(o, n);
+            d.pair(o, n, visit);
         }
         for t in d.added.clone() {
-            d.visit(&Node::Added(t));
+            visit(&mut d, &Node::Added(t));
         }
         for name in side::catalog(&old.model).toolsets.keys() {
-            d.visit(&Node::Toolset(name));
+            visit(&mut d, &Node::Toolset(name));
         }
         d
     }
 
-    fn visit(&mut self, node: &Node) {
-        for rule in Rule::ALL {
-            (rule.detector())(self, node);
-        }
-    }
-
-    /// Records a finding of `rule`.
+    /// Records what a detector found.
     pub fn push(
         &mut self,
-        rule: Rule,
         tool: Option<&str>,
         param: Option<&str>,
         surfaces: &[Surface],
         msg: Msg,
         at: At,
-    ) -> &mut Finding {
-        self.findings.push(Finding {
-            rule,
-            class: rule.class(),
+    ) -> &mut Hit {
+        self.hits.push(Hit {
             tool: tool.map(str::to_string),
             previous_name: None,
             param: param.map(str::to_string),
             surfaces: surfaces.to_vec(),
-            message: msg.plain(),
             msg,
             before: at.before.map(|p| self.old.loc(&p)),
             after: at.after.as_deref().map(|p| self.new.loc(p)),
             anchor: self.new.loc(&at.anchor),
             tokens: None,
-            ignored: false,
         });
-        self.findings.last_mut().expect("just pushed")
+        self.hits.last_mut().expect("just pushed")
     }
 
-    /// Records a finding of `rule` about kept tool `p`, at `key` of it on both sides.
-    pub fn tool(&mut self, rule: Rule, p: &Pair, surfaces: &[Surface], msg: Msg, key: &str) -> Option<()> {
-        self.push(rule, Some(p.name()), None, surfaces, msg, p.at(key));
+    /// Records something about kept tool `p`, at `key` of it on both sides.
+    pub fn tool(&mut self, p: &Pair, surfaces: &[Surface], msg: Msg, key: &str) -> Option<()> {
+        self.push(Some(p.name()), None, surfaces, msg, p.at(key));
         Some(())
     }
 
-    /// Records a finding of `rule` about parameter `pc` of a kept tool.
-    pub fn param(&mut self, rule: Rule, pc: &ParamChange, surfaces: &[Surface], msg: Msg, at: At) -> Option<()> {
-        self.push(rule, Some(pc.tool.name()), Some(pc.name()), surfaces, msg, at);
+    /// Records something about parameter `pc` of a kept tool.
+    pub fn param(&mut self, pc: &ParamChange, surfaces: &[Surface], msg: Msg, at: At) -> Option<()> {
+        self.push(Some(pc.tool.name()), Some(pc.name()), surfaces, msg, at);
         Some(())
     }
 
@@ -264,7 +273,7 @@ impl<'a> Diff<'a> {
         pairs
     }
 
-    fn pair(&mut self, o: &'a ToolModel, n: &'a ToolModel) {
+    fn pair(&mut self, o: &'a ToolModel, n: &'a ToolModel, visit: Visit<'_, 'a>) {
         let (old, new) = (self.old, self.new);
         let (on_old, on_new) = (old.on(&o.name), new.on(&n.name));
         let lost = on_old.difference(&on_new).filter(|s| new.surfaces.contains_key(s));
@@ -282,25 +291,24 @@ impl<'a> Diff<'a> {
             ntp: new.tool_path(&n.name),
             steps: StepDiff::new(&o.spec.steps, &n.spec.steps),
         };
-        self.visit(&Node::Tool(&pair));
+        visit(self, &Node::Tool(&pair));
         if pair.common.is_empty() {
             // No surface had the tool and still has it: nobody calls both versions.
             return;
         }
         for p in self.params(&pair) {
-            self.visit(&Node::Param(&p));
+            visit(self, &Node::Param(&p));
         }
-        self.visit(&Node::Spec(&pair));
-        // Every cosmetic finding of the tool carries its definition's token delta.
+        visit(self, &Node::Spec(&pair));
         let delta = crate::report::tokens(Side::definition_chars(n)) as i64
             - crate::report::tokens(Side::definition_chars(o)) as i64;
-        for f in self.findings.iter_mut().rev() {
-            if f.tool.as_deref() != Some(n.name.as_str()) {
-                break;
-            }
-            if f.class == super::Class::Cosmetic {
-                f.tokens = Some(delta);
-            }
+        for h in self
+            .hits
+            .iter_mut()
+            .rev()
+            .take_while(|h| h.tool.as_deref() == Some(n.name.as_str()))
+        {
+            h.tokens = Some(delta);
         }
     }
 

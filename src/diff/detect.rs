@@ -3,7 +3,6 @@
 //! the rule, its class and its summary, and points here.
 
 use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text};
-use super::rules::Rule;
 use super::side::written;
 use super::{Msg, Surface};
 use crate::catalog::{Access, Server};
@@ -77,7 +76,7 @@ pub fn surface_removed(d: &mut Diff, n: &Node) -> Option<()> {
             st.tools.len()
         );
         let at = At::gone(st.path.clone(), "targets".into());
-        d.push(Rule::SurfaceRemoved, None, None, &[*s], Msg::of(&text, &[&st.path]), at);
+        d.push(None, None, &[*s], Msg::of(&text, &[&st.path]), at);
     }
     Some(())
 }
@@ -87,7 +86,7 @@ pub fn surface_added(d: &mut Diff, n: &Node) -> Option<()> {
     for (s, st) in new.surfaces.iter().filter(|(s, _)| !d.old.surfaces.contains_key(s)) {
         let text = format!("{} is now generated ({{}}, {} tool(s))", s.label(), st.tools.len());
         let at = At::added(st.path.clone());
-        d.push(Rule::SurfaceAdded, None, None, &[*s], Msg::of(&text, &[&st.path]), at);
+        d.push(None, None, &[*s], Msg::of(&text, &[&st.path]), at);
     }
     Some(())
 }
@@ -136,7 +135,7 @@ pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
         ),
     };
     let at = At::both(format!("server.{key}"), format!("server.{key}"));
-    d.push(Rule::ServerCommandChanged, None, None, &launched, msg, at);
+    d.push(None, None, &launched, msg, at);
     Some(())
 }
 
@@ -147,7 +146,7 @@ pub fn server_env_changed(d: &mut Diff, n: &Node) -> Option<()> {
     if a.env != b.env {
         let msg = Msg::new().t("the server's environment changed: ").codes(keys);
         let at = At::both("server.env".into(), "server.env".into());
-        d.push(Rule::ServerEnvChanged, None, None, &launched, msg, at);
+        d.push(None, None, &launched, msg, at);
     }
     Some(())
 }
@@ -183,7 +182,7 @@ pub fn tool_removed(d: &mut Diff, n: &Node) -> Option<()> {
     };
     let on: Vec<Surface> = d.old.on(&t.name).into_iter().collect();
     let at = At::gone(d.old.tool_path(&t.name), "tools".into());
-    d.push(Rule::ToolRemoved, Some(&t.name), None, &on, msg, at);
+    d.push(Some(&t.name), None, &on, msg, at);
     Some(())
 }
 
@@ -192,7 +191,7 @@ pub fn tool_added(d: &mut Diff, n: &Node) -> Option<()> {
     let on: Vec<Surface> = d.new.on(&t.name).into_iter().collect();
     let at = At::added(d.new.tool_path(&t.name));
     let msg = Msg::of("new tool {}", &[&t.name]);
-    d.push(Rule::ToolAdded, Some(&t.name), None, &on, msg, at);
+    d.push(Some(&t.name), None, &on, msg, at);
     Some(())
 }
 
@@ -200,8 +199,7 @@ pub fn tool_renamed(d: &mut Diff, n: &Node) -> Option<()> {
     let p = kept(n).filter(|p| p.old.name != p.new.name)?;
     let msg = Msg::of("tool {} was renamed to {}", &[&p.old.name, p.name()]);
     let at = At::both(p.otp.clone(), format!("{}.renamed_from", p.ntp));
-    d.push(Rule::ToolRenamed, Some(p.name()), None, &p.common, msg, at)
-        .previous_name = Some(p.old.name.clone());
+    d.push(Some(p.name()), None, &p.common, msg, at).previous_name = Some(p.old.name.clone());
     Some(())
 }
 
@@ -219,7 +217,7 @@ pub fn tool_id_changed(d: &mut Diff, n: &Node) -> Option<()> {
         msg = msg.t(format!("{sep}{} ", s.label())).c(was).t(" → ").c(is);
     }
     let at = At::both(p.otp.clone(), p.ntp.clone());
-    d.push(Rule::ToolIdChanged, Some(p.name()), None, &changed, msg, at);
+    d.push(Some(p.name()), None, &changed, msg, at);
     Some(())
 }
 
@@ -237,7 +235,7 @@ pub fn toolset_member_removed(d: &mut Diff, n: &Node) -> Option<()> {
             after = format!("{after}.unsupported");
         }
         let at = At::both(p.otp.clone(), after);
-        d.push(Rule::ToolsetMemberRemoved, Some(p.name()), None, &p.lost, msg, at);
+        d.push(Some(p.name()), None, &p.lost, msg, at);
     }
     // A toolset no surface is built from, chosen with `ixgen opencode --toolset`. (A removed
     // or renamed tool is reported once, as such: its old name is no tool of the new catalog.)
@@ -252,7 +250,7 @@ pub fn toolset_member_removed(d: &mut Diff, n: &Node) -> Option<()> {
         if !now.tools.contains(t) && new.model.tool(t).is_some() {
             let msg = Msg::of("toolset {} ({}) no longer has tool {}", &[name, &choose, t]);
             let at = At::both(path.clone(), path.clone());
-            d.push(Rule::ToolsetMemberRemoved, Some(t), None, &surfaces, msg, at);
+            d.push(Some(t), None, &surfaces, msg, at);
         }
     }
     Some(())
@@ -265,7 +263,7 @@ pub fn toolset_member_added(d: &mut Diff, n: &Node) -> Option<()> {
         msg = msg.t(": it is no longer ").c("unsupported");
     }
     let at = At::both(p.otp.clone(), p.ntp.clone());
-    d.push(Rule::ToolsetMemberAdded, Some(p.name()), None, &p.gained, msg, at);
+    d.push(Some(p.name()), None, &p.gained, msg, at);
     Some(())
 }
 
@@ -277,7 +275,7 @@ pub fn toolset_removed(d: &mut Diff, n: &Node) -> Option<()> {
             &[name, &format!("ixgen opencode --toolset {name}")],
         );
         let at = At::gone(format!("toolsets.{name}"), "toolsets".into());
-        d.push(Rule::ToolsetRemoved, None, None, &opencode(d), msg, at);
+        d.push(None, None, &opencode(d), msg, at);
     }
     Some(())
 }
@@ -297,13 +295,13 @@ pub fn tool_became_write(d: &mut Diff, n: &Node) -> Option<()> {
     let p = shared(n).filter(|p| became_write(p))?;
     let also = if became_destructive(p) { " and destructive" } else { "" };
     let msg = Msg::of(&format!("tool {{}} became a write tool{also}"), &[p.name()]);
-    d.tool(Rule::ToolBecameWrite, p, &p.common, msg, "access")
+    d.tool(p, &p.common, msg, "access")
 }
 
 pub fn tool_became_destructive(d: &mut Diff, n: &Node) -> Option<()> {
     let p = shared(n).filter(|p| !became_write(p) && became_destructive(p))?;
     let msg = Msg::of("tool {} became destructive", &[p.name()]);
-    d.tool(Rule::ToolBecameDestructive, p, &p.common, msg, "destructive")
+    d.tool(p, &p.common, msg, "destructive")
 }
 
 pub fn hints_changed(d: &mut Diff, n: &Node) -> Option<()> {
@@ -319,7 +317,7 @@ pub fn hints_changed(d: &mut Diff, n: &Node) -> Option<()> {
     }
     if !relaxed.is_empty() {
         let msg = Msg::of(&format!("tool {{}} {}", relaxed.join(" and ")), &[p.name()]);
-        d.tool(Rule::HintsChanged, p, &p.common, msg, "access");
+        d.tool(p, &p.common, msg, "access");
     }
     // Idempotent and open-world are MCP annotations: only the MCP hosts show them. Idempotent
     // defaults to the opposite of write: when access changed, the access finding tells it.
@@ -342,7 +340,7 @@ pub fn hints_changed(d: &mut Diff, n: &Node) -> Option<()> {
     if !hints.is_empty() && !p.shown.is_empty() {
         let key = if idempotent { "idempotent" } else { "open_world" };
         let msg = Msg::of(&format!("tool {{}} {}", hints.join(" and ")), &[p.name()]);
-        d.tool(Rule::HintsChanged, p, &p.shown, msg, key);
+        d.tool(p, &p.shown, msg, key);
     }
     Some(())
 }
@@ -353,7 +351,7 @@ pub fn tier_changed(d: &mut Diff, n: &Node) -> Option<()> {
         "tool {} moved from tier {} to {}",
         &[p.name(), &p.old.tier, &p.new.tier],
     );
-    d.tool(Rule::TierChanged, p, &p.common, msg, "tier")
+    d.tool(p, &p.common, msg, "tier")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -361,19 +359,19 @@ pub fn tier_changed(d: &mut Diff, n: &Node) -> Option<()> {
 
 /// A finding of a matched parameter at `key`, on the surfaces that have the tool: `text` with
 /// the parameter, the tool, then `values` in its `{}`s.
-fn param_hit(d: &mut Diff, rule: Rule, pc: &ParamChange, text: &str, values: &[&str], key: &str) -> Option<()> {
+fn param_hit(d: &mut Diff, pc: &ParamChange, text: &str, values: &[&str], key: &str) -> Option<()> {
     let values: Vec<&str> = [pc.name(), pc.tool.name()]
         .into_iter()
         .chain(values.iter().copied())
         .collect();
     let msg = Msg::of(text, &values);
-    d.param(rule, pc, &pc.tool.common, msg, pc.at(key))
+    d.param(pc, &pc.tool.common, msg, pc.at(key))
 }
 
 /// [`param_hit`] on the surfaces that run the steps (what the generated tools check).
-fn param_exec(d: &mut Diff, rule: Rule, pc: &ParamChange, text: &str, values: &[&str], key: &str) -> Option<()> {
-    param_hit(d, rule, pc, text, values, key)?;
-    d.findings.last_mut()?.surfaces = pc.tool.exec.clone();
+fn param_exec(d: &mut Diff, pc: &ParamChange, text: &str, values: &[&str], key: &str) -> Option<()> {
+    param_hit(d, pc, text, values, key)?;
+    d.hits.last_mut()?.surfaces = pc.tool.exec.clone();
     Some(())
 }
 
@@ -410,7 +408,7 @@ pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
         None => Msg::of(text, &[&op.name, &t.name]),
     };
     let at = At::gone(pc.before.clone(), pc.tool.ntp.clone());
-    d.param(Rule::ParamRemoved, pc, &pc.tool.common, msg, at)
+    d.param(pc, &pc.tool.common, msg, at)
 }
 
 pub fn param_renamed(d: &mut Diff, n: &Node) -> Option<()> {
@@ -422,7 +420,7 @@ pub fn param_renamed(d: &mut Diff, n: &Node) -> Option<()> {
             &[&op.name, pc.tool.name(), &np.name],
         );
         let at = At::both(pc.before.clone(), format!("{}.renamed_from", pc.after));
-        d.param(Rule::ParamRenamed, pc, &pc.tool.common, msg, at);
+        d.param(pc, &pc.tool.common, msg, at);
     }
     Some(())
 }
@@ -431,12 +429,13 @@ pub fn param_renamed(d: &mut Diff, n: &Node) -> Option<()> {
 pub fn param_added(d: &mut Diff, n: &Node, required: bool) -> Option<()> {
     let pc = param(n).filter(|pc| pc.old.is_none())?;
     let (_, s) = pc.new.filter(|(_, s)| s.required == required)?;
-    let (rule, text) = match required {
-        true => (Rule::ParamRequiredAdded, "new required parameter {} of {}"),
-        false => (Rule::ParamAddedOptional, "new optional parameter {} of {}"),
+    let text = if required {
+        "new required parameter {} of {}"
+    } else {
+        "new optional parameter {} of {}"
     };
     let (msg, at) = (Msg::of(text, &[&s.name, pc.tool.name()]), At::added(pc.after.clone()));
-    d.push(rule, Some(pc.tool.name()), Some(&s.name), &pc.tool.common, msg, at);
+    d.push(Some(pc.tool.name()), Some(&s.name), &pc.tool.common, msg, at);
     Some(())
 }
 
@@ -464,7 +463,7 @@ pub fn param_type_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let (a, b) = pc.specs()?;
     let text = "the type of parameter {} of {}: {} → {}";
     let (a, b) = (type_text(a), type_text(b));
-    param_hit(d, Rule::ParamTypeChanged, pc, text, &[&a, &b], "type")
+    param_hit(d, pc, text, &[&a, &b], "type")
 }
 
 /// An enum's values, or the values of an array's enum items, with their key.
@@ -483,15 +482,16 @@ pub fn enum_values(d: &mut Diff, n: &Node, removed: bool) -> Option<()> {
     let ((va, key), (vb, _)) = (values(a)?, values(b)?);
     let (from, to) = if removed { (va, vb) } else { (vb, va) };
     let diff: Vec<&str> = from.iter().filter(|v| !to.contains(v)).map(String::as_str).collect();
-    let (rule, what) = match removed {
-        true => (Rule::EnumValueRemoved, " no longer accepts "),
-        false => (Rule::EnumValueAdded, " now also accepts "),
+    let what = if removed {
+        " no longer accepts "
+    } else {
+        " now also accepts "
     };
     if !diff.is_empty() {
         let msg = Msg::of("parameter {} of {}", &[pc.name(), pc.tool.name()])
             .t(what)
             .codes(diff);
-        d.param(rule, pc, &pc.tool.common, msg, pc.at(key));
+        d.param(pc, &pc.tool.common, msg, pc.at(key));
     }
     Some(())
 }
@@ -504,11 +504,6 @@ pub fn bound(d: &mut Diff, n: &Node, tighter: bool) -> Option<()> {
     let (a, b) = pc
         .same_type()
         .filter(|(a, _)| !matches!(a.ty, SpecType::Boolean | SpecType::Enum))?;
-    let rule = if tighter {
-        Rule::BoundTightened
-    } else {
-        Rule::BoundRelaxed
-    };
     let number = matches!(a.ty, SpecType::Integer | SpecType::Number);
     for (key, x, y, larger_is_tighter) in [("min", &a.min, &b.min, true), ("max", &a.max, &b.max, false)] {
         let is_tighter = match (x.as_ref().and_then(|x| x.as_f64()), y.as_ref().and_then(|y| y.as_f64())) {
@@ -524,7 +519,7 @@ pub fn bound(d: &mut Diff, n: &Node, tighter: bool) -> Option<()> {
                 if number { "" } else { " length" }
             );
             let show = |v: &Option<serde_json::Number>| v.as_ref().map_or("none".to_string(), |n| n.to_string());
-            param_hit(d, rule, pc, &text, &[&show(x), &show(y)], key);
+            param_hit(d, pc, &text, &[&show(x), &show(y)], key);
         }
     }
     if number && (b.min.is_some() || b.max.is_some()) && a.clamp != b.clamp && a.clamp == tighter {
@@ -533,7 +528,7 @@ pub fn bound(d: &mut Diff, n: &Node, tighter: bool) -> Option<()> {
             false => "parameter {} of {} now clamps out-of-range numbers instead of refusing them",
         };
         if !pc.tool.exec.is_empty() {
-            param_exec(d, rule, pc, text, &[], "clamp");
+            param_exec(d, pc, text, &[], "clamp");
         }
     }
     Some(())
@@ -550,21 +545,21 @@ pub fn pattern_added(d: &mut Diff, n: &Node) -> Option<()> {
     let (pc, a, b) = patterns(n)?;
     let p = b.filter(|_| a.is_none())?;
     let text = "parameter {} of {} must now match {}";
-    param_hit(d, Rule::PatternAdded, pc, text, &[p], "pattern")
+    param_hit(d, pc, text, &[p], "pattern")
 }
 
 pub fn pattern_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let (pc, a, b) = patterns(n).filter(|(_, a, b)| a != b)?;
     let (x, y) = (a?, b?);
     let text = "the pattern of parameter {} of {}: {} → {}";
-    param_hit(d, Rule::PatternChanged, pc, text, &[x, y], "pattern")
+    param_hit(d, pc, text, &[x, y], "pattern")
 }
 
 pub fn pattern_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let (pc, a, b) = patterns(n)?;
     let x = a.filter(|_| b.is_none())?;
     let text = "parameter {} of {} no longer has to match {}";
-    param_hit(d, Rule::PatternRemoved, pc, text, &[x], "pattern")
+    param_hit(d, pc, text, &[x], "pattern")
 }
 
 /// A parameter's default, or a `default` rule across parameters added or removed.
@@ -574,9 +569,9 @@ pub fn default_changed(d: &mut Diff, n: &Node) -> Option<()> {
         let show = |v: &Option<Box<serde_json::Value>>| v.as_ref().map_or("none".to_string(), |v| v.to_string());
         let text = "the default of parameter {} of {}: {} → {}";
         let (a, b) = (show(&a.default), show(&b.default));
-        param_hit(d, Rule::DefaultChanged, pc, text, &[&a, &b], "default");
+        param_hit(d, pc, text, &[&a, &b], "default");
     }
-    cross_rules(d, n, Rule::DefaultChanged)
+    cross_rules(d, n, Cross::Default)
 }
 
 /// `required` flipped: to required (`param-became-required`) or optional.
@@ -586,11 +581,12 @@ pub fn required(d: &mut Diff, n: &Node, now: bool) -> Option<()> {
         .specs()
         .is_some_and(|(a, b)| a.required != b.required && b.required == now)
     {
-        let (rule, text) = match now {
-            true => (Rule::ParamBecameRequired, "parameter {} of {} became required"),
-            false => (Rule::ParamBecameOptional, "parameter {} of {} became optional"),
+        let text = if now {
+            "parameter {} of {} became required"
+        } else {
+            "parameter {} of {} became optional"
         };
-        param_hit(d, rule, pc, text, &[], "required");
+        param_hit(d, pc, text, &[], "required");
     }
     Some(())
 }
@@ -602,11 +598,11 @@ pub fn nullable(d: &mut Diff, n: &Node, now: bool) -> Option<()> {
         .specs()
         .is_some_and(|(a, b)| a.nullable != b.nullable && b.nullable == now)
     {
-        let (rule, text) = match now {
-            true => (Rule::NullableAdded, "parameter {} of {} now accepts `null`"),
-            false => (Rule::NullableRemoved, "parameter {} of {} no longer accepts `null`"),
+        let text = match now {
+            true => "parameter {} of {} now accepts `null`",
+            false => "parameter {} of {} no longer accepts `null`",
         };
-        param_hit(d, rule, pc, text, &[], "nullable");
+        param_hit(d, pc, text, &[], "nullable");
     }
     Some(())
 }
@@ -619,11 +615,11 @@ pub fn equals_context(d: &mut Diff, n: &Node, added: bool) -> Option<()> {
     match (&b.equals_context, added) {
         (Some(var), true) => {
             let text = "parameter {} of {} must now equal the context value {}";
-            param_exec(d, Rule::EqualsContextAdded, pc, text, &[var], "equals_context");
+            param_exec(d, pc, text, &[var], "equals_context");
         }
         (None, false) => {
             let text = "parameter {} of {} no longer has to equal a context value";
-            param_exec(d, Rule::EqualsContextRemoved, pc, text, &[], "equals_context");
+            param_exec(d, pc, text, &[], "equals_context");
         }
         _ => {}
     }
@@ -638,7 +634,7 @@ pub fn keep_empty_changed(d: &mut Diff, n: &Node) -> Option<()> {
         true => "parameter {} of {} now keeps an empty string as a value",
         false => "parameter {} of {} now takes an empty string as not given",
     };
-    param_exec(d, Rule::KeepEmptyChanged, pc, text, &[], "keep_empty")
+    param_exec(d, pc, text, &[], "keep_empty")
 }
 
 /// A parameter's description (or its items'), and the tool's, as written.
@@ -651,12 +647,12 @@ pub fn description_changed(d: &mut Diff, n: &Node) -> Option<()> {
         let items = |p: &crate::catalog::Param| p.items.as_ref().and_then(|i| i.description.clone());
         if a.description != b.description || items(a) != items(b) {
             let text = "the description of parameter {} of {} changed";
-            param_hit(d, Rule::DescriptionChanged, pc, text, &[], "description");
+            param_hit(d, pc, text, &[], "description");
         }
     }
     let p = spec(n).filter(|p| p.old.description != p.new.description)?;
     let msg = Msg::of("the description of {} changed", &[p.name()]);
-    d.tool(Rule::DescriptionChanged, p, &p.common, msg, "description")
+    d.tool(p, &p.common, msg, "description")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -679,7 +675,7 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
         }
         msg = msg.t(": the same command and options, with other values");
         let at = At::both(format!("{}.steps[{i}]", p.otp), format!("{}.steps[{j}]", p.ntp));
-        d.push(Rule::StepChanged, Some(p.name()), None, &p.exec, msg, at);
+        d.push(Some(p.name()), None, &p.exec, msg, at);
     }
     if p.steps.exec_changed() || (sa == sb && a.parallel == b.parallel) {
         return None;
@@ -712,7 +708,7 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
     } else {
         format!("steps[{first}]")
     };
-    d.tool(Rule::StepChanged, p, &p.exec, msg, &key)
+    d.tool(p, &p.exec, msg, &key)
 }
 
 /// Steps whose command is gone or new: CLI commands (`cli`), or store and signal steps.
@@ -747,12 +743,7 @@ pub fn commands(d: &mut Diff, n: &Node, cli: bool) -> Option<()> {
     let index = |steps: &[usize], side: &[crate::model::SpecStep]| steps.iter().copied().find(|&i| is(&side[i].exec));
     let before = index(&p.steps.removed, sa).map_or(format!("{}.steps", p.otp), |i| format!("{}.steps[{i}]", p.otp));
     let after = index(&p.steps.added, sb).map_or(format!("{}.steps", p.ntp), |j| format!("{}.steps[{j}]", p.ntp));
-    let rule = if cli {
-        Rule::CliArgvChanged
-    } else {
-        Rule::StoreStepChanged
-    };
-    d.push(rule, Some(p.name()), None, &p.exec, msg, At::both(before, after));
+    d.push(Some(p.name()), None, &p.exec, msg, At::both(before, after));
     Some(())
 }
 
@@ -770,7 +761,7 @@ pub fn runtime_route_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let (x, y) = (p.old.spec.runtime.as_ref()?, p.new.spec.runtime.as_ref()?);
     if x.method != y.method || x.path != y.path {
         let msg = Msg::of("the runtime route of {}: {} → {}", &[p.name(), &route(x), &route(y)]);
-        d.tool(Rule::RuntimeRouteChanged, p, &p.exec, msg, "runtime");
+        d.tool(p, &p.exec, msg, "runtime");
     }
     Some(())
 }
@@ -817,7 +808,7 @@ pub fn route_changed(d: &mut Diff, n: &Node) -> Option<()> {
         (Some(x), None) => Msg::of("{} no longer tries the runtime route {}", &[p.name(), &route(x)]),
         _ => return None,
     };
-    d.tool(Rule::RouteChanged, p, &p.exec, msg, "runtime")
+    d.tool(p, &p.exec, msg, "runtime")
 }
 
 /// A tool's confirmation on both sides, when it changed by itself: it follows `destructive` by
@@ -835,7 +826,7 @@ pub fn confirm_added(d: &mut Diff, n: &Node) -> Option<()> {
     let (p, a, b) = confirm(n)?;
     (a.is_none() && b.is_some()).then_some(())?;
     let msg = Msg::of("{} now asks for confirmation before it runs", &[p.name()]);
-    d.tool(Rule::ConfirmAdded, p, &p.exec, msg, "confirm")
+    d.tool(p, &p.exec, msg, "confirm")
 }
 
 pub fn confirm_changed(d: &mut Diff, n: &Node) -> Option<()> {
@@ -845,12 +836,21 @@ pub fn confirm_changed(d: &mut Diff, n: &Node) -> Option<()> {
         None => Msg::of("{} no longer asks for confirmation", &[p.name()]),
         Some(_) => Msg::of("what {} asks confirmation for changed", &[p.name()]),
     };
-    d.tool(Rule::ConfirmChanged, p, &p.exec, msg, "confirm")
+    d.tool(p, &p.exec, msg, "confirm")
 }
 
-/// Rules across parameters added, then removed, for `rule`: a `default` rule is a
-/// `default-changed`, another a `rule-added` or `rule-removed`.
-pub fn cross_rules(d: &mut Diff, n: &Node, rule: Rule) -> Option<()> {
+/// Which rules across parameters a detector reports.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Cross {
+    /// A rule other than `default` added (`rule-added`) or removed.
+    Added,
+    Removed,
+    /// A `default` rule added or removed (`default-changed`).
+    Default,
+}
+
+/// Rules across parameters added, then removed, of the kind `which`.
+pub fn cross_rules(d: &mut Diff, n: &Node, which: Cross) -> Option<()> {
     let p = runs(n)?;
     let (ra, rb) = (&p.old.spec.rules, &p.new.spec.rules);
     for (added, from, other) in [(true, rb, ra), (false, ra, rb)] {
@@ -861,9 +861,9 @@ pub fn cross_rules(d: &mut Diff, n: &Node, rule: Rule) -> Option<()> {
                 SpecRule::Forbid { .. } => "forbid",
                 SpecRule::Compare { .. } => "compare",
             };
-            let this = match rule {
-                Rule::DefaultChanged => kind == "default",
-                _ => kind != "default" && added == (rule == Rule::RuleAdded),
+            let this = match which {
+                Cross::Default => kind == "default",
+                Cross::Added | Cross::Removed => kind != "default" && added == (which == Cross::Added),
             };
             let (msg, at) = match added {
                 _ if !this => continue,
@@ -876,7 +876,7 @@ pub fn cross_rules(d: &mut Diff, n: &Node, rule: Rule) -> Option<()> {
                     At::gone(format!("{}.rules[{i}]", p.otp), p.ntp.clone()),
                 ),
             };
-            d.push(rule, Some(p.name()), None, &p.exec, msg, at);
+            d.push(Some(p.name()), None, &p.exec, msg, at);
         }
     }
     Some(())
@@ -915,11 +915,11 @@ pub fn output_changed(d: &mut Diff, n: &Node) -> Option<()> {
     if !keys.is_empty() && !p.exec.is_empty() {
         let key = if keys.contains(&"heading") { "heading" } else { keys[0] };
         let msg = Msg::of("the result of {} changed its ", &[p.name()]).codes(keys);
-        d.tool(Rule::OutputChanged, p, &p.exec, msg, key);
+        d.tool(p, &p.exec, msg, key);
     }
     if p.old.output_schema != p.new.output_schema && !p.shown.is_empty() {
         let msg = Msg::of("the output schema of {} changed", &[p.name()]);
-        d.tool(Rule::OutputChanged, p, &p.shown, msg, "output_schema");
+        d.tool(p, &p.shown, msg, "output_schema");
     }
     Some(())
 }
@@ -927,5 +927,5 @@ pub fn output_changed(d: &mut Diff, n: &Node) -> Option<()> {
 pub fn title_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let p = spec(n).filter(|p| p.old.title != p.new.title && !p.shown.is_empty())?;
     let msg = Msg::of("the title of {} changed", &[p.name()]);
-    d.tool(Rule::TitleChanged, p, &p.shown, msg, "title")
+    d.tool(p, &p.shown, msg, "title")
 }

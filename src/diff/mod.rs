@@ -208,6 +208,28 @@ pub struct Finding {
     pub anchor: Loc,
 }
 
+impl Finding {
+    fn of(rule: Rule, h: compare::Hit) -> Finding {
+        let class = rule.class();
+        Finding {
+            rule,
+            class,
+            tool: h.tool,
+            previous_name: h.previous_name,
+            param: h.param,
+            surfaces: h.surfaces,
+            message: h.msg.plain(),
+            msg: h.msg,
+            before: h.before,
+            after: h.after,
+            // The definition's change of context cost is what a cosmetic change costs.
+            tokens: h.tokens.filter(|_| class == Class::Cosmetic),
+            ignored: false,
+            anchor: h.anchor,
+        }
+    }
+}
+
 /// The context cost of one surface before and after.
 #[derive(Debug, Clone, Serialize)]
 pub struct BudgetDelta {
@@ -392,11 +414,24 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
     let new = side(new)?;
     check_lint(&new)?;
     let (vo, vn) = (version(&old)?, version(&new)?);
-    let diff = Diff::run(&old, &new);
+    // Every rule's detector at each place of the walk; each hit is a finding of its rule.
+    let mut rules = Vec::new();
+    let diff = Diff::run(&old, &new, &mut |d, node| {
+        for rule in Rule::ALL {
+            let from = d.hits.len();
+            (rule.detector())(d, node);
+            rules.extend(std::iter::repeat_n(*rule, d.hits.len() - from));
+        }
+    });
     if !diff.errors.is_empty() {
         return Err(invalid(&new, diff.errors));
     }
-    let mut findings = diff.findings;
+    let mut findings: Vec<Finding> = diff
+        .hits
+        .into_iter()
+        .zip(rules)
+        .map(|(h, r)| Finding::of(r, h))
+        .collect();
     let lint = &new.catalog().lint.breaking;
     for f in &mut findings {
         let by_class = lint.ignore.iter().any(|i| i == f.rule.id() || i == f.class.id());
