@@ -7,7 +7,7 @@ use super::side::written;
 use super::{Msg, Surface};
 use crate::catalog::{Access, Server};
 use crate::model::{ExecSpec, HttpMethod, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime};
-use crate::model::{SpecType, ToolModel};
+use crate::model::{SpecStep, SpecType, ToolModel};
 use crate::template::Template;
 use std::collections::BTreeSet;
 
@@ -56,12 +56,8 @@ fn labels(s: &[Surface]) -> String {
 
 /// The surfaces where a toolset no target is built from is used: `ixgen opencode --toolset`.
 fn opencode(d: &Diff) -> Vec<Surface> {
-    d.new
-        .surfaces
-        .keys()
-        .copied()
-        .filter(|s| s.key() == "opencode")
-        .collect()
+    let keys = d.new.surfaces.keys();
+    keys.filter(|s| s.key() == "opencode").copied().collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -322,20 +318,13 @@ pub fn hints_changed(d: &mut Diff, n: &Node) -> Option<()> {
     // Idempotent and open-world are MCP annotations: only the MCP hosts show them. Idempotent
     // defaults to the opposite of write: when access changed, the access finding tells it.
     let idempotent = o.idempotent != t.idempotent && o.access == t.access;
+    let now = |on: bool, what: &str| format!("is {}{what}", if on { "now " } else { "no longer " });
     let mut hints = Vec::new();
     if idempotent {
-        hints.push(if t.idempotent {
-            "is now idempotent"
-        } else {
-            "is no longer idempotent"
-        });
+        hints.push(now(t.idempotent, "idempotent"));
     }
     if o.open_world != t.open_world {
-        hints.push(if t.open_world {
-            "is now open-world"
-        } else {
-            "is no longer open-world"
-        });
+        hints.push(now(t.open_world, "open-world"));
     }
     if !hints.is_empty() && !p.shown.is_empty() {
         let key = if idempotent { "idempotent" } else { "open_world" };
@@ -685,7 +674,7 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
         .zip(sb)
         .position(|(x, y)| x != y)
         .unwrap_or(sa.len().min(sb.len()));
-    let expr = |steps: &[crate::model::SpecStep]| match steps.get(first).map(|s| &s.exec) {
+    let expr = |steps: &[SpecStep]| match steps.get(first).map(|s| &s.exec) {
         Some(SpecExec::Compute { expr }) => Some(expr.clone()),
         _ => None,
     };
@@ -716,20 +705,11 @@ pub fn commands(d: &mut Diff, n: &Node, cli: bool) -> Option<()> {
     let p = runs(n)?;
     let (sa, sb) = (&p.old.spec.steps, &p.new.spec.steps);
     let is = |e: &SpecExec| matches!(e, SpecExec::Cli { .. }) == cli;
-    let r: Vec<String> = p
-        .steps
-        .removed
-        .iter()
-        .filter(|&&i| is(&sa[i].exec))
-        .map(|&i| exec_text(&sa[i].exec))
-        .collect();
-    let a: Vec<String> = p
-        .steps
-        .added
-        .iter()
-        .filter(|&&j| is(&sb[j].exec))
-        .map(|&j| exec_text(&sb[j].exec))
-        .collect();
+    // The steps of `ix` (removed or added) that are of this kind, and their commands.
+    let of = |ix: &[usize], st: &[SpecStep]| ix.iter().copied().filter(|&i| is(&st[i].exec)).collect::<Vec<_>>();
+    let (ri, ai) = (of(&p.steps.removed, sa), of(&p.steps.added, sb));
+    let r: Vec<String> = ri.iter().map(|&i| exec_text(&sa[i].exec)).collect();
+    let a: Vec<String> = ai.iter().map(|&j| exec_text(&sb[j].exec)).collect();
     let msg = match (&r[..], &a[..]) {
         ([], []) => return None,
         ([was], [is]) => Msg::of("{} runs {} instead of {}", &[p.name(), is, was]),
@@ -740,9 +720,12 @@ pub fn commands(d: &mut Diff, n: &Node, cli: bool) -> Option<()> {
             .t("; now runs ")
             .codes(&a),
     };
-    let index = |steps: &[usize], side: &[crate::model::SpecStep]| steps.iter().copied().find(|&i| is(&side[i].exec));
-    let before = index(&p.steps.removed, sa).map_or(format!("{}.steps", p.otp), |i| format!("{}.steps[{i}]", p.otp));
-    let after = index(&p.steps.added, sb).map_or(format!("{}.steps", p.ntp), |j| format!("{}.steps[{j}]", p.ntp));
+    let before = ri
+        .first()
+        .map_or(format!("{}.steps", p.otp), |i| format!("{}.steps[{i}]", p.otp));
+    let after = ai
+        .first()
+        .map_or(format!("{}.steps", p.ntp), |j| format!("{}.steps[{j}]", p.ntp));
     d.push(Some(p.name()), None, &p.exec, msg, At::both(before, after));
     Some(())
 }
