@@ -381,6 +381,20 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
         0,
     ),
     (
+        "order-within-a-tool",
+        &[
+            ("pattern-changed", "breaking", ALL_OF_LOOKUP, Some("lookup")),
+            ("param-became-required", "breaking", ALL_OF_LOOKUP, Some("lookup")),
+            ("cli-argv-changed", "breaking", &["opencode"], Some("lookup")),
+            ("runtime-route-changed", "breaking", &["opencode"], Some("lookup")),
+            ("description-changed", "cosmetic", ALL_OF_LOOKUP, Some("lookup")),
+            ("title-changed", "cosmetic", SERVER, Some("lookup")),
+            ("description-changed", "cosmetic", ALL_OF_LOOKUP, Some("lookup")),
+        ],
+        "major",
+        1,
+    ),
+    (
         "mixed",
         &[
             ("tool-removed", "breaking", SERVER, Some("search")),
