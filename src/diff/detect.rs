@@ -1,6 +1,8 @@
 //! One detector per rule of `ixgen diff`, named after it. A detector sees every place of the
-//! comparison ([`Node`]) and reports what its rule finds there; the table in `rules.rs` names
-//! the rule, its class and its summary, and points here.
+//! comparison ([`Node`]) and records what its rule finds there; the table in `rules.rs` names
+//! the rule, its class and its summary, and points here. A detector does not name its rule:
+//! the walk's visitor gives every hit the rule whose detector made it (so this file depends on
+//! the comparison, and only the table on the detectors).
 
 use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text};
 use super::side::written;

@@ -1,5 +1,5 @@
-//! The rules of `ixgen diff`: one table, one line per rule with its id, class, detector and
-//! summary, as `buf breaking`'s rules are. Every id is stable kebab-case: catalogs switch rules
+//! The rules of `ixgen diff`: one table, one line per rule with its id, class, summary and
+//! detector, as `buf breaking`'s rules are. Every id is stable kebab-case: catalogs switch rules
 //! off by id in `lint.breaking`, and CI logs, JSON and annotations name them.
 //!
 //! Adding a rule: a line here, its detector in `detect.rs` (a function of the same name that
