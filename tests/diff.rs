@@ -381,6 +381,20 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
         0,
     ),
     (
+        "order-within-a-tool",
+        &[
+            ("pattern-changed", "breaking", ALL_OF_LOOKUP, Some("lookup")),
+            ("param-became-required", "breaking", ALL_OF_LOOKUP, Some("lookup")),
+            ("cli-argv-changed", "breaking", &["opencode"], Some("lookup")),
+            ("runtime-route-changed", "breaking", &["opencode"], Some("lookup")),
+            ("description-changed", "cosmetic", ALL_OF_LOOKUP, Some("lookup")),
+            ("title-changed", "cosmetic", SERVER, Some("lookup")),
+            ("description-changed", "cosmetic", ALL_OF_LOOKUP, Some("lookup")),
+        ],
+        "major",
+        1,
+    ),
+    (
         "mixed",
         &[
             ("tool-removed", "breaking", SERVER, Some("search")),
@@ -972,6 +986,27 @@ fn the_docs_describe_every_rule() {
         let row = format!("| `{}` | {} |", rule.id(), rule.class().id());
         assert!(doc.contains(&row), "docs/diff.md has no row {row}");
     }
+    // And the rule table lists no rule that does not exist, nor one twice.
+    let classes = ["breaking", "behaviour", "compatible", "cosmetic"];
+    let listed: Vec<&str> = doc
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let id = cells.get(1)?.strip_prefix('`')?.strip_suffix('`')?;
+            classes.contains(cells.get(2)?).then_some(id)
+        })
+        .collect();
+    for id in &listed {
+        assert!(
+            ixgen::diff::Rule::ALL.iter().any(|r| r.id() == *id),
+            "docs/diff.md lists `{id}`, which is no rule"
+        );
+    }
+    assert_eq!(
+        listed.len(),
+        ixgen::diff::Rule::ALL.len(),
+        "docs/diff.md lists a rule twice"
+    );
 }
 
 #[test]

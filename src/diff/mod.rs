@@ -2,15 +2,17 @@
 //! and an older one (a file, or the same catalog at a git ref).
 //!
 //! A read-only report stage beside `report`: both catalogs go through the ordinary load and
-//! `model::lower`, [`compare`] classifies every change per host surface under a named
-//! [`Rule`], [`semver`] turns the findings into the version bump they need, and [`render`]
+//! `model::lower`, [`side`] indexes each, [`compare`] walks both and has every [`Rule`]'s
+//! detector ([`detect`]) classify what changed per host surface, [`semver`] turns the findings into the version bump they need, and [`render`]
 //! prints them. Nothing here writes a file; [`source`] is the only part that reads one or runs
 //! git.
 
 mod compare;
+mod detect;
 mod render;
 mod rules;
 pub mod semver;
+mod side;
 mod source;
 
 pub use render::Format;
@@ -21,9 +23,10 @@ use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::hosts;
 use crate::model;
-use compare::{Compare, Side};
+use compare::Diff;
 use semver::{Change, Level, Version};
 use serde::Serialize;
+use side::Side;
 use std::path::Path;
 
 /// A host surface: one way a tool reaches a model. The hosts define them
@@ -146,6 +149,18 @@ impl Msg {
         self
     }
 
+    /// `text` with each `{}` filled with the next catalog value: `Msg::of("tool {} was removed", &[name])`.
+    pub fn of(text: &str, values: &[&str]) -> Msg {
+        let mut m = Msg::new();
+        for (i, words) in text.split("{}").enumerate() {
+            if i > 0 {
+                m = m.c(values[i - 1]);
+            }
+            m = m.t(words);
+        }
+        m
+    }
+
     /// Renders with `code` quoting each value.
     pub fn render(&self, code: impl Fn(&str) -> String) -> String {
         self.0
@@ -191,6 +206,28 @@ pub struct Finding {
     /// Where to annotate in the current catalog: `after`, or the nearest place that still exists.
     #[serde(skip)]
     pub anchor: Loc,
+}
+
+impl Finding {
+    fn of(rule: Rule, h: compare::Hit) -> Finding {
+        let class = rule.class();
+        Finding {
+            rule,
+            class,
+            tool: h.tool,
+            previous_name: h.previous_name,
+            param: h.param,
+            surfaces: h.surfaces,
+            message: h.msg.plain(),
+            msg: h.msg,
+            before: h.before,
+            after: h.after,
+            // The definition's change of context cost is what a cosmetic change costs.
+            tokens: h.tokens.filter(|_| class == Class::Cosmetic),
+            ignored: false,
+            anchor: h.anchor,
+        }
+    }
 }
 
 /// The context cost of one surface before and after.
@@ -321,7 +358,7 @@ fn invalid(side: &Side, mut diags: Vec<Diagnostic>) -> Error {
 }
 
 fn version(side: &Side) -> Result<Version, Error> {
-    let v = &side.model.catalog.product.version;
+    let v = &side.catalog().product.version;
     semver::parse(v).ok_or_else(|| {
         invalid(
             side,
@@ -342,7 +379,7 @@ fn version(side: &Side) -> Result<Version, Error> {
 
 /// Checks `lint.breaking` of the current catalog: every id must name a rule or a class.
 fn check_lint(side: &Side) -> Result<(), Error> {
-    let lint: &BreakingLint = &side.model.catalog.lint.breaking;
+    let lint: &BreakingLint = &side.catalog().lint.breaking;
     let ids: Vec<&str> = Rule::ALL
         .iter()
         .map(|r| r.id())
@@ -377,14 +414,25 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
     let new = side(new)?;
     check_lint(&new)?;
     let (vo, vn) = (version(&old)?, version(&new)?);
-    let mut cmp = Compare::new(&old, &new);
-    cmp.run();
-    if !cmp.errors.is_empty() {
-        let errors = std::mem::take(&mut cmp.errors);
-        return Err(invalid(&new, errors));
+    // Every rule's detector at each place of the walk; each hit is a finding of its rule.
+    let mut rules = Vec::new();
+    let diff = Diff::run(&old, &new, &mut |d, node| {
+        for rule in Rule::ALL {
+            let from = d.hits.len();
+            (rule.detector())(d, node);
+            rules.extend(std::iter::repeat_n(*rule, d.hits.len() - from));
+        }
+    });
+    if !diff.errors.is_empty() {
+        return Err(invalid(&new, diff.errors));
     }
-    let mut findings = cmp.findings;
-    let lint = &new.model.catalog.lint.breaking;
+    let mut findings: Vec<Finding> = diff
+        .hits
+        .into_iter()
+        .zip(rules)
+        .map(|(h, r)| Finding::of(r, h))
+        .collect();
+    let lint = &new.catalog().lint.breaking;
     for f in &mut findings {
         let by_class = lint.ignore.iter().any(|i| i == f.rule.id() || i == f.class.id());
         let by_tool = lint.ignore_only.get(f.rule.id()).is_some_and(|tools| {
@@ -447,8 +495,8 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
     }
     let info = |s: &Side| SideInfo {
         file: s.name.clone(),
-        product: s.model.catalog.product.name.clone(),
-        version: s.model.catalog.product.version.clone(),
+        product: s.catalog().product.name.clone(),
+        version: s.catalog().product.version.clone(),
     };
     Ok(Report {
         before: info(&old),

@@ -1,7 +1,14 @@
-//! The named rules of `ixgen diff`, each with its class. Like `buf breaking`'s rules, every id is
-//! stable kebab-case: catalogs switch rules off by id in `lint.breaking`, and CI logs, JSON and
-//! annotations name them. Adding a rule means one line here and one detection in `compare`.
+//! The rules of `ixgen diff`: one table, one line per rule with its id, class, summary and
+//! detector, as `buf breaking`'s rules are. Every id is stable kebab-case: catalogs switch rules
+//! off by id in `lint.breaking`, and CI logs, JSON and annotations name them.
+//!
+//! Adding a rule: a line here, its detector in `detect.rs` (a function of the same name that
+//! looks at the places of the comparison it concerns; two rules that are the two directions
+//! of one change share a function with a flag), a row in `docs/diff.md`, a fixture
+//! pair in `tests/fixtures/diff/`. The line's place in its class is the order findings of one
+//! place of the comparison are reported in, and the order `--list-rules` prints.
 
+use super::detect::*;
 use serde::Serialize;
 
 /// How a change affects the people and agents who call the tools.
@@ -44,7 +51,7 @@ impl Class {
 }
 
 macro_rules! rules {
-    ($($variant:ident $id:literal $class:ident $summary:literal;)*) => {
+    ($($variant:ident $id:literal $class:ident $summary:literal => $detect:expr;)*) => {
         /// A rule of `ixgen diff`.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Rule {
@@ -69,6 +76,13 @@ macro_rules! rules {
                 }
             }
 
+            /// The function that finds the rule's changes.
+            pub fn detector(self) -> Detector {
+                match self {
+                    $(Rule::$variant => $detect,)*
+                }
+            }
+
             /// What the rule detects, in one line.
             pub fn summary(self) -> &'static str {
                 match self {
@@ -80,53 +94,53 @@ macro_rules! rules {
 }
 
 rules! {
-    SurfaceRemoved "surface-removed" Breaking "a host surface (a target, or the MCP server behind the MCP hosts) is no longer generated";
-    ToolRemoved "tool-removed" Breaking "a tool was removed from the catalog (a rename without `renamed_from` is a removal plus an addition)";
-    ToolRenamed "tool-renamed" Breaking "a tool was renamed (declared with `renamed_from`)";
-    ToolIdChanged "tool-id-changed" Breaking "the id a host gives a tool changed, e.g. after a server, plugin or session file rename";
-    ToolsetMemberRemoved "toolset-member-removed" Breaking "a tool still in the catalog is no longer given to a surface (its toolset, the target's toolset or the catalog's filters changed, or it became `unsupported`)";
-    ToolsetRemoved "toolset-removed" Breaking "a toolset was removed (it can be chosen with `ixgen opencode --toolset`)";
-    ParamRemoved "param-removed" Breaking "a parameter was removed (a rename without `renamed_from` is a removal plus an addition)";
-    ParamRenamed "param-renamed" Breaking "a parameter was renamed (declared with `renamed_from`)";
-    ParamRequiredAdded "param-required-added" Breaking "a new required parameter";
-    ParamBecameRequired "param-became-required" Breaking "an optional parameter became required";
-    ParamTypeChanged "param-type-changed" Breaking "a parameter's type (or its array items' type) changed";
-    EnumValueRemoved "enum-value-removed" Breaking "an allowed value was removed from an enum";
-    BoundTightened "bound-tightened" Breaking "a minimum was raised or added, a maximum lowered or added, or out-of-range numbers are now refused instead of clamped";
-    PatternAdded "pattern-added" Breaking "a string parameter gained a pattern";
-    PatternChanged "pattern-changed" Breaking "a parameter's pattern changed (ixgen cannot prove a regular expression wider, so it may narrow)";
-    ToolBecameWrite "tool-became-write" Breaking "a read tool became a write tool (read-only clients and filters drop it)";
-    ToolBecameDestructive "tool-became-destructive" Breaking "a tool became destructive";
-    CliArgvChanged "cli-argv-changed" Breaking "the commands a tool runs changed (program, subcommand, option or flag names, a command added or removed): an installed CLI may not accept them";
-    RuntimeRouteChanged "runtime-route-changed" Breaking "the method or path of a tool's runtime route changed: a running runtime may not serve it";
-    ServerCommandChanged "server-command-changed" Breaking "the command line the MCP hosts launch the server with changed (command, arguments, filter flags): an installed server may not accept it";
-    StoreStepChanged "store-step-changed" Breaking "what a store or signal step writes, reads or signals changed: the loop reading the store may not see it";
-    NullableRemoved "nullable-removed" Breaking "a parameter no longer accepts `null` (`nullable` removed): a call that sent `null` is refused";
-    EqualsContextAdded "equals-context-added" Breaking "a parameter must now equal a context value (`equals_context` added or changed): a call with another value is refused";
-    ConfirmAdded "confirm-added" Breaking "a tool now asks for confirmation before it runs (`confirm` added): an unattended call is held or refused";
-    RuleAdded "rule-added" Breaking "a rule across parameters was added (`rules`: `require`, `forbid` or `check`): a call that passed may be refused";
-    ServerEnvChanged "server-env-changed" Behaviour "the environment the MCP hosts launch the server with changed";
-    DefaultChanged "default-changed" Behaviour "a parameter's default changed, was added or was removed";
-    StepChanged "step-changed" Behaviour "a tool's steps changed with the same interface: conditions, titles, messages, computed expressions, order, concurrency, or other values in the same command and options";
-    RouteChanged "route-changed" Behaviour "a tool's runtime route was added, removed, or sends a different body, timeout or output field";
-    OutputChanged "output-changed" Behaviour "the heading, fallback text or output schema of a tool's result changed";
-    HintsChanged "hints-changed" Behaviour "a tool's hints changed without breaking callers: write to read, no longer destructive, idempotent, open-world";
-    TierChanged "tier-changed" Behaviour "a tool moved to another tier, so a `--tier` filter keeps or drops it";
-    KeepEmptyChanged "keep-empty-changed" Behaviour "whether an empty string is a value or means \"not given\" changed (`keep_empty`)";
-    ConfirmChanged "confirm-changed" Behaviour "a tool's confirmation was removed, or whom it asks about what changed (`confirm`)";
-    SurfaceAdded "surface-added" Compatible "a new host surface is generated";
-    ToolAdded "tool-added" Compatible "a new tool";
-    ToolsetMemberAdded "toolset-member-added" Compatible "an existing tool is now given to another surface";
-    ParamAddedOptional "param-added-optional" Compatible "a new optional parameter";
-    ParamBecameOptional "param-became-optional" Compatible "a required parameter became optional";
-    EnumValueAdded "enum-value-added" Compatible "an enum gained an allowed value";
-    BoundRelaxed "bound-relaxed" Compatible "a minimum was lowered or removed, a maximum raised or removed, or out-of-range numbers are now clamped";
-    PatternRemoved "pattern-removed" Compatible "a parameter's pattern was removed";
-    NullableAdded "nullable-added" Compatible "a parameter now accepts `null` (`nullable` added)";
-    EqualsContextRemoved "equals-context-removed" Compatible "a parameter no longer has to equal a context value (`equals_context` removed)";
-    RuleRemoved "rule-removed" Compatible "a rule across parameters was removed (`rules`: `require`, `forbid` or `check`)";
-    DescriptionChanged "description-changed" Cosmetic "a tool's or parameter's description changed (its context cost is reported per host)";
-    TitleChanged "title-changed" Cosmetic "a tool's title changed";
+    SurfaceRemoved "surface-removed" Breaking "a host surface (a target, or the MCP server behind the MCP hosts) is no longer generated" => surface_removed;
+    ToolRemoved "tool-removed" Breaking "a tool was removed from the catalog (a rename without `renamed_from` is a removal plus an addition)" => tool_removed;
+    ToolsetMemberRemoved "toolset-member-removed" Breaking "a tool still in the catalog is no longer given to a surface (its toolset, the target's toolset or the catalog's filters changed, or it became `unsupported`)" => toolset_member_removed;
+    ToolRenamed "tool-renamed" Breaking "a tool was renamed (declared with `renamed_from`)" => tool_renamed;
+    ToolIdChanged "tool-id-changed" Breaking "the id a host gives a tool changed, e.g. after a server, plugin or session file rename" => tool_id_changed;
+    ToolsetRemoved "toolset-removed" Breaking "a toolset was removed (it can be chosen with `ixgen opencode --toolset`)" => toolset_removed;
+    ParamRemoved "param-removed" Breaking "a parameter was removed (a rename without `renamed_from` is a removal plus an addition)" => param_removed;
+    ParamRenamed "param-renamed" Breaking "a parameter was renamed (declared with `renamed_from`)" => param_renamed;
+    ParamRequiredAdded "param-required-added" Breaking "a new required parameter" => |d, n| param_added(d, n, true);
+    ParamTypeChanged "param-type-changed" Breaking "a parameter's type (or its array items' type) changed" => param_type_changed;
+    EnumValueRemoved "enum-value-removed" Breaking "an allowed value was removed from an enum" => |d, n| enum_values(d, n, true);
+    BoundTightened "bound-tightened" Breaking "a minimum was raised or added, a maximum lowered or added, or out-of-range numbers are now refused instead of clamped" => |d, n| bound(d, n, true);
+    PatternAdded "pattern-added" Breaking "a string parameter gained a pattern" => pattern_added;
+    PatternChanged "pattern-changed" Breaking "a parameter's pattern changed (ixgen cannot prove a regular expression wider, so it may narrow)" => pattern_changed;
+    ParamBecameRequired "param-became-required" Breaking "an optional parameter became required" => |d, n| required(d, n, true);
+    ToolBecameWrite "tool-became-write" Breaking "a read tool became a write tool (read-only clients and filters drop it)" => tool_became_write;
+    ToolBecameDestructive "tool-became-destructive" Breaking "a tool became destructive" => tool_became_destructive;
+    CliArgvChanged "cli-argv-changed" Breaking "the commands a tool runs changed (program, subcommand, option or flag names, a command added or removed): an installed CLI may not accept them" => |d, n| commands(d, n, true);
+    StoreStepChanged "store-step-changed" Breaking "what a store or signal step writes, reads or signals changed: the loop reading the store may not see it" => |d, n| commands(d, n, false);
+    RuntimeRouteChanged "runtime-route-changed" Breaking "the method or path of a tool's runtime route changed: a running runtime may not serve it" => runtime_route_changed;
+    ServerCommandChanged "server-command-changed" Breaking "the command line the MCP hosts launch the server with changed (command, arguments, filter flags): an installed server may not accept it" => server_command_changed;
+    NullableRemoved "nullable-removed" Breaking "a parameter no longer accepts `null` (`nullable` removed): a call that sent `null` is refused" => |d, n| nullable(d, n, false);
+    EqualsContextAdded "equals-context-added" Breaking "a parameter must now equal a context value (`equals_context` added or changed): a call with another value is refused" => |d, n| equals_context(d, n, true);
+    ConfirmAdded "confirm-added" Breaking "a tool now asks for confirmation before it runs (`confirm` added): an unattended call is held or refused" => confirm_added;
+    RuleAdded "rule-added" Breaking "a rule across parameters was added (`rules`: `require`, `forbid` or `check`): a call that passed may be refused" => |d, n| cross_rules(d, n, Cross::Added);
+    ServerEnvChanged "server-env-changed" Behaviour "the environment the MCP hosts launch the server with changed" => server_env_changed;
+    StepChanged "step-changed" Behaviour "a tool's steps changed with the same interface: conditions, titles, messages, computed expressions, order, concurrency, or other values in the same command and options" => step_changed;
+    RouteChanged "route-changed" Behaviour "a tool's runtime route was added, removed, or sends a different body, timeout or output field" => route_changed;
+    ConfirmChanged "confirm-changed" Behaviour "a tool's confirmation was removed, or whom it asks about what changed (`confirm`)" => confirm_changed;
+    DefaultChanged "default-changed" Behaviour "a parameter's default changed, was added or was removed" => default_changed;
+    OutputChanged "output-changed" Behaviour "the heading, fallback text or output schema of a tool's result changed" => output_changed;
+    HintsChanged "hints-changed" Behaviour "a tool's hints changed without breaking callers: write to read, no longer destructive, idempotent, open-world" => hints_changed;
+    TierChanged "tier-changed" Behaviour "a tool moved to another tier, so a `--tier` filter keeps or drops it" => tier_changed;
+    KeepEmptyChanged "keep-empty-changed" Behaviour "whether an empty string is a value or means \"not given\" changed (`keep_empty`)" => keep_empty_changed;
+    SurfaceAdded "surface-added" Compatible "a new host surface is generated" => surface_added;
+    ToolAdded "tool-added" Compatible "a new tool" => tool_added;
+    ToolsetMemberAdded "toolset-member-added" Compatible "an existing tool is now given to another surface" => toolset_member_added;
+    ParamAddedOptional "param-added-optional" Compatible "a new optional parameter" => |d, n| param_added(d, n, false);
+    EnumValueAdded "enum-value-added" Compatible "an enum gained an allowed value" => |d, n| enum_values(d, n, false);
+    BoundRelaxed "bound-relaxed" Compatible "a minimum was lowered or removed, a maximum raised or removed, or out-of-range numbers are now clamped" => |d, n| bound(d, n, false);
+    PatternRemoved "pattern-removed" Compatible "a parameter's pattern was removed" => pattern_removed;
+    ParamBecameOptional "param-became-optional" Compatible "a required parameter became optional" => |d, n| required(d, n, false);
+    NullableAdded "nullable-added" Compatible "a parameter now accepts `null` (`nullable` added)" => |d, n| nullable(d, n, true);
+    EqualsContextRemoved "equals-context-removed" Compatible "a parameter no longer has to equal a context value (`equals_context` removed)" => |d, n| equals_context(d, n, false);
+    RuleRemoved "rule-removed" Compatible "a rule across parameters was removed (`rules`: `require`, `forbid` or `check`)" => |d, n| cross_rules(d, n, Cross::Removed);
+    TitleChanged "title-changed" Cosmetic "a tool's title changed" => title_changed;
+    DescriptionChanged "description-changed" Cosmetic "a tool's or parameter's description changed (its context cost is reported per host)" => description_changed;
 }
 
 impl Serialize for Rule {

@@ -32,7 +32,7 @@ fn is_false(b: &bool) -> bool {
 }
 
 /// One tool, ready for a runtime: validated, defaults resolved, every template parsed.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ExecSpec {
     /// The format version, [`SPEC_VERSION`].
     pub version: u32,
@@ -123,7 +123,7 @@ impl SpecErrors {
 /// one that matches `allow`, and asks the host (OpenCode: `ctx.ask`) about anything else.
 /// Patterns are the host's wildcards (`*` any text, `?` one character; a trailing ` *` also
 /// matches nothing), so the same patterns can be written into the host's permission rules.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SpecConfirm {
     /// The host's permission name: the tool's id in that host, so the user's rules apply.
     pub permission: String,
@@ -144,7 +144,7 @@ pub struct SpecConfirm {
 }
 
 /// A rule across parameters.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "rule", rename_all = "snake_case")]
 pub enum SpecRule {
     /// Set these parameters when they are unset (and `when` holds); a value may be another
@@ -212,7 +212,7 @@ impl SpecRedact {
 
 /// A number from the catalog or from a numeric parameter (already bounded or clamped by it),
 /// times `scale` (seconds to milliseconds: 1000).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum SpecAmount {
     Lit(u64),
@@ -256,7 +256,7 @@ pub enum SpecType {
 
 /// A parameter as the runtime checks it: the host does not validate arguments, so the runtime
 /// applies defaults, bounds and patterns itself.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SpecParam {
     pub name: String,
     #[serde(rename = "type")]
@@ -298,7 +298,7 @@ pub struct SpecParam {
 }
 
 /// The element type of an array parameter.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SpecItems {
     #[serde(rename = "type")]
     pub ty: SpecType,
@@ -307,7 +307,7 @@ pub struct SpecItems {
 }
 
 /// The runtime route tried first. A field left out is the shared runtime's (`SpecShared`).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SpecRuntime {
     /// Environment variable that overrides `default_url`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -394,7 +394,7 @@ impl ExecSpec {
 
 /// A JSON value built from parameters: literals, variables (keeping their type) and string
 /// templates.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum JsonT {
     Lit(serde_json::Value),
@@ -456,6 +456,44 @@ pub struct SpecStep {
     pub path: String,
 }
 
+/// Two steps are the same step when they do the same thing: `path` says only where one is
+/// written (`ixgen diff` compares steps of a tool that moved in the catalog).
+impl PartialEq for SpecStep {
+    fn eq(&self, other: &Self) -> bool {
+        let SpecStep {
+            id,
+            title,
+            when,
+            for_each,
+            limit,
+            json,
+            message,
+            parse,
+            capture,
+            hidden,
+            cwd,
+            exec,
+            path: _,
+        } = self;
+        (
+            id, title, when, for_each, limit, json, message, parse, capture, hidden, cwd, exec,
+        ) == (
+            &other.id,
+            &other.title,
+            &other.when,
+            &other.for_each,
+            &other.limit,
+            &other.json,
+            &other.message,
+            &other.parse,
+            &other.capture,
+            &other.hidden,
+            &other.cwd,
+            &other.exec,
+        )
+    }
+}
+
 /// How a step's output becomes records. Lines are split on `\n` (a trailing `\r` dropped);
 /// blank lines are skipped.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -477,7 +515,7 @@ pub enum SpecParse {
 }
 
 /// Another program for a `cli` step, tried in order when the ones before it are not installed.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SpecAlt {
     pub program: String,
     pub argv: Vec<SpecArg>,
@@ -485,7 +523,7 @@ pub struct SpecAlt {
 
 /// A condition on parameters or on earlier steps. `param` names a variable: a parameter, a
 /// context variable, or a path into an earlier step's JSON result (`impact.riskLevel`).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum SpecCond {
     /// A number compared with a bound; false when the value is not a number.
@@ -545,7 +583,7 @@ pub enum CmpOp {
 
 /// One block of rendered output, shown when its `when` holds. Variables in a block's
 /// templates are markdown-escaped by the runtime (one function), so data cannot add structure.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum SpecBlock {
     /// A paragraph.
@@ -598,7 +636,7 @@ pub enum SpecBlock {
 }
 
 /// A labelled value: a field line or a table column.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SpecField {
     pub label: String,
     pub value: SpecValue,
@@ -606,7 +644,7 @@ pub struct SpecField {
 
 /// A value: a template, or a variable mapped through a table of values; with an optional
 /// marker appended when a condition holds.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SpecValue {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tpl: Option<Template>,
@@ -623,14 +661,14 @@ pub struct SpecValue {
 }
 
 /// A marker appended to a value when a condition holds (a threshold).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SpecMark {
     pub when: SpecCond,
     pub text: String,
 }
 
 /// What a step does.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SpecExec {
     /// Run a program with an argument vector (never a shell). Without `program`, the shared one.
@@ -715,14 +753,14 @@ pub enum SpecExec {
 }
 
 /// The filter of a fold: keep items whose field equals the value.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SpecFilter {
     pub field: String,
     pub equals: Template,
 }
 
 /// One argv element.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum SpecArg {
     /// Literal text, always present.

@@ -1,0 +1,916 @@
+//! One detector per rule of `ixgen diff`, named after it. A detector sees every place of the
+//! comparison ([`Node`]) and records what its rule finds there; the table in `rules.rs` names
+//! the rule, its class and its summary, and points here. A detector does not name its rule:
+//! the walk's visitor gives every hit the rule whose detector made it (so this file depends on
+//! the comparison, and only the table on the detectors).
+
+use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text};
+use super::side::written;
+use super::{Msg, Surface};
+use crate::catalog::{Access, Server};
+use crate::model::{ExecSpec, HttpMethod, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime};
+use crate::model::{SpecStep, SpecType, ToolModel};
+use crate::template::Template;
+use std::collections::BTreeSet;
+
+/// A detector: reports what its rule finds at one place (`None`: nothing to see there).
+pub type Detector = fn(&mut Diff, &Node) -> Option<()>;
+
+// ---------------------------------------------------------------------------------------------
+// Where a detector looks.
+
+/// A kept tool, at its own place (before its parameters).
+fn kept<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
+    match n {
+        Node::Tool(p) => Some(p),
+        _ => None,
+    }
+}
+
+/// A kept tool that a surface still has, at its own place: its hints and tier.
+fn shared<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
+    kept(n).filter(|p| !p.common.is_empty())
+}
+
+/// A kept tool's spec and definition, after its parameters.
+fn spec<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
+    match n {
+        Node::Spec(p) => Some(p),
+        _ => None,
+    }
+}
+
+/// A kept tool's spec, when a surface that runs the steps still has the tool.
+fn runs<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
+    spec(n).filter(|p| !p.exec.is_empty())
+}
+
+fn param<'n>(n: &'n Node) -> Option<&'n ParamChange<'n>> {
+    match n {
+        Node::Param(p) => Some(p),
+        _ => None,
+    }
+}
+
+fn labels(s: &[Surface]) -> String {
+    s.iter().map(|s| s.label()).collect::<Vec<_>>().join(", ")
+}
+
+/// The surfaces where a toolset no target is built from is used: `ixgen opencode --toolset`.
+fn opencode(d: &Diff) -> Vec<Surface> {
+    let keys = d.new.surfaces.keys();
+    keys.filter(|s| s.key() == "opencode").copied().collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Surfaces and the server.
+
+pub fn surface_removed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (Node::Catalog, old) = (n, d.old) else { return None };
+    for (s, st) in old.surfaces.iter().filter(|(s, _)| !d.new.surfaces.contains_key(s)) {
+        let text = format!(
+            "{} is no longer generated ({{}}, {} tool(s))",
+            s.label(),
+            st.tools.len()
+        );
+        let at = At::gone(st.path.clone(), "targets".into());
+        d.push(None, None, &[*s], Msg::of(&text, &[&st.path]), at);
+    }
+    Some(())
+}
+
+pub fn surface_added(d: &mut Diff, n: &Node) -> Option<()> {
+    let (Node::Catalog, new) = (n, d.new) else { return None };
+    for (s, st) in new.surfaces.iter().filter(|(s, _)| !d.old.surfaces.contains_key(s)) {
+        let text = format!("{} is now generated ({{}}, {} tool(s))", s.label(), st.tools.len());
+        let at = At::added(st.path.clone());
+        d.push(None, None, &[*s], Msg::of(&text, &[&st.path]), at);
+    }
+    Some(())
+}
+
+/// The server on both sides, and the surfaces on both that launch it.
+fn server<'a>(d: &Diff<'a>, n: &Node) -> Option<(&'a Server, &'a Server, Vec<Surface>)> {
+    let (old, new) = (d.old, d.new);
+    matches!(n, Node::Catalog).then_some(())?;
+    let (a, b) = (old.catalog().server.as_ref()?, new.catalog().server.as_ref()?);
+    let launches = |s: &Surface| s.launches_server() && old.surfaces.keys().any(|o| o.key() == s.key());
+    let launched: Vec<Surface> = new.surfaces.keys().copied().filter(launches).collect();
+    (!launched.is_empty()).then_some((a, b, launched))
+}
+
+/// A new command line is an argv change that an installed server may not accept.
+pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (a, b, launched) = server(d, n)?;
+    let flags = |s: &Server| {
+        let f = s.filter_flags.as_ref();
+        f.map(|f| [f.read_only.clone(), f.enable_tools.clone(), f.disable_tools.clone()])
+    };
+    let line = |s: &Server| {
+        std::iter::once(&s.command)
+            .chain(&s.args)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let key = if a.command != b.command {
+        "command"
+    } else if a.args != b.args {
+        "args"
+    } else if flags(a) != flags(b) {
+        "filter_flags"
+    } else {
+        return None;
+    };
+    let msg = match line(a) == line(b) {
+        true => Msg::of(
+            "the MCP hosts launch the server as {} with other filter flags",
+            &[&line(b)],
+        ),
+        false => Msg::of(
+            "the MCP hosts launch the server as {} instead of {}",
+            &[&line(b), &line(a)],
+        ),
+    };
+    let at = At::both(format!("server.{key}"), format!("server.{key}"));
+    d.push(None, None, &launched, msg, at);
+    Some(())
+}
+
+pub fn server_env_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (a, b, launched) = server(d, n)?;
+    let new_keys = b.env.keys().filter(|k| !a.env.contains_key(*k));
+    let keys = a.env.keys().chain(new_keys).filter(|k| a.env.get(*k) != b.env.get(*k));
+    if a.env != b.env {
+        let msg = Msg::new().t("the server's environment changed: ").codes(keys);
+        let at = At::both("server.env".into(), "server.env".into());
+        d.push(None, None, &launched, msg, at);
+    }
+    Some(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools and toolsets.
+
+/// The spec without what only names the tool, to find a tool that does the same.
+fn unnamed(t: &ToolModel) -> ExecSpec {
+    let mut s = t.spec.clone();
+    s.name.clear();
+    s.heading = Template::default();
+    s
+}
+
+pub fn tool_removed(d: &mut Diff, n: &Node) -> Option<()> {
+    let Node::Removed(t) = n else { return None };
+    // A new tool that does the same under another name is most likely a rename the catalog
+    // did not declare: say how to declare it.
+    let twin = d
+        .added
+        .iter()
+        .find(|n| n.description == t.description || unnamed(n) == unnamed(t));
+    let msg = match twin {
+        Some(n) => {
+            let declare = format!("renamed_from: {}", t.name);
+            Msg::of(
+                "tool {} was removed (if {} is its new name, declare {} on it)",
+                &[&t.name, &n.name, &declare],
+            )
+        }
+        None => Msg::of("tool {} was removed", &[&t.name]),
+    };
+    let on: Vec<Surface> = d.old.on(&t.name).into_iter().collect();
+    let at = At::gone(d.old.tool_path(&t.name), "tools".into());
+    d.push(Some(&t.name), None, &on, msg, at);
+    Some(())
+}
+
+pub fn tool_added(d: &mut Diff, n: &Node) -> Option<()> {
+    let Node::Added(t) = n else { return None };
+    let on: Vec<Surface> = d.new.on(&t.name).into_iter().collect();
+    let at = At::added(d.new.tool_path(&t.name));
+    let msg = Msg::of("new tool {}", &[&t.name]);
+    d.push(Some(&t.name), None, &on, msg, at);
+    Some(())
+}
+
+pub fn tool_renamed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = kept(n).filter(|p| p.old.name != p.new.name)?;
+    let msg = Msg::of("tool {} was renamed to {}", &[&p.old.name, p.name()]);
+    let at = At::both(p.otp.clone(), format!("{}.renamed_from", p.ntp));
+    d.push(Some(p.name()), None, &p.common, msg, at).previous_name = Some(p.old.name.clone());
+    Some(())
+}
+
+pub fn tool_id_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (p, old, new) = (kept(n).filter(|p| p.old.name == p.new.name)?, d.old, d.new);
+    let ids = |s: &Surface| (old.id(*s, &p.old.name), new.id(*s, p.name()));
+    let changed: Vec<Surface> = p.common.iter().copied().filter(|s| ids(s).0 != ids(s).1).collect();
+    if changed.is_empty() {
+        return None;
+    }
+    let mut msg = Msg::of("tool {} has a new id:", &[p.name()]);
+    for (k, s) in changed.iter().enumerate() {
+        let (was, is) = ids(s);
+        let sep = if k == 0 { " " } else { "; " };
+        msg = msg.t(format!("{sep}{} ", s.label())).c(was).t(" → ").c(is);
+    }
+    let at = At::both(p.otp.clone(), p.ntp.clone());
+    d.push(Some(p.name()), None, &changed, msg, at);
+    Some(())
+}
+
+pub fn toolset_member_removed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (old, new) = (d.old, d.new);
+    if let Some(p) = kept(n).filter(|p| !p.lost.is_empty()) {
+        let toolsets: BTreeSet<&str> = p.lost.iter().map(|s| new.surfaces[s].toolset.as_str()).collect();
+        let text = format!("tool {{}} is no longer given to {} (toolset ", labels(&p.lost));
+        let mut msg = Msg::of(&text, &[p.name()]).codes(toolsets).t(")");
+        // A tool that became `unsupported` leaves every surface it was on: a removal from
+        // each, pointed at the reason.
+        let mut after = p.ntp.clone();
+        if let Some(why) = &p.new.unsupported {
+            msg = msg.t(": it is now ").c("unsupported").t(format!(" ({why})"));
+            after = format!("{after}.unsupported");
+        }
+        let at = At::both(p.otp.clone(), after);
+        d.push(Some(p.name()), None, &p.lost, msg, at);
+    }
+    // A toolset no surface is built from, chosen with `ixgen opencode --toolset`. (A removed
+    // or renamed tool is reported once, as such: its old name is no tool of the new catalog.)
+    let Node::Toolset(name) = n else { return None };
+    let now = new.catalog().toolsets.get(*name)?;
+    if new.surfaces.values().any(|s| s.toolset == *name) {
+        return None;
+    }
+    let (surfaces, path) = (opencode(d), format!("toolsets.{name}.tools"));
+    let choose = format!("ixgen opencode --toolset {name}");
+    for t in &old.catalog().toolsets[*name].tools {
+        if !now.tools.contains(t) && new.model.tool(t).is_some() {
+            let msg = Msg::of("toolset {} ({}) no longer has tool {}", &[name, &choose, t]);
+            let at = At::both(path.clone(), path.clone());
+            d.push(Some(t), None, &surfaces, msg, at);
+        }
+    }
+    Some(())
+}
+
+pub fn toolset_member_added(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = kept(n).filter(|p| !p.gained.is_empty())?;
+    let mut msg = Msg::of(&format!("tool {{}} is now given to {}", labels(&p.gained)), &[p.name()]);
+    if p.old.unsupported.is_some() {
+        msg = msg.t(": it is no longer ").c("unsupported");
+    }
+    let at = At::both(p.otp.clone(), p.ntp.clone());
+    d.push(Some(p.name()), None, &p.gained, msg, at);
+    Some(())
+}
+
+pub fn toolset_removed(d: &mut Diff, n: &Node) -> Option<()> {
+    let Node::Toolset(name) = n else { return None };
+    if !d.new.catalog().toolsets.contains_key(*name) {
+        let msg = Msg::of(
+            "toolset {} was removed ({})",
+            &[name, &format!("ixgen opencode --toolset {name}")],
+        );
+        let at = At::gone(format!("toolsets.{name}"), "toolsets".into());
+        d.push(None, None, &opencode(d), msg, at);
+    }
+    Some(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hints and tier.
+
+fn became_write(p: &Pair) -> bool {
+    p.old.access == Access::Read && p.new.access == Access::Write
+}
+
+fn became_destructive(p: &Pair) -> bool {
+    p.new.destructive && !p.old.destructive
+}
+
+pub fn tool_became_write(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = shared(n).filter(|p| became_write(p))?;
+    let also = if became_destructive(p) { " and destructive" } else { "" };
+    let msg = Msg::of(&format!("tool {{}} became a write tool{also}"), &[p.name()]);
+    d.tool(p, &p.common, msg, "access")
+}
+
+pub fn tool_became_destructive(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = shared(n).filter(|p| !became_write(p) && became_destructive(p))?;
+    let msg = Msg::of("tool {} became destructive", &[p.name()]);
+    d.tool(p, &p.common, msg, "destructive")
+}
+
+pub fn hints_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = shared(n)?;
+    let (o, t) = (p.old, p.new);
+    let became_read = o.access == Access::Write && t.access == Access::Read;
+    let mut relaxed = Vec::new();
+    if became_read {
+        relaxed.push("became a read tool");
+    }
+    if o.destructive && !t.destructive && !became_read {
+        relaxed.push("is no longer destructive");
+    }
+    if !relaxed.is_empty() {
+        let msg = Msg::of(&format!("tool {{}} {}", relaxed.join(" and ")), &[p.name()]);
+        d.tool(p, &p.common, msg, "access");
+    }
+    // Idempotent and open-world are MCP annotations: only the MCP hosts show them. Idempotent
+    // defaults to the opposite of write: when access changed, the access finding tells it.
+    let idempotent = o.idempotent != t.idempotent && o.access == t.access;
+    let now = |on: bool, what: &str| format!("is {}{what}", if on { "now " } else { "no longer " });
+    let mut hints = Vec::new();
+    if idempotent {
+        hints.push(now(t.idempotent, "idempotent"));
+    }
+    if o.open_world != t.open_world {
+        hints.push(now(t.open_world, "open-world"));
+    }
+    if !hints.is_empty() && !p.shown.is_empty() {
+        let key = if idempotent { "idempotent" } else { "open_world" };
+        let msg = Msg::of(&format!("tool {{}} {}", hints.join(" and ")), &[p.name()]);
+        d.tool(p, &p.shown, msg, key);
+    }
+    Some(())
+}
+
+pub fn tier_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = shared(n).filter(|p| p.old.tier != p.new.tier)?;
+    let msg = Msg::of(
+        "tool {} moved from tier {} to {}",
+        &[p.name(), &p.old.tier, &p.new.tier],
+    );
+    d.tool(p, &p.common, msg, "tier")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters.
+
+/// A finding of a matched parameter at `key`, on the surfaces that have the tool: `text` with
+/// the parameter, the tool, then `values` in its `{}`s.
+fn param_hit(d: &mut Diff, pc: &ParamChange, text: &str, values: &[&str], key: &str) -> Option<()> {
+    let values: Vec<&str> = [pc.name(), pc.tool.name()]
+        .into_iter()
+        .chain(values.iter().copied())
+        .collect();
+    let msg = Msg::of(text, &values);
+    d.param(pc, &pc.tool.common, msg, pc.at(key))
+}
+
+/// [`param_hit`] on the surfaces that run the steps (what the generated tools check).
+fn param_exec(d: &mut Diff, pc: &ParamChange, text: &str, values: &[&str], key: &str) -> Option<()> {
+    param_hit(d, pc, text, values, key)?;
+    d.hits.last_mut()?.surfaces = pc.tool.exec.clone();
+    Some(())
+}
+
+pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
+    let pc = param(n).filter(|pc| pc.new.is_none())?;
+    let (op, _) = pc.old?;
+    let (o, t) = (pc.tool.old, pc.tool.new);
+    // A parameter's shape: its spec entry without its name, and its description.
+    fn shape(t: &ToolModel, name: &str) -> (Option<SpecParam>, Option<Option<String>>) {
+        let entry = t.spec.params.iter().find(|s| s.name == name);
+        let entry = entry.map(|s| SpecParam {
+            name: String::new(),
+            ..s.clone()
+        });
+        (
+            entry,
+            t.params
+                .iter()
+                .find(|p| p.name == name)
+                .map(|p| written(p).description.clone()),
+        )
+    }
+    let twin = t.params.iter().find(|np| {
+        let new = !o.params.iter().any(|q| q.name == np.name) && written(np).renamed_from.is_none();
+        new && shape(t, &np.name) == shape(o, &op.name)
+    });
+    let text = "parameter {} of {} was removed";
+    let msg = match twin {
+        Some(np) => {
+            let declare = format!("renamed_from: {}", op.name);
+            let text = format!("{text} (if {{}} is its new name, declare {{}} on it)");
+            Msg::of(&text, &[&op.name, &t.name, &np.name, &declare])
+        }
+        None => Msg::of(text, &[&op.name, &t.name]),
+    };
+    let at = At::gone(pc.before.clone(), pc.tool.ntp.clone());
+    d.param(pc, &pc.tool.common, msg, at)
+}
+
+pub fn param_renamed(d: &mut Diff, n: &Node) -> Option<()> {
+    let pc = param(n)?;
+    let ((op, _), (np, _)) = (pc.old?, pc.new?);
+    if op.name != np.name {
+        let msg = Msg::of(
+            "parameter {} of {} was renamed to {}",
+            &[&op.name, pc.tool.name(), &np.name],
+        );
+        let at = At::both(pc.before.clone(), format!("{}.renamed_from", pc.after));
+        d.param(pc, &pc.tool.common, msg, at);
+    }
+    Some(())
+}
+
+/// A new parameter: required (`param-required-added`) or not (`param-added-optional`).
+pub fn param_added(d: &mut Diff, n: &Node, required: bool) -> Option<()> {
+    let pc = param(n).filter(|pc| pc.old.is_none())?;
+    let (_, s) = pc.new.filter(|(_, s)| s.required == required)?;
+    let text = if required {
+        "new required parameter {} of {}"
+    } else {
+        "new optional parameter {} of {}"
+    };
+    let (msg, at) = (Msg::of(text, &[&s.name, pc.tool.name()]), At::added(pc.after.clone()));
+    d.push(Some(pc.tool.name()), Some(&s.name), &pc.tool.common, msg, at);
+    Some(())
+}
+
+fn type_name(t: SpecType) -> &'static str {
+    match t {
+        SpecType::String => "string",
+        SpecType::Integer => "integer",
+        SpecType::Number => "number",
+        SpecType::Boolean => "boolean",
+        SpecType::Enum => "enum",
+        SpecType::Array => "array",
+        SpecType::Path => "path",
+    }
+}
+
+fn type_text(p: &SpecParam) -> String {
+    match (&p.items, p.ty) {
+        (Some(i), SpecType::Array) => format!("{} of {}", type_name(p.ty), type_name(i.ty)),
+        _ => type_name(p.ty).to_string(),
+    }
+}
+
+pub fn param_type_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let pc = param(n).filter(|pc| pc.same_type().is_none())?;
+    let (a, b) = pc.specs()?;
+    let text = "the type of parameter {} of {}: {} → {}";
+    let (a, b) = (type_text(a), type_text(b));
+    param_hit(d, pc, text, &[&a, &b], "type")
+}
+
+/// An enum's values, or the values of an array's enum items, with their key.
+fn values(p: &SpecParam) -> Option<(&[String], &'static str)> {
+    match (p.ty, &p.items) {
+        (SpecType::Enum, _) => p.values.as_deref().map(|v| (v, "values")),
+        (SpecType::Array, Some(i)) if i.ty == SpecType::Enum => i.values.as_deref().map(|v| (v, "items.values")),
+        _ => None,
+    }
+}
+
+/// Values one side accepts and the other does not: `removed` (old only) or added (new only).
+pub fn enum_values(d: &mut Diff, n: &Node, removed: bool) -> Option<()> {
+    let pc = param(n)?;
+    let (a, b) = pc.same_type()?;
+    let ((va, key), (vb, _)) = (values(a)?, values(b)?);
+    let (from, to) = if removed { (va, vb) } else { (vb, va) };
+    let diff: Vec<&str> = from.iter().filter(|v| !to.contains(v)).map(String::as_str).collect();
+    let what = if removed {
+        " no longer accepts "
+    } else {
+        " now also accepts "
+    };
+    if !diff.is_empty() {
+        let msg = Msg::of("parameter {} of {}", &[pc.name(), pc.tool.name()])
+            .t(what)
+            .codes(diff);
+        d.param(pc, &pc.tool.common, msg, pc.at(key));
+    }
+    Some(())
+}
+
+/// Bounds that moved, tighter (`bound-tightened`) or looser: a minimum or maximum (of a
+/// number, or of a length), and clamping, which the generated tools' interpreter does (only
+/// the surfaces that run it).
+pub fn bound(d: &mut Diff, n: &Node, tighter: bool) -> Option<()> {
+    let pc = param(n)?;
+    let (a, b) = pc
+        .same_type()
+        .filter(|(a, _)| !matches!(a.ty, SpecType::Boolean | SpecType::Enum))?;
+    let number = matches!(a.ty, SpecType::Integer | SpecType::Number);
+    for (key, x, y, larger_is_tighter) in [("min", &a.min, &b.min, true), ("max", &a.max, &b.max, false)] {
+        let is_tighter = match (x.as_ref().and_then(|x| x.as_f64()), y.as_ref().and_then(|y| y.as_f64())) {
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (Some(p), Some(q)) if p != q => (q > p) == larger_is_tighter,
+            _ => continue,
+        };
+        if is_tighter == tighter {
+            let word = if key == "min" { "minimum" } else { "maximum" };
+            let text = format!(
+                "the {word}{} of parameter {{}} of {{}}: {{}} → {{}}",
+                if number { "" } else { " length" }
+            );
+            let show = |v: &Option<serde_json::Number>| v.as_ref().map_or("none".to_string(), |n| n.to_string());
+            param_hit(d, pc, &text, &[&show(x), &show(y)], key);
+        }
+    }
+    if number && (b.min.is_some() || b.max.is_some()) && a.clamp != b.clamp && a.clamp == tighter {
+        let text = match a.clamp {
+            true => "parameter {} of {} now refuses out-of-range numbers instead of clamping them",
+            false => "parameter {} of {} now clamps out-of-range numbers instead of refusing them",
+        };
+        if !pc.tool.exec.is_empty() {
+            param_exec(d, pc, text, &[], "clamp");
+        }
+    }
+    Some(())
+}
+
+/// The pattern on both sides, when the type is unchanged.
+fn patterns<'n>(n: &'n Node) -> Option<(&'n ParamChange<'n>, Option<&'n str>, Option<&'n str>)> {
+    let pc = param(n)?;
+    let (a, b) = pc.same_type()?;
+    Some((pc, a.pattern.as_deref(), b.pattern.as_deref()))
+}
+
+pub fn pattern_added(d: &mut Diff, n: &Node) -> Option<()> {
+    let (pc, a, b) = patterns(n)?;
+    let p = b.filter(|_| a.is_none())?;
+    let text = "parameter {} of {} must now match {}";
+    param_hit(d, pc, text, &[p], "pattern")
+}
+
+pub fn pattern_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (pc, a, b) = patterns(n).filter(|(_, a, b)| a != b)?;
+    let (x, y) = (a?, b?);
+    let text = "the pattern of parameter {} of {}: {} → {}";
+    param_hit(d, pc, text, &[x, y], "pattern")
+}
+
+pub fn pattern_removed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (pc, a, b) = patterns(n)?;
+    let x = a.filter(|_| b.is_none())?;
+    let text = "parameter {} of {} no longer has to match {}";
+    param_hit(d, pc, text, &[x], "pattern")
+}
+
+/// A parameter's default, or a `default` rule across parameters added or removed.
+pub fn default_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    if let Some(pc) = param(n) {
+        let (a, b) = pc.same_type().filter(|(a, b)| a.default != b.default)?;
+        let show = |v: &Option<Box<serde_json::Value>>| v.as_ref().map_or("none".to_string(), |v| v.to_string());
+        let text = "the default of parameter {} of {}: {} → {}";
+        let (a, b) = (show(&a.default), show(&b.default));
+        param_hit(d, pc, text, &[&a, &b], "default");
+    }
+    cross_rules(d, n, Cross::Default)
+}
+
+/// `required` flipped: to required (`param-became-required`) or optional.
+pub fn required(d: &mut Diff, n: &Node, now: bool) -> Option<()> {
+    let pc = param(n)?;
+    if pc
+        .specs()
+        .is_some_and(|(a, b)| a.required != b.required && b.required == now)
+    {
+        let text = if now {
+            "parameter {} of {} became required"
+        } else {
+            "parameter {} of {} became optional"
+        };
+        param_hit(d, pc, text, &[], "required");
+    }
+    Some(())
+}
+
+/// `nullable` flipped (`null` is part of the parameter's type in every host's schema).
+pub fn nullable(d: &mut Diff, n: &Node, now: bool) -> Option<()> {
+    let pc = param(n)?;
+    if pc
+        .specs()
+        .is_some_and(|(a, b)| a.nullable != b.nullable && b.nullable == now)
+    {
+        let text = match now {
+            true => "parameter {} of {} now accepts `null`",
+            false => "parameter {} of {} no longer accepts `null`",
+        };
+        param_hit(d, pc, text, &[], "nullable");
+    }
+    Some(())
+}
+
+/// `equals_context` set or changed (`added`), or removed. What the generated tools check:
+/// only tools that run.
+pub fn equals_context(d: &mut Diff, n: &Node, added: bool) -> Option<()> {
+    let pc = param(n).filter(|pc| !pc.tool.exec.is_empty())?;
+    let (_, b) = pc.specs().filter(|(a, b)| a.equals_context != b.equals_context)?;
+    match (&b.equals_context, added) {
+        (Some(var), true) => {
+            let text = "parameter {} of {} must now equal the context value {}";
+            param_exec(d, pc, text, &[var], "equals_context");
+        }
+        (None, false) => {
+            let text = "parameter {} of {} no longer has to equal a context value";
+            param_exec(d, pc, text, &[], "equals_context");
+        }
+        _ => {}
+    }
+    Some(())
+}
+
+/// How the generated tools read an empty string: only tools that run.
+pub fn keep_empty_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let pc = param(n).filter(|pc| !pc.tool.exec.is_empty())?;
+    let (_, b) = pc.specs().filter(|(a, b)| a.keep_empty != b.keep_empty)?;
+    let text = match b.keep_empty {
+        true => "parameter {} of {} now keeps an empty string as a value",
+        false => "parameter {} of {} now takes an empty string as not given",
+    };
+    param_exec(d, pc, text, &[], "keep_empty")
+}
+
+/// A parameter's description (or its items'), and the tool's, as written.
+pub fn description_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    if let Some(pc) = param(n) {
+        let (Some((op, _)), Some((np, _))) = (pc.old, pc.new) else {
+            return None;
+        };
+        let (a, b) = (written(op), written(np));
+        let items = |p: &crate::catalog::Param| p.items.as_ref().and_then(|i| i.description.clone());
+        if a.description != b.description || items(a) != items(b) {
+            let text = "the description of parameter {} of {} changed";
+            param_hit(d, pc, text, &[], "description");
+        }
+    }
+    let p = spec(n).filter(|p| p.old.description != p.new.description)?;
+    let msg = Msg::of("the description of {} changed", &[p.name()]);
+    d.tool(p, &p.common, msg, "description")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Steps, route, confirmation, rules, result: what the surfaces that run the steps see.
+
+pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = runs(n)?;
+    let (a, b) = (&p.old.spec, &p.new.spec);
+    let (sa, sb) = (&a.steps, &b.steps);
+    if let Some(&(i, j)) = p.steps.same_interface.first() {
+        let mut msg = Msg::of(
+            "{} runs {} instead of {}",
+            &[p.name(), &exec_text(&sb[j].exec), &exec_text(&sa[i].exec)],
+        );
+        if p.steps.same_interface.len() > 1 {
+            msg = msg.t(format!(
+                " (and {} more such change(s))",
+                p.steps.same_interface.len() - 1
+            ));
+        }
+        msg = msg.t(": the same command and options, with other values");
+        let at = At::both(format!("{}.steps[{i}]", p.otp), format!("{}.steps[{j}]", p.ntp));
+        d.push(Some(p.name()), None, &p.exec, msg, at);
+    }
+    if p.steps.exec_changed() || (sa == sb && a.parallel == b.parallel) {
+        return None;
+    }
+    let first = sa
+        .iter()
+        .zip(sb)
+        .position(|(x, y)| x != y)
+        .unwrap_or(sa.len().min(sb.len()));
+    let expr = |steps: &[SpecStep]| match steps.get(first).map(|s| &s.exec) {
+        Some(SpecExec::Compute { expr }) => Some(expr.clone()),
+        _ => None,
+    };
+    let step = format!("step {} of {{}}", first + 1);
+    let msg = match (expr(sa), expr(sb)) {
+        _ if sa == sb && b.parallel => Msg::of("the steps of {} now run concurrently", &[p.name()]),
+        _ if sa == sb => Msg::of("the steps of {} now run one after another", &[p.name()]),
+        (Some(x), Some(y)) if x != y && sa.len() == sb.len() => {
+            Msg::of(&format!("{step} computes {{}} instead of {{}}"), &[p.name(), &y, &x])
+        }
+        _ => Msg::of(
+            &format!(
+                "{step} changed its condition, title, message, expression or order; the commands it runs are the same"
+            ),
+            &[p.name()],
+        ),
+    };
+    let key = if sa == sb {
+        "parallel".to_string()
+    } else {
+        format!("steps[{first}]")
+    };
+    d.tool(p, &p.exec, msg, &key)
+}
+
+/// Steps whose command is gone or new: CLI commands (`cli`), or store and signal steps.
+pub fn commands(d: &mut Diff, n: &Node, cli: bool) -> Option<()> {
+    let p = runs(n)?;
+    let (sa, sb) = (&p.old.spec.steps, &p.new.spec.steps);
+    let is = |e: &SpecExec| matches!(e, SpecExec::Cli { .. }) == cli;
+    // The steps of `ix` (removed or added) that are of this kind, and their commands.
+    let of = |ix: &[usize], st: &[SpecStep]| ix.iter().copied().filter(|&i| is(&st[i].exec)).collect::<Vec<_>>();
+    let (ri, ai) = (of(&p.steps.removed, sa), of(&p.steps.added, sb));
+    let r: Vec<String> = ri.iter().map(|&i| exec_text(&sa[i].exec)).collect();
+    let a: Vec<String> = ai.iter().map(|&j| exec_text(&sb[j].exec)).collect();
+    let msg = match (&r[..], &a[..]) {
+        ([], []) => return None,
+        ([was], [is]) => Msg::of("{} runs {} instead of {}", &[p.name(), is, was]),
+        ([], _) => Msg::of("{} now also runs ", &[p.name()]).codes(&a),
+        (_, []) => Msg::of("{} no longer runs ", &[p.name()]).codes(&r),
+        _ => Msg::of("{} no longer runs ", &[p.name()])
+            .codes(&r)
+            .t("; now runs ")
+            .codes(&a),
+    };
+    let before = ri
+        .first()
+        .map_or(format!("{}.steps", p.otp), |i| format!("{}.steps[{i}]", p.otp));
+    let after = ai
+        .first()
+        .map_or(format!("{}.steps", p.ntp), |j| format!("{}.steps[{j}]", p.ntp));
+    d.push(Some(p.name()), None, &p.exec, msg, At::both(before, after));
+    Some(())
+}
+
+fn route(r: &SpecRuntime) -> String {
+    let method = match r.method {
+        HttpMethod::GET => "GET",
+        HttpMethod::POST => "POST",
+    };
+    format!("{method} {}", r.path)
+}
+
+/// A new method or path is a different endpoint.
+pub fn runtime_route_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = runs(n)?;
+    let (x, y) = (p.old.spec.runtime.as_ref()?, p.new.spec.runtime.as_ref()?);
+    if x.method != y.method || x.path != y.path {
+        let msg = Msg::of("the runtime route of {}: {} → {}", &[p.name(), &route(x), &route(y)]);
+        d.tool(p, &p.exec, msg, "runtime");
+    }
+    Some(())
+}
+
+/// A route added or removed, or the same endpoint with another body, timeout or output.
+pub fn route_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = runs(n)?;
+    let msg = match (&p.old.spec.runtime, &p.new.spec.runtime) {
+        (Some(x), Some(y)) if x.method == y.method && x.path == y.path && x != y => {
+            let keys = changed(&[
+                (
+                    "url_env",
+                    x.url_env.is_some(),
+                    y.url_env.is_some(),
+                    x.url_env == y.url_env,
+                ),
+                (
+                    "default_url",
+                    x.default_url.is_some(),
+                    y.default_url.is_some(),
+                    x.default_url == y.default_url,
+                ),
+                (
+                    "timeout_ms",
+                    x.timeout_ms.is_some(),
+                    y.timeout_ms.is_some(),
+                    x.timeout_ms == y.timeout_ms,
+                ),
+                ("body", x.body.is_some(), y.body.is_some(), x.body == y.body),
+                (
+                    "markdown_field",
+                    x.markdown_field.is_some(),
+                    y.markdown_field.is_some(),
+                    x.markdown_field == y.markdown_field,
+                ),
+                ("json", x.json, y.json, x.json == y.json),
+            ]);
+            Msg::of("the runtime route {} of {} changed its ", &[&route(y), p.name()]).codes(keys)
+        }
+        (None, Some(y)) => Msg::of(
+            "{} now tries the runtime route {} before its steps",
+            &[p.name(), &route(y)],
+        ),
+        (Some(x), None) => Msg::of("{} no longer tries the runtime route {}", &[p.name(), &route(x)]),
+        _ => return None,
+    };
+    d.tool(p, &p.exec, msg, "runtime")
+}
+
+/// A tool's confirmation on both sides, when it changed by itself: it follows `destructive` by
+/// default, and a confirmation that only came or went with it is the hint rules' finding.
+type Confirms<'n> = (&'n Pair<'n>, Option<&'n SpecConfirm>, Option<&'n SpecConfirm>);
+
+fn confirm<'n>(n: &'n Node) -> Option<Confirms<'n>> {
+    let p = runs(n)?;
+    let (a, b) = (p.old.spec.confirm.as_ref(), p.new.spec.confirm.as_ref());
+    let same = a == b || (p.old.destructive != p.new.destructive && a.is_some() != b.is_some());
+    (!same).then_some((p, a, b))
+}
+
+pub fn confirm_added(d: &mut Diff, n: &Node) -> Option<()> {
+    let (p, a, b) = confirm(n)?;
+    (a.is_none() && b.is_some()).then_some(())?;
+    let msg = Msg::of("{} now asks for confirmation before it runs", &[p.name()]);
+    d.tool(p, &p.exec, msg, "confirm")
+}
+
+pub fn confirm_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let (p, a, b) = confirm(n)?;
+    a?;
+    let msg = match b {
+        None => Msg::of("{} no longer asks for confirmation", &[p.name()]),
+        Some(_) => Msg::of("what {} asks confirmation for changed", &[p.name()]),
+    };
+    d.tool(p, &p.exec, msg, "confirm")
+}
+
+/// Which rules across parameters a detector reports.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Cross {
+    /// A rule other than `default` added (`rule-added`) or removed.
+    Added,
+    Removed,
+    /// A `default` rule added or removed (`default-changed`).
+    Default,
+}
+
+/// Rules across parameters added, then removed, of the kind `which`.
+pub fn cross_rules(d: &mut Diff, n: &Node, which: Cross) -> Option<()> {
+    let p = runs(n)?;
+    let (ra, rb) = (&p.old.spec.rules, &p.new.spec.rules);
+    for (added, from, other) in [(true, rb, ra), (false, ra, rb)] {
+        for (i, r) in from.iter().enumerate().filter(|(_, r)| !other.contains(r)) {
+            let kind = match r {
+                SpecRule::Default { .. } => "default",
+                SpecRule::Require { .. } => "require",
+                SpecRule::Forbid { .. } => "forbid",
+                SpecRule::Compare { .. } => "compare",
+            };
+            let this = match which {
+                Cross::Default => kind == "default",
+                Cross::Added | Cross::Removed => kind != "default" && added == (which == Cross::Added),
+            };
+            let (msg, at) = match added {
+                _ if !this => continue,
+                true => (
+                    Msg::of("{} has a new {} rule", &[p.name(), kind]),
+                    At::added(format!("{}.rules[{i}]", p.ntp)),
+                ),
+                false => (
+                    Msg::of("a {} rule of {} was removed", &[kind, p.name()]),
+                    At::gone(format!("{}.rules[{i}]", p.otp), p.ntp.clone()),
+                ),
+            };
+            d.push(Some(p.name()), None, &p.exec, msg, at);
+        }
+    }
+    Some(())
+}
+
+/// What shapes the result: the spec's heading, fallback, recovery, output blocks, redaction and
+/// answer (surfaces that run the steps), and the output schema (the MCP definition).
+pub fn output_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = spec(n)?;
+    let (a, b): (&ExecSpec, &ExecSpec) = (&p.old.spec, &p.new.spec);
+    let redacts = |s: &ExecSpec| s.redact != SpecRedact::All;
+    let keys = changed(&[
+        ("version", true, true, a.version == b.version),
+        ("heading", true, true, a.heading == b.heading),
+        (
+            "fallback",
+            a.fallback.is_some(),
+            b.fallback.is_some(),
+            a.fallback == b.fallback,
+        ),
+        (
+            "recovery",
+            a.recovery.is_some(),
+            b.recovery.is_some(),
+            a.recovery == b.recovery,
+        ),
+        (
+            "output",
+            !a.output.is_empty(),
+            !b.output.is_empty(),
+            a.output == b.output,
+        ),
+        ("redact", redacts(a), redacts(b), a.redact == b.redact),
+        ("answer", a.answer.is_some(), b.answer.is_some(), a.answer == b.answer),
+    ]);
+    if !keys.is_empty() && !p.exec.is_empty() {
+        let key = if keys.contains(&"heading") { "heading" } else { keys[0] };
+        let msg = Msg::of("the result of {} changed its ", &[p.name()]).codes(keys);
+        d.tool(p, &p.exec, msg, key);
+    }
+    if p.old.output_schema != p.new.output_schema && !p.shown.is_empty() {
+        let msg = Msg::of("the output schema of {} changed", &[p.name()]);
+        d.tool(p, &p.shown, msg, "output_schema");
+    }
+    Some(())
+}
+
+pub fn title_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    let p = spec(n).filter(|p| p.old.title != p.new.title && !p.shown.is_empty())?;
+    let msg = Msg::of("the title of {} changed", &[p.name()]);
+    d.tool(p, &p.shown, msg, "title")
+}

@@ -1,0 +1,169 @@
+//! One catalog of a comparison, built and indexed: its model, its tools as written, where each
+//! catalog path is, and what every host surface gets.
+
+use super::{Loc, Surface};
+use crate::catalog::yaml::Located;
+use crate::catalog::{Catalog, Param, Tool};
+use crate::diagnostic::SourceFile;
+use crate::error::Error;
+use crate::model::{Filter, Model, ParamModel, ToolModel};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// The catalog-level settings `diff` reads (product, lint, server, toolsets, shared parameters,
+/// targets). The model still carries the catalog as written; this is the one place `diff`
+/// reaches for it, so a model that holds these settings itself changes only this function.
+pub fn catalog(model: &Model) -> &Catalog {
+    &model.catalog
+}
+
+/// A parameter as written (its description, `renamed_from`), which the model keeps whole.
+pub fn written(p: &ParamModel) -> &Param {
+    &p.param
+}
+
+/// One catalog, built and indexed for comparison.
+pub struct Side {
+    pub model: Model,
+    /// The catalog's tools as written (`renamed_from`, which parameters are the tool's own),
+    /// which the model no longer holds: lowering consumes them.
+    pub tools: Vec<Tool>,
+    pub file: SourceFile,
+    /// The name reports give the file.
+    pub name: String,
+    index: Located,
+    /// Tool name → position in the catalog's `tools`.
+    positions: HashMap<String, usize>,
+    /// Surface → the tools it gets, in order.
+    pub surfaces: BTreeMap<Surface, SurfaceTools>,
+}
+
+/// What one surface gets.
+pub struct SurfaceTools {
+    pub toolset: String,
+    /// The catalog path that enables the surface.
+    pub path: String,
+    /// Tool → the id the host gives it.
+    pub ids: HashMap<String, String>,
+    pub tools: Vec<String>,
+}
+
+impl Side {
+    pub fn new(model: Model, tools: Vec<Tool>, file: SourceFile, name: String) -> Result<Side, Error> {
+        let cat = catalog(&model);
+        // The catalog's own filters are what every generated host gets by default.
+        let (filter, _) = Filter::resolve(&model, false, &[], &[], None)?;
+        let mut surfaces = BTreeMap::new();
+        let mut order = 0;
+        for host in crate::hosts::REGISTRY {
+            if !crate::hosts::enabled(cat, *host) {
+                continue;
+            }
+            for hs in host.surfaces(cat) {
+                let tools = model
+                    .toolset(&hs.toolset, &filter)
+                    .into_iter()
+                    .map(|t| t.name.clone())
+                    .collect();
+                surfaces.insert(
+                    Surface::of(&hs, order),
+                    SurfaceTools {
+                        toolset: hs.toolset.clone(),
+                        path: format!("targets.{}", host.name()),
+                        ids: hs.ids.iter().cloned().collect(),
+                        tools,
+                    },
+                );
+                order += 1;
+            }
+        }
+        let positions = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
+        let index = Located::new(&file.text);
+        Ok(Side {
+            model,
+            tools,
+            file,
+            name,
+            index,
+            positions,
+            surfaces,
+        })
+    }
+
+    /// The catalog-level settings (see [`catalog`]).
+    pub fn catalog(&self) -> &Catalog {
+        catalog(&self.model)
+    }
+
+    /// The position of a catalog path, or of its nearest ancestor that exists.
+    pub fn loc(&self, path: &str) -> Loc {
+        let (line, column) = self
+            .index
+            .find(path)
+            .map(|l| {
+                let p = l.key.unwrap_or(l.value);
+                (p.line as usize, p.col as usize)
+            })
+            .unwrap_or((1, 1));
+        Loc {
+            file: self.name.clone(),
+            line,
+            column,
+        }
+    }
+
+    pub fn tool_path(&self, tool: &str) -> String {
+        match self.positions.get(tool) {
+            Some(i) => format!("tools[{i}]"),
+            None => "tools".to_string(),
+        }
+    }
+
+    /// A parameter's path: the tool's own, or the shared one it uses.
+    pub fn param_path(&self, tool: &str, param: &str) -> String {
+        let Some(&i) = self.positions.get(tool) else {
+            return "tools".to_string();
+        };
+        if self.tools[i].params.contains_key(param) || !self.catalog().params.contains_key(param) {
+            format!("tools[{i}].params.{param}")
+        } else {
+            format!("params.{param}")
+        }
+    }
+
+    /// The surfaces that get a tool.
+    pub fn on(&self, tool: &str) -> BTreeSet<Surface> {
+        self.surfaces
+            .iter()
+            .filter(|(_, st)| st.tools.iter().any(|t| t == tool))
+            .map(|(s, _)| *s)
+            .collect()
+    }
+
+    /// The id a surface gives a tool, as its host computes it.
+    pub fn id(&self, s: Surface, tool: &str) -> String {
+        self.surfaces
+            .iter()
+            .find(|(k, _)| k.key() == s.key())
+            .and_then(|(_, st)| st.ids.get(tool).cloned())
+            .unwrap_or_else(|| tool.to_string())
+    }
+
+    /// Characters of a tool's definition as the model receives it: the measure of `ixgen budget`.
+    pub fn definition_chars(t: &ToolModel) -> usize {
+        serde_json::to_string(&crate::hosts::mcp::tool(t))
+            .map(|s| s.chars().count())
+            .unwrap_or(0)
+    }
+
+    /// The context cost of a surface, in estimated tokens.
+    pub fn tokens(&self, s: Surface) -> usize {
+        let chars = self.surfaces.get(&s).map_or(0, |st| {
+            st.tools
+                .iter()
+                .filter_map(|n| self.model.tool(n))
+                .map(Side::definition_chars)
+                .sum()
+        });
+        crate::report::tokens(chars)
+    }
+}
