@@ -7,10 +7,10 @@
 use super::rules::Rule;
 use super::{Finding, Loc, Msg, Surface};
 use crate::catalog::yaml::Located;
-use crate::catalog::{Access, Param, ParamType, Tool};
+use crate::catalog::Tool;
 use crate::diagnostic::{Diagnostic, SourceFile};
 use crate::error::Error;
-use crate::model::{Filter, Model, ParamModel, ToolModel};
+use crate::model::{Access, Filter, Model, ParamModel, ParamModel as Param, SpecType as ParamType, ToolModel};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -42,7 +42,7 @@ pub struct SurfaceTools {
 
 impl Side {
     pub fn new(model: Model, tools: Vec<Tool>, file: SourceFile, name: String) -> Result<Side, Error> {
-        let cat = &model.catalog;
+        let cat = &model;
         // The catalog's own filters are what every generated host gets by default.
         let (filter, _) = Filter::resolve(&model, false, &[], &[], None)?;
         let mut surfaces = BTreeMap::new();
@@ -112,7 +112,7 @@ impl Side {
             return "tools".to_string();
         };
         let t = &self.tools[i];
-        if t.params.contains_key(param) || !self.model.catalog.params.contains_key(param) {
+        if t.params.contains_key(param) || !t.use_params.iter().any(|p| p == param) {
             format!("tools[{i}].params.{param}")
         } else {
             format!("params.{param}")
@@ -300,7 +300,7 @@ impl<'a> Compare<'a> {
     /// installed server may not accept; a new environment is a behaviour change.
     fn server(&mut self) {
         let (old, new) = (self.old, self.new);
-        let (Some(a), Some(b)) = (&old.model.catalog.server, &new.model.catalog.server) else {
+        let (Some(a), Some(b)) = (&old.model.server, &new.model.server) else {
             return;
         };
         let launched: Vec<Surface> = new
@@ -312,12 +312,12 @@ impl<'a> Compare<'a> {
         if launched.is_empty() {
             return;
         }
-        let flags = |s: &crate::catalog::Server| {
+        let flags = |s: &crate::model::Server| {
             s.filter_flags
                 .as_ref()
                 .map(|f| [f.read_only.clone(), f.enable_tools.clone(), f.disable_tools.clone()])
         };
-        let line = |s: &crate::catalog::Server| {
+        let line = |s: &crate::model::Server| {
             std::iter::once(s.command.as_str())
                 .chain(s.args.iter().map(String::as_str))
                 .collect::<Vec<_>>()
@@ -733,7 +733,6 @@ impl<'a> Compare<'a> {
         for np in &n.params {
             let after = new.param_path(tool, &np.name);
             if let Some(from) = np
-                .param
                 .renamed_from
                 .as_ref()
                 .filter(|f| new_names.contains(f.as_str()))
@@ -753,7 +752,6 @@ impl<'a> Compare<'a> {
             let found = match by_old.get(np.name.as_str()) {
                 Some(op) => Some(*op),
                 None => np
-                    .param
                     .renamed_from
                     .as_ref()
                     .filter(|f| !new_names.contains(f.as_str()))
@@ -782,7 +780,7 @@ impl<'a> Compare<'a> {
                     self.param_pair(tool, op, np, &before, &after, all, exec);
                 }
                 _ => {
-                    let (rule, what) = if np.param.required {
+                    let (rule, what) = if np.required {
                         (Rule::ParamRequiredAdded, "new required parameter ")
                     } else {
                         (Rule::ParamAddedOptional, "new optional parameter ")
@@ -815,7 +813,7 @@ impl<'a> Compare<'a> {
                     }
                     e
                 });
-            (entry, p.param.description.clone())
+            (entry, p.description.clone())
         };
         for op in &o.params {
             if !matched_old.contains(op.name.as_str()) {
@@ -827,7 +825,7 @@ impl<'a> Compare<'a> {
                     .t(" was removed");
                 let twin = n.params.iter().find(|np| {
                     !by_old.contains_key(np.name.as_str())
-                        && np.param.renamed_from.is_none()
+                        && np.renamed_from.is_none()
                         && shape(n, np) == shape(o, op)
                 });
                 if let Some(np) = twin {
@@ -866,7 +864,7 @@ impl<'a> Compare<'a> {
         all: &[Surface],
         exec: &[Surface],
     ) {
-        let (a, b) = (&op.param, &np.param);
+        let (a, b) = (op, np);
         let pname = np.name.as_str();
         let at = |key: &str| At {
             before: Some(format!("{before}.{key}")),
@@ -929,7 +927,7 @@ impl<'a> Compare<'a> {
                 _ => {}
             }
             if a.default != b.default {
-                let show = |v: &Option<Box<Value>>| v.as_ref().map_or("none".to_string(), |v| v.to_string());
+                let show = |v: &Option<Value>| v.as_ref().map_or("none".to_string(), |v| v.to_string());
                 self.push(
                     Rule::DefaultChanged,
                     Some(tool),
@@ -1137,7 +1135,7 @@ impl<'a> Compare<'a> {
         }
         // Clamping is done by the generated tools' interpreter: only the surfaces that run it.
         let bounded = b.min.is_some() || b.max.is_some();
-        let (ca, cb) = (a.clamp.unwrap_or(true), b.clamp.unwrap_or(true));
+        let (ca, cb) = (a.clamp, b.clamp);
         if number && bounded && ca != cb && !exec.is_empty() {
             let (rule, text) = if ca {
                 (
@@ -1515,9 +1513,9 @@ impl<'a> Compare<'a> {
         let backing: BTreeSet<&str> = new.surfaces.values().map(|s| s.toolset.as_str()).collect();
         // `ixgen opencode --toolset` is where such a toolset is used.
         let surfaces: Vec<Surface> = new.surfaces.keys().copied().filter(|s| s.key() == "opencode").collect();
-        for (name, ts) in &old.model.catalog.toolsets {
+        for (name, ts) in &old.model.toolsets {
             let path = format!("toolsets.{name}");
-            let Some(now) = new.model.catalog.toolsets.get(name) else {
+            let Some(now) = new.model.toolsets.get(name) else {
                 self.push(
                     Rule::ToolsetRemoved,
                     None,
@@ -1544,8 +1542,6 @@ impl<'a> Compare<'a> {
             for t in &ts.tools {
                 // A removed tool is reported once, as removed; a renamed one as renamed.
                 let renamed = new
-                    .model
-                    .catalog
                     .tools
                     .iter()
                     .any(|n| n.renamed_from.as_deref() == Some(t.as_str()) && now.tools.contains(&n.name));
@@ -1599,9 +1595,9 @@ fn labels(s: &BTreeSet<Surface>) -> String {
 }
 
 fn type_text(p: &Param) -> String {
-    let name = crate::catalog::rules::type_name(p.ty);
+    let name = crate::model::type_name(p.ty);
     match (&p.items, p.ty) {
-        (Some(i), ParamType::Array) => format!("{name} of {}", crate::catalog::rules::type_name(i.ty)),
+        (Some(i), ParamType::Array) => format!("{name} of {}", crate::model::type_name(i.ty)),
         _ => name.to_string(),
     }
 }

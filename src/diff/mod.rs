@@ -16,7 +16,7 @@ mod source;
 pub use render::Format;
 pub use rules::{Class, Rule};
 
-use crate::catalog::BreakingLint;
+use crate::model::BreakingLint;
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::hosts;
@@ -306,7 +306,10 @@ fn side(s: source::Source) -> Result<Side, Error> {
     // Lowering consumes the tools; the comparison also reads them as written. `diff` runs on
     // catalogs a person reviews, where the copy costs nothing that matters.
     let tools = loaded.catalog.tools.clone();
-    let lowered = model::lower(loaded, &name, |_| Vec::new())?;
+    let lowered = model::lower(loaded, &name, |m| {
+        crate::hosts::configure(m);
+        Vec::new()
+    })?;
     Side::new(lowered.model, tools, lowered.file, name)
 }
 
@@ -321,7 +324,7 @@ fn invalid(side: &Side, mut diags: Vec<Diagnostic>) -> Error {
 }
 
 fn version(side: &Side) -> Result<Version, Error> {
-    let v = &side.model.catalog.product.version;
+    let v = &side.model.product.version;
     semver::parse(v).ok_or_else(|| {
         invalid(
             side,
@@ -342,7 +345,7 @@ fn version(side: &Side) -> Result<Version, Error> {
 
 /// Checks `lint.breaking` of the current catalog: every id must name a rule or a class.
 fn check_lint(side: &Side) -> Result<(), Error> {
-    let lint: &BreakingLint = &side.model.catalog.lint.breaking;
+    let lint: &BreakingLint = &side.model.lint.breaking;
     let ids: Vec<&str> = Rule::ALL
         .iter()
         .map(|r| r.id())
@@ -384,7 +387,7 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
         return Err(invalid(&new, errors));
     }
     let mut findings = cmp.findings;
-    let lint = &new.model.catalog.lint.breaking;
+    let lint = &new.model.lint.breaking;
     for f in &mut findings {
         let by_class = lint.ignore.iter().any(|i| i == f.rule.id() || i == f.class.id());
         let by_tool = lint.ignore_only.get(f.rule.id()).is_some_and(|tools| {
@@ -447,8 +450,8 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
     }
     let info = |s: &Side| SideInfo {
         file: s.name.clone(),
-        product: s.model.catalog.product.name.clone(),
-        version: s.model.catalog.product.version.clone(),
+        product: s.model.product.name.clone(),
+        version: s.model.product.version.clone(),
     };
     Ok(Report {
         before: info(&old),

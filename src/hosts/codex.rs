@@ -4,7 +4,7 @@
 //! written as that list.
 
 use super::{Options, ServerConfigHost, header_text, server_args};
-use crate::catalog::Server;
+use crate::model::Server;
 use crate::error::Error;
 use crate::model::Model;
 use crate::plan::PlannedFile;

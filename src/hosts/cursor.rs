@@ -3,7 +3,7 @@
 //! Naming rules: Cursor drops a tool whose server and tool name together pass 60 characters.
 
 use super::{Options, ServerConfigHost, server_args};
-use crate::catalog::Server;
+use crate::model::Server;
 use crate::error::Error;
 use crate::model::Model;
 use crate::plan::PlannedFile;

@@ -1,7 +1,7 @@
 //! VS Code: the MCP server in `.vscode/mcp.json` (shared with the user's servers: merged).
 
 use super::{Options, ServerConfigHost, server_args};
-use crate::catalog::Server;
+use crate::model::Server;
 use crate::error::Error;
 use crate::model::Model;
 use crate::plan::PlannedFile;

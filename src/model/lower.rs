@@ -39,9 +39,7 @@ struct Shared {
 pub(super) enum Outcome {
     /// Every tool as the model's IR, and the warnings of every check.
     Lowered {
-        tools: Vec<ToolModel>,
-        /// What every tool shares, as the runtime reads it once per catalog.
-        shared: SpecShared,
+        model: Model,
         warnings: Vec<Diagnostic>,
         /// Whether to order the warnings by position: only once the later checks added some,
         /// which keeps the order `validate` has always printed.
@@ -55,12 +53,14 @@ pub(super) enum Outcome {
 /// tool; `later` (the hosts' checks) runs when the catalog-level rules passed, since it reads
 /// the names and toolsets they check, and its findings join the rest. An `Err` is a bug in
 /// this pass, never the catalog's fault.
-pub(super) fn lower(cat: &mut Catalog, later: impl FnOnce(&Catalog) -> Vec<Diagnostic>) -> Result<Outcome, Error> {
+pub(super) fn lower(
+    mut catalog: Catalog,
+    source_name: &str,
+    later: impl FnOnce(&mut Model) -> Vec<Diagnostic>,
+) -> Result<Outcome, Error> {
+    let cat = &mut catalog;
     let mut diags = validate::validate(cat);
     let catalog_ok = !diags.iter().any(|d| d.severity == Severity::Error);
-    // The hosts' checks read the tools as written: they run before lowering consumes them.
-    // Their findings still come after the tools' own, as they always have.
-    let later = if catalog_ok { later(cat) } else { Vec::new() };
     // Each tool is freed as soon as its model is built (its parameters move into the model),
     // so a large catalog's typed tools and their models are never all in memory at once.
     // Nothing after lowering reads the catalog's tools: the model has them.
@@ -111,6 +111,10 @@ pub(super) fn lower(cat: &mut Catalog, later: impl FnOnce(&Catalog) -> Vec<Diagn
             None => missing = missing.or(Some(i)),
         }
     }
+    let mut model = model(catalog, source_name, tools, spec_shared);
+    // The hosts' checks read the names and toolsets the catalog-level rules check, and the
+    // tools that lowered; their findings come after the tools' own.
+    let later = if catalog_ok { later(&mut model) } else { Vec::new() };
     let sort = !later.is_empty();
     diags.extend(later);
     if diags.iter().any(|d| d.severity == Severity::Error) {
@@ -122,8 +126,7 @@ pub(super) fn lower(cat: &mut Catalog, later: impl FnOnce(&Catalog) -> Vec<Diagn
         )));
     }
     Ok(Outcome::Lowered {
-        tools,
-        shared: spec_shared,
+        model,
         warnings: diags,
         sort,
     })
@@ -182,14 +185,10 @@ impl<'a> Lower<'a> {
         let mut params: HashMap<&str, &Param> = HashMap::new();
         let mut shared_params = Vec::new();
         for (j, name) in tool.use_params.iter().enumerate() {
-            match cat.params.get(name) {
-                Some(p) => {
+            match cat.params.get_key_value(name) {
+                Some((name, p)) => {
                     params.insert(name.as_str(), p);
-                    shared_params.push(ParamModel {
-                        name: name.clone(),
-                        param: p.clone(),
-                        path: format!("params.{name}"),
-                    });
+                    shared_params.push((name, p));
                 }
                 None => {
                     let known: Vec<&String> = cat.params.keys().collect();
@@ -228,7 +227,7 @@ impl<'a> Lower<'a> {
         let ordered = || {
             tool.params
                 .iter()
-                .chain(shared_params.iter().map(|m| (&m.name, &m.param)))
+                .chain(shared_params.iter().copied())
         };
         if let Some(tier) = &tool.tier
             && !is_identifier(tier)
@@ -403,20 +402,23 @@ impl<'a> Lower<'a> {
         } = owned;
         let mut params: Vec<ParamModel> = own
             .into_iter()
-            .map(|(name, param)| ParamModel {
-                path: format!("{path}.params.{name}"),
-                name,
-                param,
+            .map(|(name, param)| {
+                let at = format!("{path}.params.{name}");
+                ParamModel::new(name, param, at)
             })
             .collect();
-        params.extend(shared_params);
+        params.extend(
+            shared_params
+                .into_iter()
+                .map(|(name, p)| ParamModel::new(name.clone(), p.clone(), format!("params.{name}"))),
+        );
         Some(ToolModel {
             name,
             title,
             description,
             category,
             tier: tier.unwrap_or_else(|| "free".into()),
-            access,
+            access: access.into(),
             destructive,
             idempotent: idempotent.unwrap_or(!write),
             open_world: open_world.unwrap_or(false),
@@ -1378,16 +1380,27 @@ fn one_line(why: &str) -> String {
     why.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Builds a [`Model`] from lowered tools.
-pub(super) fn model(
-    catalog: crate::catalog::Catalog,
-    source_name: &str,
-    tools: Vec<ToolModel>,
-    shared: SpecShared,
-) -> Model {
+/// Builds a [`Model`] from lowered tools and what the catalog holds beside them.
+fn model(catalog: Catalog, source_name: &str, tools: Vec<ToolModel>, shared: SpecShared) -> Model {
     let by_name = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
+    let f = catalog.filters;
     Model {
-        catalog,
+        product: catalog.product.into(),
+        server: catalog.server.map(Into::into),
+        toolsets: (catalog.toolsets.into_iter())
+            .map(|(name, ts)| (name, super::Toolset { tools: ts.tools }))
+            .collect(),
+        context: super::context_decls(catalog.context),
+        filters: super::Filter {
+            read_only: f.read_only,
+            enable: f.enable,
+            disable: f.disable,
+            tier: f.tier,
+        },
+        lint: catalog.lint.into(),
+        targets: (catalog.targets.into_iter())
+            .map(|(name, raw)| (name, super::Target { raw, parsed: None }))
+            .collect(),
         source_name: source_name.to_string(),
         tools,
         shared,
@@ -1449,7 +1462,7 @@ tools:
 
     #[test]
     fn later_checks_join_tool_errors_once_the_catalog_level_passes() {
-        let host = |_: &crate::catalog::Catalog| {
+        let host = |_: &mut crate::model::Model| {
             vec![crate::diagnostic::Diagnostic::error(
                 "host",
                 "toolsets.main",
