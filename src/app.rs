@@ -573,11 +573,7 @@ impl App {
         )?;
         // A replay checks its context against the declarations read before loading (the
         // command line's); it may rely on them only if they are what the full load read.
-        let same_declarations = self
-            .cli
-            .context_decls
-            .as_ref()
-            .is_some_and(|d| *d == model.context);
+        let same_declarations = self.cli.context_decls.as_ref().is_some_and(|d| *d == model.context);
         if let Some((k, _)) = key
             && same_catalog
             && same_declarations

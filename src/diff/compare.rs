@@ -6,8 +6,8 @@
 
 use super::rules::Rule;
 use super::{Finding, Loc, Msg, Surface};
-use crate::catalog::yaml::Located;
 use crate::catalog::Tool;
+use crate::catalog::yaml::Located;
 use crate::diagnostic::{Diagnostic, SourceFile};
 use crate::error::Error;
 use crate::model::{Access, Filter, Model, ParamModel, ParamModel as Param, SpecType as ParamType, ToolModel};
@@ -732,11 +732,7 @@ impl<'a> Compare<'a> {
         let mut matched_old = BTreeSet::new();
         for np in &n.params {
             let after = new.param_path(tool, &np.name);
-            if let Some(from) = np
-                .renamed_from
-                .as_ref()
-                .filter(|f| new_names.contains(f.as_str()))
-            {
+            if let Some(from) = np.renamed_from.as_ref().filter(|f| new_names.contains(f.as_str())) {
                 self.errors.push(
                     Diagnostic::error(
                         "renamed-from-exists",
@@ -824,9 +820,7 @@ impl<'a> Compare<'a> {
                     .c(tool)
                     .t(" was removed");
                 let twin = n.params.iter().find(|np| {
-                    !by_old.contains_key(np.name.as_str())
-                        && np.renamed_from.is_none()
-                        && shape(n, np) == shape(o, op)
+                    !by_old.contains_key(np.name.as_str()) && np.renamed_from.is_none() && shape(n, np) == shape(o, op)
                 });
                 if let Some(np) = twin {
                     msg = msg

@@ -16,11 +16,11 @@ mod source;
 pub use render::Format;
 pub use rules::{Class, Rule};
 
-use crate::model::BreakingLint;
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::hosts;
 use crate::model;
+use crate::model::BreakingLint;
 use compare::{Compare, Side};
 use semver::{Change, Level, Version};
 use serde::Serialize;

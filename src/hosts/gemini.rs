@@ -3,9 +3,9 @@
 //! No `cwd` on the server: it must run in the user's project, not in the extension's folder.
 
 use super::{Options, ServerConfigHost, json_bytes, server_args};
-use crate::model::Server;
 use crate::error::Error;
 use crate::model::Model;
+use crate::model::Server;
 use crate::plan::PlannedFile;
 use indexmap::IndexMap;
 use serde::Serialize;

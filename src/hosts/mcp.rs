@@ -93,7 +93,13 @@ impl Host for Mcp {
         }]
     }
 
-    fn plan<'m>(&self, target: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
+    fn plan<'m>(
+        &self,
+        target: &'m Settings,
+        model: &'m Model,
+        opts: &Options,
+        plan: &mut Plan<'m>,
+    ) -> Result<(), Error> {
         // Each revision is its own group, so writing one never prunes the other's file.
         // The file grows with the catalog: it is rendered when it is compared (and written),
         // not kept in the plan.
@@ -282,12 +288,7 @@ pub fn tool(t: &ToolModel) -> McpTool {
         input_schema: InputSchema {
             ty: "object",
             properties: t.params.iter().map(|p| (p.name.clone(), property(p))).collect(),
-            required: t
-                .params
-                .iter()
-                .filter(|p| p.required)
-                .map(|p| p.name.clone())
-                .collect(),
+            required: t.params.iter().filter(|p| p.required).map(|p| p.name.clone()).collect(),
             additional_properties: false,
         },
         output_schema: t.output_schema.clone(),

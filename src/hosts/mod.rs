@@ -26,8 +26,8 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::Error;
 use crate::escape::{Ts, comment};
 use crate::model::{Context, Filter, Model};
-use schemars::JsonSchema;
 use crate::plan::Plan;
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 
@@ -73,8 +73,13 @@ pub trait Host: Sync {
     }
 
     /// Adds the host's files to the plan.
-    fn plan<'m>(&self, s: &'m Self::Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>)
-    -> Result<(), Error>;
+    fn plan<'m>(
+        &self,
+        s: &'m Self::Settings,
+        model: &'m Model,
+        opts: &Options,
+        plan: &mut Plan<'m>,
+    ) -> Result<(), Error>;
 }
 
 /// A host as the registry holds it: [`Host`] with its settings type hidden. Every [`Host`] is
@@ -143,9 +148,8 @@ impl<H: Host> DynHost for H {
     }
 
     fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
-        let s = settings(self, model).ok_or_else(|| {
-            Error::internal(format!("the settings of `{}` were never parsed", Host::name(self)))
-        })?;
+        let s = settings(self, model)
+            .ok_or_else(|| Error::internal(format!("the settings of `{}` were never parsed", Host::name(self))))?;
         Host::plan(self, s, model, opts, plan)
     }
 }
@@ -509,11 +513,7 @@ pub fn check_rel_path(path: &str, value: &str, diags: &mut Vec<Diagnostic>) {
 }
 
 /// The MCP server a host launches: an error at the host's settings when the catalog has none.
-pub fn check_server<'c>(
-    cat: &'c Model,
-    path: &str,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<&'c crate::model::Server> {
+pub fn check_server<'c>(cat: &'c Model, path: &str, diags: &mut Vec<Diagnostic>) -> Option<&'c crate::model::Server> {
     if cat.server.is_none() {
         diags.push(
             Diagnostic::error(
@@ -665,12 +665,8 @@ pub struct ServerConfigHost {
     /// The host's limit on a server + tool name, with the words that name it in the lint.
     pub name_limit: Option<(usize, &'static str)>,
     /// The host's file: where it goes by default and what it holds.
-    pub file: fn(
-        &Model,
-        &Options,
-        &crate::model::Server,
-        Option<String>,
-    ) -> Result<crate::plan::PlannedFile<'static>, Error>,
+    pub file:
+        fn(&Model, &Options, &crate::model::Server, Option<String>) -> Result<crate::plan::PlannedFile<'static>, Error>,
 }
 
 impl Host for ServerConfigHost {
@@ -704,7 +700,13 @@ impl Host for ServerConfigHost {
         })
     }
 
-    fn plan<'m>(&self, s: &'m ConfigSettings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
+    fn plan<'m>(
+        &self,
+        s: &'m ConfigSettings,
+        model: &'m Model,
+        opts: &Options,
+        plan: &mut Plan<'m>,
+    ) -> Result<(), Error> {
         let Some(server) = &model.server else {
             return Ok(());
         };

@@ -24,11 +24,11 @@
 //! attributes and names made of a name's ASCII words, told apart with a numeric suffix.
 
 use super::{Host, Options, Surface, SurfaceKind};
-use crate::model::{ParamModel, SpecType};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::escape::{Rs, rs_camel, rs_comment, rs_json, rs_snake, rs_str, rs_suffixed};
 use crate::model::{Model, ToolModel};
+use crate::model::{ParamModel, SpecType};
 use crate::plan::{Plan, PlannedFile};
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -127,7 +127,13 @@ impl Host for Session {
         }]
     }
 
-    fn plan<'m>(&self, target: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
+    fn plan<'m>(
+        &self,
+        target: &'m Settings,
+        model: &'m Model,
+        opts: &Options,
+        plan: &mut Plan<'m>,
+    ) -> Result<(), Error> {
         // Defaults are already filled in: what is missing has none.
         let missing: Vec<String> = target
             .context

@@ -13,7 +13,6 @@ use serde::Serialize;
 pub use crate::spec::*;
 
 mod meta;
-pub mod render;
 pub mod rules;
 
 pub use meta::*;
@@ -174,11 +173,7 @@ pub fn lower(
             if sort {
                 warnings.sort_by_key(|d| d.pos);
             }
-            Ok(Lowered {
-                model,
-                file,
-                warnings,
-            })
+            Ok(Lowered { model, file, warnings })
         }
         lower::Outcome::Invalid(mut diagnostics) => {
             diagnostics.extend(idle);

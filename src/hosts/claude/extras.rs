@@ -11,11 +11,11 @@
 //! Pure: returns planned files, touches no disk. Markdown text comes from `crate::escape`.
 
 use super::Settings;
-use crate::model::Server;
 use crate::error::Error;
 use crate::escape::{Md, md_code, md_line, md_link, md_text};
 use crate::hosts::{Options, server_args};
 use crate::model::Model;
+use crate::model::Server;
 use crate::plan::{Plan, PlannedFile};
 use askama::Template;
 use serde::Serialize;

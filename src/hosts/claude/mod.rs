@@ -164,7 +164,13 @@ impl Host for Claude {
         })
     }
 
-    fn plan<'m>(&self, target: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
+    fn plan<'m>(
+        &self,
+        target: &'m Settings,
+        model: &'m Model,
+        opts: &Options,
+        plan: &mut Plan<'m>,
+    ) -> Result<(), Error> {
         let Some(server) = &model.server else {
             return Ok(());
         };

@@ -174,7 +174,13 @@ impl Host for Opencode {
         out
     }
 
-    fn plan<'m>(&self, target: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
+    fn plan<'m>(
+        &self,
+        target: &'m Settings,
+        model: &'m Model,
+        opts: &Options,
+        plan: &mut Plan<'m>,
+    ) -> Result<(), Error> {
         plan.groups.insert(self.name());
         let shared_import = plan_runtime(model, &target.dir, plan)?;
         let toolset = opts.toolset.as_deref().unwrap_or(&target.toolset);

@@ -10,6 +10,8 @@
 //! A tool that comes back `None` without an error diagnostic is a bug in this pass, reported as
 //! [`Error::Internal`], never as the user's mistake.
 
+mod render;
+
 use super::{Model, ParamModel, ToolModel};
 use crate::catalog::rules::check_value;
 use crate::catalog::validate::{self, hint_for, value_help};
@@ -224,11 +226,7 @@ impl<'a> Lower<'a> {
             }
         }
         // Every parameter in the model's order, borrowed until the tool's own move into it.
-        let ordered = || {
-            tool.params
-                .iter()
-                .chain(shared_params.iter().copied())
-        };
+        let ordered = || tool.params.iter().chain(shared_params.iter().copied());
         if let Some(tier) = &tool.tier
             && !is_identifier(tier)
         {
@@ -299,10 +297,10 @@ impl<'a> Lower<'a> {
                 .help("add a step such as `run: [command, \"{param}\"]`"),
             );
         }
-        // Step data flow and `output` blocks are checked in their own module.
-        for d in crate::catalog::render::check_tool(cat, &path, tool) {
-            self.err(d);
-        }
+        // Step data flow is checked in its own module, which then checks and lowers the
+        // `output` blocks.
+        let made = render::made(tool);
+        let mut data = render::Checker::new(cat, &path, tool, &params, &made);
         let mut step_ids: HashSet<&str> = HashSet::new();
         let mut steps = Vec::with_capacity(tool.steps.len());
         for (k, step) in tool.steps.iter().enumerate() {
@@ -343,14 +341,17 @@ impl<'a> Lower<'a> {
         for (b, block) in tool.output.iter().enumerate() {
             let bpath = format!("{path}.output[{b}]");
             let mut cond = |c: &Cond| self.cond(&format!("{bpath}.when"), c, tool, &params, &all_steps);
-            blocks.push(super::render::block(block, &mut cond));
+            blocks.push(data.block(&bpath, block, &mut cond));
         }
         self.in_output = false;
+        for d in data.diags {
+            self.err(d);
+        }
         self.clean_since(mark)?;
         // The render check passed: a block that does not lower is ixgen's bug (reported as an
         // internal error by the caller, which sees a tool without a diagnostic).
         let output = all(blocks)?;
-        let recovery = super::render::recovery(cat, tool)?;
+        let recovery = render::recovery(cat, tool)?;
         let answer = self.answer(&path, tool, &params);
 
         let heading = match heading? {
@@ -388,7 +389,7 @@ impl<'a> Lower<'a> {
             recovery,
             output,
         };
-        let output_schema = super::render::output_schema(cat, tool);
+        let output_schema = render::output_schema(cat, tool);
         let (access, idempotent, open_world) = (tool.access, tool.idempotent, tool.open_world);
         let Tool {
             name,
@@ -601,7 +602,7 @@ impl<'a> Lower<'a> {
         let mut extra: Vec<&str> = Vec::new();
         if let Some(fe) = &step.for_each {
             extra.push("item");
-            // A path into an earlier step's result is checked by `catalog::render`.
+            // A path into an earlier step's result is checked by `render::Checker`.
             let data = fe.contains('.') || earlier.contains(fe.as_str());
             match params.get(fe.as_str()) {
                 _ if data => {}
@@ -1022,9 +1023,9 @@ impl<'a> Lower<'a> {
         params: &HashMap<&str, &Param>,
         earlier: &HashSet<&str>,
     ) -> Option<SpecCond> {
-        // A condition on a field of step data is checked by `catalog::render::check_tool`.
+        // A condition on a field of step data is checked by `render::Checker`.
         if c.field.is_some() {
-            return super::render::field_cond(c);
+            return render::field_cond(c);
         }
         let combos = [
             c.param.is_some(),
@@ -1291,7 +1292,7 @@ impl<'a> Lower<'a> {
                 let mark = self.errors;
                 for var in t.vars() {
                     // Paths into step results (`{locate.resolvedTarget.name}`) are checked by
-                    // `catalog::render`.
+                    // `render::Checker`.
                     if var.contains('.') {
                         continue;
                     }
