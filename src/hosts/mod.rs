@@ -8,8 +8,9 @@
 //! them through [`Host`]. To add a host, write its module, add one line to [`REGISTRY`]
 //! (see `docs/adding-a-host.md`).
 //!
-//! Layering: the CLI calls this module; this module reads the model (`crate::model`), the
-//! catalog and the utilities, never the other way round.
+//! Layering: the CLI calls this module; this module reads the model (`crate::model`) and the
+//! utilities, never the other way round. It loads a catalog (`load`), but reads none: each
+//! host's settings are parsed from the model's `targets`, once, by [`DynHost`].
 
 pub mod claude;
 pub mod codex;

@@ -131,7 +131,7 @@ impl Host for Rust {
         // the module grows with the catalog.
         let (path, opts) = (s.path.clone(), opts.clone());
         plan.files.push(PlannedFile::streamed(path, self.name(), move |w| {
-            write_module(model, &s, &opts, w)
+            write_module(model, s, &opts, w)
         }));
         Ok(())
     }

@@ -150,8 +150,9 @@ pub struct Lowered {
 /// The one lowering pass: turns a loaded catalog into the model, or into every diagnostic at
 /// once (catalog-level rules, each tool's parameters, steps, conditions, argv elements and
 /// templates, and `later`'s findings), located in the catalog's text. Every template is parsed
-/// here, once. `later` is the hosts' check, run once the catalog-level rules passed (the model
-/// stage cannot name the hosts); `source_name` is the catalog's file name for generated
+/// here, once. `later` is the hosts' check, run on the model once the catalog-level rules
+/// passed (the model stage cannot name the hosts): it parses each host's settings into the
+/// model's `targets`; `source_name` is the catalog's file name for generated
 /// headers.
 pub fn lower(
     loaded: Loaded,
@@ -173,7 +174,11 @@ pub fn lower(
             if sort {
                 warnings.sort_by_key(|d| d.pos);
             }
-            Ok(Lowered { model, file, warnings })
+            Ok(Lowered {
+                model: *model,
+                file,
+                warnings,
+            })
         }
         lower::Outcome::Invalid(mut diagnostics) => {
             diagnostics.extend(idle);

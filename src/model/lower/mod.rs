@@ -41,7 +41,7 @@ struct Shared {
 pub(super) enum Outcome {
     /// Every tool as the model's IR, and the warnings of every check.
     Lowered {
-        model: Model,
+        model: Box<Model>,
         warnings: Vec<Diagnostic>,
         /// Whether to order the warnings by position: only once the later checks added some,
         /// which keeps the order `validate` has always printed.
@@ -52,9 +52,9 @@ pub(super) enum Outcome {
 }
 
 /// Lowers a catalog: runs the catalog-level rules, lowers the shared nodes once, then each
-/// tool; `later` (the hosts' checks) runs when the catalog-level rules passed, since it reads
-/// the names and toolsets they check, and its findings join the rest. An `Err` is a bug in
-/// this pass, never the catalog's fault.
+/// tool, then builds the model; `later` (the hosts' checks) runs on it when the catalog-level
+/// rules passed, since it reads the names and toolsets they check, and its findings join the
+/// rest. An `Err` is a bug in this pass, never the catalog's fault.
 pub(super) fn lower(
     mut catalog: Catalog,
     source_name: &str,
@@ -128,7 +128,7 @@ pub(super) fn lower(
         )));
     }
     Ok(Outcome::Lowered {
-        model,
+        model: Box::new(model),
         warnings: diags,
         sort,
     })

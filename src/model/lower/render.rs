@@ -356,13 +356,13 @@ impl<'a> Checker<'a> {
                 )
                 .help("split it into several blocks"),
             );
-            b.when.as_ref().map(|w| cond(w));
+            b.when.as_ref().map(&mut *cond);
             return None;
         }
         if let Some(w) = &b.when {
             self.cond(&format!("{path}.when"), w, &scope);
         }
-        let when = b.when.as_ref().map(|w| cond(w));
+        let when = b.when.as_ref().map(&mut *cond);
         let misplaced = |key: &str, set: bool, want: &str| -> Option<Diagnostic> {
             set.then(|| {
                 Diagnostic::error(
