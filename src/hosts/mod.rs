@@ -719,6 +719,31 @@ impl Host for ServerConfigHost {
 
 #[cfg(test)]
 mod tests {
+    /// Loading a catalog parses each enabled host's settings once, into the model, where the
+    /// host gets them typed; a host the catalog does not enable has none.
+    #[test]
+    fn loading_keeps_each_enabled_hosts_typed_settings_in_the_model() {
+        let (mut model, _, _) = super::load(None).unwrap();
+        for host in super::REGISTRY {
+            let parsed = model.targets.get(host.name()).is_some_and(|t| t.parsed.is_some());
+            assert_eq!(parsed, super::enabled(&model, *host), "{}", host.name());
+        }
+        let mcp = super::settings(&super::mcp::Mcp, &model).map(|s| s.toolset.clone());
+        assert_eq!(mcp.as_deref(), Some("mcp"));
+        let opencode = super::settings(&super::opencode::Opencode, &model).map(|s| s.config.clone());
+        assert_eq!(opencode, Some(Some("opencode.json".to_string())));
+        // Without the parsed value, planning is ixgen's bug, not a silent empty plan.
+        model.targets.get_mut("mcp").unwrap().parsed = None;
+        let opts = super::Options {
+            filter: super::Filter::default(),
+            context: Default::default(),
+            toolset: None,
+            profiles: vec![super::mcp::Profile::V2025_11_25],
+        };
+        let err = super::plan(&model, &[super::get("mcp").unwrap()], &opts).err().unwrap();
+        assert!(err.to_string().contains("never parsed"), "{err}");
+    }
+
     /// A collision is reported at a key the catalog has: every group a host plans maps to a
     /// target of the registry.
     #[test]

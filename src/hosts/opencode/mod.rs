@@ -89,8 +89,12 @@ impl Host for Opencode {
         if let Some(c) = &s.config {
             super::check_rel_path(&format!("{path}.config"), c, &mut diags);
             // `config` carries the MCP server and the permission rules of tools that confirm:
-            // with neither it would write nothing.
-            let confirms = || cat.toolset_declared(&s.toolset).iter().any(|t| t.confirm);
+            // with neither it would write nothing. A tool that did not lower (its error is
+            // reported) may confirm: this check does not guess.
+            let confirms = || {
+                (cat.toolsets.get(&s.toolset))
+                    .is_some_and(|ts| ts.tools.iter().any(|n| cat.tool(n).is_none_or(|t| t.confirm)))
+            };
             if !s.merges_server(cat) && !confirms() {
                 diags.push(
                     Diagnostic::error(
