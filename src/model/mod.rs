@@ -13,7 +13,6 @@ use serde::Serialize;
 pub use crate::spec::*;
 
 mod meta;
-pub mod rules;
 
 pub use meta::*;
 

@@ -11,6 +11,7 @@
 //! [`Error::Internal`], never as the user's mistake.
 
 mod render;
+mod rules;
 
 use super::{Model, ParamModel, ToolModel};
 use crate::catalog::rules::check_value;
@@ -251,11 +252,11 @@ impl<'a> Lower<'a> {
         });
         // Confirmation and cross-parameter rules (`crate::catalog::rules`); their templates and
         // conditions are checked and lowered here, in the tool's scope.
-        for d in crate::catalog::rules::check_tool(&path, tool, &params) {
+        for d in rules::check_tool(&path, tool, &params) {
             self.err(d);
         }
         let subject = match &tool.confirm {
-            Some(crate::catalog::rules::Confirm::Rules(c)) => optional(c.subject.as_ref(), |subject| {
+            Some(crate::catalog::Confirm::Rules(c)) => optional(c.subject.as_ref(), |subject| {
                 self.template(&format!("{path}.confirm.subject"), subject, &scope)
             }),
             _ => Some(None),
@@ -279,7 +280,7 @@ impl<'a> Lower<'a> {
                 }
             }
             rules.push(match (when, ok) {
-                (Some(when), true) => Some(super::rules::LoweredRule { when, defaults }),
+                (Some(when), true) => Some(rules::LoweredRule { when, defaults }),
                 _ => None,
             });
         }
@@ -372,7 +373,7 @@ impl<'a> Lower<'a> {
         };
         let write = tool.access == Access::Write;
         let destructive = tool.destructive.unwrap_or(write);
-        let confirm = super::rules::confirm(tool, destructive, &heading, subject?);
+        let confirm = rules::confirm(tool, destructive, &heading, subject?);
         let spec = ExecSpec {
             version: SPEC_VERSION,
             name: tool.name.clone(),
@@ -383,8 +384,8 @@ impl<'a> Lower<'a> {
             steps: steps?,
             fallback,
             confirm,
-            rules: super::rules::rules(tool, rules?),
-            redact: super::rules::redact(tool),
+            rules: rules::rules(tool, rules?),
+            redact: rules::redact(tool),
             answer: answer?,
             recovery,
             output,
@@ -631,7 +632,7 @@ impl<'a> Lower<'a> {
         }
         let scope = Scope { params, extra: &extra };
         // Exit codes, streams, limits and timeouts (`crate::catalog::rules`).
-        for d in crate::catalog::rules::check_step(path, step, params) {
+        for d in rules::check_step(path, step, params) {
             self.err(d);
         }
         let when = optional(step.when.as_ref(), |c| {
@@ -772,7 +773,7 @@ impl<'a> Lower<'a> {
             exec = self.compute(&format!("{path}.compute"), src);
         }
         let cwd = optional(step.cwd.as_ref(), |c| self.template(&format!("{path}.cwd"), c, &scope));
-        let parse = step.parse.as_deref().and_then(super::rules::parse);
+        let parse = step.parse.as_deref().and_then(rules::parse);
         self.clean_since(mark)?;
         Some(SpecStep {
             id: step.id.clone(),
@@ -869,7 +870,7 @@ impl<'a> Lower<'a> {
         let if_empty = optional(step.if_empty.as_ref(), |t| {
             self.template(&format!("{path}.if_empty"), t, scope)
         });
-        let extras = super::rules::cli_extras(step, if_empty?);
+        let extras = rules::cli_extras(step, if_empty?);
         // `when_missing`: each alternative's argv is lowered and checked as `run` is.
         let otherwise: Vec<Option<SpecAlt>> = step
             .when_missing
