@@ -252,7 +252,7 @@ impl<'a> Lower<'a> {
         });
         // Confirmation and cross-parameter rules (`crate::catalog::rules`); their templates and
         // conditions are checked and lowered here, in the tool's scope.
-        for d in rules::check_tool(&path, tool, &params) {
+        for d in rules::check_confirm(&path, tool) {
             self.err(d);
         }
         let subject = match &tool.confirm {
@@ -279,10 +279,21 @@ impl<'a> Lower<'a> {
                     None => ok = false,
                 }
             }
-            rules.push(match (when, ok) {
+            let lowered = match (when, ok) {
                 (Some(when), true) => Some(rules::LoweredRule { when, defaults }),
                 _ => None,
-            });
+            };
+            let mut found = Vec::new();
+            rules.push(rules::rule(
+                &format!("{path}.rules[{i}]"),
+                rule,
+                &params,
+                lowered,
+                &mut found,
+            ));
+            for d in found {
+                self.err(d);
+            }
         }
         let rules = all(rules);
         let runtime = optional(tool.runtime.as_ref(), |route| self.route(&path, tool, route, &scope));
@@ -384,7 +395,7 @@ impl<'a> Lower<'a> {
             steps: steps?,
             fallback,
             confirm,
-            rules: rules::rules(tool, rules?),
+            rules: rules?,
             redact: rules::redact(tool),
             answer: answer?,
             recovery,

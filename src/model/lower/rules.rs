@@ -5,7 +5,7 @@
 //! these constructs hold and passes them in. Pure.
 
 use crate::catalog::rules::{Amount, Confirm, Redact, Stream, check_value, parse_check};
-use crate::catalog::{self, Cond, Param, ParamType, Step, Tool};
+use crate::catalog::{self, Cond, Param, ParamType, Rule, Step, Tool};
 use crate::diagnostic::Diagnostic;
 use crate::spec::*;
 use crate::template::Template;
@@ -49,58 +49,206 @@ pub struct LoweredRule {
     pub defaults: indexmap::IndexMap<String, JsonT>,
 }
 
-/// The spec's rules of a tool, each failing rule with its message; `lowered` holds each rule's
-/// condition and defaults as the lowering pass checked them, in the same order.
-pub fn rules(t: &catalog::Tool, lowered: Vec<LoweredRule>) -> Vec<SpecRule> {
-    t.rules
-        .iter()
-        .zip(lowered)
-        .filter_map(|(r, lowered)| {
-            let when = lowered.when;
-            let cause = r
-                .when
-                .as_ref()
-                .map(|c| format!(" when {}", describe(c)))
-                .unwrap_or_default();
-            let message = |fallback: String| r.message.clone().unwrap_or(fallback);
-            if r.default.is_some() {
-                return Some(SpecRule::Default {
-                    when,
-                    values: lowered.defaults,
-                });
+/// Checks one rule (`rpath`) and lowers it into the spec, each failing rule with its message;
+/// `lowered` holds its condition and default values as the lowering pass checked them. `None`
+/// when something was reported (into `d`).
+pub fn rule(
+    rpath: &str,
+    rule: &Rule,
+    params: &HashMap<&str, &Param>,
+    lowered: Option<LoweredRule>,
+    d: &mut Vec<Diagnostic>,
+) -> Option<SpecRule> {
+    let mark = d.len();
+    let kinds = [
+        rule.default.is_some(),
+        rule.require.is_some(),
+        rule.forbid.is_some(),
+        rule.check.is_some(),
+    ];
+    if kinds.iter().filter(|k| **k).count() != 1 {
+        d.push(
+            Diagnostic::error(
+                "bad-rule",
+                rpath,
+                "a rule is exactly one of `default`, `require`, `forbid`, `check`",
+            )
+            .help("e.g. `{when: {param: from, set: true}, default: {to: HEAD}}` or `{check: \"end >= start\"}`"),
+        );
+        return None;
+    }
+    let known = |key: &str, list: Vec<&String>, d: &mut Vec<Diagnostic>| {
+        for n in list {
+            if !params.contains_key(n.as_str()) {
+                d.push(
+                    Diagnostic::error(
+                        "unknown-param",
+                        format!("{rpath}.{key}"),
+                        format!("the rule names no parameter `{n}`"),
+                    )
+                    .help("name a parameter of the tool"),
+                );
             }
-            if let Some(params) = &r.require {
-                let what = names(params);
-                let verb = if params.len() == 1 { "is" } else { "are" };
-                return Some(SpecRule::Require {
-                    when,
-                    params: params.clone(),
-                    message: message(format!("{what} {verb} required{cause}")),
-                });
+        }
+    };
+    let cause = (rule.when.as_ref())
+        .map(|c| format!(" when {}", describe(c)))
+        .unwrap_or_default();
+    let message = |fallback: String| rule.message.clone().unwrap_or(fallback);
+    if let Some(values) = &rule.default {
+        known("default", values.keys().collect(), d);
+        for (n, v) in values {
+            if let Some(p) = params.get(n.as_str()) {
+                if p.required {
+                    d.push(
+                        Diagnostic::error(
+                            "bad-rule",
+                            format!("{rpath}.default.{n}"),
+                            format!("`{n}` is required, so a default for it never applies"),
+                        )
+                        .help("make the parameter optional, or remove this default"),
+                    );
+                }
+                // `"{other}"`: another parameter's value, of the same type.
+                let other = v
+                    .as_str()
+                    .and_then(|s| s.strip_prefix('{'))
+                    .and_then(|s| s.strip_suffix('}'));
+                if let Some(o) = other {
+                    match params.get(o) {
+                        Some(q) if q.ty == p.ty => {}
+                        Some(_) => d.push(
+                            Diagnostic::error(
+                                "bad-default",
+                                format!("{rpath}.default.{n}"),
+                                format!("`{o}` is not of the type of `{n}`"),
+                            )
+                            .help("default a parameter to one of the same type"),
+                        ),
+                        None => d.push(
+                            Diagnostic::error(
+                                "unknown-param",
+                                format!("{rpath}.default.{n}"),
+                                format!("the rule names no parameter `{o}`"),
+                            )
+                            .help("name a parameter of the tool"),
+                        ),
+                    }
+                } else if let Err(why) = check_value(p, v) {
+                    d.push(
+                        Diagnostic::error("bad-default", format!("{rpath}.default.{n}"), format!("`{n}` {why}"))
+                            .help("give a value of the parameter's type"),
+                    );
+                }
             }
-            if let Some(params) = &r.forbid {
-                let what = names(params);
-                return Some(SpecRule::Forbid {
-                    when,
-                    params: params.clone(),
-                    message: message(format!("{what} cannot be given{cause}")),
-                });
-            }
-            let check = parse_check(r.check.as_deref()?).ok()?;
-            let op = match check.op {
-                ">=" => SpecCompareOp::Ge,
-                ">" => SpecCompareOp::Gt,
-                "<=" => SpecCompareOp::Le,
-                _ => SpecCompareOp::Lt,
-            };
-            Some(SpecRule::Compare {
-                message: message(format!("`{}` must be {} `{}`", check.left, op_words(op), check.right)),
-                left: check.left,
-                op,
-                right: check.right,
-            })
-        })
-        .collect()
+        }
+        if rule.message.is_some() {
+            d.push(
+                Diagnostic::error(
+                    "bad-rule",
+                    format!("{rpath}.message"),
+                    "a `default` rule shows no message",
+                )
+                .at_key()
+                .help("remove `message`"),
+            );
+        }
+        let lowered = lowered?;
+        return (d.len() == mark).then_some(SpecRule::Default {
+            when: lowered.when,
+            values: lowered.defaults,
+        });
+    }
+    for (key, list) in [("require", &rule.require), ("forbid", &rule.forbid)] {
+        let Some(list) = list else { continue };
+        if list.is_empty() {
+            d.push(
+                Diagnostic::error(
+                    "bad-rule",
+                    format!("{rpath}.{key}"),
+                    format!("`{key}` lists no parameter"),
+                )
+                .help("name at least one parameter"),
+            );
+        }
+        known(key, list.iter().collect(), d);
+        let when = lowered?.when;
+        if d.len() > mark {
+            return None;
+        }
+        let what = names(list);
+        let verb = if list.len() == 1 { "is" } else { "are" };
+        return Some(match key {
+            "require" => SpecRule::Require {
+                when,
+                params: list.clone(),
+                message: message(format!("{what} {verb} required{cause}")),
+            },
+            _ => SpecRule::Forbid {
+                when,
+                params: list.clone(),
+                message: message(format!("{what} cannot be given{cause}")),
+            },
+        });
+    }
+    let check = match parse_check(rule.check.as_deref()?) {
+        Ok(c) => c,
+        Err(why) => {
+            d.push(
+                Diagnostic::error("bad-rule", format!("{rpath}.check"), why)
+                    .help("write e.g. `end >= start` with two numeric parameters and one of >=, >, <=, <"),
+            );
+            return None;
+        }
+    };
+    for n in [&check.left, &check.right] {
+        match params.get(n.as_str()) {
+            None => d.push(
+                Diagnostic::error(
+                    "unknown-param",
+                    format!("{rpath}.check"),
+                    format!("the rule names no parameter `{n}`"),
+                )
+                .help("name a parameter of the tool"),
+            ),
+            Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => d.push(
+                Diagnostic::error(
+                    "bad-rule",
+                    format!("{rpath}.check"),
+                    format!("`{n}` is not a number, so it cannot be compared"),
+                )
+                .help("compare integer or number parameters"),
+            ),
+            Some(_) => {}
+        }
+    }
+    if rule.when.is_some() {
+        d.push(
+            Diagnostic::error(
+                "bad-rule",
+                format!("{rpath}.when"),
+                "a `check` applies whenever both numbers are set",
+            )
+            .at_key()
+            .help("remove `when`"),
+        );
+    }
+    lowered?;
+    if d.len() > mark {
+        return None;
+    }
+    let op = match check.op {
+        ">=" => SpecCompareOp::Ge,
+        ">" => SpecCompareOp::Gt,
+        "<=" => SpecCompareOp::Le,
+        _ => SpecCompareOp::Lt,
+    };
+    Some(SpecRule::Compare {
+        message: message(format!("`{}` must be {} `{}`", check.left, op_words(op), check.right)),
+        left: check.left,
+        op,
+        right: check.right,
+    })
 }
 
 fn op_words(op: SpecCompareOp) -> &'static str {
@@ -211,8 +359,8 @@ pub fn parse(p: &catalog::Parse) -> Option<ixgen_runtime::spec::SpecParse> {
     })
 }
 
-/// Checks a tool's `confirm` and `rules` (not their templates or conditions).
-pub fn check_tool(path: &str, tool: &Tool, params: &HashMap<&str, &Param>) -> Vec<Diagnostic> {
+/// Checks a tool's `confirm` (not its subject template).
+pub fn check_confirm(path: &str, tool: &Tool) -> Vec<Diagnostic> {
     let mut d = Vec::new();
     // MCP has no confirmation field: clients decide from the annotations, where only a write
     // tool's `destructiveHint` means "ask". Say so when the catalog asks for a tool that MCP
@@ -256,156 +404,6 @@ pub fn check_tool(path: &str, tool: &Tool, params: &HashMap<&str, &Param>) -> Ve
                 )
                 .help("add `subject: \"{command}\"` naming what the patterns are matched against"),
             );
-        }
-    }
-    for (i, rule) in tool.rules.iter().enumerate() {
-        let rpath = format!("{path}.rules[{i}]");
-        let kinds = [
-            rule.default.is_some(),
-            rule.require.is_some(),
-            rule.forbid.is_some(),
-            rule.check.is_some(),
-        ];
-        if kinds.iter().filter(|k| **k).count() != 1 {
-            d.push(
-                Diagnostic::error(
-                    "bad-rule",
-                    &rpath,
-                    "a rule is exactly one of `default`, `require`, `forbid`, `check`",
-                )
-                .help("e.g. `{when: {param: from, set: true}, default: {to: HEAD}}` or `{check: \"end >= start\"}`"),
-            );
-            continue;
-        }
-        let names = |key: &str, list: Vec<&String>, d: &mut Vec<Diagnostic>| {
-            for n in list {
-                if !params.contains_key(n.as_str()) {
-                    d.push(
-                        Diagnostic::error(
-                            "unknown-param",
-                            format!("{rpath}.{key}"),
-                            format!("the rule names no parameter `{n}`"),
-                        )
-                        .help("name a parameter of the tool"),
-                    );
-                }
-            }
-        };
-        if let Some(values) = &rule.default {
-            names("default", values.keys().collect(), &mut d);
-            for (n, v) in values {
-                if let Some(p) = params.get(n.as_str()) {
-                    if p.required {
-                        d.push(
-                            Diagnostic::error(
-                                "bad-rule",
-                                format!("{rpath}.default.{n}"),
-                                format!("`{n}` is required, so a default for it never applies"),
-                            )
-                            .help("make the parameter optional, or remove this default"),
-                        );
-                    }
-                    // `"{other}"`: another parameter's value, of the same type.
-                    let other = v
-                        .as_str()
-                        .and_then(|s| s.strip_prefix('{'))
-                        .and_then(|s| s.strip_suffix('}'));
-                    if let Some(o) = other {
-                        match params.get(o) {
-                            Some(q) if q.ty == p.ty => {}
-                            Some(_) => d.push(
-                                Diagnostic::error(
-                                    "bad-default",
-                                    format!("{rpath}.default.{n}"),
-                                    format!("`{o}` is not of the type of `{n}`"),
-                                )
-                                .help("default a parameter to one of the same type"),
-                            ),
-                            None => d.push(
-                                Diagnostic::error(
-                                    "unknown-param",
-                                    format!("{rpath}.default.{n}"),
-                                    format!("the rule names no parameter `{o}`"),
-                                )
-                                .help("name a parameter of the tool"),
-                            ),
-                        }
-                    } else if let Err(why) = check_value(p, v) {
-                        d.push(
-                            Diagnostic::error("bad-default", format!("{rpath}.default.{n}"), format!("`{n}` {why}"))
-                                .help("give a value of the parameter's type"),
-                        );
-                    }
-                }
-            }
-            if rule.message.is_some() {
-                d.push(
-                    Diagnostic::error(
-                        "bad-rule",
-                        format!("{rpath}.message"),
-                        "a `default` rule shows no message",
-                    )
-                    .at_key()
-                    .help("remove `message`"),
-                );
-            }
-        }
-        for (key, list) in [("require", &rule.require), ("forbid", &rule.forbid)] {
-            if let Some(list) = list {
-                if list.is_empty() {
-                    d.push(
-                        Diagnostic::error(
-                            "bad-rule",
-                            format!("{rpath}.{key}"),
-                            format!("`{key}` lists no parameter"),
-                        )
-                        .help("name at least one parameter"),
-                    );
-                }
-                names(key, list.iter().collect(), &mut d);
-            }
-        }
-        if let Some(text) = &rule.check {
-            match parse_check(text) {
-                Err(why) => d.push(
-                    Diagnostic::error("bad-rule", format!("{rpath}.check"), why)
-                        .help("write e.g. `end >= start` with two numeric parameters and one of >=, >, <=, <"),
-                ),
-                Ok(c) => {
-                    for n in [&c.left, &c.right] {
-                        match params.get(n.as_str()) {
-                            None => d.push(
-                                Diagnostic::error(
-                                    "unknown-param",
-                                    format!("{rpath}.check"),
-                                    format!("the rule names no parameter `{n}`"),
-                                )
-                                .help("name a parameter of the tool"),
-                            ),
-                            Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => d.push(
-                                Diagnostic::error(
-                                    "bad-rule",
-                                    format!("{rpath}.check"),
-                                    format!("`{n}` is not a number, so it cannot be compared"),
-                                )
-                                .help("compare integer or number parameters"),
-                            ),
-                            Some(_) => {}
-                        }
-                    }
-                    if rule.when.is_some() {
-                        d.push(
-                            Diagnostic::error(
-                                "bad-rule",
-                                format!("{rpath}.when"),
-                                "a `check` applies whenever both numbers are set",
-                            )
-                            .at_key()
-                            .help("remove `when`"),
-                        );
-                    }
-                }
-            }
         }
     }
     d
