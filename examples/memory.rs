@@ -94,10 +94,10 @@ fn main() {
     let lowered = ixgen::model::lower(loaded, &name, ixgen::hosts::check).unwrap();
     let model = lowered.model;
     mark("model::lower");
-    let targets: Vec<&'static dyn ixgen::hosts::Host> = ixgen::hosts::REGISTRY
+    let targets: Vec<&'static dyn ixgen::hosts::DynHost> = ixgen::hosts::REGISTRY
         .iter()
         .copied()
-        .filter(|h| ixgen::hosts::enabled(&model.catalog, *h) && h.by_default())
+        .filter(|h| ixgen::hosts::enabled(&model, *h) && h.by_default())
         .collect();
     let opts = ixgen::hosts::Options {
         filter: Default::default(),

@@ -11,7 +11,7 @@ use crate::cli::{
 use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, Severity};
 use crate::error::Error;
 use crate::escape;
-use crate::hosts::{self, Host, Options};
+use crate::hosts::{self, DynHost, Options};
 use crate::model::{self, Filter, Model};
 use crate::output::{self, Action, WriteOptions};
 use crate::record;
@@ -48,7 +48,7 @@ pub fn run(cli: Cli) -> i32 {
 /// What a write or check command will do.
 struct Prepared {
     model: Model,
-    hosts: Vec<&'static dyn Host>,
+    hosts: Vec<&'static dyn DynHost>,
     opts: Options,
     /// Warnings about the options, printed before the results.
     notes: Vec<String>,
@@ -96,18 +96,18 @@ impl App {
     /// every enabled target is planned, the session tools with a stand-in for each context
     /// value without a default (no path depends on a value).
     fn planned_collision(&self, model: &Model) -> Option<Diagnostic> {
-        let targets: Vec<&'static dyn Host> = hosts::REGISTRY
+        let targets: Vec<&'static dyn DynHost> = hosts::REGISTRY
             .iter()
             .copied()
-            .filter(|h| hosts::enabled(&model.catalog, *h))
+            .filter(|h| hosts::enabled(model, *h))
             .collect();
-        let decls = &model.catalog.context;
+        let decls = &model.context;
         let stand_ins = decls
             .iter()
             .filter(|(_, d)| d.default.is_none())
             .map(|(name, d)| {
                 let value = match d.ty {
-                    catalog::ContextType::Integer => model::ContextValue::Integer(1),
+                    model::ContextType::Integer => model::ContextValue::Integer(1),
                     _ => model::ContextValue::Text("validate".into()),
                 };
                 (name.clone(), value)
@@ -164,7 +164,9 @@ impl App {
                 Ok(0)
             }
             Command::Completions { shell } => {
-                let decls = catalog::context_declarations(self.cli.catalog.as_deref()).unwrap_or_default();
+                let decls = catalog::context_declarations(self.cli.catalog.as_deref())
+                    .map(model::context_decls)
+                    .unwrap_or_default();
                 crate::cli::print_completions(*shell, &decls);
                 Ok(0)
             }
@@ -319,7 +321,7 @@ impl App {
             _ => return Err(Error::internal("a command that does not plan reached prepare")),
         };
         let context = match context {
-            Some(c) => model::check_context(&model.catalog.context, &context_flags(&self.cli.context_flags, c)?)?,
+            Some(c) => model::check_context(&model.context, &context_flags(&self.cli.context_flags, c)?)?,
             None => model::Context::new(),
         };
         let (filter, mut notes) = Filter::resolve(
@@ -330,8 +332,8 @@ impl App {
             filters.tier.as_deref(),
         )?;
         let generate_like = matches!(cmd, Command::Generate { .. } | Command::Check { .. });
-        let enabled = |h: &&'static dyn Host| hosts::enabled(&model.catalog, *h);
-        let mut targets: Vec<&'static dyn Host> = if generate_like && explicit.is_empty() {
+        let enabled = |h: &&'static dyn DynHost| hosts::enabled(&model, *h);
+        let mut targets: Vec<&'static dyn DynHost> = if generate_like && explicit.is_empty() {
             hosts::REGISTRY
                 .iter()
                 .copied()
@@ -369,7 +371,7 @@ impl App {
         }
         // The session tools get the catalog's defaults for what the run did not give.
         let context = if targets.iter().any(|h| !h.by_default()) {
-            model::apply_defaults(&model.catalog.context, &context, &self.cli.out)?
+            model::apply_defaults(&model.context, &context, &self.cli.out)?
         } else {
             context
         };
@@ -571,22 +573,17 @@ impl App {
         )?;
         // A replay checks its context against the declarations read before loading (the
         // command line's); it may rely on them only if they are what the full load read.
-        let same_declarations = self
-            .cli
-            .context_decls
-            .as_ref()
-            .is_some_and(|d| *d == model.catalog.context);
+        let same_declarations = self.cli.context_decls.as_ref().is_some_and(|d| *d == model.context);
         if let Some((k, _)) = key
             && same_catalog
             && same_declarations
             && outcome.notes.is_empty()
         {
             let inputs = model
-                .catalog
                 .product
                 .icon
                 .iter()
-                .filter_map(|icon| Some((icon.path.clone(), output::content_hash(icon.bytes.as_deref()?))))
+                .filter_map(|(path, bytes)| Some((path.clone(), output::content_hash(bytes.as_deref()?))))
                 .collect();
             record::save(&self.cli.out, &outcome, k, inputs, warnings);
         }

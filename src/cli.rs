@@ -9,7 +9,6 @@ use crate::hosts::{self, mcp::Profile};
 use crate::model;
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use indexmap::IndexMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -287,7 +286,7 @@ fn prescan_catalog(args: &[OsString]) -> Option<PathBuf> {
 /// The clap command with one flag per declared context variable on every command that takes
 /// context. A variable whose name is already a flag of the command gets no flag of its own
 /// (it is still reachable with `--context NAME=VALUE`).
-pub fn command(decls: &IndexMap<String, catalog::ContextVar>) -> clap::Command {
+pub fn command(decls: &model::ContextDecls) -> clap::Command {
     let mut cmd = Cli::command();
     let global: Vec<String> = cmd
         .get_arguments()
@@ -310,9 +309,9 @@ pub fn command(decls: &IndexMap<String, catalog::ContextVar>) -> clap::Command {
                     help = format!("{help} [default: {d}]").trim_start().to_string();
                 }
                 let value_name = match var.ty {
-                    catalog::ContextType::Integer => "N".to_string(),
-                    catalog::ContextType::Path => "PATH".to_string(),
-                    catalog::ContextType::String => name.to_uppercase(),
+                    model::ContextType::Integer => "N".to_string(),
+                    model::ContextType::Path => "PATH".to_string(),
+                    model::ContextType::String => name.to_uppercase(),
                 };
                 s = s.arg(
                     clap::Arg::new(context_id(name))
@@ -335,7 +334,7 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
     let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
     // A catalog that cannot be read yields no context flags; the full load reports why.
     let path = prescan_catalog(&args);
-    let found = catalog::context_declarations(path.as_deref());
+    let found = catalog::context_declarations(path.as_deref()).map(model::context_decls);
     let decls = found.clone().unwrap_or_default();
     // Every run builds clap's whole command tree to parse one command line. Dropping it
     // again is about a tenth of a per-iteration run's instructions, and the process is about
@@ -376,7 +375,7 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
 
 /// Prints the shell completions of the command line a catalog with these context variables
 /// gets (each variable has its own flag).
-pub fn print_completions(shell: clap_complete::Shell, decls: &IndexMap<String, catalog::ContextVar>) {
+pub fn print_completions(shell: clap_complete::Shell, decls: &model::ContextDecls) {
     clap_complete::generate(shell, &mut command(decls), "ixgen", &mut std::io::stdout());
 }
 

@@ -24,7 +24,6 @@ pub struct ListRow<'a> {
 
 fn toolsets_of<'a>(model: &'a Model, t: &ToolModel) -> Vec<&'a str> {
     model
-        .catalog
         .toolsets
         .iter()
         .filter(|(_, ts)| ts.tools.contains(&t.name))
@@ -36,8 +35,8 @@ fn toolsets_of<'a>(model: &'a Model, t: &ToolModel) -> Vec<&'a str> {
 pub fn surfaces(model: &Model) -> Vec<Surface> {
     hosts::REGISTRY
         .iter()
-        .filter(|h| hosts::enabled(&model.catalog, **h))
-        .flat_map(|h| h.surfaces(&model.catalog))
+        .filter(|h| hosts::enabled(model, **h))
+        .flat_map(|h| h.surfaces(model))
         .collect()
 }
 
@@ -58,7 +57,7 @@ pub fn host_ids(surfaces: &[Surface], t: &ToolModel) -> BTreeMap<&'static str, S
 pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Error> {
     let tools: Vec<&ToolModel> = match toolset {
         Some(ts) => {
-            if !model.catalog.toolsets.contains_key(ts) {
+            if !model.toolsets.contains_key(ts) {
                 return Err(hosts::unknown_toolset(model, ts));
             }
             // The toolset as declared: an unsupported tool is listed, with its reason.
@@ -177,8 +176,8 @@ pub fn budget(model: &Model, json: bool) {
     let costs = costs(model);
     if json {
         let out = serde_json::json!({
-            "description_budget": model.catalog.lint.description_budget,
-            "toolset_budget": model.catalog.lint.toolset_budget,
+            "description_budget": model.lint.description_budget,
+            "toolset_budget": model.lint.toolset_budget,
             "hosts": costs,
         });
         println!("{}", serde_json::to_string_pretty(&out).expect("serializes"));
@@ -191,7 +190,7 @@ pub fn budget(model: &Model, json: bool) {
             crate::escape::terminal(&h.toolset),
             h.tools.len(),
             h.description_chars,
-            model.catalog.lint.toolset_budget,
+            model.lint.toolset_budget,
             h.definition_chars,
             h.tokens
         );

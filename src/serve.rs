@@ -198,7 +198,7 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
 }
 
 fn served(model: &Model, opts: &ServeOptions) -> Result<Served, Error> {
-    let product = model.catalog.product.name.clone();
+    let product = model.product.name.clone();
     let user = user_controls(&product)?;
     let read_only = opts.read_only || truthy(&format!("{}_TOOLS_READ_ONLY", env_prefix(&product))) || user.read_only;
     // The command line's lists replace the config file's (together: one list can be meant
@@ -214,14 +214,9 @@ fn served(model: &Model, opts: &ServeOptions) -> Result<Served, Error> {
     }
     // The MCP target's toolset; without one, the toolset the catalog's `server` exposes (a catalog whose
     // server is `ixgen serve` may write no mcp/tools.json).
-    let settings = model
-        .catalog
-        .targets
-        .get("mcp")
-        .and_then(|v| v.get("toolset"))
-        .and_then(|v| v.as_str())
-        .map(str::to_string)
-        .or_else(|| model.catalog.server.as_ref().map(|s| s.toolset.clone()))
+    let settings = hosts::settings(&mcp::Mcp, model)
+        .map(|s| s.toolset.clone())
+        .or_else(|| model.server.as_ref().map(|s| s.toolset.clone()))
         .ok_or_else(|| {
             Error::usage(
                 "the catalog has neither `targets.mcp.toolset` nor a `server.toolset`",

@@ -1,7 +1,6 @@
 //! The catalog stage: read the YAML file, type it, validate it. Nothing here renders or writes.
 
 pub mod load;
-pub mod render;
 pub mod rules;
 pub mod types;
 pub mod validate;

@@ -970,7 +970,8 @@ impl<'de> Deserialize<'de> for Arg {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The `output` blocks and a step's `json` shape (their references are checked in `super::render`).
+// The `output` blocks and a step's `json` shape (their references are checked where they are
+// lowered, in `crate::model`'s `lower/render.rs`).
 
 /// The shape of a step's JSON stdout: `true` (JSON, unchecked), the name of a schema under the
 /// catalog's `schemas`, or an inline JSON Schema.
@@ -1091,7 +1092,8 @@ fn default_mark() -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Around the steps: confirmation, rules, exit codes, limits, redaction (checked in `super::rules`).
+// Around the steps: confirmation, rules, exit codes, limits, redaction (checked and lowered in
+// `crate::model`'s `lower/rules.rs`).
 
 /// `confirm:` of a tool.
 #[derive(Debug, Clone, JsonSchema)]

@@ -1211,7 +1211,12 @@ mod tests {
         assert_eq!(index.find("e.f.c[1]").unwrap().value, at(3, 10));
         assert!(index.contains("e.f.b") && !index.contains("e.f.z"));
         let shared = |n: &Node| matches!(n.value, Value::Alias(_));
-        let Some(Node { value: Value::Map(top), .. }) = &index.root else { panic!("a mapping") };
+        let Some(Node {
+            value: Value::Map(top), ..
+        }) = &index.root
+        else {
+            panic!("a mapping")
+        };
         assert!(shared(&top[1].1), "the alias is held as one, not copied");
     }
 }

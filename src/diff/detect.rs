@@ -7,7 +7,7 @@
 use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text};
 use super::side::written;
 use super::{Msg, Surface};
-use crate::catalog::{Access, Server};
+use crate::model::{Access, Server};
 use crate::model::{ExecSpec, HttpMethod, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime};
 use crate::model::{SpecStep, SpecType, ToolModel};
 use crate::template::Template;
@@ -635,7 +635,7 @@ pub fn description_changed(d: &mut Diff, n: &Node) -> Option<()> {
             return None;
         };
         let (a, b) = (written(op), written(np));
-        let items = |p: &crate::catalog::Param| p.items.as_ref().and_then(|i| i.description.clone());
+        let items = |p: &crate::model::ParamModel| p.items.as_ref().and_then(|i| i.description.clone());
         if a.description != b.description || items(a) != items(b) {
             let text = "the description of parameter {} of {} changed";
             param_hit(d, pc, text, &[], "description");

@@ -18,11 +18,11 @@ mod source;
 pub use render::Format;
 pub use rules::{Class, Rule};
 
-use crate::catalog::BreakingLint;
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::hosts;
 use crate::model;
+use crate::model::BreakingLint;
 use compare::Diff;
 use semver::{Change, Level, Version};
 use serde::Serialize;
@@ -343,7 +343,10 @@ fn side(s: source::Source) -> Result<Side, Error> {
     // Lowering consumes the tools; the comparison also reads them as written. `diff` runs on
     // catalogs a person reviews, where the copy costs nothing that matters.
     let tools = loaded.catalog.tools.clone();
-    let lowered = model::lower(loaded, &name, |_| Vec::new())?;
+    let lowered = model::lower(loaded, &name, |m| {
+        crate::hosts::configure(m);
+        Vec::new()
+    })?;
     Side::new(lowered.model, tools, lowered.file, name)
 }
 

@@ -2,23 +2,22 @@
 //! catalog path is, and what every host surface gets.
 
 use super::{Loc, Surface};
+use crate::catalog::Tool;
 use crate::catalog::yaml::Located;
-use crate::catalog::{Catalog, Param, Tool};
 use crate::diagnostic::SourceFile;
 use crate::error::Error;
 use crate::model::{Filter, Model, ParamModel, ToolModel};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// The catalog-level settings `diff` reads (product, lint, server, toolsets, shared parameters,
-/// targets). The model still carries the catalog as written; this is the one place `diff`
-/// reaches for it, so a model that holds these settings itself changes only this function.
-pub fn catalog(model: &Model) -> &Catalog {
-    &model.catalog
+/// The catalog-level settings `diff` reads (product, lint, server, toolsets, targets): the
+/// model holds them itself.
+pub fn catalog(model: &Model) -> &Model {
+    model
 }
 
-/// A parameter as written (its description, `renamed_from`), which the model keeps whole.
-pub fn written(p: &ParamModel) -> &Param {
-    &p.param
+/// A parameter as written (its description, `renamed_from`), which the model keeps.
+pub fn written(p: &ParamModel) -> &ParamModel {
+    p
 }
 
 /// One catalog, built and indexed for comparison.
@@ -90,7 +89,7 @@ impl Side {
     }
 
     /// The catalog-level settings (see [`catalog`]).
-    pub fn catalog(&self) -> &Catalog {
+    pub fn catalog(&self) -> &Model {
         catalog(&self.model)
     }
 
@@ -123,7 +122,7 @@ impl Side {
         let Some(&i) = self.positions.get(tool) else {
             return "tools".to_string();
         };
-        if self.tools[i].params.contains_key(param) || !self.catalog().params.contains_key(param) {
+        if self.tools[i].params.contains_key(param) || !self.tools[i].use_params.iter().any(|p| p == param) {
             format!("tools[{i}].params.{param}")
         } else {
             format!("params.{param}")

@@ -4,9 +4,9 @@
 //! written as that list.
 
 use super::{Options, ServerConfigHost, header_text, server_args};
-use crate::catalog::Server;
 use crate::error::Error;
 use crate::model::Model;
+use crate::model::Server;
 use crate::plan::PlannedFile;
 use indexmap::IndexMap;
 use serde::Serialize;

@@ -3,9 +3,9 @@
 //! Naming rules: Cursor drops a tool whose server and tool name together pass 60 characters.
 
 use super::{Options, ServerConfigHost, server_args};
-use crate::catalog::Server;
 use crate::error::Error;
 use crate::model::Model;
+use crate::model::Server;
 use crate::plan::PlannedFile;
 
 /// Longest server + tool name Cursor keeps.

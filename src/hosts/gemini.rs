@@ -3,9 +3,9 @@
 //! No `cwd` on the server: it must run in the user's project, not in the extension's folder.
 
 use super::{Options, ServerConfigHost, json_bytes, server_args};
-use crate::catalog::Server;
 use crate::error::Error;
 use crate::model::Model;
+use crate::model::Server;
 use crate::plan::PlannedFile;
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -38,7 +38,7 @@ pub static HOST: ServerConfigHost = ServerConfigHost {
 };
 
 fn file(model: &Model, opts: &Options, server: &Server, path: Option<String>) -> Result<PlannedFile<'static>, Error> {
-    let p = &model.catalog.product;
+    let p = &model.product;
     let ext = GeminiExtension {
         name: &p.name,
         version: &p.version,

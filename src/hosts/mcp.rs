@@ -8,10 +8,9 @@
 //! rendered schema against these rules before anything is planned. Pure.
 
 use super::{Host, Options, Surface};
-use crate::catalog::{Catalog, ParamType};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
-use crate::model::{Model, ParamModel, ToolModel, json_number};
+use crate::model::{Model, ParamModel, SpecType, ToolModel, json_number};
 use crate::plan::{Plan, PlannedFile};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
@@ -62,6 +61,8 @@ impl Profile {
 pub struct Mcp;
 
 impl Host for Mcp {
+    type Settings = Settings;
+
     fn name(&self) -> &'static str {
         "mcp"
     }
@@ -70,25 +71,14 @@ impl Host for Mcp {
         "MCP `tools/list` definitions (`mcp/tools.json`; `--profile 2026-07-28` adds that revision's file)"
     }
 
-    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        Settings::json_schema(generator)
-    }
-
-    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
-        let s: Settings = match super::parse_settings(cat, self.name(), path) {
-            Ok(s) => s,
-            Err(d) => return d,
-        };
+    fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
         super::check_toolset(cat, &format!("{path}.toolset"), &s.toolset, &mut diags);
         super::check_rel_path(&format!("{path}.path"), &s.path, &mut diags);
         diags
     }
 
-    fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
-        let Some(Ok(s)) = super::settings::<Settings>(cat, self.name()) else {
-            return Vec::new();
-        };
+    fn surfaces(&self, s: &Settings, cat: &Model) -> Vec<Surface> {
         let Some(ts) = cat.toolsets.get(&s.toolset) else {
             return Vec::new();
         };
@@ -103,10 +93,13 @@ impl Host for Mcp {
         }]
     }
 
-    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
-        let Some(target) = super::planned_settings::<Settings>(&model.catalog, self.name())? else {
-            return Ok(());
-        };
+    fn plan<'m>(
+        &self,
+        target: &'m Settings,
+        model: &'m Model,
+        opts: &Options,
+        plan: &mut Plan<'m>,
+    ) -> Result<(), Error> {
         // Each revision is its own group, so writing one never prunes the other's file.
         // The file grows with the catalog: it is rendered when it is compared (and written),
         // not kept in the plan.
@@ -211,19 +204,19 @@ pub struct Annotations {
     pub open_world_hint: bool,
 }
 
-fn prop(ty: ParamType, values: Option<&Vec<String>>, description: Option<&String>) -> PropSchema {
+fn prop(ty: SpecType, values: Option<&Vec<String>>, description: Option<&String>) -> PropSchema {
     PropSchema {
         ty: match ty {
-            ParamType::String | ParamType::Path | ParamType::Enum => "string",
-            ParamType::Integer => "integer",
-            ParamType::Number => "number",
-            ParamType::Boolean => "boolean",
-            ParamType::Array => "array",
+            SpecType::String | SpecType::Path | SpecType::Enum => "string",
+            SpecType::Integer => "integer",
+            SpecType::Number => "number",
+            SpecType::Boolean => "boolean",
+            SpecType::Array => "array",
         }
         .into(),
         title: None,
         description: description.cloned(),
-        enum_values: if ty == ParamType::Enum { values.cloned() } else { None },
+        enum_values: if ty == SpecType::Enum { values.cloned() } else { None },
         items: None,
         minimum: None,
         maximum: None,
@@ -237,14 +230,14 @@ fn prop(ty: ParamType, values: Option<&Vec<String>>, description: Option<&String
 }
 
 fn property(p: &ParamModel) -> PropSchema {
-    let q = &p.param;
+    let q = p;
     let mut s = prop(q.ty, q.values.as_ref(), q.description.as_ref());
     s.title = q.title.clone();
     match q.ty {
         // A clamped bound is the tool's own cap, not a rule on what the client may send: a
         // hard `minimum`/`maximum` would make MCP clients refuse values the tool accepts, so
         // the range is said in the description instead.
-        ParamType::Integer | ParamType::Number if q.clamp.unwrap_or(true) && (q.min.is_some() || q.max.is_some()) => {
+        SpecType::Integer | SpecType::Number if q.clamp && (q.min.is_some() || q.max.is_some()) => {
             let range = match (q.min, q.max) {
                 (Some(a), Some(b)) => format!("clamped to {}..{}", json_number(a), json_number(b)),
                 (Some(a), None) => format!("raised to at least {}", json_number(a)),
@@ -256,11 +249,11 @@ fn property(p: &ParamModel) -> PropSchema {
                 None => format!("Values outside are {range}"),
             });
         }
-        ParamType::Integer | ParamType::Number => {
+        SpecType::Integer | SpecType::Number => {
             s.minimum = q.min.map(json_number);
             s.maximum = q.max.map(json_number);
         }
-        ParamType::String | ParamType::Path => {
+        SpecType::String | SpecType::Path => {
             s.min_length = q.min.map(|x| x as u64);
             s.max_length = q.max.map(|x| x as u64);
             // A `path` gets no pattern: whether it stays inside the project depends on the
@@ -268,18 +261,18 @@ fn property(p: &ParamModel) -> PropSchema {
             // paths would refuse ones the tool accepts. The runtime resolves and checks it.
             s.pattern = q.pattern.clone();
         }
-        ParamType::Array => {
+        SpecType::Array => {
             s.min_items = q.min.map(|x| x as u64);
             s.max_items = q.max.map(|x| x as u64);
             // Validation guarantees items; a string item is the safe reading if it ever lacks them.
             s.items = Some(Box::new(match &q.items {
                 Some(i) => prop(i.ty, i.values.as_ref(), i.description.as_ref()),
-                None => prop(ParamType::String, None, None),
+                None => prop(SpecType::String, None, None),
             }));
         }
-        ParamType::Boolean | ParamType::Enum => {}
+        SpecType::Boolean | SpecType::Enum => {}
     }
-    s.default = q.default.as_deref().cloned();
+    s.default = q.default.clone();
     if q.nullable {
         s.ty = serde_json::json!([s.ty, "null"]);
     }
@@ -295,12 +288,7 @@ pub fn tool(t: &ToolModel) -> McpTool {
         input_schema: InputSchema {
             ty: "object",
             properties: t.params.iter().map(|p| (p.name.clone(), property(p))).collect(),
-            required: t
-                .params
-                .iter()
-                .filter(|p| p.param.required)
-                .map(|p| p.name.clone())
-                .collect(),
+            required: t.params.iter().filter(|p| p.required).map(|p| p.name.clone()).collect(),
             additional_properties: false,
         },
         output_schema: t.output_schema.clone(),

@@ -8,8 +8,9 @@
 //! them through [`Host`]. To add a host, write its module, add one line to [`REGISTRY`]
 //! (see `docs/adding-a-host.md`).
 //!
-//! Layering: the CLI calls this module; this module reads the model (`crate::model`), the
-//! catalog and the utilities, never the other way round.
+//! Layering: the CLI calls this module; this module reads the model (`crate::model`) and the
+//! utilities, never the other way round. It loads a catalog (`load`), but reads none: each
+//! host's settings are parsed from the model's `targets`, once, by [`DynHost`].
 
 pub mod claude;
 pub mod codex;
@@ -22,17 +23,17 @@ pub mod rust;
 pub mod session;
 pub mod vscode;
 
-use crate::catalog::Catalog;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::Error;
 use crate::escape::{Ts, comment};
 use crate::model::{Context, Filter, Model};
 use crate::plan::Plan;
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 
 /// Every host, in the order `generate` writes them and `list` shows them.
-pub static REGISTRY: &[&dyn Host] = &[
+pub static REGISTRY: &[&dyn DynHost] = &[
     &opencode::Opencode,
     &session::Session,
     &mcp::Mcp,
@@ -45,8 +46,12 @@ pub static REGISTRY: &[&dyn Host] = &[
     &rust::Rust,
 ];
 
-/// One host.
+/// One host. Its settings (`targets.<name>`) are parsed once, when the catalog is checked,
+/// into its own typed [`Host::Settings`], which `check`, `surfaces` and `plan` receive.
 pub trait Host: Sync {
+    /// The host's settings under `targets.<name>`; their JSON Schema is the catalog schema's.
+    type Settings: DeserializeOwned + schemars::JsonSchema + Send + Sync + 'static;
+
     /// The host's name: its key under `targets`, its command-line target name and its
     /// manifest group.
     fn name(&self) -> &'static str;
@@ -54,16 +59,13 @@ pub trait Host: Sync {
     /// One line for `--help` and the docs.
     fn about(&self) -> &'static str;
 
-    /// The JSON Schema of the host's settings (`targets.<name>`).
-    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
-
-    /// Checks the host's settings against the catalog, with the host's lints. Runs only when
-    /// the catalog enables the host; `path` is `targets.<name>`.
-    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic>;
+    /// Checks the host's settings against the model, with the host's lints. Runs only when
+    /// the catalog enables the host and its settings parsed; `path` is `targets.<name>`.
+    fn check(&self, s: &Self::Settings, model: &Model, path: &str) -> Vec<Diagnostic>;
 
     /// The tools this host exposes and the id it gives each, one entry per surface (OpenCode
     /// has its custom tools and the MCP server's tools).
-    fn surfaces(&self, cat: &Catalog) -> Vec<Surface>;
+    fn surfaces(&self, s: &Self::Settings, model: &Model) -> Vec<Surface>;
 
     /// Whether `generate` writes the host without being asked; a host that needs the run's
     /// context (the session tools) is written only when that context is given.
@@ -72,7 +74,85 @@ pub trait Host: Sync {
     }
 
     /// Adds the host's files to the plan.
+    fn plan<'m>(
+        &self,
+        s: &'m Self::Settings,
+        model: &'m Model,
+        opts: &Options,
+        plan: &mut Plan<'m>,
+    ) -> Result<(), Error>;
+}
+
+/// A host as the registry holds it: [`Host`] with its settings type hidden. Every [`Host`] is
+/// one; only this adapter parses and reads the typed settings kept in the model.
+pub trait DynHost: Sync {
+    fn name(&self) -> &'static str;
+    fn about(&self) -> &'static str;
+    fn by_default(&self) -> bool;
+    /// The JSON Schema of the host's settings (`targets.<name>`).
+    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema;
+    /// Parses the host's settings into the model, or says why they do not parse.
+    fn configure(&self, model: &mut Model) -> Vec<Diagnostic>;
+    /// [`Host::check`], when the settings parsed.
+    fn check(&self, model: &Model) -> Vec<Diagnostic>;
+    /// [`Host::surfaces`]; none when the settings did not parse.
+    fn surfaces(&self, model: &Model) -> Vec<Surface>;
+    /// [`Host::plan`].
     fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error>;
+}
+
+/// A host's parsed settings, when the catalog enables it and they parsed.
+pub fn settings<'m, H: Host>(host: &H, model: &'m Model) -> Option<&'m H::Settings> {
+    model.targets.get(host.name())?.parsed.as_ref()?.downcast_ref()
+}
+
+impl<H: Host> DynHost for H {
+    fn name(&self) -> &'static str {
+        Host::name(self)
+    }
+
+    fn about(&self) -> &'static str {
+        Host::about(self)
+    }
+
+    fn by_default(&self) -> bool {
+        Host::by_default(self)
+    }
+
+    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        H::Settings::json_schema(generator)
+    }
+
+    fn configure(&self, model: &mut Model) -> Vec<Diagnostic> {
+        let path = format!("targets.{}", Host::name(self));
+        let Some(target) = model.targets.get_mut(Host::name(self)) else {
+            return Vec::new();
+        };
+        match parse_settings::<H::Settings>(&target.raw, &path) {
+            Ok(s) => {
+                target.parsed = Some(Box::new(s));
+                Vec::new()
+            }
+            Err(d) => d,
+        }
+    }
+
+    fn check(&self, model: &Model) -> Vec<Diagnostic> {
+        match settings(self, model) {
+            Some(s) => Host::check(self, s, model, &format!("targets.{}", Host::name(self))),
+            None => Vec::new(),
+        }
+    }
+
+    fn surfaces(&self, model: &Model) -> Vec<Surface> {
+        settings(self, model).map_or_else(Vec::new, |s| Host::surfaces(self, s, model))
+    }
+
+    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
+        let s = settings(self, model)
+            .ok_or_else(|| Error::internal(format!("the settings of `{}` were never parsed", Host::name(self))))?;
+        Host::plan(self, s, model, opts, plan)
+    }
 }
 
 /// Tools as one host's model sees them.
@@ -118,7 +198,7 @@ pub struct Options {
 }
 
 /// The host of a name.
-pub fn get(name: &str) -> Option<&'static dyn Host> {
+pub fn get(name: &str) -> Option<&'static dyn DynHost> {
     REGISTRY.iter().copied().find(|h| h.name() == name)
 }
 
@@ -128,20 +208,16 @@ pub fn names() -> Vec<&'static str> {
 }
 
 /// Whether the catalog enables a host.
-pub fn enabled(cat: &Catalog, host: &dyn Host) -> bool {
-    cat.targets.contains_key(host.name())
+pub fn enabled(model: &Model, host: &dyn DynHost) -> bool {
+    model.targets.contains_key(host.name())
 }
 
-/// A host's settings, parsed from `targets.<name>`; `None` when the catalog does not enable it.
-pub fn settings<T: DeserializeOwned>(cat: &Catalog, name: &str) -> Option<Result<T, serde_json::Error>> {
-    cat.targets.get(name).map(|v| serde_json::from_value(v.clone()))
-}
-
-/// A host's settings for planning: checking already parsed them, so a failure here is a bug.
-pub fn planned_settings<T: DeserializeOwned>(cat: &Catalog, name: &str) -> Result<Option<T>, Error> {
-    settings(cat, name)
-        .transpose()
-        .map_err(|e| Error::internal(format!("settings of `{name}` passed the check but do not parse: {e}")))
+/// Parses each enabled host's settings into the model, without checking them (`ixgen diff`,
+/// which leaves the hosts' lints to `validate`, reads the surfaces).
+pub fn configure(model: &mut Model) {
+    for host in REGISTRY {
+        host.configure(model);
+    }
 }
 
 /// Loads a catalog, lowers it and checks it against every host it enables: the model, or the
@@ -159,10 +235,11 @@ pub fn load(path: Option<&std::path::Path>) -> Result<(Model, crate::diagnostic:
 }
 
 /// Every host's diagnostics for a catalog, unlocated: unknown hosts, each enabled host's
-/// check, and ids that collide within a namespace.
-pub fn check(cat: &Catalog) -> Vec<Diagnostic> {
+/// settings (parsed here, once, into the model) and check, and ids that collide within a
+/// namespace.
+pub fn check(model: &mut Model) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    for name in cat.targets.keys() {
+    for name in model.targets.keys() {
         if get(name).is_none() {
             let known = names();
             diags.push(
@@ -176,15 +253,15 @@ pub fn check(cat: &Catalog) -> Vec<Diagnostic> {
         }
     }
     let mut seen: HashMap<(&'static str, String), (&'static str, String)> = HashMap::new();
-    for host in REGISTRY.iter().filter(|h| enabled(cat, **h)) {
-        let path = format!("targets.{}", host.name());
-        let found = host.check(cat, &path);
+    for host in REGISTRY {
+        let found = host.configure(model);
+        let found = if found.is_empty() { host.check(model) } else { found };
         let broken = found.iter().any(|d| d.severity == Severity::Error);
         diags.extend(found);
         if broken {
             continue;
         }
-        for surface in host.surfaces(cat) {
+        for surface in host.surfaces(model) {
             for (i, (tool, id)) in surface.ids.iter().enumerate() {
                 if let Some((other_key, other_tool)) =
                     seen.insert((surface.namespace, id.clone()), (surface.key, tool.clone()))
@@ -209,10 +286,10 @@ pub fn check(cat: &Catalog) -> Vec<Diagnostic> {
 }
 
 /// Plans the files of the named hosts.
-pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn Host], opts: &Options) -> Result<Plan<'m>, Error> {
+pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn DynHost], opts: &Options) -> Result<Plan<'m>, Error> {
     let mut plan = Plan::default();
     for &host in hosts {
-        if !enabled(&model.catalog, host) {
+        if !enabled(model, host) {
             return Err(Error::usage(
                 format!("the catalog does not enable the `{}` target", host.name()),
                 format!("add `targets.{}` to the catalog", host.name()),
@@ -256,13 +333,13 @@ fn target_of(group: &'static str) -> &'static str {
 /// An allowlist (`--enable-tools`) that keeps none of a surface's tools would write an empty
 /// tool list without a word: that is an error when it keeps no tool of any target of the run,
 /// and a note naming each emptied surface otherwise.
-pub fn check_allowlist(model: &Model, hosts: &[&'static dyn Host], filter: &Filter) -> Result<Vec<String>, Error> {
+pub fn check_allowlist(model: &Model, hosts: &[&'static dyn DynHost], filter: &Filter) -> Result<Vec<String>, Error> {
     if filter.enable.is_empty() {
         return Ok(Vec::new());
     }
     let (mut emptied, mut kept_any) = (Vec::new(), false);
     for host in hosts {
-        for s in host.surfaces(&model.catalog) {
+        for s in host.surfaces(model) {
             if !model.toolset(&s.toolset, filter).is_empty() {
                 kept_any = true;
             } else if !model.toolset(&s.toolset, &Filter::default()).is_empty() {
@@ -300,8 +377,8 @@ pub fn header_text(model: &Model) -> Ts {
         "{} from catalog {} ({} {}).",
         crate::plan::MARKER,
         model.source_name,
-        model.catalog.product.name,
-        model.catalog.product.version
+        model.product.name,
+        model.product.version
     ))
 }
 
@@ -309,7 +386,7 @@ pub fn header_text(model: &Model) -> Ts {
 /// host launches the server already filtered. A filter the server has no flag for (a tier, or
 /// read-only without `read_only`) is passed as the exact allowlist of the tools it keeps.
 pub fn server_args(model: &Model, filter: &Filter) -> Vec<String> {
-    let Some(server) = &model.catalog.server else {
+    let Some(server) = &model.server else {
         return Vec::new();
     };
     let mut args = server.args.clone();
@@ -353,7 +430,7 @@ pub fn server_args(model: &Model, filter: &Filter) -> Vec<String> {
 
 /// The error for a toolset name the catalog does not have.
 pub fn unknown_toolset(model: &Model, name: &str) -> Error {
-    let known: Vec<&String> = model.catalog.toolsets.keys().collect();
+    let known: Vec<&String> = model.toolsets.keys().collect();
     Error::usage(
         format!("no toolset `{name}` in the catalog"),
         match crate::diagnostic::did_you_mean(name, &known) {
@@ -370,11 +447,10 @@ pub fn unknown_toolset(model: &Model, name: &str) -> Error {
 // Checks hosts share.
 
 /// Parses a host's settings, or says why they do not parse (located at the settings).
-pub fn parse_settings<T: DeserializeOwned>(cat: &Catalog, name: &str, path: &str) -> Result<T, Vec<Diagnostic>> {
-    match settings::<T>(cat, name) {
-        Some(Ok(s)) => Ok(s),
-        None => Err(Vec::new()),
-        Some(Err(e)) => {
+fn parse_settings<T: DeserializeOwned>(raw: &serde_json::Value, path: &str) -> Result<T, Vec<Diagnostic>> {
+    match T::deserialize(raw) {
+        Ok(s) => Ok(s),
+        Err(e) => {
             let message = e.to_string();
             let mut d = Diagnostic::error("bad-target", path, format!("`{path}`: {message}"));
             // serde names the field it did not expect: point at it and suggest the closest.
@@ -401,7 +477,7 @@ pub fn parse_settings<T: DeserializeOwned>(cat: &Catalog, name: &str, path: &str
 }
 
 /// A toolset reference in a host's settings.
-pub fn check_toolset(cat: &Catalog, path: &str, name: &str, diags: &mut Vec<Diagnostic>) -> bool {
+pub fn check_toolset(cat: &Model, path: &str, name: &str, diags: &mut Vec<Diagnostic>) -> bool {
     if cat.toolsets.contains_key(name) {
         return true;
     }
@@ -438,11 +514,7 @@ pub fn check_rel_path(path: &str, value: &str, diags: &mut Vec<Diagnostic>) {
 }
 
 /// The MCP server a host launches: an error at the host's settings when the catalog has none.
-pub fn check_server<'c>(
-    cat: &'c Catalog,
-    path: &str,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<&'c crate::catalog::Server> {
+pub fn check_server<'c>(cat: &'c Model, path: &str, diags: &mut Vec<Diagnostic>) -> Option<&'c crate::model::Server> {
     if cat.server.is_none() {
         diags.push(
             Diagnostic::error(
@@ -464,7 +536,7 @@ pub fn check_server<'c>(
 /// under its server without a documented id get `server/tool`, ixgen's own notation: renaming
 /// the server changes what the user sees there.
 pub fn server_surface(
-    cat: &Catalog,
+    cat: &Model,
     key: &'static str,
     label: &'static str,
     session: &'static str,
@@ -488,7 +560,7 @@ pub fn server_surface(
 /// A lint for a host whose full tool name (server and tool, with any prefix) has a limit;
 /// `over` names the limit in the message ("the model API's limit of 64").
 pub fn check_name_lengths(
-    cat: &Catalog,
+    cat: &Model,
     host: &str,
     limit: usize,
     over: &str,
@@ -529,7 +601,7 @@ pub fn json_bytes(value: &impl serde::Serialize) -> Result<Vec<u8>, Error> {
 /// The catalog format's JSON Schema, with each host's settings under `targets`.
 pub fn catalog_schema() -> serde_json::Value {
     let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
-    let root = generator.root_schema_for::<Catalog>();
+    let root = generator.root_schema_for::<crate::catalog::Catalog>();
     let mut props = serde_json::Map::new();
     for host in REGISTRY {
         let mut s = host.settings_schema(&mut generator);
@@ -566,20 +638,6 @@ pub struct ConfigSettings {
     pub path: Option<String>,
 }
 
-/// The check of a host that launches the server from a configuration file.
-pub fn check_config(cat: &Catalog, name: &str, path: &str) -> Vec<Diagnostic> {
-    let s: ConfigSettings = match parse_settings(cat, name, path) {
-        Ok(s) => s,
-        Err(d) => return d,
-    };
-    let mut diags = Vec::new();
-    check_server(cat, path, &mut diags);
-    if let Some(p) = &s.path {
-        check_rel_path(&format!("{path}.path"), p, &mut diags);
-    }
-    diags
-}
-
 /// A JSON file shared with the user, in which the host sets one value.
 pub fn merged(
     path: String,
@@ -608,15 +666,13 @@ pub struct ServerConfigHost {
     /// The host's limit on a server + tool name, with the words that name it in the lint.
     pub name_limit: Option<(usize, &'static str)>,
     /// The host's file: where it goes by default and what it holds.
-    pub file: fn(
-        &Model,
-        &Options,
-        &crate::catalog::Server,
-        Option<String>,
-    ) -> Result<crate::plan::PlannedFile<'static>, Error>,
+    pub file:
+        fn(&Model, &Options, &crate::model::Server, Option<String>) -> Result<crate::plan::PlannedFile<'static>, Error>,
 }
 
 impl Host for ServerConfigHost {
+    type Settings = ConfigSettings;
+
     fn name(&self) -> &'static str {
         self.name
     }
@@ -625,41 +681,69 @@ impl Host for ServerConfigHost {
         self.about
     }
 
-    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        <ConfigSettings as schemars::JsonSchema>::json_schema(generator)
-    }
-
-    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
-        let mut diags = check_config(cat, self.name, path);
+    fn check(&self, s: &ConfigSettings, model: &Model, path: &str) -> Vec<Diagnostic> {
+        let mut diags = Vec::new();
+        check_server(model, path, &mut diags);
+        if let Some(p) = &s.path {
+            check_rel_path(&format!("{path}.path"), p, &mut diags);
+        }
         if let Some((limit, over)) = self.name_limit {
-            diags.extend(check_name_lengths(cat, self.label, limit, over, |server, tool| {
+            diags.extend(check_name_lengths(model, self.label, limit, over, |server, tool| {
                 format!("{server}{tool}")
             }));
         }
         diags
     }
 
-    fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
-        server_surface(cat, self.name, self.label, self.session, |server, tool| {
+    fn surfaces(&self, _: &ConfigSettings, model: &Model) -> Vec<Surface> {
+        server_surface(model, self.name, self.label, self.session, |server, tool| {
             format!("{server}/{tool}")
         })
     }
 
-    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
-        let (Some(settings), Some(server)) = (
-            planned_settings::<ConfigSettings>(&model.catalog, self.name)?,
-            &model.catalog.server,
-        ) else {
+    fn plan<'m>(
+        &self,
+        s: &'m ConfigSettings,
+        model: &'m Model,
+        opts: &Options,
+        plan: &mut Plan<'m>,
+    ) -> Result<(), Error> {
+        let Some(server) = &model.server else {
             return Ok(());
         };
         plan.groups.insert(self.name);
-        plan.files.push((self.file)(model, opts, server, settings.path)?);
+        plan.files.push((self.file)(model, opts, server, s.path.clone())?);
         Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
+    /// Loading a catalog parses each enabled host's settings once, into the model, where the
+    /// host gets them typed; a host the catalog does not enable has none.
+    #[test]
+    fn loading_keeps_each_enabled_hosts_typed_settings_in_the_model() {
+        let (mut model, _, _) = super::load(None).unwrap();
+        for host in super::REGISTRY {
+            let parsed = model.targets.get(host.name()).is_some_and(|t| t.parsed.is_some());
+            assert_eq!(parsed, super::enabled(&model, *host), "{}", host.name());
+        }
+        let mcp = super::settings(&super::mcp::Mcp, &model).map(|s| s.toolset.clone());
+        assert_eq!(mcp.as_deref(), Some("mcp"));
+        let opencode = super::settings(&super::opencode::Opencode, &model).map(|s| s.config.clone());
+        assert_eq!(opencode, Some(Some("opencode.json".to_string())));
+        // Without the parsed value, planning is ixgen's bug, not a silent empty plan.
+        model.targets.get_mut("mcp").unwrap().parsed = None;
+        let opts = super::Options {
+            filter: super::Filter::default(),
+            context: Default::default(),
+            toolset: None,
+            profiles: vec![super::mcp::Profile::V2025_11_25],
+        };
+        let err = super::plan(&model, &[super::get("mcp").unwrap()], &opts).err().unwrap();
+        assert!(err.to_string().contains("never parsed"), "{err}");
+    }
+
     /// A collision is reported at a key the catalog has: every group a host plans maps to a
     /// target of the registry.
     #[test]

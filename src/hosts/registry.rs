@@ -8,7 +8,6 @@
 //! its tools. Pure.
 
 use super::{Host, Options, Surface, json_bytes};
-use crate::catalog::Catalog;
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::model::Model;
@@ -145,6 +144,8 @@ fn repository_source(url: &str) -> Option<&'static str> {
 pub struct McpRegistry;
 
 impl Host for McpRegistry {
+    type Settings = Settings;
+
     fn name(&self) -> &'static str {
         "mcp-registry"
     }
@@ -153,15 +154,7 @@ impl Host for McpRegistry {
         "MCP Registry entry (`server.json`) for a server that ships as a package"
     }
 
-    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        Settings::json_schema(generator)
-    }
-
-    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
-        let s: Settings = match super::parse_settings(cat, self.name(), path) {
-            Ok(s) => s,
-            Err(d) => return d,
-        };
+    fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
         super::check_server(cat, path, &mut diags);
         super::check_rel_path(&format!("{path}.path"), &s.path, &mut diags);
@@ -220,19 +213,16 @@ impl Host for McpRegistry {
         diags
     }
 
-    fn surfaces(&self, _cat: &Catalog) -> Vec<Surface> {
+    fn surfaces(&self, _: &Settings, _: &Model) -> Vec<Surface> {
         Vec::new()
     }
 
-    fn plan<'m>(&self, model: &'m Model, _opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
-        let (Some(s), Some(server)) = (
-            super::planned_settings::<Settings>(&model.catalog, self.name())?,
-            &model.catalog.server,
-        ) else {
+    fn plan<'m>(&self, s: &'m Settings, model: &'m Model, _opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
+        let Some(server) = &model.server else {
             return Ok(());
         };
         plan.groups.insert(self.name());
-        let p = &model.catalog.product;
+        let p = &model.product;
         let json = ServerJson {
             schema: SCHEMA_URL,
             name: &s.name,

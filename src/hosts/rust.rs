@@ -24,11 +24,11 @@
 //! attributes and names made of a name's ASCII words, told apart with a numeric suffix.
 
 use super::{Host, Options, Surface, SurfaceKind};
-use crate::catalog::{Catalog, Param, ParamType};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::escape::{Rs, rs_camel, rs_comment, rs_json, rs_snake, rs_str, rs_suffixed};
 use crate::model::{Model, ToolModel};
+use crate::model::{ParamModel, SpecType};
 use crate::plan::{Plan, PlannedFile};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -66,6 +66,8 @@ fn default_rig_crate() -> String {
 pub struct Rust;
 
 impl Host for Rust {
+    type Settings = Settings;
+
     fn name(&self) -> &'static str {
         "rust"
     }
@@ -74,15 +76,7 @@ impl Host for Rust {
         "a Rust module of rig tools (`rig::tool::Tool`, typed `Args`, a `ToolSet`) that run the tools with the Rust runtime"
     }
 
-    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        Settings::json_schema(generator)
-    }
-
-    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
-        let s: Settings = match super::parse_settings(cat, self.name(), path) {
-            Ok(s) => s,
-            Err(d) => return d,
-        };
+    fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
         super::check_toolset(cat, &format!("{path}.toolset"), &s.toolset, &mut diags);
         super::check_rel_path(&format!("{path}.path"), &s.path, &mut diags);
@@ -116,10 +110,7 @@ impl Host for Rust {
         diags
     }
 
-    fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
-        let Some(Ok(s)) = super::settings::<Settings>(cat, self.name()) else {
-            return Vec::new();
-        };
+    fn surfaces(&self, s: &Settings, cat: &Model) -> Vec<Surface> {
         let Some(ts) = cat.toolsets.get(&s.toolset) else {
             return Vec::new();
         };
@@ -134,16 +125,13 @@ impl Host for Rust {
         }]
     }
 
-    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
-        let Some(s) = super::planned_settings::<Settings>(&model.catalog, self.name())? else {
-            return Ok(());
-        };
+    fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
         plan.groups.insert(self.name());
         // Rendered when it is compared (and written), a tool at a time, as `mcp/tools.json`:
         // the module grows with the catalog.
         let (path, opts) = (s.path.clone(), opts.clone());
         plan.files.push(PlannedFile::streamed(path, self.name(), move |w| {
-            write_module(model, &s, &opts, w)
+            write_module(model, s, &opts, w)
         }));
         Ok(())
     }
@@ -253,7 +241,7 @@ pub fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std
     let rig = &s.rig_crate;
     let mut types = Names::new(TAKEN_TYPES);
     let mut out = String::new();
-    let p = &model.catalog.product;
+    let p = &model.product;
     // The marker line first, so `ixgen` knows the file as its own.
     let _ = writeln!(
         out,
@@ -291,12 +279,12 @@ pub fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std
         let mut enums = Vec::new();
         let mut fields = Vec::new();
         for pm in &t.params {
-            let q = &pm.param;
+            let q = pm;
             let enum_name = |types: &mut Names, suffix: &str| {
                 types.take(base.concat(&format!("{}{suffix}", rs_camel(&pm.name, "P"))), true)
             };
             let ty = match q.ty {
-                ParamType::Enum => {
+                SpecType::Enum => {
                     let name = enum_name(&mut types, "");
                     enums.push(RustEnum {
                         name: name.clone(),
@@ -305,9 +293,9 @@ pub fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std
                     });
                     name.to_string()
                 }
-                ParamType::Array => {
+                SpecType::Array => {
                     let item = match &q.items {
-                        Some(i) if i.ty == ParamType::Enum => {
+                        Some(i) if i.ty == SpecType::Enum => {
                             let name = enum_name(&mut types, "Item");
                             enums.push(RustEnum {
                                 name: name.clone(),
@@ -323,7 +311,7 @@ pub fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std
                 }
                 other => scalar(other).to_string(),
             };
-            let has_default = q.default.as_deref().is_some_and(|d| !d.is_null());
+            let has_default = q.default.as_ref().is_some_and(|d| !d.is_null());
             fields.push(Field {
                 name: fields_names.take(rs_snake(&pm.name, "p"), false),
                 param: pm,
@@ -378,13 +366,13 @@ pub fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std
 
 /// The Rust type of a parameter or item type that is not an enum (an array item that is an
 /// array, which the catalog does not declare, would be any JSON).
-fn scalar(ty: ParamType) -> &'static str {
+fn scalar(ty: SpecType) -> &'static str {
     match ty {
-        ParamType::String | ParamType::Path => "String",
-        ParamType::Integer => "i64",
-        ParamType::Number => "f64",
-        ParamType::Boolean => "bool",
-        ParamType::Array | ParamType::Enum => "serde_json::Value",
+        SpecType::String | SpecType::Path => "String",
+        SpecType::Integer => "i64",
+        SpecType::Number => "f64",
+        SpecType::Boolean => "bool",
+        SpecType::Array | SpecType::Enum => "serde_json::Value",
     }
 }
 
@@ -411,7 +399,7 @@ fn describe_filter(f: &crate::model::Filter) -> String {
 
 /// A field's doc: the description on one line (a doc comment's Markdown must not turn a
 /// description's lines into a list's lazy continuation), and its default.
-fn field_doc(q: &Param) -> String {
+fn field_doc(q: &ParamModel) -> String {
     let mut doc = q
         .description
         .as_deref()
@@ -421,7 +409,7 @@ fn field_doc(q: &Param) -> String {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    if let Some(d) = q.default.as_deref().filter(|d| !d.is_null()) {
+    if let Some(d) = q.default.as_ref().filter(|d| !d.is_null()) {
         if !doc.is_empty() {
             // A sentence of its own after the description.
             if !doc.ends_with(['.', '!', '?', ':', ';']) {
@@ -512,7 +500,7 @@ fn write_tool(
     let _ = writeln!(out, "#[derive(Debug, Clone, PartialEq, serde::Serialize)]");
     let _ = writeln!(out, "pub struct {args_ty} {{");
     for f in fields {
-        let doc = field_doc(&f.param.param);
+        let doc = field_doc(f.param);
         if !doc.is_empty() {
             let _ = writeln!(out, "    #[doc = {}]", rs_str(&doc));
         }

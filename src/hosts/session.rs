@@ -8,7 +8,6 @@
 
 use super::opencode::{Constant, ToolFile, entry, ident, plan_runtime, render, runtime_import, tool_id};
 use super::{Host, Options, Surface, header_text};
-use crate::catalog::Catalog;
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::escape::{Ts, placeholder, ts_int, ts_placeholder, ts_str};
@@ -46,6 +45,8 @@ pub fn session_id(file: &str, name: &str) -> String {
 pub struct Session;
 
 impl Host for Session {
+    type Settings = Settings;
+
     fn name(&self) -> &'static str {
         "session"
     }
@@ -54,19 +55,11 @@ impl Host for Session {
         "OpenCode session tools with the run's context baked in (written when the context flags are given)"
     }
 
-    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        Settings::json_schema(generator)
-    }
-
     fn by_default(&self) -> bool {
         false
     }
 
-    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
-        let s: Settings = match super::parse_settings(cat, self.name(), path) {
-            Ok(s) => s,
-            Err(d) => return d,
-        };
+    fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
         super::check_toolset(cat, &format!("{path}.toolset"), &s.toolset, &mut diags);
         super::check_rel_path(&format!("{path}.dir"), &s.dir, &mut diags);
@@ -119,10 +112,7 @@ impl Host for Session {
         diags
     }
 
-    fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
-        let Some(Ok(s)) = super::settings::<Settings>(cat, self.name()) else {
-            return Vec::new();
-        };
+    fn surfaces(&self, s: &Settings, cat: &Model) -> Vec<Surface> {
         let Some(ts) = cat.toolsets.get(&s.toolset) else {
             return Vec::new();
         };
@@ -137,10 +127,13 @@ impl Host for Session {
         }]
     }
 
-    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
-        let Some(target) = super::planned_settings::<Settings>(&model.catalog, self.name())? else {
-            return Ok(());
-        };
+    fn plan<'m>(
+        &self,
+        target: &'m Settings,
+        model: &'m Model,
+        opts: &Options,
+        plan: &mut Plan<'m>,
+    ) -> Result<(), Error> {
         // Defaults are already filled in: what is missing has none.
         let missing: Vec<String> = target
             .context
@@ -161,13 +154,13 @@ impl Host for Session {
         // same way (`crate::record`).
         let mut constants = Vec::new();
         let mut vars = Vec::new();
-        for (name, decl) in &model.catalog.context {
+        for (name, decl) in &model.context {
             if !opts.context.contains_key(name) {
                 continue;
             }
             constants.push(Constant {
                 key: ts_str(name),
-                name: ident(&decl.constant_name(name))?,
+                name: ident(&decl.constant)?,
                 value: ts_placeholder(name),
             });
             vars.push(name.clone());

@@ -1,9 +1,9 @@
 //! VS Code: the MCP server in `.vscode/mcp.json` (shared with the user's servers: merged).
 
 use super::{Options, ServerConfigHost, server_args};
-use crate::catalog::Server;
 use crate::error::Error;
 use crate::model::Model;
+use crate::model::Server;
 use crate::plan::PlannedFile;
 use indexmap::IndexMap;
 use serde::Serialize;

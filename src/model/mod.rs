@@ -4,7 +4,7 @@
 //!
 //! Each tool's [`ExecSpec`] (see `crate::spec`) is what every runtime executes.
 
-use crate::catalog::{self, Access, Catalog, ContextFormat, ContextType, Loaded, ParamType};
+use crate::catalog::{self, Loaded, ParamType};
 use crate::diagnostic::{Diagnostic, Severity, SourceFile};
 use crate::error::Error;
 use indexmap::IndexMap;
@@ -12,16 +12,22 @@ use serde::Serialize;
 
 pub use crate::spec::*;
 
-pub mod render;
-pub mod rules;
+mod meta;
+
+pub use meta::*;
 
 /// The catalog, ready to render.
 #[derive(Debug)]
 pub struct Model {
-    /// The catalog as written (targets read their settings from it), less its `tools`, which
-    /// lowering consumed: `tools` below holds each one's model. (`ixgen diff`, which compares
-    /// tools as written, keeps its own copy.)
-    pub catalog: Catalog,
+    pub product: Product,
+    pub server: Option<Server>,
+    pub toolsets: IndexMap<String, Toolset>,
+    pub context: ContextDecls,
+    /// The catalog's `filters`: what every host gets when a run gives none.
+    pub filters: Filter,
+    pub lint: Lint,
+    /// Each enabled host's settings, by host name, in the catalog's order.
+    pub targets: IndexMap<String, Target>,
     /// File name of the catalog, for generated headers (never a full path).
     pub source_name: String,
     /// Every tool, in catalog order.
@@ -61,10 +67,63 @@ pub struct ToolModel {
 #[derive(Debug, Clone)]
 pub struct ParamModel {
     pub name: String,
-    pub param: catalog::Param,
+    pub ty: SpecType,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub required: bool,
+    pub default: Option<serde_json::Value>,
+    pub values: Option<Vec<String>>,
+    pub items: Option<ItemsModel>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    /// Whether a number out of bounds is clamped rather than refused (default true).
+    pub clamp: bool,
+    pub pattern: Option<String>,
+    pub nullable: bool,
+    pub keep_empty: bool,
+    pub equals_context: Option<String>,
+    /// The name the parameter had before (`ixgen diff` reads it).
+    pub renamed_from: Option<String>,
     /// Where the parameter is declared (`tools[3].params.limit`, or `params.format` for a
     /// shared one), so a later stage can locate an error.
     pub path: String,
+}
+
+/// The items of an array parameter.
+#[derive(Debug, Clone)]
+pub struct ItemsModel {
+    pub ty: SpecType,
+    pub values: Option<Vec<String>>,
+    pub description: Option<String>,
+}
+
+impl ParamModel {
+    /// The model of a catalog parameter declared at `path`.
+    pub fn new(name: String, p: catalog::Param, path: String) -> ParamModel {
+        ParamModel {
+            name,
+            ty: spec_type(p.ty),
+            title: p.title,
+            description: p.description,
+            required: p.required,
+            default: p.default.map(|d| *d),
+            values: p.values,
+            items: p.items.map(|i| ItemsModel {
+                ty: spec_type(i.ty),
+                values: i.values,
+                description: i.description,
+            }),
+            min: p.min,
+            max: p.max,
+            clamp: p.clamp.unwrap_or(true),
+            pattern: p.pattern,
+            nullable: p.nullable,
+            keep_empty: p.keep_empty,
+            equals_context: p.equals_context,
+            renamed_from: p.renamed_from,
+            path,
+        }
+    }
 }
 
 impl ToolModel {
@@ -90,21 +149,21 @@ pub struct Lowered {
 /// The one lowering pass: turns a loaded catalog into the model, or into every diagnostic at
 /// once (catalog-level rules, each tool's parameters, steps, conditions, argv elements and
 /// templates, and `later`'s findings), located in the catalog's text. Every template is parsed
-/// here, once. `later` is the hosts' check, run once the catalog-level rules passed (the model
-/// stage cannot name the hosts); `source_name` is the catalog's file name for generated
+/// here, once. `later` is the hosts' check, run on the model once the catalog-level rules
+/// passed (the model stage cannot name the hosts): it parses each host's settings into the
+/// model's `targets`; `source_name` is the catalog's file name for generated
 /// headers.
 pub fn lower(
     loaded: Loaded,
     source_name: &str,
-    later: impl FnOnce(&Catalog) -> Vec<Diagnostic>,
+    later: impl FnOnce(&mut Model) -> Vec<Diagnostic>,
 ) -> Result<Lowered, Error> {
-    let Loaded { mut catalog, file } = loaded;
+    let Loaded { catalog, file } = loaded;
     // Keys that do nothing, read before lowering takes the tools.
     let idle = crate::catalog::rules::no_effect(&catalog, &file.text);
-    match lower::lower(&mut catalog, later)? {
+    match lower::lower(catalog, source_name, later)? {
         lower::Outcome::Lowered {
-            tools,
-            shared,
+            model,
             mut warnings,
             sort,
         } => {
@@ -115,7 +174,7 @@ pub fn lower(
                 warnings.sort_by_key(|d| d.pos);
             }
             Ok(Lowered {
-                model: lower::model(catalog, source_name, tools, shared),
+                model: *model,
                 file,
                 warnings,
             })
@@ -165,6 +224,19 @@ fn spec_param(name: &str, q: &catalog::Param) -> SpecParam {
     }
 }
 
+/// How messages name a parameter type.
+pub fn type_name(ty: SpecType) -> &'static str {
+    match ty {
+        SpecType::String => "string",
+        SpecType::Integer => "integer",
+        SpecType::Number => "number",
+        SpecType::Boolean => "boolean",
+        SpecType::Enum => "enum",
+        SpecType::Array => "array",
+        SpecType::Path => "path",
+    }
+}
+
 /// A bound as JSON: whole numbers print without a fraction (`30`, not `30.0`).
 pub fn json_number(x: f64) -> serde_json::Number {
     if x.fract() == 0.0 && x.abs() < 9.0e15 {
@@ -195,7 +267,7 @@ impl Filter {
         disable: &[String],
         tier: Option<&str>,
     ) -> Result<(Filter, Vec<String>), Error> {
-        let cat = &model.catalog;
+        let cat = &model;
         let names: Vec<&String> = model.tools.iter().map(|t| &t.name).collect();
         for n in enable.iter().chain(disable) {
             if !names.contains(&n) {
@@ -279,7 +351,7 @@ impl Model {
 
     /// Every tool a toolset names, `unsupported` ones included (for `ixgen list`).
     pub fn toolset_declared(&self, name: &str) -> Vec<&ToolModel> {
-        let Some(ts) = self.catalog.toolsets.get(name) else {
+        let Some(ts) = self.toolsets.get(name) else {
             return Vec::new();
         };
         ts.tools.iter().filter_map(|n| self.tool(n)).collect()
@@ -305,10 +377,6 @@ pub enum ContextValue {
 /// The context a run was given: variable name → value, in the catalog's declaration order.
 pub type Context = IndexMap<String, ContextValue>;
 
-/// The context variables a catalog declares (its `context`): all that checking a run's context
-/// needs, so that a run that skips loading the catalog checks it the same way.
-pub type ContextDecls = IndexMap<String, catalog::ContextVar>;
-
 /// Fills in the catalog's default of every declared variable the run did not give; relative
 /// `path` defaults are resolved against `base` (the output folder: the project the session
 /// tools are generated into), so the default does not depend on where ixgen was started.
@@ -318,9 +386,9 @@ pub fn apply_defaults(decls: &ContextDecls, ctx: &Context, base: &std::path::Pat
         let (Some(d), false) = (&decl.default, ctx.contains_key(name)) else {
             continue;
         };
-        let value = match (decl.ty, d) {
-            (ContextType::Path, catalog::ContextDefault::Text(t)) => base.join(t).to_string_lossy().into_owned(),
-            (_, d) => d.to_string(),
+        let value = match decl.ty {
+            ContextType::Path => base.join(d).to_string_lossy().into_owned(),
+            _ => d.clone(),
         };
         raw.push((name.clone(), format!("the default of `{name}`"), value));
     }
@@ -385,7 +453,7 @@ pub fn check_context(decls: &ContextDecls, raw: &[(String, String, String)]) -> 
                 ContextValue::Integer(n)
             }
             ContextType::String => {
-                if let Some(ContextFormat::TopicPart) = decl.format
+                if decl.topic_part
                     && let Err(why) = topic_part(value)
                 {
                     return Err(Error::usage(format!("{flag} {}: {why}", crate::escape::debug_quote(value)), "use letters, digits, `_` and `-`, starting with a letter or `_` (the value becomes part of a store topic)".to_string()));

@@ -11,11 +11,11 @@
 //! Pure: returns planned files, touches no disk. Markdown text comes from `crate::escape`.
 
 use super::Settings;
-use crate::catalog::Server;
 use crate::error::Error;
 use crate::escape::{Md, md_code, md_line, md_link, md_text};
 use crate::hosts::{Options, server_args};
 use crate::model::Model;
+use crate::model::Server;
 use crate::plan::{Plan, PlannedFile};
 use askama::Template;
 use serde::Serialize;
@@ -53,7 +53,7 @@ pub fn with_network<S: Serialize>(model: &Model, server: S) -> WithNetwork<S> {
 /// a catalog without a runtime declares nothing.
 pub fn network_hosts(model: &Model) -> Vec<String> {
     model
-        .catalog
+        .shared
         .runtime
         .as_ref()
         .and_then(|r| url_host(&r.default_url))
@@ -137,13 +137,13 @@ pub fn plan(
     command: &str,
     plan: &mut Plan<'_>,
 ) -> Result<(), Error> {
-    let p = &model.catalog.product;
-    if let Some(icon) = &p.icon {
+    let p = &model.product;
+    if let Some((icon, bytes)) = &p.icon {
         // `catalog::load` reads every file the catalog names; a catalog typed some other way
         // has no bytes, and a plugin without its icon must not pass as complete.
-        let bytes = icon.bytes.clone().ok_or_else(|| {
+        let bytes = bytes.clone().ok_or_else(|| {
             Error::usage(
-                format!("the catalog's icon `{}` was never read", icon.path),
+                format!("the catalog's icon `{icon}` was never read"),
                 "load the catalog with `ixgen::catalog::load`, which reads the files a catalog names",
             )
         })?;
@@ -188,7 +188,7 @@ pub fn plan(
         program: (!target.plugin_root).then(|| md_code(&server.command)),
         env: server.env.keys().map(|k| md_code(k)).collect(),
         hosts: network_hosts(model).iter().map(|h| md_code(h)).collect(),
-        runtime: model.catalog.runtime.as_ref().map(|r| RuntimeLine {
+        runtime: model.shared.runtime.as_ref().map(|r| RuntimeLine {
             url: md_code(&r.default_url),
             env: md_code(&r.url_env),
         }),

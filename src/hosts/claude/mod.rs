@@ -10,7 +10,6 @@
 pub mod extras;
 
 use super::{Host, Options, Surface, json_bytes, server_args};
-use crate::catalog::Catalog;
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::model::Model;
@@ -116,6 +115,8 @@ struct MarketPlugin<'a> {
 pub struct Claude;
 
 impl Host for Claude {
+    type Settings = Settings;
+
     fn name(&self) -> &'static str {
         "claude"
     }
@@ -124,14 +125,7 @@ impl Host for Claude {
         "Claude Code plugin (`.claude-plugin/plugin.json`, `.mcp.json`, marketplace)"
     }
 
-    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        Settings::json_schema(generator)
-    }
-
-    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
-        if let Err(d) = super::parse_settings::<Settings>(cat, self.name(), path) {
-            return d;
-        }
+    fn check(&self, _: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
         super::check_server(cat, path, &mut diags);
         // What Claude Code's plugin directory asks that only the catalog's author can supply
@@ -163,22 +157,25 @@ impl Host for Claude {
         diags
     }
 
-    fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
+    fn surfaces(&self, _: &Settings, cat: &Model) -> Vec<Surface> {
         let plugin = cat.product.name.as_str();
         super::server_surface(cat, "claude", "Claude Code", "Claude Code session", |server, tool| {
             tool_id(plugin, server, tool)
         })
     }
 
-    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
-        let (Some(target), Some(server)) = (
-            super::planned_settings::<Settings>(&model.catalog, self.name())?,
-            &model.catalog.server,
-        ) else {
+    fn plan<'m>(
+        &self,
+        target: &'m Settings,
+        model: &'m Model,
+        opts: &Options,
+        plan: &mut Plan<'m>,
+    ) -> Result<(), Error> {
+        let Some(server) = &model.server else {
             return Ok(());
         };
         plan.groups.insert(self.name());
-        let p = &model.catalog.product;
+        let p = &model.product;
         let manifest = PluginManifest {
             name: &p.name,
             version: &p.version,
@@ -203,7 +200,7 @@ impl Host for Claude {
         } else {
             server.command.clone()
         };
-        extras::plan(model, &target, server, opts, &command, plan)?;
+        extras::plan(model, target, server, opts, &command, plan)?;
         plan.files.push(super::merged(
             ".mcp.json".into(),
             self.name(),

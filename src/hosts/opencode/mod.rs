@@ -17,11 +17,10 @@
 pub mod ts_types;
 
 use super::{Host, Options, Surface, header_text, server_args};
-use crate::catalog::{Catalog, ParamType};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::escape::{Ident, Ts, comment, ts_json, ts_json_pretty, ts_num, ts_str};
-use crate::model::{Model, ParamModel, ToolModel};
+use crate::model::{Model, ParamModel, SpecType, ToolModel};
 use crate::plan::{Plan, PlannedFile};
 use askama::Template;
 use schemars::JsonSchema;
@@ -49,7 +48,7 @@ pub struct Settings {
 
 impl Settings {
     /// Whether `opencode.json` launches the catalog's server.
-    pub fn merges_server(&self, cat: &Catalog) -> bool {
+    pub fn merges_server(&self, cat: &Model) -> bool {
         self.config.is_some() && cat.server.is_some() && self.server != Some(false)
     }
 }
@@ -73,6 +72,8 @@ pub fn mcp_tool_id(server: &str, name: &str) -> String {
 pub struct Opencode;
 
 impl Host for Opencode {
+    type Settings = Settings;
+
     fn name(&self) -> &'static str {
         "opencode"
     }
@@ -81,36 +82,18 @@ impl Host for Opencode {
         "OpenCode custom tools (`.opencode/tools/*.ts`) and the MCP server in `opencode.json`"
     }
 
-    fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        Settings::json_schema(generator)
-    }
-
-    fn check(&self, cat: &Catalog, path: &str) -> Vec<Diagnostic> {
-        let s: Settings = match super::parse_settings(cat, self.name(), path) {
-            Ok(s) => s,
-            Err(d) => return d,
-        };
+    fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
         super::check_toolset(cat, &format!("{path}.toolset"), &s.toolset, &mut diags);
         super::check_rel_path(&format!("{path}.dir"), &s.dir, &mut diags);
         if let Some(c) = &s.config {
             super::check_rel_path(&format!("{path}.config"), c, &mut diags);
             // `config` carries the MCP server and the permission rules of tools that confirm:
-            // with neither it would write nothing. (One pass over the tools, then one lookup
-            // per toolset entry: a large catalog must not compare every pair.)
+            // with neither it would write nothing. A tool that did not lower (its error is
+            // reported) may confirm: this check does not guess.
             let confirms = || {
-                let confirming: std::collections::HashSet<&str> = cat
-                    .tools
-                    .iter()
-                    .filter(|t| match &t.confirm {
-                        Some(c) => c.asks(),
-                        None => t.destructive.unwrap_or(t.access == crate::catalog::Access::Write),
-                    })
-                    .map(|t| t.name.as_str())
-                    .collect();
-                cat.toolsets
-                    .get(&s.toolset)
-                    .is_some_and(|ts| ts.tools.iter().any(|n| confirming.contains(n.as_str())))
+                (cat.toolsets.get(&s.toolset))
+                    .is_some_and(|ts| ts.tools.iter().any(|n| cat.tool(n).is_none_or(|t| t.confirm)))
             };
             if !s.merges_server(cat) && !confirms() {
                 diags.push(
@@ -162,10 +145,7 @@ impl Host for Opencode {
         diags
     }
 
-    fn surfaces(&self, cat: &Catalog) -> Vec<Surface> {
-        let Some(Ok(s)) = super::settings::<Settings>(cat, self.name()) else {
-            return Vec::new();
-        };
+    fn surfaces(&self, s: &Settings, cat: &Model) -> Vec<Surface> {
         let mut out = Vec::new();
         if let Some(ts) = cat.toolsets.get(&s.toolset) {
             out.push(Surface {
@@ -198,14 +178,17 @@ impl Host for Opencode {
         out
     }
 
-    fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
-        let Some(target) = super::planned_settings::<Settings>(&model.catalog, self.name())? else {
-            return Ok(());
-        };
+    fn plan<'m>(
+        &self,
+        target: &'m Settings,
+        model: &'m Model,
+        opts: &Options,
+        plan: &mut Plan<'m>,
+    ) -> Result<(), Error> {
         plan.groups.insert(self.name());
         let shared_import = plan_runtime(model, &target.dir, plan)?;
         let toolset = opts.toolset.as_deref().unwrap_or(&target.toolset);
-        if !model.catalog.toolsets.contains_key(toolset) {
+        if !model.toolsets.contains_key(toolset) {
             return Err(super::unknown_toolset(model, toolset));
         }
         // Rendered when compared, so a large catalog never holds all its files at once.
@@ -229,8 +212,8 @@ impl Host for Opencode {
         if let Some(config) = &target.config {
             plan_permissions(model, config, toolset, opts, plan)?;
         }
-        if let (Some(config), Some(server)) = (&target.config, &model.catalog.server)
-            && target.merges_server(&model.catalog)
+        if let (Some(config), Some(server)) = (&target.config, &model.server)
+            && target.merges_server(model)
         {
             let mut command = vec![server.command.clone()];
             command.extend(server_args(model, &opts.filter));
@@ -427,24 +410,24 @@ struct ArgEntry {
 /// The zod 4 schema of a parameter, through `tool.schema` only (zod 3 objects turn into
 /// garbage in the JSON Schema OpenCode sends to the model).
 fn zod(p: &ParamModel) -> Ts {
-    let q = &p.param;
-    let base = |ty: ParamType, values: Option<&Vec<String>>| -> Ts {
+    let q = p;
+    let base = |ty: SpecType, values: Option<&Vec<String>>| -> Ts {
         match ty {
-            ParamType::String | ParamType::Path => Ts::code("tool.schema.string()"),
-            ParamType::Integer => Ts::code("tool.schema.number()").call("int", &[]),
-            ParamType::Number => Ts::code("tool.schema.number()"),
-            ParamType::Boolean => Ts::code("tool.schema.boolean()"),
-            ParamType::Enum => {
+            SpecType::String | SpecType::Path => Ts::code("tool.schema.string()"),
+            SpecType::Integer => Ts::code("tool.schema.number()").call("int", &[]),
+            SpecType::Number => Ts::code("tool.schema.number()"),
+            SpecType::Boolean => Ts::code("tool.schema.boolean()"),
+            SpecType::Enum => {
                 let vals: Vec<Ts> = values
                     .map(|v| v.iter().map(|s| ts_str(s)).collect())
                     .unwrap_or_default();
                 Ts::code("tool.schema").call("enum", &[Ts::array(&vals)])
             }
-            ParamType::Array => Ts::code("tool.schema.array(tool.schema.string())"),
+            SpecType::Array => Ts::code("tool.schema.array(tool.schema.string())"),
         }
     };
     let mut s = match (q.ty, &q.items) {
-        (ParamType::Array, Some(items)) => {
+        (SpecType::Array, Some(items)) => {
             let mut inner = base(items.ty, items.values.as_ref());
             if let Some(d) = &items.description {
                 inner = inner.call("describe", &[ts_str(d)]);

@@ -1,15 +1,16 @@
-//! Step data flow and rendered output: the checks of every reference into step results (the
-//! YAML types of the `output` blocks and of a step's `json` shape are in `super::types`).
+//! Step data flow and rendered output: the checks of every reference into step results, and
+//! the lowering of `output` blocks into the execution spec's [`SpecBlock`]s.
 //!
 //! A step that declares `json` makes its parsed stdout a variable named by its `id`; later
 //! steps, conditions (`field:`), `for_each` and the `output` blocks refer to its fields by path
 //! (`{locate.resolvedTarget.name}`). Where the step names a JSON Schema, every path is checked
-//! against it here, at validate time, with the catalog path of the reference. This module only
-//! checks; `crate::model` lowers the blocks into [`crate::spec::SpecBlock`]s.
+//! against it here, with the catalog path of the reference. A block's templates are parsed
+//! once, checked and lowered in the same walk; the conditions blocks carry are lowered by the
+//! pass's own condition lowering (`super::Lower::cond`), passed in.
 
-pub use super::types::{Block, Limit, Mark, RichValue, Shape, Value_};
-use super::types::{Catalog, Cond, Param, Step, Tool};
+use crate::catalog::{Block, Catalog, Cond, Limit, Param, RichValue, Shape, Step, Tool, Value_};
 use crate::diagnostic::Diagnostic;
+use crate::spec::{CmpOp, JsonT, SpecBlock, SpecCond, SpecField, SpecMark, SpecValue};
 use crate::template::Template;
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -98,6 +99,12 @@ static RUNTIME_SCHEMA: std::sync::LazyLock<Value> = std::sync::LazyLock::new(
     || serde_json::json!({"type": "object", "properties": {"url": {"type": "string"}, "why": {"type": "string"}}}),
 );
 
+/// The shapes of a tool's `parse` and `capture` data, known from each step itself: references
+/// into them are checked as into a declared schema.
+pub(super) fn made(tool: &Tool) -> Vec<Option<Value>> {
+    tool.steps.iter().map(step_data_schema).collect()
+}
+
 /// The schema of a step's `parse` records or `capture`d run, or `None` when it has neither.
 fn step_data_schema(step: &Step) -> Option<Value> {
     if step.capture {
@@ -121,84 +128,93 @@ fn step_data_schema(step: &Step) -> Option<Value> {
     Some(serde_json::json!({"type": "array", "items": {"type": "object", "properties": props}}))
 }
 
-struct Checker<'a> {
+/// The data checks of one tool, and the lowering of its output blocks.
+pub(super) struct Checker<'a> {
     cat: &'a Catalog,
-    diags: Vec<Diagnostic>,
+    pub diags: Vec<Diagnostic>,
+    /// Every step's data, for the output blocks.
+    scope: Scope<'a>,
 }
 
-/// Checks the data references and the output blocks of one tool.
-pub fn check_tool(cat: &Catalog, path: &str, tool: &Tool) -> Vec<Diagnostic> {
-    let mut params: HashMap<&str, &Param> = tool.params.iter().map(|(k, v)| (k.as_str(), v)).collect();
-    for n in &tool.use_params {
-        if let Some(p) = cat.params.get(n) {
-            params.insert(n.as_str(), p);
+/// A condition lowered by the pass (with its own checks), for the conditions blocks carry.
+pub(super) type LowerCond<'f> = dyn FnMut(&Cond) -> Option<SpecCond> + 'f;
+
+impl<'a> Checker<'a> {
+    /// Checks the data references of a tool's steps and its output schema; the blocks are
+    /// checked as they are lowered ([`Checker::block`]).
+    /// `made` holds the shapes of each step's `parse` and `capture` data ([`made`]).
+    pub fn new(
+        cat: &'a Catalog,
+        path: &str,
+        tool: &'a Tool,
+        params: &'a HashMap<&'a str, &'a Param>,
+        made: &'a [Option<Value>],
+    ) -> Self {
+        let mut c = Checker {
+            cat,
+            diags: Vec::new(),
+            scope: Scope {
+                params,
+                steps: IndexMap::new(),
+                item: None,
+                row: None,
+            },
+        };
+        let mut scope = c.scope.clone();
+        if tool.runtime.is_some() {
+            // Set when the route failed and the steps run instead.
+            scope.steps.insert("runtime", Some(&RUNTIME_SCHEMA));
         }
-    }
-    // The shapes of `parse` and `capture` data, known from the step itself: references into
-    // them are checked as into a declared schema.
-    let made: Vec<Option<Value>> = tool.steps.iter().map(step_data_schema).collect();
-    let mut c = Checker { cat, diags: Vec::new() };
-    let mut scope = Scope {
-        params: &params,
-        steps: IndexMap::new(),
-        item: None,
-        row: None,
-    };
-    if tool.runtime.is_some() {
-        // Set when the route failed and the steps run instead.
-        scope.steps.insert("runtime", Some(&RUNTIME_SCHEMA));
-    }
-    // `confirm.preview` reads the parameters and the data of the steps up to `confirm.after`
-    // (none without it): it is checked in the scope it is rendered in.
-    let preview = match &tool.confirm {
-        Some(super::types::Confirm::Rules(r)) => r.preview.as_deref().map(|p| (p, r.after.as_deref())),
-        _ => None,
-    };
-    let ppath = format!("{path}.confirm.preview");
-    if let Some((text, None)) = preview {
-        c.preview(&ppath, text, tool, None, &scope);
-    }
-    for (k, step) in tool.steps.iter().enumerate() {
-        let spath = format!("{path}.steps[{k}]");
-        c.step(&spath, tool, step, &scope);
-        if let (Some(id), Some(shape)) = (&step.id, &step.json) {
-            let sch = c.shape(&format!("{spath}.json"), shape);
-            // Under `for_each` the variable holds one result per element.
-            let sch = if step.for_each.is_some() { None } else { sch };
-            scope.steps.insert(id.as_str(), sch);
-        } else if let (Some(id), Some(sch)) = (&step.id, &made[k]) {
-            let sch = if step.for_each.is_some() { None } else { Some(sch) };
-            scope.steps.insert(id.as_str(), sch);
+        // `confirm.preview` reads the parameters and the data of the steps up to `confirm.after`
+        // (none without it): it is checked in the scope it is rendered in.
+        let preview = match &tool.confirm {
+            Some(crate::catalog::Confirm::Rules(r)) => r.preview.as_deref().map(|p| (p, r.after.as_deref())),
+            _ => None,
+        };
+        let ppath = format!("{path}.confirm.preview");
+        if let Some((text, None)) = preview {
+            c.preview(&ppath, text, tool, None, &scope);
         }
-        // A computed value has no schema: any path into it is accepted.
-        if let (Some(id), Some(_)) = (&step.id, &step.compute) {
-            scope.steps.insert(id.as_str(), None);
+        for (k, step) in tool.steps.iter().enumerate() {
+            let spath = format!("{path}.steps[{k}]");
+            c.step(&spath, tool, step, &scope);
+            if let (Some(id), Some(shape)) = (&step.id, &step.json) {
+                let sch = c.shape(&format!("{spath}.json"), shape);
+                // Under `for_each` the variable holds one result per element.
+                let sch = if step.for_each.is_some() { None } else { sch };
+                scope.steps.insert(id.as_str(), sch);
+            } else if let (Some(id), Some(sch)) = (&step.id, &made[k]) {
+                let sch = if step.for_each.is_some() { None } else { Some(sch) };
+                scope.steps.insert(id.as_str(), sch);
+            }
+            // A computed value has no schema: any path into it is accepted.
+            if let (Some(id), Some(_)) = (&step.id, &step.compute) {
+                scope.steps.insert(id.as_str(), None);
+            }
+            if let Some((text, Some(after))) = preview
+                && step.id.as_deref() == Some(after)
+            {
+                c.preview(&ppath, text, tool, Some(after), &scope);
+            }
         }
-        if let Some((text, Some(after))) = preview
-            && step.id.as_deref() == Some(after)
-        {
-            c.preview(&ppath, text, tool, Some(after), &scope);
+        if let Some(shape) = &tool.output_schema {
+            let opath = format!("{path}.output_schema");
+            let sch = c.shape(&opath, shape);
+            // MCP: `structuredContent` is an object, so its schema's root must be one.
+            if matches!(shape, Shape::Any(_)) || sch.is_some_and(|s| !has_type(s, "object")) {
+                c.diags.push(
+                    Diagnostic::error(
+                        "bad-output-schema",
+                        opath,
+                        "an output schema must be an object schema (`type: object`)",
+                    )
+                    .help("MCP carries structured results as objects; name a schema whose root is `type: object`"),
+                );
+            }
         }
+        c.scope = scope;
+        c
     }
-    if let Some(shape) = &tool.output_schema {
-        let opath = format!("{path}.output_schema");
-        let sch = c.shape(&opath, shape);
-        // MCP: `structuredContent` is an object, so its schema's root must be one.
-        if matches!(shape, Shape::Any(_)) || sch.is_some_and(|s| !has_type(s, "object")) {
-            c.diags.push(
-                Diagnostic::error(
-                    "bad-output-schema",
-                    opath,
-                    "an output schema must be an object schema (`type: object`)",
-                )
-                .help("MCP carries structured results as objects; name a schema whose root is `type: object`"),
-            );
-        }
-    }
-    for (b, block) in tool.output.iter().enumerate() {
-        c.block(&format!("{path}.output[{b}]"), block, &scope);
-    }
-    c.diags
 }
 
 impl<'a> Checker<'a> {
@@ -218,7 +234,7 @@ impl<'a> Checker<'a> {
                     let known: Vec<&String> = self.cat.schemas.keys().collect();
                     self.diags.push(
                         Diagnostic::error("unknown-schema", path, format!("no schema `{n}` under `schemas`")).help(
-                            super::validate::hint_for(n, &known, "declare it under the top-level `schemas`"),
+                            crate::catalog::validate::hint_for(n, &known, "declare it under the top-level `schemas`"),
                         ),
                     );
                     None
@@ -314,21 +330,24 @@ impl<'a> Checker<'a> {
         }
         for (a, arg) in step.run.iter().flatten().enumerate() {
             match arg {
-                super::types::Arg::Text(t) => texts.push((format!("{path}.run[{a}]"), t)),
-                super::types::Arg::Special(s) => {
+                crate::catalog::Arg::Text(t) => texts.push((format!("{path}.run[{a}]"), t)),
+                crate::catalog::Arg::Special(s) => {
                     if let Some(v) = &s.value {
                         texts.push((format!("{path}.run[{a}].value"), v));
                     }
                 }
             }
         }
-        // Plain names in step templates are checked by `super::validate`; paths are checked here.
+        // Plain names in step templates are checked by `crate::catalog::validate`; paths are checked here.
         for (p, t) in texts {
             self.template(&p, t, &inner, true);
         }
     }
 
-    fn block(&mut self, path: &str, b: &'a Block, scope: &Scope<'a>) {
+    /// Checks one output block against the data it names and lowers it; `cond` lowers the
+    /// conditions it carries. `None` when something in it was reported.
+    pub fn block(&mut self, path: &str, b: &'a Block, cond: &mut LowerCond) -> Option<SpecBlock> {
+        let scope = self.scope.clone();
         let kinds = [
             ("text", b.text.is_some()),
             ("fields", b.fields.is_some()),
@@ -352,11 +371,13 @@ impl<'a> Checker<'a> {
                 )
                 .help("split it into several blocks"),
             );
-            return;
+            b.when.as_deref().map(&mut *cond);
+            return None;
         }
         if let Some(w) = &b.when {
-            self.cond(&format!("{path}.when"), w, scope);
+            self.cond(&format!("{path}.when"), w, &scope);
         }
+        let when = b.when.as_deref().map(&mut *cond);
         let misplaced = |key: &str, set: bool, want: &str| -> Option<Diagnostic> {
             set.then(|| {
                 Diagnostic::error(
@@ -378,44 +399,60 @@ impl<'a> Checker<'a> {
             misplaced("columns", b.columns.is_some() && b.table.is_none(), "`table` blocks"),
         ];
         self.diags.extend(bad.into_iter().flatten());
-        if let Some(Limit::Param(p)) = &b.limit {
-            let name = Template::parse(p).ok().and_then(|t| t.single_var().map(str::to_string));
-            let ok = name
-                .as_deref()
-                .and_then(|n| scope.params.get(n))
-                .is_some_and(|q| matches!(q.ty, super::types::ParamType::Integer | super::types::ParamType::Number));
-            if !ok {
-                self.diags.push(
-                    Diagnostic::error(
-                        "bad-output",
-                        format!("{path}.limit"),
-                        format!("`limit: {p}` names no number parameter"),
+        let limit = match &b.limit {
+            None => Some(None),
+            Some(Limit::Fixed(n)) => Some(Some(JsonT::Lit((*n).into()))),
+            Some(Limit::Param(p)) => {
+                let t = Template::parse(p).ok();
+                let name = t.as_ref().and_then(|t| t.single_var().map(str::to_string));
+                let ok = name.as_deref().and_then(|n| scope.params.get(n)).is_some_and(|q| {
+                    matches!(
+                        q.ty,
+                        crate::catalog::ParamType::Integer | crate::catalog::ParamType::Number
                     )
-                    .help("write a number, or `\"{name}\"` of an integer parameter"),
-                );
+                });
+                if !ok {
+                    self.diags.push(
+                        Diagnostic::error(
+                            "bad-output",
+                            format!("{path}.limit"),
+                            format!("`limit: {p}` names no number parameter"),
+                        )
+                        .help("write a number, or `\"{name}\"` of an integer parameter"),
+                    );
+                }
+                t.map(|t| {
+                    Some(match name {
+                        Some(v) => JsonT::Var(v),
+                        None => JsonT::Tpl(t),
+                    })
+                })
             }
-        }
-        if let Some(t) = &b.text {
-            self.template(&format!("{path}.text"), t, scope, false);
-        }
-        for (label, v) in b.fields.iter().flatten() {
-            self.value(&format!("{path}.fields.{label}"), v, scope);
-        }
+        };
+        let text = b
+            .text
+            .as_ref()
+            .map(|t| self.template(&format!("{path}.text"), t, &scope, false));
+        let fields: Vec<Option<SpecField>> = (b.fields.iter().flatten())
+            .map(|(label, v)| self.field(&format!("{path}.fields.{label}"), label, v, &scope, cond))
+            .collect();
+        let (mut title, mut empty, mut rows) = (Some(None), Some(None), None);
         for (key, seq) in [("list", &b.list), ("table", &b.table)] {
             let Some(seq) = seq else { continue };
             if let Some(t) = &b.title {
-                self.template(&format!("{path}.title"), t, scope, false);
+                title = self.template(&format!("{path}.title"), t, &scope, false).map(Some);
             }
             if let Some(t) = &b.empty {
-                self.template(&format!("{path}.empty"), t, scope, false);
+                empty = self.template(&format!("{path}.empty"), t, &scope, false).map(Some);
             }
             if let Some(t) = &b.total {
-                self.resolve(&format!("{path}.total"), t, scope);
+                self.resolve(&format!("{path}.total"), t, &scope);
             }
-            let Some(sch) = self.resolve(&format!("{path}.{key}"), seq, scope) else {
-                continue;
-            };
-            if !is_array(sch) {
+            let mut row = scope.clone();
+            let sch = self.resolve(&format!("{path}.{key}"), seq, &scope);
+            if let Some(sch) = sch
+                && !is_array(sch)
+            {
                 self.diags.push(
                     Diagnostic::error(
                         "not-an-array",
@@ -424,72 +461,165 @@ impl<'a> Checker<'a> {
                     )
                     .help("point it at an array field of a step's result"),
                 );
-                continue;
             }
-            let mut row = scope.clone();
-            row.row = Some(element(sch));
+            // The rows of a sequence that did not resolve are lowered (their conditions are the
+            // pass's to check) but not checked here: one fault, one error.
+            let checked = sch.filter(|s| is_array(*s));
+            row.row = Some(checked.and_then(element));
+            let kept = std::mem::take(&mut self.diags);
+            let lowered = match (key, &b.item, &b.columns) {
+                ("list", Some(item), _) => Some(vec![self.field(&format!("{path}.item"), "", item, &row, cond)]),
+                (_, _, Some(cols)) if key == "table" => Some(
+                    cols.iter()
+                        .map(|(header, v)| self.field(&format!("{path}.columns.{header}"), header, v, &row, cond))
+                        .collect(),
+                ),
+                _ => None,
+            };
             match (key, &b.item, &b.columns) {
-                ("list", Some(item), _) => self.value(&format!("{path}.item"), item, &row),
                 ("list", None, _) => self.diags.push(
                     Diagnostic::error("bad-output", path, "a `list` block needs an `item` row")
                         .help("e.g. `item: \"{name|code} ({kind})\"`"),
                 ),
-                (_, _, Some(cols)) => {
-                    for (header, v) in cols {
-                        self.value(&format!("{path}.columns.{header}"), v, &row);
-                    }
-                }
-                _ => self.diags.push(
+                ("table", _, None) => self.diags.push(
                     Diagnostic::error("bad-output", path, "a `table` block needs `columns`")
                         .help("e.g. `columns: {Name: \"{name}\", Files: \"{files}\"}`"),
                 ),
+                _ => {}
             }
+            let found = std::mem::replace(&mut self.diags, kept);
+            if checked.is_some() {
+                self.diags.extend(found);
+            }
+            rows = lowered;
         }
+        let when = lift(when)?.map(Box::new);
+        Some(if let Some(text) = text {
+            SpecBlock::Text { when, text: text? }
+        } else if b.fields.is_some() {
+            SpecBlock::Fields {
+                when,
+                fields: fields.into_iter().collect::<Option<_>>()?,
+            }
+        } else if let Some(list) = &b.list {
+            let item = rows?.pop()??;
+            SpecBlock::List {
+                when,
+                list: list.clone(),
+                title: title?,
+                item: Box::new(item.value),
+                total: b.total.clone(),
+                limit: limit?,
+                empty: empty?,
+            }
+        } else {
+            SpecBlock::Table {
+                when,
+                table: b.table.clone()?,
+                title: title?,
+                columns: rows?.into_iter().collect::<Option<_>>()?,
+                total: b.total.clone(),
+                limit: limit?,
+                empty: empty?,
+            }
+        })
     }
 
-    fn value(&mut self, path: &str, v: &'a Value_, scope: &Scope<'a>) {
+    fn field(
+        &mut self,
+        path: &str,
+        label: &str,
+        v: &'a Value_,
+        scope: &Scope<'a>,
+        cond: &mut LowerCond,
+    ) -> Option<SpecField> {
+        let value = self.value(path, v, scope, cond)?;
+        Some(SpecField {
+            label: label.to_string(),
+            value,
+        })
+    }
+
+    fn value(&mut self, path: &str, v: &'a Value_, scope: &Scope<'a>, cond: &mut LowerCond) -> Option<SpecValue> {
+        let plain = SpecValue {
+            tpl: None,
+            map: None,
+            to: Default::default(),
+            otherwise: None,
+            mark: None,
+        };
         match v {
-            Value_::Template(t) => self.template(path, t, scope, false),
+            Value_::Template(t) => Some(SpecValue {
+                tpl: Some(self.template(path, t, scope, false)?),
+                ..plain
+            }),
             Value_::Rich(r) => {
-                if r.value.is_some() == r.map.is_some() {
+                let RichValue {
+                    value,
+                    map,
+                    to,
+                    otherwise,
+                    mark,
+                } = &**r;
+                if value.is_some() == map.is_some() {
                     self.diags.push(
                         Diagnostic::error("bad-output", path, "a value has exactly one of `value`, `map`")
                             .help("e.g. `{map: impact.riskLevel, to: {low: SAFE}}` or `{value: \"{x}\", mark: …}`"),
                     );
                 }
-                if let Some(t) = &r.value {
-                    self.template(&format!("{path}.value"), t, scope, false);
-                }
-                if let Some(m) = &r.map {
+                let tpl = value
+                    .as_ref()
+                    .map(|t| self.template(&format!("{path}.value"), t, scope, false));
+                if let Some(m) = map {
                     self.resolve(&format!("{path}.map"), m, scope);
-                    if r.to.is_empty() {
+                    if to.is_empty() {
                         self.diags.push(
                             Diagnostic::error("bad-output", format!("{path}.map"), "`map` needs `to`")
                                 .help("e.g. `to: {low: SAFE TO PROCEED}`"),
                         );
                     }
-                } else if !r.to.is_empty() || r.otherwise.is_some() {
+                } else if !to.is_empty() || otherwise.is_some() {
                     self.diags.push(
                         Diagnostic::error("bad-output", path, "`to` and `else` go with `map`")
                             .help("add `map: <field>`"),
                     );
                 }
-                for (k, t) in &r.to {
-                    self.template(&format!("{path}.to.{k}"), t, scope, false);
-                }
-                if let Some(t) = &r.otherwise {
-                    self.template(&format!("{path}.else"), t, scope, false);
-                }
-                if let Some(m) = &r.mark {
+                let to: Option<_> = to
+                    .iter()
+                    .map(|(k, t)| {
+                        let t = self.template(&format!("{path}.to.{k}"), t, scope, false);
+                        t.map(|t| (k.clone(), t))
+                    })
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .collect();
+                let otherwise = otherwise
+                    .as_ref()
+                    .map(|t| self.template(&format!("{path}.else"), t, scope, false));
+                let mark = mark.as_ref().map(|m| {
                     self.cond(&format!("{path}.mark.when"), &m.when, scope);
-                }
+                    cond(&m.when).map(|when| {
+                        Box::new(SpecMark {
+                            when,
+                            text: m.text.clone(),
+                        })
+                    })
+                });
+                Some(SpecValue {
+                    tpl: lift(tpl)?,
+                    map: map.clone(),
+                    to: to?,
+                    otherwise: lift(otherwise)?,
+                    mark: lift(mark)?,
+                })
             }
         }
     }
 
-    /// Checks a template's references; `paths_only` leaves plain names to `super::validate`.
-    fn template(&mut self, path: &str, text: &str, scope: &Scope<'a>, paths_only: bool) {
-        // A template that does not parse is reported by `super::validate` (steps) or here.
+    /// Checks a template's references and returns it parsed; `paths_only` leaves plain names
+    /// to `crate::catalog::validate`.
+    fn template(&mut self, path: &str, text: &str, scope: &Scope<'a>, paths_only: bool) -> Option<Template> {
+        // A template that does not parse is reported by `crate::catalog::validate` (steps) or here.
         let t = match Template::parse(text) {
             Ok(t) => t,
             Err(e) => {
@@ -499,7 +629,7 @@ impl<'a> Checker<'a> {
                             .help("placeholders are `{name}` or `{step.field}`; `{{` and `}}` are literal braces"),
                     );
                 }
-                return;
+                return None;
             }
         };
         for var in t.vars() {
@@ -508,6 +638,7 @@ impl<'a> Checker<'a> {
             }
             self.resolve(path, var, scope);
         }
+        Some(t)
     }
 
     /// `confirm.preview`: every variable is a parameter, a context variable or the data of a
@@ -722,6 +853,70 @@ impl<'a> Checker<'a> {
     }
 }
 
+/// A condition on a field of step data: `{field: x.y, gte: 3}` → `{param: "x.y", op, than}`.
+/// `None` when the condition is not a field condition.
+pub fn field_cond(c: &Cond) -> Option<SpecCond> {
+    let param = c.field.clone()?;
+    let cmp = [
+        (CmpOp::Lt, c.lt),
+        (CmpOp::Lte, c.lte),
+        (CmpOp::Gt, c.gt),
+        (CmpOp::Gte, c.gte),
+    ]
+    .into_iter()
+    .find_map(|(op, v)| v.map(|v| (op, v)));
+    Some(if let Some((op, v)) = cmp {
+        SpecCond::Compare {
+            param,
+            op,
+            than: crate::model::json_number(v),
+        }
+    } else if let Some(v) = &c.in_values {
+        SpecCond::ParamIn {
+            param,
+            values: v.clone(),
+        }
+    } else if let Some(v) = &c.equals {
+        SpecCond::ParamEquals {
+            param,
+            equals: v.clone(),
+        }
+    } else {
+        SpecCond::ParamSet {
+            param,
+            set: c.set.unwrap_or(true),
+        }
+    })
+}
+
+/// The `recovery` text of a tool: the catalog's `cli.recovery`, for tools that run the CLI.
+/// `Some(None)` when there is none; `None` when it does not lower.
+pub fn recovery(cat: &Catalog, t: &Tool) -> Option<Option<Template>> {
+    let runs = t.steps.iter().any(|s| s.run.is_some() && s.program.is_none());
+    match cat.cli.as_ref().and_then(|c| c.recovery.as_deref()).filter(|_| runs) {
+        Some(text) => Template::parse(text).ok().map(Some),
+        None => Some(None),
+    }
+}
+
+/// The tool's declared output schema, resolved (MCP `outputSchema`).
+pub fn output_schema(cat: &Catalog, t: &Tool) -> Option<serde_json::Value> {
+    match t.output_schema.as_ref()? {
+        Shape::Any(_) => None,
+        Shape::Named(n) => cat.schemas.get(n).cloned(),
+        Shape::Inline(v) => Some(v.clone()),
+    }
+}
+
+/// `Some(x)` → `x` lowered; `None` stays `None`; a failure is `None` of the whole.
+fn lift<T>(x: Option<Option<T>>) -> Option<Option<T>> {
+    match x {
+        None => Some(None),
+        Some(None) => None,
+        Some(Some(v)) => Some(Some(v)),
+    }
+}
+
 /// Whether a condition looks at step data.
 fn cond_uses_fields(c: &Cond) -> bool {
     c.field.is_some()
@@ -738,5 +933,110 @@ fn hint(name: &str, known: &[String], what: &str) -> String {
         Some(m) => format!("did you mean `{m}`?"),
         None if known.is_empty() => "declare it, or check the spelling".to_string(),
         None => format!("{what}: {}", known.join(", ")),
+    }
+}
+
+#[cfg(test)]
+/// The data checks, through the whole lowering pass.
+mod tests {
+    use crate::error::Error;
+
+    /// The diagnostic codes of a one-tool catalog whose tool ends with `tail` (YAML at the tool's
+    /// indentation); empty when it is valid.
+    fn codes(tail: &str) -> Vec<String> {
+        let text = format!(
+            r#"version: 1
+product: {{name: demo, version: 1.0.0, description: Demo}}
+cli: {{binary: demo}}
+schemas:
+  r:
+    type: object
+    properties:
+      a: {{anyOf: [{{type: object, properties: {{x: {{type: integer}}}}}}, {{type: "null"}}]}}
+      m: {{type: object, additionalProperties: {{type: object, properties: {{n: {{type: string}}}}}}}}
+      list: {{type: array, items: {{type: object, properties: {{k: {{type: string}}}}}}}}
+      s: {{type: string}}
+toolsets: {{main: {{tools: [t]}}}}
+tools:
+  - name: t
+    description: A tool
+    params:
+      q: {{type: string}}
+      n: {{type: integer, default: 3}}
+{tail}
+"#
+        );
+        // The data checks run in the lowering pass, with every other check of a tool.
+        let loaded = match crate::catalog::load_text("t.yaml", text.as_bytes()) {
+            Ok(l) => l,
+            Err(Error::Catalog { diagnostics, .. }) => {
+                return diagnostics.iter().map(|d| d.code.to_string()).collect();
+            }
+            Err(e) => panic!("{e}"),
+        };
+        match crate::model::lower(loaded, "t.yaml", |_| Vec::new()) {
+            Ok(_) => Vec::new(),
+            Err(Error::Catalog { diagnostics, .. }) => diagnostics.iter().map(|d| d.code.to_string()).collect(),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    const STEP: &str = "    steps:\n      - id: r\n        run: [get, --format, json]\n        json: r\n";
+
+    #[test]
+    fn paths_follow_any_of_additional_properties_and_untyped_results() {
+        let ok = format!(
+            "{STEP}    output:\n      - text: \"{{r.a.x}} {{r.m.anything.n}} {{r.list.0.k}} {{r.list|count}}\"\n"
+        );
+        assert_eq!(codes(&ok), Vec::<String>::new());
+        let untyped = "    steps:\n      - id: u\n        run: [get]\n        json: true\n    output:\n      - text: \"{u.whatever.deep}\"\n";
+        assert_eq!(codes(untyped), Vec::<String>::new());
+        let bad = format!("{STEP}    output:\n      - text: \"{{r.m.anything.nope}}\"\n");
+        assert_eq!(codes(&bad), ["unknown-field"]);
+    }
+
+    #[test]
+    fn parameters_have_no_fields_and_strings_are_not_lists() {
+        assert_eq!(
+            codes(&format!("{STEP}    output:\n      - text: \"{{q.x}}\"\n")),
+            ["unknown-field"]
+        );
+        let over_string = format!("{STEP}    output:\n      - list: r.s\n        item: \"{{item}}\"\n");
+        assert_eq!(codes(&over_string), ["not-an-array"]);
+    }
+
+    #[test]
+    fn misuses_of_json_limit_and_output_schema_are_reported() {
+        assert_eq!(
+            codes("    steps:\n      - run: [get]\n        json: true\n"),
+            ["bad-json"]
+        );
+        assert_eq!(
+            codes("    steps:\n      - run: [get]\n        limit: 3\n"),
+            ["bad-step"]
+        );
+        let limit_of_string =
+            format!("{STEP}    output:\n      - list: r.list\n        item: \"{{k}}\"\n        limit: \"{{q}}\"\n");
+        assert_eq!(codes(&limit_of_string), ["bad-output"]);
+        let limit_of_number =
+            format!("{STEP}    output:\n      - list: r.list\n        item: \"{{k}}\"\n        limit: \"{{n}}\"\n");
+        assert_eq!(codes(&limit_of_number), Vec::<String>::new());
+        assert_eq!(codes(&format!("{STEP}    output_schema: nope\n")), ["unknown-schema"]);
+        assert_eq!(
+            codes(&format!("{STEP}    output_schema: {{type: array}}\n")),
+            ["bad-output-schema"]
+        );
+        assert_eq!(
+            codes(&format!("{STEP}    output:\n      - text: x\n        list: r.list\n")),
+            ["bad-output"]
+        );
+    }
+
+    #[test]
+    fn a_parallel_step_cannot_branch_on_another_steps_data() {
+        let par = "    parallel: true\n    steps:\n      - id: r\n        run: [get]\n        json: r\n      - run: [more]\n        when: {field: r.s, set: true}\n";
+        assert_eq!(codes(par), ["bad-condition"]);
+        let seq = par.replace("    parallel: true\n", "");
+        assert_eq!(codes(&seq), Vec::<String>::new());
     }
 }

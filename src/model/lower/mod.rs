@@ -10,6 +10,9 @@
 //! A tool that comes back `None` without an error diagnostic is a bug in this pass, reported as
 //! [`Error::Internal`], never as the user's mistake.
 
+mod render;
+mod rules;
+
 use super::{Model, ParamModel, ToolModel};
 use crate::catalog::rules::check_value;
 use crate::catalog::validate::{self, hint_for, value_help};
@@ -39,9 +42,7 @@ struct Shared {
 pub(super) enum Outcome {
     /// Every tool as the model's IR, and the warnings of every check.
     Lowered {
-        tools: Vec<ToolModel>,
-        /// What every tool shares, as the runtime reads it once per catalog.
-        shared: SpecShared,
+        model: Box<Model>,
         warnings: Vec<Diagnostic>,
         /// Whether to order the warnings by position: only once the later checks added some,
         /// which keeps the order `validate` has always printed.
@@ -52,15 +53,17 @@ pub(super) enum Outcome {
 }
 
 /// Lowers a catalog: runs the catalog-level rules, lowers the shared nodes once, then each
-/// tool; `later` (the hosts' checks) runs when the catalog-level rules passed, since it reads
-/// the names and toolsets they check, and its findings join the rest. An `Err` is a bug in
-/// this pass, never the catalog's fault.
-pub(super) fn lower(cat: &mut Catalog, later: impl FnOnce(&Catalog) -> Vec<Diagnostic>) -> Result<Outcome, Error> {
+/// tool, then builds the model; `later` (the hosts' checks) runs on it when the catalog-level
+/// rules passed, since it reads the names and toolsets they check, and its findings join the
+/// rest. An `Err` is a bug in this pass, never the catalog's fault.
+pub(super) fn lower(
+    mut catalog: Catalog,
+    source_name: &str,
+    later: impl FnOnce(&mut Model) -> Vec<Diagnostic>,
+) -> Result<Outcome, Error> {
+    let cat = &mut catalog;
     let mut diags = validate::validate(cat);
     let catalog_ok = !diags.iter().any(|d| d.severity == Severity::Error);
-    // The hosts' checks read the tools as written: they run before lowering consumes them.
-    // Their findings still come after the tools' own, as they always have.
-    let later = if catalog_ok { later(cat) } else { Vec::new() };
     // Each tool is freed as soon as its model is built (its parameters move into the model),
     // so a large catalog's typed tools and their models are never all in memory at once.
     // Nothing after lowering reads the catalog's tools: the model has them.
@@ -111,6 +114,10 @@ pub(super) fn lower(cat: &mut Catalog, later: impl FnOnce(&Catalog) -> Vec<Diagn
             None => missing = missing.or(Some(i)),
         }
     }
+    let mut model = model(catalog, source_name, tools, spec_shared);
+    // The hosts' checks read the names and toolsets the catalog-level rules check, and the
+    // tools that lowered; their findings come after the tools' own.
+    let later = if catalog_ok { later(&mut model) } else { Vec::new() };
     let sort = !later.is_empty();
     diags.extend(later);
     if diags.iter().any(|d| d.severity == Severity::Error) {
@@ -122,8 +129,7 @@ pub(super) fn lower(cat: &mut Catalog, later: impl FnOnce(&Catalog) -> Vec<Diagn
         )));
     }
     Ok(Outcome::Lowered {
-        tools,
-        shared: spec_shared,
+        model: Box::new(model),
         warnings: diags,
         sort,
     })
@@ -182,14 +188,10 @@ impl<'a> Lower<'a> {
         let mut params: HashMap<&str, &Param> = HashMap::new();
         let mut shared_params = Vec::new();
         for (j, name) in tool.use_params.iter().enumerate() {
-            match cat.params.get(name) {
-                Some(p) => {
+            match cat.params.get_key_value(name) {
+                Some((name, p)) => {
                     params.insert(name.as_str(), p);
-                    shared_params.push(ParamModel {
-                        name: name.clone(),
-                        param: p.clone(),
-                        path: format!("params.{name}"),
-                    });
+                    shared_params.push((name, p));
                 }
                 None => {
                     let known: Vec<&String> = cat.params.keys().collect();
@@ -225,11 +227,7 @@ impl<'a> Lower<'a> {
             }
         }
         // Every parameter in the model's order, borrowed until the tool's own move into it.
-        let ordered = || {
-            tool.params
-                .iter()
-                .chain(shared_params.iter().map(|m| (&m.name, &m.param)))
-        };
+        let ordered = || tool.params.iter().chain(shared_params.iter().copied());
         if let Some(tier) = &tool.tier
             && !is_identifier(tier)
         {
@@ -254,11 +252,11 @@ impl<'a> Lower<'a> {
         });
         // Confirmation and cross-parameter rules (`crate::catalog::rules`); their templates and
         // conditions are checked and lowered here, in the tool's scope.
-        for d in crate::catalog::rules::check_tool(&path, tool, &params) {
+        for d in rules::check_confirm(&path, tool) {
             self.err(d);
         }
         let subject = match &tool.confirm {
-            Some(crate::catalog::rules::Confirm::Rules(c)) => optional(c.subject.as_ref(), |subject| {
+            Some(crate::catalog::Confirm::Rules(c)) => optional(c.subject.as_ref(), |subject| {
                 self.template(&format!("{path}.confirm.subject"), subject, &scope)
             }),
             _ => Some(None),
@@ -298,10 +296,21 @@ impl<'a> Lower<'a> {
                     None => ok = false,
                 }
             }
-            rules.push(match (when, ok) {
-                (Some(when), true) => Some(super::rules::LoweredRule { when, defaults }),
+            let lowered = match (when, ok) {
+                (Some(when), true) => Some(rules::LoweredRule { when, defaults }),
                 _ => None,
-            });
+            };
+            let mut found = Vec::new();
+            rules.push(rules::rule(
+                &format!("{path}.rules[{i}]"),
+                rule,
+                &params,
+                lowered,
+                &mut found,
+            ));
+            for d in found {
+                self.err(d);
+            }
         }
         let rules = all(rules);
         let runtime = optional(tool.runtime.as_ref(), |route| self.route(&path, tool, route, &scope));
@@ -317,10 +326,10 @@ impl<'a> Lower<'a> {
                 .help("add a step such as `run: [command, \"{param}\"]`"),
             );
         }
-        // Step data flow and `output` blocks are checked in their own module.
-        for d in crate::catalog::render::check_tool(cat, &path, tool) {
-            self.err(d);
-        }
+        // Step data flow is checked in its own module, which then checks and lowers the
+        // `output` blocks.
+        let made = render::made(tool);
+        let mut data = render::Checker::new(cat, &path, tool, &params, &made);
         let mut step_ids: HashSet<&str> = HashSet::new();
         let mut steps = Vec::with_capacity(tool.steps.len());
         for (k, step) in tool.steps.iter().enumerate() {
@@ -361,14 +370,17 @@ impl<'a> Lower<'a> {
         for (b, block) in tool.output.iter().enumerate() {
             let bpath = format!("{path}.output[{b}]");
             let mut cond = |c: &Cond| self.cond(&format!("{bpath}.when"), c, tool, &params, &all_steps);
-            blocks.push(super::render::block(block, &mut cond));
+            blocks.push(data.block(&bpath, block, &mut cond));
         }
         self.in_output = false;
+        for d in data.diags {
+            self.err(d);
+        }
         self.clean_since(mark)?;
         // The render check passed: a block that does not lower is ixgen's bug (reported as an
         // internal error by the caller, which sees a tool without a diagnostic).
         let output = all(blocks)?;
-        let recovery = super::render::recovery(cat, tool)?;
+        let recovery = render::recovery(cat, tool)?;
         let answer = self.answer(&path, tool, &params);
 
         let heading = match heading? {
@@ -389,7 +401,7 @@ impl<'a> Lower<'a> {
         };
         let write = tool.access == Access::Write;
         let destructive = tool.destructive.unwrap_or(write);
-        let confirm = super::rules::confirm(tool, destructive, &heading, subject?, preview?);
+        let confirm = rules::confirm(tool, destructive, &heading, subject?, preview?);
         let spec = ExecSpec {
             version: SPEC_VERSION,
             name: tool.name.clone(),
@@ -400,13 +412,13 @@ impl<'a> Lower<'a> {
             steps: steps?,
             fallback,
             confirm,
-            rules: super::rules::rules(tool, rules?),
-            redact: super::rules::redact(tool),
+            rules: rules?,
+            redact: rules::redact(tool),
             answer: answer?,
             recovery,
             output,
         };
-        let output_schema = super::render::output_schema(cat, tool);
+        let output_schema = render::output_schema(cat, tool);
         let (access, idempotent, open_world) = (tool.access, tool.idempotent, tool.open_world);
         let Tool {
             name,
@@ -420,20 +432,23 @@ impl<'a> Lower<'a> {
         } = owned;
         let mut params: Vec<ParamModel> = own
             .into_iter()
-            .map(|(name, param)| ParamModel {
-                path: format!("{path}.params.{name}"),
-                name,
-                param,
+            .map(|(name, param)| {
+                let at = format!("{path}.params.{name}");
+                ParamModel::new(name, param, at)
             })
             .collect();
-        params.extend(shared_params);
+        params.extend(
+            shared_params
+                .into_iter()
+                .map(|(name, p)| ParamModel::new(name.clone(), p.clone(), format!("params.{name}"))),
+        );
         Some(ToolModel {
             name,
             title,
             description,
             category,
             tier: tier.unwrap_or_else(|| "free".into()),
-            access,
+            access: access.into(),
             destructive,
             idempotent: idempotent.unwrap_or(!write),
             open_world: open_world.unwrap_or(false),
@@ -616,7 +631,7 @@ impl<'a> Lower<'a> {
         let mut extra: Vec<&str> = Vec::new();
         if let Some(fe) = &step.for_each {
             extra.push("item");
-            // A path into an earlier step's result is checked by `catalog::render`.
+            // A path into an earlier step's result is checked by `render::Checker`.
             let data = fe.contains('.') || earlier.contains(fe.as_str());
             match params.get(fe.as_str()) {
                 _ if data => {}
@@ -645,7 +660,7 @@ impl<'a> Lower<'a> {
         }
         let scope = Scope { params, extra: &extra };
         // Exit codes, streams, limits and timeouts (`crate::catalog::rules`).
-        for d in crate::catalog::rules::check_step(path, step, params) {
+        for d in rules::check_step(path, step, params) {
             self.err(d);
         }
         let when = optional(step.when.as_ref(), |c| {
@@ -786,7 +801,7 @@ impl<'a> Lower<'a> {
             exec = self.compute(&format!("{path}.compute"), src);
         }
         let cwd = optional(step.cwd.as_ref(), |c| self.template(&format!("{path}.cwd"), c, &scope));
-        let parse = step.parse.as_deref().and_then(super::rules::parse);
+        let parse = step.parse.as_deref().and_then(rules::parse);
         self.clean_since(mark)?;
         Some(SpecStep {
             id: step.id.clone(),
@@ -883,7 +898,7 @@ impl<'a> Lower<'a> {
         let if_empty = optional(step.if_empty.as_ref(), |t| {
             self.template(&format!("{path}.if_empty"), t, scope)
         });
-        let extras = super::rules::cli_extras(step, if_empty?);
+        let extras = rules::cli_extras(step, if_empty?);
         // `when_missing`: each alternative's argv is lowered and checked as `run` is.
         let otherwise: Vec<Option<SpecAlt>> = step
             .when_missing
@@ -1037,9 +1052,9 @@ impl<'a> Lower<'a> {
         params: &HashMap<&str, &Param>,
         earlier: &HashSet<&str>,
     ) -> Option<SpecCond> {
-        // A condition on a field of step data is checked by `catalog::render::check_tool`.
+        // A condition on a field of step data is checked by `render::Checker`.
         if c.field.is_some() {
-            return super::render::field_cond(c);
+            return render::field_cond(c);
         }
         let combos = [
             c.param.is_some(),
@@ -1306,7 +1321,7 @@ impl<'a> Lower<'a> {
                 let mark = self.errors;
                 for var in t.vars() {
                     // Paths into step results (`{locate.resolvedTarget.name}`) are checked by
-                    // `catalog::render`.
+                    // `render::Checker`.
                     if var.contains('.') {
                         continue;
                     }
@@ -1395,16 +1410,27 @@ fn one_line(why: &str) -> String {
     why.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Builds a [`Model`] from lowered tools.
-pub(super) fn model(
-    catalog: crate::catalog::Catalog,
-    source_name: &str,
-    tools: Vec<ToolModel>,
-    shared: SpecShared,
-) -> Model {
+/// Builds a [`Model`] from lowered tools and what the catalog holds beside them.
+fn model(catalog: Catalog, source_name: &str, tools: Vec<ToolModel>, shared: SpecShared) -> Model {
     let by_name = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
+    let f = catalog.filters;
     Model {
-        catalog,
+        product: catalog.product.into(),
+        server: catalog.server.map(Into::into),
+        toolsets: (catalog.toolsets.into_iter())
+            .map(|(name, ts)| (name, super::Toolset { tools: ts.tools }))
+            .collect(),
+        context: super::context_decls(catalog.context),
+        filters: super::Filter {
+            read_only: f.read_only,
+            enable: f.enable,
+            disable: f.disable,
+            tier: f.tier,
+        },
+        lint: catalog.lint.into(),
+        targets: (catalog.targets.into_iter())
+            .map(|(name, raw)| (name, super::Target { raw, parsed: None }))
+            .collect(),
         source_name: source_name.to_string(),
         tools,
         shared,
@@ -1466,7 +1492,7 @@ tools:
 
     #[test]
     fn later_checks_join_tool_errors_once_the_catalog_level_passes() {
-        let host = |_: &crate::catalog::Catalog| {
+        let host = |_: &mut crate::model::Model| {
             vec![crate::diagnostic::Diagnostic::error(
                 "host",
                 "toolsets.main",

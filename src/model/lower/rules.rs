@@ -1,0 +1,805 @@
+//! What a tool does around its steps, checked and lowered into the execution spec in one
+//! place: confirmation, rules across parameters (with the messages a model reads when one
+//! fails), a CLI step's exit codes, stream, limits and timeout, and redaction. Called by the
+//! lowering pass (`super`), which checks and lowers the templates, conditions and JSON values
+//! these constructs hold and passes them in. Pure.
+
+use crate::catalog::rules::{Amount, Confirm, Redact, Stream, check_value, parse_check};
+use crate::catalog::{self, Cond, Param, ParamType, Rule, Step, Tool};
+use crate::diagnostic::Diagnostic;
+use crate::spec::*;
+use crate::template::Template;
+use std::collections::HashMap;
+
+/// The spec's confirmation of a tool: `confirm` as written, or `destructive` when it is left
+/// out. The permission is the catalog name; each host puts its own tool id in. `subject` and
+/// `preview` are the lowered `confirm.subject` and `confirm.preview`, if any.
+pub fn confirm(
+    t: &catalog::Tool,
+    destructive: bool,
+    heading: &Template,
+    subject: Option<Template>,
+    preview: Option<Template>,
+) -> Option<SpecConfirm> {
+    let (allow, deny, after) = match &t.confirm {
+        None if destructive => (Vec::new(), Vec::new(), None),
+        None | Some(Confirm::Always(false)) => return None,
+        Some(Confirm::Always(true)) => (Vec::new(), Vec::new(), None),
+        Some(Confirm::Rules(r)) => (r.allow.clone(), r.deny.clone(), r.after.as_deref()),
+    };
+    // The spec counts the steps that run before the question: a step's id may be left out of it.
+    let after = after.and_then(|id| {
+        t.steps
+            .iter()
+            .position(|s| s.id.as_deref() == Some(id))
+            .map(|k| k as u32 + 1)
+    });
+    Some(SpecConfirm {
+        permission: t.name.clone(),
+        subject: subject.unwrap_or_else(|| heading.clone()),
+        allow,
+        deny,
+        after,
+        preview,
+    })
+}
+
+/// The spec's redaction of a tool.
+pub fn redact(t: &catalog::Tool) -> SpecRedact {
+    match t.redact {
+        None | Some(Redact::All) => SpecRedact::All,
+        Some(Redact::Errors) => SpecRedact::Errors,
+        Some(Redact::None) => SpecRedact::None,
+    }
+}
+
+/// One rule's lowered parts: its condition and its default values.
+pub struct LoweredRule {
+    pub when: Option<SpecCond>,
+    pub defaults: indexmap::IndexMap<String, JsonT>,
+}
+
+/// Checks one rule (`rpath`) and lowers it into the spec, each failing rule with its message;
+/// `lowered` holds its condition and default values as the lowering pass checked them. `None`
+/// when something was reported (into `d`).
+pub fn rule(
+    rpath: &str,
+    rule: &Rule,
+    params: &HashMap<&str, &Param>,
+    lowered: Option<LoweredRule>,
+    d: &mut Vec<Diagnostic>,
+) -> Option<SpecRule> {
+    let mark = d.len();
+    let kinds = [
+        rule.default.is_some(),
+        rule.require.is_some(),
+        rule.forbid.is_some(),
+        rule.check.is_some(),
+    ];
+    if kinds.iter().filter(|k| **k).count() != 1 {
+        d.push(
+            Diagnostic::error(
+                "bad-rule",
+                rpath,
+                "a rule is exactly one of `default`, `require`, `forbid`, `check`",
+            )
+            .help("e.g. `{when: {param: from, set: true}, default: {to: HEAD}}` or `{check: \"end >= start\"}`"),
+        );
+        return None;
+    }
+    let known = |key: &str, list: Vec<&String>, d: &mut Vec<Diagnostic>| {
+        for n in list {
+            if !params.contains_key(n.as_str()) {
+                d.push(
+                    Diagnostic::error(
+                        "unknown-param",
+                        format!("{rpath}.{key}"),
+                        format!("the rule names no parameter `{n}`"),
+                    )
+                    .help("name a parameter of the tool"),
+                );
+            }
+        }
+    };
+    let cause = (rule.when.as_ref())
+        .map(|c| format!(" when {}", describe(c)))
+        .unwrap_or_default();
+    let message = |fallback: String| rule.message.clone().unwrap_or(fallback);
+    if let Some(values) = &rule.default {
+        known("default", values.keys().collect(), d);
+        for (n, v) in values {
+            if let Some(p) = params.get(n.as_str()) {
+                if p.required {
+                    d.push(
+                        Diagnostic::error(
+                            "bad-rule",
+                            format!("{rpath}.default.{n}"),
+                            format!("`{n}` is required, so a default for it never applies"),
+                        )
+                        .help("make the parameter optional, or remove this default"),
+                    );
+                }
+                // `"{other}"`: another parameter's value, of the same type.
+                let other = v
+                    .as_str()
+                    .and_then(|s| s.strip_prefix('{'))
+                    .and_then(|s| s.strip_suffix('}'));
+                if let Some(o) = other {
+                    match params.get(o) {
+                        Some(q) if q.ty == p.ty => {}
+                        Some(_) => d.push(
+                            Diagnostic::error(
+                                "bad-default",
+                                format!("{rpath}.default.{n}"),
+                                format!("`{o}` is not of the type of `{n}`"),
+                            )
+                            .help("default a parameter to one of the same type"),
+                        ),
+                        None => d.push(
+                            Diagnostic::error(
+                                "unknown-param",
+                                format!("{rpath}.default.{n}"),
+                                format!("the rule names no parameter `{o}`"),
+                            )
+                            .help("name a parameter of the tool"),
+                        ),
+                    }
+                } else if let Err(why) = check_value(p, v) {
+                    d.push(
+                        Diagnostic::error("bad-default", format!("{rpath}.default.{n}"), format!("`{n}` {why}"))
+                            .help("give a value of the parameter's type"),
+                    );
+                }
+            }
+        }
+        if rule.message.is_some() {
+            d.push(
+                Diagnostic::error(
+                    "bad-rule",
+                    format!("{rpath}.message"),
+                    "a `default` rule shows no message",
+                )
+                .at_key()
+                .help("remove `message`"),
+            );
+        }
+        let lowered = lowered?;
+        return (d.len() == mark).then_some(SpecRule::Default {
+            when: lowered.when,
+            values: lowered.defaults,
+        });
+    }
+    for (key, list) in [("require", &rule.require), ("forbid", &rule.forbid)] {
+        let Some(list) = list else { continue };
+        if list.is_empty() {
+            d.push(
+                Diagnostic::error(
+                    "bad-rule",
+                    format!("{rpath}.{key}"),
+                    format!("`{key}` lists no parameter"),
+                )
+                .help("name at least one parameter"),
+            );
+        }
+        known(key, list.iter().collect(), d);
+        let when = lowered?.when;
+        if d.len() > mark {
+            return None;
+        }
+        let what = names(list);
+        let verb = if list.len() == 1 { "is" } else { "are" };
+        return Some(match key {
+            "require" => SpecRule::Require {
+                when,
+                params: list.clone(),
+                message: message(format!("{what} {verb} required{cause}")),
+            },
+            _ => SpecRule::Forbid {
+                when,
+                params: list.clone(),
+                message: message(format!("{what} cannot be given{cause}")),
+            },
+        });
+    }
+    let check = match parse_check(rule.check.as_deref()?) {
+        Ok(c) => c,
+        Err(why) => {
+            d.push(
+                Diagnostic::error("bad-rule", format!("{rpath}.check"), why)
+                    .help("write e.g. `end >= start` with two numeric parameters and one of >=, >, <=, <"),
+            );
+            return None;
+        }
+    };
+    for n in [&check.left, &check.right] {
+        match params.get(n.as_str()) {
+            None => d.push(
+                Diagnostic::error(
+                    "unknown-param",
+                    format!("{rpath}.check"),
+                    format!("the rule names no parameter `{n}`"),
+                )
+                .help("name a parameter of the tool"),
+            ),
+            Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => d.push(
+                Diagnostic::error(
+                    "bad-rule",
+                    format!("{rpath}.check"),
+                    format!("`{n}` is not a number, so it cannot be compared"),
+                )
+                .help("compare integer or number parameters"),
+            ),
+            Some(_) => {}
+        }
+    }
+    if rule.when.is_some() {
+        d.push(
+            Diagnostic::error(
+                "bad-rule",
+                format!("{rpath}.when"),
+                "a `check` applies whenever both numbers are set",
+            )
+            .at_key()
+            .help("remove `when`"),
+        );
+    }
+    lowered?;
+    if d.len() > mark {
+        return None;
+    }
+    let op = match check.op {
+        ">=" => SpecCompareOp::Ge,
+        ">" => SpecCompareOp::Gt,
+        "<=" => SpecCompareOp::Le,
+        _ => SpecCompareOp::Lt,
+    };
+    Some(SpecRule::Compare {
+        message: message(format!("`{}` must be {} `{}`", check.left, op_words(op), check.right)),
+        left: check.left,
+        op,
+        right: check.right,
+    })
+}
+
+fn op_words(op: SpecCompareOp) -> &'static str {
+    match op {
+        SpecCompareOp::Ge => "at least",
+        SpecCompareOp::Gt => "greater than",
+        SpecCompareOp::Le => "at most",
+        SpecCompareOp::Lt => "less than",
+    }
+}
+
+fn names(list: &[String]) -> String {
+    list.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
+fn value(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => format!("`{s}`"),
+        other => format!("`{other}`"),
+    }
+}
+
+/// A parameter condition in words, for a rule's message: "`action` is `update_task`".
+pub fn describe(c: &Cond) -> String {
+    if let Some(all) = &c.all {
+        return all.iter().map(describe).collect::<Vec<_>>().join(" and ");
+    }
+    if let Some(any) = &c.any {
+        return any.iter().map(describe).collect::<Vec<_>>().join(" or ");
+    }
+    if let Some(not) = &c.not {
+        return format!("not ({})", describe(not));
+    }
+    let p = c.param.as_deref().unwrap_or_default();
+    if let Some(v) = &c.equals {
+        format!("`{p}` is {}", value(v))
+    } else if let Some(vals) = &c.in_values {
+        format!(
+            "`{p}` is one of {}",
+            vals.iter().map(value).collect::<Vec<_>>().join(", ")
+        )
+    } else if let Some(v) = &c.contains {
+        format!("`{p}` contains {}", value(v))
+    } else if c.set == Some(false) {
+        format!("`{p}` is not given")
+    } else {
+        format!("`{p}` is given")
+    }
+}
+
+/// What a CLI step adds to running its program.
+pub struct CliExtras {
+    pub ok_exit: Vec<i32>,
+    pub output: SpecStream,
+    pub max_output: Option<SpecAmount>,
+    pub timeout_ms: Option<SpecAmount>,
+    pub if_empty: Option<Template>,
+}
+
+/// A CLI step's exit codes, stream, output limit, timeout and empty-output text (`if_empty` as
+/// the lowering pass checked it).
+pub fn cli_extras(s: &catalog::Step, if_empty: Option<Template>) -> CliExtras {
+    let amount = |a: &Amount, scale: Option<u32>| match a {
+        Amount::Fixed(n) => SpecAmount::Lit(n.saturating_mul(u64::from(scale.unwrap_or(1)))),
+        Amount::Param(_) => SpecAmount::Var {
+            var: a.param().unwrap_or_default().to_string(),
+            scale,
+        },
+    };
+    CliExtras {
+        // Listing only 0 is the same as listing nothing: keep the spec short.
+        ok_exit: if s.ok_exit.codes() == [0] {
+            Vec::new()
+        } else {
+            s.ok_exit.codes().to_vec()
+        },
+        output: match s.output {
+            None | Some(Stream::Stdout) => SpecStream::Stdout,
+            Some(Stream::Stderr) => SpecStream::Stderr,
+            Some(Stream::Both) => SpecStream::Both,
+        },
+        max_output: s.max_output.as_ref().map(|a| amount(a, None)),
+        timeout_ms: s
+            .timeout_ms
+            .as_ref()
+            .map(|a| amount(a, None))
+            .or_else(|| s.timeout_secs.as_ref().map(|a| amount(a, Some(1000)))),
+        if_empty,
+    }
+}
+
+/// A step's `parse` as the runtime reads it; `None` when a part is missing (the step check
+/// reported it).
+pub fn parse(p: &catalog::Parse) -> Option<ixgen_runtime::spec::SpecParse> {
+    use crate::catalog::ParseFormat;
+    use ixgen_runtime::spec::SpecParse;
+    Some(match p.format {
+        ParseFormat::Jsonl => SpecParse::Jsonl,
+        ParseFormat::Delimited => SpecParse::Delimited {
+            separator: p.separator.clone().filter(|s| !s.is_empty())?,
+            fields: p.fields.clone(),
+        },
+        ParseFormat::Regex => SpecParse::Regex {
+            pattern: p.pattern.clone()?,
+            flags: p.flags.clone().unwrap_or_default(),
+            fields: p.fields.clone(),
+        },
+    })
+}
+
+/// Whether a step changes state: it says so (`changes: true`), or it is a kind that always does
+/// (a store append or update, a signal).
+pub fn changes_state(s: &Step) -> bool {
+    s.changes || s.append.is_some() || s.update.is_some() || s.signal.is_some()
+}
+
+/// `confirm.after`: the steps up to the named one run before the user is asked, so they must
+/// exist, run one after another, come before every step that changes state, and leave at least
+/// one such step to guard. (The preview's template is checked with the steps' data, in
+/// `super::render`.)
+fn check_after(path: &str, tool: &Tool, after: &str) -> Vec<Diagnostic> {
+    let apath = format!("{path}.confirm.after");
+    let err = |msg: String, help: &str| vec![Diagnostic::error("bad-confirm", &apath, msg).help(help)];
+    let Some(at) = tool.steps.iter().position(|s| s.id.as_deref() == Some(after)) else {
+        let ids: Vec<&String> = tool.steps.iter().filter_map(|s| s.id.as_ref()).collect();
+        return vec![
+            Diagnostic::error(
+                "unknown-step",
+                &apath,
+                format!("`confirm.after` names no step `{after}` of `{}`", tool.name),
+            )
+            .help(crate::catalog::validate::hint_for(
+                after,
+                &ids,
+                "give the last step of the preview an `id` and name it here",
+            )),
+        ];
+    };
+    if tool.parallel {
+        return err(
+            "a parallel tool runs its steps all at once, so none can run before the user is asked".into(),
+            "remove `parallel: true`, or remove `after`",
+        );
+    }
+    if tool.runtime.is_some() {
+        return err(
+            "a tool with a `runtime` route calls it before its steps, so the route would run before the user is asked"
+                .into(),
+            "remove `after` (the question is then asked before the route), or the route",
+        );
+    }
+    if let Some((k, s)) = tool.steps[..=at].iter().enumerate().find(|(_, s)| changes_state(s)) {
+        let what = s.id.as_ref().map_or(format!("steps[{k}]"), |id| format!("step `{id}`"));
+        return err(
+            format!("{what} changes state, and it runs before the user is asked (up to `{after}`)"),
+            "name in `after` a step before every step that changes state: the steps up to it only compute the preview",
+        );
+    }
+    if !tool.steps[at + 1..].iter().any(changes_state) {
+        return err(
+            format!("no step after `{after}` changes state, so the question guards nothing"),
+            "mark the step that writes, commits or deletes `changes: true`, and keep it after `after`",
+        );
+    }
+    Vec::new()
+}
+
+/// Checks a tool's `confirm` (not its subject template).
+pub fn check_confirm(path: &str, tool: &Tool) -> Vec<Diagnostic> {
+    let mut d = Vec::new();
+    // MCP has no confirmation field: clients decide from the annotations, where only a write
+    // tool's `destructiveHint` means "ask". Say so when the catalog asks for a tool that MCP
+    // clients will see as harmless.
+    let destructive = tool.access == crate::catalog::Access::Write && tool.destructive.unwrap_or(true);
+    if tool.confirm.as_ref().is_some_and(Confirm::asks) && !destructive {
+        d.push(
+            Diagnostic::warning(
+                "confirm-not-destructive",
+                format!("{path}.confirm"),
+                format!(
+                    "`{}` asks before running, but MCP clients see it as not destructive and may run it without asking",
+                    tool.name
+                ),
+            )
+            .at_key()
+            .help("set `access: write` and `destructive: true`, or remove `confirm`"),
+        );
+    }
+    if let Some(Confirm::Rules(c)) = &tool.confirm {
+        for (key, list) in [("allow", &c.allow), ("deny", &c.deny)] {
+            for (i, p) in list.iter().enumerate() {
+                if p.trim().is_empty() || p.chars().any(char::is_control) {
+                    d.push(
+                        Diagnostic::error(
+                            "bad-confirm",
+                            format!("{path}.confirm.{key}[{i}]"),
+                            "a confirm pattern must be non-empty text on one line",
+                        )
+                        .help("write a wildcard pattern such as `npm *`"),
+                    );
+                }
+            }
+        }
+        if let Some(after) = &c.after {
+            d.extend(check_after(path, tool, after));
+        }
+        if c.subject.is_none() && !(c.allow.is_empty() && c.deny.is_empty()) {
+            d.push(
+                Diagnostic::error(
+                    "bad-confirm",
+                    format!("{path}.confirm"),
+                    "`allow` and `deny` patterns need a `subject` to match",
+                )
+                .help("add `subject: \"{command}\"` naming what the patterns are matched against"),
+            );
+        }
+    }
+    d
+}
+
+/// Checks what a step keeps of its run and shows of it: `parse`, `capture`, `hidden`,
+/// `when_missing`, and the combinations that contradict each other.
+fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
+    use crate::catalog::ParseFormat;
+    let mut d = Vec::new();
+    let err = |key: &str, msg: String, help: &str| {
+        Diagnostic::error("bad-step", format!("{path}.{key}"), msg)
+            .at_key()
+            .help(help.to_string())
+    };
+    let data = [
+        ("json", step.json.is_some()),
+        ("parse", step.parse.is_some()),
+        ("capture", step.capture),
+    ];
+    let given: Vec<&str> = data.iter().filter(|(_, on)| *on).map(|(k, _)| *k).collect();
+    if given.len() > 1 {
+        d.push(err(
+            given[1],
+            format!(
+                "a step's data is one of `json`, `parse`, `capture`; this one has {}",
+                given.join(" and ")
+            ),
+            "keep one: `capture` keeps the whole run (its `stdout` among it), `parse` reads records from the output",
+        ));
+    }
+    for key in ["parse", "capture"] {
+        if given.contains(&key) && step.id.is_none() {
+            d.push(err(
+                key,
+                format!("a `{key}` step needs an `id`"),
+                "give the step an `id`: later steps and `output` refer to its data by it",
+            ));
+        }
+    }
+    if step.hidden && step.message.is_some() {
+        d.push(err(
+            "message",
+            "a `hidden` step shows no section, so its `message` is never shown".into(),
+            "remove `message`, or `hidden`",
+        ));
+    }
+    if step.hidden && step.if_empty.is_some() {
+        d.push(err(
+            "if_empty",
+            "a `hidden` step shows no section, so its `if_empty` is never shown".into(),
+            "remove `if_empty`, or `hidden`",
+        ));
+    }
+    for (k, alt) in step.when_missing.iter().enumerate() {
+        if alt.program.trim().is_empty() || alt.program.contains(char::is_whitespace) {
+            d.push(
+                Diagnostic::error(
+                    "bad-step",
+                    format!("{path}.when_missing[{k}].program"),
+                    format!("`{}` is not a program name", alt.program),
+                )
+                .help("name one program, e.g. `grep`; its arguments go in `run`"),
+            );
+        }
+        if Some(&alt.program) == step.program.as_ref() {
+            d.push(
+                Diagnostic::error(
+                    "bad-step",
+                    format!("{path}.when_missing[{k}].program"),
+                    format!("`{}` is the step's own program", alt.program),
+                )
+                .help("an alternative is another program, used when the step's is not installed"),
+            );
+        }
+    }
+    // A working directory written out (no placeholder) is checked now, as the runtimes will.
+    if let Some(dir) = &step.cwd
+        && !dir.contains('{')
+        && escapes(dir)
+    {
+        d.push(
+            Diagnostic::error(
+                "bad-step",
+                format!("{path}.cwd"),
+                format!("`{dir}` is outside the project"),
+            )
+            .help("give a folder relative to the project root, without `..` above it"),
+        );
+    }
+    let Some(p) = step.parse.as_deref() else {
+        return d;
+    };
+    let ppath = format!("{path}.parse");
+    let extra = |key: &str, set: bool, d: &mut Vec<Diagnostic>| {
+        if set {
+            d.push(
+                Diagnostic::error(
+                    "bad-parse",
+                    format!("{ppath}.{key}"),
+                    format!("`{key}` does not apply to `format: {}`", format_name(p.format)),
+                )
+                .at_key()
+                .help("remove it"),
+            );
+        }
+    };
+    let need = |key: &str, set: bool, help: &str, d: &mut Vec<Diagnostic>| {
+        if !set {
+            d.push(
+                Diagnostic::error(
+                    "bad-parse",
+                    ppath.clone(),
+                    format!("`format: {}` needs `{key}`", format_name(p.format)),
+                )
+                .help(help.to_string()),
+            );
+        }
+    };
+    match p.format {
+        ParseFormat::Jsonl => {
+            extra("separator", p.separator.is_some(), &mut d);
+            extra("fields", !p.fields.is_empty(), &mut d);
+            extra("pattern", p.pattern.is_some(), &mut d);
+            extra("flags", p.flags.is_some(), &mut d);
+        }
+        ParseFormat::Delimited => {
+            extra("pattern", p.pattern.is_some(), &mut d);
+            extra("flags", p.flags.is_some(), &mut d);
+            need("separator", p.separator.is_some(), "e.g. `separator: \":\"`", &mut d);
+            if p.separator.as_deref() == Some("") {
+                d.push(
+                    Diagnostic::error("bad-parse", format!("{ppath}.separator"), "the separator is empty")
+                        .help("give the text between fields, e.g. `\"\\t\"` or `\":\"`"),
+                );
+            }
+            need(
+                "fields",
+                !p.fields.is_empty(),
+                "name the fields in order: `fields: [path, line, text]`",
+                &mut d,
+            );
+        }
+        ParseFormat::Regex => {
+            extra("separator", p.separator.is_some(), &mut d);
+            need(
+                "pattern",
+                p.pattern.is_some(),
+                "e.g. `pattern: '^(\\S+):(\\d+):(.*)$'`",
+                &mut d,
+            );
+            need(
+                "fields",
+                !p.fields.is_empty(),
+                "name each capture group in order: `fields: [path, line, text]`",
+                &mut d,
+            );
+            if let Some(re) = &p.pattern
+                && let Err(e) = crate::catalog::values::check_regex(re, p.flags.as_deref().unwrap_or(""), false)
+            {
+                d.push(
+                    Diagnostic::error(
+                        "bad-regex",
+                        format!("{ppath}.pattern"),
+                        format!("`{re}` is not a regular expression both runtimes read: {e}"),
+                    )
+                    .help("write an ECMAScript regular expression (JavaScript's `RegExp` syntax)"),
+                );
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, f) in p.fields.iter().enumerate() {
+        if !crate::template::is_identifier(f) {
+            d.push(
+                Diagnostic::error(
+                    "bad-parse",
+                    format!("{ppath}.fields[{i}]"),
+                    format!("`{f}` is not a field name"),
+                )
+                .help("use [a-z_][a-z0-9_]*: templates read it as `{row.field}`"),
+            );
+        } else if !seen.insert(f) {
+            d.push(
+                Diagnostic::error(
+                    "bad-parse",
+                    format!("{ppath}.fields[{i}]"),
+                    format!("`{f}` is named twice"),
+                )
+                .help("give each field its own name"),
+            );
+        }
+    }
+    d
+}
+
+/// Whether a path leaves the folder it is relative to (absolute, or `..` above it), lexically.
+fn escapes(dir: &str) -> bool {
+    if dir.starts_with('/') || dir.contains('\0') {
+        return true;
+    }
+    let mut depth = 0i32;
+    for seg in dir.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => depth -= 1,
+            _ => depth += 1,
+        }
+        if depth < 0 {
+            return true;
+        }
+    }
+    false
+}
+
+fn format_name(f: crate::catalog::ParseFormat) -> &'static str {
+    match f {
+        crate::catalog::ParseFormat::Jsonl => "jsonl",
+        crate::catalog::ParseFormat::Delimited => "delimited",
+        crate::catalog::ParseFormat::Regex => "regex",
+    }
+}
+
+/// Checks a step's exit codes, stream, limits and timeouts (not its templates).
+pub fn check_step(path: &str, step: &Step, params: &HashMap<&str, &Param>) -> Vec<Diagnostic> {
+    let mut d = Vec::new();
+    let run = step.run.is_some();
+    let only_run = |key: &str, set: bool, d: &mut Vec<Diagnostic>| {
+        if set && !run {
+            d.push(
+                Diagnostic::error(
+                    "bad-step",
+                    format!("{path}.{key}"),
+                    format!("`{key}` applies to `run` steps"),
+                )
+                .at_key()
+                .help("remove it"),
+            );
+        }
+    };
+    only_run("ok_exit", step.ok_exit.is_set(), &mut d);
+    only_run("output", step.output.is_some(), &mut d);
+    only_run("max_output", step.max_output.is_some(), &mut d);
+    only_run("timeout_ms", step.timeout_ms.is_some(), &mut d);
+    only_run("timeout_secs", step.timeout_secs.is_some(), &mut d);
+    only_run("if_empty", step.if_empty.is_some(), &mut d);
+    only_run("parse", step.parse.is_some(), &mut d);
+    only_run("capture", step.capture, &mut d);
+    only_run("cwd", step.cwd.is_some(), &mut d);
+    only_run("when_missing", !step.when_missing.is_empty(), &mut d);
+    d.extend(check_step_data(path, step));
+    let mut seen = std::collections::HashSet::new();
+    for (i, code) in step.ok_exit.codes().iter().enumerate() {
+        if !(0..=255).contains(code) {
+            d.push(
+                Diagnostic::error(
+                    "bad-exit-code",
+                    format!("{path}.ok_exit[{i}]"),
+                    format!("{code} is not an exit code"),
+                )
+                .help("exit codes are 0 to 255"),
+            );
+        } else if !seen.insert(code) {
+            d.push(
+                Diagnostic::error(
+                    "bad-exit-code",
+                    format!("{path}.ok_exit[{i}]"),
+                    format!("{code} is listed twice"),
+                )
+                .help("remove the repeat"),
+            );
+        }
+    }
+    if step.timeout_ms.is_some() && step.timeout_secs.is_some() {
+        d.push(
+            Diagnostic::error(
+                "bad-step",
+                format!("{path}.timeout_secs"),
+                "a step has `timeout_ms` or `timeout_secs`, not both",
+            )
+            .at_key()
+            .help("keep one"),
+        );
+    }
+    for (key, amount) in [
+        ("max_output", &step.max_output),
+        ("timeout_ms", &step.timeout_ms),
+        ("timeout_secs", &step.timeout_secs),
+    ] {
+        let Some(a) = amount else { continue };
+        let apath = format!("{path}.{key}");
+        match a {
+            Amount::Fixed(0) => {
+                d.push(Diagnostic::error("bad-amount", apath, format!("`{key}` is 0")).help("give a positive number"))
+            }
+            Amount::Fixed(_) => {}
+            Amount::Param(text) => match a.param() {
+                None => d.push(
+                    Diagnostic::error(
+                        "bad-amount",
+                        apath,
+                        format!("`{text}` is neither a number nor `\"{{param}}\"`"),
+                    )
+                    .help("write a number, or `\"{name}\"` naming an integer parameter"),
+                ),
+                Some(name) => match params.get(name) {
+                    None => d.push(
+                        Diagnostic::error("unknown-param", apath, format!("`{key}` names no parameter `{name}`"))
+                            .help("name an integer parameter of the tool"),
+                    ),
+                    Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => d.push(
+                        Diagnostic::error("bad-amount", apath, format!("`{name}` is not a number"))
+                            .help("name an integer parameter, ideally with `min`/`max` bounds"),
+                    ),
+                    Some(p) if p.min.is_none_or(|m| m <= 0.0) => d.push(
+                        Diagnostic::warning(
+                            "unbounded-amount",
+                            apath,
+                            format!("`{name}` may be 0 or less, which leaves no output or no time"),
+                        )
+                        .help("give the parameter `min: 1` (and a `max`)"),
+                    ),
+                    Some(_) => {}
+                },
+            },
+        }
+    }
+    d
+}
