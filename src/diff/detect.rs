@@ -430,22 +430,10 @@ pub fn param_added(d: &mut Diff, n: &Node, required: bool) -> Option<()> {
     Some(())
 }
 
-fn type_name(t: SpecType) -> &'static str {
-    match t {
-        SpecType::String => "string",
-        SpecType::Integer => "integer",
-        SpecType::Number => "number",
-        SpecType::Boolean => "boolean",
-        SpecType::Enum => "enum",
-        SpecType::Array => "array",
-        SpecType::Path => "path",
-    }
-}
-
 fn type_text(p: &SpecParam) -> String {
     match (&p.items, p.ty) {
-        (Some(i), SpecType::Array) => format!("{} of {}", type_name(p.ty), type_name(i.ty)),
-        _ => type_name(p.ty).to_string(),
+        (Some(i), SpecType::Array) => format!("{} of {}", crate::model::type_name(p.ty), crate::model::type_name(i.ty)),
+        _ => crate::model::type_name(p.ty).to_string(),
     }
 }
 
