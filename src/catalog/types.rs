@@ -500,7 +500,7 @@ pub struct Tool {
     #[serde(default)]
     pub fallback: Option<String>,
     /// The result as markdown, rendered from parameters and step results; replaces the
-    /// steps' sections. See `super::render`.
+    /// steps' sections (docs/catalog/output.md).
     #[serde(default)]
     pub output: Vec<Block>,
     /// The JSON Schema of the tool's structured result (a name from `schemas`, or inline):

@@ -261,8 +261,8 @@ impl<'a> Lower<'a> {
             }),
             _ => Some(None),
         };
-        // The preview reads step data too: its names are checked by `catalog::render`, which
-        // knows the steps up to `after`; only the template's syntax is checked here.
+        // The preview reads step data too: its names are checked by `render`, which knows the
+        // steps up to `after`; only the template's syntax is checked here.
         let preview = match &tool.confirm {
             Some(crate::catalog::rules::Confirm::Rules(c)) => {
                 optional(c.preview.as_ref(), |text| match Template::parse(text) {
