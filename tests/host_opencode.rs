@@ -603,12 +603,7 @@ fn steps_that_read_program_output_and_answers_as_errors_run_in_opencode() {
     std::fs::write(dir.join("src/a.py"), "    def f():\n        return 1  # TODO: x:y\n\n").unwrap();
     std::fs::write(dir.join("src/sub/new.txt"), "x\n").unwrap();
     // No `rg` anywhere on PATH: the step's `when_missing` alternative, grep, runs.
-    let no_rg: String = std::env::var("PATH")
-        .unwrap_or_default()
-        .split(':')
-        .filter(|d| !Path::new(d).join("rg").exists())
-        .collect::<Vec<_>>()
-        .join(":");
+    let no_rg = support::path_without(&["rg"]);
     let env = [("PATH", no_rg.as_str())];
 
     // `answer: {errors: error}`: OpenCode gets a thrown error (its tool part's status is

@@ -958,12 +958,7 @@ fn steps_that_read_program_output_are_served_with_failures_as_errors() {
     .unwrap();
     std::fs::write(dir.path().join("src/sub/new.txt"), "x\n").unwrap();
     // No `rg` on PATH: the step's `when_missing` alternative, grep, runs.
-    let no_rg: String = std::env::var("PATH")
-        .unwrap_or_default()
-        .split(':')
-        .filter(|d| !Path::new(d).join("rg").exists())
-        .collect::<Vec<_>>()
-        .join(":");
+    let no_rg = support::path_without(&["rg"]);
     let steps = catalog("steps");
     let client = Client {
         script: "mcp-list.mjs",

@@ -958,19 +958,8 @@ fn diff_reports_a_tool_becoming_unsupported_as_a_removal_from_its_surfaces() {
 
 /// Runs a tool whose `confirm` asks: the user allows it, and the subject asked about is kept.
 fn run_allowed(m: &Model, tool: &str, args: Value, dir: &Path) -> (ixgen_runtime::Answer, Vec<String>) {
-    let asked = std::sync::Mutex::new(Vec::new());
-    let ask = |a: &ixgen_runtime::Ask| {
-        asked.lock().unwrap().push(a.subject.clone());
-        Ok(())
-    };
-    let t = m.tool(tool).unwrap();
-    let ctx = ixgen_runtime::Ctx {
-        cwd: Some(dir),
-        ask: Some(&ask),
-        cancel: None,
-    };
-    let a = ixgen_runtime::run_tool(&t.spec, &serde_json::Map::new(), &args, &ctx, &m.shared);
-    (a, asked.into_inner().unwrap())
+    let (a, asked) = run_answering(m, tool, args, dir, true);
+    (a, asked.into_iter().map(|a| a.subject).collect())
 }
 
 /// Runs a tool whose `confirm` asks, answering `allow`: what the user was asked (the subject and
@@ -1392,18 +1381,11 @@ fn serve_call(catalog: &Path, tool: &str, args: Value, dir: &Path, path: &str) -
 
 /// `PATH` without the folders that hold any of `programs`, plus `extra` first when given.
 fn path_without(programs: &[&str], extra: Option<&Path>) -> String {
-    let kept = std::env::var("PATH")
-        .unwrap_or_default()
-        .split(':')
-        .filter(|d| !d.is_empty() && !programs.iter().any(|p| Path::new(d).join(p).is_file()))
-        .map(str::to_string)
-        .collect::<Vec<_>>();
-    extra
-        .map(|e| e.display().to_string())
-        .into_iter()
-        .chain(kept)
-        .collect::<Vec<_>>()
-        .join(":")
+    let kept = support::path_without(programs);
+    match extra {
+        Some(e) => format!("{}:{kept}", e.display()),
+        None => kept,
+    }
 }
 
 /// A shell script named `name` in `dir` that prints `out` (no single quote in it) and exits `code`.

@@ -8,7 +8,7 @@
 //! Everything compared is typed: the model's `ToolModel`s, their `ExecSpec`s and `SpecParam`s,
 //! the hosts' surfaces, and the catalog as written where only it holds a fact.
 
-use super::side::{self, Side};
+use super::side::Side;
 use super::{Loc, Msg, Surface};
 use crate::diagnostic::Diagnostic;
 use crate::model::{ParamModel, SpecArg, SpecExec, SpecParam, SpecStep, ToolModel};
@@ -195,7 +195,7 @@ impl<'a> Diff<'a> {
         for t in d.added.clone() {
             visit(&mut d, &Node::Added(t));
         }
-        for name in side::catalog(&old.model).toolsets.keys() {
+        for name in old.model.toolsets.keys() {
             visit(&mut d, &Node::Toolset(name));
         }
         d
@@ -325,7 +325,7 @@ impl<'a> Diff<'a> {
         let mut out = Vec::new();
         for np in &n.params {
             let after = new.param_path(&n.name, &np.name);
-            let renamed_from = side::written(np).renamed_from.as_ref();
+            let renamed_from = np.renamed_from.as_ref();
             if let Some(from) = renamed_from.filter(|f| new_names.contains(f.as_str())) {
                 self.errors.push(
                     Diagnostic::error(

@@ -5,7 +5,6 @@
 //! the comparison, and only the table on the detectors).
 
 use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text};
-use super::side::written;
 use super::{Msg, Surface};
 use crate::model::{Access, Server};
 use crate::model::{ExecSpec, HttpMethod, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime};
@@ -93,7 +92,7 @@ pub fn surface_added(d: &mut Diff, n: &Node) -> Option<()> {
 fn server<'a>(d: &Diff<'a>, n: &Node) -> Option<(&'a Server, &'a Server, Vec<Surface>)> {
     let (old, new) = (d.old, d.new);
     matches!(n, Node::Catalog).then_some(())?;
-    let (a, b) = (old.catalog().server.as_ref()?, new.catalog().server.as_ref()?);
+    let (a, b) = (old.model.server.as_ref()?, new.model.server.as_ref()?);
     let launches = |s: &Surface| s.launches_server() && old.surfaces.keys().any(|o| o.key() == s.key());
     let launched: Vec<Surface> = new.surfaces.keys().copied().filter(launches).collect();
     (!launched.is_empty()).then_some((a, b, launched))
@@ -238,13 +237,13 @@ pub fn toolset_member_removed(d: &mut Diff, n: &Node) -> Option<()> {
     // A toolset no surface is built from, chosen with `ixgen opencode --toolset`. (A removed
     // or renamed tool is reported once, as such: its old name is no tool of the new catalog.)
     let Node::Toolset(name) = n else { return None };
-    let now = new.catalog().toolsets.get(*name)?;
+    let now = new.model.toolsets.get(*name)?;
     if new.surfaces.values().any(|s| s.toolset == *name) {
         return None;
     }
     let (surfaces, path) = (opencode(d), format!("toolsets.{name}.tools"));
     let choose = format!("ixgen opencode --toolset {name}");
-    for t in &old.catalog().toolsets[*name].tools {
+    for t in &old.model.toolsets[*name].tools {
         if !now.tools.contains(t) && new.model.tool(t).is_some() {
             let msg = Msg::of("toolset {} ({}) no longer has tool {}", &[name, &choose, t]);
             let at = At::both(path.clone(), path.clone());
@@ -267,7 +266,7 @@ pub fn toolset_member_added(d: &mut Diff, n: &Node) -> Option<()> {
 
 pub fn toolset_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let Node::Toolset(name) = n else { return None };
-    if !d.new.catalog().toolsets.contains_key(*name) {
+    if !d.new.model.toolsets.contains_key(*name) {
         let msg = Msg::of(
             "toolset {} was removed ({})",
             &[name, &format!("ixgen opencode --toolset {name}")],
@@ -379,14 +378,11 @@ pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
         });
         (
             entry,
-            t.params
-                .iter()
-                .find(|p| p.name == name)
-                .map(|p| written(p).description.clone()),
+            t.params.iter().find(|p| p.name == name).map(|p| p.description.clone()),
         )
     }
     let twin = t.params.iter().find(|np| {
-        let new = !o.params.iter().any(|q| q.name == np.name) && written(np).renamed_from.is_none();
+        let new = !o.params.iter().any(|q| q.name == np.name) && np.renamed_from.is_none();
         new && shape(t, &np.name) == shape(o, &op.name)
     });
     let text = "parameter {} of {} was removed";
@@ -622,7 +618,7 @@ pub fn description_changed(d: &mut Diff, n: &Node) -> Option<()> {
         let (Some((op, _)), Some((np, _))) = (pc.old, pc.new) else {
             return None;
         };
-        let (a, b) = (written(op), written(np));
+        let (a, b) = (op, np);
         let items = |p: &crate::model::ParamModel| p.items.as_ref().and_then(|i| i.description.clone());
         if a.description != b.description || items(a) != items(b) {
             let text = "the description of parameter {} of {} changed";

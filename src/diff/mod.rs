@@ -361,7 +361,7 @@ fn invalid(side: &Side, mut diags: Vec<Diagnostic>) -> Error {
 }
 
 fn version(side: &Side) -> Result<Version, Error> {
-    let v = &side.catalog().product.version;
+    let v = &side.model.product.version;
     semver::parse(v).ok_or_else(|| {
         invalid(
             side,
@@ -382,7 +382,7 @@ fn version(side: &Side) -> Result<Version, Error> {
 
 /// Checks `lint.breaking` of the current catalog: every id must name a rule or a class.
 fn check_lint(side: &Side) -> Result<(), Error> {
-    let lint: &BreakingLint = &side.catalog().lint.breaking;
+    let lint: &BreakingLint = &side.model.lint.breaking;
     let ids: Vec<&str> = Rule::ALL
         .iter()
         .map(|r| r.id())
@@ -435,7 +435,7 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
         .zip(rules)
         .map(|(h, r)| Finding::of(r, h))
         .collect();
-    let lint = &new.catalog().lint.breaking;
+    let lint = &new.model.lint.breaking;
     for f in &mut findings {
         let by_class = lint.ignore.iter().any(|i| i == f.rule.id() || i == f.class.id());
         let by_tool = lint.ignore_only.get(f.rule.id()).is_some_and(|tools| {
@@ -498,8 +498,8 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
     }
     let info = |s: &Side| SideInfo {
         file: s.name.clone(),
-        product: s.catalog().product.name.clone(),
-        version: s.catalog().product.version.clone(),
+        product: s.model.product.name.clone(),
+        version: s.model.product.version.clone(),
     };
     Ok(Report {
         before: info(&old),

@@ -6,19 +6,8 @@ use crate::catalog::Tool;
 use crate::catalog::yaml::Located;
 use crate::diagnostic::SourceFile;
 use crate::error::Error;
-use crate::model::{Filter, Model, ParamModel, ToolModel};
+use crate::model::{Filter, Model, ToolModel};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-
-/// The catalog-level settings `diff` reads (product, lint, server, toolsets, targets): the
-/// model holds them itself.
-pub fn catalog(model: &Model) -> &Model {
-    model
-}
-
-/// A parameter as written (its description, `renamed_from`), which the model keeps.
-pub fn written(p: &ParamModel) -> &ParamModel {
-    p
-}
 
 /// One catalog, built and indexed for comparison.
 pub struct Side {
@@ -48,16 +37,15 @@ pub struct SurfaceTools {
 
 impl Side {
     pub fn new(model: Model, tools: Vec<Tool>, file: SourceFile, name: String) -> Result<Side, Error> {
-        let cat = catalog(&model);
         // The catalog's own filters are what every generated host gets by default.
         let (filter, _) = Filter::resolve(&model, false, &[], &[], None)?;
         let mut surfaces = BTreeMap::new();
         let mut order = 0;
         for host in crate::hosts::REGISTRY {
-            if !crate::hosts::enabled(cat, *host) {
+            if !crate::hosts::enabled(&model, *host) {
                 continue;
             }
-            for hs in host.surfaces(cat) {
+            for hs in host.surfaces(&model) {
                 let tools = model
                     .toolset(&hs.toolset, &filter)
                     .into_iter()
@@ -86,11 +74,6 @@ impl Side {
             positions,
             surfaces,
         })
-    }
-
-    /// The catalog-level settings (see [`catalog`]).
-    pub fn catalog(&self) -> &Model {
-        catalog(&self.model)
     }
 
     /// The position of a catalog path, or of its nearest ancestor that exists.

@@ -356,10 +356,15 @@ pub fn path_with(dir: &Path) -> String {
 
 /// `PATH` without any folder that holds an `ix`.
 pub fn path_without_ix() -> String {
+    path_without(&["ix"])
+}
+
+/// `PATH` without the folders that hold any of `programs` (a missing program's test).
+pub fn path_without(programs: &[&str]) -> String {
     std::env::var("PATH")
         .unwrap_or_default()
         .split(':')
-        .filter(|d| !Path::new(d).join("ix").exists())
+        .filter(|d| !d.is_empty() && !programs.iter().any(|p| Path::new(d).join(p).exists()))
         .collect::<Vec<_>>()
         .join(":")
 }

@@ -371,7 +371,7 @@ pub fn parse(p: &catalog::Parse) -> Option<ixgen_runtime::spec::SpecParse> {
 
 /// Whether a step changes state: it says so (`changes: true`), or it is a kind that always does
 /// (a store append or update, a signal).
-pub fn changes_state(s: &Step) -> bool {
+fn changes_state(s: &Step) -> bool {
     s.changes || s.append.is_some() || s.update.is_some() || s.signal.is_some()
 }
 
