@@ -54,32 +54,31 @@ pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sy
         return vec![all].into_iter().flatten();
     }
     let queue = std::sync::Mutex::new(items.into_iter().enumerate());
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            // The lock is held only while taking items, never while mapping them.
+            let taken: Vec<(usize, T)> = queue
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .by_ref()
+                .take(BATCH)
+                .collect();
+            let Some(&(first, _)) = taken.first() else {
+                break done;
+            };
+            done.push((first, taken.into_iter().map(|(i, x)| f(i, x)).collect()));
+        }
+    };
     let mut batches: Vec<(usize, Vec<R>)> = std::thread::scope(|s| {
-        let (f, queue) = (&f, &queue);
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(move || {
-                    let mut done = Vec::new();
-                    loop {
-                        // The lock is held only while taking items, never while mapping them.
-                        let taken: Vec<(usize, T)> = queue
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .by_ref()
-                            .take(BATCH)
-                            .collect();
-                        let Some(&(first, _)) = taken.first() else {
-                            break done;
-                        };
-                        done.push((first, taken.into_iter().map(|(i, x)| f(i, x)).collect()));
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a worker thread panicked"))
-            .collect()
+        let work = &work;
+        let handles: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
+        // This thread works too: the items were made here, and the memory each one frees can
+        // only be reused by this thread's allocations (mimalloc gives a page back to the
+        // thread that owns it), so a large catalog and its model need not both be resident.
+        let mut all = work();
+        all.extend(handles.into_iter().flat_map(|h| h.join().expect("a worker thread panicked")));
+        all
     });
     batches.sort_unstable_by_key(|(first, _)| *first);
     let batches: Vec<Vec<R>> = batches.into_iter().map(|(_, batch)| batch).collect();

@@ -348,12 +348,20 @@ fn source(name: &str, text: String) -> SourceFile {
 
 /// Resolves every diagnostic's path to a line and column.
 pub fn locate(diags: &mut [Diagnostic], text: &str) {
-    // Indexing parses the whole catalog again: only worth it when something needs a place
-    // (every run of a valid catalog would otherwise pay for it).
+    locate_in(diags, text, &Index::new());
+}
+
+/// The catalog's text parsed again to locate paths in it ([`yaml::Located`]), built on first
+/// use: a valid catalog's run never pays for it, and a run that locates several times (the
+/// rules, then the warnings) parses once.
+pub type Index = std::cell::OnceCell<yaml::Located>;
+
+/// [`locate`] with an index that may already be built.
+pub fn locate_in(diags: &mut [Diagnostic], text: &str, index: &Index) {
     if diags.iter().all(|d| d.pos.is_some()) {
         return;
     }
-    let index = yaml::Located::new(text);
+    let index = index.get_or_init(|| yaml::Located::new(text));
     for d in diags.iter_mut() {
         if d.pos.is_some() {
             continue;

@@ -135,13 +135,15 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
 /// Keys that are written but do nothing (`validate --strict` fails on them): `if_empty: ""` (an
 /// empty text is no text: the section is `_(no output)_`; an empty answer is the tool's
 /// `answer: {empty: ""}`) and `default: null` (a missing default). `text` is the catalog's
-/// source: a null default reads as none, so only the text shows it was written.
-pub fn no_effect(cat: &super::Catalog, text: &str) -> Vec<Diagnostic> {
-    let mut d = Vec::new();
+/// source: a null default reads as none, so only the text shows it was written. The second
+/// needs the text parsed again ([`NoEffect::finish`]), which is left until the warnings are
+/// located, so that one parse serves both and is not held while the catalog lowers.
+pub fn no_effect(cat: &super::Catalog, text: &str) -> NoEffect {
+    let mut found = Vec::new();
     for (t, tool) in cat.tools.iter().enumerate() {
         for (s, step) in tool.steps.iter().enumerate() {
             if step.if_empty.as_deref() == Some("") {
-                d.push(
+                found.push(
                     Diagnostic::warning(
                         "no-effect",
                         format!("tools[{t}].steps[{s}].if_empty"),
@@ -153,32 +155,48 @@ pub fn no_effect(cat: &super::Catalog, text: &str) -> Vec<Diagnostic> {
             }
         }
     }
-    // Reading the text again costs a parse: only when some `default:` has no value after it.
+    // Only a text with some `default:` that has no value after it can have one.
     let suspect = text.match_indices("default:").any(|(i, m)| {
         let rest = text[i + m.len()..].trim_start_matches([' ', '\t']);
         rest.is_empty() || rest.starts_with(['\n', '\r', ',', '}', '#', '~']) || rest.starts_with("null")
     });
-    if !suspect {
-        return d;
+    let mut unset = Vec::new();
+    if suspect {
+        let shared = cat.params.iter().map(|(name, p)| (format!("params.{name}"), p));
+        let own = cat.tools.iter().enumerate().flat_map(|(t, tool)| {
+            tool.params
+                .iter()
+                .map(move |(name, p)| (format!("tools[{t}].params.{name}"), p))
+        });
+        unset = shared
+            .chain(own)
+            .filter(|(_, p)| p.default.is_none())
+            .map(|(path, _)| format!("{path}.default"))
+            .collect();
     }
-    let index = super::yaml::Located::new(text);
-    let mut check = |path: String, p: &Param| {
-        let key = format!("{path}.default");
-        if p.default.is_none() && index.contains(&key) {
-            d.push(
-                Diagnostic::warning("no-effect", key, "`default: null` is no default")
-                    .at_key()
-                    .help("remove it: a parameter without `default` is unset when not given"),
-            );
+    NoEffect { found, unset }
+}
+
+/// What [`no_effect`] found, and the parameters without a default whose text may say
+/// `default: null`.
+pub struct NoEffect {
+    found: Vec<Diagnostic>,
+    unset: Vec<String>,
+}
+
+impl NoEffect {
+    /// The warnings, the parameters' among them once the text is looked at through `index`.
+    pub fn finish(self, text: &str, index: &super::load::Index) -> Vec<Diagnostic> {
+        let NoEffect { mut found, unset } = self;
+        if unset.is_empty() {
+            return found;
         }
-    };
-    for (name, p) in &cat.params {
-        check(format!("params.{name}"), p);
+        let index = index.get_or_init(|| super::yaml::Located::new(text));
+        found.extend(unset.into_iter().filter(|key| index.contains(key)).map(|key| {
+            Diagnostic::warning("no-effect", key, "`default: null` is no default")
+                .at_key()
+                .help("remove it: a parameter without `default` is unset when not given")
+        }));
+        found
     }
-    for (t, tool) in cat.tools.iter().enumerate() {
-        for (name, p) in &tool.params {
-            check(format!("tools[{t}].params.{name}"), p);
-        }
-    }
-    d
 }

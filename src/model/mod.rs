@@ -159,17 +159,20 @@ pub fn lower(
     later: impl FnOnce(&mut Model) -> Vec<Diagnostic>,
 ) -> Result<Lowered, Error> {
     let Loaded { catalog, file } = loaded;
-    // Keys that do nothing, read before lowering takes the tools.
+    // Keys that do nothing, read before lowering takes the tools. Both they and the warnings
+    // are located in one parse of the text, made after lowering and only if one needs it.
     let idle = crate::catalog::rules::no_effect(&catalog, &file.text);
+    let index = crate::catalog::load::Index::new();
     match lower::lower(catalog, source_name, later)? {
         lower::Outcome::Lowered {
             model,
             mut warnings,
             sort,
         } => {
+            let idle = idle.finish(&file.text, &index);
             let sort = sort || !idle.is_empty();
             warnings.extend(idle);
-            crate::catalog::load::locate(&mut warnings, &file.text);
+            crate::catalog::load::locate_in(&mut warnings, &file.text, &index);
             if sort {
                 warnings.sort_by_key(|d| d.pos);
             }
@@ -180,8 +183,8 @@ pub fn lower(
             })
         }
         lower::Outcome::Invalid(mut diagnostics) => {
-            diagnostics.extend(idle);
-            crate::catalog::load::locate(&mut diagnostics, &file.text);
+            diagnostics.extend(idle.finish(&file.text, &index));
+            crate::catalog::load::locate_in(&mut diagnostics, &file.text, &index);
             diagnostics.sort_by_key(|d| (d.severity != Severity::Error, d.pos));
             Err(Error::Catalog { file, diagnostics })
         }
