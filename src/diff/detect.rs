@@ -6,7 +6,7 @@
 
 use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text};
 use super::{Msg, Surface};
-use crate::model::{Access, Server};
+use crate::model::{Access, Param, Server};
 use crate::model::{ExecSpec, HttpMethod, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime};
 use crate::model::{SpecStep, SpecType, ToolModel};
 use crate::template::Template;
@@ -370,20 +370,16 @@ pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let op = pc.old?;
     let (o, t) = (pc.tool.old, pc.tool.new);
     // A parameter's shape: its spec entry without its name, and its description.
-    fn shape(t: &ToolModel, name: &str) -> (Option<SpecParam>, Option<Option<String>>) {
-        let entry = t.spec.params.iter().find(|s| s.name == name);
-        let entry = entry.map(|s| SpecParam {
+    let shape = |p: Param<'_>| {
+        let entry = SpecParam {
             name: String::new(),
-            ..s.clone()
-        });
-        (
-            entry,
-            t.param(name).map(|p| p.doc.description.clone()),
-        )
-    }
+            ..p.spec.clone()
+        };
+        (entry, p.doc.description.clone())
+    };
     let twin = t.params().find(|np| {
         let new = o.param(&np.name).is_none() && np.doc.renamed_from.is_none();
-        new && shape(t, &np.name) == shape(o, &op.name)
+        new && shape(*np) == shape(op)
     });
     let text = "parameter {} of {} was removed";
     let msg = match twin {
