@@ -315,14 +315,13 @@ impl<'a> Diff<'a> {
     /// The parameters of a kept tool: each new one (matched by name or `renamed_from`, or
     /// added), then each old one no new one matched (removed).
     fn params<'p>(&mut self, pair: &'p Pair<'a>) -> Vec<ParamChange<'p>> {
-        let (old, new) = (self.old, self.new);
         let (o, n) = (pair.old, pair.new);
         let by_old: HashMap<&str, Param<'a>> = o.params().map(|p| (p.spec.name.as_str(), p)).collect();
         let new_names: BTreeSet<&str> = n.params().map(|p| p.spec.name.as_str()).collect();
         let mut matched_old = BTreeSet::new();
         let mut out = Vec::new();
         for np in n.params() {
-            let after = new.param_path(&n.name, &np.name);
+            let after = np.path();
             let renamed_from = np.doc.renamed_from.as_ref();
             if let Some(from) = renamed_from.filter(|f| new_names.contains(f.as_str())) {
                 self.errors.push(
@@ -348,7 +347,7 @@ impl<'a> Diff<'a> {
                 tool: pair,
                 old: op,
                 new: Some(np),
-                before: op.map_or_else(String::new, |op| old.param_path(&o.name, &op.name)),
+                before: op.map_or_else(String::new, |op| op.path()),
                 after,
             });
         }
@@ -357,7 +356,7 @@ impl<'a> Diff<'a> {
                 tool: pair,
                 old: Some(op),
                 new: None,
-                before: old.param_path(&o.name, &op.name),
+                before: op.path(),
                 after: String::new(),
             });
         }

@@ -271,7 +271,7 @@ fn property(q: Param<'_>) -> PropSchema {
         }
         SpecType::Boolean | SpecType::Enum => {}
     }
-    s.default = q.default().cloned();
+    s.default = q.default.as_deref().cloned();
     if q.nullable {
         s.ty = serde_json::json!([s.ty, "null"]);
     }

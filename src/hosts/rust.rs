@@ -411,7 +411,7 @@ fn field_doc(q: Param<'_>) -> String {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    if let Some(d) = q.default().filter(|d| !d.is_null()) {
+    if let Some(d) = q.default.as_deref().filter(|d| !d.is_null()) {
         if !doc.is_empty() {
             // A sentence of its own after the description.
             if !doc.ends_with(['.', '!', '?', ':', ';']) {

@@ -123,11 +123,6 @@ impl Param<'_> {
         self.spec.max.as_ref().and_then(serde_json::Number::as_f64)
     }
 
-    /// The default value.
-    pub fn default(&self) -> Option<&serde_json::Value> {
-        self.spec.default.as_deref()
-    }
-
     /// Where the parameter is declared (`tools[3].params.limit`, or `params.format` for a
     /// shared one), so a later stage can locate an error.
     pub fn path(&self) -> String {
@@ -145,7 +140,7 @@ impl ToolModel {
     }
 
     /// The tool's parameters, in the spec's order.
-    pub fn params(&self) -> impl ExactSizeIterator<Item = Param<'_>> + Clone {
+    pub fn params(&self) -> impl ExactSizeIterator<Item = Param<'_>> {
         self.spec.params.iter().zip(&self.param_docs).map(|(spec, doc)| Param {
             spec,
             doc,

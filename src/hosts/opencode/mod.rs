@@ -444,7 +444,7 @@ fn zod(q: Param<'_>) -> Ts {
     if q.nullable {
         s = s.call("nullable", &[]);
     }
-    match (q.default(), q.required) {
+    match (q.default.as_deref(), q.required) {
         (Some(d), _) => s = s.call("default", &[ts_json(d)]),
         (None, false) => s = s.call("optional", &[]),
         (None, true) => {}
