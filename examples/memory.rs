@@ -73,14 +73,14 @@ fn main() {
     // The inline sizes of the types a catalog has thousands of.
     use std::mem::size_of;
     eprintln!(
-        "Tool {} Param {} Step {} Arg {} Cond {} ToolModel {} ParamModel {} ExecSpec {} SpecParam {} SpecStep {}",
+        "Tool {} Param {} Step {} Arg {} Cond {} ToolModel {} ParamDoc {} ExecSpec {} SpecParam {} SpecStep {}",
         size_of::<ixgen::catalog::types::Tool>(),
         size_of::<ixgen::catalog::types::Param>(),
         size_of::<ixgen::catalog::types::Step>(),
         size_of::<ixgen::catalog::types::Arg>(),
         size_of::<ixgen::catalog::types::Cond>(),
         size_of::<ixgen::model::ToolModel>(),
-        size_of::<ixgen::model::ParamModel>(),
+        size_of::<ixgen::model::ParamDoc>(),
         size_of::<ixgen::spec::ExecSpec>(),
         size_of::<ixgen::spec::SpecParam>(),
         size_of::<ixgen::spec::SpecStep>()

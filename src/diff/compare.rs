@@ -11,7 +11,7 @@
 use super::side::Side;
 use super::{Loc, Msg, Surface};
 use crate::diagnostic::Diagnostic;
-use crate::model::{ParamModel, SpecArg, SpecExec, SpecParam, SpecStep, ToolModel};
+use crate::model::{Param, SpecArg, SpecExec, SpecParam, SpecStep, ToolModel};
 use crate::template::{Part, Template};
 use std::collections::{BTreeSet, HashMap};
 
@@ -65,8 +65,8 @@ impl Pair<'_> {
 /// A parameter of a kept tool: both `old` and `new` when matched.
 pub struct ParamChange<'a> {
     pub tool: &'a Pair<'a>,
-    pub old: Option<(&'a ParamModel, &'a SpecParam)>,
-    pub new: Option<(&'a ParamModel, &'a SpecParam)>,
+    pub old: Option<Param<'a>>,
+    pub new: Option<Param<'a>>,
     /// Its catalog path on each side.
     pub before: String,
     pub after: String,
@@ -75,7 +75,7 @@ pub struct ParamChange<'a> {
 impl<'a> ParamChange<'a> {
     /// The matched parameter's spec entries, old and new.
     pub fn specs(&self) -> Option<(&'a SpecParam, &'a SpecParam)> {
-        Some((self.old?.1, self.new?.1))
+        Some((self.old?.spec, self.new?.spec))
     }
 
     /// The matched parameter's spec entries, when its type (and its items' type) is unchanged.
@@ -86,7 +86,7 @@ impl<'a> ParamChange<'a> {
 
     /// Its name: the new one when it was renamed.
     pub fn name(&self) -> &'a str {
-        self.new.or(self.old).map_or("", |(p, _)| &p.name)
+        self.new.or(self.old).map_or("", |p| &p.spec.name)
     }
 
     /// `key` of the parameter on both sides.
@@ -315,17 +315,14 @@ impl<'a> Diff<'a> {
     /// The parameters of a kept tool: each new one (matched by name or `renamed_from`, or
     /// added), then each old one no new one matched (removed).
     fn params<'p>(&mut self, pair: &'p Pair<'a>) -> Vec<ParamChange<'p>> {
-        let (old, new) = (self.old, self.new);
         let (o, n) = (pair.old, pair.new);
-        let spec =
-            |t: &'a ToolModel, p: &'a ParamModel| t.spec.params.iter().find(|s| s.name == p.name).map(|s| (p, s));
-        let by_old: HashMap<&str, &ParamModel> = o.params.iter().map(|p| (p.name.as_str(), p)).collect();
-        let new_names: BTreeSet<&str> = n.params.iter().map(|p| p.name.as_str()).collect();
+        let by_old: HashMap<&str, Param<'a>> = o.params().map(|p| (p.spec.name.as_str(), p)).collect();
+        let new_names: BTreeSet<&str> = n.params().map(|p| p.spec.name.as_str()).collect();
         let mut matched_old = BTreeSet::new();
         let mut out = Vec::new();
-        for np in &n.params {
-            let after = new.param_path(&n.name, &np.name);
-            let renamed_from = np.renamed_from.as_ref();
+        for np in n.params() {
+            let after = np.path();
+            let renamed_from = np.doc.renamed_from.as_ref();
             if let Some(from) = renamed_from.filter(|f| new_names.contains(f.as_str())) {
                 self.errors.push(
                     Diagnostic::error(
@@ -345,21 +342,21 @@ impl<'a> Diff<'a> {
                     .filter(|f| !new_names.contains(f.as_str()))
                     .and_then(|f| by_old.get(f.as_str()).copied()),
             };
-            let op = found.filter(|op| matched_old.insert(op.name.as_str()));
+            let op = found.filter(|op| matched_old.insert(op.spec.name.as_str()));
             out.push(ParamChange {
                 tool: pair,
-                old: op.and_then(|op| spec(o, op)),
-                new: spec(n, np),
-                before: op.map_or_else(String::new, |op| old.param_path(&o.name, &op.name)),
+                old: op,
+                new: Some(np),
+                before: op.map_or_else(String::new, |op| op.path()),
                 after,
             });
         }
-        for op in o.params.iter().filter(|p| !matched_old.contains(p.name.as_str())) {
+        for op in o.params().filter(|p| !matched_old.contains(p.name.as_str())) {
             out.push(ParamChange {
                 tool: pair,
-                old: spec(o, op),
+                old: Some(op),
                 new: None,
-                before: old.param_path(&o.name, &op.name),
+                before: op.path(),
                 after: String::new(),
             });
         }

@@ -6,7 +6,7 @@
 
 use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text};
 use super::{Msg, Surface};
-use crate::model::{Access, Server};
+use crate::model::{Access, Param, Server};
 use crate::model::{ExecSpec, HttpMethod, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime};
 use crate::model::{SpecStep, SpecType, ToolModel};
 use crate::template::Template;
@@ -367,23 +367,19 @@ fn param_exec(d: &mut Diff, pc: &ParamChange, text: &str, values: &[&str], key: 
 
 pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let pc = param(n).filter(|pc| pc.new.is_none())?;
-    let (op, _) = pc.old?;
+    let op = pc.old?;
     let (o, t) = (pc.tool.old, pc.tool.new);
     // A parameter's shape: its spec entry without its name, and its description.
-    fn shape(t: &ToolModel, name: &str) -> (Option<SpecParam>, Option<Option<String>>) {
-        let entry = t.spec.params.iter().find(|s| s.name == name);
-        let entry = entry.map(|s| SpecParam {
+    let shape = |p: Param<'_>| {
+        let entry = SpecParam {
             name: String::new(),
-            ..s.clone()
-        });
-        (
-            entry,
-            t.params.iter().find(|p| p.name == name).map(|p| p.description.clone()),
-        )
-    }
-    let twin = t.params.iter().find(|np| {
-        let new = !o.params.iter().any(|q| q.name == np.name) && np.renamed_from.is_none();
-        new && shape(t, &np.name) == shape(o, &op.name)
+            ..p.spec.clone()
+        };
+        (entry, p.doc.description.clone())
+    };
+    let twin = t.params().find(|np| {
+        let new = o.param(&np.name).is_none() && np.doc.renamed_from.is_none();
+        new && shape(*np) == shape(op)
     });
     let text = "parameter {} of {} was removed";
     let msg = match twin {
@@ -400,7 +396,7 @@ pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
 
 pub fn param_renamed(d: &mut Diff, n: &Node) -> Option<()> {
     let pc = param(n)?;
-    let ((op, _), (np, _)) = (pc.old?, pc.new?);
+    let (op, np) = (pc.old?, pc.new?);
     if op.name != np.name {
         let msg = Msg::of(
             "parameter {} of {} was renamed to {}",
@@ -415,7 +411,7 @@ pub fn param_renamed(d: &mut Diff, n: &Node) -> Option<()> {
 /// A new parameter: required (`param-required-added`) or not (`param-added-optional`).
 pub fn param_added(d: &mut Diff, n: &Node, required: bool) -> Option<()> {
     let pc = param(n).filter(|pc| pc.old.is_none())?;
-    let (_, s) = pc.new.filter(|(_, s)| s.required == required)?;
+    let s = pc.new.filter(|s| s.required == required)?.spec;
     let text = if required {
         "new required parameter {} of {}"
     } else {
@@ -615,12 +611,10 @@ pub fn keep_empty_changed(d: &mut Diff, n: &Node) -> Option<()> {
 /// A parameter's description (or its items'), and the tool's, as written.
 pub fn description_changed(d: &mut Diff, n: &Node) -> Option<()> {
     if let Some(pc) = param(n) {
-        let (Some((op, _)), Some((np, _))) = (pc.old, pc.new) else {
+        let (Some(a), Some(b)) = (pc.old, pc.new) else {
             return None;
         };
-        let (a, b) = (op, np);
-        let items = |p: &crate::model::ParamModel| p.items.as_ref().and_then(|i| i.description.clone());
-        if a.description != b.description || items(a) != items(b) {
+        if a.doc.description != b.doc.description || a.doc.items_description != b.doc.items_description {
             let text = "the description of parameter {} of {} changed";
             param_hit(d, pc, text, &[], "description");
         }

@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// One catalog, built and indexed for comparison.
 pub struct Side {
     pub model: Model,
-    /// The catalog's tools as written (`renamed_from`, which parameters are the tool's own),
-    /// which the model no longer holds: lowering consumes them.
+    /// The catalog's tools as written (a tool's `renamed_from`), which the model no longer
+    /// holds: lowering consumes them.
     pub tools: Vec<Tool>,
     pub file: SourceFile,
     /// The name reports give the file.
@@ -97,18 +97,6 @@ impl Side {
         match self.positions.get(tool) {
             Some(i) => format!("tools[{i}]"),
             None => "tools".to_string(),
-        }
-    }
-
-    /// A parameter's path: the tool's own, or the shared one it uses.
-    pub fn param_path(&self, tool: &str, param: &str) -> String {
-        let Some(&i) = self.positions.get(tool) else {
-            return "tools".to_string();
-        };
-        if self.tools[i].params.contains_key(param) || !self.tools[i].use_params.iter().any(|p| p == param) {
-            format!("tools[{i}].params.{param}")
-        } else {
-            format!("params.{param}")
         }
     }
 

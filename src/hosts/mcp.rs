@@ -10,7 +10,7 @@
 use super::{Host, Options, Surface};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
-use crate::model::{Model, ParamModel, SpecType, ToolModel, json_number};
+use crate::model::{Model, Param, SpecType, ToolModel};
 use crate::plan::{Plan, PlannedFile};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
@@ -229,19 +229,18 @@ fn prop(ty: SpecType, values: Option<&Vec<String>>, description: Option<&String>
     }
 }
 
-fn property(p: &ParamModel) -> PropSchema {
-    let q = p;
-    let mut s = prop(q.ty, q.values.as_ref(), q.description.as_ref());
-    s.title = q.title.clone();
+fn property(q: Param<'_>) -> PropSchema {
+    let mut s = prop(q.ty, q.values.as_ref(), q.doc.description.as_ref());
+    s.title = q.doc.title.clone();
     match q.ty {
         // A clamped bound is the tool's own cap, not a rule on what the client may send: a
         // hard `minimum`/`maximum` would make MCP clients refuse values the tool accepts, so
         // the range is said in the description instead.
         SpecType::Integer | SpecType::Number if q.clamp && (q.min.is_some() || q.max.is_some()) => {
-            let range = match (q.min, q.max) {
-                (Some(a), Some(b)) => format!("clamped to {}..{}", json_number(a), json_number(b)),
-                (Some(a), None) => format!("raised to at least {}", json_number(a)),
-                (None, Some(b)) => format!("capped at {}", json_number(b)),
+            let range = match (&q.min, &q.max) {
+                (Some(a), Some(b)) => format!("clamped to {a}..{b}"),
+                (Some(a), None) => format!("raised to at least {a}"),
+                (None, Some(b)) => format!("capped at {b}"),
                 (None, None) => unreachable!("guarded above"),
             };
             s.description = Some(match s.description.take() {
@@ -250,29 +249,29 @@ fn property(p: &ParamModel) -> PropSchema {
             });
         }
         SpecType::Integer | SpecType::Number => {
-            s.minimum = q.min.map(json_number);
-            s.maximum = q.max.map(json_number);
+            s.minimum = q.min.clone();
+            s.maximum = q.max.clone();
         }
         SpecType::String | SpecType::Path => {
-            s.min_length = q.min.map(|x| x as u64);
-            s.max_length = q.max.map(|x| x as u64);
+            s.min_length = q.min_f64().map(|x| x as u64);
+            s.max_length = q.max_f64().map(|x| x as u64);
             // A `path` gets no pattern: whether it stays inside the project depends on the
             // project's root, which a schema cannot know, and a pattern that refused absolute
             // paths would refuse ones the tool accepts. The runtime resolves and checks it.
             s.pattern = q.pattern.clone();
         }
         SpecType::Array => {
-            s.min_items = q.min.map(|x| x as u64);
-            s.max_items = q.max.map(|x| x as u64);
+            s.min_items = q.min_f64().map(|x| x as u64);
+            s.max_items = q.max_f64().map(|x| x as u64);
             // Validation guarantees items; a string item is the safe reading if it ever lacks them.
             s.items = Some(Box::new(match &q.items {
-                Some(i) => prop(i.ty, i.values.as_ref(), i.description.as_ref()),
+                Some(i) => prop(i.ty, i.values.as_ref(), q.doc.items_description.as_ref()),
                 None => prop(SpecType::String, None, None),
             }));
         }
         SpecType::Boolean | SpecType::Enum => {}
     }
-    s.default = q.default.clone();
+    s.default = q.default.as_deref().cloned();
     if q.nullable {
         s.ty = serde_json::json!([s.ty, "null"]);
     }
@@ -287,8 +286,8 @@ pub fn tool(t: &ToolModel) -> McpTool {
         description: t.description.clone(),
         input_schema: InputSchema {
             ty: "object",
-            properties: t.params.iter().map(|p| (p.name.clone(), property(p))).collect(),
-            required: t.params.iter().filter(|p| p.required).map(|p| p.name.clone()).collect(),
+            properties: t.params().map(|p| (p.name.clone(), property(p))).collect(),
+            required: t.params().filter(|p| p.required).map(|p| p.name.clone()).collect(),
             additional_properties: false,
         },
         output_schema: t.output_schema.clone(),

@@ -28,7 +28,7 @@ use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::escape::{Rs, rs_camel, rs_comment, rs_json, rs_snake, rs_str, rs_suffixed};
 use crate::model::{Model, ToolModel};
-use crate::model::{ParamModel, SpecType};
+use crate::model::{Param, SpecType};
 use crate::plan::{Plan, PlannedFile};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -216,7 +216,7 @@ const TAKEN_TYPES: &[&str] = &[
 /// One parameter as a field of its tool's `Args`.
 struct Field<'m> {
     name: Rs,
-    param: &'m crate::model::ParamModel,
+    param: Param<'m>,
     /// The field's Rust type.
     ty: String,
     optional: bool,
@@ -278,8 +278,9 @@ pub fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std
         let mut fields_names = Names::new(&[]);
         let mut enums = Vec::new();
         let mut fields = Vec::new();
-        for pm in &t.params {
-            let q = pm;
+        for pm in t.params() {
+            // The spec entry itself, not through `pm`: the enums borrow its values.
+            let q = pm.spec;
             let enum_name = |types: &mut Names, suffix: &str| {
                 types.take(base.concat(&format!("{}{suffix}", rs_camel(&pm.name, "P"))), true)
             };
@@ -399,8 +400,9 @@ fn describe_filter(f: &crate::model::Filter) -> String {
 
 /// A field's doc: the description on one line (a doc comment's Markdown must not turn a
 /// description's lines into a list's lazy continuation), and its default.
-fn field_doc(q: &ParamModel) -> String {
+fn field_doc(q: Param<'_>) -> String {
     let mut doc = q
+        .doc
         .description
         .as_deref()
         .unwrap_or("")
@@ -409,7 +411,7 @@ fn field_doc(q: &ParamModel) -> String {
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    if let Some(d) = q.default.as_ref().filter(|d| !d.is_null()) {
+    if let Some(d) = q.default.as_deref().filter(|d| !d.is_null()) {
         if !doc.is_empty() {
             // A sentence of its own after the description.
             if !doc.ends_with(['.', '!', '?', ':', ';']) {

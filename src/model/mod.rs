@@ -51,8 +51,10 @@ pub struct ToolModel {
     pub idempotent: bool,
     pub open_world: bool,
     pub confirm: bool,
-    /// The tool's own parameters, then the shared ones it uses, each in declaration order.
-    pub params: Vec<ParamModel>,
+    /// What the hosts show of each parameter of `spec.params` (the tool's own, then the
+    /// shared ones it uses, each in declaration order), in the same order. Read both through
+    /// [`ToolModel::params`].
+    pub param_docs: Vec<ParamDoc>,
     pub spec: ExecSpec,
     /// Where the tool is in the catalog (`tools[3]`), so a later stage can locate an error.
     pub path: String,
@@ -63,65 +65,70 @@ pub struct ToolModel {
     pub unsupported: Option<String>,
 }
 
-/// A parameter, resolved.
+/// What a parameter's spec entry (`ToolModel::spec.params`) lacks: what the hosts show and
+/// `ixgen diff` reads, never what a runtime needs. The runtime facts (type, bounds, default,
+/// ...) live in the spec only, once; [`ToolModel::params`] reads the two together.
 #[derive(Debug, Clone)]
-pub struct ParamModel {
-    pub name: String,
-    pub ty: SpecType,
+pub struct ParamDoc {
     pub title: Option<String>,
     pub description: Option<String>,
-    pub required: bool,
-    pub default: Option<serde_json::Value>,
-    pub values: Option<Vec<String>>,
-    pub items: Option<ItemsModel>,
-    pub min: Option<f64>,
-    pub max: Option<f64>,
-    /// Whether a number out of bounds is clamped rather than refused (default true).
-    pub clamp: bool,
-    pub pattern: Option<String>,
-    pub nullable: bool,
-    pub keep_empty: bool,
-    pub equals_context: Option<String>,
+    /// The description of an array's items.
+    pub items_description: Option<String>,
     /// The name the parameter had before (`ixgen diff` reads it).
     pub renamed_from: Option<String>,
-    /// Where the parameter is declared (`tools[3].params.limit`, or `params.format` for a
-    /// shared one), so a later stage can locate an error.
-    pub path: String,
+    /// Declared in the catalog's top-level `params` (a shared parameter the tool uses) rather
+    /// than in the tool's own: [`Param::path`] derives the declaration's path from it.
+    pub shared: bool,
 }
 
-/// The items of an array parameter.
-#[derive(Debug, Clone)]
-pub struct ItemsModel {
-    pub ty: SpecType,
-    pub values: Option<Vec<String>>,
-    pub description: Option<String>,
-}
-
-impl ParamModel {
-    /// The model of a catalog parameter declared at `path`.
-    pub fn new(name: String, p: catalog::Param, path: String) -> ParamModel {
-        ParamModel {
-            name,
-            ty: spec_type(p.ty),
+impl ParamDoc {
+    /// What a catalog parameter says beyond its spec entry; `shared` as [`ParamDoc::shared`].
+    pub fn new(p: catalog::Param, shared: bool) -> ParamDoc {
+        ParamDoc {
             title: p.title,
             description: p.description,
-            required: p.required,
-            default: p.default.map(|d| *d),
-            values: p.values,
-            items: p.items.map(|i| ItemsModel {
-                ty: spec_type(i.ty),
-                values: i.values,
-                description: i.description,
-            }),
-            min: p.min,
-            max: p.max,
-            clamp: p.clamp.unwrap_or(true),
-            pattern: p.pattern,
-            nullable: p.nullable,
-            keep_empty: p.keep_empty,
-            equals_context: p.equals_context,
+            items_description: p.items.and_then(|i| i.description),
             renamed_from: p.renamed_from,
-            path,
+            shared,
+        }
+    }
+}
+
+/// A parameter of a tool: its spec entry (what the runtimes execute, also read through
+/// `Deref`: `p.name`, `p.ty`, `p.required`) and what the hosts show.
+#[derive(Debug, Clone, Copy)]
+pub struct Param<'a> {
+    pub spec: &'a SpecParam,
+    pub doc: &'a ParamDoc,
+    /// The tool's catalog path (`tools[3]`).
+    tool_path: &'a str,
+}
+
+impl std::ops::Deref for Param<'_> {
+    type Target = SpecParam;
+
+    fn deref(&self) -> &SpecParam {
+        self.spec
+    }
+}
+
+impl Param<'_> {
+    /// The lower bound as a number (the spec keeps it as JSON, exact for what a catalog holds).
+    pub fn min_f64(&self) -> Option<f64> {
+        self.spec.min.as_ref().and_then(serde_json::Number::as_f64)
+    }
+
+    /// The upper bound, as [`Param::min_f64`].
+    pub fn max_f64(&self) -> Option<f64> {
+        self.spec.max.as_ref().and_then(serde_json::Number::as_f64)
+    }
+
+    /// Where the parameter is declared (`tools[3].params.limit`, or `params.format` for a
+    /// shared one), so a later stage can locate an error.
+    pub fn path(&self) -> String {
+        match self.doc.shared {
+            true => format!("params.{}", self.spec.name),
+            false => format!("{}.params.{}", self.tool_path, self.spec.name),
         }
     }
 }
@@ -130,6 +137,20 @@ impl ToolModel {
     /// Whether the tool changes state.
     pub fn is_write(&self) -> bool {
         self.access == Access::Write
+    }
+
+    /// The tool's parameters, in the spec's order.
+    pub fn params(&self) -> impl ExactSizeIterator<Item = Param<'_>> {
+        self.spec.params.iter().zip(&self.param_docs).map(|(spec, doc)| Param {
+            spec,
+            doc,
+            tool_path: &self.path,
+        })
+    }
+
+    /// A parameter by name.
+    pub fn param(&self, name: &str) -> Option<Param<'_>> {
+        self.params().find(|p| p.name == name)
     }
 }
 

@@ -20,7 +20,7 @@ use super::{Host, Options, Surface, header_text, server_args};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::escape::{Ident, Ts, comment, ts_json, ts_json_pretty, ts_num, ts_str};
-use crate::model::{Model, ParamModel, SpecType, ToolModel};
+use crate::model::{Model, Param, SpecType, ToolModel};
 use crate::plan::{Plan, PlannedFile};
 use askama::Template;
 use schemars::JsonSchema;
@@ -409,8 +409,7 @@ struct ArgEntry {
 
 /// The zod 4 schema of a parameter, through `tool.schema` only (zod 3 objects turn into
 /// garbage in the JSON Schema OpenCode sends to the model).
-fn zod(p: &ParamModel) -> Ts {
-    let q = p;
+fn zod(q: Param<'_>) -> Ts {
     let base = |ty: SpecType, values: Option<&Vec<String>>| -> Ts {
         match ty {
             SpecType::String | SpecType::Path => Ts::code("tool.schema.string()"),
@@ -429,32 +428,32 @@ fn zod(p: &ParamModel) -> Ts {
     let mut s = match (q.ty, &q.items) {
         (SpecType::Array, Some(items)) => {
             let mut inner = base(items.ty, items.values.as_ref());
-            if let Some(d) = &items.description {
+            if let Some(d) = &q.doc.items_description {
                 inner = inner.call("describe", &[ts_str(d)]);
             }
             Ts::code("tool.schema").call("array", &[inner])
         }
         _ => base(q.ty, q.values.as_ref()),
     };
-    if let Some(min) = q.min {
+    if let Some(min) = q.min_f64() {
         s = s.call("min", &[ts_num(min)]);
     }
-    if let Some(max) = q.max {
+    if let Some(max) = q.max_f64() {
         s = s.call("max", &[ts_num(max)]);
     }
     if q.nullable {
         s = s.call("nullable", &[]);
     }
-    match (&q.default, q.required) {
+    match (q.default.as_deref(), q.required) {
         (Some(d), _) => s = s.call("default", &[ts_json(d)]),
         (None, false) => s = s.call("optional", &[]),
         (None, true) => {}
     }
-    if let Some(d) = &q.description {
+    if let Some(d) = &q.doc.description {
         s = s.call("describe", &[ts_str(d)]);
     }
     // zod 4 carries it into the JSON Schema OpenCode gives the model, as MCP's `title`.
-    if let Some(t) = &q.title {
+    if let Some(t) = &q.doc.title {
         s = s.call("meta", &[ts_json(&serde_json::json!({ "title": t }))]);
     }
     s
@@ -487,8 +486,7 @@ pub(super) fn entry(model: &Model, t: &ToolModel, export: Option<&str>, host_id:
         local: ident(&format!("tool_{id}"))?,
         description: ts_str(&t.description),
         args: t
-            .params
-            .iter()
+            .params()
             .map(|p| ArgEntry {
                 key: ts_str(&p.name),
                 schema: zod(p),

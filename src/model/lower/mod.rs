@@ -13,7 +13,7 @@
 mod render;
 mod rules;
 
-use super::{Model, ParamModel, ToolModel};
+use super::{Model, ParamDoc, ToolModel};
 use crate::catalog::rules::check_value;
 use crate::catalog::validate::{self, hint_for, value_help};
 use crate::catalog::{Access, Arg, Catalog, Cond, Param, ParamType, RouteOutput, Step, Tool};
@@ -430,18 +430,10 @@ impl<'a> Lower<'a> {
             unsupported,
             ..
         } = owned;
-        let mut params: Vec<ParamModel> = own
-            .into_iter()
-            .map(|(name, param)| {
-                let at = format!("{path}.params.{name}");
-                ParamModel::new(name, param, at)
-            })
-            .collect();
-        params.extend(
-            shared_params
-                .into_iter()
-                .map(|(name, p)| ParamModel::new(name.clone(), p.clone(), format!("params.{name}"))),
-        );
+        // In `ordered()`'s order, the spec's: its entries and these are read side by side.
+        let mut param_docs: Vec<ParamDoc> = own.into_values().map(|p| ParamDoc::new(p, false)).collect();
+        param_docs.extend(shared_params.into_iter().map(|(_, p)| ParamDoc::new(p.clone(), true)));
+        debug_assert_eq!(param_docs.len(), spec.params.len());
         Some(ToolModel {
             name,
             title,
@@ -453,7 +445,7 @@ impl<'a> Lower<'a> {
             idempotent: idempotent.unwrap_or(!write),
             open_world: open_world.unwrap_or(false),
             confirm: spec.confirm.is_some(),
-            params,
+            param_docs,
             output_schema,
             spec,
             path,
@@ -1596,11 +1588,11 @@ tools:
             for (k, s) in t.spec.steps.iter().enumerate() {
                 assert_eq!(s.path, format!("tools[{i}].steps[{k}]"));
             }
-            for p in &t.params {
+            for p in t.params() {
+                let path = p.path();
                 assert!(
-                    p.path == format!("params.{}", p.name) || p.path == format!("{}.params.{}", t.path, p.name),
-                    "{}",
-                    p.path
+                    path == format!("params.{}", p.name) || path == format!("{}.params.{}", t.path, p.name),
+                    "{path}"
                 );
             }
         }
