@@ -73,9 +73,8 @@ pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sy
     let mut batches: Vec<(usize, Vec<R>)> = std::thread::scope(|s| {
         let work = &work;
         let handles: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
-        // This thread works too: the items were made here, and the memory each one frees can
-        // only be reused by this thread's allocations (mimalloc gives a page back to the
-        // thread that owns it), so a large catalog and its model need not both be resident.
+        // This thread works too, rather than wait: one thread fewer to start, and the items it
+        // frees were allocated here, so their pages serve its allocations at once.
         let mut all = work();
         all.extend(handles.into_iter().flat_map(|h| h.join().expect("a worker thread panicked")));
         all
