@@ -12,8 +12,15 @@
 //!
 //! Version 2 did not: it gave a freed page back only to the thread that allocated it, so the
 //! catalog the main thread parsed could not hold the model the lowering threads built, and the
-//! ix catalog scaled to 10,000 tools peaked at 121–133 MB for 78 MB of live heap, against 105 MB
-//! with version 3. Version 3 costs a small run about 1.5 MB more resident at start.
+//! ix catalog scaled to 10,000 tools peaked at 121–133 MB for 78 MB of live heap, against 100 MB
+//! with version 3.
+//!
+//! Transparent huge pages are off twice. mimalloc asks for them on its arena
+//! (`madvise(MADV_HUGEPAGE)`) unless built with `MI_NO_THP` (the crate's `no_thp` feature), and
+//! it reserves that arena before `main`, too early for its runtime option: the first 2 MiB a
+//! run touched became resident whole: `ixgen --version` was 11.2 MB resident, 7.4 MB without. On a system whose
+//! huge pages are `always` rather than `madvise`, the kernel would still give them; the
+//! process's own switch ([`configure`]) refuses them there too.
 //!
 //! An earlier round chose glibc's malloc for small catalogs from an ELF constructor, to save
 //! mimalloc's start-up (about 0.2 ms of a 1.5 ms ralph-loop iteration), by calling mimalloc's
@@ -26,16 +33,15 @@ pub type Allocator = mimalloc::MiMalloc;
 /// Sets mimalloc's options: called first thing in `main`, before a run allocates much (the
 /// options are read when mimalloc next purges or reserves an arena).
 pub fn configure() {
-    // mimalloc asks for transparent huge pages on its arena (`madvise(MADV_HUGEPAGE)`), so each
-    // 2 MiB region a thread touches becomes resident whole: an idle `ixgen serve` (a few hundred
-    // KB of heap on five threads) was 26 MB resident with them, 12 MB without. Its own switch
-    // (`mi_option_allow_thp`) is read when the arena is reserved, before `main`; the process's
-    // is read at every fault. The programs a tool runs inherit it (as they would
-    // `MIMALLOC_ALLOW_THP=0`'s); short runs of git or rg gain nothing from huge pages.
+    // Huge pages make each 2 MiB region a thread touches resident whole: an idle `ixgen serve`
+    // (a few hundred KB of heap on five threads) was 26 MB resident with them, 12 MB without.
+    // mimalloc no longer asks for them (`no_thp`); this refuses the ones a system whose setting
+    // is `always` would give. The programs a tool runs inherit it; short runs of git or rg gain
+    // nothing from huge pages.
     #[cfg(target_os = "linux")]
     let _ = rustix::thread::disable_transparent_huge_pages(true);
-    // Options of the public `mi_option_e` enum in mimalloc.h (the same in v2 and v3), which libmimalloc-sys does
-    // not name; its numbering is stable (retired options keep their place).
+    // Options of the public `mi_option_e` enum in mimalloc.h (the same in v2 and v3), which
+    // libmimalloc-sys does not name; its numbering is stable (retired options keep their place).
     const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
     // On a system that overcommits, mimalloc would otherwise commit its first arena whole.
     const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
