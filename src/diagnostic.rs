@@ -21,8 +21,6 @@ pub enum Severity {
 /// Where a diagnostic points before it is resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
-    /// Nowhere in particular (the whole file).
-    File,
     /// A node of the catalog, by dotted path; `key` points at its key instead of its value.
     Path { path: String, key: bool },
     /// A 1-based line and column.

@@ -812,12 +812,6 @@ pub fn rs_camel(s: &str, fallback: &str) -> Rs {
     Rs(name)
 }
 
-/// An UPPER_SNAKE_CASE Rust constant name for catalog text (see [`rs_snake`]).
-pub fn rs_upper(s: &str, fallback: &str) -> Rs {
-    let snake = rs_snake(s, fallback).0;
-    Rs(snake.trim_end_matches('_').to_ascii_uppercase())
-}
-
 /// A name with a numeric suffix, to tell apart two names made alike: `Name2` for a type or
 /// variant name (`camel`), `name_2` or `NAME_2` otherwise.
 pub fn rs_suffixed(name: &Rs, n: usize, camel: bool) -> Rs {

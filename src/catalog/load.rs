@@ -359,7 +359,6 @@ pub fn locate(diags: &mut [Diagnostic], text: &str) {
             continue;
         }
         d.pos = match &d.target {
-            Target::File => None,
             Target::Pos { line, col } => Some((*line, *col)),
             Target::Path { path, key } => index.find(path).map(|loc| {
                 let p = if *key { loc.key.unwrap_or(loc.value) } else { loc.value };
