@@ -5,8 +5,8 @@
 
 use crate::catalog;
 use crate::cli::{
-    CheckFormat, Cli, ColorChoice, Command, ContextArgs, DiffFormat, FilterArgs, Format, McpProfile, SchemaKind, WriteArgs,
-    parse_from,
+    CheckFormat, Cli, ColorChoice, Command, ContextArgs, DiffFormat, FilterArgs, Format, McpProfile, SchemaKind,
+    WriteArgs, parse_from,
 };
 use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, Severity};
 use crate::error::Error;
@@ -227,11 +227,11 @@ impl App {
                 self.generate()
             }
             Command::Check { .. } => self.check(),
-            Command::Serve { http, filters } => crate::serve::run(crate::serve::ServeOptions::new(
-                self.cli.catalog.as_deref(),
-                http.as_deref(),
-                filters,
-            )),
+            Command::Serve { http, filters } => crate::serve::run(crate::serve::ServeOptions {
+                catalog: self.cli.catalog.clone(),
+                http: http.clone(),
+                filters: filters.clone(),
+            }),
             Command::Diff {
                 against,
                 require_bump,
@@ -322,7 +322,9 @@ impl App {
             },
             _ => record::Warnings::default(),
         };
-        let asked = self.asked().ok_or_else(|| Error::internal("a command that does not plan reached prepare"))?;
+        let asked = self
+            .asked()
+            .ok_or_else(|| Error::internal("a command that does not plan reached prepare"))?;
         let host =
             |name: &str| hosts::get(name).ok_or_else(|| Error::internal(format!("no host `{name}` in the registry")));
         let generate_like = matches!(asked.command, "generate" | "check");
@@ -357,9 +359,7 @@ impl App {
         // Hosts that need the run's context come with it: given the context, `opencode` and
         // `generate` write them too.
         let names: Vec<&str> = targets.iter().map(|h| h.name()).collect();
-        if !context.is_empty()
-            && (asked.command == "opencode" || (generate_like && names.contains(&"opencode")))
-        {
+        if !context.is_empty() && (asked.command == "opencode" || (generate_like && names.contains(&"opencode"))) {
             for h in hosts::REGISTRY
                 .iter()
                 .copied()

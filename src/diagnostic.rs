@@ -267,6 +267,14 @@ impl<'a> JsonDiagnostic<'a> {
 }
 
 /// The closest candidate, when it is close enough to be a typo.
+/// "did you mean" the closest of `known`, or `otherwise`.
+pub fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: impl Into<String>) -> String {
+    match did_you_mean(found, known) {
+        Some(m) => format!("did you mean `{m}`?"),
+        None => otherwise.into(),
+    }
+}
+
 pub fn did_you_mean<'a>(found: &str, candidates: &'a [impl AsRef<str>]) -> Option<&'a str> {
     candidates
         .iter()

@@ -447,10 +447,11 @@ fn unknown_variant(message: &str) -> Option<String> {
     let rest = &message[message.find("unknown variant `")? + "unknown variant `".len()..];
     let found = &rest[..rest.find('`')?];
     let expected = ticks(&rest[rest.find('`')? + 1..]);
-    Some(match crate::diagnostic::did_you_mean(found, &expected) {
-        Some(m) => format!("did you mean `{m}`?"),
-        None => format!("use one of: {}", expected.join(", ")),
-    })
+    Some(crate::diagnostic::hint_for(
+        found,
+        &expected,
+        format!("use one of: {}", expected.join(", ")),
+    ))
 }
 
 fn ticks(s: &str) -> Vec<String> {

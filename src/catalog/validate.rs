@@ -8,8 +8,7 @@
 //! path; the loader turns paths into positions. It never renders anything.
 
 use super::types::*;
-use crate::diagnostic::Diagnostic;
-use crate::diagnostic::did_you_mean;
+use crate::diagnostic::{Diagnostic, hint_for};
 use crate::template::is_identifier;
 use std::collections::{HashMap, HashSet};
 
@@ -581,14 +580,6 @@ fn article(ty: ParamType) -> &'static str {
         ParamType::Boolean => "true or false",
         ParamType::Enum => "one of the values",
         ParamType::Array => "a list",
-    }
-}
-
-/// "did you mean" the closest of `known`, or `otherwise`.
-pub fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: &str) -> String {
-    match did_you_mean(found, known) {
-        Some(m) => format!("did you mean `{m}`?"),
-        None => otherwise.to_string(),
     }
 }
 

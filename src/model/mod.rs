@@ -271,10 +271,7 @@ impl Filter {
         let names: Vec<&String> = model.tools.iter().map(|t| &t.name).collect();
         for n in enable.iter().chain(disable) {
             if !names.contains(&n) {
-                let help = match crate::diagnostic::did_you_mean(n, &names) {
-                    Some(m) => format!("did you mean `{m}`?"),
-                    None => "run `ixgen list` to see the tool names".to_string(),
-                };
+                let help = crate::diagnostic::hint_for(n, &names, "run `ixgen list` to see the tool names");
                 return Err(Error::usage(format!("no tool `{n}` in the catalog"), help));
             }
         }

@@ -15,8 +15,9 @@ mod rules;
 
 use super::{Model, ParamModel, ToolModel};
 use crate::catalog::rules::check_value;
-use crate::catalog::validate::{self, hint_for, value_help};
+use crate::catalog::validate::{self, value_help};
 use crate::catalog::{Access, Arg, Catalog, Cond, Param, ParamType, RouteOutput, Step, Tool};
+use crate::diagnostic::hint_for;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::Error;
 use crate::spec::*;

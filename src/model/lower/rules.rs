@@ -390,7 +390,7 @@ fn check_after(path: &str, tool: &Tool, after: &str) -> Vec<Diagnostic> {
                 &apath,
                 format!("`confirm.after` names no step `{after}` of `{}`", tool.name),
             )
-            .help(crate::catalog::validate::hint_for(
+            .help(crate::diagnostic::hint_for(
                 after,
                 &ids,
                 "give the last step of the preview an `id` and name it here",
