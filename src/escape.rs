@@ -9,16 +9,23 @@
 
 use std::fmt;
 
+/// Each safe text prints as the text it holds.
+macro_rules! display_inner {
+    ($($t:ty),*) => {$(
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    )*};
+}
+
+display_inner!(Ts, Ident, Md, Rs);
+
 /// A piece of TypeScript source that is safe to paste: a literal or an expression built from
 /// literals. Only this module makes them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ts(String);
-
-impl fmt::Display for Ts {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 impl Ts {
     /// The source text.
@@ -373,10 +380,7 @@ pub struct Ident(String);
 impl Ident {
     /// Checks and wraps a name; `None` when it is not a plain identifier or is reserved.
     pub fn new(name: &str) -> Option<Ident> {
-        let ok = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !TS_RESERVED.contains(&name);
-        ok.then(|| Ident(name.to_string()))
+        Ident::export_name(name).filter(|_| !TS_RESERVED.contains(&name))
     }
 
     /// An export name: any plain identifier, reserved words included, because
@@ -385,12 +389,6 @@ impl Ident {
         let ok = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         ok.then(|| Ident(name.to_string()))
-    }
-}
-
-impl fmt::Display for Ident {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
     }
 }
 
@@ -443,19 +441,12 @@ pub const TS_RESERVED: &[&str] = &[
     "static",
     "yield",
     "await",
-    "enum",
 ];
 
 /// A piece of Markdown that is safe to paste into running text: catalog text cannot open a
 /// heading, a list, a link, an HTML tag or a code span in it. Only this module makes them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Md(String);
-
-impl fmt::Display for Md {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 impl Md {
     /// The Markdown text.
@@ -643,12 +634,6 @@ pub fn term_code(s: &str) -> String {
 /// comment, or an identifier made here from catalog text. Only this module makes them.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Rs(String);
-
-impl fmt::Display for Rs {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 impl Rs {
     /// A name followed by more of it (`IxLocate` + `Tool`): `more` is ASCII letters and digits.

@@ -44,7 +44,6 @@ pub struct ToolModel {
     pub name: String,
     pub title: Option<String>,
     pub description: String,
-    pub category: Option<String>,
     pub tier: String,
     pub access: Access,
     pub destructive: bool,
@@ -54,8 +53,6 @@ pub struct ToolModel {
     /// The tool's own parameters, then the shared ones it uses, each in declaration order.
     pub params: Vec<ParamModel>,
     pub spec: ExecSpec,
-    /// Where the tool is in the catalog (`tools[3]`), so a later stage can locate an error.
-    pub path: String,
     /// The JSON Schema of the tool's structured result (MCP `outputSchema`).
     pub output_schema: Option<serde_json::Value>,
     /// Why no catalog can run the tool (the catalog's `unsupported`, trimmed): no target and

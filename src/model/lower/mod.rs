@@ -425,7 +425,6 @@ impl<'a> Lower<'a> {
             name,
             title,
             description,
-            category,
             tier,
             params: own,
             unsupported,
@@ -447,7 +446,6 @@ impl<'a> Lower<'a> {
             name,
             title,
             description,
-            category,
             tier: tier.unwrap_or_else(|| "free".into()),
             access: access.into(),
             destructive,
@@ -457,7 +455,6 @@ impl<'a> Lower<'a> {
             params,
             output_schema,
             spec,
-            path,
             unsupported: unsupported.as_deref().map(one_line),
         })
     }
@@ -1593,13 +1590,12 @@ tools:
         let loaded = crate::catalog::load(None).unwrap();
         let model = super::super::lower(loaded, "ix.yaml", |_| Vec::new()).unwrap().model;
         for (i, t) in model.tools.iter().enumerate() {
-            assert_eq!(t.path, format!("tools[{i}]"));
             for (k, s) in t.spec.steps.iter().enumerate() {
                 assert_eq!(s.path, format!("tools[{i}].steps[{k}]"));
             }
             for p in &t.params {
                 assert!(
-                    p.path == format!("params.{}", p.name) || p.path == format!("{}.params.{}", t.path, p.name),
+                    p.path == format!("params.{}", p.name) || p.path == format!("tools[{i}].params.{}", p.name),
                     "{}",
                     p.path
                 );
