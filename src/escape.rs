@@ -75,9 +75,7 @@ pub fn ts_placeholder(name: &str) -> Ts {
 /// engines end a line there) and `</` becomes `<\/` so the text can never close a script
 /// element if the file is ever inlined into HTML.
 pub fn ts_str(s: &str) -> Ts {
-    Ts(json_to_ts(
-        serde_json::to_string(s).expect("a string always serializes"),
-    ))
+    ts_json(s)
 }
 
 /// Any serializable value as a TypeScript expression (a JSON literal, escaped as [`ts_str`]).
@@ -91,10 +89,15 @@ pub fn ts_json<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
 /// fits in [`PRETTY_WIDTH`] columns stays on one line, a larger one gets one entry per line.
 /// (serde_json's pretty printer puts every scalar on its own line, which triples a spec.)
 pub fn ts_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
+    Ts(json_to_ts(pretty_text(value)))
+}
+
+/// The JSON text of a value as [`ts_json_pretty`] lays it out.
+fn pretty_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
     let value = serde_json::to_value(value).expect("model values always serialize");
     let mut out = Vec::new();
     pretty(&value, 0, &mut out);
-    Ts(json_to_ts(String::from_utf8(out).expect("serde_json writes UTF-8")))
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 /// Writes to `w` the text of a JSON file (with a final newline) holding a long list: an object
@@ -704,10 +707,7 @@ pub fn rs_raw_str(s: &str) -> Rs {
 /// Any serializable value as a Rust string literal of its JSON text, laid out as
 /// [`ts_json_pretty`] lays it out (one line when it fits, one entry per line otherwise).
 pub fn rs_json<T: serde::Serialize + ?Sized>(value: &T) -> Rs {
-    let value = serde_json::to_value(value).expect("model values always serialize");
-    let mut out = Vec::new();
-    pretty(&value, 0, &mut out);
-    rs_raw_str(&String::from_utf8(out).expect("serde_json writes UTF-8"))
+    rs_raw_str(&pretty_text(value))
 }
 
 /// Text for the inside of a `//` comment: one line, without the characters rustc refuses in

@@ -139,10 +139,9 @@ pub fn tokens(chars: usize) -> usize {
 
 /// The cost of every surface's toolset: what each host puts in the model's context.
 pub fn costs(model: &Model) -> Vec<HostCost<'_>> {
-    let hosts: Vec<(&'static str, String)> = surfaces(model).into_iter().map(|s| (s.key, s.toolset)).collect();
-    hosts
+    surfaces(model)
         .into_iter()
-        .map(|(host, toolset)| {
+        .map(|Surface { key: host, toolset, .. }| {
             let tools: Vec<ToolCost> = model
                 .toolset(&toolset, &Filter::default())
                 .into_iter()
