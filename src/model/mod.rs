@@ -264,7 +264,7 @@ impl Filter {
         disable: &[String],
         tier: Option<&str>,
     ) -> Result<(Filter, Vec<String>), Error> {
-        let cat = &model;
+        let cat = &model.filters;
         let names: Vec<&String> = model.tools.iter().map(|t| &t.name).collect();
         for n in enable.iter().chain(disable) {
             if !names.contains(&n) {
@@ -272,28 +272,22 @@ impl Filter {
                 return Err(Error::usage(format!("no tool `{n}` in the catalog"), help));
             }
         }
+        // A list given on the command line replaces the catalog's.
+        let or_catalog = |given: &[String], catalog: &Vec<String>| match given {
+            [] => catalog.clone(),
+            given => given.to_vec(),
+        };
         let f = Filter {
-            read_only: read_only || cat.filters.read_only,
-            enable: if enable.is_empty() {
-                cat.filters.enable.clone()
-            } else {
-                enable.to_vec()
-            },
-            disable: if disable.is_empty() {
-                cat.filters.disable.clone()
-            } else {
-                disable.to_vec()
-            },
-            tier: tier.map(str::to_string).or_else(|| cat.filters.tier.clone()),
+            read_only: read_only || cat.read_only,
+            enable: or_catalog(enable, &cat.enable),
+            disable: or_catalog(disable, &cat.disable),
+            tier: tier.map(str::to_string).or_else(|| cat.tier.clone()),
         };
         if let Some(tier) = &f.tier {
-            let tiers: Vec<String> = {
-                let mut t: Vec<String> = model.tools.iter().map(|t| t.tier.clone()).collect();
-                t.sort();
-                t.dedup();
-                t
-            };
-            if !tiers.contains(tier) {
+            let mut tiers: Vec<&str> = model.tools.iter().map(|t| t.tier.as_str()).collect();
+            tiers.sort();
+            tiers.dedup();
+            if !tiers.contains(&tier.as_str()) {
                 return Err(Error::usage(
                     format!("no tool has tier `{tier}`"),
                     format!("the catalog's tiers are: {}", tiers.join(", ")),
