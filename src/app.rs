@@ -264,7 +264,7 @@ impl App {
 
     fn validate(&mut self, strict: bool, format: Format) -> Result<i32, Error> {
         let result = self.load();
-        let (diags, file, failed) = match result {
+        let (mut diags, file, failed) = match result {
             Ok((model, mut warnings)) => {
                 let file = self.source().cloned().expect("loaded");
                 let mut failed = strict && !warnings.is_empty();
@@ -277,15 +277,9 @@ impl App {
             Err(Error::Catalog { file, diagnostics }) => (diagnostics, file, true),
             Err(e) => return Err(e),
         };
-        let diags: Vec<Diagnostic> = diags
-            .into_iter()
-            .map(|mut d| {
-                if strict {
-                    d.severity = Severity::Error;
-                }
-                d
-            })
-            .collect();
+        if strict {
+            diags.iter_mut().for_each(|d| d.severity = Severity::Error);
+        }
         if format == Format::Json {
             let json: Vec<JsonDiagnostic> = diags.iter().map(|d| JsonDiagnostic::new(d, &file)).collect();
             let out = serde_json::json!({ "file": file.name, "valid": !failed, "diagnostics": json });

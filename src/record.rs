@@ -138,7 +138,7 @@ fn record_bytes(
     inputs: Vec<(String, String)>,
     warnings: Warnings,
 ) -> Option<Vec<u8>> {
-    let manifest_rel = output::manifest_rel();
+    let manifest_rel = output::manifest_path();
     let mut files = Vec::with_capacity(outcome.changes.len());
     let mut manifest = None;
     for c in &outcome.changes {
@@ -213,7 +213,7 @@ pub fn replay(
             _ => return Ok(None),
         }
     }
-    let manifest_rel = output::manifest_rel();
+    let manifest_rel = output::manifest_path();
     let mut rels = Vec::with_capacity(record.files.len());
     for f in &record.files {
         let Ok(rel) = RelPath::file(&f.path) else {
