@@ -266,7 +266,6 @@ impl<'a> JsonDiagnostic<'a> {
     }
 }
 
-/// The closest candidate, when it is close enough to be a typo.
 /// "did you mean" the closest of `known`, or `otherwise`.
 pub fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: impl Into<String>) -> String {
     match did_you_mean(found, known) {
@@ -275,6 +274,7 @@ pub fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: impl Into<St
     }
 }
 
+/// The closest candidate, when it is close enough to be a typo.
 pub fn did_you_mean<'a>(found: &str, candidates: &'a [impl AsRef<str>]) -> Option<&'a str> {
     candidates
         .iter()
