@@ -6,7 +6,7 @@
 use crate::catalog;
 use crate::cli::{
     CheckFormat, Cli, ColorChoice, Command, ContextArgs, DiffFormat, FilterArgs, Format, McpProfile, SchemaKind,
-    WriteArgs, parse_from,
+    Selection, WriteArgs, parse_from,
 };
 use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, Severity};
 use crate::error::Error;
@@ -87,6 +87,19 @@ impl<'a> Asked<'a> {
             toolset,
             context,
             write: Some(write),
+        }
+    }
+
+    /// `generate` or `check`: the targets they name, or every one the catalog enables.
+    fn selection(command: &'static str, s: &'a Selection, write: Option<&'a WriteArgs>) -> Asked<'a> {
+        Asked {
+            command,
+            targets: &s.targets,
+            profiles: &s.profiles,
+            filters: &s.filters,
+            toolset: None,
+            context: Some(&s.context),
+            write,
         }
     }
 }
@@ -565,24 +578,8 @@ impl App {
                 profiles,
                 ..Asked::own("mcp", None, filters, None, write)
             },
-            Command::Generate { selection: s, write } => Asked {
-                command: "generate",
-                targets: &s.targets,
-                profiles: &s.profiles,
-                filters: &s.filters,
-                toolset: None,
-                context: Some(&s.context),
-                write: Some(write),
-            },
-            Command::Check { selection: s, .. } => Asked {
-                command: "check",
-                targets: &s.targets,
-                profiles: &s.profiles,
-                filters: &s.filters,
-                toolset: None,
-                context: Some(&s.context),
-                write: None,
-            },
+            Command::Generate { selection, write } => Asked::selection("generate", selection, Some(write)),
+            Command::Check { selection, .. } => Asked::selection("check", selection, None),
             _ => return None,
         })
     }
