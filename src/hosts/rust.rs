@@ -434,39 +434,35 @@ fn write_tool(
     let schema = serde_json::to_value(&mcp::tool(t).input_schema)
         .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
     let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let _ = writeln!(out, "\n// {}", rs_comment(&format!("---- {} ----", t.name)));
     // The tool.
-    let _ = write!(
+    let _ = writeln!(out, "\n#[doc = {}]", rs_str(&one_line(&t.description)));
+    let _ = writeln!(out, "#[derive(Clone, Default)]");
+    let _ = writeln!(out, "pub struct {tool_ty} {{");
+    let _ = writeln!(
         out,
-        "
-// {banner}
-
-#[doc = {doc}]
-#[derive(Clone, Default)]
-pub struct {tool_ty} {{
-    /// Where the tool runs, and how it asks before it runs when it must.
-    pub env: Env,
-}}
-
-impl {tool_ty} {{
-    /// The tool's description (MCP `description`).
-    pub const DESCRIPTION: &str = {description};
-    /// The JSON Schema of its arguments: the MCP `inputSchema`.
-    pub const INPUT_SCHEMA: &str = {schema};
-    /// What `call` runs: the tool's execution spec (ixgen's docs/exec-spec.md).
-    pub const SPEC: &str = {spec};
-
-    fn spec() -> &'static ExecSpec {{
-        static SPEC: LazyLock<ExecSpec> = LazyLock::new(|| read_spec({tool_ty}::SPEC));
-        &SPEC
-    }}
-}}
-",
-        banner = rs_comment(&format!("---- {} ----", t.name)),
-        doc = rs_str(&one_line(&t.description)),
-        description = rs_str(&t.description),
-        schema = rs_json(&schema),
-        spec = rs_json(&t.spec),
+        "    /// Where the tool runs, and how it asks before it runs when it must."
     );
+    let _ = writeln!(out, "    pub env: Env,");
+    let _ = writeln!(out, "}}");
+    let _ = writeln!(out, "\nimpl {tool_ty} {{");
+    let _ = writeln!(out, "    /// The tool's description (MCP `description`).");
+    let _ = writeln!(out, "    pub const DESCRIPTION: &str = {};", rs_str(&t.description));
+    let _ = writeln!(out, "    /// The JSON Schema of its arguments: the MCP `inputSchema`.");
+    let _ = writeln!(out, "    pub const INPUT_SCHEMA: &str = {};", rs_json(&schema));
+    let _ = writeln!(
+        out,
+        "    /// What `call` runs: the tool's execution spec (ixgen's docs/exec-spec.md)."
+    );
+    let _ = writeln!(out, "    pub const SPEC: &str = {};", rs_json(&t.spec));
+    let _ = writeln!(out, "\n    fn spec() -> &'static ExecSpec {{");
+    let _ = writeln!(
+        out,
+        "        static SPEC: LazyLock<ExecSpec> = LazyLock::new(|| read_spec({tool_ty}::SPEC));"
+    );
+    let _ = writeln!(out, "        &SPEC");
+    let _ = writeln!(out, "    }}");
+    let _ = writeln!(out, "}}");
     // The enums.
     for e in enums {
         let _ = writeln!(out, "\n#[doc = {}]", rs_str(&e.doc));
@@ -543,42 +539,40 @@ impl {tool_ty} {{
     }
     let _ = writeln!(out, "    }}");
     let _ = writeln!(out, "}}");
-    // Its schema, and the rig tool.
-    let _ = write!(
+    let _ = writeln!(out, "\nimpl schemars::JsonSchema for {args_ty} {{");
+    let _ = writeln!(out, "    fn schema_name() -> std::borrow::Cow<'static, str> {{");
+    let _ = writeln!(out, "        {}.into()", rs_str(args_ty.as_str()));
+    let _ = writeln!(out, "    }}");
+    let _ = writeln!(
         out,
-        "
-impl schemars::JsonSchema for {args_ty} {{
-    fn schema_name() -> std::borrow::Cow<'static, str> {{
-        {args_name}.into()
-    }}
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {{
-        read_schema({tool_ty}::INPUT_SCHEMA)
-    }}
-}}
-
-impl {rig}::tool::Tool for {tool_ty} {{
-    const NAME: &'static str = {name};
-    type Error = ToolFailed;
-    type Args = {args_ty};
-    type Output = String;
-
-    async fn definition(&self, _prompt: String) -> {rig}::completion::ToolDefinition {{
-        {rig}::completion::ToolDefinition {{
-            name: Self::NAME.to_string(),
-            description: Self::DESCRIPTION.to_string(),
-            parameters: read_json(Self::INPUT_SCHEMA),
-        }}
-    }}
-
-    async fn call(&self, args: Self::Args) -> Result<Self::Output, Self::Error> {{
-        run(Self::spec(), &args, &self.env).await
-    }}
-}}
-",
-        args_name = rs_str(args_ty.as_str()),
-        name = rs_str(&t.name),
+        "\n    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {{"
     );
+    let _ = writeln!(out, "        read_schema({tool_ty}::INPUT_SCHEMA)");
+    let _ = writeln!(out, "    }}");
+    let _ = writeln!(out, "}}");
+    // The rig tool.
+    let _ = writeln!(out, "\nimpl {rig}::tool::Tool for {tool_ty} {{");
+    let _ = writeln!(out, "    const NAME: &'static str = {};", rs_str(&t.name));
+    let _ = writeln!(out, "    type Error = ToolFailed;");
+    let _ = writeln!(out, "    type Args = {args_ty};");
+    let _ = writeln!(out, "    type Output = String;");
+    let _ = writeln!(
+        out,
+        "\n    async fn definition(&self, _prompt: String) -> {rig}::completion::ToolDefinition {{"
+    );
+    let _ = writeln!(out, "        {rig}::completion::ToolDefinition {{");
+    let _ = writeln!(out, "            name: Self::NAME.to_string(),");
+    let _ = writeln!(out, "            description: Self::DESCRIPTION.to_string(),");
+    let _ = writeln!(out, "            parameters: read_json(Self::INPUT_SCHEMA),");
+    let _ = writeln!(out, "        }}");
+    let _ = writeln!(out, "    }}");
+    let _ = writeln!(
+        out,
+        "\n    async fn call(&self, args: Self::Args) -> Result<Self::Output, Self::Error> {{"
+    );
+    let _ = writeln!(out, "        run(Self::spec(), &args, &self.env).await");
+    let _ = writeln!(out, "    }}");
+    let _ = writeln!(out, "}}");
     Ok(())
 }
 
