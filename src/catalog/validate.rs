@@ -119,7 +119,17 @@ impl<'a> Validator<'a> {
 
     fn server(&mut self) {
         let Some(server) = &self.cat.server else { return };
-        self.toolset_ref("server.toolset", &server.toolset);
+        let name = &server.toolset;
+        if !self.cat.toolsets.contains_key(name) {
+            let known: Vec<&String> = self.cat.toolsets.keys().collect();
+            self.err(
+                Diagnostic::error("unknown-toolset", "server.toolset", format!("no toolset `{name}`")).help(hint_for(
+                    name,
+                    &known,
+                    "declare it under `toolsets`",
+                )),
+            );
+        }
         if !valid_tool_name(&server.name) {
             self.err(
                 Diagnostic::error(
@@ -526,21 +536,6 @@ impl<'a> Validator<'a> {
                 self.err(Diagnostic::warning("toolset-budget", &path, format!("the descriptions of toolset `{set}` add up to {total} characters, over the budget of {budget}")).at_key().help("shorten descriptions, or raise `lint.toolset_budget`"));
             }
         }
-    }
-
-    fn toolset_ref(&mut self, path: &str, name: &str) -> bool {
-        if self.cat.toolsets.contains_key(name) {
-            return true;
-        }
-        let known: Vec<&String> = self.cat.toolsets.keys().collect();
-        self.err(
-            Diagnostic::error("unknown-toolset", path, format!("no toolset `{name}`")).help(hint_for(
-                name,
-                &known,
-                "declare it under `toolsets`",
-            )),
-        );
-        false
     }
 
     fn filters(&mut self) {

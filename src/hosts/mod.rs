@@ -473,9 +473,9 @@ fn parse_settings<T: DeserializeOwned>(raw: &serde_json::Value, path: &str) -> R
 }
 
 /// A toolset reference in a host's settings.
-pub fn check_toolset(cat: &Model, path: &str, name: &str, diags: &mut Vec<Diagnostic>) -> bool {
+pub fn check_toolset(cat: &Model, path: &str, name: &str, diags: &mut Vec<Diagnostic>) {
     if cat.toolsets.contains_key(name) {
-        return true;
+        return;
     }
     let known: Vec<&String> = cat.toolsets.keys().collect();
     diags.push(
@@ -485,7 +485,6 @@ pub fn check_toolset(cat: &Model, path: &str, name: &str, diags: &mut Vec<Diagno
             "declare it under `toolsets`",
         )),
     );
-    false
 }
 
 /// A path in a host's settings: relative, inside the output folder (a folder when `path` names
@@ -509,7 +508,7 @@ pub fn check_rel_path(path: &str, value: &str, diags: &mut Vec<Diagnostic>) {
 }
 
 /// The MCP server a host launches: an error at the host's settings when the catalog has none.
-pub fn check_server<'c>(cat: &'c Model, path: &str, diags: &mut Vec<Diagnostic>) -> Option<&'c crate::model::Server> {
+pub fn check_server(cat: &Model, path: &str, diags: &mut Vec<Diagnostic>) {
     if cat.server.is_none() {
         diags.push(
             Diagnostic::error(
@@ -524,7 +523,6 @@ pub fn check_server<'c>(cat: &'c Model, path: &str, diags: &mut Vec<Diagnostic>)
             .help("add a top-level `server: {name, command, args, toolset}`"),
         );
     }
-    cat.server.as_ref()
 }
 
 /// Ids of the server's tools, for hosts that only launch the server. Hosts that show a tool
