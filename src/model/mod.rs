@@ -384,13 +384,14 @@ pub fn apply_defaults(decls: &ContextDecls, ctx: &Context, base: &std::path::Pat
     for (k, v) in ctx {
         out.insert(k.clone(), v.clone());
     }
-    let mut ordered = Context::new();
-    for name in decls.keys() {
-        if let Some(v) = out.shift_remove(name) {
-            ordered.insert(name.clone(), v);
-        }
-    }
-    Ok(ordered)
+    Ok(in_declared_order(decls, out))
+}
+
+/// A context in the catalog's declaration order, so generated files do not depend on the order
+/// of the flags. Every name is declared (checked by [`check_context`]).
+fn in_declared_order(decls: &ContextDecls, mut ctx: Context) -> Context {
+    ctx.sort_by_cached_key(|name, _| decls.get_index_of(name));
+    ctx
 }
 
 /// Checks raw flag values (`name` → text) against the catalog's declarations. `flag` names
@@ -466,14 +467,7 @@ pub fn check_context(decls: &ContextDecls, raw: &[(String, String, String)]) -> 
         };
         ctx.insert(name.clone(), v);
     }
-    // Keep the catalog's order so generated files do not depend on flag order.
-    let mut ordered = Context::new();
-    for name in decls.keys() {
-        if let Some(v) = ctx.shift_remove(name) {
-            ordered.insert(name.clone(), v);
-        }
-    }
-    Ok(ordered)
+    Ok(in_declared_order(decls, ctx))
 }
 
 /// Removes `.` and `..` components without touching the filesystem.
