@@ -98,14 +98,9 @@ fn object(obj: &serde_json::Map<String, Value>) -> Result<String, String> {
 }
 
 fn union(members: Vec<String>) -> String {
-    let mut seen = Vec::new();
-    for m in members {
-        if !seen.contains(&m) {
-            seen.push(m);
-        }
-    }
+    let mut seen: indexmap::IndexSet<String> = members.into_iter().collect();
     if seen.len() == 1 {
-        seen.remove(0)
+        seen.pop().expect("one member")
     } else {
         seen.iter().map(|m| format!("({m})")).collect::<Vec<_>>().join(" | ")
     }
