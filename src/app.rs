@@ -367,16 +367,8 @@ impl App {
         // `generate` write them too.
         let names: Vec<&str> = targets.iter().map(|h| h.name()).collect();
         if !context.is_empty() && (asked.command == "opencode" || (generate_like && names.contains(&"opencode"))) {
-            for h in hosts::REGISTRY
-                .iter()
-                .copied()
-                .filter(enabled)
-                .filter(|h| !h.by_default())
-            {
-                if !names.contains(&h.name()) {
-                    targets.push(h);
-                }
-            }
+            let missing = |h: &&'static dyn DynHost| !h.by_default() && !names.contains(&h.name());
+            targets.extend(hosts::REGISTRY.iter().copied().filter(enabled).filter(missing));
         }
         if !context.is_empty() && targets.iter().all(|h| h.by_default()) {
             return Err(Error::usage(
