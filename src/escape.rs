@@ -460,12 +460,10 @@ impl Md {
 
 /// Line breaks (and the Unicode ones) and tabs become single spaces: every Markdown value here
 /// sits inside one line, so a newline in catalog text must not end a list item or start a
-/// block.
-fn one_line(s: &str) -> String {
-    s.split(|c: char| c.is_whitespace())
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+/// block (and an `unsupported` reason, a block scalar, shows on one line in a warning and in
+/// `ixgen list`).
+pub fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Catalog text as Markdown running text, on one line, inside a line.

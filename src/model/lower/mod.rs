@@ -17,9 +17,9 @@ use super::{Model, ParamModel, ToolModel};
 use crate::catalog::rules::check_value;
 use crate::catalog::validate::{self, value_help};
 use crate::catalog::{Access, Arg, Catalog, Cond, Param, ParamType, RouteOutput, Step, Tool};
-use crate::diagnostic::hint_for;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity, hint_for};
 use crate::error::Error;
+use crate::escape::one_line;
 use crate::spec::*;
 use crate::template::{Part, Template, is_identifier};
 use indexmap::IndexMap;
@@ -1392,12 +1392,6 @@ impl<'a> Lower<'a> {
             other => Some(JsonT::Lit(other.clone())),
         }
     }
-}
-
-/// An `unsupported` reason as one line (a block scalar may span several): a warning and a row
-/// of `ixgen list` show it on one.
-fn one_line(why: &str) -> String {
-    why.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Builds a [`Model`] from lowered tools and what the catalog holds beside them.
