@@ -5,8 +5,8 @@
 
 use crate::catalog;
 use crate::cli::{
-    CheckFormat, Cli, ColorChoice, Command, ContextArgs, DiffFormat, Format, McpProfile, SchemaKind, WriteArgs,
-    parse_from,
+    CheckFormat, Cli, ColorChoice, Command, ContextArgs, DiffFormat, FilterArgs, Format, McpProfile, SchemaKind,
+    Selection, WriteArgs, parse_from,
 };
 use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, Severity};
 use crate::error::Error;
@@ -54,6 +54,54 @@ struct Prepared {
     notes: Vec<String>,
     /// The catalog's warnings as printed, with and without colors (a run record keeps them).
     warnings: record::Warnings,
+}
+
+/// What a write or check command asks for (see [`App::asked`]).
+struct Asked<'a> {
+    /// The command's name: a host's own command (`opencode`, `claude`, `mcp`) writes that host.
+    command: &'static str,
+    /// The targets `generate` or `check` names (none: every one the catalog enables).
+    targets: &'a [String],
+    profiles: &'a [McpProfile],
+    filters: &'a FilterArgs,
+    toolset: Option<&'a str>,
+    context: Option<&'a ContextArgs>,
+    /// How to write; `None` for `check`.
+    write: Option<&'a WriteArgs>,
+}
+
+impl<'a> Asked<'a> {
+    /// A host's own command: that host, in the default MCP revision.
+    fn own(
+        command: &'static str,
+        context: Option<&'a ContextArgs>,
+        filters: &'a FilterArgs,
+        toolset: Option<&'a str>,
+        write: &'a WriteArgs,
+    ) -> Asked<'a> {
+        Asked {
+            command,
+            targets: &[],
+            profiles: &[McpProfile::V2025_11_25],
+            filters,
+            toolset,
+            context,
+            write: Some(write),
+        }
+    }
+
+    /// `generate` or `check`: the targets they name, or every one the catalog enables.
+    fn selection(command: &'static str, s: &'a Selection, write: Option<&'a WriteArgs>) -> Asked<'a> {
+        Asked {
+            command,
+            targets: &s.targets,
+            profiles: &s.profiles,
+            filters: &s.filters,
+            toolset: None,
+            context: Some(&s.context),
+            write,
+        }
+    }
 }
 
 struct App {
@@ -192,11 +240,11 @@ impl App {
                 self.generate()
             }
             Command::Check { .. } => self.check(),
-            Command::Serve { http, filters } => crate::serve::run(crate::serve::ServeOptions::new(
-                self.cli.catalog.as_deref(),
-                http.as_deref(),
-                filters,
-            )),
+            Command::Serve { http, filters } => crate::serve::run(crate::serve::ServeOptions {
+                catalog: self.cli.catalog.clone(),
+                http: http.clone(),
+                filters: filters.clone(),
+            }),
             Command::Diff {
                 against,
                 require_bump,
@@ -229,7 +277,7 @@ impl App {
 
     fn validate(&mut self, strict: bool, format: Format) -> Result<i32, Error> {
         let result = self.load();
-        let (diags, file, failed) = match result {
+        let (mut diags, file, failed) = match result {
             Ok((model, mut warnings)) => {
                 let file = self.source().cloned().expect("loaded");
                 let mut failed = strict && !warnings.is_empty();
@@ -242,15 +290,9 @@ impl App {
             Err(Error::Catalog { file, diagnostics }) => (diagnostics, file, true),
             Err(e) => return Err(e),
         };
-        let diags: Vec<Diagnostic> = diags
-            .into_iter()
-            .map(|mut d| {
-                if strict {
-                    d.severity = Severity::Error;
-                }
-                d
-            })
-            .collect();
+        if strict {
+            diags.iter_mut().for_each(|d| d.severity = Severity::Error);
+        }
         if format == Format::Json {
             let json: Vec<JsonDiagnostic> = diags.iter().map(|d| JsonDiagnostic::new(d, &file)).collect();
             let out = serde_json::json!({ "file": file.name, "valid": !failed, "diagnostics": json });
@@ -287,39 +329,18 @@ impl App {
             },
             _ => record::Warnings::default(),
         };
-        let cmd = &self.cli.command;
+        let asked = self
+            .asked()
+            .ok_or_else(|| Error::internal("a command that does not plan reached prepare"))?;
         let host =
             |name: &str| hosts::get(name).ok_or_else(|| Error::internal(format!("no host `{name}` in the registry")));
-        let (context, filters, explicit, profiles, toolset) = match cmd {
-            Command::Opencode {
-                context,
-                filters,
-                toolset,
-                ..
-            } => (
-                Some(context),
-                filters,
-                vec![host("opencode")?],
-                vec![McpProfile::V2025_11_25],
-                toolset.clone(),
-            ),
-            Command::Claude { filters, .. } => (
-                None,
-                filters,
-                vec![host("claude")?],
-                vec![McpProfile::V2025_11_25],
-                None,
-            ),
-            Command::Mcp { filters, profiles, .. } => (None, filters, vec![host("mcp")?], profiles.clone(), None),
-            Command::Generate { selection: s, .. } | Command::Check { selection: s, .. } => (
-                Some(&s.context),
-                &s.filters,
-                s.targets.iter().map(|t| host(t)).collect::<Result<Vec<_>, _>>()?,
-                s.profiles.clone(),
-                None,
-            ),
-            _ => return Err(Error::internal("a command that does not plan reached prepare")),
+        let generate_like = matches!(asked.command, "generate" | "check");
+        let explicit = if generate_like {
+            asked.targets.iter().map(|t| host(t)).collect::<Result<Vec<_>, _>>()?
+        } else {
+            vec![host(asked.command)?]
         };
+        let (context, filters) = (asked.context, asked.filters);
         let context = match context {
             Some(c) => model::check_context(&model.context, &context_flags(&self.cli.context_flags, c)?)?,
             None => model::Context::new(),
@@ -331,7 +352,6 @@ impl App {
             &filters.disable_tools,
             filters.tier.as_deref(),
         )?;
-        let generate_like = matches!(cmd, Command::Generate { .. } | Command::Check { .. });
         let enabled = |h: &&'static dyn DynHost| hosts::enabled(&model, *h);
         let mut targets: Vec<&'static dyn DynHost> = if generate_like && explicit.is_empty() {
             hosts::REGISTRY
@@ -346,19 +366,9 @@ impl App {
         // Hosts that need the run's context come with it: given the context, `opencode` and
         // `generate` write them too.
         let names: Vec<&str> = targets.iter().map(|h| h.name()).collect();
-        if !context.is_empty()
-            && (matches!(cmd, Command::Opencode { .. }) || (generate_like && names.contains(&"opencode")))
-        {
-            for h in hosts::REGISTRY
-                .iter()
-                .copied()
-                .filter(enabled)
-                .filter(|h| !h.by_default())
-            {
-                if !names.contains(&h.name()) {
-                    targets.push(h);
-                }
-            }
+        if !context.is_empty() && (asked.command == "opencode" || (generate_like && names.contains(&"opencode"))) {
+            let missing = |h: &&'static dyn DynHost| !h.by_default() && !names.contains(&h.name());
+            targets.extend(hosts::REGISTRY.iter().copied().filter(enabled).filter(missing));
         }
         if !context.is_empty() && targets.iter().all(|h| h.by_default()) {
             return Err(Error::usage(
@@ -379,8 +389,8 @@ impl App {
         let opts = Options {
             filter,
             context,
-            toolset,
-            profiles: profiles.iter().map(|p| p.profile()).collect(),
+            toolset: asked.toolset.map(str::to_string),
+            profiles: asked.profiles.iter().map(|p| p.profile()).collect(),
         };
         Ok(Prepared {
             model,
@@ -402,76 +412,26 @@ impl App {
             toolset: Option<&'a str>,
             targets: &'a [String],
             profiles: &'a [McpProfile],
-            filters: &'a crate::cli::FilterArgs,
+            filters: &'a FilterArgs,
             /// The names of the context variables given (their values reach only per-run files).
             given: Vec<String>,
         }
-        let (mut run, context, write) = match &self.cli.command {
-            Command::Opencode {
-                toolset,
-                context,
-                filters,
-                write,
-            } => (
-                RunKey {
-                    command: "opencode",
-                    toolset: toolset.as_deref(),
-                    targets: &[],
-                    profiles: &[],
-                    filters,
-                    given: Vec::new(),
-                },
-                Some(context),
-                write,
-            ),
-            Command::Claude { filters, write } => (
-                RunKey {
-                    command: "claude",
-                    toolset: None,
-                    targets: &[],
-                    profiles: &[],
-                    filters,
-                    given: Vec::new(),
-                },
-                None,
-                write,
-            ),
-            Command::Mcp {
-                profiles,
-                filters,
-                write,
-            } => (
-                RunKey {
-                    command: "mcp",
-                    toolset: None,
-                    targets: &[],
-                    profiles,
-                    filters,
-                    given: Vec::new(),
-                },
-                None,
-                write,
-            ),
-            Command::Generate { selection: s, write } => (
-                RunKey {
-                    command: "generate",
-                    toolset: None,
-                    targets: &s.targets,
-                    profiles: &s.profiles,
-                    filters: &s.filters,
-                    given: Vec::new(),
-                },
-                Some(&s.context),
-                write,
-            ),
-            _ => return None,
+        let asked = self.asked()?;
+        let write = asked.write?;
+        let mut run = RunKey {
+            command: asked.command,
+            toolset: asked.toolset,
+            targets: asked.targets,
+            profiles: asked.profiles,
+            filters: asked.filters,
+            given: Vec::new(),
         };
         // A replay needs the context declarations read before loading (the command line's).
         self.cli.context_decls.as_ref()?;
         if write.dry_run || write.force {
             return None;
         }
-        if let Some(c) = context {
+        if let Some(c) = asked.context {
             run.given = context_flags(&self.cli.context_flags, c)
                 .ok()?
                 .into_iter()
@@ -496,13 +456,8 @@ impl App {
         let Some(decls) = self.cli.context_decls.as_ref() else {
             return Ok(None);
         };
-        let context = match &self.cli.command {
-            Command::Opencode { context, .. } => Some(context),
-            Command::Generate { selection, .. } => Some(&selection.context),
-            _ => None,
-        };
         // Values the full path would refuse are its to report.
-        let given = match context {
+        let given = match self.asked().and_then(|a| a.context) {
             Some(c) => {
                 match context_flags(&self.cli.context_flags, c).and_then(|raw| model::check_context(decls, &raw)) {
                     Ok(ctx) => ctx,
@@ -593,13 +548,32 @@ impl App {
     }
 
     fn write_args(&self) -> &WriteArgs {
-        match &self.cli.command {
-            Command::Opencode { write, .. }
-            | Command::Claude { write, .. }
-            | Command::Mcp { write, .. }
-            | Command::Generate { write, .. } => write,
-            _ => unreachable!("only write commands write"),
-        }
+        self.asked().and_then(|a| a.write).expect("only write commands write")
+    }
+
+    /// What the current write or check command asks for, whichever command it is; `None` for
+    /// a command that writes nothing.
+    fn asked(&self) -> Option<Asked<'_>> {
+        Some(match &self.cli.command {
+            Command::Opencode {
+                toolset,
+                context,
+                filters,
+                write,
+            } => Asked::own("opencode", Some(context), filters, toolset.as_deref(), write),
+            Command::Claude { filters, write } => Asked::own("claude", None, filters, None, write),
+            Command::Mcp {
+                profiles,
+                filters,
+                write,
+            } => Asked {
+                profiles,
+                ..Asked::own("mcp", None, filters, None, write)
+            },
+            Command::Generate { selection, write } => Asked::selection("generate", selection, Some(write)),
+            Command::Check { selection, .. } => Asked::selection("check", selection, None),
+            _ => return None,
+        })
     }
 
     /// Prints what a write did (`replayed`: from the run record, without rendering).

@@ -380,7 +380,7 @@ pub fn print_completions(shell: clap_complete::Shell, decls: &model::ContextDecl
 }
 
 /// Tool filters (the catalog's `filters` are the defaults).
-#[derive(Debug, Args, Default, serde::Serialize)]
+#[derive(Debug, Clone, Args, Default, serde::Serialize)]
 pub struct FilterArgs {
     /// Leave out tools that change state.
     #[arg(long)]

@@ -21,8 +21,6 @@ pub enum Severity {
 /// Where a diagnostic points before it is resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
-    /// Nowhere in particular (the whole file).
-    File,
     /// A node of the catalog, by dotted path; `key` points at its key instead of its value.
     Path { path: String, key: bool },
     /// A 1-based line and column.
@@ -265,6 +263,14 @@ impl<'a> JsonDiagnostic<'a> {
             line: diag.pos.map(|p| p.0),
             column: diag.pos.map(|p| p.1),
         }
+    }
+}
+
+/// "did you mean" the closest of `known`, or `otherwise`.
+pub fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: impl Into<String>) -> String {
+    match did_you_mean(found, known) {
+        Some(m) => format!("did you mean `{m}`?"),
+        None => otherwise.into(),
     }
 }
 

@@ -9,16 +9,23 @@
 
 use std::fmt;
 
+/// Each safe text prints as the text it holds.
+macro_rules! display_inner {
+    ($($t:ty),*) => {$(
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    )*};
+}
+
+display_inner!(Ts, Ident, Md, Rs);
+
 /// A piece of TypeScript source that is safe to paste: a literal or an expression built from
 /// literals. Only this module makes them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ts(String);
-
-impl fmt::Display for Ts {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 impl Ts {
     /// The source text.
@@ -68,9 +75,7 @@ pub fn ts_placeholder(name: &str) -> Ts {
 /// engines end a line there) and `</` becomes `<\/` so the text can never close a script
 /// element if the file is ever inlined into HTML.
 pub fn ts_str(s: &str) -> Ts {
-    Ts(json_to_ts(
-        serde_json::to_string(s).expect("a string always serializes"),
-    ))
+    ts_json(s)
 }
 
 /// Any serializable value as a TypeScript expression (a JSON literal, escaped as [`ts_str`]).
@@ -84,10 +89,15 @@ pub fn ts_json<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
 /// fits in [`PRETTY_WIDTH`] columns stays on one line, a larger one gets one entry per line.
 /// (serde_json's pretty printer puts every scalar on its own line, which triples a spec.)
 pub fn ts_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
+    Ts(json_to_ts(pretty_text(value)))
+}
+
+/// The JSON text of a value as [`ts_json_pretty`] lays it out.
+fn pretty_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
     let value = serde_json::to_value(value).expect("model values always serialize");
     let mut out = Vec::new();
     pretty(&value, 0, &mut out);
-    Ts(json_to_ts(String::from_utf8(out).expect("serde_json writes UTF-8")))
+    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 /// Writes to `w` the text of a JSON file (with a final newline) holding a long list: an object
@@ -373,10 +383,7 @@ pub struct Ident(String);
 impl Ident {
     /// Checks and wraps a name; `None` when it is not a plain identifier or is reserved.
     pub fn new(name: &str) -> Option<Ident> {
-        let ok = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !TS_RESERVED.contains(&name);
-        ok.then(|| Ident(name.to_string()))
+        Ident::export_name(name).filter(|_| !TS_RESERVED.contains(&name))
     }
 
     /// An export name: any plain identifier, reserved words included, because
@@ -385,12 +392,6 @@ impl Ident {
         let ok = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         ok.then(|| Ident(name.to_string()))
-    }
-}
-
-impl fmt::Display for Ident {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
     }
 }
 
@@ -443,19 +444,12 @@ pub const TS_RESERVED: &[&str] = &[
     "static",
     "yield",
     "await",
-    "enum",
 ];
 
 /// A piece of Markdown that is safe to paste into running text: catalog text cannot open a
 /// heading, a list, a link, an HTML tag or a code span in it. Only this module makes them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Md(String);
-
-impl fmt::Display for Md {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 impl Md {
     /// The Markdown text.
@@ -466,12 +460,10 @@ impl Md {
 
 /// Line breaks (and the Unicode ones) and tabs become single spaces: every Markdown value here
 /// sits inside one line, so a newline in catalog text must not end a list item or start a
-/// block.
-fn one_line(s: &str) -> String {
-    s.split(|c: char| c.is_whitespace())
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+/// block (and an `unsupported` reason, a block scalar, shows on one line in a warning and in
+/// `ixgen list`).
+pub fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Catalog text as Markdown running text, on one line, inside a line.
@@ -644,12 +636,6 @@ pub fn term_code(s: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Rs(String);
 
-impl fmt::Display for Rs {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 impl Rs {
     /// A name followed by more of it (`IxLocate` + `Tool`): `more` is ASCII letters and digits.
     pub fn concat(&self, more: &str) -> Rs {
@@ -719,10 +705,7 @@ pub fn rs_raw_str(s: &str) -> Rs {
 /// Any serializable value as a Rust string literal of its JSON text, laid out as
 /// [`ts_json_pretty`] lays it out (one line when it fits, one entry per line otherwise).
 pub fn rs_json<T: serde::Serialize + ?Sized>(value: &T) -> Rs {
-    let value = serde_json::to_value(value).expect("model values always serialize");
-    let mut out = Vec::new();
-    pretty(&value, 0, &mut out);
-    rs_raw_str(&String::from_utf8(out).expect("serde_json writes UTF-8"))
+    rs_raw_str(&pretty_text(value))
 }
 
 /// Text for the inside of a `//` comment: one line, without the characters rustc refuses in
@@ -810,12 +793,6 @@ pub fn rs_camel(s: &str, fallback: &str) -> Rs {
         name.push_str(fallback);
     }
     Rs(name)
-}
-
-/// An UPPER_SNAKE_CASE Rust constant name for catalog text (see [`rs_snake`]).
-pub fn rs_upper(s: &str, fallback: &str) -> Rs {
-    let snake = rs_snake(s, fallback).0;
-    Rs(snake.trim_end_matches('_').to_ascii_uppercase())
 }
 
 /// A name with a numeric suffix, to tell apart two names made alike: `Name2` for a type or

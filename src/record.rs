@@ -111,10 +111,6 @@ pub fn key(parts: &KeyParts<'_>) -> String {
     h.finalize().to_hex().to_string()
 }
 
-fn record_path() -> RelPath {
-    output::record_rel()
-}
-
 /// Keeps the record of a run that succeeded, if it can be relied on: no removal, every file
 /// hashed (or templated, for a per-run file). `inputs` are the files the catalog names, with
 /// their bytes' hashes. Best effort: the record only saves time, so failing to write it is
@@ -128,7 +124,7 @@ pub fn save(out: &Path, outcome: &Outcome, key: String, inputs: Vec<(String, Str
     let Some(bytes) = record_bytes(outcome, manifest, key, inputs, warnings) else {
         return;
     };
-    let _ = output::write_state(out, &record_path(), &bytes);
+    let _ = output::write_state(out, &output::record_rel(), &bytes);
 }
 
 fn record_bytes(
@@ -138,7 +134,7 @@ fn record_bytes(
     inputs: Vec<(String, String)>,
     warnings: Warnings,
 ) -> Option<Vec<u8>> {
-    let manifest_rel = output::manifest_rel();
+    let manifest_rel = output::manifest_path();
     let mut files = Vec::with_capacity(outcome.changes.len());
     let mut manifest = None;
     for c in &outcome.changes {
@@ -198,7 +194,7 @@ pub fn replay(
         return Ok(None);
     };
     let dir = output::OutDir::open(out);
-    let Ok(Some(bytes)) = dir.read(&record_path()) else {
+    let Ok(Some(bytes)) = dir.read(&output::record_rel()) else {
         return Ok(None);
     };
     let Ok(record) = serde_json::from_slice::<RunRecord>(&bytes) else {
@@ -213,7 +209,7 @@ pub fn replay(
             _ => return Ok(None),
         }
     }
-    let manifest_rel = output::manifest_rel();
+    let manifest_rel = output::manifest_path();
     let mut rels = Vec::with_capacity(record.files.len());
     for f in &record.files {
         let Ok(rel) = RelPath::file(&f.path) else {

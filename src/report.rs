@@ -137,18 +137,22 @@ pub fn tokens(chars: usize) -> usize {
     chars.div_ceil(4)
 }
 
+/// Characters of a tool's definition as the model receives it (name, description, input
+/// schema): what `ixgen budget` and `ixgen diff` measure.
+pub fn definition_chars(t: &ToolModel) -> usize {
+    serde_json::to_string(&mcp::tool(t)).map_or(0, |s| s.chars().count())
+}
+
 /// The cost of every surface's toolset: what each host puts in the model's context.
 pub fn costs(model: &Model) -> Vec<HostCost<'_>> {
-    let hosts: Vec<(&'static str, String)> = surfaces(model).into_iter().map(|s| (s.key, s.toolset)).collect();
-    hosts
+    surfaces(model)
         .into_iter()
-        .map(|(host, toolset)| {
+        .map(|Surface { key: host, toolset, .. }| {
             let tools: Vec<ToolCost> = model
                 .toolset(&toolset, &Filter::default())
                 .into_iter()
                 .map(|t| {
-                    let def = serde_json::to_string(&mcp::tool(t)).unwrap_or_default();
-                    let chars = def.chars().count();
+                    let chars = definition_chars(t);
                     ToolCost {
                         name: &t.name,
                         description_chars: t.description.chars().count(),

@@ -53,23 +53,7 @@ pub struct ServeOptions {
     pub catalog: Option<PathBuf>,
     /// Streamable HTTP on this address instead of stdio.
     pub http: Option<String>,
-    pub read_only: bool,
-    pub enable_tools: Vec<String>,
-    pub disable_tools: Vec<String>,
-    pub tier: Option<String>,
-}
-
-impl ServeOptions {
-    pub fn new(catalog: Option<&Path>, http: Option<&str>, f: &FilterArgs) -> Self {
-        ServeOptions {
-            catalog: catalog.map(Path::to_path_buf),
-            http: http.map(str::to_string),
-            read_only: f.read_only,
-            enable_tools: f.enable_tools.clone(),
-            disable_tools: f.disable_tools.clone(),
-            tier: f.tier.clone(),
-        }
-    }
+    pub filters: FilterArgs,
 }
 
 /// One tool as the server runs it.
@@ -200,15 +184,16 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
 fn served(model: &Model, opts: &ServeOptions) -> Result<Served, Error> {
     let product = model.product.name.clone();
     let user = user_controls(&product)?;
-    let read_only = opts.read_only || truthy(&format!("{}_TOOLS_READ_ONLY", env_prefix(&product))) || user.read_only;
+    let f = &opts.filters;
+    let read_only = f.read_only || truthy(&format!("{}_TOOLS_READ_ONLY", env_prefix(&product))) || user.read_only;
     // The command line's lists replace the config file's (together: one list can be meant
     // against the other).
-    let (enable, disable) = if opts.enable_tools.is_empty() && opts.disable_tools.is_empty() {
+    let (enable, disable) = if f.enable_tools.is_empty() && f.disable_tools.is_empty() {
         (&user.enable_tools, &user.disable_tools)
     } else {
-        (&opts.enable_tools, &opts.disable_tools)
+        (&f.enable_tools, &f.disable_tools)
     };
-    let (filter, notes) = Filter::resolve(model, read_only, enable, disable, opts.tier.as_deref())?;
+    let (filter, notes) = Filter::resolve(model, read_only, enable, disable, f.tier.as_deref())?;
     for n in &notes {
         eprintln!("ixgen serve: warning: {n}");
     }

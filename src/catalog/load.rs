@@ -37,10 +37,7 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
         None => {
             let mut loaded = load_embedded()?;
             read_assets(&mut loaded, |rel| {
-                EMBEDDED_FILES
-                    .iter()
-                    .find(|(name, _)| *name == rel)
-                    .map(|(_, bytes)| bytes.to_vec())
+                asset_bytes(None, rel)
                     .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "not built into ixgen"))
             })?;
             Ok(loaded)
@@ -315,10 +312,7 @@ fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<
     };
     let root = match root {
         Ok(root) => root,
-        Err(e) => {
-            let d = diagnostic(e);
-            return fail(file, d);
-        }
+        Err(e) => return fail(file, diagnostic(e)),
     };
     if root.is_null() {
         let d = Diagnostic {
@@ -332,10 +326,7 @@ fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<
     }
     match yaml::from_node::<Catalog>(root) {
         Ok(catalog) => Ok(Loaded { catalog, file }),
-        Err(e) => {
-            let d = diagnostic(e);
-            fail(file, d)
-        }
+        Err(e) => fail(file, diagnostic(e)),
     }
 }
 
@@ -367,7 +358,6 @@ pub fn locate_in(diags: &mut [Diagnostic], text: &str, index: &Index) {
             continue;
         }
         d.pos = match &d.target {
-            Target::File => None,
             Target::Pos { line, col } => Some((*line, *col)),
             Target::Path { path, key } => index.find(path).map(|loc| {
                 let p = if *key { loc.key.unwrap_or(loc.value) } else { loc.value };
@@ -409,12 +399,12 @@ fn diagnostic(e: yaml::Error) -> Diagnostic {
         return diag.help(e.help);
     }
     let message = e.message;
-    if let Some((found, expected)) = unknown_field(&message) {
+    if let Some((found, expected)) = named(&message, "unknown field `") {
         diag.code = "unknown-key";
-        let hint = match found.as_str() {
+        let hint = match found {
             "oneOf" | "anyOf" | "allOf" => "ixgen never emits oneOf/anyOf/allOf in an inputSchema: the Anthropic API refuses tools that have them at the top; use an `enum` parameter or two tools".to_string(),
             "$schema" => "leave `$schema` out of parameters: Gemini rejects it, and the dialect is JSON Schema 2020-12 already".to_string(),
-            _ => match crate::diagnostic::did_you_mean(&found, &expected) {
+            _ => match crate::diagnostic::did_you_mean(found, &expected) {
                 Some(m) => format!("did you mean `{m}`?"),
                 None if expected.is_empty() => "remove it".to_string(),
                 None => format!("the keys allowed here are: {}", expected.join(", ")),
@@ -426,11 +416,13 @@ fn diagnostic(e: yaml::Error) -> Diagnostic {
         || message.contains("unknown variant")
     {
         diag.code = "wrong-type";
-        if let Some(v) = unknown_variant(&message) {
-            diag = diag.help(v);
-        } else {
-            diag = diag.help("run `ixgen schema` to see what each key takes");
-        }
+        // Suggests for "unknown variant `x`, expected one of `a`, `b`".
+        diag = diag.help(match named(&message, "unknown variant `") {
+            Some((found, expected)) => {
+                crate::diagnostic::hint_for(found, &expected, format!("use one of: {}", expected.join(", ")))
+            }
+            None => "run `ixgen schema` to see what each key takes".to_string(),
+        });
     } else if message.contains("missing field") {
         diag.code = "missing-key";
         diag = diag.help("add it; run `ixgen schema` to see what it takes");
@@ -443,27 +435,13 @@ fn diagnostic(e: yaml::Error) -> Diagnostic {
     diag
 }
 
-/// Parses "unknown field `x`, expected one of `a`, `b`" (or "expected `a`").
-fn unknown_field(message: &str) -> Option<(String, Vec<String>)> {
-    let rest = &message[message.find("unknown field `")? + "unknown field `".len()..];
-    let found = rest[..rest.find('`')?].to_string();
-    let expected = ticks(&rest[rest.find('`')? + 1..]);
-    Some((found, expected))
-}
-
-/// Suggests for "unknown variant `x`, expected one of `a`, `b`".
-fn unknown_variant(message: &str) -> Option<String> {
-    let rest = &message[message.find("unknown variant `")? + "unknown variant `".len()..];
+/// Parses serde's "<marker>x`, expected one of `a`, `b`" (or "expected `a`"): `x` and the
+/// names it expected.
+fn named<'m>(message: &'m str, marker: &str) -> Option<(&'m str, Vec<&'m str>)> {
+    let rest = &message[message.find(marker)? + marker.len()..];
     let found = &rest[..rest.find('`')?];
-    let expected = ticks(&rest[rest.find('`')? + 1..]);
-    Some(match crate::diagnostic::did_you_mean(found, &expected) {
-        Some(m) => format!("did you mean `{m}`?"),
-        None => format!("use one of: {}", expected.join(", ")),
-    })
-}
-
-fn ticks(s: &str) -> Vec<String> {
-    s.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    let expected = rest[rest.find('`')? + 1..].split('`').skip(1).step_by(2).collect();
+    Some((found, expected))
 }
 
 #[cfg(test)]
@@ -526,7 +504,8 @@ mod tests {
 
     #[test]
     fn parses_serde_messages() {
-        let (f, e) = unknown_field("tools[0]: unknown field `limt`, expected one of `name`, `limit`").unwrap();
+        let message = "tools[0]: unknown field `limt`, expected one of `name`, `limit`";
+        let (f, e) = named(message, "unknown field `").unwrap();
         assert_eq!(f, "limt");
         assert_eq!(e, ["name", "limit"]);
         assert_eq!(crate::diagnostic::did_you_mean("limt", &e), Some("limit"));

@@ -6,7 +6,7 @@
 use super::types::{Param, ParamType};
 use crate::diagnostic::Diagnostic;
 
-pub use super::types::{Amount, Check, Confirm, ConfirmRules, Redact, Rule, Stream, parse_check};
+pub use super::types::{Amount, Confirm, Redact, Stream, parse_check};
 
 /// Checks a parameter's `nullable` and `keep_empty`.
 pub fn check_param(path: &str, p: &Param) -> Vec<Diagnostic> {

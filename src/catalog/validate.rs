@@ -8,8 +8,7 @@
 //! path; the loader turns paths into positions. It never renders anything.
 
 use super::types::*;
-use crate::diagnostic::Diagnostic;
-use crate::diagnostic::did_you_mean;
+use crate::diagnostic::{Diagnostic, hint_for};
 use crate::template::is_identifier;
 use std::collections::{HashMap, HashSet};
 
@@ -120,7 +119,17 @@ impl<'a> Validator<'a> {
 
     fn server(&mut self) {
         let Some(server) = &self.cat.server else { return };
-        self.toolset_ref("server.toolset", &server.toolset);
+        let name = &server.toolset;
+        if !self.cat.toolsets.contains_key(name) {
+            let known: Vec<&String> = self.cat.toolsets.keys().collect();
+            self.err(
+                Diagnostic::error("unknown-toolset", "server.toolset", format!("no toolset `{name}`")).help(hint_for(
+                    name,
+                    &known,
+                    "declare it under `toolsets`",
+                )),
+            );
+        }
         if !valid_tool_name(&server.name) {
             self.err(
                 Diagnostic::error(
@@ -529,21 +538,6 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn toolset_ref(&mut self, path: &str, name: &str) -> bool {
-        if self.cat.toolsets.contains_key(name) {
-            return true;
-        }
-        let known: Vec<&String> = self.cat.toolsets.keys().collect();
-        self.err(
-            Diagnostic::error("unknown-toolset", path, format!("no toolset `{name}`")).help(hint_for(
-                name,
-                &known,
-                "declare it under `toolsets`",
-            )),
-        );
-        false
-    }
-
     fn filters(&mut self) {
         let names: Vec<&String> = self.cat.tools.iter().map(|t| &t.name).collect();
         for (key, list) in [
@@ -581,14 +575,6 @@ fn article(ty: ParamType) -> &'static str {
         ParamType::Boolean => "true or false",
         ParamType::Enum => "one of the values",
         ParamType::Array => "a list",
-    }
-}
-
-/// "did you mean" the closest of `known`, or `otherwise`.
-pub fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: &str) -> String {
-    match did_you_mean(found, known) {
-        Some(m) => format!("did you mean `{m}`?"),
-        None => otherwise.to_string(),
     }
 }
 

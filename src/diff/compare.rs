@@ -300,8 +300,8 @@ impl<'a> Diff<'a> {
             visit(self, &Node::Param(&p));
         }
         visit(self, &Node::Spec(&pair));
-        let delta = crate::report::tokens(Side::definition_chars(n)) as i64
-            - crate::report::tokens(Side::definition_chars(o)) as i64;
+        let delta = crate::report::tokens(crate::report::definition_chars(n)) as i64
+            - crate::report::tokens(crate::report::definition_chars(o)) as i64;
         for h in self
             .hits
             .iter_mut()

@@ -306,25 +306,6 @@ pub fn run(
     Ok(render::render(&report, format, color))
 }
 
-/// Compares two catalog texts; `name`s are how reports call the files.
-pub fn compare_texts(
-    old_name: &str,
-    old_text: &[u8],
-    new_name: &str,
-    new_text: &[u8],
-    opts: Options,
-) -> Result<Report, Error> {
-    let old = source::Source {
-        loaded: crate::catalog::load_text(old_name, old_text)?,
-        name: old_name.to_string(),
-    };
-    let new = source::Source {
-        loaded: crate::catalog::load_text(new_name, new_text)?,
-        name: new_name.to_string(),
-    };
-    compare_loaded(old, new, opts)
-}
-
 /// The rules as `ixgen diff --list-rules` prints them.
 pub fn list_rules() -> String {
     let mut out = String::new();

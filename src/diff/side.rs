@@ -6,7 +6,7 @@ use crate::catalog::Tool;
 use crate::catalog::yaml::Located;
 use crate::diagnostic::SourceFile;
 use crate::error::Error;
-use crate::model::{Filter, Model, ToolModel};
+use crate::model::{Filter, Model};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One catalog, built and indexed for comparison.
@@ -118,20 +118,13 @@ impl Side {
             .unwrap_or_else(|| tool.to_string())
     }
 
-    /// Characters of a tool's definition as the model receives it: the measure of `ixgen budget`.
-    pub fn definition_chars(t: &ToolModel) -> usize {
-        serde_json::to_string(&crate::hosts::mcp::tool(t))
-            .map(|s| s.chars().count())
-            .unwrap_or(0)
-    }
-
     /// The context cost of a surface, in estimated tokens.
     pub fn tokens(&self, s: Surface) -> usize {
         let chars = self.surfaces.get(&s).map_or(0, |st| {
             st.tools
                 .iter()
                 .filter_map(|n| self.model.tool(n))
-                .map(Side::definition_chars)
+                .map(crate::report::definition_chars)
                 .sum()
         });
         crate::report::tokens(chars)

@@ -53,12 +53,8 @@ pub fn against(catalog: Option<&Path>, against: &str) -> Result<Source, Error> {
 /// The bytes of the file at `path`, refused once they pass the catalog size limit: reading
 /// stops there, so a huge file or a device costs no more memory than a catalog.
 fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
     let max = catalog::yaml::MAX_BYTES;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(max as u64 + 1)
-        .read_to_end(&mut bytes)?;
+    let bytes = catalog::yaml::read_bounded(std::fs::File::open(path)?)?;
     if bytes.len() > max {
         return Err(std::io::Error::other(format!(
             "it is larger than {} MB, the most a catalog may hold",

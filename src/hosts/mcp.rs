@@ -40,20 +40,12 @@ pub enum Profile {
 }
 
 impl Profile {
-    /// Every revision, oldest first.
-    pub const ALL: [Profile; 2] = [Profile::V2025_11_25, Profile::V2026_07_28];
-
     /// The revision's date, as the protocol names it.
     pub fn name(self) -> &'static str {
         match self {
             Profile::V2025_11_25 => "2025-11-25",
             Profile::V2026_07_28 => "2026-07-28",
         }
-    }
-
-    /// The revision of a date.
-    pub fn from_name(name: &str) -> Option<Profile> {
-        Profile::ALL.into_iter().find(|p| p.name() == name)
     }
 }
 

@@ -23,7 +23,7 @@ pub mod rust;
 pub mod session;
 pub mod vscode;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity, hint_for};
 use crate::error::Error;
 use crate::escape::{Ts, comment};
 use crate::model::{Context, Filter, Model};
@@ -245,10 +245,7 @@ pub fn check(model: &mut Model) -> Vec<Diagnostic> {
             diags.push(
                 Diagnostic::error("unknown-target", format!("targets.{name}"), format!("no host `{name}`"))
                     .at_key()
-                    .help(match crate::diagnostic::did_you_mean(name, &known) {
-                        Some(m) => format!("did you mean `{m}`?"),
-                        None => format!("the hosts are: {}", known.join(", ")),
-                    }),
+                    .help(hint_for(name, &known, format!("the hosts are: {}", known.join(", ")))),
             );
         }
     }
@@ -433,13 +430,14 @@ pub fn unknown_toolset(model: &Model, name: &str) -> Error {
     let known: Vec<&String> = model.toolsets.keys().collect();
     Error::usage(
         format!("no toolset `{name}` in the catalog"),
-        match crate::diagnostic::did_you_mean(name, &known) {
-            Some(m) => format!("did you mean `{m}`?"),
-            None => format!(
+        hint_for(
+            name,
+            &known,
+            format!(
                 "the toolsets are: {}",
                 known.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
             ),
-        },
+        ),
     )
 }
 
@@ -448,49 +446,45 @@ pub fn unknown_toolset(model: &Model, name: &str) -> Error {
 
 /// Parses a host's settings, or says why they do not parse (located at the settings).
 fn parse_settings<T: DeserializeOwned>(raw: &serde_json::Value, path: &str) -> Result<T, Vec<Diagnostic>> {
-    match T::deserialize(raw) {
-        Ok(s) => Ok(s),
-        Err(e) => {
-            let message = e.to_string();
-            let mut d = Diagnostic::error("bad-target", path, format!("`{path}`: {message}"));
-            // serde names the field it did not expect: point at it and suggest the closest.
-            if let Some(rest) = message.strip_prefix("unknown field `")
-                && let Some((field, expected)) = rest.split_once('`')
-            {
-                let expected: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-                d = Diagnostic::error(
-                    "unknown-key",
-                    format!("{path}.{field}"),
-                    format!("`{path}`: unknown field `{field}`"),
-                )
-                .at_key()
-                .help(match crate::diagnostic::did_you_mean(field, &expected) {
-                    Some(m) => format!("did you mean `{m}`?"),
-                    None => format!("the keys allowed here are: {}", expected.join(", ")),
-                });
-            } else {
-                d = d.help("run `ixgen schema` to see what each target takes");
-            }
-            Err(vec![d])
-        }
-    }
+    T::deserialize(raw).map_err(|e| {
+        let message = e.to_string();
+        // serde names the field it did not expect: point at it and suggest the closest.
+        let d = if let Some(rest) = message.strip_prefix("unknown field `")
+            && let Some((field, expected)) = rest.split_once('`')
+        {
+            let expected: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+            Diagnostic::error(
+                "unknown-key",
+                format!("{path}.{field}"),
+                format!("`{path}`: unknown field `{field}`"),
+            )
+            .at_key()
+            .help(hint_for(
+                field,
+                &expected,
+                format!("the keys allowed here are: {}", expected.join(", ")),
+            ))
+        } else {
+            Diagnostic::error("bad-target", path, format!("`{path}`: {message}"))
+                .help("run `ixgen schema` to see what each target takes")
+        };
+        vec![d]
+    })
 }
 
 /// A toolset reference in a host's settings.
-pub fn check_toolset(cat: &Model, path: &str, name: &str, diags: &mut Vec<Diagnostic>) -> bool {
+pub fn check_toolset(cat: &Model, path: &str, name: &str, diags: &mut Vec<Diagnostic>) {
     if cat.toolsets.contains_key(name) {
-        return true;
+        return;
     }
     let known: Vec<&String> = cat.toolsets.keys().collect();
     diags.push(
-        Diagnostic::error("unknown-toolset", path, format!("no toolset `{name}`")).help(
-            match crate::diagnostic::did_you_mean(name, &known) {
-                Some(m) => format!("did you mean `{m}`?"),
-                None => "declare it under `toolsets`".to_string(),
-            },
-        ),
+        Diagnostic::error("unknown-toolset", path, format!("no toolset `{name}`")).help(hint_for(
+            name,
+            &known,
+            "declare it under `toolsets`",
+        )),
     );
-    false
 }
 
 /// A path in a host's settings: relative, inside the output folder (a folder when `path` names
@@ -514,7 +508,7 @@ pub fn check_rel_path(path: &str, value: &str, diags: &mut Vec<Diagnostic>) {
 }
 
 /// The MCP server a host launches: an error at the host's settings when the catalog has none.
-pub fn check_server<'c>(cat: &'c Model, path: &str, diags: &mut Vec<Diagnostic>) -> Option<&'c crate::model::Server> {
+pub fn check_server(cat: &Model, path: &str, diags: &mut Vec<Diagnostic>) {
     if cat.server.is_none() {
         diags.push(
             Diagnostic::error(
@@ -529,7 +523,6 @@ pub fn check_server<'c>(cat: &'c Model, path: &str, diags: &mut Vec<Diagnostic>)
             .help("add a top-level `server: {name, command, args, toolset}`"),
         );
     }
-    cat.server.as_ref()
 }
 
 /// Ids of the server's tools, for hosts that only launch the server. Hosts that show a tool

@@ -102,10 +102,7 @@ impl Host for Session {
                         format!("{path}.context[{i}]"),
                         format!("no context variable `{c}`"),
                     )
-                    .help(match crate::diagnostic::did_you_mean(c, &known) {
-                        Some(m) => format!("did you mean `{m}`?"),
-                        None => "declare it under `context`".to_string(),
-                    }),
+                    .help(crate::diagnostic::hint_for(c, &known, "declare it under `context`")),
                 );
             }
         }

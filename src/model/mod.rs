@@ -44,7 +44,6 @@ pub struct ToolModel {
     pub name: String,
     pub title: Option<String>,
     pub description: String,
-    pub category: Option<String>,
     pub tier: String,
     pub access: Access,
     pub destructive: bool,
@@ -56,7 +55,8 @@ pub struct ToolModel {
     /// [`ToolModel::params`].
     pub param_docs: Vec<ParamDoc>,
     pub spec: ExecSpec,
-    /// Where the tool is in the catalog (`tools[3]`), so a later stage can locate an error.
+    /// Where the tool is in the catalog (`tools[3]`), so a later stage can locate an error in
+    /// it or in its parameters ([`Param::path`]).
     pub path: String,
     /// The JSON Schema of the tool's structured result (MCP `outputSchema`).
     pub output_schema: Option<serde_json::Value>,
@@ -291,39 +291,30 @@ impl Filter {
         disable: &[String],
         tier: Option<&str>,
     ) -> Result<(Filter, Vec<String>), Error> {
-        let cat = &model;
+        let cat = &model.filters;
         let names: Vec<&String> = model.tools.iter().map(|t| &t.name).collect();
         for n in enable.iter().chain(disable) {
             if !names.contains(&n) {
-                let help = match crate::diagnostic::did_you_mean(n, &names) {
-                    Some(m) => format!("did you mean `{m}`?"),
-                    None => "run `ixgen list` to see the tool names".to_string(),
-                };
+                let help = crate::diagnostic::hint_for(n, &names, "run `ixgen list` to see the tool names");
                 return Err(Error::usage(format!("no tool `{n}` in the catalog"), help));
             }
         }
+        // A list given on the command line replaces the catalog's.
+        let or_catalog = |given: &[String], catalog: &Vec<String>| match given {
+            [] => catalog.clone(),
+            given => given.to_vec(),
+        };
         let f = Filter {
-            read_only: read_only || cat.filters.read_only,
-            enable: if enable.is_empty() {
-                cat.filters.enable.clone()
-            } else {
-                enable.to_vec()
-            },
-            disable: if disable.is_empty() {
-                cat.filters.disable.clone()
-            } else {
-                disable.to_vec()
-            },
-            tier: tier.map(str::to_string).or_else(|| cat.filters.tier.clone()),
+            read_only: read_only || cat.read_only,
+            enable: or_catalog(enable, &cat.enable),
+            disable: or_catalog(disable, &cat.disable),
+            tier: tier.map(str::to_string).or_else(|| cat.tier.clone()),
         };
         if let Some(tier) = &f.tier {
-            let tiers: Vec<String> = {
-                let mut t: Vec<String> = model.tools.iter().map(|t| t.tier.clone()).collect();
-                t.sort();
-                t.dedup();
-                t
-            };
-            if !tiers.contains(tier) {
+            let mut tiers: Vec<&str> = model.tools.iter().map(|t| t.tier.as_str()).collect();
+            tiers.sort();
+            tiers.dedup();
+            if !tiers.contains(&tier.as_str()) {
                 return Err(Error::usage(
                     format!("no tool has tier `{tier}`"),
                     format!("the catalog's tiers are: {}", tiers.join(", ")),
@@ -420,13 +411,14 @@ pub fn apply_defaults(decls: &ContextDecls, ctx: &Context, base: &std::path::Pat
     for (k, v) in ctx {
         out.insert(k.clone(), v.clone());
     }
-    let mut ordered = Context::new();
-    for name in decls.keys() {
-        if let Some(v) = out.shift_remove(name) {
-            ordered.insert(name.clone(), v);
-        }
-    }
-    Ok(ordered)
+    Ok(in_declared_order(decls, out))
+}
+
+/// A context in the catalog's declaration order, so generated files do not depend on the order
+/// of the flags. Every name is declared (checked by [`check_context`]).
+fn in_declared_order(decls: &ContextDecls, mut ctx: Context) -> Context {
+    ctx.sort_by_cached_key(|name, _| decls.get_index_of(name));
+    ctx
 }
 
 /// Checks raw flag values (`name` → text) against the catalog's declarations. `flag` names
@@ -502,14 +494,7 @@ pub fn check_context(decls: &ContextDecls, raw: &[(String, String, String)]) -> 
         };
         ctx.insert(name.clone(), v);
     }
-    // Keep the catalog's order so generated files do not depend on flag order.
-    let mut ordered = Context::new();
-    for name in decls.keys() {
-        if let Some(v) = ctx.shift_remove(name) {
-            ordered.insert(name.clone(), v);
-        }
-    }
-    Ok(ordered)
+    Ok(in_declared_order(decls, ctx))
 }
 
 /// Removes `.` and `..` components without touching the filesystem.

@@ -22,26 +22,21 @@ pub struct Drift {
 pub fn drift(outcome: &Outcome) -> Vec<Drift> {
     outcome
         .changed()
-        .map(|c| match c.action {
-            Action::Create => Drift {
+        .map(|c| {
+            let (kind, diff) = match c.action {
+                Action::Create => ("missing", None),
+                Action::Remove => ("extra", None),
+                _ => {
+                    let (old, new) = (c.old.as_deref(), c.new.as_deref());
+                    let diff = unified_diff(c.path.as_str(), old.unwrap_or_default(), new.unwrap_or_default());
+                    ("stale", Some(diff))
+                }
+            };
+            Drift {
                 path: c.path.to_string(),
-                kind: "missing",
-                diff: None,
-            },
-            Action::Remove => Drift {
-                path: c.path.to_string(),
-                kind: "extra",
-                diff: None,
-            },
-            _ => Drift {
-                path: c.path.to_string(),
-                kind: "stale",
-                diff: Some(unified_diff(
-                    c.path.as_str(),
-                    c.old.as_deref().unwrap_or_default(),
-                    c.new.as_deref().unwrap_or_default(),
-                )),
-            },
+                kind,
+                diff,
+            }
         })
         .collect()
 }

@@ -184,16 +184,20 @@ pub(super) fn openat2(
     Ok(rustix::fs::openat2(dir, path, flags, Mode::empty(), resolve)?)
 }
 
-/// Reads a file below `out`, or `None` when there is none.
+/// Reads a file below `out` (checked as [`open_rel`] checks it), or `None` when there is none.
 pub(super) fn read_rel(out: &Path, rel: &RelPath) -> Result<Option<Vec<u8>>, Error> {
     let Some((file, meta)) = open_rel(out, rel)? else {
         return Ok(None);
     };
-    read_opened(file, &meta, out, rel)
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_READ + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_error("read", shown(out, rel)))?;
+    Ok(Some(bytes))
 }
 
-/// Opens a file below `out` for reading, with the checks of [`read_rel`] (no symlink on the
-/// way, a regular file of at most [`MAX_READ`] bytes), or `None` when there is none.
+/// Opens a file below `out` for reading: no symlink on the way, and only a regular file of at
+/// most [`MAX_READ`] bytes; `None` when there is none.
 pub(super) fn open_rel(out: &Path, rel: &RelPath) -> Result<Option<(std::fs::File, std::fs::Metadata)>, Error> {
     let full = resolve(out, rel)?;
     let file = match open_nofollow(&full) {
@@ -210,12 +214,6 @@ pub(super) fn open_rel(out: &Path, rel: &RelPath) -> Result<Option<(std::fs::Fil
         Err(source) => return Err(io_error("read", shown(out, rel))(source)),
     };
     let meta = file.metadata().map_err(io_error("read", shown(out, rel)))?;
-    checked(&meta, out, rel)?;
-    Ok(Some((file, meta)))
-}
-
-/// Refuses what [`read_opened`] refuses: anything but a regular file of at most [`MAX_READ`].
-pub(super) fn checked(meta: &std::fs::Metadata, out: &Path, rel: &RelPath) -> Result<(), Error> {
     if !meta.is_file() {
         // A FIFO or device at a generated path would block or never end.
         return Err(unsafe_path(out, rel, "it is not a regular file"));
@@ -227,22 +225,7 @@ pub(super) fn checked(meta: &std::fs::Metadata, out: &Path, rel: &RelPath) -> Re
             "it is larger than 64 MiB, far more than ixgen ever writes",
         ));
     }
-    Ok(())
-}
-
-/// Reads a file opened below `out`: only a regular file, and at most [`MAX_READ`] bytes.
-pub(super) fn read_opened(
-    file: std::fs::File,
-    meta: &std::fs::Metadata,
-    out: &Path,
-    rel: &RelPath,
-) -> Result<Option<Vec<u8>>, Error> {
-    checked(meta, out, rel)?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_READ + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io_error("read", shown(out, rel)))?;
-    Ok(Some(bytes))
+    Ok(Some((file, meta)))
 }
 
 /// [`resolve`] for a folder (which may be the output folder itself).

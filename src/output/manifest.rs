@@ -172,13 +172,9 @@ pub fn content_hash(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()
 }
 
-pub(super) fn manifest_path() -> RelPath {
+/// The manifest's path (the run record checks it too).
+pub(crate) fn manifest_path() -> RelPath {
     RelPath::state("manifest.json")
-}
-
-/// The manifest's path, for the run record.
-pub(crate) fn manifest_rel() -> RelPath {
-    manifest_path()
 }
 
 /// The run record's path (`crate::record`). A write removes the record before it stages

@@ -41,15 +41,15 @@ mod stage;
 #[cfg(test)]
 mod tests;
 
-pub use commit::{StepHook, write, write_with_hook};
 pub(crate) use commit::{apply_per_run, stale_temps, write_state};
+pub use commit::{write, write_with_hook};
 pub use compare::compare;
-pub use drift::{Drift, drift, unified_diff};
+pub use drift::drift;
 pub(crate) use fs::OutDir;
 pub(crate) use lock::lock_existing;
-pub use lock::{LOCK_PATH, Lock, lock, lock_shared};
-pub use manifest::{MANIFEST_PATH, Manifest, ManifestEntry, Shape, ShapePart, content_hash, read_manifest};
-pub(crate) use manifest::{manifest_rel, record_rel};
+pub use lock::{LOCK_PATH, lock_shared};
+pub use manifest::{MANIFEST_PATH, Manifest, Shape, content_hash};
+pub(crate) use manifest::{manifest_path, record_rel};
 
 use crate::error::Error;
 use crate::escape;

@@ -297,11 +297,6 @@ pub fn runtime_text(schema: &serde_json::Value) -> Result<Vec<u8>, String> {
     .map_err(|e| e.to_string())
 }
 
-/// Where the runtime file of the tools in `tools_dir` lives, relative to the output folder.
-pub fn runtime_path(tools_dir: &str) -> Result<String, Error> {
-    Ok(format!("{}/{}", runtime_dir(tools_dir), runtime()?.0))
-}
-
 /// The folder of the runtime and shared files of the tools in `tools_dir`: `ixgen` beside it.
 fn runtime_dir(tools_dir: &str) -> String {
     let parent = tools_dir.trim_end_matches('/').rsplit_once('/').map_or("", |(p, _)| p);

@@ -6,7 +6,7 @@
 //! JSON Schema that schemars produces for the spec types is understood; anything else is an
 //! internal error caught by the unit test below, never silently `unknown`.
 
-use crate::escape::{Ts, ts_str};
+use crate::escape::{Ident, Ts, ts_str};
 use serde_json::Value;
 
 /// `export type …` declarations for the schema's root and every definition, in a fixed order.
@@ -98,14 +98,9 @@ fn object(obj: &serde_json::Map<String, Value>) -> Result<String, String> {
 }
 
 fn union(members: Vec<String>) -> String {
-    let mut seen = Vec::new();
-    for m in members {
-        if !seen.contains(&m) {
-            seen.push(m);
-        }
-    }
+    let mut seen: indexmap::IndexSet<String> = members.into_iter().collect();
     if seen.len() == 1 {
-        seen.remove(0)
+        seen.pop().expect("one member")
     } else {
         seen.iter().map(|m| format!("({m})")).collect::<Vec<_>>().join(" | ")
     }
@@ -117,12 +112,9 @@ fn literal(v: &Value) -> String {
 
 /// A property name: bare when it is an identifier, quoted otherwise.
 fn key(name: &str) -> String {
-    let ident = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ident {
-        name.to_string()
-    } else {
-        ts_str(name).as_str().to_string()
+    match Ident::export_name(name) {
+        Some(ident) => ident.to_string(),
+        None => ts_str(name).as_str().to_string(),
     }
 }
 

@@ -15,10 +15,11 @@ mod rules;
 
 use super::{Model, ParamDoc, ToolModel};
 use crate::catalog::rules::check_value;
-use crate::catalog::validate::{self, hint_for, value_help};
+use crate::catalog::validate::{self, value_help};
 use crate::catalog::{Access, Arg, Catalog, Cond, Param, ParamType, RouteOutput, Step, Tool};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Diagnostic, Severity, hint_for};
 use crate::error::Error;
+use crate::escape::one_line;
 use crate::spec::*;
 use crate::template::{Part, Template, is_identifier};
 use indexmap::IndexMap;
@@ -174,6 +175,12 @@ impl<'a> Lower<'a> {
         self.diags.push(d);
     }
 
+    fn errs(&mut self, ds: impl IntoIterator<Item = Diagnostic>) {
+        for d in ds {
+            self.err(d);
+        }
+    }
+
     /// `Some(())` when no error was reported since `mark` (a value of `self.errors`).
     fn clean_since(&self, mark: usize) -> Option<()> {
         (self.errors == mark).then_some(())
@@ -213,7 +220,9 @@ impl<'a> Lower<'a> {
         // The tool's own parameters first: a model reads `query` before a shared `format`.
         for (name, p) in &tool.params {
             let ppath = format!("{path}.params.{name}");
-            self.param(&ppath, name, p);
+            // The catalog-level rules of a parameter (shared with the top-level `params`); the
+            // parameter itself moves into the model once the tool lowered.
+            self.errs(validate::param(cat, &ppath, name, p));
             if params.insert(name.as_str(), p).is_some() {
                 self.err(
                     Diagnostic::error(
@@ -252,9 +261,7 @@ impl<'a> Lower<'a> {
         });
         // Confirmation and cross-parameter rules (`crate::catalog::rules`); their templates and
         // conditions are checked and lowered here, in the tool's scope.
-        for d in rules::check_confirm(&path, tool) {
-            self.err(d);
-        }
+        self.errs(rules::check_confirm(&path, tool));
         let subject = match &tool.confirm {
             Some(crate::catalog::Confirm::Rules(c)) => optional(c.subject.as_ref(), |subject| {
                 self.template(&format!("{path}.confirm.subject"), subject, &scope)
@@ -308,9 +315,7 @@ impl<'a> Lower<'a> {
                 lowered,
                 &mut found,
             ));
-            for d in found {
-                self.err(d);
-            }
+            self.errs(found);
         }
         let rules = all(rules);
         let runtime = optional(tool.runtime.as_ref(), |route| self.route(&path, tool, route, &scope));
@@ -373,9 +378,7 @@ impl<'a> Lower<'a> {
             blocks.push(data.block(&bpath, block, &mut cond));
         }
         self.in_output = false;
-        for d in data.diags {
-            self.err(d);
-        }
+        self.errs(data.diags);
         self.clean_since(mark)?;
         // The render check passed: a block that does not lower is ixgen's bug (reported as an
         // internal error by the caller, which sees a tool without a diagnostic).
@@ -424,7 +427,6 @@ impl<'a> Lower<'a> {
             name,
             title,
             description,
-            category,
             tier,
             params: own,
             unsupported,
@@ -438,7 +440,6 @@ impl<'a> Lower<'a> {
             name,
             title,
             description,
-            category,
             tier: tier.unwrap_or_else(|| "free".into()),
             access: access.into(),
             destructive,
@@ -504,14 +505,6 @@ impl<'a> Lower<'a> {
                 )
                 .help("`ixgen list` shows it; remove `unsupported` once steps can do what the tool does"),
             );
-        }
-    }
-
-    /// A tool's own parameter: the catalog-level rules of a parameter (shared with the
-    /// top-level `params`). The parameter itself moves into the model once the tool lowered.
-    fn param(&mut self, path: &str, name: &str, p: &Param) {
-        for d in validate::param(self.cat, path, name, p) {
-            self.err(d);
         }
     }
 
@@ -652,9 +645,7 @@ impl<'a> Lower<'a> {
         }
         let scope = Scope { params, extra: &extra };
         // Exit codes, streams, limits and timeouts (`crate::catalog::rules`).
-        for d in rules::check_step(path, step, params) {
-            self.err(d);
-        }
+        self.errs(rules::check_step(path, step, params));
         let when = optional(step.when.as_ref(), |c| {
             self.cond(&format!("{path}.when"), c, tool, params, earlier)
         });
@@ -1396,12 +1387,6 @@ impl<'a> Lower<'a> {
     }
 }
 
-/// An `unsupported` reason as one line (a block scalar may span several): a warning and a row
-/// of `ixgen list` show it on one.
-fn one_line(why: &str) -> String {
-    why.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// Builds a [`Model`] from lowered tools and what the catalog holds beside them.
 fn model(catalog: Catalog, source_name: &str, tools: Vec<ToolModel>, shared: SpecShared) -> Model {
     let by_name = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
@@ -1584,7 +1569,6 @@ tools:
         let loaded = crate::catalog::load(None).unwrap();
         let model = super::super::lower(loaded, "ix.yaml", |_| Vec::new()).unwrap().model;
         for (i, t) in model.tools.iter().enumerate() {
-            assert_eq!(t.path, format!("tools[{i}]"));
             for (k, s) in t.spec.steps.iter().enumerate() {
                 assert_eq!(s.path, format!("tools[{i}].steps[{k}]"));
             }

@@ -234,7 +234,7 @@ impl<'a> Checker<'a> {
                     let known: Vec<&String> = self.cat.schemas.keys().collect();
                     self.diags.push(
                         Diagnostic::error("unknown-schema", path, format!("no schema `{n}` under `schemas`")).help(
-                            crate::catalog::validate::hint_for(n, &known, "declare it under the top-level `schemas`"),
+                            crate::diagnostic::hint_for(n, &known, "declare it under the top-level `schemas`"),
                         ),
                     );
                     None

@@ -390,7 +390,7 @@ fn check_after(path: &str, tool: &Tool, after: &str) -> Vec<Diagnostic> {
                 &apath,
                 format!("`confirm.after` names no step `{after}` of `{}`", tool.name),
             )
-            .help(crate::catalog::validate::hint_for(
+            .help(crate::diagnostic::hint_for(
                 after,
                 &ids,
                 "give the last step of the preview an `id` and name it here",
@@ -514,19 +514,14 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
             ));
         }
     }
-    if step.hidden && step.message.is_some() {
-        d.push(err(
-            "message",
-            "a `hidden` step shows no section, so its `message` is never shown".into(),
-            "remove `message`, or `hidden`",
-        ));
-    }
-    if step.hidden && step.if_empty.is_some() {
-        d.push(err(
-            "if_empty",
-            "a `hidden` step shows no section, so its `if_empty` is never shown".into(),
-            "remove `if_empty`, or `hidden`",
-        ));
+    for (key, set) in [
+        ("message", step.message.is_some()),
+        ("if_empty", step.if_empty.is_some()),
+    ] {
+        if step.hidden && set {
+            let msg = format!("a `hidden` step shows no section, so its `{key}` is never shown");
+            d.push(err(key, msg, &format!("remove `{key}`, or `hidden`")));
+        }
     }
     for (k, alt) in step.when_missing.iter().enumerate() {
         if alt.program.trim().is_empty() || alt.program.contains(char::is_whitespace) {
