@@ -50,7 +50,7 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
             let name = p.display().to_string();
             // Read at most one byte past the limit: `--catalog /dev/zero` or a huge file is
             // refused by the size check instead of filling memory.
-            let bytes = yaml::read_bounded(std::fs::File::open(p).map_err(err)?).map_err(err)?;
+            let bytes = yaml::read_file(p).map_err(err)?;
             let mut loaded = load_owned(&name, bytes)?;
             let dir = p.parent().unwrap_or(Path::new(""));
             read_assets(&mut loaded, |rel| read_asset(dir, rel))?;
@@ -62,7 +62,7 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
 /// The bytes of the catalog file at `path` (at most the catalog size limit), for the run
 /// record's key; `None` when it cannot be read or is too large (the full load says why).
 pub fn catalog_bytes(path: &Path) -> Option<Vec<u8>> {
-    let bytes = yaml::read_bounded(std::fs::File::open(path).ok()?).ok()?;
+    let bytes = yaml::read_file(path).ok()?;
     (bytes.len() <= yaml::MAX_BYTES).then_some(bytes)
 }
 
@@ -214,7 +214,7 @@ pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<St
             .ok()?;
         return Some(parsed.context);
     };
-    let bytes = yaml::read_bounded(std::fs::File::open(p).ok()?).ok()?;
+    let bytes = yaml::read_file(p).ok()?;
     if bytes.len() > yaml::MAX_BYTES {
         return None;
     }

@@ -124,7 +124,18 @@ pub fn from_str<T: de::DeserializeOwned>(text: &str) -> Result<T, Error> {
 /// Reads a reader into memory, but never more than [`MAX_BYTES`] + 1 bytes: a longer input
 /// (`/dev/zero`) is cut there, and [`parse`] refuses it by its length.
 pub fn read_bounded(r: impl std::io::Read) -> std::io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
+    read_into(r, Vec::new())
+}
+
+/// [`read_bounded`] of the file at `path`, into a buffer of the file's size: grown by doubling,
+/// a 2.7 MB catalog took 4 MB, held for the whole run (its text locates diagnostics).
+pub fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    let len = file.metadata().map_or(0, |m| m.len()).min(MAX_BYTES as u64 + 1);
+    read_into(file, Vec::with_capacity(len as usize))
+}
+
+fn read_into(r: impl std::io::Read, mut bytes: Vec<u8>) -> std::io::Result<Vec<u8>> {
     std::io::Read::read_to_end(&mut std::io::Read::take(r, MAX_BYTES as u64 + 1), &mut bytes)?;
     Ok(bytes)
 }

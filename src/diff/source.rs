@@ -54,7 +54,7 @@ pub fn against(catalog: Option<&Path>, against: &str) -> Result<Source, Error> {
 /// stops there, so a huge file or a device costs no more memory than a catalog.
 fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
     let max = catalog::yaml::MAX_BYTES;
-    let bytes = catalog::yaml::read_bounded(std::fs::File::open(path)?)?;
+    let bytes = catalog::yaml::read_file(path)?;
     if bytes.len() > max {
         return Err(std::io::Error::other(format!(
             "it is larger than {} MB, the most a catalog may hold",
