@@ -12,7 +12,7 @@
 //!
 //! Version 2 did not: it gave a freed page back only to the thread that allocated it, so the
 //! catalog the main thread parsed could not hold the model the lowering threads built, and the
-//! ix catalog scaled to 10,000 tools peaked at 121–133 MB for 78 MB of live heap, against 100 MB
+//! ix catalog scaled to 10,000 tools peaked at 121–133 MB for 78 MB of live heap, against 103 MB
 //! with version 3.
 //!
 //! Transparent huge pages are off twice. mimalloc asks for them on its arena
