@@ -21,6 +21,7 @@ use crate::template::Template;
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// The version of the spec format. A runtime refuses a spec of another version instead of
 /// guessing: a tool file and a runtime file from two ixgen releases must not half-work.
@@ -52,11 +53,13 @@ pub struct ExecSpec {
     pub steps: Vec<SpecStep>,
     /// Markdown returned when a step's program is not installed. Left out: the shared
     /// `fallback` when the tool has a `cli` step, else none.
+    // Shared (`Arc`): most tools of a catalog have the catalog's (a plain comment: a doc
+    // comment would change the spec's schema).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fallback: Option<Template>,
+    pub fallback: Option<Arc<Template>>,
     /// Markdown added after the error of a failed step: how to recover.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub recovery: Option<Template>,
+    pub recovery: Option<Arc<Template>>,
     /// The rendered output: when present, these blocks replace the steps' sections.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub output: Vec<SpecBlock>,
@@ -340,7 +343,7 @@ pub struct SpecShared {
     pub runtime: Option<SharedRuntime>,
     /// The fallback of a tool with a `cli` step that leaves its own out (`cli.fallback`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fallback: Option<Template>,
+    pub fallback: Option<Arc<Template>>,
     /// The program of a `cli` step that leaves it out (`cli.binary`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub program: Option<String>,

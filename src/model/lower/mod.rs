@@ -24,6 +24,7 @@ use crate::spec::*;
 use crate::template::{Part, Template, is_identifier};
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// What a template inside a tool may refer to.
 struct Scope<'a> {
@@ -34,7 +35,10 @@ struct Scope<'a> {
 /// Catalog-level nodes every tool shares, lowered once.
 struct Shared {
     /// `cli.fallback`: `Some(None)` when the catalog has none, `None` when it failed to lower.
-    cli_fallback: Option<Option<Template>>,
+    /// Each tool that runs the CLI holds it (`Arc`: 10,000 tools, one template).
+    cli_fallback: Option<Option<Arc<Template>>>,
+    /// `cli.recovery`, as `cli_fallback`.
+    cli_recovery: Option<Option<Arc<Template>>>,
     /// The store's program and path template; `None` without a store or when its path failed.
     store: Option<(String, Template)>,
 }
@@ -79,7 +83,9 @@ pub(super) fn lower(
     // Every tool with a `run` step shows it: it may name context variables only.
     let cli_fallback = optional(cat.cli.as_ref().and_then(|c| c.fallback.as_ref()), |f| {
         top.template("cli.fallback", f, &context_only)
-    });
+    })
+    .map(|f| f.map(Arc::new));
+    let cli_recovery = render::recovery(cat).map(|r| r.map(Arc::new));
     let store = match &cat.store {
         Some(s) => top
             .template("store.path", &s.path, &context_only)
@@ -97,7 +103,11 @@ pub(super) fn lower(
         fallback: cli_fallback.clone().flatten(),
         program: cat.cli.as_ref().map(|c| c.binary.clone()),
     };
-    let shared = Shared { cli_fallback, store };
+    let shared = Shared {
+        cli_fallback,
+        cli_recovery,
+        store,
+    };
     // Each tool lowers independently: run them on every core for a large catalog, keeping
     // the catalog's order of tools and diagnostics.
     let count = tools.len();
@@ -383,7 +393,9 @@ impl<'a> Lower<'a> {
         // The render check passed: a block that does not lower is ixgen's bug (reported as an
         // internal error by the caller, which sees a tool without a diagnostic).
         let output = all(blocks)?;
-        let recovery = render::recovery(cat, tool)?;
+        // The catalog's `cli.recovery`, for tools that run the CLI.
+        let runs_cli = tool.steps.iter().any(|s| s.run.is_some() && s.program.is_none());
+        let recovery = if runs_cli { shared.cli_recovery.clone()? } else { None };
         let answer = self.answer(&path, tool, &params);
 
         let heading = match heading? {
@@ -398,7 +410,7 @@ impl<'a> Lower<'a> {
         };
         let has_run = tool.steps.iter().any(|s| s.run.is_some());
         let fallback = match own_fallback? {
-            Some(f) => Some(f),
+            Some(f) => Some(Arc::new(f)),
             None if has_run => shared.cli_fallback.clone()?,
             None => None,
         };

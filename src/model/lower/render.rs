@@ -889,11 +889,10 @@ pub fn field_cond(c: &Cond) -> Option<SpecCond> {
     })
 }
 
-/// The `recovery` text of a tool: the catalog's `cli.recovery`, for tools that run the CLI.
+/// The catalog's `cli.recovery`, which the tools that run the CLI show after a failure.
 /// `Some(None)` when there is none; `None` when it does not lower.
-pub fn recovery(cat: &Catalog, t: &Tool) -> Option<Option<Template>> {
-    let runs = t.steps.iter().any(|s| s.run.is_some() && s.program.is_none());
-    match cat.cli.as_ref().and_then(|c| c.recovery.as_deref()).filter(|_| runs) {
+pub fn recovery(cat: &Catalog) -> Option<Option<Template>> {
+    match cat.cli.as_ref().and_then(|c| c.recovery.as_deref()) {
         Some(text) => Template::parse(text).ok().map(Some),
         None => Some(None),
     }
