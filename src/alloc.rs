@@ -18,9 +18,9 @@
 //! Transparent huge pages are off twice. mimalloc asks for them on its arena
 //! (`madvise(MADV_HUGEPAGE)`) unless built with `MI_NO_THP` (the crate's `no_thp` feature), and
 //! it reserves that arena before `main`, too early for its runtime option: the first 2 MiB a
-//! run touched became resident whole: `ixgen --version` was 11.2 MB resident, 7.4 MB without. On a system whose
-//! huge pages are `always` rather than `madvise`, the kernel would still give them; the
-//! process's own switch ([`configure`]) refuses them there too.
+//! run touched became resident whole (`ixgen --version` was 11.2 MB resident, 7.4 MB without).
+//! On a system whose huge pages are `always` rather than `madvise`, the kernel would still give
+//! them; the process's own switch ([`configure`]) refuses them there too.
 //!
 //! An earlier round chose glibc's malloc for small catalogs from an ELF constructor, to save
 //! mimalloc's start-up (about 0.2 ms of a 1.5 ms ralph-loop iteration), by calling mimalloc's
@@ -31,7 +31,7 @@
 pub type Allocator = mimalloc::MiMalloc;
 
 /// Sets mimalloc's options: called first thing in `main`, before a run allocates much (the
-/// options are read when mimalloc next purges or reserves an arena).
+/// purge delay is read at each purge).
 pub fn configure() {
     // Huge pages make each 2 MiB region a thread touches resident whole: an idle `ixgen serve`
     // (a few hundred KB of heap on five threads) was 26 MB resident with them, 12 MB without.
@@ -42,15 +42,11 @@ pub fn configure() {
     let _ = rustix::thread::disable_transparent_huge_pages(true);
     // Options of the public `mi_option_e` enum in mimalloc.h (the same in v2 and v3), which
     // libmimalloc-sys does not name; its numbering is stable (retired options keep their place).
+    // (The arena's options, such as its eager commit, would come too late here: the arena is
+    // reserved before `main`, and a run never needs a second one.)
     const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-    // On a system that overcommits, mimalloc would otherwise commit its first arena whole.
-    const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
-
-    // SAFETY: mi_option_set only stores an integer option; any value is valid for these.
-    unsafe {
-        libmimalloc_sys::mi_option_set(PURGE_DELAY, 2);
-        libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0);
-    }
+    // SAFETY: mi_option_set only stores an integer option; any value is valid for this one.
+    unsafe { libmimalloc_sys::mi_option_set(PURGE_DELAY, 2) }
 }
 
 /// Returns to the system the freed memory mimalloc still holds (its purge delay): called

@@ -240,30 +240,29 @@ impl<'a> Diff<'a> {
     fn match_tools(&mut self) -> Vec<(&'a ToolModel, &'a ToolModel)> {
         let (old, new) = (self.old, self.new);
         let mut pairs: Vec<(&ToolModel, &ToolModel)> = Vec::new();
-        for (i, t) in new.tools.iter().enumerate() {
-            let Some(n) = new.model.tool(&t.name) else { continue };
+        for n in &new.model.tools {
             // A rename from a tool that is still there contradicts itself, whatever it matches.
-            if let Some(from) = t.renamed_from.as_ref().filter(|f| new.model.tool(f).is_some()) {
+            if let Some(from) = n.renamed_from.as_ref().filter(|f| new.model.tool(f).is_some()) {
                 self.errors.push(
                     Diagnostic::error(
                         "renamed-from-exists",
-                        format!("tools[{i}].renamed_from"),
+                        format!("{}.renamed_from", n.path),
                         format!(
                             "tool `{}` says it was renamed from `{from}`, but `{from}` is still in the catalog",
-                            t.name
+                            n.name
                         ),
                     )
                     .help("remove `renamed_from`, or remove or rename the other tool"),
                 );
                 continue;
             }
-            if let Some(o) = old.model.tool(&t.name) {
+            if let Some(o) = old.model.tool(&n.name) {
                 pairs.push((o, n));
                 continue;
             }
             // A `renamed_from` naming a tool the old catalog does not have is an older rename
             // that was already released: it matches nothing, and the tool is new.
-            let Some(o) = t.renamed_from.as_ref().and_then(|f| old.model.tool(f)) else {
+            let Some(o) = n.renamed_from.as_ref().and_then(|f| old.model.tool(f)) else {
                 continue;
             };
             if !pairs.iter().any(|(p, _)| p.name == o.name) {

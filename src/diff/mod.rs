@@ -321,14 +321,11 @@ pub fn list_rules() -> String {
 fn side(s: source::Source) -> Result<Side, Error> {
     let source::Source { loaded, name } = s;
     // `diff` compares tool surfaces; the hosts' own lints are `validate`'s business.
-    // Lowering consumes the tools; the comparison also reads them as written. `diff` runs on
-    // catalogs a person reviews, where the copy costs nothing that matters.
-    let tools = loaded.catalog.tools.clone();
     let lowered = model::lower(loaded, &name, |m| {
         crate::hosts::configure(m);
         Vec::new()
     })?;
-    Side::new(lowered.model, tools, lowered.file, name)
+    Side::new(lowered.model, lowered.file, name)
 }
 
 fn invalid(side: &Side, mut diags: Vec<Diagnostic>) -> Error {

@@ -1,8 +1,7 @@
-//! One catalog of a comparison, built and indexed: its model, its tools as written, where each
-//! catalog path is, and what every host surface gets.
+//! One catalog of a comparison, built and indexed: its model, where each catalog path is, and
+//! what every host surface gets.
 
 use super::{Loc, Surface};
-use crate::catalog::Tool;
 use crate::catalog::yaml::Located;
 use crate::diagnostic::SourceFile;
 use crate::error::Error;
@@ -12,15 +11,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// One catalog, built and indexed for comparison.
 pub struct Side {
     pub model: Model,
-    /// The catalog's tools as written (a tool's `renamed_from`), which the model no longer
-    /// holds: lowering consumes them.
-    pub tools: Vec<Tool>,
     pub file: SourceFile,
     /// The name reports give the file.
     pub name: String,
     index: Located,
-    /// Tool name → position in the catalog's `tools`.
-    positions: HashMap<String, usize>,
     /// Surface → the tools it gets, in order.
     pub surfaces: BTreeMap<Surface, SurfaceTools>,
 }
@@ -36,7 +30,7 @@ pub struct SurfaceTools {
 }
 
 impl Side {
-    pub fn new(model: Model, tools: Vec<Tool>, file: SourceFile, name: String) -> Result<Side, Error> {
+    pub fn new(model: Model, file: SourceFile, name: String) -> Result<Side, Error> {
         // The catalog's own filters are what every generated host gets by default.
         let (filter, _) = Filter::resolve(&model, false, &[], &[], None)?;
         let mut surfaces = BTreeMap::new();
@@ -63,15 +57,12 @@ impl Side {
                 order += 1;
             }
         }
-        let positions = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
         let index = Located::new(&file.text);
         Ok(Side {
             model,
-            tools,
             file,
             name,
             index,
-            positions,
             surfaces,
         })
     }
@@ -94,10 +85,9 @@ impl Side {
     }
 
     pub fn tool_path(&self, tool: &str) -> String {
-        match self.positions.get(tool) {
-            Some(i) => format!("tools[{i}]"),
-            None => "tools".to_string(),
-        }
+        self.model
+            .tool(tool)
+            .map_or_else(|| "tools".to_string(), |t| t.path.clone())
     }
 
     /// The surfaces that get a tool.

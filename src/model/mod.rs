@@ -58,6 +58,8 @@ pub struct ToolModel {
     /// Where the tool is in the catalog (`tools[3]`), so a later stage can locate an error in
     /// it or in its parameters ([`Param::path`]).
     pub path: String,
+    /// The name the tool had before (`ixgen diff` matches it to the old catalog's tool).
+    pub renamed_from: Option<String>,
     /// The JSON Schema of the tool's structured result (MCP `outputSchema`).
     pub output_schema: Option<serde_json::Value>,
     /// Why no catalog can run the tool (the catalog's `unsupported`, trimmed): no target and

@@ -442,6 +442,7 @@ impl<'a> Lower<'a> {
             tier,
             params: own,
             unsupported,
+            renamed_from,
             ..
         } = owned;
         // In `ordered()`'s order, the spec's: its entries and these are read side by side.
@@ -462,6 +463,7 @@ impl<'a> Lower<'a> {
             output_schema,
             spec,
             path,
+            renamed_from,
             unsupported: unsupported.as_deref().map(one_line),
         })
     }
