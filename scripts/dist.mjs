@@ -46,7 +46,8 @@ const exe = process.platform === "win32" ? "ixgen.exe" : "ixgen";
 function build() {
   const args = ["build", "--locked", "--profile", "dist", "--bin", "ixgen", "--target", triple];
   if (triple.endsWith("-linux-gnu")) {
-    args.push("--config", `target.${triple}.rustflags = ['-C', 'target-feature=+crt-static']`);
+    // Static, at a fixed address: what scripts/install.sh builds, and why.
+    args.push("--config", `target.${triple}.rustflags = ['-C', 'target-feature=+crt-static', '-C', 'relocation-model=static']`);
   }
   console.error(`dist.mjs: cargo ${args.join(" ")}`);
   execFileSync("cargo", args, { cwd: root, stdio: "inherit" });
