@@ -532,3 +532,8 @@ pub fn changed(fields: &[(&'static str, bool, bool, bool)]) -> Vec<&'static str>
     let new = fields.iter().filter(|(_, a, b, _)| !a && *b);
     had.chain(new).map(|f| f.0).collect()
 }
+
+/// An optional field for [`changed`]: its name, whether each side has it, and whether they are equal.
+pub fn opt<T: PartialEq>(name: &'static str, a: &Option<T>, b: &Option<T>) -> (&'static str, bool, bool, bool) {
+    (name, a.is_some(), b.is_some(), a == b)
+}

@@ -4,7 +4,7 @@
 //! the walk's visitor gives every hit the rule whose detector made it (so this file depends on
 //! the comparison, and only the table on the detectors).
 
-use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text};
+use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text, opt};
 use super::{Msg, Surface};
 use crate::model::{Access, Param, Server};
 use crate::model::{ExecSpec, HttpMethod, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime};
@@ -545,37 +545,30 @@ pub fn default_changed(d: &mut Diff, n: &Node) -> Option<()> {
     cross_rules(d, n, Cross::Default)
 }
 
+/// A yes-or-no field (`key`, read by `get`) of a matched parameter flipped to `now`, reported
+/// as `texts`: the one for off, then the one for on.
+fn flipped(d: &mut Diff, n: &Node, now: bool, key: &str, get: fn(&SpecParam) -> bool, texts: [&str; 2]) -> Option<()> {
+    let pc = param(n)?;
+    pc.specs().filter(|(a, b)| get(a) != get(b) && get(b) == now)?;
+    param_hit(d, pc, texts[usize::from(now)], &[], key)
+}
+
 /// `required` flipped: to required (`param-became-required`) or optional.
 pub fn required(d: &mut Diff, n: &Node, now: bool) -> Option<()> {
-    let pc = param(n)?;
-    if pc
-        .specs()
-        .is_some_and(|(a, b)| a.required != b.required && b.required == now)
-    {
-        let text = if now {
-            "parameter {} of {} became required"
-        } else {
-            "parameter {} of {} became optional"
-        };
-        param_hit(d, pc, text, &[], "required");
-    }
-    Some(())
+    let texts = [
+        "parameter {} of {} became optional",
+        "parameter {} of {} became required",
+    ];
+    flipped(d, n, now, "required", |p| p.required, texts)
 }
 
 /// `nullable` flipped (`null` is part of the parameter's type in every host's schema).
 pub fn nullable(d: &mut Diff, n: &Node, now: bool) -> Option<()> {
-    let pc = param(n)?;
-    if pc
-        .specs()
-        .is_some_and(|(a, b)| a.nullable != b.nullable && b.nullable == now)
-    {
-        let text = match now {
-            true => "parameter {} of {} now accepts `null`",
-            false => "parameter {} of {} no longer accepts `null`",
-        };
-        param_hit(d, pc, text, &[], "nullable");
-    }
-    Some(())
+    let texts = [
+        "parameter {} of {} no longer accepts `null`",
+        "parameter {} of {} now accepts `null`",
+    ];
+    flipped(d, n, now, "nullable", |p| p.nullable, texts)
 }
 
 /// `equals_context` set or changed (`added`), or removed. What the generated tools check:
@@ -735,31 +728,11 @@ pub fn route_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let msg = match (&p.old.spec.runtime, &p.new.spec.runtime) {
         (Some(x), Some(y)) if x.method == y.method && x.path == y.path && x != y => {
             let keys = changed(&[
-                (
-                    "url_env",
-                    x.url_env.is_some(),
-                    y.url_env.is_some(),
-                    x.url_env == y.url_env,
-                ),
-                (
-                    "default_url",
-                    x.default_url.is_some(),
-                    y.default_url.is_some(),
-                    x.default_url == y.default_url,
-                ),
-                (
-                    "timeout_ms",
-                    x.timeout_ms.is_some(),
-                    y.timeout_ms.is_some(),
-                    x.timeout_ms == y.timeout_ms,
-                ),
-                ("body", x.body.is_some(), y.body.is_some(), x.body == y.body),
-                (
-                    "markdown_field",
-                    x.markdown_field.is_some(),
-                    y.markdown_field.is_some(),
-                    x.markdown_field == y.markdown_field,
-                ),
+                opt("url_env", &x.url_env, &y.url_env),
+                opt("default_url", &x.default_url, &y.default_url),
+                opt("timeout_ms", &x.timeout_ms, &y.timeout_ms),
+                opt("body", &x.body, &y.body),
+                opt("markdown_field", &x.markdown_field, &y.markdown_field),
                 ("json", x.json, y.json, x.json == y.json),
             ]);
             Msg::of("the runtime route {} of {} changed its ", &[&route(y), p.name()]).codes(keys)
@@ -854,18 +827,8 @@ pub fn output_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let keys = changed(&[
         ("version", true, true, a.version == b.version),
         ("heading", true, true, a.heading == b.heading),
-        (
-            "fallback",
-            a.fallback.is_some(),
-            b.fallback.is_some(),
-            a.fallback == b.fallback,
-        ),
-        (
-            "recovery",
-            a.recovery.is_some(),
-            b.recovery.is_some(),
-            a.recovery == b.recovery,
-        ),
+        opt("fallback", &a.fallback, &b.fallback),
+        opt("recovery", &a.recovery, &b.recovery),
         (
             "output",
             !a.output.is_empty(),
@@ -873,7 +836,7 @@ pub fn output_changed(d: &mut Diff, n: &Node) -> Option<()> {
             a.output == b.output,
         ),
         ("redact", redacts(a), redacts(b), a.redact == b.redact),
-        ("answer", a.answer.is_some(), b.answer.is_some(), a.answer == b.answer),
+        opt("answer", &a.answer, &b.answer),
     ]);
     if !keys.is_empty() && !p.exec.is_empty() {
         let key = if keys.contains(&"heading") { "heading" } else { keys[0] };

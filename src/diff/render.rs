@@ -170,44 +170,38 @@ fn github(r: &Report) -> String {
         if let Some(t) = f.tokens.filter(|t| *t != 0) {
             let _ = write!(message, "; {t:+} tokens per session");
         }
-        let _ = writeln!(
-            o,
-            "::{level} file={},line={},col={},title={}::{}",
-            escape::gh_property(&escape::terminal(&f.anchor.file)),
-            f.anchor.line,
-            f.anchor.column,
-            escape::gh_property(&format!("ixgen diff: {} ({})", f.rule.id(), f.class.label())),
-            escape::gh_message(&message)
-        );
+        let title = format!("ixgen diff: {} ({})", f.rule.id(), f.class.label());
+        annotation(&mut o, level, &f.anchor, true, &title, &message);
     }
     for b in r.budget.iter().filter(|b| b.delta != 0) {
-        let _ = writeln!(
-            o,
-            "::notice file={},line={},title={}::{}",
-            escape::gh_property(&escape::terminal(&r.version_loc.file)),
-            r.version_loc.line,
-            escape::gh_property("ixgen diff: context budget"),
-            escape::gh_message(&format!(
-                "{} ({} → {} tokens)",
-                budget_phrase(b.delta, b.surface),
-                b.tokens_before,
-                b.tokens_after
-            ))
+        let message = format!(
+            "{} ({} → {} tokens)",
+            budget_phrase(b.delta, b.surface),
+            b.tokens_before,
+            b.tokens_after
         );
+        let title = "ixgen diff: context budget";
+        annotation(&mut o, "notice", &r.version_loc, false, title, &message);
     }
     for f in &r.failures {
-        let _ = writeln!(
-            o,
-            "::error file={},line={},col={},title={}::{}",
-            escape::gh_property(&escape::terminal(&r.version_loc.file)),
-            r.version_loc.line,
-            r.version_loc.column,
-            escape::gh_property("ixgen diff: version"),
-            escape::gh_message(&format!("{f}; raise product.version to {}", r.bump.suggested_version))
-        );
+        let message = format!("{f}; raise product.version to {}", r.bump.suggested_version);
+        annotation(&mut o, "error", &r.version_loc, true, "ixgen diff: version", &message);
     }
     let _ = writeln!(o, "ixgen diff: {}", summary(r));
     o
+}
+
+/// A workflow command annotating `at` (its column too, when `col`).
+fn annotation(o: &mut String, level: &str, at: &super::Loc, col: bool, title: &str, message: &str) {
+    let col = col.then(|| format!(",col={}", at.column)).unwrap_or_default();
+    let _ = writeln!(
+        o,
+        "::{level} file={},line={}{col},title={}::{}",
+        escape::gh_property(&escape::terminal(&at.file)),
+        at.line,
+        escape::gh_property(title),
+        escape::gh_message(message)
+    );
 }
 
 fn markdown(r: &Report) -> String {

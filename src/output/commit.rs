@@ -373,10 +373,8 @@ pub(super) fn apply(
                         let group = planned.get(&c.path).map_or("", |f| f.group);
                         let entry = ManifestEntry {
                             group: group.to_string(),
-                            blake3: None,
-                            shape: None,
-                            previous: None,
                             pending: true,
+                            ..ManifestEntry::default()
                         };
                         pending.files.insert(c.path.to_string(), entry);
                     }

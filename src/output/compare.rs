@@ -117,17 +117,7 @@ pub(super) fn compare_files(
                     ));
                     continue;
                 }
-                return Err(if entry.proves() {
-                    Error::Edited {
-                        path: shown(out, &rel),
-                        removing: true,
-                    }
-                } else {
-                    Error::Unproven {
-                        path: shown(out, &rel),
-                        removing: true,
-                    }
-                });
+                return Err(entry.refusal(shown(out, &rel), true));
             }
             changes.push(Change {
                 path: rel,
@@ -249,38 +239,21 @@ pub(super) fn compare_one(
                 // A per-run file that is this run's template filled with other values is ixgen's
                 // whatever the manifest says (one written before entries carried a shape).
                 let fits = shape.as_ref().is_some_and(|s| s.fits(old_bytes));
+                let not_owned = || Error::NotOwned {
+                    path: shown(out, rel),
+                    what: f.foreign.clone(),
+                };
                 match recorded {
                     Some(e) if fits || e.matches(old_bytes) => {}
                     // A per-run file that no longer says ixgen generated it was put there by
                     // someone else (a loop's own file).
-                    Some(_) if f.per_run && !has_marker(old_bytes) => {
-                        return Err(Error::NotOwned {
-                            path: shown(out, rel),
-                            what: f.foreign.clone(),
-                        });
-                    }
-                    // Owned, but the bytes are not what ixgen wrote: someone edited it.
-                    Some(e) if e.proves() => {
-                        return Err(Error::Edited {
-                            path: shown(out, rel),
-                            removing: false,
-                        });
-                    }
-                    // Listed without anything that proves the bytes are ixgen's.
-                    Some(_) => {
-                        return Err(Error::Unproven {
-                            path: shown(out, rel),
-                            removing: false,
-                        });
-                    }
+                    Some(_) if f.per_run && !has_marker(old_bytes) => return Err(not_owned()),
+                    // Owned, but the bytes are not what ixgen wrote: someone edited it (or it is
+                    // listed without anything that proves the bytes are ixgen's).
+                    Some(e) => return Err(e.refusal(shown(out, rel), false)),
                     // Not in the manifest: only a file that says it is generated is taken over
                     // (a tree whose manifest was lost still regenerates).
-                    None if !has_marker(old_bytes) && !fits => {
-                        return Err(Error::NotOwned {
-                            path: shown(out, rel),
-                            what: f.foreign.clone(),
-                        });
-                    }
+                    None if !has_marker(old_bytes) && !fits => return Err(not_owned()),
                     None => {}
                 }
             }
@@ -297,8 +270,7 @@ pub(super) fn compare_one(
                 group: f.group.to_string(),
                 blake3,
                 shape,
-                previous: None,
-                pending: false,
+                ..ManifestEntry::default()
             };
             (bytes, Some(entry), hash, same)
         }
