@@ -64,25 +64,17 @@ fn opencode(d: &Diff) -> Vec<Surface> {
 // ---------------------------------------------------------------------------------------------
 // Surfaces and the server.
 
-pub fn surface_removed(d: &mut Diff, n: &Node) -> Option<()> {
-    let (Node::Catalog, old) = (n, d.old) else { return None };
-    for (s, st) in old.surfaces.iter().filter(|(s, _)| !d.new.surfaces.contains_key(s)) {
-        let text = format!(
-            "{} is no longer generated ({{}}, {} tool(s))",
-            s.label(),
-            st.tools.len()
-        );
-        let at = At::gone(st.path.clone(), "targets".into());
-        d.push(None, None, &[*s], Msg::of(&text, &[&st.path]), at);
-    }
-    Some(())
-}
-
-pub fn surface_added(d: &mut Diff, n: &Node) -> Option<()> {
-    let (Node::Catalog, new) = (n, d.new) else { return None };
-    for (s, st) in new.surfaces.iter().filter(|(s, _)| !d.old.surfaces.contains_key(s)) {
-        let text = format!("{} is now generated ({{}}, {} tool(s))", s.label(), st.tools.len());
-        let at = At::added(st.path.clone());
+/// Surfaces only one side generates: the older one (`surface-removed`) or the current one.
+pub fn surface(d: &mut Diff, n: &Node, removed: bool) -> Option<()> {
+    matches!(n, Node::Catalog).then_some(())?;
+    let (from, other) = if removed { (d.old, d.new) } else { (d.new, d.old) };
+    let what = if removed { "no longer" } else { "now" };
+    for (s, st) in from.surfaces.iter().filter(|(s, _)| !other.surfaces.contains_key(s)) {
+        let text = format!("{} is {what} generated ({{}}, {} tool(s))", s.label(), st.tools.len());
+        let at = match removed {
+            true => At::gone(st.path.clone(), "targets".into()),
+            false => At::added(st.path.clone()),
+        };
         d.push(None, None, &[*s], Msg::of(&text, &[&st.path]), at);
     }
     Some(())
@@ -141,7 +133,7 @@ pub fn server_env_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let new_keys = b.env.keys().filter(|k| !a.env.contains_key(*k));
     let keys = a.env.keys().chain(new_keys).filter(|k| a.env.get(*k) != b.env.get(*k));
     if a.env != b.env {
-        let msg = Msg::new().t("the server's environment changed: ").codes(keys);
+        let msg = Msg::default().t("the server's environment changed: ").codes(keys);
         let at = At::both("server.env".into(), "server.env".into());
         d.push(None, None, &launched, msg, at);
     }

@@ -122,10 +122,6 @@ enum Seg {
 }
 
 impl Msg {
-    pub fn new() -> Msg {
-        Msg(Vec::new())
-    }
-
     /// Adds words.
     pub fn t(mut self, s: impl Into<String>) -> Msg {
         self.0.push(Seg::Text(s.into()));
@@ -151,7 +147,7 @@ impl Msg {
 
     /// `text` with each `{}` filled with the next catalog value: `Msg::of("tool {} was removed", &[name])`.
     pub fn of(text: &str, values: &[&str]) -> Msg {
-        let mut m = Msg::new();
+        let mut m = Msg::default();
         for (i, words) in text.split("{}").enumerate() {
             if i > 0 {
                 m = m.c(values[i - 1]);

@@ -94,7 +94,7 @@ macro_rules! rules {
 }
 
 rules! {
-    SurfaceRemoved "surface-removed" Breaking "a host surface (a target, or the MCP server behind the MCP hosts) is no longer generated" => surface_removed;
+    SurfaceRemoved "surface-removed" Breaking "a host surface (a target, or the MCP server behind the MCP hosts) is no longer generated" => |d, n| surface(d, n, true);
     ToolRemoved "tool-removed" Breaking "a tool was removed from the catalog (a rename without `renamed_from` is a removal plus an addition)" => tool_removed;
     ToolsetMemberRemoved "toolset-member-removed" Breaking "a tool still in the catalog is no longer given to a surface (its toolset, the target's toolset or the catalog's filters changed, or it became `unsupported`)" => toolset_member_removed;
     ToolRenamed "tool-renamed" Breaking "a tool was renamed (declared with `renamed_from`)" => tool_renamed;
@@ -128,7 +128,7 @@ rules! {
     HintsChanged "hints-changed" Behaviour "a tool's hints changed without breaking callers: write to read, no longer destructive, idempotent, open-world" => hints_changed;
     TierChanged "tier-changed" Behaviour "a tool moved to another tier, so a `--tier` filter keeps or drops it" => tier_changed;
     KeepEmptyChanged "keep-empty-changed" Behaviour "whether an empty string is a value or means \"not given\" changed (`keep_empty`)" => keep_empty_changed;
-    SurfaceAdded "surface-added" Compatible "a new host surface is generated" => surface_added;
+    SurfaceAdded "surface-added" Compatible "a new host surface is generated" => |d, n| surface(d, n, false);
     ToolAdded "tool-added" Compatible "a new tool" => tool_added;
     ToolsetMemberAdded "toolset-member-added" Compatible "an existing tool is now given to another surface" => toolset_member_added;
     ParamAddedOptional "param-added-optional" Compatible "a new optional parameter" => |d, n| param_added(d, n, false);

@@ -85,19 +85,11 @@ pub(crate) struct OutDir<'a> {
 impl<'a> OutDir<'a> {
     pub(crate) fn open(out: &'a Path) -> OutDir<'a> {
         #[cfg(target_os = "linux")]
-        {
-            use rustix::fs::{Mode, OFlags};
-            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-            let fd = rustix::fs::open(out, flags, Mode::empty()).ok();
-            OutDir {
-                out,
-                fd,
-                absent: BTreeSet::new(),
-            }
-        }
-        #[cfg(not(target_os = "linux"))]
+        use rustix::fs::{Mode, OFlags};
         OutDir {
             out,
+            #[cfg(target_os = "linux")]
+            fd: rustix::fs::open(out, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()).ok(),
             absent: BTreeSet::new(),
         }
     }
