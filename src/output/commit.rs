@@ -483,24 +483,18 @@ pub(super) fn apply(
 pub(super) fn rollback(done: Vec<Done<'_>>) -> Option<String> {
     let mut failed = Vec::new();
     for d in done.into_iter().rev() {
-        let (full, ok) = match d {
-            Done::Wrote { full, old: None } => {
-                let ok = std::fs::remove_file(&full).is_ok();
-                (full, ok)
-            }
+        let ok = match &d {
+            Done::Wrote { full, old: None } => std::fs::remove_file(full).is_ok(),
             Done::Wrote { full, old: Some(old) } => {
                 // The file there now was staged with the permissions of the one it replaced.
-                let permissions = std::fs::symlink_metadata(&full).ok().map(|m| m.permissions());
-                let ok = restore(&full, &old, permissions).is_ok();
-                (full, ok)
+                let permissions = std::fs::symlink_metadata(full).ok().map(|m| m.permissions());
+                restore(full, old, permissions).is_ok()
             }
-            Done::Removed { full, old, permissions } => {
-                let ok = restore(&full, old, permissions).is_ok();
-                (full, ok)
-            }
+            Done::Removed { full, old, permissions } => restore(full, old, permissions.clone()).is_ok(),
         };
         if !ok {
-            failed.push(escape::display_path(&full));
+            let (Done::Wrote { full, .. } | Done::Removed { full, .. }) = &d;
+            failed.push(escape::display_path(full));
         }
     }
     (!failed.is_empty()).then(|| failed.join(", "))
