@@ -497,32 +497,18 @@ pub fn bound(d: &mut Diff, n: &Node, tighter: bool) -> Option<()> {
     Some(())
 }
 
-/// The pattern on both sides, when the type is unchanged.
-fn patterns<'n>(n: &'n Node) -> Option<(&'n ParamChange<'n>, Option<&'n str>, Option<&'n str>)> {
+/// A pattern added (`Some(true)`), removed (`Some(false)`) or changed (`None`), when the type is
+/// unchanged.
+pub fn pattern(d: &mut Diff, n: &Node, added: Option<bool>) -> Option<()> {
     let pc = param(n)?;
     let (a, b) = pc.same_type()?;
-    Some((pc, a.pattern.as_deref(), b.pattern.as_deref()))
-}
-
-pub fn pattern_added(d: &mut Diff, n: &Node) -> Option<()> {
-    let (pc, a, b) = patterns(n)?;
-    let p = b.filter(|_| a.is_none())?;
-    let text = "parameter {} of {} must now match {}";
-    param_hit(d, pc, text, &[p], "pattern")
-}
-
-pub fn pattern_changed(d: &mut Diff, n: &Node) -> Option<()> {
-    let (pc, a, b) = patterns(n).filter(|(_, a, b)| a != b)?;
-    let (x, y) = (a?, b?);
-    let text = "the pattern of parameter {} of {}: {} → {}";
-    param_hit(d, pc, text, &[x, y], "pattern")
-}
-
-pub fn pattern_removed(d: &mut Diff, n: &Node) -> Option<()> {
-    let (pc, a, b) = patterns(n)?;
-    let x = a.filter(|_| b.is_none())?;
-    let text = "parameter {} of {} no longer has to match {}";
-    param_hit(d, pc, text, &[x], "pattern")
+    let (text, values) = match (a.pattern.as_deref(), b.pattern.as_deref(), added) {
+        (None, Some(y), Some(true)) => ("parameter {} of {} must now match {}", vec![y]),
+        (Some(x), Some(y), None) if x != y => ("the pattern of parameter {} of {}: {} → {}", vec![x, y]),
+        (Some(x), None, Some(false)) => ("parameter {} of {} no longer has to match {}", vec![x]),
+        _ => return None,
+    };
+    param_hit(d, pc, text, &values, "pattern")
 }
 
 /// A parameter's default, or a `default` rule across parameters added or removed.

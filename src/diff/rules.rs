@@ -106,8 +106,8 @@ rules! {
     ParamTypeChanged "param-type-changed" Breaking "a parameter's type (or its array items' type) changed" => param_type_changed;
     EnumValueRemoved "enum-value-removed" Breaking "an allowed value was removed from an enum" => |d, n| enum_values(d, n, true);
     BoundTightened "bound-tightened" Breaking "a minimum was raised or added, a maximum lowered or added, or out-of-range numbers are now refused instead of clamped" => |d, n| bound(d, n, true);
-    PatternAdded "pattern-added" Breaking "a string parameter gained a pattern" => pattern_added;
-    PatternChanged "pattern-changed" Breaking "a parameter's pattern changed (ixgen cannot prove a regular expression wider, so it may narrow)" => pattern_changed;
+    PatternAdded "pattern-added" Breaking "a string parameter gained a pattern" => |d, n| pattern(d, n, Some(true));
+    PatternChanged "pattern-changed" Breaking "a parameter's pattern changed (ixgen cannot prove a regular expression wider, so it may narrow)" => |d, n| pattern(d, n, None);
     ParamBecameRequired "param-became-required" Breaking "an optional parameter became required" => |d, n| required(d, n, true);
     ToolBecameWrite "tool-became-write" Breaking "a read tool became a write tool (read-only clients and filters drop it)" => tool_became_write;
     ToolBecameDestructive "tool-became-destructive" Breaking "a tool became destructive" => tool_became_destructive;
@@ -134,7 +134,7 @@ rules! {
     ParamAddedOptional "param-added-optional" Compatible "a new optional parameter" => |d, n| param_added(d, n, false);
     EnumValueAdded "enum-value-added" Compatible "an enum gained an allowed value" => |d, n| enum_values(d, n, false);
     BoundRelaxed "bound-relaxed" Compatible "a minimum was lowered or removed, a maximum raised or removed, or out-of-range numbers are now clamped" => |d, n| bound(d, n, false);
-    PatternRemoved "pattern-removed" Compatible "a parameter's pattern was removed" => pattern_removed;
+    PatternRemoved "pattern-removed" Compatible "a parameter's pattern was removed" => |d, n| pattern(d, n, Some(false));
     ParamBecameOptional "param-became-optional" Compatible "a required parameter became optional" => |d, n| required(d, n, false);
     NullableAdded "nullable-added" Compatible "a parameter now accepts `null` (`nullable` added)" => |d, n| nullable(d, n, true);
     EqualsContextRemoved "equals-context-removed" Compatible "a parameter no longer has to equal a context value (`equals_context` removed)" => |d, n| equals_context(d, n, false);

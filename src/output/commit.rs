@@ -347,6 +347,22 @@ pub(super) fn apply(
     };
     let mut applied = Applied::default();
     let run = |done: &mut Vec<_>, applied: &mut Applied| -> Result<(), Error> {
+        // Writes the manifest through a temp file; with `undo`, a rollback puts back the one it
+        // replaced.
+        let mut put_manifest = |bytes: &[u8], undo: bool, done: &mut Vec<Done<'_>>| -> Result<(), Error> {
+            let full = resolve(out, &manifest_rel)?;
+            let old = if undo { read_rel(out, &manifest_rel)? } else { None };
+            make_folders(out, &manifest_rel, &mut created)?;
+            tick().map_err(io_error("write", shown(out, &manifest_rel)))?;
+            stage(out, &manifest_rel, &full, bytes)?
+                .persist(&full)
+                .map_err(|e| io_error("replace", shown(out, &manifest_rel))(e.error))?;
+            if undo {
+                let old = old.map(Cow::Owned);
+                done.push(Done::Wrote { full, old });
+            }
+            Ok(())
+        };
         if interim {
             // With nothing replaced, removed or pending, the interim manifest is the final one:
             // its bytes are at hand, and copying a large manifest would only raise the run's peak.
@@ -381,17 +397,7 @@ pub(super) fn apply(
                     Cow::Owned(manifest_bytes(&pending))
                 }
             };
-            let full = resolve(out, &manifest_rel)?;
-            let old = read_rel(out, &manifest_rel)?;
-            make_folders(out, &manifest_rel, &mut created)?;
-            tick().map_err(io_error("write", shown(out, &manifest_rel)))?;
-            stage(out, &manifest_rel, &full, &pending)?
-                .persist(&full)
-                .map_err(|e| io_error("replace", shown(out, &manifest_rel))(e.error))?;
-            done.push(Done::Wrote {
-                full,
-                old: old.map(Cow::Owned),
-            });
+            put_manifest(&pending, true, done)?;
         }
         for s in staged {
             tick().map_err(io_error("replace", shown(out, s.rel)))?;
@@ -433,20 +439,8 @@ pub(super) fn apply(
             });
         }
         if let Some(bytes) = completed.as_deref().or(final_bytes) {
-            let full = resolve(out, &manifest_rel)?;
             // The interim manifest's rollback puts the one before the run back.
-            let old = if interim { None } else { read_rel(out, &manifest_rel)? };
-            make_folders(out, &manifest_rel, &mut created)?;
-            tick().map_err(io_error("write", shown(out, &manifest_rel)))?;
-            stage(out, &manifest_rel, &full, bytes)?
-                .persist(&full)
-                .map_err(|e| io_error("replace", shown(out, &manifest_rel))(e.error))?;
-            if !interim {
-                done.push(Done::Wrote {
-                    full,
-                    old: old.map(Cow::Owned),
-                });
-            }
+            put_manifest(bytes, !interim, done)?;
         }
         // The large streamed files written for the first time, now that the manifest lists
         // their hashes: one the run leaves named is always one the next run knows as ixgen's.

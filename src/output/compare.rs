@@ -201,7 +201,7 @@ pub(super) fn compare_one(
     }
     let (new, entry, hash, same) = match &f.content {
         Content::Owned(_) | Content::Deferred(_) | Content::Streamed(_) => {
-            let streamed = match &f.content {
+            let (bytes, streamed) = match &f.content {
                 Content::Streamed(render) if stream => {
                     let mut file = opened.take().map(|(file, _)| std::io::BufReader::new(file));
                     let mut sink = Compared::new(file.as_mut().map(|f| f as &mut dyn Read));
@@ -211,25 +211,20 @@ pub(super) fn compare_one(
                         old = dir.read(rel)?;
                         existed = old.is_some();
                     }
-                    Some((hash, same))
+                    (Vec::new(), Some((hash, same)))
                 }
-                _ => None,
-            };
-            let bytes = match &f.content {
-                _ if streamed.is_some() => Vec::new(),
-                Content::Owned(b) => b.clone(),
-                Content::Deferred(render) => render()?,
+                Content::Owned(b) => (b.clone(), None),
+                Content::Deferred(render) => (render()?, None),
                 Content::Streamed(render) => {
                     let mut bytes = Vec::new();
                     render(&mut bytes)?;
-                    bytes
+                    (bytes, None)
                 }
                 Content::JsonMerge(_) => return Err(Error::internal("a merged file reached the owned branch")),
             };
-            let same = match &streamed {
-                Some((_, same)) => *same,
-                None => old.as_deref() == Some(bytes.as_slice()),
-            };
+            let same = streamed
+                .as_ref()
+                .map_or(old.as_deref() == Some(bytes.as_slice()), |s| s.1);
             let recorded = old_manifest.files.get(rel.as_str());
             let shape = f.per_run.then(|| f.template.as_ref().map(Shape::of)).flatten();
             if let Some(old_bytes) = &old
