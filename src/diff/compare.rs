@@ -13,6 +13,7 @@ use super::{Loc, Msg, Surface};
 use crate::diagnostic::Diagnostic;
 use crate::model::{Param, SpecArg, SpecExec, SpecParam, SpecStep, ToolModel};
 use crate::template::{Part, Template};
+use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
 /// A place the comparison visits; every detector sees each one and acts on those it knows.
@@ -130,21 +131,30 @@ impl At {
     }
 }
 
-/// One thing a detector found; its rule names it a finding.
+/// One thing a detector found; its rule names it a finding (and a finding serializes it).
+#[derive(Debug, Clone, Serialize)]
 pub struct Hit {
     /// The tool, by its new name (its old one when it was removed).
     pub tool: Option<String>,
     /// The old name of a renamed tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub previous_name: Option<String>,
     pub param: Option<String>,
+    /// The host surfaces whose callers see the change.
     pub surfaces: Vec<Surface>,
+    #[serde(rename = "message")]
     pub msg: Msg,
+    /// Where the changed thing is in the older catalog (none when it was added).
     pub before: Option<Loc>,
+    /// Where it is in the current catalog (none when it was removed).
     pub after: Option<Loc>,
-    pub anchor: Loc,
-    /// The tool definition's change of context cost, on every hit of a kept tool (the cosmetic
-    /// findings report it).
+    /// The tool definition's change of context cost in estimated tokens, on every hit of a kept
+    /// tool (only the cosmetic findings report it).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<i64>,
+    /// Where to annotate in the current catalog: `after`, or the nearest place that still exists.
+    #[serde(skip)]
+    pub anchor: Loc,
 }
 
 /// Called at each place of the walk.

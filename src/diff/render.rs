@@ -53,10 +53,10 @@ pub fn render(r: &Report, format: Format, color: bool) -> super::Outcome {
 }
 
 fn surfaces(f: &Finding) -> String {
-    if f.surfaces.is_empty() {
+    if f.hit.surfaces.is_empty() {
         "none generated".to_string()
     } else {
-        f.surfaces.iter().map(|s| s.label()).collect::<Vec<_>>().join(", ")
+        f.hit.surfaces.iter().map(|s| s.label()).collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -122,16 +122,16 @@ fn text(r: &Report) -> String {
                 "  {}{}: {}",
                 f.rule.id(),
                 if f.ignored { " (ignored)" } else { "" },
-                f.msg.render(escape::term_code)
+                f.hit.msg.render(escape::term_code)
             );
             let _ = writeln!(o, "      surfaces: {}", surfaces(f));
-            if let Some(t) = f.tokens.filter(|t| *t != 0) {
+            if let Some(t) = f.hit.tokens.filter(|t| *t != 0) {
                 let _ = writeln!(o, "      tokens:   {t:+} per session on each of these surfaces");
             }
-            if let Some(b) = &f.before {
+            if let Some(b) = &f.hit.before {
                 let _ = writeln!(o, "      before:   {b}");
             }
-            if let Some(a) = &f.after {
+            if let Some(a) = &f.hit.after {
                 let _ = writeln!(o, "      after:    {a}");
             }
         }
@@ -163,15 +163,15 @@ fn github(r: &Report) -> String {
             Class::Breaking | Class::Behaviour => "warning",
             Class::Compatible | Class::Cosmetic => "notice",
         };
-        let mut message = format!("{} [{}]", f.msg.plain(), surfaces(f));
-        if let Some(b) = &f.before {
+        let mut message = format!("{} [{}]", f.hit.msg.plain(), surfaces(f));
+        if let Some(b) = &f.hit.before {
             let _ = write!(message, "; before: {b}");
         }
-        if let Some(t) = f.tokens.filter(|t| *t != 0) {
+        if let Some(t) = f.hit.tokens.filter(|t| *t != 0) {
             let _ = write!(message, "; {t:+} tokens per session");
         }
         let title = format!("ixgen diff: {} ({})", f.rule.id(), f.class.label());
-        annotation(&mut o, level, &f.anchor, true, &title, &message);
+        annotation(&mut o, level, &f.hit.anchor, true, &title, &message);
     }
     for b in r.budget.iter().filter(|b| b.delta != 0) {
         let message = format!(
@@ -243,7 +243,7 @@ fn markdown(r: &Report) -> String {
             let _ = writeln!(
                 o,
                 "- {} ({}; `{}`)",
-                f.msg.render(|s| escape::md_code(s).to_string()),
+                f.hit.msg.render(|s| escape::md_code(s).to_string()),
                 escape::md_text(&surfaces(f)),
                 f.rule.id()
             );
