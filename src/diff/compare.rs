@@ -451,28 +451,23 @@ fn cli_signature(e: &SpecExec) -> Option<(Option<&str>, Vec<Word<'_>>)> {
     // A literal right after an option is that option's value (`--format json`).
     let mut after_option = false;
     for a in argv {
-        let word = match a {
-            SpecArg::Lit(_) | SpecArg::Tpl(_) => {
-                let (literal, text) = match a {
-                    SpecArg::Lit(s) => (true, s.clone()),
-                    SpecArg::Tpl(t) => (t.0.iter().all(|p| matches!(p, Part::Text(_))), template_text(t)),
-                    _ => unreachable!(),
-                };
-                if literal && text.starts_with('-') {
-                    after_option = true;
-                    words.push(Word::Text(text));
-                    continue;
-                }
-                if literal && !after_option {
-                    Word::Text(text)
-                } else {
-                    value()
-                }
+        // The text of a literal word (a template without placeholders is one too).
+        let literal = match a {
+            SpecArg::Lit(s) => Some(s.clone()),
+            SpecArg::Tpl(t) if t.0.iter().all(|p| matches!(p, Part::Text(_))) => Some(template_text(t)),
+            _ => None,
+        };
+        let word = match (a, literal) {
+            (_, Some(text)) if text.starts_with('-') => {
+                after_option = true;
+                words.push(Word::Text(text));
+                continue;
             }
-            SpecArg::Opt { opt, .. } => Word::Text(format!("{opt} <value>")),
-            SpecArg::Flag { flag, .. } => Word::Text(flag.clone()),
-            SpecArg::Spread { .. } | SpecArg::Json { .. } => value(),
-            SpecArg::File { .. } => Word::Whole(a),
+            (_, Some(text)) if !after_option => Word::Text(text),
+            (SpecArg::Lit(_) | SpecArg::Tpl(_) | SpecArg::Spread { .. } | SpecArg::Json { .. }, _) => value(),
+            (SpecArg::Opt { opt, .. }, _) => Word::Text(format!("{opt} <value>")),
+            (SpecArg::Flag { flag, .. }, _) => Word::Text(flag.clone()),
+            (SpecArg::File { .. }, _) => Word::Whole(a),
         };
         after_option = false;
         words.push(word);

@@ -31,14 +31,13 @@ use std::path::{Path, PathBuf};
 /// name appears, never over anything); remove; write the final manifest. A failure after the
 /// first rename rolls back every step before it.
 pub fn write(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcome, Error> {
-    // Taking the lock creates a missing output folder; a refused run takes it away again, so
-    // that it leaves nothing behind.
-    write_observed(plan, out, opts, None)
+    write_with_hook(plan, out, opts, &|_| Ok(()))
 }
 
 /// [`write`], with `at_step` called before each step of the commit with its number (1, 2, …):
 /// it may look at the tree as that step finds it, or fail the step (the run then rolls back).
-/// For tests that need the tree a run killed at that step leaves; [`write`] is this without.
+/// For tests that need the tree a run killed at that step leaves; [`write`] is this with a hook
+/// that does nothing.
 #[doc(hidden)]
 pub fn write_with_hook(
     plan: Plan<'_>,
@@ -46,15 +45,8 @@ pub fn write_with_hook(
     opts: WriteOptions,
     at_step: &StepHook<'_>,
 ) -> Result<Outcome, Error> {
-    write_observed(plan, out, opts, Some(at_step))
-}
-
-pub(super) fn write_observed(
-    plan: Plan<'_>,
-    out: &Path,
-    opts: WriteOptions,
-    at_step: Option<&StepHook<'_>>,
-) -> Result<Outcome, Error> {
+    // Taking the lock creates a missing output folder; a refused run takes it away again, so
+    // that it leaves nothing behind.
     let made_out = !opts.dry_run && std::fs::symlink_metadata(out).is_err();
     let result = write_locked(plan, out, opts, at_step);
     if made_out && result.is_err() {
@@ -67,7 +59,7 @@ pub(super) fn write_locked(
     plan: Plan<'_>,
     out: &Path,
     opts: WriteOptions,
-    at_step: Option<&StepHook<'_>>,
+    at_step: &StepHook<'_>,
 ) -> Result<Outcome, Error> {
     let _lock = if opts.dry_run { None } else { Some(lock(out)?) };
     let Plan { files, groups, guards } = plan.folded();
@@ -95,7 +87,7 @@ pub(super) fn write_locked(
             let _ = std::fs::remove_file(full);
         }
     }
-    let mut applied = apply(out, &outcome, &manifest, &files, at_step)?;
+    let mut applied = apply(out, &outcome, &manifest, &files, Some(at_step))?;
     outcome.manifest = Some(applied.completed.take().unwrap_or(manifest));
     applied.complete(&mut outcome);
     Ok(outcome)
@@ -304,13 +296,7 @@ pub(super) fn apply(
     let staged = make_all_folders(out, &updates, &mut created)
         .and_then(|()| make_all_folders(out, &creates, &mut created))
         .and_then(|()| stage_all(out, &updates, manifest, &planned));
-    let staged = match staged {
-        Ok(s) => s,
-        Err(e) => {
-            remove_folders(&created);
-            return Err(e);
-        }
-    };
+    let staged = staged.inspect_err(|_| remove_folders(&created))?;
     // While files are replaced, the manifest accepts the old and the new version of each, and
     // lists the new files the compare hashed, so a run killed now is taken up by the next
     // without --force (a deferred tool file, listed only once it exists, by its marker).
