@@ -193,7 +193,10 @@ fn github(r: &Report) -> String {
 
 /// A workflow command annotating `at` (its column too, when `col`).
 fn annotation(o: &mut String, level: &str, at: &super::Loc, col: bool, title: &str, message: &str) {
-    let col = col.then(|| format!(",col={}", at.column)).unwrap_or_default();
+    let col = match col {
+        true => format!(",col={}", at.column),
+        false => String::new(),
+    };
     let _ = writeln!(
         o,
         "::{level} file={},line={}{col},title={}::{}",

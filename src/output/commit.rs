@@ -7,7 +7,7 @@
 
 use super::compare::compare_files;
 use super::create::{Created, Done, NewFolders, create_all};
-use super::fs::{make_folders, read_rel, resolve, resolve_dir, writable};
+use super::fs::{make_folders, read_rel, resolve, safe_dir, writable};
 use super::lock::lock;
 use super::manifest::{
     Manifest, ManifestEntry, content_hash, manifest_bytes, manifest_path, read_manifest, record_rel,
@@ -153,8 +153,7 @@ pub(crate) fn stale_temps(out: &Path, folders: &BTreeSet<RelPath>) -> Vec<RelPat
     let mut found = Vec::new();
     for dir in folders {
         // A folder that cannot be followed safely is refused by the comparison, with a message.
-        let Ok(full) = resolve_dir(out, dir) else { continue };
-        let Ok(entries) = std::fs::read_dir(&full) else {
+        let Some(Ok(entries)) = safe_dir(out, dir).then(|| std::fs::read_dir(out.join(dir.as_str()))) else {
             continue;
         };
         for entry in entries.flatten() {
@@ -186,11 +185,7 @@ pub(super) fn preflight(out: &Path, outcome: &Outcome) -> Result<(), Error> {
         if !parents.insert(dir.clone()) {
             continue;
         }
-        loop {
-            let full = out.join(dir.as_str());
-            if full.exists() || dir.as_str().is_empty() {
-                break;
-            }
+        while !dir.as_str().is_empty() && !out.join(dir.as_str()).exists() {
             dir = dir.parent();
         }
         if !checked.insert(dir.clone()) {
