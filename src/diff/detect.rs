@@ -52,13 +52,13 @@ fn param<'n>(n: &'n Node) -> Option<&'n ParamChange<'n>> {
 }
 
 fn labels(s: &[Surface]) -> String {
-    s.iter().map(|s| s.label()).collect::<Vec<_>>().join(", ")
+    s.iter().map(|s| s.label).collect::<Vec<_>>().join(", ")
 }
 
 /// The surfaces where a toolset no target is built from is used: `ixgen opencode --toolset`.
 fn opencode(d: &Diff) -> Vec<Surface> {
     let keys = d.new.surfaces.keys();
-    keys.filter(|s| s.key() == "opencode").copied().collect()
+    keys.filter(|s| s.key == "opencode").copied().collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -70,7 +70,7 @@ pub fn surface(d: &mut Diff, n: &Node, removed: bool) -> Option<()> {
     let (from, other) = if removed { (d.old, d.new) } else { (d.new, d.old) };
     let what = if removed { "no longer" } else { "now" };
     for (s, st) in from.surfaces.iter().filter(|(s, _)| !other.surfaces.contains_key(s)) {
-        let text = format!("{} is {what} generated ({{}}, {} tool(s))", s.label(), st.tools.len());
+        let text = format!("{} is {what} generated ({{}}, {} tool(s))", s.label, st.tools.len());
         let at = match removed {
             true => At::gone(st.path.clone(), "targets".into()),
             false => At::added(st.path.clone()),
@@ -85,7 +85,7 @@ fn server<'a>(d: &Diff<'a>, n: &Node) -> Option<(&'a Server, &'a Server, Vec<Sur
     let (old, new) = (d.old, d.new);
     matches!(n, Node::Catalog).then_some(())?;
     let (a, b) = (old.model.server.as_ref()?, new.model.server.as_ref()?);
-    let launches = |s: &Surface| s.launches_server() && old.surfaces.keys().any(|o| o.key() == s.key());
+    let launches = |s: &Surface| s.launches_server() && old.surfaces.keys().any(|o| o.key == s.key);
     let launched: Vec<Surface> = new.surfaces.keys().copied().filter(launches).collect();
     (!launched.is_empty()).then_some((a, b, launched))
 }
@@ -203,7 +203,7 @@ pub fn tool_id_changed(d: &mut Diff, n: &Node) -> Option<()> {
     for (k, s) in changed.iter().enumerate() {
         let (was, is) = ids(s);
         let sep = if k == 0 { " " } else { "; " };
-        msg = msg.t(format!("{sep}{} ", s.label())).c(was).t(" → ").c(is);
+        msg = msg.t(format!("{sep}{} ", s.label)).c(was).t(" → ").c(is);
     }
     let at = At::both(p.otp.clone(), p.ntp.clone());
     d.push(Some(p.name()), None, &changed, msg, at);

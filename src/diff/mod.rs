@@ -35,9 +35,12 @@ use std::path::Path;
 pub struct Surface {
     /// Position in the host registry, so reports list surfaces in the registry's order.
     order: usize,
-    key: &'static str,
-    label: &'static str,
-    session: &'static str,
+    /// The surface's key, as `ixgen list` shows it.
+    pub key: &'static str,
+    /// How people call the surface.
+    pub label: &'static str,
+    /// Where the surface's context cost is paid ("Claude Code session").
+    pub session: &'static str,
     kind: hosts::SurfaceKind,
 }
 
@@ -51,21 +54,6 @@ impl Surface {
             session: s.session,
             kind: s.kind,
         }
-    }
-
-    /// The surface's key, as `ixgen list` shows it.
-    pub fn key(self) -> &'static str {
-        self.key
-    }
-
-    /// How people call the surface.
-    pub fn label(self) -> &'static str {
-        self.label
-    }
-
-    /// Where the surface's context cost is paid ("Claude Code session").
-    pub fn paid_in(self) -> &'static str {
-        self.session
     }
 
     /// Whether the surface runs the tool's steps and route itself (the generated interpreter);
@@ -400,9 +388,8 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
     }
     findings.sort_by_key(|f| f.class);
 
-    let mut surfaces: Vec<Surface> = old.surfaces.keys().chain(new.surfaces.keys()).copied().collect();
-    surfaces.sort();
-    surfaces.dedup();
+    let surfaces: std::collections::BTreeSet<Surface> =
+        old.surfaces.keys().chain(new.surfaces.keys()).copied().collect();
     let budget = surfaces
         .into_iter()
         .map(|s| {

@@ -56,7 +56,7 @@ fn surfaces(f: &Finding) -> String {
     if f.hit.surfaces.is_empty() {
         "none generated".to_string()
     } else {
-        f.hit.surfaces.iter().map(|s| s.label()).collect::<Vec<_>>().join(", ")
+        f.hit.surfaces.iter().map(|s| s.label).collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -92,7 +92,7 @@ fn summary(r: &Report) -> String {
 }
 
 fn budget_phrase(delta: i64, s: super::Surface) -> String {
-    format!("{delta:+} tokens in every {}", s.paid_in())
+    format!("{delta:+} tokens in every {}", s.session)
 }
 
 fn text(r: &Report) -> String {
@@ -143,7 +143,7 @@ fn text(r: &Report) -> String {
             let _ = writeln!(
                 o,
                 "  {}: {} ({} → {})",
-                b.surface.label(),
+                b.surface.label,
                 budget_phrase(b.delta, b.surface),
                 b.tokens_before,
                 b.tokens_after
