@@ -253,17 +253,11 @@ impl<'a> Diff<'a> {
         for n in &new.model.tools {
             // A rename from a tool that is still there contradicts itself, whatever it matches.
             if let Some(from) = n.renamed_from.as_ref().filter(|f| new.model.tool(f).is_some()) {
-                self.errors.push(
-                    Diagnostic::error(
-                        "renamed-from-exists",
-                        format!("{}.renamed_from", n.path),
-                        format!(
-                            "tool `{}` says it was renamed from `{from}`, but `{from}` is still in the catalog",
-                            n.name
-                        ),
-                    )
-                    .help("remove `renamed_from`, or remove or rename the other tool"),
+                let what = format!(
+                    "tool `{}` says it was renamed from `{from}`, but `{from}` is still in the catalog",
+                    n.name
                 );
+                self.errors.push(renamed_from_exists(&n.path, what, "tool"));
                 continue;
             }
             if let Some(o) = old.model.tool(&n.name) {
@@ -333,17 +327,11 @@ impl<'a> Diff<'a> {
             let after = np.path();
             let renamed_from = np.doc.renamed_from.as_ref();
             if let Some(from) = renamed_from.filter(|f| new_names.contains(f.as_str())) {
-                self.errors.push(
-                    Diagnostic::error(
-                        "renamed-from-exists",
-                        format!("{after}.renamed_from"),
-                        format!(
-                            "parameter `{}` says it was renamed from `{from}`, but tool `{}` still has `{from}`",
-                            np.name, n.name
-                        ),
-                    )
-                    .help("remove `renamed_from`, or remove or rename the other parameter"),
+                let what = format!(
+                    "parameter `{}` says it was renamed from `{from}`, but tool `{}` still has `{from}`",
+                    np.name, n.name
                 );
+                self.errors.push(renamed_from_exists(&after, what, "parameter"));
             }
             let found = match by_old.get(np.name.as_str()) {
                 Some(op) => Some(*op),
@@ -371,6 +359,12 @@ impl<'a> Diff<'a> {
         }
         out
     }
+}
+
+/// A `renamed_from` at `path` naming an `other` tool or parameter that is still there.
+fn renamed_from_exists(path: &str, message: String, other: &str) -> Diagnostic {
+    let help = format!("remove `renamed_from`, or remove or rename the other {other}");
+    Diagnostic::error("renamed-from-exists", format!("{path}.renamed_from"), message).help(help)
 }
 
 /// How the steps of a kept tool changed, by what they run: each step's `exec` is what it runs,
