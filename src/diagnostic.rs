@@ -197,23 +197,13 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
 }
 
 /// The owned form miette's `Report` needs ('static).
+#[derive(Debug, thiserror::Error)]
+#[error("{}", diag.message)]
 struct OwnedLocated {
     diag: Diagnostic,
     file: NamedSource<String>,
     span: Option<SourceSpan>,
 }
-
-impl fmt::Debug for OwnedLocated {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diag.message)
-    }
-}
-impl fmt::Display for OwnedLocated {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diag.message)
-    }
-}
-impl std::error::Error for OwnedLocated {}
 
 impl miette::Diagnostic for OwnedLocated {
     fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {

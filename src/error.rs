@@ -82,42 +82,37 @@ impl Error {
 
     /// How to fix it, when there is one line to say.
     pub fn help(&self) -> Option<String> {
-        match self {
+        let fixed = match self {
             Error::ReadCatalog { .. } => {
-                Some("pass an existing file to --catalog, or leave --catalog out to use the embedded ix catalog".into())
+                "pass an existing file to --catalog, or leave --catalog out to use the embedded ix catalog"
             }
-            Error::Usage { help, .. } => Some(help.clone()),
-            Error::Internal(_) => Some(format!(
-                "please report it with the command and catalog that caused it (ixgen {})",
-                env!("CARGO_PKG_VERSION")
-            )),
-            Error::Edited { .. } => {
-                Some("move your edit into the catalog (or the file away), or pass --force to discard it".into())
+            Error::Usage { help, .. } => return Some(help.clone()),
+            Error::Internal(_) => {
+                return Some(format!(
+                    "please report it with the command and catalog that caused it (ixgen {})",
+                    env!("CARGO_PKG_VERSION")
+                ));
             }
-            Error::Unproven { .. } => Some(
+            Error::Edited { .. } => "move your edit into the catalog (or the file away), or pass --force to discard it",
+            Error::Unproven { .. } => {
                 "restore `.ixgen/manifest.json` from version control; or look at the file, and pass --force to let ixgen take it over"
-                    .into(),
-            ),
-            Error::Unsafe { .. } => Some(
-                "ixgen only writes real files and folders below --out; replace the symlink or the file in the way, then run ixgen again"
-                    .into(),
-            ),
-            Error::Collision { .. } => Some(COLLISION_HELP.into()),
-            Error::CorruptManifest { .. } => Some(
-                "restore `.ixgen/manifest.json` from version control; or delete it and run `ixgen generate --force` to take the generated files over again"
-                    .into(),
-            ),
-            Error::NotOwned { what: None, .. } => {
-                Some("move the file away, or pass --force to let ixgen take it over".into())
             }
+            Error::Unsafe { .. } => {
+                "ixgen only writes real files and folders below --out; replace the symlink or the file in the way, then run ixgen again"
+            }
+            Error::Collision { .. } => COLLISION_HELP,
+            Error::CorruptManifest { .. } => {
+                "restore `.ixgen/manifest.json` from version control; or delete it and run `ixgen generate --force` to take the generated files over again"
+            }
+            Error::NotOwned { what: None, .. } => "move the file away, or pass --force to let ixgen take it over",
             // Two copies of the same tools would register the same tool ids twice: ixgen writes
             // its file in the same place rather than beside it, and never deletes the other.
-            Error::NotOwned { what: Some(_), .. } => Some(
+            Error::NotOwned { what: Some(_), .. } => {
                 "ixgen writes the same tools in its place: move the file away (ixgen never deletes a file it did not write), or pass --force to let ixgen replace it"
-                    .into(),
-            ),
-            _ => None,
-        }
+            }
+            _ => return None,
+        };
+        Some(fixed.to_string())
     }
 
     /// An internal error: a bug in ixgen.

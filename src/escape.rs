@@ -9,12 +9,19 @@
 
 use std::fmt;
 
-/// Each safe text prints as the text it holds.
+/// Each safe text prints as the text it holds, and lends it as `as_str`.
 macro_rules! display_inner {
     ($($t:ty),*) => {$(
         impl fmt::Display for $t {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(&self.0)
+            }
+        }
+
+        impl $t {
+            /// The text.
+            pub fn as_str(&self) -> &str {
+                &self.0
             }
         }
     )*};
@@ -28,11 +35,6 @@ display_inner!(Ts, Ident, Md, Rs);
 pub struct Ts(String);
 
 impl Ts {
-    /// The source text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
     /// `self` followed by a method call whose arguments are already-safe expressions:
     /// `.describe("…")`, `.min(1)`.
     pub fn call(self, method: &str, args: &[Ts]) -> Ts {
@@ -451,13 +453,6 @@ pub const TS_RESERVED: &[&str] = &[
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Md(String);
 
-impl Md {
-    /// The Markdown text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
 /// Line breaks (and the Unicode ones) and tabs become single spaces: every Markdown value here
 /// sits inside one line, so a newline in catalog text must not end a list item or start a
 /// block (and an `unsupported` reason, a block scalar, shows on one line in a warning and in
@@ -565,13 +560,19 @@ pub fn terminal_lines(s: &str) -> String {
 }
 
 fn escape_except(s: &str, keep: &[char]) -> String {
+    replace_unprintable(s, keep, |c, out| out.extend(c.escape_default()))
+}
+
+/// `s` with `with` writing in place of each unprintable character not in `keep`; `s` as it is
+/// when it has none.
+fn replace_unprintable(s: &str, keep: &[char], with: impl Fn(char, &mut String)) -> String {
     if !s.chars().any(|c| is_unprintable(c) && !keep.contains(&c)) {
         return s.to_string();
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         if is_unprintable(c) && !keep.contains(&c) {
-            out.extend(c.escape_default());
+            with(c, &mut out);
         } else {
             out.push(c);
         }
@@ -588,22 +589,14 @@ pub fn display_path(p: &std::path::Path) -> String {
 /// the same UTF-8 length (`?`, `¿`, `�`, or `�` padded), so that byte offsets into the text — the
 /// diagnostic's span — still point where they did. Newlines and tabs stay.
 pub fn source_text(s: &str) -> String {
-    if !s.chars().any(|c| is_unprintable(c) && c != '\n' && c != '\t') {
-        return s.to_string();
-    }
-    s.chars()
-        .map(|c| {
-            if !is_unprintable(c) || c == '\n' || c == '\t' {
-                return c.to_string();
-            }
-            match c.len_utf8() {
-                1 => "?".to_string(),
-                2 => "¿".to_string(),
-                3 => "\u{FFFD}".to_string(),
-                _ => "\u{FFFD}?".to_string(),
-            }
+    replace_unprintable(s, &['\n', '\t'], |c, out| {
+        out.push_str(match c.len_utf8() {
+            1 => "?",
+            2 => "¿",
+            3 => "\u{FFFD}",
+            _ => "\u{FFFD}?",
         })
-        .collect()
+    })
 }
 
 /// A GitHub workflow command's message (`::error …::<message>`): `%`, CR and LF are encoded.
@@ -644,11 +637,6 @@ impl Rs {
             "a name is made of a name's words: {more:?}"
         );
         Rs(format!("{}{more}", self.0))
-    }
-
-    /// The source text.
-    pub fn as_str(&self) -> &str {
-        &self.0
     }
 }
 

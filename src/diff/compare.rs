@@ -13,6 +13,7 @@ use super::{Loc, Msg, Surface};
 use crate::diagnostic::Diagnostic;
 use crate::model::{Param, SpecArg, SpecExec, SpecParam, SpecStep, ToolModel};
 use crate::template::{Part, Template};
+use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
 /// A place the comparison visits; every detector sees each one and acts on those it knows.
@@ -130,21 +131,30 @@ impl At {
     }
 }
 
-/// One thing a detector found; its rule names it a finding.
+/// One thing a detector found; its rule names it a finding (and a finding serializes it).
+#[derive(Debug, Clone, Serialize)]
 pub struct Hit {
     /// The tool, by its new name (its old one when it was removed).
     pub tool: Option<String>,
     /// The old name of a renamed tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub previous_name: Option<String>,
     pub param: Option<String>,
+    /// The host surfaces whose callers see the change.
     pub surfaces: Vec<Surface>,
+    #[serde(rename = "message")]
     pub msg: Msg,
+    /// Where the changed thing is in the older catalog (none when it was added).
     pub before: Option<Loc>,
+    /// Where it is in the current catalog (none when it was removed).
     pub after: Option<Loc>,
-    pub anchor: Loc,
-    /// The tool definition's change of context cost, on every hit of a kept tool (the cosmetic
-    /// findings report it).
+    /// The tool definition's change of context cost in estimated tokens, on every hit of a kept
+    /// tool (only the cosmetic findings report it).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens: Option<i64>,
+    /// Where to annotate in the current catalog: `after`, or the nearest place that still exists.
+    #[serde(skip)]
+    pub anchor: Loc,
 }
 
 /// Called at each place of the walk.
@@ -243,17 +253,11 @@ impl<'a> Diff<'a> {
         for n in &new.model.tools {
             // A rename from a tool that is still there contradicts itself, whatever it matches.
             if let Some(from) = n.renamed_from.as_ref().filter(|f| new.model.tool(f).is_some()) {
-                self.errors.push(
-                    Diagnostic::error(
-                        "renamed-from-exists",
-                        format!("{}.renamed_from", n.path),
-                        format!(
-                            "tool `{}` says it was renamed from `{from}`, but `{from}` is still in the catalog",
-                            n.name
-                        ),
-                    )
-                    .help("remove `renamed_from`, or remove or rename the other tool"),
+                let what = format!(
+                    "tool `{}` says it was renamed from `{from}`, but `{from}` is still in the catalog",
+                    n.name
                 );
+                self.errors.push(renamed_from_exists(&n.path, what, "tool"));
                 continue;
             }
             if let Some(o) = old.model.tool(&n.name) {
@@ -323,17 +327,11 @@ impl<'a> Diff<'a> {
             let after = np.path();
             let renamed_from = np.doc.renamed_from.as_ref();
             if let Some(from) = renamed_from.filter(|f| new_names.contains(f.as_str())) {
-                self.errors.push(
-                    Diagnostic::error(
-                        "renamed-from-exists",
-                        format!("{after}.renamed_from"),
-                        format!(
-                            "parameter `{}` says it was renamed from `{from}`, but tool `{}` still has `{from}`",
-                            np.name, n.name
-                        ),
-                    )
-                    .help("remove `renamed_from`, or remove or rename the other parameter"),
+                let what = format!(
+                    "parameter `{}` says it was renamed from `{from}`, but tool `{}` still has `{from}`",
+                    np.name, n.name
                 );
+                self.errors.push(renamed_from_exists(&after, what, "parameter"));
             }
             let found = match by_old.get(np.name.as_str()) {
                 Some(op) => Some(*op),
@@ -361,6 +359,12 @@ impl<'a> Diff<'a> {
         }
         out
     }
+}
+
+/// A `renamed_from` at `path` naming an `other` tool or parameter that is still there.
+fn renamed_from_exists(path: &str, message: String, other: &str) -> Diagnostic {
+    let help = format!("remove `renamed_from`, or remove or rename the other {other}");
+    Diagnostic::error("renamed-from-exists", format!("{path}.renamed_from"), message).help(help)
 }
 
 /// How the steps of a kept tool changed, by what they run: each step's `exec` is what it runs,
@@ -441,28 +445,23 @@ fn cli_signature(e: &SpecExec) -> Option<(Option<&str>, Vec<Word<'_>>)> {
     // A literal right after an option is that option's value (`--format json`).
     let mut after_option = false;
     for a in argv {
-        let word = match a {
-            SpecArg::Lit(_) | SpecArg::Tpl(_) => {
-                let (literal, text) = match a {
-                    SpecArg::Lit(s) => (true, s.clone()),
-                    SpecArg::Tpl(t) => (t.0.iter().all(|p| matches!(p, Part::Text(_))), template_text(t)),
-                    _ => unreachable!(),
-                };
-                if literal && text.starts_with('-') {
-                    after_option = true;
-                    words.push(Word::Text(text));
-                    continue;
-                }
-                if literal && !after_option {
-                    Word::Text(text)
-                } else {
-                    value()
-                }
+        // The text of a literal word (a template without placeholders is one too).
+        let literal = match a {
+            SpecArg::Lit(s) => Some(s.clone()),
+            SpecArg::Tpl(t) if t.0.iter().all(|p| matches!(p, Part::Text(_))) => Some(template_text(t)),
+            _ => None,
+        };
+        let word = match (a, literal) {
+            (_, Some(text)) if text.starts_with('-') => {
+                after_option = true;
+                words.push(Word::Text(text));
+                continue;
             }
-            SpecArg::Opt { opt, .. } => Word::Text(format!("{opt} <value>")),
-            SpecArg::Flag { flag, .. } => Word::Text(flag.clone()),
-            SpecArg::Spread { .. } | SpecArg::Json { .. } => value(),
-            SpecArg::File { .. } => Word::Whole(a),
+            (_, Some(text)) if !after_option => Word::Text(text),
+            (SpecArg::Lit(_) | SpecArg::Tpl(_) | SpecArg::Spread { .. } | SpecArg::Json { .. }, _) => value(),
+            (SpecArg::Opt { opt, .. }, _) => Word::Text(format!("{opt} <value>")),
+            (SpecArg::Flag { flag, .. }, _) => Word::Text(flag.clone()),
+            (SpecArg::File { .. }, _) => Word::Whole(a),
         };
         after_option = false;
         words.push(word);
@@ -531,4 +530,9 @@ pub fn changed(fields: &[(&'static str, bool, bool, bool)]) -> Vec<&'static str>
     let had = fields.iter().filter(|(_, a, _, eq)| *a && !eq);
     let new = fields.iter().filter(|(_, a, b, _)| !a && *b);
     had.chain(new).map(|f| f.0).collect()
+}
+
+/// An optional field for [`changed`]: its name, whether each side has it, and whether they are equal.
+pub fn opt<T: PartialEq>(name: &'static str, a: &Option<T>, b: &Option<T>) -> (&'static str, bool, bool, bool) {
+    (name, a.is_some(), b.is_some(), a == b)
 }

@@ -4,7 +4,7 @@
 //! the walk's visitor gives every hit the rule whose detector made it (so this file depends on
 //! the comparison, and only the table on the detectors).
 
-use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text};
+use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text, opt};
 use super::{Msg, Surface};
 use crate::model::{Access, Param, Server};
 use crate::model::{ExecSpec, HttpMethod, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime};
@@ -52,37 +52,29 @@ fn param<'n>(n: &'n Node) -> Option<&'n ParamChange<'n>> {
 }
 
 fn labels(s: &[Surface]) -> String {
-    s.iter().map(|s| s.label()).collect::<Vec<_>>().join(", ")
+    s.iter().map(|s| s.label).collect::<Vec<_>>().join(", ")
 }
 
 /// The surfaces where a toolset no target is built from is used: `ixgen opencode --toolset`.
 fn opencode(d: &Diff) -> Vec<Surface> {
     let keys = d.new.surfaces.keys();
-    keys.filter(|s| s.key() == "opencode").copied().collect()
+    keys.filter(|s| s.key == "opencode").copied().collect()
 }
 
 // ---------------------------------------------------------------------------------------------
 // Surfaces and the server.
 
-pub fn surface_removed(d: &mut Diff, n: &Node) -> Option<()> {
-    let (Node::Catalog, old) = (n, d.old) else { return None };
-    for (s, st) in old.surfaces.iter().filter(|(s, _)| !d.new.surfaces.contains_key(s)) {
-        let text = format!(
-            "{} is no longer generated ({{}}, {} tool(s))",
-            s.label(),
-            st.tools.len()
-        );
-        let at = At::gone(st.path.clone(), "targets".into());
-        d.push(None, None, &[*s], Msg::of(&text, &[&st.path]), at);
-    }
-    Some(())
-}
-
-pub fn surface_added(d: &mut Diff, n: &Node) -> Option<()> {
-    let (Node::Catalog, new) = (n, d.new) else { return None };
-    for (s, st) in new.surfaces.iter().filter(|(s, _)| !d.old.surfaces.contains_key(s)) {
-        let text = format!("{} is now generated ({{}}, {} tool(s))", s.label(), st.tools.len());
-        let at = At::added(st.path.clone());
+/// Surfaces only one side generates: the older one (`surface-removed`) or the current one.
+pub fn surface(d: &mut Diff, n: &Node, removed: bool) -> Option<()> {
+    matches!(n, Node::Catalog).then_some(())?;
+    let (from, other) = if removed { (d.old, d.new) } else { (d.new, d.old) };
+    let what = if removed { "no longer" } else { "now" };
+    for (s, st) in from.surfaces.iter().filter(|(s, _)| !other.surfaces.contains_key(s)) {
+        let text = format!("{} is {what} generated ({{}}, {} tool(s))", s.label, st.tools.len());
+        let at = match removed {
+            true => At::gone(st.path.clone(), "targets".into()),
+            false => At::added(st.path.clone()),
+        };
         d.push(None, None, &[*s], Msg::of(&text, &[&st.path]), at);
     }
     Some(())
@@ -93,7 +85,7 @@ fn server<'a>(d: &Diff<'a>, n: &Node) -> Option<(&'a Server, &'a Server, Vec<Sur
     let (old, new) = (d.old, d.new);
     matches!(n, Node::Catalog).then_some(())?;
     let (a, b) = (old.model.server.as_ref()?, new.model.server.as_ref()?);
-    let launches = |s: &Surface| s.launches_server() && old.surfaces.keys().any(|o| o.key() == s.key());
+    let launches = |s: &Surface| s.launches_server() && old.surfaces.keys().any(|o| o.key == s.key);
     let launched: Vec<Surface> = new.surfaces.keys().copied().filter(launches).collect();
     (!launched.is_empty()).then_some((a, b, launched))
 }
@@ -141,7 +133,7 @@ pub fn server_env_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let new_keys = b.env.keys().filter(|k| !a.env.contains_key(*k));
     let keys = a.env.keys().chain(new_keys).filter(|k| a.env.get(*k) != b.env.get(*k));
     if a.env != b.env {
-        let msg = Msg::new().t("the server's environment changed: ").codes(keys);
+        let msg = Msg::default().t("the server's environment changed: ").codes(keys);
         let at = At::both("server.env".into(), "server.env".into());
         d.push(None, None, &launched, msg, at);
     }
@@ -211,7 +203,7 @@ pub fn tool_id_changed(d: &mut Diff, n: &Node) -> Option<()> {
     for (k, s) in changed.iter().enumerate() {
         let (was, is) = ids(s);
         let sep = if k == 0 { " " } else { "; " };
-        msg = msg.t(format!("{sep}{} ", s.label())).c(was).t(" → ").c(is);
+        msg = msg.t(format!("{sep}{} ", s.label)).c(was).t(" → ").c(is);
     }
     let at = At::both(p.otp.clone(), p.ntp.clone());
     d.push(Some(p.name()), None, &changed, msg, at);
@@ -505,32 +497,18 @@ pub fn bound(d: &mut Diff, n: &Node, tighter: bool) -> Option<()> {
     Some(())
 }
 
-/// The pattern on both sides, when the type is unchanged.
-fn patterns<'n>(n: &'n Node) -> Option<(&'n ParamChange<'n>, Option<&'n str>, Option<&'n str>)> {
+/// A pattern added (`Some(true)`), removed (`Some(false)`) or changed (`None`), when the type is
+/// unchanged.
+pub fn pattern(d: &mut Diff, n: &Node, added: Option<bool>) -> Option<()> {
     let pc = param(n)?;
     let (a, b) = pc.same_type()?;
-    Some((pc, a.pattern.as_deref(), b.pattern.as_deref()))
-}
-
-pub fn pattern_added(d: &mut Diff, n: &Node) -> Option<()> {
-    let (pc, a, b) = patterns(n)?;
-    let p = b.filter(|_| a.is_none())?;
-    let text = "parameter {} of {} must now match {}";
-    param_hit(d, pc, text, &[p], "pattern")
-}
-
-pub fn pattern_changed(d: &mut Diff, n: &Node) -> Option<()> {
-    let (pc, a, b) = patterns(n).filter(|(_, a, b)| a != b)?;
-    let (x, y) = (a?, b?);
-    let text = "the pattern of parameter {} of {}: {} → {}";
-    param_hit(d, pc, text, &[x, y], "pattern")
-}
-
-pub fn pattern_removed(d: &mut Diff, n: &Node) -> Option<()> {
-    let (pc, a, b) = patterns(n)?;
-    let x = a.filter(|_| b.is_none())?;
-    let text = "parameter {} of {} no longer has to match {}";
-    param_hit(d, pc, text, &[x], "pattern")
+    let (text, values) = match (a.pattern.as_deref(), b.pattern.as_deref(), added) {
+        (None, Some(y), Some(true)) => ("parameter {} of {} must now match {}", vec![y]),
+        (Some(x), Some(y), None) if x != y => ("the pattern of parameter {} of {}: {} → {}", vec![x, y]),
+        (Some(x), None, Some(false)) => ("parameter {} of {} no longer has to match {}", vec![x]),
+        _ => return None,
+    };
+    param_hit(d, pc, text, &values, "pattern")
 }
 
 /// A parameter's default, or a `default` rule across parameters added or removed.
@@ -545,37 +523,30 @@ pub fn default_changed(d: &mut Diff, n: &Node) -> Option<()> {
     cross_rules(d, n, Cross::Default)
 }
 
+/// A yes-or-no field (`key`, read by `get`) of a matched parameter flipped to `now`, reported
+/// as `texts`: the one for off, then the one for on.
+fn flipped(d: &mut Diff, n: &Node, now: bool, key: &str, get: fn(&SpecParam) -> bool, texts: [&str; 2]) -> Option<()> {
+    let pc = param(n)?;
+    pc.specs().filter(|(a, b)| get(a) != get(b) && get(b) == now)?;
+    param_hit(d, pc, texts[usize::from(now)], &[], key)
+}
+
 /// `required` flipped: to required (`param-became-required`) or optional.
 pub fn required(d: &mut Diff, n: &Node, now: bool) -> Option<()> {
-    let pc = param(n)?;
-    if pc
-        .specs()
-        .is_some_and(|(a, b)| a.required != b.required && b.required == now)
-    {
-        let text = if now {
-            "parameter {} of {} became required"
-        } else {
-            "parameter {} of {} became optional"
-        };
-        param_hit(d, pc, text, &[], "required");
-    }
-    Some(())
+    let texts = [
+        "parameter {} of {} became optional",
+        "parameter {} of {} became required",
+    ];
+    flipped(d, n, now, "required", |p| p.required, texts)
 }
 
 /// `nullable` flipped (`null` is part of the parameter's type in every host's schema).
 pub fn nullable(d: &mut Diff, n: &Node, now: bool) -> Option<()> {
-    let pc = param(n)?;
-    if pc
-        .specs()
-        .is_some_and(|(a, b)| a.nullable != b.nullable && b.nullable == now)
-    {
-        let text = match now {
-            true => "parameter {} of {} now accepts `null`",
-            false => "parameter {} of {} no longer accepts `null`",
-        };
-        param_hit(d, pc, text, &[], "nullable");
-    }
-    Some(())
+    let texts = [
+        "parameter {} of {} no longer accepts `null`",
+        "parameter {} of {} now accepts `null`",
+    ];
+    flipped(d, n, now, "nullable", |p| p.nullable, texts)
 }
 
 /// `equals_context` set or changed (`added`), or removed. What the generated tools check:
@@ -735,31 +706,11 @@ pub fn route_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let msg = match (&p.old.spec.runtime, &p.new.spec.runtime) {
         (Some(x), Some(y)) if x.method == y.method && x.path == y.path && x != y => {
             let keys = changed(&[
-                (
-                    "url_env",
-                    x.url_env.is_some(),
-                    y.url_env.is_some(),
-                    x.url_env == y.url_env,
-                ),
-                (
-                    "default_url",
-                    x.default_url.is_some(),
-                    y.default_url.is_some(),
-                    x.default_url == y.default_url,
-                ),
-                (
-                    "timeout_ms",
-                    x.timeout_ms.is_some(),
-                    y.timeout_ms.is_some(),
-                    x.timeout_ms == y.timeout_ms,
-                ),
-                ("body", x.body.is_some(), y.body.is_some(), x.body == y.body),
-                (
-                    "markdown_field",
-                    x.markdown_field.is_some(),
-                    y.markdown_field.is_some(),
-                    x.markdown_field == y.markdown_field,
-                ),
+                opt("url_env", &x.url_env, &y.url_env),
+                opt("default_url", &x.default_url, &y.default_url),
+                opt("timeout_ms", &x.timeout_ms, &y.timeout_ms),
+                opt("body", &x.body, &y.body),
+                opt("markdown_field", &x.markdown_field, &y.markdown_field),
                 ("json", x.json, y.json, x.json == y.json),
             ]);
             Msg::of("the runtime route {} of {} changed its ", &[&route(y), p.name()]).codes(keys)
@@ -854,18 +805,8 @@ pub fn output_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let keys = changed(&[
         ("version", true, true, a.version == b.version),
         ("heading", true, true, a.heading == b.heading),
-        (
-            "fallback",
-            a.fallback.is_some(),
-            b.fallback.is_some(),
-            a.fallback == b.fallback,
-        ),
-        (
-            "recovery",
-            a.recovery.is_some(),
-            b.recovery.is_some(),
-            a.recovery == b.recovery,
-        ),
+        opt("fallback", &a.fallback, &b.fallback),
+        opt("recovery", &a.recovery, &b.recovery),
         (
             "output",
             !a.output.is_empty(),
@@ -873,7 +814,7 @@ pub fn output_changed(d: &mut Diff, n: &Node) -> Option<()> {
             a.output == b.output,
         ),
         ("redact", redacts(a), redacts(b), a.redact == b.redact),
-        ("answer", a.answer.is_some(), b.answer.is_some(), a.answer == b.answer),
+        opt("answer", &a.answer, &b.answer),
     ]);
     if !keys.is_empty() && !p.exec.is_empty() {
         let key = if keys.contains(&"heading") { "heading" } else { keys[0] };

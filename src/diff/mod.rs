@@ -35,9 +35,12 @@ use std::path::Path;
 pub struct Surface {
     /// Position in the host registry, so reports list surfaces in the registry's order.
     order: usize,
-    key: &'static str,
-    label: &'static str,
-    session: &'static str,
+    /// The surface's key, as `ixgen list` shows it.
+    pub key: &'static str,
+    /// How people call the surface.
+    pub label: &'static str,
+    /// Where the surface's context cost is paid ("Claude Code session").
+    pub session: &'static str,
     kind: hosts::SurfaceKind,
 }
 
@@ -51,21 +54,6 @@ impl Surface {
             session: s.session,
             kind: s.kind,
         }
-    }
-
-    /// The surface's key, as `ixgen list` shows it.
-    pub fn key(self) -> &'static str {
-        self.key
-    }
-
-    /// How people call the surface.
-    pub fn label(self) -> &'static str {
-        self.label
-    }
-
-    /// Where the surface's context cost is paid ("Claude Code session").
-    pub fn paid_in(self) -> &'static str {
-        self.session
     }
 
     /// Whether the surface runs the tool's steps and route itself (the generated interpreter);
@@ -122,10 +110,6 @@ enum Seg {
 }
 
 impl Msg {
-    pub fn new() -> Msg {
-        Msg(Vec::new())
-    }
-
     /// Adds words.
     pub fn t(mut self, s: impl Into<String>) -> Msg {
         self.0.push(Seg::Text(s.into()));
@@ -151,7 +135,7 @@ impl Msg {
 
     /// `text` with each `{}` filled with the next catalog value: `Msg::of("tool {} was removed", &[name])`.
     pub fn of(text: &str, values: &[&str]) -> Msg {
-        let mut m = Msg::new();
+        let mut m = Msg::default();
         for (i, words) in text.split("{}").enumerate() {
             if i > 0 {
                 m = m.c(values[i - 1]);
@@ -178,54 +162,33 @@ impl Msg {
     }
 }
 
+impl Serialize for Msg {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.plain())
+    }
+}
+
 /// One classified change.
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
     pub rule: Rule,
     pub class: Class,
-    /// The tool, by its new name (its old one when it was removed).
-    pub tool: Option<String>,
-    /// The old name of a renamed tool.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub previous_name: Option<String>,
-    pub param: Option<String>,
-    /// The host surfaces whose callers see the change.
-    pub surfaces: Vec<Surface>,
-    pub message: String,
-    /// Where the changed thing is in the older catalog (none when it was added).
-    pub before: Option<Loc>,
-    /// Where it is in the current catalog (none when it was removed).
-    pub after: Option<Loc>,
-    /// Change of the tool definition's context cost, in estimated tokens (cosmetic findings).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tokens: Option<i64>,
+    #[serde(flatten)]
+    pub hit: compare::Hit,
     /// Switched off by the catalog's `lint.breaking`.
     pub ignored: bool,
-    #[serde(skip)]
-    pub msg: Msg,
-    /// Where to annotate in the current catalog: `after`, or the nearest place that still exists.
-    #[serde(skip)]
-    pub anchor: Loc,
 }
 
 impl Finding {
-    fn of(rule: Rule, h: compare::Hit) -> Finding {
+    fn of(rule: Rule, mut hit: compare::Hit) -> Finding {
         let class = rule.class();
+        // The definition's change of context cost is what a cosmetic change costs.
+        hit.tokens = hit.tokens.filter(|_| class == Class::Cosmetic);
         Finding {
             rule,
             class,
-            tool: h.tool,
-            previous_name: h.previous_name,
-            param: h.param,
-            surfaces: h.surfaces,
-            message: h.msg.plain(),
-            msg: h.msg,
-            before: h.before,
-            after: h.after,
-            // The definition's change of context cost is what a cosmetic change costs.
-            tokens: h.tokens.filter(|_| class == Class::Cosmetic),
+            hit,
             ignored: false,
-            anchor: h.anchor,
         }
     }
 }
@@ -419,15 +382,14 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
         let by_tool = lint.ignore_only.get(f.rule.id()).is_some_and(|tools| {
             tools
                 .iter()
-                .any(|t| Some(t) == f.tool.as_ref() || Some(t) == f.previous_name.as_ref())
+                .any(|t| Some(t) == f.hit.tool.as_ref() || Some(t) == f.hit.previous_name.as_ref())
         });
         f.ignored = by_class || by_tool;
     }
     findings.sort_by_key(|f| f.class);
 
-    let mut surfaces: Vec<Surface> = old.surfaces.keys().chain(new.surfaces.keys()).copied().collect();
-    surfaces.sort();
-    surfaces.dedup();
+    let surfaces: std::collections::BTreeSet<Surface> =
+        old.surfaces.keys().chain(new.surfaces.keys()).copied().collect();
     let budget = surfaces
         .into_iter()
         .map(|s| {

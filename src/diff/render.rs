@@ -53,10 +53,10 @@ pub fn render(r: &Report, format: Format, color: bool) -> super::Outcome {
 }
 
 fn surfaces(f: &Finding) -> String {
-    if f.surfaces.is_empty() {
+    if f.hit.surfaces.is_empty() {
         "none generated".to_string()
     } else {
-        f.surfaces.iter().map(|s| s.label()).collect::<Vec<_>>().join(", ")
+        f.hit.surfaces.iter().map(|s| s.label).collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -92,7 +92,7 @@ fn summary(r: &Report) -> String {
 }
 
 fn budget_phrase(delta: i64, s: super::Surface) -> String {
-    format!("{delta:+} tokens in every {}", s.paid_in())
+    format!("{delta:+} tokens in every {}", s.session)
 }
 
 fn text(r: &Report) -> String {
@@ -122,16 +122,16 @@ fn text(r: &Report) -> String {
                 "  {}{}: {}",
                 f.rule.id(),
                 if f.ignored { " (ignored)" } else { "" },
-                f.msg.render(escape::term_code)
+                f.hit.msg.render(escape::term_code)
             );
             let _ = writeln!(o, "      surfaces: {}", surfaces(f));
-            if let Some(t) = f.tokens.filter(|t| *t != 0) {
+            if let Some(t) = f.hit.tokens.filter(|t| *t != 0) {
                 let _ = writeln!(o, "      tokens:   {t:+} per session on each of these surfaces");
             }
-            if let Some(b) = &f.before {
+            if let Some(b) = &f.hit.before {
                 let _ = writeln!(o, "      before:   {b}");
             }
-            if let Some(a) = &f.after {
+            if let Some(a) = &f.hit.after {
                 let _ = writeln!(o, "      after:    {a}");
             }
         }
@@ -143,7 +143,7 @@ fn text(r: &Report) -> String {
             let _ = writeln!(
                 o,
                 "  {}: {} ({} → {})",
-                b.surface.label(),
+                b.surface.label,
                 budget_phrase(b.delta, b.surface),
                 b.tokens_before,
                 b.tokens_after
@@ -163,51 +163,48 @@ fn github(r: &Report) -> String {
             Class::Breaking | Class::Behaviour => "warning",
             Class::Compatible | Class::Cosmetic => "notice",
         };
-        let mut message = format!("{} [{}]", f.msg.plain(), surfaces(f));
-        if let Some(b) = &f.before {
+        let mut message = format!("{} [{}]", f.hit.msg.plain(), surfaces(f));
+        if let Some(b) = &f.hit.before {
             let _ = write!(message, "; before: {b}");
         }
-        if let Some(t) = f.tokens.filter(|t| *t != 0) {
+        if let Some(t) = f.hit.tokens.filter(|t| *t != 0) {
             let _ = write!(message, "; {t:+} tokens per session");
         }
-        let _ = writeln!(
-            o,
-            "::{level} file={},line={},col={},title={}::{}",
-            escape::gh_property(&escape::terminal(&f.anchor.file)),
-            f.anchor.line,
-            f.anchor.column,
-            escape::gh_property(&format!("ixgen diff: {} ({})", f.rule.id(), f.class.label())),
-            escape::gh_message(&message)
-        );
+        let title = format!("ixgen diff: {} ({})", f.rule.id(), f.class.label());
+        annotation(&mut o, level, &f.hit.anchor, true, &title, &message);
     }
     for b in r.budget.iter().filter(|b| b.delta != 0) {
-        let _ = writeln!(
-            o,
-            "::notice file={},line={},title={}::{}",
-            escape::gh_property(&escape::terminal(&r.version_loc.file)),
-            r.version_loc.line,
-            escape::gh_property("ixgen diff: context budget"),
-            escape::gh_message(&format!(
-                "{} ({} → {} tokens)",
-                budget_phrase(b.delta, b.surface),
-                b.tokens_before,
-                b.tokens_after
-            ))
+        let message = format!(
+            "{} ({} → {} tokens)",
+            budget_phrase(b.delta, b.surface),
+            b.tokens_before,
+            b.tokens_after
         );
+        let title = "ixgen diff: context budget";
+        annotation(&mut o, "notice", &r.version_loc, false, title, &message);
     }
     for f in &r.failures {
-        let _ = writeln!(
-            o,
-            "::error file={},line={},col={},title={}::{}",
-            escape::gh_property(&escape::terminal(&r.version_loc.file)),
-            r.version_loc.line,
-            r.version_loc.column,
-            escape::gh_property("ixgen diff: version"),
-            escape::gh_message(&format!("{f}; raise product.version to {}", r.bump.suggested_version))
-        );
+        let message = format!("{f}; raise product.version to {}", r.bump.suggested_version);
+        annotation(&mut o, "error", &r.version_loc, true, "ixgen diff: version", &message);
     }
     let _ = writeln!(o, "ixgen diff: {}", summary(r));
     o
+}
+
+/// A workflow command annotating `at` (its column too, when `col`).
+fn annotation(o: &mut String, level: &str, at: &super::Loc, col: bool, title: &str, message: &str) {
+    let col = match col {
+        true => format!(",col={}", at.column),
+        false => String::new(),
+    };
+    let _ = writeln!(
+        o,
+        "::{level} file={},line={}{col},title={}::{}",
+        escape::gh_property(&escape::terminal(&at.file)),
+        at.line,
+        escape::gh_property(title),
+        escape::gh_message(message)
+    );
 }
 
 fn markdown(r: &Report) -> String {
@@ -249,7 +246,7 @@ fn markdown(r: &Report) -> String {
             let _ = writeln!(
                 o,
                 "- {} ({}; `{}`)",
-                f.msg.render(|s| escape::md_code(s).to_string()),
+                f.hit.msg.render(|s| escape::md_code(s).to_string()),
                 escape::md_text(&surfaces(f)),
                 f.rule.id()
             );

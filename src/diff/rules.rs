@@ -94,7 +94,7 @@ macro_rules! rules {
 }
 
 rules! {
-    SurfaceRemoved "surface-removed" Breaking "a host surface (a target, or the MCP server behind the MCP hosts) is no longer generated" => surface_removed;
+    SurfaceRemoved "surface-removed" Breaking "a host surface (a target, or the MCP server behind the MCP hosts) is no longer generated" => |d, n| surface(d, n, true);
     ToolRemoved "tool-removed" Breaking "a tool was removed from the catalog (a rename without `renamed_from` is a removal plus an addition)" => tool_removed;
     ToolsetMemberRemoved "toolset-member-removed" Breaking "a tool still in the catalog is no longer given to a surface (its toolset, the target's toolset or the catalog's filters changed, or it became `unsupported`)" => toolset_member_removed;
     ToolRenamed "tool-renamed" Breaking "a tool was renamed (declared with `renamed_from`)" => tool_renamed;
@@ -106,8 +106,8 @@ rules! {
     ParamTypeChanged "param-type-changed" Breaking "a parameter's type (or its array items' type) changed" => param_type_changed;
     EnumValueRemoved "enum-value-removed" Breaking "an allowed value was removed from an enum" => |d, n| enum_values(d, n, true);
     BoundTightened "bound-tightened" Breaking "a minimum was raised or added, a maximum lowered or added, or out-of-range numbers are now refused instead of clamped" => |d, n| bound(d, n, true);
-    PatternAdded "pattern-added" Breaking "a string parameter gained a pattern" => pattern_added;
-    PatternChanged "pattern-changed" Breaking "a parameter's pattern changed (ixgen cannot prove a regular expression wider, so it may narrow)" => pattern_changed;
+    PatternAdded "pattern-added" Breaking "a string parameter gained a pattern" => |d, n| pattern(d, n, Some(true));
+    PatternChanged "pattern-changed" Breaking "a parameter's pattern changed (ixgen cannot prove a regular expression wider, so it may narrow)" => |d, n| pattern(d, n, None);
     ParamBecameRequired "param-became-required" Breaking "an optional parameter became required" => |d, n| required(d, n, true);
     ToolBecameWrite "tool-became-write" Breaking "a read tool became a write tool (read-only clients and filters drop it)" => tool_became_write;
     ToolBecameDestructive "tool-became-destructive" Breaking "a tool became destructive" => tool_became_destructive;
@@ -128,13 +128,13 @@ rules! {
     HintsChanged "hints-changed" Behaviour "a tool's hints changed without breaking callers: write to read, no longer destructive, idempotent, open-world" => hints_changed;
     TierChanged "tier-changed" Behaviour "a tool moved to another tier, so a `--tier` filter keeps or drops it" => tier_changed;
     KeepEmptyChanged "keep-empty-changed" Behaviour "whether an empty string is a value or means \"not given\" changed (`keep_empty`)" => keep_empty_changed;
-    SurfaceAdded "surface-added" Compatible "a new host surface is generated" => surface_added;
+    SurfaceAdded "surface-added" Compatible "a new host surface is generated" => |d, n| surface(d, n, false);
     ToolAdded "tool-added" Compatible "a new tool" => tool_added;
     ToolsetMemberAdded "toolset-member-added" Compatible "an existing tool is now given to another surface" => toolset_member_added;
     ParamAddedOptional "param-added-optional" Compatible "a new optional parameter" => |d, n| param_added(d, n, false);
     EnumValueAdded "enum-value-added" Compatible "an enum gained an allowed value" => |d, n| enum_values(d, n, false);
     BoundRelaxed "bound-relaxed" Compatible "a minimum was lowered or removed, a maximum raised or removed, or out-of-range numbers are now clamped" => |d, n| bound(d, n, false);
-    PatternRemoved "pattern-removed" Compatible "a parameter's pattern was removed" => pattern_removed;
+    PatternRemoved "pattern-removed" Compatible "a parameter's pattern was removed" => |d, n| pattern(d, n, Some(false));
     ParamBecameOptional "param-became-optional" Compatible "a required parameter became optional" => |d, n| required(d, n, false);
     NullableAdded "nullable-added" Compatible "a parameter now accepts `null` (`nullable` added)" => |d, n| nullable(d, n, true);
     EqualsContextRemoved "equals-context-removed" Compatible "a parameter no longer has to equal a context value (`equals_context` removed)" => |d, n| equals_context(d, n, false);

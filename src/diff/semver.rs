@@ -21,14 +21,12 @@ pub fn parse(s: &str) -> Option<Version> {
 
 /// The smallest version after `v` that a change of `level` needs.
 pub fn bumped(v: &Version, level: Level) -> Version {
-    // A pre-release is raised by its own release, whatever changed: 2.0.0-rc.1 → 2.0.0 may
-    // still break what the release candidate had.
-    if level == Level::None || !v.pre.is_empty() {
-        return Version::new(v.major, v.minor, v.patch);
-    }
     let (major, minor, patch) = (v.major, v.minor, v.patch);
     let (major, minor, patch) = match (level, major) {
         (Level::None, _) => (major, minor, patch),
+        // A pre-release is raised by its own release, whatever changed: 2.0.0-rc.1 → 2.0.0 may
+        // still break what the release candidate had.
+        _ if !v.pre.is_empty() => (major, minor, patch),
         (Level::Major, 0) => (0, minor + 1, 0),
         (Level::Minor | Level::Patch, 0) => (0, minor, patch + 1),
         (Level::Major, _) => (major + 1, 0, 0),

@@ -103,7 +103,7 @@ impl Side {
     pub fn id(&self, s: Surface, tool: &str) -> String {
         self.surfaces
             .iter()
-            .find(|(k, _)| k.key() == s.key())
+            .find(|(k, _)| k.key == s.key)
             .and_then(|(_, st)| st.ids.get(tool).cloned())
             .unwrap_or_else(|| tool.to_string())
     }

@@ -7,7 +7,7 @@
 
 use super::compare::compare_files;
 use super::create::{Created, Done, NewFolders, create_all};
-use super::fs::{make_folders, read_rel, resolve, resolve_dir, writable};
+use super::fs::{make_folders, read_rel, resolve, safe_dir, writable};
 use super::lock::lock;
 use super::manifest::{
     Manifest, ManifestEntry, content_hash, manifest_bytes, manifest_path, read_manifest, record_rel,
@@ -31,14 +31,13 @@ use std::path::{Path, PathBuf};
 /// name appears, never over anything); remove; write the final manifest. A failure after the
 /// first rename rolls back every step before it.
 pub fn write(plan: Plan<'_>, out: &Path, opts: WriteOptions) -> Result<Outcome, Error> {
-    // Taking the lock creates a missing output folder; a refused run takes it away again, so
-    // that it leaves nothing behind.
-    write_observed(plan, out, opts, None)
+    write_with_hook(plan, out, opts, &|_| Ok(()))
 }
 
 /// [`write`], with `at_step` called before each step of the commit with its number (1, 2, …):
 /// it may look at the tree as that step finds it, or fail the step (the run then rolls back).
-/// For tests that need the tree a run killed at that step leaves; [`write`] is this without.
+/// For tests that need the tree a run killed at that step leaves; [`write`] is this with a hook
+/// that does nothing.
 #[doc(hidden)]
 pub fn write_with_hook(
     plan: Plan<'_>,
@@ -46,15 +45,8 @@ pub fn write_with_hook(
     opts: WriteOptions,
     at_step: &StepHook<'_>,
 ) -> Result<Outcome, Error> {
-    write_observed(plan, out, opts, Some(at_step))
-}
-
-pub(super) fn write_observed(
-    plan: Plan<'_>,
-    out: &Path,
-    opts: WriteOptions,
-    at_step: Option<&StepHook<'_>>,
-) -> Result<Outcome, Error> {
+    // Taking the lock creates a missing output folder; a refused run takes it away again, so
+    // that it leaves nothing behind.
     let made_out = !opts.dry_run && std::fs::symlink_metadata(out).is_err();
     let result = write_locked(plan, out, opts, at_step);
     if made_out && result.is_err() {
@@ -67,7 +59,7 @@ pub(super) fn write_locked(
     plan: Plan<'_>,
     out: &Path,
     opts: WriteOptions,
-    at_step: Option<&StepHook<'_>>,
+    at_step: &StepHook<'_>,
 ) -> Result<Outcome, Error> {
     let _lock = if opts.dry_run { None } else { Some(lock(out)?) };
     let Plan { files, groups, guards } = plan.folded();
@@ -95,7 +87,7 @@ pub(super) fn write_locked(
             let _ = std::fs::remove_file(full);
         }
     }
-    let mut applied = apply(out, &outcome, &manifest, &files, at_step)?;
+    let mut applied = apply(out, &outcome, &manifest, &files, Some(at_step))?;
     outcome.manifest = Some(applied.completed.take().unwrap_or(manifest));
     applied.complete(&mut outcome);
     Ok(outcome)
@@ -161,8 +153,7 @@ pub(crate) fn stale_temps(out: &Path, folders: &BTreeSet<RelPath>) -> Vec<RelPat
     let mut found = Vec::new();
     for dir in folders {
         // A folder that cannot be followed safely is refused by the comparison, with a message.
-        let Ok(full) = resolve_dir(out, dir) else { continue };
-        let Ok(entries) = std::fs::read_dir(&full) else {
+        let Some(Ok(entries)) = safe_dir(out, dir).then(|| std::fs::read_dir(out.join(dir.as_str()))) else {
             continue;
         };
         for entry in entries.flatten() {
@@ -194,11 +185,7 @@ pub(super) fn preflight(out: &Path, outcome: &Outcome) -> Result<(), Error> {
         if !parents.insert(dir.clone()) {
             continue;
         }
-        loop {
-            let full = out.join(dir.as_str());
-            if full.exists() || dir.as_str().is_empty() {
-                break;
-            }
+        while !dir.as_str().is_empty() && !out.join(dir.as_str()).exists() {
             dir = dir.parent();
         }
         if !checked.insert(dir.clone()) {
@@ -304,13 +291,7 @@ pub(super) fn apply(
     let staged = make_all_folders(out, &updates, &mut created)
         .and_then(|()| make_all_folders(out, &creates, &mut created))
         .and_then(|()| stage_all(out, &updates, manifest, &planned));
-    let staged = match staged {
-        Ok(s) => s,
-        Err(e) => {
-            remove_folders(&created);
-            return Err(e);
-        }
-    };
+    let staged = staged.inspect_err(|_| remove_folders(&created))?;
     // While files are replaced, the manifest accepts the old and the new version of each, and
     // lists the new files the compare hashed, so a run killed now is taken up by the next
     // without --force (a deferred tool file, listed only once it exists, by its marker).
@@ -347,6 +328,22 @@ pub(super) fn apply(
     };
     let mut applied = Applied::default();
     let run = |done: &mut Vec<_>, applied: &mut Applied| -> Result<(), Error> {
+        // Writes the manifest through a temp file; with `undo`, a rollback puts back the one it
+        // replaced.
+        let mut put_manifest = |bytes: &[u8], undo: bool, done: &mut Vec<Done<'_>>| -> Result<(), Error> {
+            let full = resolve(out, &manifest_rel)?;
+            let old = if undo { read_rel(out, &manifest_rel)? } else { None };
+            make_folders(out, &manifest_rel, &mut created)?;
+            tick().map_err(io_error("write", shown(out, &manifest_rel)))?;
+            stage(out, &manifest_rel, &full, bytes)?
+                .persist(&full)
+                .map_err(|e| io_error("replace", shown(out, &manifest_rel))(e.error))?;
+            if undo {
+                let old = old.map(Cow::Owned);
+                done.push(Done::Wrote { full, old });
+            }
+            Ok(())
+        };
         if interim {
             // With nothing replaced, removed or pending, the interim manifest is the final one:
             // its bytes are at hand, and copying a large manifest would only raise the run's peak.
@@ -373,27 +370,15 @@ pub(super) fn apply(
                         let group = planned.get(&c.path).map_or("", |f| f.group);
                         let entry = ManifestEntry {
                             group: group.to_string(),
-                            blake3: None,
-                            shape: None,
-                            previous: None,
                             pending: true,
+                            ..ManifestEntry::default()
                         };
                         pending.files.insert(c.path.to_string(), entry);
                     }
                     Cow::Owned(manifest_bytes(&pending))
                 }
             };
-            let full = resolve(out, &manifest_rel)?;
-            let old = read_rel(out, &manifest_rel)?;
-            make_folders(out, &manifest_rel, &mut created)?;
-            tick().map_err(io_error("write", shown(out, &manifest_rel)))?;
-            stage(out, &manifest_rel, &full, &pending)?
-                .persist(&full)
-                .map_err(|e| io_error("replace", shown(out, &manifest_rel))(e.error))?;
-            done.push(Done::Wrote {
-                full,
-                old: old.map(Cow::Owned),
-            });
+            put_manifest(&pending, true, done)?;
         }
         for s in staged {
             tick().map_err(io_error("replace", shown(out, s.rel)))?;
@@ -435,20 +420,8 @@ pub(super) fn apply(
             });
         }
         if let Some(bytes) = completed.as_deref().or(final_bytes) {
-            let full = resolve(out, &manifest_rel)?;
             // The interim manifest's rollback puts the one before the run back.
-            let old = if interim { None } else { read_rel(out, &manifest_rel)? };
-            make_folders(out, &manifest_rel, &mut created)?;
-            tick().map_err(io_error("write", shown(out, &manifest_rel)))?;
-            stage(out, &manifest_rel, &full, bytes)?
-                .persist(&full)
-                .map_err(|e| io_error("replace", shown(out, &manifest_rel))(e.error))?;
-            if !interim {
-                done.push(Done::Wrote {
-                    full,
-                    old: old.map(Cow::Owned),
-                });
-            }
+            put_manifest(bytes, !interim, done)?;
         }
         // The large streamed files written for the first time, now that the manifest lists
         // their hashes: one the run leaves named is always one the next run knows as ixgen's.
@@ -485,24 +458,18 @@ pub(super) fn apply(
 pub(super) fn rollback(done: Vec<Done<'_>>) -> Option<String> {
     let mut failed = Vec::new();
     for d in done.into_iter().rev() {
-        let (full, ok) = match d {
-            Done::Wrote { full, old: None } => {
-                let ok = std::fs::remove_file(&full).is_ok();
-                (full, ok)
-            }
+        let ok = match &d {
+            Done::Wrote { full, old: None } => std::fs::remove_file(full).is_ok(),
             Done::Wrote { full, old: Some(old) } => {
                 // The file there now was staged with the permissions of the one it replaced.
-                let permissions = std::fs::symlink_metadata(&full).ok().map(|m| m.permissions());
-                let ok = restore(&full, &old, permissions).is_ok();
-                (full, ok)
+                let permissions = std::fs::symlink_metadata(full).ok().map(|m| m.permissions());
+                restore(full, old, permissions).is_ok()
             }
-            Done::Removed { full, old, permissions } => {
-                let ok = restore(&full, old, permissions).is_ok();
-                (full, ok)
-            }
+            Done::Removed { full, old, permissions } => restore(full, old, permissions.clone()).is_ok(),
         };
         if !ok {
-            failed.push(escape::display_path(&full));
+            let (Done::Wrote { full, .. } | Done::Removed { full, .. }) = &d;
+            failed.push(escape::display_path(full));
         }
     }
     (!failed.is_empty()).then(|| failed.join(", "))

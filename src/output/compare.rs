@@ -117,17 +117,7 @@ pub(super) fn compare_files(
                     ));
                     continue;
                 }
-                return Err(if entry.proves() {
-                    Error::Edited {
-                        path: shown(out, &rel),
-                        removing: true,
-                    }
-                } else {
-                    Error::Unproven {
-                        path: shown(out, &rel),
-                        removing: true,
-                    }
-                });
+                return Err(entry.refusal(shown(out, &rel), true));
             }
             changes.push(Change {
                 path: rel,
@@ -211,7 +201,7 @@ pub(super) fn compare_one(
     }
     let (new, entry, hash, same) = match &f.content {
         Content::Owned(_) | Content::Deferred(_) | Content::Streamed(_) => {
-            let streamed = match &f.content {
+            let (bytes, streamed) = match &f.content {
                 Content::Streamed(render) if stream => {
                     let mut file = opened.take().map(|(file, _)| std::io::BufReader::new(file));
                     let mut sink = Compared::new(file.as_mut().map(|f| f as &mut dyn Read));
@@ -221,25 +211,20 @@ pub(super) fn compare_one(
                         old = dir.read(rel)?;
                         existed = old.is_some();
                     }
-                    Some((hash, same))
+                    (Vec::new(), Some((hash, same)))
                 }
-                _ => None,
-            };
-            let bytes = match &f.content {
-                _ if streamed.is_some() => Vec::new(),
-                Content::Owned(b) => b.clone(),
-                Content::Deferred(render) => render()?,
+                Content::Owned(b) => (b.clone(), None),
+                Content::Deferred(render) => (render()?, None),
                 Content::Streamed(render) => {
                     let mut bytes = Vec::new();
                     render(&mut bytes)?;
-                    bytes
+                    (bytes, None)
                 }
                 Content::JsonMerge(_) => return Err(Error::internal("a merged file reached the owned branch")),
             };
-            let same = match &streamed {
-                Some((_, same)) => *same,
-                None => old.as_deref() == Some(bytes.as_slice()),
-            };
+            let same = streamed
+                .as_ref()
+                .map_or(old.as_deref() == Some(bytes.as_slice()), |s| s.1);
             let recorded = old_manifest.files.get(rel.as_str());
             let shape = f.per_run.then(|| f.template.as_ref().map(Shape::of)).flatten();
             if let Some(old_bytes) = &old
@@ -249,38 +234,21 @@ pub(super) fn compare_one(
                 // A per-run file that is this run's template filled with other values is ixgen's
                 // whatever the manifest says (one written before entries carried a shape).
                 let fits = shape.as_ref().is_some_and(|s| s.fits(old_bytes));
+                let not_owned = || Error::NotOwned {
+                    path: shown(out, rel),
+                    what: f.foreign.clone(),
+                };
                 match recorded {
                     Some(e) if fits || e.matches(old_bytes) => {}
                     // A per-run file that no longer says ixgen generated it was put there by
                     // someone else (a loop's own file).
-                    Some(_) if f.per_run && !has_marker(old_bytes) => {
-                        return Err(Error::NotOwned {
-                            path: shown(out, rel),
-                            what: f.foreign.clone(),
-                        });
-                    }
-                    // Owned, but the bytes are not what ixgen wrote: someone edited it.
-                    Some(e) if e.proves() => {
-                        return Err(Error::Edited {
-                            path: shown(out, rel),
-                            removing: false,
-                        });
-                    }
-                    // Listed without anything that proves the bytes are ixgen's.
-                    Some(_) => {
-                        return Err(Error::Unproven {
-                            path: shown(out, rel),
-                            removing: false,
-                        });
-                    }
+                    Some(_) if f.per_run && !has_marker(old_bytes) => return Err(not_owned()),
+                    // Owned, but the bytes are not what ixgen wrote: someone edited it (or it is
+                    // listed without anything that proves the bytes are ixgen's).
+                    Some(e) => return Err(e.refusal(shown(out, rel), false)),
                     // Not in the manifest: only a file that says it is generated is taken over
                     // (a tree whose manifest was lost still regenerates).
-                    None if !has_marker(old_bytes) && !fits => {
-                        return Err(Error::NotOwned {
-                            path: shown(out, rel),
-                            what: f.foreign.clone(),
-                        });
-                    }
+                    None if !has_marker(old_bytes) && !fits => return Err(not_owned()),
                     None => {}
                 }
             }
@@ -297,8 +265,7 @@ pub(super) fn compare_one(
                 group: f.group.to_string(),
                 blake3,
                 shape,
-                previous: None,
-                pending: false,
+                ..ManifestEntry::default()
             };
             (bytes, Some(entry), hash, same)
         }

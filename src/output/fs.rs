@@ -85,19 +85,11 @@ pub(crate) struct OutDir<'a> {
 impl<'a> OutDir<'a> {
     pub(crate) fn open(out: &'a Path) -> OutDir<'a> {
         #[cfg(target_os = "linux")]
-        {
-            use rustix::fs::{Mode, OFlags};
-            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-            let fd = rustix::fs::open(out, flags, Mode::empty()).ok();
-            OutDir {
-                out,
-                fd,
-                absent: BTreeSet::new(),
-            }
-        }
-        #[cfg(not(target_os = "linux"))]
+        use rustix::fs::{Mode, OFlags};
         OutDir {
             out,
+            #[cfg(target_os = "linux")]
+            fd: rustix::fs::open(out, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()).ok(),
             absent: BTreeSet::new(),
         }
     }
@@ -228,20 +220,13 @@ pub(super) fn open_rel(out: &Path, rel: &RelPath) -> Result<Option<(std::fs::Fil
     Ok(Some((file, meta)))
 }
 
-/// [`resolve`] for a folder (which may be the output folder itself).
-pub(super) fn resolve_dir(out: &Path, dir: &RelPath) -> Result<PathBuf, Error> {
-    for a in dir.ancestors().iter().chain(std::iter::once(dir)) {
-        if a.as_str().is_empty() {
-            continue;
-        }
-        let full = out.join(a.as_str());
-        if let Ok(m) = std::fs::symlink_metadata(&full)
-            && (m.file_type().is_symlink() || !m.is_dir())
-        {
-            return Err(unsafe_path(out, a, "it is a symlink or not a folder"));
-        }
-    }
-    Ok(out.join(dir.as_str()))
+/// Whether the folder `dir` (which may be the output folder itself) can be followed: where it
+/// and the folders above it exist, each is a folder and none is a symlink.
+pub(super) fn safe_dir(out: &Path, dir: &RelPath) -> bool {
+    let on_the_way = dir.ancestors().into_iter().chain([dir.clone()]);
+    // `lstat` of a symlink is no folder.
+    let followable = |a: RelPath| std::fs::symlink_metadata(out.join(a.as_str())).map_or(true, |m| m.is_dir());
+    on_the_way.filter(|a| !a.as_str().is_empty()).all(followable)
 }
 
 #[cfg(unix)]

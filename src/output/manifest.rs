@@ -111,7 +111,7 @@ pub struct Manifest {
 /// One owned file, with what proves that the bytes at its path are ixgen's: an entry that
 /// proves nothing (a manifest whose hashes were lost in a hand merge) makes ixgen refuse to
 /// overwrite or remove the file without `--force`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ManifestEntry {
     pub group: String,
@@ -140,9 +140,7 @@ impl ManifestEntry {
         ManifestEntry {
             group: group.into(),
             blake3: Some(blake3),
-            shape: None,
-            previous: None,
-            pending: false,
+            ..ManifestEntry::default()
         }
     }
 
@@ -159,10 +157,15 @@ impl ManifestEntry {
         proven || self.previous.as_ref().is_some_and(|p| *p == hash())
     }
 
-    /// Whether the entry can prove anything: one without a hash, a shape or a pending mark
-    /// cannot, and ixgen then touches its file only with `--force`.
-    pub(super) fn proves(&self) -> bool {
-        self.blake3.is_some() || self.shape.is_some() || self.pending
+    /// Why ixgen refuses to overwrite (or, `removing`, remove) the file at `path` whose bytes the
+    /// entry does not match: an edit, or, when the entry cannot prove anything (no hash, shape or
+    /// pending mark), a file ixgen touches only with `--force`.
+    pub(super) fn refusal(&self, path: String, removing: bool) -> Error {
+        if self.blake3.is_some() || self.shape.is_some() || self.pending {
+            Error::Edited { path, removing }
+        } else {
+            Error::Unproven { path, removing }
+        }
     }
 }
 

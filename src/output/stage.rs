@@ -67,32 +67,21 @@ pub(super) fn stage_all<'a>(
     // Rendered on every core a batch at a time, written in order on this thread: temp files
     // created from several threads in one folder only contend for its lock.
     let mut staged = Vec::with_capacity(changes.len());
-    // A streamed file is rendered straight into its temp file, on this thread.
-    let streams = |c: &Change| c.new.is_none() && is_streamed(c, planned);
     for batch in changes.chunks(STAGE_BATCH) {
-        let rendered = crate::par::map(batch, |c| -> Result<Option<Vec<u8>>, Error> {
-            match c.new {
-                Some(_) => Ok(None),
-                None if streams(c) => Ok(None),
-                None => rerender(c, manifest, planned).map(Some),
-            }
+        let rendered = crate::par::map(batch, |c| match c.new.is_none() && !is_streamed(c, planned) {
+            true => rerender(c, manifest, planned).map(Some),
+            false => Ok(None),
         });
         for (c, bytes) in batch.iter().zip(rendered) {
             let bytes = bytes?;
             let full = resolve(out, &c.path)?;
-            let tmp = if streams(c) {
-                // A file it replaces was compared, so its hash is recorded: rendered again, never
-                // for the first time.
-                stage_with(out, &c.path, &full, |file| {
-                    match write_streamed(out, c, file, manifest, planned)? {
-                        None => Ok(()),
-                        Some(_) => Err(bytes_gone(c)),
-                    }
-                })?
-            } else {
-                let content = bytes.as_deref().or(c.new.as_deref()).unwrap_or_default();
-                stage(out, &c.path, &full, content)?
-            }
+            // A streamed file is rendered straight into its temp file, on this thread ([`write_change`]).
+            // A file it replaces was compared, so its hash is recorded: rendered again, never for
+            // the first time.
+            let tmp = stage_with(out, &c.path, &full, |file| match bytes {
+                Some(b) => file.write_all(&b).map_err(io_error("write", shown(out, &c.path))),
+                None => write_change(out, c, file, manifest, planned)?.map_or(Ok(()), |_| Err(bytes_gone(c))),
+            })?
             .into_temp_path();
             staged.push(Staged {
                 rel: &c.path,
