@@ -16,7 +16,7 @@ mod rules;
 use super::{Model, ParamDoc, ToolModel};
 use crate::catalog::rules::check_value;
 use crate::catalog::validate::{self, value_help};
-use crate::catalog::{Access, Arg, Catalog, Cond, Param, ParamType, RouteOutput, Step, Tool};
+use crate::catalog::{Access, Arg, Catalog, Cond, Param, ParamType, RouteOutput, Step, Stream, Tool};
 use crate::diagnostic::{Diagnostic, Severity, hint_for};
 use crate::error::Error;
 use crate::escape::one_line;
@@ -295,38 +295,9 @@ impl<'a> Lower<'a> {
             }
             _ => Some(None),
         };
-        let mut rules = Vec::with_capacity(tool.rules.len());
-        for (i, rule) in tool.rules.iter().enumerate() {
-            let when = optional(rule.when.as_ref(), |when| {
-                self.cond(&format!("{path}.rules[{i}].when"), when, tool, &params, &HashSet::new())
-            });
-            if let Some(m) = &rule.message {
-                self.template(&format!("{path}.rules[{i}].message"), m, &scope);
-            }
-            let mut defaults = indexmap::IndexMap::new();
-            let mut ok = true;
-            for (k, v) in rule.default.iter().flatten() {
-                match self.json_template(&format!("{path}.rules[{i}].default.{k}"), v, &scope) {
-                    Some(j) => {
-                        defaults.insert(k.clone(), j);
-                    }
-                    None => ok = false,
-                }
-            }
-            let lowered = match (when, ok) {
-                (Some(when), true) => Some(rules::LoweredRule { when, defaults }),
-                _ => None,
-            };
-            let mut found = Vec::new();
-            rules.push(rules::rule(
-                &format!("{path}.rules[{i}]"),
-                rule,
-                &params,
-                lowered,
-                &mut found,
-            ));
-            self.errs(found);
-        }
+        let rules: Vec<_> = (tool.rules.iter().enumerate())
+            .map(|(i, rule)| self.rule(&format!("{path}.rules[{i}]"), rule, tool, &scope))
+            .collect();
         let rules = all(rules);
         let runtime = optional(tool.runtime.as_ref(), |route| self.route(&path, tool, route, &scope));
         if let Some(why) = &tool.unsupported {
@@ -894,8 +865,7 @@ impl<'a> Lower<'a> {
         });
         let if_empty = optional(step.if_empty.as_ref(), |t| {
             self.template(&format!("{path}.if_empty"), t, scope)
-        });
-        let extras = rules::cli_extras(step, if_empty?);
+        })?;
         // `when_missing`: each alternative's argv is lowered and checked as `run` is.
         let otherwise: Vec<Option<SpecAlt>> = step
             .when_missing
@@ -918,13 +888,22 @@ impl<'a> Lower<'a> {
             program: Some(program?),
             argv: all(args)?,
             stdin: stdin?,
-            ok_exit: extras.ok_exit,
+            // Listing only 0 is the same as listing nothing: keep the spec short.
+            ok_exit: match step.ok_exit.codes() {
+                [0] => Vec::new(),
+                codes => codes.to_vec(),
+            },
             any_exit: step.ok_exit.is_all(),
             otherwise: all(otherwise)?,
-            output: extras.output,
-            max_output: extras.max_output,
-            timeout_ms: extras.timeout_ms,
-            if_empty: extras.if_empty,
+            output: match step.output {
+                None | Some(Stream::Stdout) => SpecStream::Stdout,
+                Some(Stream::Stderr) => SpecStream::Stderr,
+                Some(Stream::Both) => SpecStream::Both,
+            },
+            max_output: step.max_output.as_ref().map(|a| rules::amount(a, None)),
+            timeout_ms: (step.timeout_ms.as_ref().map(|a| rules::amount(a, None)))
+                .or_else(|| step.timeout_secs.as_ref().map(|a| rules::amount(a, Some(1000)))),
+            if_empty,
         })
     }
 

@@ -8,6 +8,7 @@
 //! once, checked and lowered in the same walk; the conditions blocks carry are lowered by the
 //! pass's own condition lowering (`super::Lower::cond`), passed in.
 
+use super::optional;
 use crate::catalog::{Block, Catalog, Cond, Limit, Param, RichValue, Shape, Step, Tool, Value_};
 use crate::diagnostic::Diagnostic;
 use crate::spec::{CmpOp, JsonT, SpecBlock, SpecCond, SpecField, SpecMark, SpecValue};
@@ -371,13 +372,13 @@ impl<'a> Checker<'a> {
                 )
                 .help("split it into several blocks"),
             );
-            b.when.as_deref().map(&mut *cond);
+            optional(b.when.as_deref(), &mut *cond);
             return None;
         }
         if let Some(w) = &b.when {
             self.cond(&format!("{path}.when"), w, &scope);
         }
-        let when = b.when.as_deref().map(&mut *cond);
+        let when = optional(b.when.as_deref(), &mut *cond);
         let misplaced = |key: &str, set: bool, want: &str| -> Option<Diagnostic> {
             set.then(|| {
                 Diagnostic::error(
@@ -493,7 +494,7 @@ impl<'a> Checker<'a> {
             }
             rows = lowered;
         }
-        let when = lift(when)?.map(Box::new);
+        let when = when?.map(Box::new);
         Some(if let Some(text) = text {
             SpecBlock::Text { when, text: text? }
         } else if b.fields.is_some() {
@@ -567,9 +568,9 @@ impl<'a> Checker<'a> {
                             .help("e.g. `{map: impact.riskLevel, to: {low: SAFE}}` or `{value: \"{x}\", mark: …}`"),
                     );
                 }
-                let tpl = value
-                    .as_ref()
-                    .map(|t| self.template(&format!("{path}.value"), t, scope, false));
+                let tpl = optional(value.as_ref(), |t| {
+                    self.template(&format!("{path}.value"), t, scope, false)
+                });
                 if let Some(m) = map {
                     self.resolve(&format!("{path}.map"), m, scope);
                     if to.is_empty() {
@@ -593,10 +594,10 @@ impl<'a> Checker<'a> {
                     .collect::<Vec<_>>()
                     .into_iter()
                     .collect();
-                let otherwise = otherwise
-                    .as_ref()
-                    .map(|t| self.template(&format!("{path}.else"), t, scope, false));
-                let mark = mark.as_ref().map(|m| {
+                let otherwise = optional(otherwise.as_ref(), |t| {
+                    self.template(&format!("{path}.else"), t, scope, false)
+                });
+                let mark = optional(mark.as_ref(), |m| {
                     self.cond(&format!("{path}.mark.when"), &m.when, scope);
                     cond(&m.when).map(|when| {
                         Box::new(SpecMark {
@@ -606,11 +607,11 @@ impl<'a> Checker<'a> {
                     })
                 });
                 Some(SpecValue {
-                    tpl: lift(tpl)?,
+                    tpl: tpl?,
                     map: map.clone(),
                     to: to?,
-                    otherwise: lift(otherwise)?,
-                    mark: lift(mark)?,
+                    otherwise: otherwise?,
+                    mark: mark?,
                 })
             }
         }
@@ -678,33 +679,27 @@ impl<'a> Checker<'a> {
         let root = segs.next().unwrap_or_default();
         let rest: Vec<&str> = segs.collect();
         // A row's own fields come first, then `item`, earlier steps, parameters and context.
-        let start: Sch<'a>;
-        let what: String;
         if root == "item"
             && let Some(row) = scope.row
         {
             // Inside a row, `item` is the row itself.
             return self.walk(path, var, row, &rest, "the row");
-        } else if let Some(row) = scope.row
+        }
+        if let Some(row) = scope.row
             && let Some(hit) = row.map_or(Some(None), |r| child(r, root).ok())
             && !(row.is_none() && self.is_named(root, scope))
         {
-            start = hit;
-            what = "the row".into();
-        } else if root == "item"
+            return self.walk(path, var, hit, &rest, "the row");
+        }
+        if root == "item"
             && let Some(item) = scope.item
         {
-            if rest.is_empty() {
-                return Some(item);
-            }
-            start = item;
-            what = "`item`".into();
-            return self.walk(path, var, start, &rest, &what);
-        } else if let Some(sch) = scope.steps.get(root) {
-            start = *sch;
-            what = format!("the result of step `{root}`");
-            return self.walk(path, var, start, &rest, &what);
-        } else if scope.params.contains_key(root) || self.cat.context.contains_key(root) {
+            return self.walk(path, var, item, &rest, "`item`");
+        }
+        if let Some(sch) = scope.steps.get(root) {
+            return self.walk(path, var, *sch, &rest, &format!("the result of step `{root}`"));
+        }
+        if scope.params.contains_key(root) || self.cat.context.contains_key(root) {
             if rest.is_empty() {
                 return Some(None);
             }
@@ -716,7 +711,6 @@ impl<'a> Checker<'a> {
                 )
                 .help("only a step's JSON result (`json:` on the step) has fields"),
             );
-            return None;
         } else if let Some(Some(row)) = scope.row {
             let fields = child(row, "\u{0}").err().unwrap_or_default();
             self.diags.push(
@@ -726,15 +720,7 @@ impl<'a> Checker<'a> {
                     "the rows' fields",
                 )),
             );
-            return None;
         } else {
-            let mut known: Vec<String> = scope.steps.keys().map(|s| s.to_string()).collect();
-            known.extend(scope.params.keys().map(|s| s.to_string()));
-            known.extend(self.cat.context.keys().cloned());
-            if scope.item.is_some() {
-                known.push("item".into());
-            }
-            known.sort();
             self.diags.push(
                 Diagnostic::error(
                     "unknown-step",
@@ -743,11 +729,10 @@ impl<'a> Checker<'a> {
                         "`{{{var}}}`: `{root}` is no earlier step with a `json` result, parameter or context variable"
                     ),
                 )
-                .help(hint(root, &known, "names known here")),
+                .help(hint(root, &self.names(scope), "names known here")),
             );
-            return None;
         }
-        self.walk(path, var, start, &rest, &what)
+        None
     }
 
     /// Every variable a compute step's expression reads is a parameter, a context variable, an
@@ -755,18 +740,7 @@ impl<'a> Checker<'a> {
     /// here instead of a failed step at run time.
     fn expression(&mut self, path: &str, src: &str, scope: &Scope) {
         for (var, line, col) in ixgen_runtime::expr::free_variables_at(src).unwrap_or_default() {
-            let known = scope.params.contains_key(var.as_str())
-                || self.cat.context.contains_key(&var)
-                || scope.steps.contains_key(var.as_str())
-                || (var == "item" && scope.item.is_some());
-            if !known {
-                let mut names: Vec<String> = scope.steps.keys().map(|s| s.to_string()).collect();
-                names.extend(scope.params.keys().map(|s| s.to_string()));
-                names.extend(self.cat.context.keys().cloned());
-                if scope.item.is_some() {
-                    names.push("item".into());
-                }
-                names.sort();
+            if !self.is_named(&var, scope) {
                 self.diags.push(
                     Diagnostic::inside(
                         "unknown-step",
@@ -775,10 +749,22 @@ impl<'a> Checker<'a> {
                         col,
                         format!("the expression reads `{var}`, which is no parameter, context variable or earlier step with data"),
                     )
-                    .help(hint(&var, &names, "names known here")),
+                    .help(hint(&var, &self.names(scope), "names known here")),
                 );
             }
         }
+    }
+
+    /// Every name a reference may start with here, sorted (for a hint).
+    fn names(&self, scope: &Scope) -> Vec<String> {
+        let mut known: Vec<String> = scope.steps.keys().map(|s| s.to_string()).collect();
+        known.extend(scope.params.keys().map(|s| s.to_string()));
+        known.extend(self.cat.context.keys().cloned());
+        if scope.item.is_some() {
+            known.push("item".into());
+        }
+        known.sort();
+        known
     }
 
     fn is_named(&self, root: &str, scope: &Scope) -> bool {
@@ -904,15 +890,6 @@ pub fn output_schema(cat: &Catalog, t: &Tool) -> Option<serde_json::Value> {
         Shape::Any(_) => None,
         Shape::Named(n) => cat.schemas.get(n).cloned(),
         Shape::Inline(v) => Some(v.clone()),
-    }
-}
-
-/// `Some(x)` → `x` lowered; `None` stays `None`; a failure is `None` of the whole.
-fn lift<T>(x: Option<Option<T>>) -> Option<Option<T>> {
-    match x {
-        None => Some(None),
-        Some(None) => None,
-        Some(Some(v)) => Some(Some(v)),
     }
 }
 

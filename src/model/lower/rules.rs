@@ -4,12 +4,14 @@
 //! lowering pass (`super`), which checks and lowers the templates, conditions and JSON values
 //! these constructs hold and passes them in. Pure.
 
-use crate::catalog::rules::{Amount, Confirm, Redact, Stream, check_value, parse_check};
+use super::{Lower, Scope, optional};
+use crate::catalog::rules::{Amount, Confirm, Redact, check_value, parse_check};
 use crate::catalog::{self, Cond, Param, ParamType, Rule, Step, Tool};
 use crate::diagnostic::Diagnostic;
 use crate::spec::*;
 use crate::template::Template;
-use std::collections::HashMap;
+use indexmap::IndexMap;
+use std::collections::{HashMap, HashSet};
 
 /// The spec's confirmation of a tool: `confirm` as written, or `destructive` when it is left
 /// out. The permission is the catalog name; each host puts its own tool id in. `subject` and
@@ -53,212 +55,213 @@ pub fn redact(t: &catalog::Tool) -> SpecRedact {
     }
 }
 
-/// One rule's lowered parts: its condition and its default values.
-pub struct LoweredRule {
-    pub when: Option<SpecCond>,
-    pub defaults: indexmap::IndexMap<String, JsonT>,
-}
-
-/// Checks one rule (`rpath`) and lowers it into the spec, each failing rule with its message;
-/// `lowered` holds its condition and default values as the lowering pass checked them. `None`
-/// when something was reported (into `d`).
-pub fn rule(
-    rpath: &str,
-    rule: &Rule,
-    params: &HashMap<&str, &Param>,
-    lowered: Option<LoweredRule>,
-    d: &mut Vec<Diagnostic>,
-) -> Option<SpecRule> {
-    let mark = d.len();
-    let kinds = [
-        rule.default.is_some(),
-        rule.require.is_some(),
-        rule.forbid.is_some(),
-        rule.check.is_some(),
-    ];
-    if kinds.iter().filter(|k| **k).count() != 1 {
-        d.push(
-            Diagnostic::error(
-                "bad-rule",
-                rpath,
-                "a rule is exactly one of `default`, `require`, `forbid`, `check`",
-            )
-            .help("e.g. `{when: {param: from, set: true}, default: {to: HEAD}}` or `{check: \"end >= start\"}`"),
-        );
-        return None;
-    }
-    let known = |key: &str, list: Vec<&String>, d: &mut Vec<Diagnostic>| {
-        for n in list {
-            if !params.contains_key(n.as_str()) {
-                d.push(
+impl Lower<'_> {
+    /// Checks one rule (`rpath`) of `tool` and lowers it into the spec, each failing rule with
+    /// its message; its condition, message and default values are lowered in the tool's
+    /// `scope`. `None` when something was reported.
+    pub(super) fn rule(&mut self, rpath: &str, rule: &Rule, tool: &Tool, scope: &Scope) -> Option<SpecRule> {
+        let params = scope.params;
+        let when = optional(rule.when.as_ref(), |when| {
+            self.cond(&format!("{rpath}.when"), when, tool, params, &HashSet::new())
+        });
+        if let Some(m) = &rule.message {
+            self.template(&format!("{rpath}.message"), m, scope);
+        }
+        let defaults: Vec<_> = (rule.default.iter().flatten())
+            .map(|(k, v)| {
+                let j = self.json_template(&format!("{rpath}.default.{k}"), v, scope);
+                j.map(|j| (k.clone(), j))
+            })
+            .collect();
+        let lowered = when.zip(defaults.into_iter().collect::<Option<IndexMap<_, _>>>());
+        let mark = self.errors;
+        let kinds = [
+            rule.default.is_some(),
+            rule.require.is_some(),
+            rule.forbid.is_some(),
+            rule.check.is_some(),
+        ];
+        if kinds.iter().filter(|k| **k).count() != 1 {
+            self.err(
+                Diagnostic::error(
+                    "bad-rule",
+                    rpath,
+                    "a rule is exactly one of `default`, `require`, `forbid`, `check`",
+                )
+                .help("e.g. `{when: {param: from, set: true}, default: {to: HEAD}}` or `{check: \"end >= start\"}`"),
+            );
+            return None;
+        }
+        let known = |l: &mut Self, key: &str, list: Vec<&String>| {
+            for n in list {
+                if !params.contains_key(n.as_str()) {
+                    l.err(
+                        Diagnostic::error(
+                            "unknown-param",
+                            format!("{rpath}.{key}"),
+                            format!("the rule names no parameter `{n}`"),
+                        )
+                        .help("name a parameter of the tool"),
+                    );
+                }
+            }
+        };
+        let cause = (rule.when.as_ref())
+            .map(|c| format!(" when {}", describe(c)))
+            .unwrap_or_default();
+        let message = |fallback: String| rule.message.clone().unwrap_or(fallback);
+        if let Some(values) = &rule.default {
+            known(self, "default", values.keys().collect());
+            for (n, v) in values {
+                if let Some(p) = params.get(n.as_str()) {
+                    if p.required {
+                        self.err(
+                            Diagnostic::error(
+                                "bad-rule",
+                                format!("{rpath}.default.{n}"),
+                                format!("`{n}` is required, so a default for it never applies"),
+                            )
+                            .help("make the parameter optional, or remove this default"),
+                        );
+                    }
+                    // `"{other}"`: another parameter's value, of the same type.
+                    let other = v
+                        .as_str()
+                        .and_then(|s| s.strip_prefix('{'))
+                        .and_then(|s| s.strip_suffix('}'));
+                    if let Some(o) = other {
+                        match params.get(o) {
+                            Some(q) if q.ty == p.ty => {}
+                            Some(_) => self.err(
+                                Diagnostic::error(
+                                    "bad-default",
+                                    format!("{rpath}.default.{n}"),
+                                    format!("`{o}` is not of the type of `{n}`"),
+                                )
+                                .help("default a parameter to one of the same type"),
+                            ),
+                            None => self.err(
+                                Diagnostic::error(
+                                    "unknown-param",
+                                    format!("{rpath}.default.{n}"),
+                                    format!("the rule names no parameter `{o}`"),
+                                )
+                                .help("name a parameter of the tool"),
+                            ),
+                        }
+                    } else if let Err(why) = check_value(p, v) {
+                        self.err(
+                            Diagnostic::error("bad-default", format!("{rpath}.default.{n}"), format!("`{n}` {why}"))
+                                .help("give a value of the parameter's type"),
+                        );
+                    }
+                }
+            }
+            if rule.message.is_some() {
+                self.err(
+                    Diagnostic::error(
+                        "bad-rule",
+                        format!("{rpath}.message"),
+                        "a `default` rule shows no message",
+                    )
+                    .at_key()
+                    .help("remove `message`"),
+                );
+            }
+            let (when, values) = lowered?;
+            return (self.errors == mark).then_some(SpecRule::Default { when, values });
+        }
+        for (key, list) in [("require", &rule.require), ("forbid", &rule.forbid)] {
+            let Some(list) = list else { continue };
+            if list.is_empty() {
+                self.err(
+                    Diagnostic::error(
+                        "bad-rule",
+                        format!("{rpath}.{key}"),
+                        format!("`{key}` lists no parameter"),
+                    )
+                    .help("name at least one parameter"),
+                );
+            }
+            known(self, key, list.iter().collect());
+            let when = lowered?.0;
+            if self.errors > mark {
+                return None;
+            }
+            let what = names(list);
+            let verb = if list.len() == 1 { "is" } else { "are" };
+            return Some(match key {
+                "require" => SpecRule::Require {
+                    when,
+                    params: list.clone(),
+                    message: message(format!("{what} {verb} required{cause}")),
+                },
+                _ => SpecRule::Forbid {
+                    when,
+                    params: list.clone(),
+                    message: message(format!("{what} cannot be given{cause}")),
+                },
+            });
+        }
+        let check = match parse_check(rule.check.as_deref()?) {
+            Ok(c) => c,
+            Err(why) => {
+                self.err(
+                    Diagnostic::error("bad-rule", format!("{rpath}.check"), why)
+                        .help("write e.g. `end >= start` with two numeric parameters and one of >=, >, <=, <"),
+                );
+                return None;
+            }
+        };
+        for n in [&check.left, &check.right] {
+            match params.get(n.as_str()) {
+                None => self.err(
                     Diagnostic::error(
                         "unknown-param",
-                        format!("{rpath}.{key}"),
+                        format!("{rpath}.check"),
                         format!("the rule names no parameter `{n}`"),
                     )
                     .help("name a parameter of the tool"),
-                );
+                ),
+                Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => self.err(
+                    Diagnostic::error(
+                        "bad-rule",
+                        format!("{rpath}.check"),
+                        format!("`{n}` is not a number, so it cannot be compared"),
+                    )
+                    .help("compare integer or number parameters"),
+                ),
+                Some(_) => {}
             }
         }
-    };
-    let cause = (rule.when.as_ref())
-        .map(|c| format!(" when {}", describe(c)))
-        .unwrap_or_default();
-    let message = |fallback: String| rule.message.clone().unwrap_or(fallback);
-    if let Some(values) = &rule.default {
-        known("default", values.keys().collect(), d);
-        for (n, v) in values {
-            if let Some(p) = params.get(n.as_str()) {
-                if p.required {
-                    d.push(
-                        Diagnostic::error(
-                            "bad-rule",
-                            format!("{rpath}.default.{n}"),
-                            format!("`{n}` is required, so a default for it never applies"),
-                        )
-                        .help("make the parameter optional, or remove this default"),
-                    );
-                }
-                // `"{other}"`: another parameter's value, of the same type.
-                let other = v
-                    .as_str()
-                    .and_then(|s| s.strip_prefix('{'))
-                    .and_then(|s| s.strip_suffix('}'));
-                if let Some(o) = other {
-                    match params.get(o) {
-                        Some(q) if q.ty == p.ty => {}
-                        Some(_) => d.push(
-                            Diagnostic::error(
-                                "bad-default",
-                                format!("{rpath}.default.{n}"),
-                                format!("`{o}` is not of the type of `{n}`"),
-                            )
-                            .help("default a parameter to one of the same type"),
-                        ),
-                        None => d.push(
-                            Diagnostic::error(
-                                "unknown-param",
-                                format!("{rpath}.default.{n}"),
-                                format!("the rule names no parameter `{o}`"),
-                            )
-                            .help("name a parameter of the tool"),
-                        ),
-                    }
-                } else if let Err(why) = check_value(p, v) {
-                    d.push(
-                        Diagnostic::error("bad-default", format!("{rpath}.default.{n}"), format!("`{n}` {why}"))
-                            .help("give a value of the parameter's type"),
-                    );
-                }
-            }
-        }
-        if rule.message.is_some() {
-            d.push(
+        if rule.when.is_some() {
+            self.err(
                 Diagnostic::error(
                     "bad-rule",
-                    format!("{rpath}.message"),
-                    "a `default` rule shows no message",
+                    format!("{rpath}.when"),
+                    "a `check` applies whenever both numbers are set",
                 )
                 .at_key()
-                .help("remove `message`"),
+                .help("remove `when`"),
             );
         }
-        let lowered = lowered?;
-        return (d.len() == mark).then_some(SpecRule::Default {
-            when: lowered.when,
-            values: lowered.defaults,
-        });
-    }
-    for (key, list) in [("require", &rule.require), ("forbid", &rule.forbid)] {
-        let Some(list) = list else { continue };
-        if list.is_empty() {
-            d.push(
-                Diagnostic::error(
-                    "bad-rule",
-                    format!("{rpath}.{key}"),
-                    format!("`{key}` lists no parameter"),
-                )
-                .help("name at least one parameter"),
-            );
-        }
-        known(key, list.iter().collect(), d);
-        let when = lowered?.when;
-        if d.len() > mark {
+        lowered?;
+        if self.errors > mark {
             return None;
         }
-        let what = names(list);
-        let verb = if list.len() == 1 { "is" } else { "are" };
-        return Some(match key {
-            "require" => SpecRule::Require {
-                when,
-                params: list.clone(),
-                message: message(format!("{what} {verb} required{cause}")),
-            },
-            _ => SpecRule::Forbid {
-                when,
-                params: list.clone(),
-                message: message(format!("{what} cannot be given{cause}")),
-            },
-        });
+        let op = match check.op {
+            ">=" => SpecCompareOp::Ge,
+            ">" => SpecCompareOp::Gt,
+            "<=" => SpecCompareOp::Le,
+            _ => SpecCompareOp::Lt,
+        };
+        Some(SpecRule::Compare {
+            message: message(format!("`{}` must be {} `{}`", check.left, op_words(op), check.right)),
+            left: check.left,
+            op,
+            right: check.right,
+        })
     }
-    let check = match parse_check(rule.check.as_deref()?) {
-        Ok(c) => c,
-        Err(why) => {
-            d.push(
-                Diagnostic::error("bad-rule", format!("{rpath}.check"), why)
-                    .help("write e.g. `end >= start` with two numeric parameters and one of >=, >, <=, <"),
-            );
-            return None;
-        }
-    };
-    for n in [&check.left, &check.right] {
-        match params.get(n.as_str()) {
-            None => d.push(
-                Diagnostic::error(
-                    "unknown-param",
-                    format!("{rpath}.check"),
-                    format!("the rule names no parameter `{n}`"),
-                )
-                .help("name a parameter of the tool"),
-            ),
-            Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => d.push(
-                Diagnostic::error(
-                    "bad-rule",
-                    format!("{rpath}.check"),
-                    format!("`{n}` is not a number, so it cannot be compared"),
-                )
-                .help("compare integer or number parameters"),
-            ),
-            Some(_) => {}
-        }
-    }
-    if rule.when.is_some() {
-        d.push(
-            Diagnostic::error(
-                "bad-rule",
-                format!("{rpath}.when"),
-                "a `check` applies whenever both numbers are set",
-            )
-            .at_key()
-            .help("remove `when`"),
-        );
-    }
-    lowered?;
-    if d.len() > mark {
-        return None;
-    }
-    let op = match check.op {
-        ">=" => SpecCompareOp::Ge,
-        ">" => SpecCompareOp::Gt,
-        "<=" => SpecCompareOp::Le,
-        _ => SpecCompareOp::Lt,
-    };
-    Some(SpecRule::Compare {
-        message: message(format!("`{}` must be {} `{}`", check.left, op_words(op), check.right)),
-        left: check.left,
-        op,
-        right: check.right,
-    })
 }
 
 fn op_words(op: SpecCompareOp) -> &'static str {
@@ -309,44 +312,14 @@ pub fn describe(c: &Cond) -> String {
     }
 }
 
-/// What a CLI step adds to running its program.
-pub struct CliExtras {
-    pub ok_exit: Vec<i32>,
-    pub output: SpecStream,
-    pub max_output: Option<SpecAmount>,
-    pub timeout_ms: Option<SpecAmount>,
-    pub if_empty: Option<Template>,
-}
-
-/// A CLI step's exit codes, stream, output limit, timeout and empty-output text (`if_empty` as
-/// the lowering pass checked it).
-pub fn cli_extras(s: &catalog::Step, if_empty: Option<Template>) -> CliExtras {
-    let amount = |a: &Amount, scale: Option<u32>| match a {
+/// A CLI step's output limit or timeout (`scale` turns seconds into milliseconds).
+pub fn amount(a: &Amount, scale: Option<u32>) -> SpecAmount {
+    match a {
         Amount::Fixed(n) => SpecAmount::Lit(n.saturating_mul(u64::from(scale.unwrap_or(1)))),
         Amount::Param(_) => SpecAmount::Var {
             var: a.param().unwrap_or_default().to_string(),
             scale,
         },
-    };
-    CliExtras {
-        // Listing only 0 is the same as listing nothing: keep the spec short.
-        ok_exit: if s.ok_exit.codes() == [0] {
-            Vec::new()
-        } else {
-            s.ok_exit.codes().to_vec()
-        },
-        output: match s.output {
-            None | Some(Stream::Stdout) => SpecStream::Stdout,
-            Some(Stream::Stderr) => SpecStream::Stderr,
-            Some(Stream::Both) => SpecStream::Both,
-        },
-        max_output: s.max_output.as_ref().map(|a| amount(a, None)),
-        timeout_ms: s
-            .timeout_ms
-            .as_ref()
-            .map(|a| amount(a, None))
-            .or_else(|| s.timeout_secs.as_ref().map(|a| amount(a, Some(1000)))),
-        if_empty,
     }
 }
 
