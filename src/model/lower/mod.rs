@@ -13,10 +13,10 @@
 mod render;
 mod rules;
 
-use super::{Model, ParamDoc, ToolModel};
+use super::{Lowered, Model, ParamDoc, ToolModel};
 use crate::catalog::rules::check_value;
 use crate::catalog::validate::{self, value_help};
-use crate::catalog::{Access, Arg, Catalog, Cond, Param, ParamType, RouteOutput, Step, Stream, Tool};
+use crate::catalog::{Access, Arg, Catalog, Cond, Confirm, Loaded, Param, ParamType, RouteOutput, Step, Stream, Tool};
 use crate::diagnostic::{Diagnostic, Severity, hint_for};
 use crate::error::Error;
 use crate::escape::one_line;
@@ -25,6 +25,11 @@ use crate::template::{Part, Template, is_identifier};
 use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+
+/// How to write the placeholders of a template that names parameters and context variables, and
+/// of one that also reads step data.
+const NAME_HELP: &str = "placeholders are `{name}`; `{{` and `}}` are literal braces";
+const STEP_DATA_HELP: &str = "placeholders are `{name}` or `{step.field}`; `{{` and `}}` are literal braces";
 
 /// What a template inside a tool may refer to.
 struct Scope<'a> {
@@ -43,29 +48,23 @@ struct Shared {
     store: Option<(String, Template)>,
 }
 
-/// What lowering a catalog comes to, short of a bug.
-pub(super) enum Outcome {
-    /// Every tool as the model's IR, and the warnings of every check.
-    Lowered {
-        model: Box<Model>,
-        warnings: Vec<Diagnostic>,
-        /// Whether to order the warnings by position: only once the later checks added some,
-        /// which keeps the order `validate` has always printed.
-        sort: bool,
-    },
-    /// At least one error: every diagnostic of every check, unsorted and unlocated.
-    Invalid(Vec<Diagnostic>),
-}
-
-/// Lowers a catalog: runs the catalog-level rules, lowers the shared nodes once, then each
-/// tool, then builds the model; `later` (the hosts' checks) runs on it when the catalog-level
-/// rules passed, since it reads the names and toolsets they check, and its findings join the
-/// rest. An `Err` is a bug in this pass, never the catalog's fault.
-pub(super) fn lower(
-    mut catalog: Catalog,
+/// The one lowering pass: turns a loaded catalog into the model, or into every diagnostic at
+/// once (catalog-level rules, each tool's parameters, steps, conditions, argv elements and
+/// templates, and `later`'s findings), located in the catalog's text. Every template is parsed
+/// here, once. `later` is the hosts' check, run on the model once the catalog-level rules
+/// passed (the model stage cannot name the hosts): it parses each host's settings into the
+/// model's `targets`; `source_name` is the catalog's file name for generated headers. The
+/// shared nodes are lowered once, then each tool. An `Error::Internal` is a bug in this pass.
+pub fn lower(
+    loaded: Loaded,
     source_name: &str,
     later: impl FnOnce(&mut Model) -> Vec<Diagnostic>,
-) -> Result<Outcome, Error> {
+) -> Result<Lowered, Error> {
+    let Loaded { mut catalog, file } = loaded;
+    // Keys that do nothing, read before lowering takes the tools. Both they and the warnings
+    // are located in one parse of the text, made after lowering and only if one needs it.
+    let idle = crate::catalog::rules::no_effect(&catalog, &file.text);
+    let index = crate::catalog::load::Index::new();
     let cat = &mut catalog;
     let mut diags = validate::validate(cat);
     let catalog_ok = !diags.iter().any(|d| d.severity == Severity::Error);
@@ -85,7 +84,12 @@ pub(super) fn lower(
         top.template("cli.fallback", f, &context_only)
     })
     .map(|f| f.map(Arc::new));
-    let cli_recovery = render::recovery(cat).map(|r| r.map(Arc::new));
+    // Shown after a failed `run` step, with the values of that tool (a syntax error here was
+    // once no error at all, and every tool that runs the CLI failed to lower).
+    let cli_recovery = optional(cat.cli.as_ref().and_then(|c| c.recovery.as_ref()), |r| {
+        top.parse("cli.recovery", r, NAME_HELP)
+    })
+    .map(|r| r.map(Arc::new));
     let store = match &cat.store {
         Some(s) => top
             .template("store.path", &s.path, &context_only)
@@ -129,20 +133,35 @@ pub(super) fn lower(
     // The hosts' checks read the names and toolsets the catalog-level rules check, and the
     // tools that lowered; their findings come after the tools' own.
     let later = if catalog_ok { later(&mut model) } else { Vec::new() };
+    // Warnings are ordered by position only once the later checks or the keys that do nothing
+    // added some, which keeps the order `validate` has always printed.
     let sort = !later.is_empty();
     diags.extend(later);
+    let idle = idle.finish(&file.text, &index);
     if diags.iter().any(|d| d.severity == Severity::Error) {
-        return Ok(Outcome::Invalid(diags));
+        diags.extend(idle);
+        crate::catalog::load::locate_in(&mut diags, &file.text, &index);
+        diags.sort_by_key(|d| (d.severity != Severity::Error, d.pos));
+        return Err(Error::Catalog {
+            file,
+            diagnostics: diags,
+        });
     }
     if let Some(i) = missing {
         return Err(Error::internal(format!(
             "tools[{i}] did not lower, but no check reported why"
         )));
     }
-    Ok(Outcome::Lowered {
-        model: Box::new(model),
+    let sort = sort || !idle.is_empty();
+    diags.extend(idle);
+    crate::catalog::load::locate_in(&mut diags, &file.text, &index);
+    if sort {
+        diags.sort_by_key(|d| d.pos);
+    }
+    Ok(Lowered {
+        model,
+        file,
         warnings: diags,
-        sort,
     })
 }
 
@@ -272,28 +291,18 @@ impl<'a> Lower<'a> {
         // Confirmation and cross-parameter rules (`crate::catalog::rules`); their templates and
         // conditions are checked and lowered here, in the tool's scope.
         self.errs(rules::check_confirm(&path, tool));
-        let subject = match &tool.confirm {
-            Some(crate::catalog::Confirm::Rules(c)) => optional(c.subject.as_ref(), |subject| {
-                self.template(&format!("{path}.confirm.subject"), subject, &scope)
-            }),
-            _ => Some(None),
-        };
-        // The preview reads step data too: its names are checked by `render`, which knows the
-        // steps up to `after`; only the template's syntax is checked here.
-        let preview = match &tool.confirm {
-            Some(crate::catalog::rules::Confirm::Rules(c)) => {
-                optional(c.preview.as_ref(), |text| match Template::parse(text) {
-                    Ok(t) => Some(t),
-                    Err(e) => {
-                        self.err(
-                            Diagnostic::error("bad-template", format!("{path}.confirm.preview"), e.message)
-                                .help("placeholders are `{name}` or `{step.field}`; `{{` and `}}` are literal braces"),
-                        );
-                        None
-                    }
-                })
-            }
-            _ => Some(None),
+        let (subject, preview) = match &tool.confirm {
+            Some(Confirm::Rules(c)) => (
+                optional(c.subject.as_ref(), |subject| {
+                    self.template(&format!("{path}.confirm.subject"), subject, &scope)
+                }),
+                // The preview reads step data too: its names are checked by `render`, which
+                // knows the steps up to `after`; only the template's syntax is checked here.
+                optional(c.preview.as_ref(), |text| {
+                    self.parse(&format!("{path}.confirm.preview"), text, STEP_DATA_HELP)
+                }),
+            ),
+            _ => (Some(None), Some(None)),
         };
         let rules: Vec<_> = (tool.rules.iter().enumerate())
             .map(|(i, rule)| self.rule(&format!("{path}.rules[{i}]"), rule, tool, &scope))
@@ -1283,35 +1292,30 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// Parses a template, or reports why it does not parse; `help` says what its placeholders
+    /// may name.
+    fn parse(&mut self, path: &str, text: &str, help: &str) -> Option<Template> {
+        Template::parse(text)
+            .map_err(|e| self.err(Diagnostic::error("bad-template", path, e.message).help(help)))
+            .ok()
+    }
+
     /// Parses a template once and checks its variables against the scope.
     fn template(&mut self, path: &str, text: &str, scope: &Scope) -> Option<Template> {
-        match Template::parse(text) {
-            Err(e) => {
-                self.err(
-                    Diagnostic::error("bad-template", path, e.message)
-                        .help("placeholders are `{name}`; `{{` and `}}` are literal braces"),
-                );
-                None
+        let t = self.parse(path, text, NAME_HELP)?;
+        let mark = self.errors;
+        for var in t.vars() {
+            // Paths into step results (`{locate.resolvedTarget.name}`) are checked by
+            // `render::Checker`.
+            if var.contains('.') {
+                continue;
             }
-            Ok(t) => {
-                let mark = self.errors;
-                for var in t.vars() {
-                    // Paths into step results (`{locate.resolvedTarget.name}`) are checked by
-                    // `render::Checker`.
-                    if var.contains('.') {
-                        continue;
-                    }
-                    if !scope.params.contains_key(var)
-                        && !self.cat.context.contains_key(var)
-                        && !scope.extra.contains(&var)
-                    {
-                        self.unknown_var(path, var, scope);
-                    }
-                }
-                self.clean_since(mark)?;
-                Some(t)
+            if !scope.params.contains_key(var) && !self.cat.context.contains_key(var) && !scope.extra.contains(&var) {
+                self.unknown_var(path, var, scope);
             }
         }
+        self.clean_since(mark)?;
+        Some(t)
     }
 
     fn unknown_var(&mut self, path: &str, var: &str, scope: &Scope) {
@@ -1484,6 +1488,19 @@ tools:
             panic!("a broken catalog must not lower");
         };
         assert!(diagnostics.iter().all(|d| d.code != "host"));
+    }
+
+    /// A `cli.recovery` that does not parse is an error at its key; it used to be no error, and
+    /// every tool that runs the CLI then failed to lower (an internal error).
+    #[test]
+    fn a_recovery_that_does_not_parse_is_reported() {
+        let text = "version: 1\nproduct: {name: demo, version: 1.0.0, description: d}\ncli: {binary: demo, recovery: \"run {oops\"}\ntoolsets: {main: {tools: [a]}}\ntools:\n  - {name: a, description: A, steps: [{run: [a]}]}\n";
+        let loaded = crate::catalog::load_text("r.yaml", text.as_bytes()).unwrap();
+        let Err(Error::Catalog { diagnostics, .. }) = super::lower(loaded, "r.yaml", |_| Vec::new()) else {
+            panic!("a broken recovery must not lower");
+        };
+        let found: Vec<_> = diagnostics.iter().map(|d| (d.code, d.pos)).collect();
+        assert_eq!(found, [("bad-template", Some((3, 31)))]);
     }
 
     /// An `unsupported` tool with `body` (indented as a tool's keys) in a small catalog: the

@@ -9,7 +9,7 @@
 //! pass's own condition lowering (`super::Lower::cond`), passed in.
 
 use super::optional;
-use crate::catalog::{Block, Catalog, Cond, Limit, Param, RichValue, Shape, Step, Tool, Value_};
+use crate::catalog::{Arg, Block, Catalog, Cond, Limit, Param, RichValue, Shape, Step, Tool, Value_};
 use crate::diagnostic::Diagnostic;
 use crate::spec::{CmpOp, JsonT, SpecBlock, SpecCond, SpecField, SpecMark, SpecValue};
 use crate::template::Template;
@@ -319,29 +319,23 @@ impl<'a> Checker<'a> {
             }
             self.cond(&format!("{path}.when"), when, scope);
         }
-        let mut texts: Vec<(String, &str)> = Vec::new();
-        if let Some(t) = &step.title {
-            texts.push((format!("{path}.title"), t));
-        }
-        if let Some(t) = &step.message {
-            texts.push((format!("{path}.message"), t));
-        }
-        if let Some(t) = &step.stdin {
-            texts.push((format!("{path}.stdin"), t));
+        // Plain names in step templates are checked by the lowering pass; paths are checked here.
+        for (key, text) in [
+            ("title", &step.title),
+            ("message", &step.message),
+            ("stdin", &step.stdin),
+        ] {
+            if let Some(t) = text {
+                self.template(&format!("{path}.{key}"), t, &inner, true);
+            }
         }
         for (a, arg) in step.run.iter().flatten().enumerate() {
             match arg {
-                crate::catalog::Arg::Text(t) => texts.push((format!("{path}.run[{a}]"), t)),
-                crate::catalog::Arg::Special(s) => {
-                    if let Some(v) = &s.value {
-                        texts.push((format!("{path}.run[{a}].value"), v));
-                    }
+                Arg::Text(t) => self.template(&format!("{path}.run[{a}]"), t, &inner, true),
+                Arg::Special(s) => {
+                    (s.value.as_ref()).and_then(|v| self.template(&format!("{path}.run[{a}].value"), v, &inner, true))
                 }
-            }
-        }
-        // Plain names in step templates are checked by `crate::catalog::validate`; paths are checked here.
-        for (p, t) in texts {
-            self.template(&p, t, &inner, true);
+            };
         }
     }
 
@@ -625,10 +619,8 @@ impl<'a> Checker<'a> {
             Ok(t) => t,
             Err(e) => {
                 if !paths_only {
-                    self.diags.push(
-                        Diagnostic::error("bad-template", path, e.message)
-                            .help("placeholders are `{name}` or `{step.field}`; `{{` and `}}` are literal braces"),
-                    );
+                    self.diags
+                        .push(Diagnostic::error("bad-template", path, e.message).help(super::STEP_DATA_HELP));
                 }
                 return None;
             }
@@ -873,15 +865,6 @@ pub fn field_cond(c: &Cond) -> Option<SpecCond> {
             set: c.set.unwrap_or(true),
         }
     })
-}
-
-/// The catalog's `cli.recovery`, which the tools that run the CLI show after a failure.
-/// `Some(None)` when there is none; `None` when it does not lower.
-pub fn recovery(cat: &Catalog) -> Option<Option<Template>> {
-    match cat.cli.as_ref().and_then(|c| c.recovery.as_deref()) {
-        Some(text) => Template::parse(text).ok().map(Some),
-        None => Some(None),
-    }
 }
 
 /// The tool's declared output schema, resolved (MCP `outputSchema`).
