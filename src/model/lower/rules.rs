@@ -92,18 +92,18 @@ impl Lower<'_> {
             );
             return None;
         }
+        // A name the rule gives (at `key`) that is no parameter of the tool.
+        let unknown = |key: &str, n: &str| {
+            Diagnostic::error(
+                "unknown-param",
+                format!("{rpath}.{key}"),
+                format!("the rule names no parameter `{n}`"),
+            )
+            .help("name a parameter of the tool")
+        };
         let known = |l: &mut Self, key: &str, list: Vec<&String>| {
-            for n in list {
-                if !params.contains_key(n.as_str()) {
-                    l.err(
-                        Diagnostic::error(
-                            "unknown-param",
-                            format!("{rpath}.{key}"),
-                            format!("the rule names no parameter `{n}`"),
-                        )
-                        .help("name a parameter of the tool"),
-                    );
-                }
+            for n in list.into_iter().filter(|n| !params.contains_key(n.as_str())) {
+                l.err(unknown(key, n));
             }
         };
         let cause = (rule.when.as_ref())
@@ -140,14 +140,7 @@ impl Lower<'_> {
                                 )
                                 .help("default a parameter to one of the same type"),
                             ),
-                            None => self.err(
-                                Diagnostic::error(
-                                    "unknown-param",
-                                    format!("{rpath}.default.{n}"),
-                                    format!("the rule names no parameter `{o}`"),
-                                )
-                                .help("name a parameter of the tool"),
-                            ),
+                            None => self.err(unknown(&format!("default.{n}"), o)),
                         }
                     } else if let Err(why) = check_value(p, v) {
                         self.err(
@@ -215,14 +208,7 @@ impl Lower<'_> {
         };
         for n in [&check.left, &check.right] {
             match params.get(n.as_str()) {
-                None => self.err(
-                    Diagnostic::error(
-                        "unknown-param",
-                        format!("{rpath}.check"),
-                        format!("the rule names no parameter `{n}`"),
-                    )
-                    .help("name a parameter of the tool"),
-                ),
+                None => self.err(unknown("check", n)),
                 Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => self.err(
                     Diagnostic::error(
                         "bad-rule",
@@ -536,82 +522,71 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
         return d;
     };
     let ppath = format!("{path}.parse");
-    let extra = |key: &str, set: bool, d: &mut Vec<Diagnostic>| {
-        if set {
+    let format = format_name(p.format);
+    let keys = [
+        ("separator", p.separator.is_some()),
+        ("pattern", p.pattern.is_some()),
+        ("fields", !p.fields.is_empty()),
+        ("flags", p.flags.is_some()),
+    ];
+    // The keys a format takes, each with how to write it if the format needs it.
+    let takes: &[(&str, Option<&str>)] = match p.format {
+        ParseFormat::Jsonl => &[],
+        ParseFormat::Delimited => &[
+            ("separator", Some("e.g. `separator: \":\"`")),
+            ("fields", Some("name the fields in order: `fields: [path, line, text]`")),
+        ],
+        ParseFormat::Regex => &[
+            ("pattern", Some("e.g. `pattern: '^(\\S+):(\\d+):(.*)$'`")),
+            (
+                "fields",
+                Some("name each capture group in order: `fields: [path, line, text]`"),
+            ),
+            ("flags", None),
+        ],
+    };
+    for (key, set) in keys {
+        let taken = takes.iter().find(|t| t.0 == key);
+        if set && taken.is_none() {
             d.push(
                 Diagnostic::error(
                     "bad-parse",
                     format!("{ppath}.{key}"),
-                    format!("`{key}` does not apply to `format: {}`", format_name(p.format)),
+                    format!("`{key}` does not apply to `format: {format}`"),
                 )
                 .at_key()
                 .help("remove it"),
             );
         }
-    };
-    let need = |key: &str, set: bool, help: &str, d: &mut Vec<Diagnostic>| {
-        if !set {
+    }
+    // In the order the format lists them: two such errors are at the same place.
+    for (key, help) in takes {
+        if let Some(help) = help
+            && !keys.contains(&(key, true))
+        {
             d.push(
-                Diagnostic::error(
-                    "bad-parse",
-                    ppath.clone(),
-                    format!("`format: {}` needs `{key}`", format_name(p.format)),
-                )
-                .help(help.to_string()),
+                Diagnostic::error("bad-parse", ppath.clone(), format!("`format: {format}` needs `{key}`")).help(*help),
             );
         }
-    };
-    match p.format {
-        ParseFormat::Jsonl => {
-            extra("separator", p.separator.is_some(), &mut d);
-            extra("fields", !p.fields.is_empty(), &mut d);
-            extra("pattern", p.pattern.is_some(), &mut d);
-            extra("flags", p.flags.is_some(), &mut d);
-        }
-        ParseFormat::Delimited => {
-            extra("pattern", p.pattern.is_some(), &mut d);
-            extra("flags", p.flags.is_some(), &mut d);
-            need("separator", p.separator.is_some(), "e.g. `separator: \":\"`", &mut d);
-            if p.separator.as_deref() == Some("") {
-                d.push(
-                    Diagnostic::error("bad-parse", format!("{ppath}.separator"), "the separator is empty")
-                        .help("give the text between fields, e.g. `\"\\t\"` or `\":\"`"),
-                );
-            }
-            need(
-                "fields",
-                !p.fields.is_empty(),
-                "name the fields in order: `fields: [path, line, text]`",
-                &mut d,
-            );
-        }
-        ParseFormat::Regex => {
-            extra("separator", p.separator.is_some(), &mut d);
-            need(
-                "pattern",
-                p.pattern.is_some(),
-                "e.g. `pattern: '^(\\S+):(\\d+):(.*)$'`",
-                &mut d,
-            );
-            need(
-                "fields",
-                !p.fields.is_empty(),
-                "name each capture group in order: `fields: [path, line, text]`",
-                &mut d,
-            );
-            if let Some(re) = &p.pattern
-                && let Err(e) = crate::catalog::values::check_regex(re, p.flags.as_deref().unwrap_or(""), false)
-            {
-                d.push(
-                    Diagnostic::error(
-                        "bad-regex",
-                        format!("{ppath}.pattern"),
-                        format!("`{re}` is not a regular expression both runtimes read: {e}"),
-                    )
-                    .help("write an ECMAScript regular expression (JavaScript's `RegExp` syntax)"),
-                );
-            }
-        }
+    }
+    if p.format == ParseFormat::Delimited && p.separator.as_deref() == Some("") {
+        d.push(
+            Diagnostic::error("bad-parse", format!("{ppath}.separator"), "the separator is empty")
+                .help("give the text between fields, e.g. `\"\\t\"` or `\":\"`"),
+        );
+    }
+    if p.format == ParseFormat::Regex
+        && let Some(re) = &p.pattern
+        && let Err(e) = crate::catalog::values::check_regex(re, p.flags.as_deref().unwrap_or(""), false)
+    {
+        d.push(
+            Diagnostic::error(
+                "bad-regex",
+                format!("{ppath}.pattern"),
+                format!("`{re}` is not a regular expression both runtimes read: {e}"),
+            )
+            .help("write an ECMAScript regular expression (JavaScript's `RegExp` syntax)"),
+        );
     }
     let mut seen = std::collections::HashSet::new();
     for (i, f) in p.fields.iter().enumerate() {
