@@ -6,7 +6,7 @@
 use super::types::{Param, ParamType};
 use crate::diagnostic::Diagnostic;
 
-pub use super::types::{Amount, Confirm, Redact, Stream, parse_check};
+pub use super::types::{Amount, Confirm, Redact, Stream};
 
 /// Checks a literal value against a parameter's type, enum and bounds.
 pub fn check_value(p: &Param, v: &serde_json::Value) -> Result<(), String> {

@@ -1061,21 +1061,16 @@ impl<'a> Lower<'a> {
         }
         let mark = self.errors;
         let mut lowered = None;
-        if let Some(list) = &c.all {
-            let subs = list
-                .iter()
-                .enumerate()
-                .map(|(i, sub)| self.cond(&format!("{path}.all[{i}]"), sub, tool, params, earlier))
+        for (key, list) in [("all", &c.all), ("any", &c.any)] {
+            let subs = (list.iter().flatten().enumerate())
+                .map(|(i, sub)| self.cond(&format!("{path}.{key}[{i}]"), sub, tool, params, earlier))
                 .collect();
-            lowered = all(subs).map(|all| SpecCond::All { all });
-        }
-        if let Some(list) = &c.any {
-            let subs = list
-                .iter()
-                .enumerate()
-                .map(|(i, sub)| self.cond(&format!("{path}.any[{i}]"), sub, tool, params, earlier))
-                .collect();
-            lowered = all(subs).map(|any| SpecCond::Any { any });
+            if list.is_some() {
+                lowered = all(subs).map(|subs| match key {
+                    "all" => SpecCond::All { all: subs },
+                    _ => SpecCond::Any { any: subs },
+                });
+            }
         }
         if let Some(sub) = &c.not {
             lowered = self

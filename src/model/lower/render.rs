@@ -462,31 +462,32 @@ impl<'a> Checker<'a> {
             let checked = sch.filter(|s| is_array(*s));
             row.row = Some(checked.and_then(element));
             let kept = std::mem::take(&mut self.diags);
-            let lowered = match (key, &b.item, &b.columns) {
+            rows = match (key, &b.item, &b.columns) {
                 ("list", Some(item), _) => Some(vec![self.field(&format!("{path}.item"), "", item, &row, cond)]),
-                (_, _, Some(cols)) if key == "table" => Some(
+                ("table", _, Some(cols)) => Some(
                     cols.iter()
                         .map(|(header, v)| self.field(&format!("{path}.columns.{header}"), header, v, &row, cond))
                         .collect(),
                 ),
-                _ => None,
+                ("list", None, _) => {
+                    self.diags.push(
+                        Diagnostic::error("bad-output", path, "a `list` block needs an `item` row")
+                            .help("e.g. `item: \"{name|code} ({kind})\"`"),
+                    );
+                    None
+                }
+                _ => {
+                    self.diags.push(
+                        Diagnostic::error("bad-output", path, "a `table` block needs `columns`")
+                            .help("e.g. `columns: {Name: \"{name}\", Files: \"{files}\"}`"),
+                    );
+                    None
+                }
             };
-            match (key, &b.item, &b.columns) {
-                ("list", None, _) => self.diags.push(
-                    Diagnostic::error("bad-output", path, "a `list` block needs an `item` row")
-                        .help("e.g. `item: \"{name|code} ({kind})\"`"),
-                ),
-                ("table", _, None) => self.diags.push(
-                    Diagnostic::error("bad-output", path, "a `table` block needs `columns`")
-                        .help("e.g. `columns: {Name: \"{name}\", Files: \"{files}\"}`"),
-                ),
-                _ => {}
-            }
             let found = std::mem::replace(&mut self.diags, kept);
             if checked.is_some() {
                 self.diags.extend(found);
             }
-            rows = lowered;
         }
         let when = when?.map(Box::new);
         Some(if let Some(text) = text {

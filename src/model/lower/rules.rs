@@ -5,7 +5,7 @@
 //! these constructs hold and passes them in. Pure.
 
 use super::{Lower, Scope, optional};
-use crate::catalog::rules::{Amount, Confirm, Redact, check_value, parse_check};
+use crate::catalog::rules::{Amount, Confirm, Redact, check_value};
 use crate::catalog::{self, Cond, Param, ParamType, Rule, Step, Tool};
 use crate::diagnostic::Diagnostic;
 use crate::spec::*;
@@ -196,7 +196,7 @@ impl Lower<'_> {
                 },
             });
         }
-        let check = match parse_check(rule.check.as_deref()?) {
+        let (left, op, words, right) = match parse_check(rule.check.as_deref()?) {
             Ok(c) => c,
             Err(why) => {
                 self.err(
@@ -206,8 +206,8 @@ impl Lower<'_> {
                 return None;
             }
         };
-        for n in [&check.left, &check.right] {
-            match params.get(n.as_str()) {
+        for n in [left, right] {
+            match params.get(n) {
                 None => self.err(unknown("check", n)),
                 Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => self.err(
                     Diagnostic::error(
@@ -235,28 +235,36 @@ impl Lower<'_> {
         if self.errors > mark {
             return None;
         }
-        let op = match check.op {
-            ">=" => SpecCompareOp::Ge,
-            ">" => SpecCompareOp::Gt,
-            "<=" => SpecCompareOp::Le,
-            _ => SpecCompareOp::Lt,
-        };
         Some(SpecRule::Compare {
-            message: message(format!("`{}` must be {} `{}`", check.left, op_words(op), check.right)),
-            left: check.left,
+            message: message(format!("`{left}` must be {words} `{right}`")),
+            left: left.to_string(),
             op,
-            right: check.right,
+            right: right.to_string(),
         })
     }
 }
 
-fn op_words(op: SpecCompareOp) -> &'static str {
-    match op {
-        SpecCompareOp::Ge => "at least",
-        SpecCompareOp::Gt => "greater than",
-        SpecCompareOp::Le => "at most",
-        SpecCompareOp::Lt => "less than",
+/// The comparisons a `check:` rule may make, in the order they are looked for (`>=` before
+/// `>`), each with how a message says it.
+const COMPARISONS: [(&str, SpecCompareOp, &str); 4] = [
+    (">=", SpecCompareOp::Ge, "at least"),
+    ("<=", SpecCompareOp::Le, "at most"),
+    (">", SpecCompareOp::Gt, "greater than"),
+    ("<", SpecCompareOp::Lt, "less than"),
+];
+
+/// Parses a `check:` rule, `"end >= start"`: its parameters, the comparison and its words.
+fn parse_check(text: &str) -> Result<(&str, SpecCompareOp, &'static str, &str), String> {
+    for (op, spec, words) in COMPARISONS {
+        if let Some((l, r)) = text.split_once(op) {
+            let (l, r) = (l.trim(), r.trim());
+            if crate::template::is_identifier(l) && crate::template::is_identifier(r) {
+                return Ok((l, spec, words, r));
+            }
+            break;
+        }
     }
+    Err(format!("`{text}` is not `<param> <op> <param>`"))
 }
 
 fn names(list: &[String]) -> String {
