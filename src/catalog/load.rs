@@ -304,29 +304,22 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
 
 /// Types a parsed catalog; `file` is its text, for diagnostics.
 fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<Loaded, Error> {
-    let fail = |file, diagnostic| {
-        Err(Error::Catalog {
-            file,
-            diagnostics: vec![diagnostic],
-        })
-    };
-    let root = match root {
-        Ok(root) => root,
-        Err(e) => return fail(file, diagnostic(e)),
-    };
-    if root.is_null() {
-        let d = Diagnostic {
+    let typed = root.map_err(diagnostic).and_then(|root| match root.is_null() {
+        true => Err(Diagnostic {
             pos: Some((1, 1)),
             target: Target::Pos { line: 1, col: 1 },
             ..Diagnostic::error("empty", "", "the catalog is empty").help(
                 "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
             )
-        };
-        return fail(file, d);
-    }
-    match yaml::from_node::<Catalog>(root) {
+        }),
+        false => yaml::from_node::<Catalog>(root).map_err(diagnostic),
+    });
+    match typed {
         Ok(catalog) => Ok(Loaded { catalog, file }),
-        Err(e) => fail(file, diagnostic(e)),
+        Err(d) => Err(Error::Catalog {
+            file,
+            diagnostics: vec![d],
+        }),
     }
 }
 

@@ -386,16 +386,13 @@ pub fn check_context(decls: &ContextDecls, raw: &[(String, String, String)]) -> 
     let mut ctx = Context::new();
     for (name, flag, value) in raw {
         let Some(decl) = decls.get(name) else {
-            let known: Vec<&String> = decls.keys().collect();
+            let known: Vec<&str> = decls.keys().map(String::as_str).collect();
             return Err(Error::usage(
                 format!("{flag}: the catalog declares no context variable `{name}`"),
                 if known.is_empty() {
                     "this catalog takes no context".to_string()
                 } else {
-                    format!(
-                        "its context variables are: {}",
-                        known.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-                    )
+                    format!("its context variables are: {}", known.join(", "))
                 },
             ));
         };

@@ -22,7 +22,6 @@ use crate::error::Error;
 use crate::escape::one_line;
 use crate::spec::*;
 use crate::template::{Part, Template, is_identifier};
-use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -1359,20 +1358,15 @@ impl<'a> Lower<'a> {
                 all(items).map(JsonT::Arr)
             }
             serde_json::Value::Object(map) => {
-                let mut out = Some(IndexMap::new());
-                for (k, item) in map {
-                    if let Some(d) = validate::unsafe_name_diagnostic(&format!("{path}.{k}"), "JSON key", k) {
-                        self.err(d);
-                        out = None;
-                    }
-                    match (self.json_template(&format!("{path}.{k}"), item, scope), &mut out) {
-                        (Some(v), Some(o)) => {
-                            o.insert(k.clone(), v);
-                        }
-                        _ => out = None,
-                    }
-                }
-                out.map(JsonT::Obj)
+                let entries = (map.iter())
+                    .map(|(k, item)| {
+                        let kpath = format!("{path}.{k}");
+                        let unsafe_key = validate::unsafe_name_diagnostic(&kpath, "JSON key", k).map(|d| self.err(d));
+                        let v = self.json_template(&kpath, item, scope);
+                        v.filter(|_| unsafe_key.is_none()).map(|v| (k.clone(), v))
+                    })
+                    .collect();
+                all(entries).map(|entries| JsonT::Obj(entries.into_iter().collect()))
             }
             other => Some(JsonT::Lit(other.clone())),
         }
