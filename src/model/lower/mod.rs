@@ -659,24 +659,6 @@ impl<'a> Lower<'a> {
                 },
             )
         });
-        if step.program.is_some() && step.run.is_none() {
-            self.err(
-                Diagnostic::error(
-                    "bad-step",
-                    format!("{path}.program"),
-                    "`program` applies to `run` steps",
-                )
-                .at_key()
-                .help("remove it; store steps use the top-level `store.program`"),
-            );
-        }
-        if step.stdin.is_some() && step.run.is_none() {
-            self.err(
-                Diagnostic::error("bad-step", format!("{path}.stdin"), "`stdin` applies to `run` steps")
-                    .at_key()
-                    .help("use `body` on an `append` step"),
-            );
-        }
         let mut exec = None;
         if let Some(argv) = &step.run {
             exec = self.run(path, step, argv, &scope);

@@ -651,9 +651,27 @@ fn format_name(f: crate::catalog::ParseFormat) -> &'static str {
 /// Checks a step's exit codes, stream, limits and timeouts (not its templates).
 pub fn check_step(path: &str, step: &Step, params: &HashMap<&str, &Param>) -> Vec<Diagnostic> {
     let mut d = Vec::new();
-    let run = step.run.is_some();
-    let only_run = |key: &str, set: bool, d: &mut Vec<Diagnostic>| {
-        if set && !run {
+    // The keys only a `run` step reads, each with how to do without it.
+    let run_only = [
+        ("ok_exit", step.ok_exit.is_set(), "remove it"),
+        ("output", step.output.is_some(), "remove it"),
+        ("max_output", step.max_output.is_some(), "remove it"),
+        ("timeout_ms", step.timeout_ms.is_some(), "remove it"),
+        ("timeout_secs", step.timeout_secs.is_some(), "remove it"),
+        ("if_empty", step.if_empty.is_some(), "remove it"),
+        ("parse", step.parse.is_some(), "remove it"),
+        ("capture", step.capture, "remove it"),
+        ("cwd", step.cwd.is_some(), "remove it"),
+        ("when_missing", !step.when_missing.is_empty(), "remove it"),
+        (
+            "program",
+            step.program.is_some(),
+            "remove it; store steps use the top-level `store.program`",
+        ),
+        ("stdin", step.stdin.is_some(), "use `body` on an `append` step"),
+    ];
+    for (key, set, help) in run_only {
+        if set && step.run.is_none() {
             d.push(
                 Diagnostic::error(
                     "bad-step",
@@ -661,20 +679,10 @@ pub fn check_step(path: &str, step: &Step, params: &HashMap<&str, &Param>) -> Ve
                     format!("`{key}` applies to `run` steps"),
                 )
                 .at_key()
-                .help("remove it"),
+                .help(help),
             );
         }
-    };
-    only_run("ok_exit", step.ok_exit.is_set(), &mut d);
-    only_run("output", step.output.is_some(), &mut d);
-    only_run("max_output", step.max_output.is_some(), &mut d);
-    only_run("timeout_ms", step.timeout_ms.is_some(), &mut d);
-    only_run("timeout_secs", step.timeout_secs.is_some(), &mut d);
-    only_run("if_empty", step.if_empty.is_some(), &mut d);
-    only_run("parse", step.parse.is_some(), &mut d);
-    only_run("capture", step.capture, &mut d);
-    only_run("cwd", step.cwd.is_some(), &mut d);
-    only_run("when_missing", !step.when_missing.is_empty(), &mut d);
+    }
     d.extend(check_step_data(path, step));
     let mut seen = std::collections::HashSet::new();
     for (i, code) in step.ok_exit.codes().iter().enumerate() {
