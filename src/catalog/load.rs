@@ -304,23 +304,24 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
 
 /// Types a parsed catalog; `file` is its text, for diagnostics.
 fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<Loaded, Error> {
-    let typed = root.map_err(diagnostic).and_then(|root| match root.is_null() {
-        true => Err(Diagnostic {
+    let d = match root {
+        Ok(root) if root.is_null() => Diagnostic {
             pos: Some((1, 1)),
             target: Target::Pos { line: 1, col: 1 },
             ..Diagnostic::error("empty", "", "the catalog is empty").help(
                 "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
             )
-        }),
-        false => yaml::from_node::<Catalog>(root).map_err(diagnostic),
-    });
-    match typed {
-        Ok(catalog) => Ok(Loaded { catalog, file }),
-        Err(d) => Err(Error::Catalog {
-            file,
-            diagnostics: vec![d],
-        }),
-    }
+        },
+        Ok(root) => match yaml::from_node::<Catalog>(root) {
+            Ok(catalog) => return Ok(Loaded { catalog, file }),
+            Err(e) => diagnostic(e),
+        },
+        Err(e) => diagnostic(e),
+    };
+    Err(Error::Catalog {
+        file,
+        diagnostics: vec![d],
+    })
 }
 
 fn source(name: &str, text: String) -> SourceFile {
