@@ -412,7 +412,7 @@ impl<'a> Lower<'a> {
             recovery,
             output,
         };
-        let output_schema = render::output_schema(cat, tool);
+        let output_schema = data.output_schema;
         let (access, idempotent, open_world) = (tool.access, tool.idempotent, tool.open_world);
         let Tool {
             name,

@@ -133,6 +133,8 @@ fn step_data_schema(step: &Step) -> Option<Value> {
 pub(super) struct Checker<'a> {
     cat: &'a Catalog,
     pub diags: Vec<Diagnostic>,
+    /// The tool's declared output schema, resolved (MCP `outputSchema`).
+    pub output_schema: Option<Value>,
     /// Every step's data, for the output blocks.
     scope: Scope<'a>,
 }
@@ -154,6 +156,7 @@ impl<'a> Checker<'a> {
         let mut c = Checker {
             cat,
             diags: Vec::new(),
+            output_schema: None,
             scope: Scope {
                 params,
                 steps: IndexMap::new(),
@@ -201,6 +204,7 @@ impl<'a> Checker<'a> {
         if let Some(shape) = &tool.output_schema {
             let opath = format!("{path}.output_schema");
             let sch = c.shape(&opath, shape);
+            c.output_schema = sch.cloned();
             // MCP: `structuredContent` is an object, so its schema's root must be one.
             if matches!(shape, Shape::Any(_)) || sch.is_some_and(|s| !has_type(s, "object")) {
                 c.diags.push(
@@ -247,11 +251,11 @@ impl<'a> Checker<'a> {
 
     fn step(&mut self, path: &str, tool: &Tool, step: &'a Step, scope: &Scope<'a>) {
         let mut inner = scope.clone();
+        // Whatever is wrong with `for_each`, `item` exists below, so one fault gives one error.
+        inner.item = step.for_each.as_ref().map(|_| None);
         if let Some(fe) = &step.for_each
             && fe.contains('.') | scope.steps.contains_key(fe.as_str())
         {
-            // Whatever is wrong with it, `item` exists below, so one fault gives one error.
-            inner.item = Some(None);
             match self.resolve(&format!("{path}.for_each"), fe, scope) {
                 Some(sch) if !is_array(sch) => self.diags.push(
                     Diagnostic::error(
@@ -264,8 +268,6 @@ impl<'a> Checker<'a> {
                 Some(sch) => inner.item = Some(element(sch)),
                 None => {}
             }
-        } else if step.for_each.is_some() {
-            inner.item = Some(None);
         }
         if let Some(src) = &step.compute {
             self.expression(&format!("{path}.compute"), src, &inner);
@@ -866,15 +868,6 @@ pub fn field_cond(c: &Cond) -> Option<SpecCond> {
             set: c.set.unwrap_or(true),
         }
     })
-}
-
-/// The tool's declared output schema, resolved (MCP `outputSchema`).
-pub fn output_schema(cat: &Catalog, t: &Tool) -> Option<serde_json::Value> {
-    match t.output_schema.as_ref()? {
-        Shape::Any(_) => None,
-        Shape::Named(n) => cat.schemas.get(n).cloned(),
-        Shape::Inline(v) => Some(v.clone()),
-    }
 }
 
 /// Whether a condition looks at step data.
