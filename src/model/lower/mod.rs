@@ -1108,31 +1108,14 @@ impl<'a> Lower<'a> {
             );
             return None;
         };
-        if let Some(vals) = &c.in_values {
-            for (i, v) in vals.iter().enumerate() {
-                if let Err(why) = check_value(p, v) {
-                    self.err(
-                        Diagnostic::error(
-                            "bad-condition",
-                            format!("{path}.in[{i}]"),
-                            format!("`{pname}` can never be this: {why}"),
-                        )
+        let ins = (c.in_values.iter().flatten().enumerate()).map(|(i, v)| (format!("{path}.in[{i}]"), v));
+        for (at, v) in ins.chain(c.equals.iter().map(|v| (format!("{path}.equals"), v))) {
+            if let Err(why) = check_value(p, v) {
+                self.err(
+                    Diagnostic::error("bad-condition", at, format!("`{pname}` can never be this: {why}"))
                         .help(value_help(p)),
-                    );
-                }
+                );
             }
-        }
-        if let Some(v) = &c.equals
-            && let Err(why) = check_value(p, v)
-        {
-            self.err(
-                Diagnostic::error(
-                    "bad-condition",
-                    format!("{path}.equals"),
-                    format!("`{pname}` can never be this: {why}"),
-                )
-                .help(value_help(p)),
-            );
         }
         if let Some(v) = &c.contains {
             match (&p.ty, &p.items) {
