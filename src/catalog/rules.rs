@@ -1,12 +1,10 @@
-//! The checks of parameters and their values that the catalog stage needs (`super::validate`
-//! calls them), and the keys that do nothing. The constructs around a tool's steps
+//! The check of a value against a parameter's type (`super::validate` and the lowering pass
+//! call it), and the keys that do nothing. The constructs around a tool's steps
 //! (confirmation, rules, exit codes, limits, redaction) are checked and lowered together in
 //! `crate::model`'s lowering pass; their serde + schemars types are in `super::types`.
 
 use super::types::{Param, ParamType};
 use crate::diagnostic::Diagnostic;
-
-pub use super::types::{Amount, Confirm, Redact, Stream};
 
 /// Checks a literal value against a parameter's type, enum and bounds.
 pub fn check_value(p: &Param, v: &serde_json::Value) -> Result<(), String> {

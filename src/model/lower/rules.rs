@@ -5,8 +5,8 @@
 //! these constructs hold and passes them in. Pure.
 
 use super::{Lower, Scope, optional};
-use crate::catalog::rules::{Amount, Confirm, Redact, check_value};
-use crate::catalog::{self, Cond, Param, ParamType, Rule, Step, Tool};
+use crate::catalog::rules::check_value;
+use crate::catalog::{self, Amount, Cond, Confirm, Param, ParamType, Redact, Rule, Step, Tool};
 use crate::diagnostic::Diagnostic;
 use crate::spec::*;
 use crate::template::Template;
