@@ -92,7 +92,16 @@ fn read_assets(loaded: &mut Loaded, read: impl Fn(&str) -> std::io::Result<Vec<u
             "the icon path {} {why}: name a file inside the catalog's folder",
             crate::escape::debug_quote(&icon.path)
         )),
-        None => icon_read_problem(icon, &read),
+        None => match read(&icon.path) {
+            Err(e) => Some(format!("cannot read the icon `{}`: {e}", icon.path)),
+            Ok(bytes) => match icon_problem(&bytes) {
+                Some(p) => Some(format!("the icon `{}` {p}", icon.path)),
+                None => {
+                    icon.bytes = Some(bytes);
+                    None
+                }
+            },
+        },
     };
     let Some(message) = problem else {
         return Ok(());
@@ -106,22 +115,6 @@ fn read_assets(loaded: &mut Loaded, read: impl Fn(&str) -> std::io::Result<Vec<u
         file: loaded.file.clone(),
         diagnostics: diags,
     })
-}
-
-fn icon_read_problem(
-    icon: &mut super::types::Asset,
-    read: impl Fn(&str) -> std::io::Result<Vec<u8>>,
-) -> Option<String> {
-    match read(&icon.path) {
-        Err(e) => Some(format!("cannot read the icon `{}`: {e}", icon.path)),
-        Ok(bytes) => match icon_problem(&bytes) {
-            Some(p) => Some(format!("the icon `{}` {p}", icon.path)),
-            None => {
-                icon.bytes = Some(bytes);
-                None
-            }
-        },
-    }
 }
 
 /// An icon must be under this size (Claude Code's plugin directory's limit, 2 MB).
