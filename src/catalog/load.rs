@@ -92,7 +92,16 @@ fn read_assets(loaded: &mut Loaded, read: impl Fn(&str) -> std::io::Result<Vec<u
             "the icon path {} {why}: name a file inside the catalog's folder",
             crate::escape::debug_quote(&icon.path)
         )),
-        None => icon_read_problem(icon, &read),
+        None => match read(&icon.path) {
+            Err(e) => Some(format!("cannot read the icon `{}`: {e}", icon.path)),
+            Ok(bytes) => match icon_problem(&bytes) {
+                Some(p) => Some(format!("the icon `{}` {p}", icon.path)),
+                None => {
+                    icon.bytes = Some(bytes);
+                    None
+                }
+            },
+        },
     };
     let Some(message) = problem else {
         return Ok(());
@@ -106,22 +115,6 @@ fn read_assets(loaded: &mut Loaded, read: impl Fn(&str) -> std::io::Result<Vec<u
         file: loaded.file.clone(),
         diagnostics: diags,
     })
-}
-
-fn icon_read_problem(
-    icon: &mut super::types::Asset,
-    read: impl Fn(&str) -> std::io::Result<Vec<u8>>,
-) -> Option<String> {
-    match read(&icon.path) {
-        Err(e) => Some(format!("cannot read the icon `{}`: {e}", icon.path)),
-        Ok(bytes) => match icon_problem(&bytes) {
-            Some(p) => Some(format!("the icon `{}` {p}", icon.path)),
-            None => {
-                icon.bytes = Some(bytes);
-                None
-            }
-        },
-    }
 }
 
 /// An icon must be under this size (Claude Code's plugin directory's limit, 2 MB).
@@ -304,30 +297,24 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
 
 /// Types a parsed catalog; `file` is its text, for diagnostics.
 fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<Loaded, Error> {
-    let fail = |file, diagnostic| {
-        Err(Error::Catalog {
-            file,
-            diagnostics: vec![diagnostic],
-        })
-    };
-    let root = match root {
-        Ok(root) => root,
-        Err(e) => return fail(file, diagnostic(e)),
-    };
-    if root.is_null() {
-        let d = Diagnostic {
+    let d = match root {
+        Ok(root) if root.is_null() => Diagnostic {
             pos: Some((1, 1)),
             target: Target::Pos { line: 1, col: 1 },
             ..Diagnostic::error("empty", "", "the catalog is empty").help(
                 "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
             )
-        };
-        return fail(file, d);
-    }
-    match yaml::from_node::<Catalog>(root) {
-        Ok(catalog) => Ok(Loaded { catalog, file }),
-        Err(e) => fail(file, diagnostic(e)),
-    }
+        },
+        Ok(root) => match yaml::from_node::<Catalog>(root) {
+            Ok(catalog) => return Ok(Loaded { catalog, file }),
+            Err(e) => diagnostic(e),
+        },
+        Err(e) => diagnostic(e),
+    };
+    Err(Error::Catalog {
+        file,
+        diagnostics: vec![d],
+    })
 }
 
 fn source(name: &str, text: String) -> SourceFile {

@@ -1,62 +1,33 @@
-//! The checks of parameters and their values that the catalog stage needs (`super::validate`
-//! calls them), and the keys that do nothing. The constructs around a tool's steps
+//! The check of a value against a parameter's type (`super::validate` and the lowering pass
+//! call it), and the keys that do nothing. The constructs around a tool's steps
 //! (confirmation, rules, exit codes, limits, redaction) are checked and lowered together in
 //! `crate::model`'s lowering pass; their serde + schemars types are in `super::types`.
 
 use super::types::{Param, ParamType};
 use crate::diagnostic::Diagnostic;
 
-pub use super::types::{Amount, Confirm, Redact, Stream, parse_check};
-
-/// Checks a parameter's `nullable` and `keep_empty`.
-pub fn check_param(path: &str, p: &Param) -> Vec<Diagnostic> {
-    let mut d = Vec::new();
-    if p.keep_empty && !matches!(p.ty, ParamType::String) {
-        d.push(
-            Diagnostic::error(
-                "bad-keep-empty",
-                format!("{path}.keep_empty"),
-                "`keep_empty` applies to strings",
-            )
-            .at_key()
-            .help("remove it"),
-        );
-    }
-    if p.keep_empty && p.min.is_some_and(|m| m > 0.0) {
-        d.push(
-            Diagnostic::error(
-                "bad-keep-empty",
-                format!("{path}.keep_empty"),
-                "`keep_empty` keeps `\"\"`, but `min` refuses it",
-            )
-            .at_key()
-            .help("remove `min`, or `keep_empty`"),
-        );
-    }
-    if p.nullable && p.required {
-        d.push(
-            Diagnostic::error(
-                "bad-nullable",
-                format!("{path}.nullable"),
-                "a required parameter cannot be null (null means unset)",
-            )
-            .at_key()
-            .help("make the parameter optional, or remove `nullable`"),
-        );
-    }
-    d
-}
-
 /// Checks a literal value against a parameter's type, enum and bounds.
 pub fn check_value(p: &Param, v: &serde_json::Value) -> Result<(), String> {
+    check_typed(p.ty, p.values.as_deref(), Some(p), v)
+}
+
+/// [`check_value`] against a type and its enum values; `bounded` is the parameter whose bounds
+/// and items apply (none for an array's items).
+fn check_typed(
+    ty: ParamType,
+    values: Option<&[String]>,
+    bounded: Option<&Param>,
+    v: &serde_json::Value,
+) -> Result<(), String> {
     use serde_json::Value as J;
-    match (p.ty, v) {
-        (ParamType::String | ParamType::Path, J::String(s)) => bounds(p, s.chars().count() as f64, "length"),
-        (ParamType::Integer, J::Number(n)) if n.is_i64() || n.is_u64() => bounds(p, n.as_f64().unwrap_or(0.0), "value"),
-        (ParamType::Number, J::Number(n)) => bounds(p, n.as_f64().unwrap_or(0.0), "value"),
+    let within = |x, what| bounded.map_or(Ok(()), |p| bounds(p, x, what));
+    match (ty, v) {
+        (ParamType::String | ParamType::Path, J::String(s)) => within(s.chars().count() as f64, "length"),
+        (ParamType::Integer, J::Number(n)) if n.is_i64() || n.is_u64() => within(n.as_f64().unwrap_or(0.0), "value"),
+        (ParamType::Number, J::Number(n)) => within(n.as_f64().unwrap_or(0.0), "value"),
         (ParamType::Boolean, J::Bool(_)) => Ok(()),
         (ParamType::Enum, J::String(s)) => {
-            let vals = p.values.as_deref().unwrap_or_default();
+            let vals = values.unwrap_or_default();
             if vals.iter().any(|x| x == s) {
                 Ok(())
             } else {
@@ -64,30 +35,11 @@ pub fn check_value(p: &Param, v: &serde_json::Value) -> Result<(), String> {
             }
         }
         (ParamType::Array, J::Array(items)) => {
-            bounds(p, items.len() as f64, "length")?;
-            if let Some(it) = &p.items {
-                let item_param = Param {
-                    ty: it.ty,
-                    values: it.values.clone(),
-                    title: None,
-                    description: None,
-                    required: false,
-                    default: None,
-                    items: None,
-                    min: None,
-                    max: None,
-                    clamp: None,
-                    pattern: None,
-                    nullable: false,
-                    keep_empty: false,
-                    renamed_from: None,
-                    equals_context: None,
-                };
-                for x in items {
-                    check_value(&item_param, x)?;
-                }
+            within(items.len() as f64, "length")?;
+            match bounded.and_then(|p| p.items.as_deref()) {
+                Some(it) => (items.iter()).try_for_each(|x| check_typed(it.ty, it.values.as_deref(), None, x)),
+                None => Ok(()),
             }
-            Ok(())
         }
         (ty, v) => Err(format!("is {}, not {}", json_kind(v), type_name(ty))),
     }

@@ -745,12 +745,8 @@ impl<'de> Deserialize<'de> for OkExit {
                     Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
                 }
             }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<OkExit, A::Error> {
-                let mut codes = Vec::new();
-                while let Some(c) = seq.next_element::<i32>()? {
-                    codes.push(c);
-                }
-                Ok(OkExit::Codes(codes))
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<OkExit, A::Error> {
+                Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map(OkExit::Codes)
             }
         }
         deserializer.deserialize_any(V)
@@ -1250,30 +1246,4 @@ pub enum Redact {
     Errors,
     /// Nothing is redacted.
     None,
-}
-
-/// A parsed `check:` expression.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Check {
-    pub left: String,
-    pub op: &'static str,
-    pub right: String,
-}
-
-/// Parses `"end >= start"`.
-pub fn parse_check(text: &str) -> Result<Check, String> {
-    for op in [">=", "<=", ">", "<"] {
-        if let Some((l, r)) = text.split_once(op) {
-            let (l, r) = (l.trim(), r.trim());
-            if crate::template::is_identifier(l) && crate::template::is_identifier(r) {
-                return Ok(Check {
-                    left: l.to_string(),
-                    op,
-                    right: r.to_string(),
-                });
-            }
-            break;
-        }
-    }
-    Err(format!("`{text}` is not `<param> <op> <param>`"))
 }

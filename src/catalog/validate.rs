@@ -303,57 +303,24 @@ impl<'a> Validator<'a> {
                 .help("remove `default`, or make the parameter optional (`required: false`)"),
             );
         }
-        match p.ty {
-            ParamType::Enum => match &p.values {
-                None => self.err(
-                    Diagnostic::error("enum-values", path, format!("enum parameter `{name}` has no `values`"))
-                        .help("add `values: [a, b]`"),
-                ),
-                Some(vals) => self.enum_values(&format!("{path}.values"), vals),
-            },
-            _ if p.values.is_some() => self.err(
-                Diagnostic::error(
-                    "enum-values",
-                    format!("{path}.values"),
-                    "`values` applies to `type: enum`",
-                )
-                .at_key()
-                .help("make the parameter an enum, or remove `values`"),
-            ),
-            _ => {}
-        }
+        let what = format!("enum parameter `{name}` has");
+        self.values(path, p.ty, &p.values, &what, "the parameter");
         match (p.ty, &p.items) {
             (ParamType::Array, None) => self.err(
                 Diagnostic::error("array-items", path, format!("array parameter `{name}` has no `items`"))
                     .help("add `items: {type: string}`: OpenAI and VS Code refuse arrays without items"),
             ),
+            (ParamType::Array, Some(items)) if items.ty == ParamType::Array => self.err(
+                Diagnostic::error(
+                    "array-items",
+                    format!("{path}.items.type"),
+                    "arrays of arrays are not supported",
+                )
+                .help("use a string or enum item type"),
+            ),
             (ParamType::Array, Some(items)) => {
                 let ipath = format!("{path}.items");
-                match (items.ty, &items.values) {
-                    (ParamType::Array, _) => self.err(
-                        Diagnostic::error(
-                            "array-items",
-                            format!("{ipath}.type"),
-                            "arrays of arrays are not supported",
-                        )
-                        .help("use a string or enum item type"),
-                    ),
-                    (ParamType::Enum, None) => self.err(
-                        Diagnostic::error("enum-values", &ipath, "enum items have no `values`")
-                            .help("add `values: [a, b]`"),
-                    ),
-                    (ParamType::Enum, Some(vals)) => self.enum_values(&format!("{ipath}.values"), vals),
-                    (_, Some(_)) => self.err(
-                        Diagnostic::error(
-                            "enum-values",
-                            format!("{ipath}.values"),
-                            "`values` applies to `type: enum`",
-                        )
-                        .at_key()
-                        .help("make the items an enum, or remove `values`"),
-                    ),
-                    _ => {}
-                }
+                self.values(&ipath, items.ty, &items.values, "enum items have", "the items");
             }
             (_, Some(_)) => self.err(
                 Diagnostic::error(
@@ -413,7 +380,39 @@ impl<'a> Validator<'a> {
                 );
             }
         }
-        self.diags.extend(super::rules::check_param(path, p));
+        if p.keep_empty && !matches!(p.ty, ParamType::String) {
+            self.err(
+                Diagnostic::error(
+                    "bad-keep-empty",
+                    format!("{path}.keep_empty"),
+                    "`keep_empty` applies to strings",
+                )
+                .at_key()
+                .help("remove it"),
+            );
+        }
+        if p.keep_empty && p.min.is_some_and(|m| m > 0.0) {
+            self.err(
+                Diagnostic::error(
+                    "bad-keep-empty",
+                    format!("{path}.keep_empty"),
+                    "`keep_empty` keeps `\"\"`, but `min` refuses it",
+                )
+                .at_key()
+                .help("remove `min`, or `keep_empty`"),
+            );
+        }
+        if p.nullable && p.required {
+            self.err(
+                Diagnostic::error(
+                    "bad-nullable",
+                    format!("{path}.nullable"),
+                    "a required parameter cannot be null (null means unset)",
+                )
+                .at_key()
+                .help("make the parameter optional, or remove `nullable`"),
+            );
+        }
         if let Some(def) = &p.default
             && let Err(why) = super::rules::check_value(p, def)
         {
@@ -428,10 +427,33 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn enum_values(&mut self, path: &str, vals: &[String]) {
+    /// The `values` of the enum (a parameter, or its items) declared at `path`, which only an
+    /// enum has; `what` names it with its verb (``enum parameter `x` has``), `noun` as a noun.
+    fn values(&mut self, path: &str, ty: ParamType, values: &Option<Vec<String>>, what: &str, noun: &str) {
+        let vals = match (ty, values) {
+            (ParamType::Enum, Some(vals)) => vals,
+            (ParamType::Enum, None) => {
+                return self.err(
+                    Diagnostic::error("enum-values", path, format!("{what} no `values`")).help("add `values: [a, b]`"),
+                );
+            }
+            (_, Some(_)) => {
+                return self.err(
+                    Diagnostic::error(
+                        "enum-values",
+                        format!("{path}.values"),
+                        "`values` applies to `type: enum`",
+                    )
+                    .at_key()
+                    .help(format!("make {noun} an enum, or remove `values`")),
+                );
+            }
+            (_, None) => return,
+        };
+        let path = format!("{path}.values");
         if vals.is_empty() {
             self.err(
-                Diagnostic::error("enum-values", path, "an enum needs at least one value")
+                Diagnostic::error("enum-values", &path, "an enum needs at least one value")
                     .help("list the allowed values"),
             );
         }

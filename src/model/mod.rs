@@ -4,8 +4,8 @@
 //!
 //! Each tool's [`ExecSpec`] (see `crate::spec`) is what every runtime executes.
 
-use crate::catalog::{self, Loaded, ParamType};
-use crate::diagnostic::{Diagnostic, Severity, SourceFile};
+use crate::catalog::{self, ParamType};
+use crate::diagnostic::{Diagnostic, SourceFile};
 use crate::error::Error;
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -161,57 +161,14 @@ impl ToolModel {
 
 mod lower;
 
+pub use lower::lower;
+
 /// A catalog lowered to the model, with the warnings its checks raised (located).
 #[derive(Debug)]
 pub struct Lowered {
     pub model: Model,
     pub file: SourceFile,
     pub warnings: Vec<Diagnostic>,
-}
-
-/// The one lowering pass: turns a loaded catalog into the model, or into every diagnostic at
-/// once (catalog-level rules, each tool's parameters, steps, conditions, argv elements and
-/// templates, and `later`'s findings), located in the catalog's text. Every template is parsed
-/// here, once. `later` is the hosts' check, run on the model once the catalog-level rules
-/// passed (the model stage cannot name the hosts): it parses each host's settings into the
-/// model's `targets`; `source_name` is the catalog's file name for generated
-/// headers.
-pub fn lower(
-    loaded: Loaded,
-    source_name: &str,
-    later: impl FnOnce(&mut Model) -> Vec<Diagnostic>,
-) -> Result<Lowered, Error> {
-    let Loaded { catalog, file } = loaded;
-    // Keys that do nothing, read before lowering takes the tools. Both they and the warnings
-    // are located in one parse of the text, made after lowering and only if one needs it.
-    let idle = crate::catalog::rules::no_effect(&catalog, &file.text);
-    let index = crate::catalog::load::Index::new();
-    match lower::lower(catalog, source_name, later)? {
-        lower::Outcome::Lowered {
-            model,
-            mut warnings,
-            sort,
-        } => {
-            let idle = idle.finish(&file.text, &index);
-            let sort = sort || !idle.is_empty();
-            warnings.extend(idle);
-            crate::catalog::load::locate_in(&mut warnings, &file.text, &index);
-            if sort {
-                warnings.sort_by_key(|d| d.pos);
-            }
-            Ok(Lowered {
-                model: *model,
-                file,
-                warnings,
-            })
-        }
-        lower::Outcome::Invalid(mut diagnostics) => {
-            diagnostics.extend(idle.finish(&file.text, &index));
-            crate::catalog::load::locate_in(&mut diagnostics, &file.text, &index);
-            diagnostics.sort_by_key(|d| (d.severity != Severity::Error, d.pos));
-            Err(Error::Catalog { file, diagnostics })
-        }
-    }
 }
 
 /// The spec's name of a parameter type.
@@ -429,16 +386,13 @@ pub fn check_context(decls: &ContextDecls, raw: &[(String, String, String)]) -> 
     let mut ctx = Context::new();
     for (name, flag, value) in raw {
         let Some(decl) = decls.get(name) else {
-            let known: Vec<&String> = decls.keys().collect();
+            let known: Vec<&str> = decls.keys().map(String::as_str).collect();
             return Err(Error::usage(
                 format!("{flag}: the catalog declares no context variable `{name}`"),
                 if known.is_empty() {
                     "this catalog takes no context".to_string()
                 } else {
-                    format!(
-                        "its context variables are: {}",
-                        known.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-                    )
+                    format!("its context variables are: {}", known.join(", "))
                 },
             ));
         };

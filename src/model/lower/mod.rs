@@ -13,18 +13,22 @@
 mod render;
 mod rules;
 
-use super::{Model, ParamDoc, ToolModel};
+use super::{Lowered, Model, ParamDoc, ToolModel};
 use crate::catalog::rules::check_value;
 use crate::catalog::validate::{self, value_help};
-use crate::catalog::{Access, Arg, Catalog, Cond, Param, ParamType, RouteOutput, Step, Tool};
+use crate::catalog::{Access, Arg, Catalog, Cond, Confirm, Loaded, Param, ParamType, RouteOutput, Step, Stream, Tool};
 use crate::diagnostic::{Diagnostic, Severity, hint_for};
 use crate::error::Error;
 use crate::escape::one_line;
 use crate::spec::*;
 use crate::template::{Part, Template, is_identifier};
-use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+
+/// How to write the placeholders of a template that names parameters and context variables, and
+/// of one that also reads step data.
+const NAME_HELP: &str = "placeholders are `{name}`; `{{` and `}}` are literal braces";
+const STEP_DATA_HELP: &str = "placeholders are `{name}` or `{step.field}`; `{{` and `}}` are literal braces";
 
 /// What a template inside a tool may refer to.
 struct Scope<'a> {
@@ -43,29 +47,23 @@ struct Shared {
     store: Option<(String, Template)>,
 }
 
-/// What lowering a catalog comes to, short of a bug.
-pub(super) enum Outcome {
-    /// Every tool as the model's IR, and the warnings of every check.
-    Lowered {
-        model: Box<Model>,
-        warnings: Vec<Diagnostic>,
-        /// Whether to order the warnings by position: only once the later checks added some,
-        /// which keeps the order `validate` has always printed.
-        sort: bool,
-    },
-    /// At least one error: every diagnostic of every check, unsorted and unlocated.
-    Invalid(Vec<Diagnostic>),
-}
-
-/// Lowers a catalog: runs the catalog-level rules, lowers the shared nodes once, then each
-/// tool, then builds the model; `later` (the hosts' checks) runs on it when the catalog-level
-/// rules passed, since it reads the names and toolsets they check, and its findings join the
-/// rest. An `Err` is a bug in this pass, never the catalog's fault.
-pub(super) fn lower(
-    mut catalog: Catalog,
+/// The one lowering pass: turns a loaded catalog into the model, or into every diagnostic at
+/// once (catalog-level rules, each tool's parameters, steps, conditions, argv elements and
+/// templates, and `later`'s findings), located in the catalog's text. Every template is parsed
+/// here, once. `later` is the hosts' check, run on the model once the catalog-level rules
+/// passed (the model stage cannot name the hosts): it parses each host's settings into the
+/// model's `targets`; `source_name` is the catalog's file name for generated headers. The
+/// shared nodes are lowered once, then each tool. An `Error::Internal` is a bug in this pass.
+pub fn lower(
+    loaded: Loaded,
     source_name: &str,
     later: impl FnOnce(&mut Model) -> Vec<Diagnostic>,
-) -> Result<Outcome, Error> {
+) -> Result<Lowered, Error> {
+    let Loaded { mut catalog, file } = loaded;
+    // Keys that do nothing, read before lowering takes the tools. Both they and the warnings
+    // are located in one parse of the text, made after lowering and only if one needs it.
+    let idle = crate::catalog::rules::no_effect(&catalog, &file.text);
+    let index = crate::catalog::load::Index::new();
     let cat = &mut catalog;
     let mut diags = validate::validate(cat);
     let catalog_ok = !diags.iter().any(|d| d.severity == Severity::Error);
@@ -85,7 +83,12 @@ pub(super) fn lower(
         top.template("cli.fallback", f, &context_only)
     })
     .map(|f| f.map(Arc::new));
-    let cli_recovery = render::recovery(cat).map(|r| r.map(Arc::new));
+    // Shown after a failed `run` step, with the values of that tool (a syntax error here was
+    // once no error at all, and every tool that runs the CLI failed to lower).
+    let cli_recovery = optional(cat.cli.as_ref().and_then(|c| c.recovery.as_ref()), |r| {
+        top.parse("cli.recovery", r, NAME_HELP)
+    })
+    .map(|r| r.map(Arc::new));
     let store = match &cat.store {
         Some(s) => top
             .template("store.path", &s.path, &context_only)
@@ -129,20 +132,35 @@ pub(super) fn lower(
     // The hosts' checks read the names and toolsets the catalog-level rules check, and the
     // tools that lowered; their findings come after the tools' own.
     let later = if catalog_ok { later(&mut model) } else { Vec::new() };
+    // Warnings are ordered by position only once the later checks or the keys that do nothing
+    // added some, which keeps the order `validate` has always printed.
     let sort = !later.is_empty();
     diags.extend(later);
+    let idle = idle.finish(&file.text, &index);
     if diags.iter().any(|d| d.severity == Severity::Error) {
-        return Ok(Outcome::Invalid(diags));
+        diags.extend(idle);
+        crate::catalog::load::locate_in(&mut diags, &file.text, &index);
+        diags.sort_by_key(|d| (d.severity != Severity::Error, d.pos));
+        return Err(Error::Catalog {
+            file,
+            diagnostics: diags,
+        });
     }
     if let Some(i) = missing {
         return Err(Error::internal(format!(
             "tools[{i}] did not lower, but no check reported why"
         )));
     }
-    Ok(Outcome::Lowered {
-        model: Box::new(model),
+    let sort = sort || !idle.is_empty();
+    diags.extend(idle);
+    crate::catalog::load::locate_in(&mut diags, &file.text, &index);
+    if sort {
+        diags.sort_by_key(|d| d.pos);
+    }
+    Ok(Lowered {
+        model,
+        file,
         warnings: diags,
-        sort,
     })
 }
 
@@ -272,61 +290,22 @@ impl<'a> Lower<'a> {
         // Confirmation and cross-parameter rules (`crate::catalog::rules`); their templates and
         // conditions are checked and lowered here, in the tool's scope.
         self.errs(rules::check_confirm(&path, tool));
-        let subject = match &tool.confirm {
-            Some(crate::catalog::Confirm::Rules(c)) => optional(c.subject.as_ref(), |subject| {
-                self.template(&format!("{path}.confirm.subject"), subject, &scope)
-            }),
-            _ => Some(None),
+        let (subject, preview) = match &tool.confirm {
+            Some(Confirm::Rules(c)) => (
+                optional(c.subject.as_ref(), |subject| {
+                    self.template(&format!("{path}.confirm.subject"), subject, &scope)
+                }),
+                // The preview reads step data too: its names are checked by `render`, which
+                // knows the steps up to `after`; only the template's syntax is checked here.
+                optional(c.preview.as_ref(), |text| {
+                    self.parse(&format!("{path}.confirm.preview"), text, STEP_DATA_HELP)
+                }),
+            ),
+            _ => (Some(None), Some(None)),
         };
-        // The preview reads step data too: its names are checked by `render`, which knows the
-        // steps up to `after`; only the template's syntax is checked here.
-        let preview = match &tool.confirm {
-            Some(crate::catalog::rules::Confirm::Rules(c)) => {
-                optional(c.preview.as_ref(), |text| match Template::parse(text) {
-                    Ok(t) => Some(t),
-                    Err(e) => {
-                        self.err(
-                            Diagnostic::error("bad-template", format!("{path}.confirm.preview"), e.message)
-                                .help("placeholders are `{name}` or `{step.field}`; `{{` and `}}` are literal braces"),
-                        );
-                        None
-                    }
-                })
-            }
-            _ => Some(None),
-        };
-        let mut rules = Vec::with_capacity(tool.rules.len());
-        for (i, rule) in tool.rules.iter().enumerate() {
-            let when = optional(rule.when.as_ref(), |when| {
-                self.cond(&format!("{path}.rules[{i}].when"), when, tool, &params, &HashSet::new())
-            });
-            if let Some(m) = &rule.message {
-                self.template(&format!("{path}.rules[{i}].message"), m, &scope);
-            }
-            let mut defaults = indexmap::IndexMap::new();
-            let mut ok = true;
-            for (k, v) in rule.default.iter().flatten() {
-                match self.json_template(&format!("{path}.rules[{i}].default.{k}"), v, &scope) {
-                    Some(j) => {
-                        defaults.insert(k.clone(), j);
-                    }
-                    None => ok = false,
-                }
-            }
-            let lowered = match (when, ok) {
-                (Some(when), true) => Some(rules::LoweredRule { when, defaults }),
-                _ => None,
-            };
-            let mut found = Vec::new();
-            rules.push(rules::rule(
-                &format!("{path}.rules[{i}]"),
-                rule,
-                &params,
-                lowered,
-                &mut found,
-            ));
-            self.errs(found);
-        }
+        let rules: Vec<_> = (tool.rules.iter().enumerate())
+            .map(|(i, rule)| self.rule(&format!("{path}.rules[{i}]"), rule, tool, &scope))
+            .collect();
         let rules = all(rules);
         let runtime = optional(tool.runtime.as_ref(), |route| self.route(&path, tool, route, &scope));
         if let Some(why) = &tool.unsupported {
@@ -433,7 +412,7 @@ impl<'a> Lower<'a> {
             recovery,
             output,
         };
-        let output_schema = render::output_schema(cat, tool);
+        let output_schema = data.output_schema;
         let (access, idempotent, open_world) = (tool.access, tool.idempotent, tool.open_world);
         let Tool {
             name,
@@ -680,24 +659,6 @@ impl<'a> Lower<'a> {
                 },
             )
         });
-        if step.program.is_some() && step.run.is_none() {
-            self.err(
-                Diagnostic::error(
-                    "bad-step",
-                    format!("{path}.program"),
-                    "`program` applies to `run` steps",
-                )
-                .at_key()
-                .help("remove it; store steps use the top-level `store.program`"),
-            );
-        }
-        if step.stdin.is_some() && step.run.is_none() {
-            self.err(
-                Diagnostic::error("bad-step", format!("{path}.stdin"), "`stdin` applies to `run` steps")
-                    .at_key()
-                    .help("use `body` on an `append` step"),
-            );
-        }
         let mut exec = None;
         if let Some(argv) = &step.run {
             exec = self.run(path, step, argv, &scope);
@@ -894,8 +855,7 @@ impl<'a> Lower<'a> {
         });
         let if_empty = optional(step.if_empty.as_ref(), |t| {
             self.template(&format!("{path}.if_empty"), t, scope)
-        });
-        let extras = rules::cli_extras(step, if_empty?);
+        })?;
         // `when_missing`: each alternative's argv is lowered and checked as `run` is.
         let otherwise: Vec<Option<SpecAlt>> = step
             .when_missing
@@ -918,13 +878,22 @@ impl<'a> Lower<'a> {
             program: Some(program?),
             argv: all(args)?,
             stdin: stdin?,
-            ok_exit: extras.ok_exit,
+            // Listing only 0 is the same as listing nothing: keep the spec short.
+            ok_exit: match step.ok_exit.codes() {
+                [0] => Vec::new(),
+                codes => codes.to_vec(),
+            },
             any_exit: step.ok_exit.is_all(),
             otherwise: all(otherwise)?,
-            output: extras.output,
-            max_output: extras.max_output,
-            timeout_ms: extras.timeout_ms,
-            if_empty: extras.if_empty,
+            output: match step.output {
+                None | Some(Stream::Stdout) => SpecStream::Stdout,
+                Some(Stream::Stderr) => SpecStream::Stderr,
+                Some(Stream::Both) => SpecStream::Both,
+            },
+            max_output: step.max_output.as_ref().map(|a| rules::amount(a, None)),
+            timeout_ms: (step.timeout_ms.as_ref().map(|a| rules::amount(a, None)))
+                .or_else(|| step.timeout_secs.as_ref().map(|a| rules::amount(a, Some(1000)))),
+            if_empty,
         })
     }
 
@@ -1073,21 +1042,16 @@ impl<'a> Lower<'a> {
         }
         let mark = self.errors;
         let mut lowered = None;
-        if let Some(list) = &c.all {
-            let subs = list
-                .iter()
-                .enumerate()
-                .map(|(i, sub)| self.cond(&format!("{path}.all[{i}]"), sub, tool, params, earlier))
+        for (key, list) in [("all", &c.all), ("any", &c.any)] {
+            let subs = (list.iter().flatten().enumerate())
+                .map(|(i, sub)| self.cond(&format!("{path}.{key}[{i}]"), sub, tool, params, earlier))
                 .collect();
-            lowered = all(subs).map(|all| SpecCond::All { all });
-        }
-        if let Some(list) = &c.any {
-            let subs = list
-                .iter()
-                .enumerate()
-                .map(|(i, sub)| self.cond(&format!("{path}.any[{i}]"), sub, tool, params, earlier))
-                .collect();
-            lowered = all(subs).map(|any| SpecCond::Any { any });
+            if list.is_some() {
+                lowered = all(subs).map(|subs| match key {
+                    "all" => SpecCond::All { all: subs },
+                    _ => SpecCond::Any { any: subs },
+                });
+            }
         }
         if let Some(sub) = &c.not {
             lowered = self
@@ -1144,31 +1108,14 @@ impl<'a> Lower<'a> {
             );
             return None;
         };
-        if let Some(vals) = &c.in_values {
-            for (i, v) in vals.iter().enumerate() {
-                if let Err(why) = check_value(p, v) {
-                    self.err(
-                        Diagnostic::error(
-                            "bad-condition",
-                            format!("{path}.in[{i}]"),
-                            format!("`{pname}` can never be this: {why}"),
-                        )
+        let ins = (c.in_values.iter().flatten().enumerate()).map(|(i, v)| (format!("{path}.in[{i}]"), v));
+        for (at, v) in ins.chain(c.equals.iter().map(|v| (format!("{path}.equals"), v))) {
+            if let Err(why) = check_value(p, v) {
+                self.err(
+                    Diagnostic::error("bad-condition", at, format!("`{pname}` can never be this: {why}"))
                         .help(value_help(p)),
-                    );
-                }
+                );
             }
-        }
-        if let Some(v) = &c.equals
-            && let Err(why) = check_value(p, v)
-        {
-            self.err(
-                Diagnostic::error(
-                    "bad-condition",
-                    format!("{path}.equals"),
-                    format!("`{pname}` can never be this: {why}"),
-                )
-                .help(value_help(p)),
-            );
         }
         if let Some(v) = &c.contains {
             match (&p.ty, &p.items) {
@@ -1304,35 +1251,30 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// Parses a template, or reports why it does not parse; `help` says what its placeholders
+    /// may name.
+    fn parse(&mut self, path: &str, text: &str, help: &str) -> Option<Template> {
+        Template::parse(text)
+            .map_err(|e| self.err(Diagnostic::error("bad-template", path, e.message).help(help)))
+            .ok()
+    }
+
     /// Parses a template once and checks its variables against the scope.
     fn template(&mut self, path: &str, text: &str, scope: &Scope) -> Option<Template> {
-        match Template::parse(text) {
-            Err(e) => {
-                self.err(
-                    Diagnostic::error("bad-template", path, e.message)
-                        .help("placeholders are `{name}`; `{{` and `}}` are literal braces"),
-                );
-                None
+        let t = self.parse(path, text, NAME_HELP)?;
+        let mark = self.errors;
+        for var in t.vars() {
+            // Paths into step results (`{locate.resolvedTarget.name}`) are checked by
+            // `render::Checker`.
+            if var.contains('.') {
+                continue;
             }
-            Ok(t) => {
-                let mark = self.errors;
-                for var in t.vars() {
-                    // Paths into step results (`{locate.resolvedTarget.name}`) are checked by
-                    // `render::Checker`.
-                    if var.contains('.') {
-                        continue;
-                    }
-                    if !scope.params.contains_key(var)
-                        && !self.cat.context.contains_key(var)
-                        && !scope.extra.contains(&var)
-                    {
-                        self.unknown_var(path, var, scope);
-                    }
-                }
-                self.clean_since(mark)?;
-                Some(t)
+            if !scope.params.contains_key(var) && !self.cat.context.contains_key(var) && !scope.extra.contains(&var) {
+                self.unknown_var(path, var, scope);
             }
         }
+        self.clean_since(mark)?;
+        Some(t)
     }
 
     fn unknown_var(&mut self, path: &str, var: &str, scope: &Scope) {
@@ -1381,20 +1323,15 @@ impl<'a> Lower<'a> {
                 all(items).map(JsonT::Arr)
             }
             serde_json::Value::Object(map) => {
-                let mut out = Some(IndexMap::new());
-                for (k, item) in map {
-                    if let Some(d) = validate::unsafe_name_diagnostic(&format!("{path}.{k}"), "JSON key", k) {
-                        self.err(d);
-                        out = None;
-                    }
-                    match (self.json_template(&format!("{path}.{k}"), item, scope), &mut out) {
-                        (Some(v), Some(o)) => {
-                            o.insert(k.clone(), v);
-                        }
-                        _ => out = None,
-                    }
-                }
-                out.map(JsonT::Obj)
+                let entries = (map.iter())
+                    .map(|(k, item)| {
+                        let kpath = format!("{path}.{k}");
+                        let unsafe_key = validate::unsafe_name_diagnostic(&kpath, "JSON key", k).map(|d| self.err(d));
+                        let v = self.json_template(&kpath, item, scope);
+                        v.filter(|_| unsafe_key.is_none()).map(|v| (k.clone(), v))
+                    })
+                    .collect();
+                all(entries).map(|entries| JsonT::Obj(entries.into_iter().collect()))
             }
             other => Some(JsonT::Lit(other.clone())),
         }
@@ -1505,6 +1442,19 @@ tools:
             panic!("a broken catalog must not lower");
         };
         assert!(diagnostics.iter().all(|d| d.code != "host"));
+    }
+
+    /// A `cli.recovery` that does not parse is an error at its key; it used to be no error, and
+    /// every tool that runs the CLI then failed to lower (an internal error).
+    #[test]
+    fn a_recovery_that_does_not_parse_is_reported() {
+        let text = "version: 1\nproduct: {name: demo, version: 1.0.0, description: d}\ncli: {binary: demo, recovery: \"run {oops\"}\ntoolsets: {main: {tools: [a]}}\ntools:\n  - {name: a, description: A, steps: [{run: [a]}]}\n";
+        let loaded = crate::catalog::load_text("r.yaml", text.as_bytes()).unwrap();
+        let Err(Error::Catalog { diagnostics, .. }) = super::lower(loaded, "r.yaml", |_| Vec::new()) else {
+            panic!("a broken recovery must not lower");
+        };
+        let found: Vec<_> = diagnostics.iter().map(|d| (d.code, d.pos)).collect();
+        assert_eq!(found, [("bad-template", Some((3, 31)))]);
     }
 
     /// An `unsupported` tool with `body` (indented as a tool's keys) in a small catalog: the

@@ -8,7 +8,8 @@
 //! once, checked and lowered in the same walk; the conditions blocks carry are lowered by the
 //! pass's own condition lowering (`super::Lower::cond`), passed in.
 
-use crate::catalog::{Block, Catalog, Cond, Limit, Param, RichValue, Shape, Step, Tool, Value_};
+use super::optional;
+use crate::catalog::{Arg, Block, Catalog, Cond, Limit, Param, RichValue, Shape, Step, Tool, Value_};
 use crate::diagnostic::Diagnostic;
 use crate::spec::{CmpOp, JsonT, SpecBlock, SpecCond, SpecField, SpecMark, SpecValue};
 use crate::template::Template;
@@ -132,6 +133,8 @@ fn step_data_schema(step: &Step) -> Option<Value> {
 pub(super) struct Checker<'a> {
     cat: &'a Catalog,
     pub diags: Vec<Diagnostic>,
+    /// The tool's declared output schema, resolved (MCP `outputSchema`).
+    pub output_schema: Option<Value>,
     /// Every step's data, for the output blocks.
     scope: Scope<'a>,
 }
@@ -153,6 +156,7 @@ impl<'a> Checker<'a> {
         let mut c = Checker {
             cat,
             diags: Vec::new(),
+            output_schema: None,
             scope: Scope {
                 params,
                 steps: IndexMap::new(),
@@ -200,6 +204,7 @@ impl<'a> Checker<'a> {
         if let Some(shape) = &tool.output_schema {
             let opath = format!("{path}.output_schema");
             let sch = c.shape(&opath, shape);
+            c.output_schema = sch.cloned();
             // MCP: `structuredContent` is an object, so its schema's root must be one.
             if matches!(shape, Shape::Any(_)) || sch.is_some_and(|s| !has_type(s, "object")) {
                 c.diags.push(
@@ -246,11 +251,11 @@ impl<'a> Checker<'a> {
 
     fn step(&mut self, path: &str, tool: &Tool, step: &'a Step, scope: &Scope<'a>) {
         let mut inner = scope.clone();
+        // Whatever is wrong with `for_each`, `item` exists below, so one fault gives one error.
+        inner.item = step.for_each.as_ref().map(|_| None);
         if let Some(fe) = &step.for_each
             && fe.contains('.') | scope.steps.contains_key(fe.as_str())
         {
-            // Whatever is wrong with it, `item` exists below, so one fault gives one error.
-            inner.item = Some(None);
             match self.resolve(&format!("{path}.for_each"), fe, scope) {
                 Some(sch) if !is_array(sch) => self.diags.push(
                     Diagnostic::error(
@@ -263,8 +268,6 @@ impl<'a> Checker<'a> {
                 Some(sch) => inner.item = Some(element(sch)),
                 None => {}
             }
-        } else if step.for_each.is_some() {
-            inner.item = Some(None);
         }
         if let Some(src) = &step.compute {
             self.expression(&format!("{path}.compute"), src, &inner);
@@ -318,29 +321,23 @@ impl<'a> Checker<'a> {
             }
             self.cond(&format!("{path}.when"), when, scope);
         }
-        let mut texts: Vec<(String, &str)> = Vec::new();
-        if let Some(t) = &step.title {
-            texts.push((format!("{path}.title"), t));
-        }
-        if let Some(t) = &step.message {
-            texts.push((format!("{path}.message"), t));
-        }
-        if let Some(t) = &step.stdin {
-            texts.push((format!("{path}.stdin"), t));
+        // Plain names in step templates are checked by the lowering pass; paths are checked here.
+        for (key, text) in [
+            ("title", &step.title),
+            ("message", &step.message),
+            ("stdin", &step.stdin),
+        ] {
+            if let Some(t) = text {
+                self.template(&format!("{path}.{key}"), t, &inner, true);
+            }
         }
         for (a, arg) in step.run.iter().flatten().enumerate() {
             match arg {
-                crate::catalog::Arg::Text(t) => texts.push((format!("{path}.run[{a}]"), t)),
-                crate::catalog::Arg::Special(s) => {
-                    if let Some(v) = &s.value {
-                        texts.push((format!("{path}.run[{a}].value"), v));
-                    }
+                Arg::Text(t) => self.template(&format!("{path}.run[{a}]"), t, &inner, true),
+                Arg::Special(s) => {
+                    (s.value.as_ref()).and_then(|v| self.template(&format!("{path}.run[{a}].value"), v, &inner, true))
                 }
-            }
-        }
-        // Plain names in step templates are checked by `crate::catalog::validate`; paths are checked here.
-        for (p, t) in texts {
-            self.template(&p, t, &inner, true);
+            };
         }
     }
 
@@ -371,13 +368,13 @@ impl<'a> Checker<'a> {
                 )
                 .help("split it into several blocks"),
             );
-            b.when.as_deref().map(&mut *cond);
+            optional(b.when.as_deref(), &mut *cond);
             return None;
         }
         if let Some(w) = &b.when {
             self.cond(&format!("{path}.when"), w, &scope);
         }
-        let when = b.when.as_deref().map(&mut *cond);
+        let when = optional(b.when.as_deref(), &mut *cond);
         let misplaced = |key: &str, set: bool, want: &str| -> Option<Diagnostic> {
             set.then(|| {
                 Diagnostic::error(
@@ -467,33 +464,34 @@ impl<'a> Checker<'a> {
             let checked = sch.filter(|s| is_array(*s));
             row.row = Some(checked.and_then(element));
             let kept = std::mem::take(&mut self.diags);
-            let lowered = match (key, &b.item, &b.columns) {
+            rows = match (key, &b.item, &b.columns) {
                 ("list", Some(item), _) => Some(vec![self.field(&format!("{path}.item"), "", item, &row, cond)]),
-                (_, _, Some(cols)) if key == "table" => Some(
+                ("table", _, Some(cols)) => Some(
                     cols.iter()
                         .map(|(header, v)| self.field(&format!("{path}.columns.{header}"), header, v, &row, cond))
                         .collect(),
                 ),
-                _ => None,
+                ("list", None, _) => {
+                    self.diags.push(
+                        Diagnostic::error("bad-output", path, "a `list` block needs an `item` row")
+                            .help("e.g. `item: \"{name|code} ({kind})\"`"),
+                    );
+                    None
+                }
+                _ => {
+                    self.diags.push(
+                        Diagnostic::error("bad-output", path, "a `table` block needs `columns`")
+                            .help("e.g. `columns: {Name: \"{name}\", Files: \"{files}\"}`"),
+                    );
+                    None
+                }
             };
-            match (key, &b.item, &b.columns) {
-                ("list", None, _) => self.diags.push(
-                    Diagnostic::error("bad-output", path, "a `list` block needs an `item` row")
-                        .help("e.g. `item: \"{name|code} ({kind})\"`"),
-                ),
-                ("table", _, None) => self.diags.push(
-                    Diagnostic::error("bad-output", path, "a `table` block needs `columns`")
-                        .help("e.g. `columns: {Name: \"{name}\", Files: \"{files}\"}`"),
-                ),
-                _ => {}
-            }
             let found = std::mem::replace(&mut self.diags, kept);
             if checked.is_some() {
                 self.diags.extend(found);
             }
-            rows = lowered;
         }
-        let when = lift(when)?.map(Box::new);
+        let when = when?.map(Box::new);
         Some(if let Some(text) = text {
             SpecBlock::Text { when, text: text? }
         } else if b.fields.is_some() {
@@ -567,9 +565,9 @@ impl<'a> Checker<'a> {
                             .help("e.g. `{map: impact.riskLevel, to: {low: SAFE}}` or `{value: \"{x}\", mark: …}`"),
                     );
                 }
-                let tpl = value
-                    .as_ref()
-                    .map(|t| self.template(&format!("{path}.value"), t, scope, false));
+                let tpl = optional(value.as_ref(), |t| {
+                    self.template(&format!("{path}.value"), t, scope, false)
+                });
                 if let Some(m) = map {
                     self.resolve(&format!("{path}.map"), m, scope);
                     if to.is_empty() {
@@ -593,10 +591,10 @@ impl<'a> Checker<'a> {
                     .collect::<Vec<_>>()
                     .into_iter()
                     .collect();
-                let otherwise = otherwise
-                    .as_ref()
-                    .map(|t| self.template(&format!("{path}.else"), t, scope, false));
-                let mark = mark.as_ref().map(|m| {
+                let otherwise = optional(otherwise.as_ref(), |t| {
+                    self.template(&format!("{path}.else"), t, scope, false)
+                });
+                let mark = optional(mark.as_ref(), |m| {
                     self.cond(&format!("{path}.mark.when"), &m.when, scope);
                     cond(&m.when).map(|when| {
                         Box::new(SpecMark {
@@ -606,11 +604,11 @@ impl<'a> Checker<'a> {
                     })
                 });
                 Some(SpecValue {
-                    tpl: lift(tpl)?,
+                    tpl: tpl?,
                     map: map.clone(),
                     to: to?,
-                    otherwise: lift(otherwise)?,
-                    mark: lift(mark)?,
+                    otherwise: otherwise?,
+                    mark: mark?,
                 })
             }
         }
@@ -624,10 +622,8 @@ impl<'a> Checker<'a> {
             Ok(t) => t,
             Err(e) => {
                 if !paths_only {
-                    self.diags.push(
-                        Diagnostic::error("bad-template", path, e.message)
-                            .help("placeholders are `{name}` or `{step.field}`; `{{` and `}}` are literal braces"),
-                    );
+                    self.diags
+                        .push(Diagnostic::error("bad-template", path, e.message).help(super::STEP_DATA_HELP));
                 }
                 return None;
             }
@@ -678,33 +674,27 @@ impl<'a> Checker<'a> {
         let root = segs.next().unwrap_or_default();
         let rest: Vec<&str> = segs.collect();
         // A row's own fields come first, then `item`, earlier steps, parameters and context.
-        let start: Sch<'a>;
-        let what: String;
         if root == "item"
             && let Some(row) = scope.row
         {
             // Inside a row, `item` is the row itself.
             return self.walk(path, var, row, &rest, "the row");
-        } else if let Some(row) = scope.row
+        }
+        if let Some(row) = scope.row
             && let Some(hit) = row.map_or(Some(None), |r| child(r, root).ok())
             && !(row.is_none() && self.is_named(root, scope))
         {
-            start = hit;
-            what = "the row".into();
-        } else if root == "item"
+            return self.walk(path, var, hit, &rest, "the row");
+        }
+        if root == "item"
             && let Some(item) = scope.item
         {
-            if rest.is_empty() {
-                return Some(item);
-            }
-            start = item;
-            what = "`item`".into();
-            return self.walk(path, var, start, &rest, &what);
-        } else if let Some(sch) = scope.steps.get(root) {
-            start = *sch;
-            what = format!("the result of step `{root}`");
-            return self.walk(path, var, start, &rest, &what);
-        } else if scope.params.contains_key(root) || self.cat.context.contains_key(root) {
+            return self.walk(path, var, item, &rest, "`item`");
+        }
+        if let Some(sch) = scope.steps.get(root) {
+            return self.walk(path, var, *sch, &rest, &format!("the result of step `{root}`"));
+        }
+        if scope.params.contains_key(root) || self.cat.context.contains_key(root) {
             if rest.is_empty() {
                 return Some(None);
             }
@@ -716,7 +706,6 @@ impl<'a> Checker<'a> {
                 )
                 .help("only a step's JSON result (`json:` on the step) has fields"),
             );
-            return None;
         } else if let Some(Some(row)) = scope.row {
             let fields = child(row, "\u{0}").err().unwrap_or_default();
             self.diags.push(
@@ -726,15 +715,7 @@ impl<'a> Checker<'a> {
                     "the rows' fields",
                 )),
             );
-            return None;
         } else {
-            let mut known: Vec<String> = scope.steps.keys().map(|s| s.to_string()).collect();
-            known.extend(scope.params.keys().map(|s| s.to_string()));
-            known.extend(self.cat.context.keys().cloned());
-            if scope.item.is_some() {
-                known.push("item".into());
-            }
-            known.sort();
             self.diags.push(
                 Diagnostic::error(
                     "unknown-step",
@@ -743,11 +724,10 @@ impl<'a> Checker<'a> {
                         "`{{{var}}}`: `{root}` is no earlier step with a `json` result, parameter or context variable"
                     ),
                 )
-                .help(hint(root, &known, "names known here")),
+                .help(hint(root, &self.names(scope), "names known here")),
             );
-            return None;
         }
-        self.walk(path, var, start, &rest, &what)
+        None
     }
 
     /// Every variable a compute step's expression reads is a parameter, a context variable, an
@@ -755,18 +735,7 @@ impl<'a> Checker<'a> {
     /// here instead of a failed step at run time.
     fn expression(&mut self, path: &str, src: &str, scope: &Scope) {
         for (var, line, col) in ixgen_runtime::expr::free_variables_at(src).unwrap_or_default() {
-            let known = scope.params.contains_key(var.as_str())
-                || self.cat.context.contains_key(&var)
-                || scope.steps.contains_key(var.as_str())
-                || (var == "item" && scope.item.is_some());
-            if !known {
-                let mut names: Vec<String> = scope.steps.keys().map(|s| s.to_string()).collect();
-                names.extend(scope.params.keys().map(|s| s.to_string()));
-                names.extend(self.cat.context.keys().cloned());
-                if scope.item.is_some() {
-                    names.push("item".into());
-                }
-                names.sort();
+            if !self.is_named(&var, scope) {
                 self.diags.push(
                     Diagnostic::inside(
                         "unknown-step",
@@ -775,10 +744,22 @@ impl<'a> Checker<'a> {
                         col,
                         format!("the expression reads `{var}`, which is no parameter, context variable or earlier step with data"),
                     )
-                    .help(hint(&var, &names, "names known here")),
+                    .help(hint(&var, &self.names(scope), "names known here")),
                 );
             }
         }
+    }
+
+    /// Every name a reference may start with here, sorted (for a hint).
+    fn names(&self, scope: &Scope) -> Vec<String> {
+        let mut known: Vec<String> = scope.steps.keys().map(|s| s.to_string()).collect();
+        known.extend(scope.params.keys().map(|s| s.to_string()));
+        known.extend(self.cat.context.keys().cloned());
+        if scope.item.is_some() {
+            known.push("item".into());
+        }
+        known.sort();
+        known
     }
 
     fn is_named(&self, root: &str, scope: &Scope) -> bool {
@@ -887,33 +868,6 @@ pub fn field_cond(c: &Cond) -> Option<SpecCond> {
             set: c.set.unwrap_or(true),
         }
     })
-}
-
-/// The catalog's `cli.recovery`, which the tools that run the CLI show after a failure.
-/// `Some(None)` when there is none; `None` when it does not lower.
-pub fn recovery(cat: &Catalog) -> Option<Option<Template>> {
-    match cat.cli.as_ref().and_then(|c| c.recovery.as_deref()) {
-        Some(text) => Template::parse(text).ok().map(Some),
-        None => Some(None),
-    }
-}
-
-/// The tool's declared output schema, resolved (MCP `outputSchema`).
-pub fn output_schema(cat: &Catalog, t: &Tool) -> Option<serde_json::Value> {
-    match t.output_schema.as_ref()? {
-        Shape::Any(_) => None,
-        Shape::Named(n) => cat.schemas.get(n).cloned(),
-        Shape::Inline(v) => Some(v.clone()),
-    }
-}
-
-/// `Some(x)` → `x` lowered; `None` stays `None`; a failure is `None` of the whole.
-fn lift<T>(x: Option<Option<T>>) -> Option<Option<T>> {
-    match x {
-        None => Some(None),
-        Some(None) => None,
-        Some(Some(v)) => Some(Some(v)),
-    }
 }
 
 /// Whether a condition looks at step data.

@@ -4,12 +4,14 @@
 //! lowering pass (`super`), which checks and lowers the templates, conditions and JSON values
 //! these constructs hold and passes them in. Pure.
 
-use crate::catalog::rules::{Amount, Confirm, Redact, Stream, check_value, parse_check};
-use crate::catalog::{self, Cond, Param, ParamType, Rule, Step, Tool};
+use super::{Lower, Scope, optional};
+use crate::catalog::rules::check_value;
+use crate::catalog::{self, Amount, Cond, Confirm, Param, ParamType, Redact, Rule, Step, Tool};
 use crate::diagnostic::Diagnostic;
 use crate::spec::*;
 use crate::template::Template;
-use std::collections::HashMap;
+use indexmap::IndexMap;
+use std::collections::{HashMap, HashSet};
 
 /// The spec's confirmation of a tool: `confirm` as written, or `destructive` when it is left
 /// out. The permission is the catalog name; each host puts its own tool id in. `subject` and
@@ -53,221 +55,216 @@ pub fn redact(t: &catalog::Tool) -> SpecRedact {
     }
 }
 
-/// One rule's lowered parts: its condition and its default values.
-pub struct LoweredRule {
-    pub when: Option<SpecCond>,
-    pub defaults: indexmap::IndexMap<String, JsonT>,
-}
-
-/// Checks one rule (`rpath`) and lowers it into the spec, each failing rule with its message;
-/// `lowered` holds its condition and default values as the lowering pass checked them. `None`
-/// when something was reported (into `d`).
-pub fn rule(
-    rpath: &str,
-    rule: &Rule,
-    params: &HashMap<&str, &Param>,
-    lowered: Option<LoweredRule>,
-    d: &mut Vec<Diagnostic>,
-) -> Option<SpecRule> {
-    let mark = d.len();
-    let kinds = [
-        rule.default.is_some(),
-        rule.require.is_some(),
-        rule.forbid.is_some(),
-        rule.check.is_some(),
-    ];
-    if kinds.iter().filter(|k| **k).count() != 1 {
-        d.push(
+impl Lower<'_> {
+    /// Checks one rule (`rpath`) of `tool` and lowers it into the spec, each failing rule with
+    /// its message; its condition, message and default values are lowered in the tool's
+    /// `scope`. `None` when something was reported.
+    pub(super) fn rule(&mut self, rpath: &str, rule: &Rule, tool: &Tool, scope: &Scope) -> Option<SpecRule> {
+        let params = scope.params;
+        let when = optional(rule.when.as_ref(), |when| {
+            self.cond(&format!("{rpath}.when"), when, tool, params, &HashSet::new())
+        });
+        if let Some(m) = &rule.message {
+            self.template(&format!("{rpath}.message"), m, scope);
+        }
+        let defaults: Vec<_> = (rule.default.iter().flatten())
+            .map(|(k, v)| {
+                let j = self.json_template(&format!("{rpath}.default.{k}"), v, scope);
+                j.map(|j| (k.clone(), j))
+            })
+            .collect();
+        let lowered = when.zip(defaults.into_iter().collect::<Option<IndexMap<_, _>>>());
+        let mark = self.errors;
+        let kinds = [
+            rule.default.is_some(),
+            rule.require.is_some(),
+            rule.forbid.is_some(),
+            rule.check.is_some(),
+        ];
+        if kinds.iter().filter(|k| **k).count() != 1 {
+            self.err(
+                Diagnostic::error(
+                    "bad-rule",
+                    rpath,
+                    "a rule is exactly one of `default`, `require`, `forbid`, `check`",
+                )
+                .help("e.g. `{when: {param: from, set: true}, default: {to: HEAD}}` or `{check: \"end >= start\"}`"),
+            );
+            return None;
+        }
+        // A name the rule gives (at `key`) that is no parameter of the tool.
+        let unknown = |key: &str, n: &str| {
             Diagnostic::error(
-                "bad-rule",
-                rpath,
-                "a rule is exactly one of `default`, `require`, `forbid`, `check`",
+                "unknown-param",
+                format!("{rpath}.{key}"),
+                format!("the rule names no parameter `{n}`"),
             )
-            .help("e.g. `{when: {param: from, set: true}, default: {to: HEAD}}` or `{check: \"end >= start\"}`"),
-        );
-        return None;
-    }
-    let known = |key: &str, list: Vec<&String>, d: &mut Vec<Diagnostic>| {
-        for n in list {
-            if !params.contains_key(n.as_str()) {
-                d.push(
+            .help("name a parameter of the tool")
+        };
+        let known = |l: &mut Self, key: &str, list: Vec<&String>| {
+            for n in list.into_iter().filter(|n| !params.contains_key(n.as_str())) {
+                l.err(unknown(key, n));
+            }
+        };
+        let cause = (rule.when.as_ref())
+            .map(|c| format!(" when {}", describe(c)))
+            .unwrap_or_default();
+        let message = |fallback: String| rule.message.clone().unwrap_or(fallback);
+        if let Some(values) = &rule.default {
+            known(self, "default", values.keys().collect());
+            for (n, v) in values {
+                if let Some(p) = params.get(n.as_str()) {
+                    if p.required {
+                        self.err(
+                            Diagnostic::error(
+                                "bad-rule",
+                                format!("{rpath}.default.{n}"),
+                                format!("`{n}` is required, so a default for it never applies"),
+                            )
+                            .help("make the parameter optional, or remove this default"),
+                        );
+                    }
+                    // `"{other}"`: another parameter's value, of the same type.
+                    let other = v
+                        .as_str()
+                        .and_then(|s| s.strip_prefix('{'))
+                        .and_then(|s| s.strip_suffix('}'));
+                    if let Some(o) = other {
+                        match params.get(o) {
+                            Some(q) if q.ty == p.ty => {}
+                            Some(_) => self.err(
+                                Diagnostic::error(
+                                    "bad-default",
+                                    format!("{rpath}.default.{n}"),
+                                    format!("`{o}` is not of the type of `{n}`"),
+                                )
+                                .help("default a parameter to one of the same type"),
+                            ),
+                            None => self.err(unknown(&format!("default.{n}"), o)),
+                        }
+                    } else if let Err(why) = check_value(p, v) {
+                        self.err(
+                            Diagnostic::error("bad-default", format!("{rpath}.default.{n}"), format!("`{n}` {why}"))
+                                .help("give a value of the parameter's type"),
+                        );
+                    }
+                }
+            }
+            if rule.message.is_some() {
+                self.err(
                     Diagnostic::error(
-                        "unknown-param",
-                        format!("{rpath}.{key}"),
-                        format!("the rule names no parameter `{n}`"),
+                        "bad-rule",
+                        format!("{rpath}.message"),
+                        "a `default` rule shows no message",
                     )
-                    .help("name a parameter of the tool"),
+                    .at_key()
+                    .help("remove `message`"),
                 );
             }
+            let (when, values) = lowered?;
+            return (self.errors == mark).then_some(SpecRule::Default { when, values });
         }
-    };
-    let cause = (rule.when.as_ref())
-        .map(|c| format!(" when {}", describe(c)))
-        .unwrap_or_default();
-    let message = |fallback: String| rule.message.clone().unwrap_or(fallback);
-    if let Some(values) = &rule.default {
-        known("default", values.keys().collect(), d);
-        for (n, v) in values {
-            if let Some(p) = params.get(n.as_str()) {
-                if p.required {
-                    d.push(
-                        Diagnostic::error(
-                            "bad-rule",
-                            format!("{rpath}.default.{n}"),
-                            format!("`{n}` is required, so a default for it never applies"),
-                        )
-                        .help("make the parameter optional, or remove this default"),
-                    );
-                }
-                // `"{other}"`: another parameter's value, of the same type.
-                let other = v
-                    .as_str()
-                    .and_then(|s| s.strip_prefix('{'))
-                    .and_then(|s| s.strip_suffix('}'));
-                if let Some(o) = other {
-                    match params.get(o) {
-                        Some(q) if q.ty == p.ty => {}
-                        Some(_) => d.push(
-                            Diagnostic::error(
-                                "bad-default",
-                                format!("{rpath}.default.{n}"),
-                                format!("`{o}` is not of the type of `{n}`"),
-                            )
-                            .help("default a parameter to one of the same type"),
-                        ),
-                        None => d.push(
-                            Diagnostic::error(
-                                "unknown-param",
-                                format!("{rpath}.default.{n}"),
-                                format!("the rule names no parameter `{o}`"),
-                            )
-                            .help("name a parameter of the tool"),
-                        ),
-                    }
-                } else if let Err(why) = check_value(p, v) {
-                    d.push(
-                        Diagnostic::error("bad-default", format!("{rpath}.default.{n}"), format!("`{n}` {why}"))
-                            .help("give a value of the parameter's type"),
-                    );
-                }
+        for (key, list) in [("require", &rule.require), ("forbid", &rule.forbid)] {
+            let Some(list) = list else { continue };
+            if list.is_empty() {
+                self.err(
+                    Diagnostic::error(
+                        "bad-rule",
+                        format!("{rpath}.{key}"),
+                        format!("`{key}` lists no parameter"),
+                    )
+                    .help("name at least one parameter"),
+                );
+            }
+            known(self, key, list.iter().collect());
+            let when = lowered?.0;
+            if self.errors > mark {
+                return None;
+            }
+            let what = names(list);
+            let verb = if list.len() == 1 { "is" } else { "are" };
+            return Some(match key {
+                "require" => SpecRule::Require {
+                    when,
+                    params: list.clone(),
+                    message: message(format!("{what} {verb} required{cause}")),
+                },
+                _ => SpecRule::Forbid {
+                    when,
+                    params: list.clone(),
+                    message: message(format!("{what} cannot be given{cause}")),
+                },
+            });
+        }
+        let (left, op, words, right) = match parse_check(rule.check.as_deref()?) {
+            Ok(c) => c,
+            Err(why) => {
+                self.err(
+                    Diagnostic::error("bad-rule", format!("{rpath}.check"), why)
+                        .help("write e.g. `end >= start` with two numeric parameters and one of >=, >, <=, <"),
+                );
+                return None;
+            }
+        };
+        for n in [left, right] {
+            match params.get(n) {
+                None => self.err(unknown("check", n)),
+                Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => self.err(
+                    Diagnostic::error(
+                        "bad-rule",
+                        format!("{rpath}.check"),
+                        format!("`{n}` is not a number, so it cannot be compared"),
+                    )
+                    .help("compare integer or number parameters"),
+                ),
+                Some(_) => {}
             }
         }
-        if rule.message.is_some() {
-            d.push(
+        if rule.when.is_some() {
+            self.err(
                 Diagnostic::error(
                     "bad-rule",
-                    format!("{rpath}.message"),
-                    "a `default` rule shows no message",
+                    format!("{rpath}.when"),
+                    "a `check` applies whenever both numbers are set",
                 )
                 .at_key()
-                .help("remove `message`"),
+                .help("remove `when`"),
             );
         }
-        let lowered = lowered?;
-        return (d.len() == mark).then_some(SpecRule::Default {
-            when: lowered.when,
-            values: lowered.defaults,
-        });
-    }
-    for (key, list) in [("require", &rule.require), ("forbid", &rule.forbid)] {
-        let Some(list) = list else { continue };
-        if list.is_empty() {
-            d.push(
-                Diagnostic::error(
-                    "bad-rule",
-                    format!("{rpath}.{key}"),
-                    format!("`{key}` lists no parameter"),
-                )
-                .help("name at least one parameter"),
-            );
-        }
-        known(key, list.iter().collect(), d);
-        let when = lowered?.when;
-        if d.len() > mark {
+        lowered?;
+        if self.errors > mark {
             return None;
         }
-        let what = names(list);
-        let verb = if list.len() == 1 { "is" } else { "are" };
-        return Some(match key {
-            "require" => SpecRule::Require {
-                when,
-                params: list.clone(),
-                message: message(format!("{what} {verb} required{cause}")),
-            },
-            _ => SpecRule::Forbid {
-                when,
-                params: list.clone(),
-                message: message(format!("{what} cannot be given{cause}")),
-            },
-        });
+        Some(SpecRule::Compare {
+            message: message(format!("`{left}` must be {words} `{right}`")),
+            left: left.to_string(),
+            op,
+            right: right.to_string(),
+        })
     }
-    let check = match parse_check(rule.check.as_deref()?) {
-        Ok(c) => c,
-        Err(why) => {
-            d.push(
-                Diagnostic::error("bad-rule", format!("{rpath}.check"), why)
-                    .help("write e.g. `end >= start` with two numeric parameters and one of >=, >, <=, <"),
-            );
-            return None;
-        }
-    };
-    for n in [&check.left, &check.right] {
-        match params.get(n.as_str()) {
-            None => d.push(
-                Diagnostic::error(
-                    "unknown-param",
-                    format!("{rpath}.check"),
-                    format!("the rule names no parameter `{n}`"),
-                )
-                .help("name a parameter of the tool"),
-            ),
-            Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => d.push(
-                Diagnostic::error(
-                    "bad-rule",
-                    format!("{rpath}.check"),
-                    format!("`{n}` is not a number, so it cannot be compared"),
-                )
-                .help("compare integer or number parameters"),
-            ),
-            Some(_) => {}
-        }
-    }
-    if rule.when.is_some() {
-        d.push(
-            Diagnostic::error(
-                "bad-rule",
-                format!("{rpath}.when"),
-                "a `check` applies whenever both numbers are set",
-            )
-            .at_key()
-            .help("remove `when`"),
-        );
-    }
-    lowered?;
-    if d.len() > mark {
-        return None;
-    }
-    let op = match check.op {
-        ">=" => SpecCompareOp::Ge,
-        ">" => SpecCompareOp::Gt,
-        "<=" => SpecCompareOp::Le,
-        _ => SpecCompareOp::Lt,
-    };
-    Some(SpecRule::Compare {
-        message: message(format!("`{}` must be {} `{}`", check.left, op_words(op), check.right)),
-        left: check.left,
-        op,
-        right: check.right,
-    })
 }
 
-fn op_words(op: SpecCompareOp) -> &'static str {
-    match op {
-        SpecCompareOp::Ge => "at least",
-        SpecCompareOp::Gt => "greater than",
-        SpecCompareOp::Le => "at most",
-        SpecCompareOp::Lt => "less than",
+/// The comparisons a `check:` rule may make, in the order they are looked for (`>=` before
+/// `>`), each with how a message says it.
+const COMPARISONS: [(&str, SpecCompareOp, &str); 4] = [
+    (">=", SpecCompareOp::Ge, "at least"),
+    ("<=", SpecCompareOp::Le, "at most"),
+    (">", SpecCompareOp::Gt, "greater than"),
+    ("<", SpecCompareOp::Lt, "less than"),
+];
+
+/// Parses a `check:` rule, `"end >= start"`: its parameters, the comparison and its words.
+fn parse_check(text: &str) -> Result<(&str, SpecCompareOp, &'static str, &str), String> {
+    for (op, spec, words) in COMPARISONS {
+        if let Some((l, r)) = text.split_once(op) {
+            let (l, r) = (l.trim(), r.trim());
+            if crate::template::is_identifier(l) && crate::template::is_identifier(r) {
+                return Ok((l, spec, words, r));
+            }
+            break;
+        }
     }
+    Err(format!("`{text}` is not `<param> <op> <param>`"))
 }
 
 fn names(list: &[String]) -> String {
@@ -309,44 +306,14 @@ pub fn describe(c: &Cond) -> String {
     }
 }
 
-/// What a CLI step adds to running its program.
-pub struct CliExtras {
-    pub ok_exit: Vec<i32>,
-    pub output: SpecStream,
-    pub max_output: Option<SpecAmount>,
-    pub timeout_ms: Option<SpecAmount>,
-    pub if_empty: Option<Template>,
-}
-
-/// A CLI step's exit codes, stream, output limit, timeout and empty-output text (`if_empty` as
-/// the lowering pass checked it).
-pub fn cli_extras(s: &catalog::Step, if_empty: Option<Template>) -> CliExtras {
-    let amount = |a: &Amount, scale: Option<u32>| match a {
+/// A CLI step's output limit or timeout (`scale` turns seconds into milliseconds).
+pub fn amount(a: &Amount, scale: Option<u32>) -> SpecAmount {
+    match a {
         Amount::Fixed(n) => SpecAmount::Lit(n.saturating_mul(u64::from(scale.unwrap_or(1)))),
         Amount::Param(_) => SpecAmount::Var {
             var: a.param().unwrap_or_default().to_string(),
             scale,
         },
-    };
-    CliExtras {
-        // Listing only 0 is the same as listing nothing: keep the spec short.
-        ok_exit: if s.ok_exit.codes() == [0] {
-            Vec::new()
-        } else {
-            s.ok_exit.codes().to_vec()
-        },
-        output: match s.output {
-            None | Some(Stream::Stdout) => SpecStream::Stdout,
-            Some(Stream::Stderr) => SpecStream::Stderr,
-            Some(Stream::Both) => SpecStream::Both,
-        },
-        max_output: s.max_output.as_ref().map(|a| amount(a, None)),
-        timeout_ms: s
-            .timeout_ms
-            .as_ref()
-            .map(|a| amount(a, None))
-            .or_else(|| s.timeout_secs.as_ref().map(|a| amount(a, Some(1000)))),
-        if_empty,
     }
 }
 
@@ -563,82 +530,71 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
         return d;
     };
     let ppath = format!("{path}.parse");
-    let extra = |key: &str, set: bool, d: &mut Vec<Diagnostic>| {
-        if set {
+    let format = format_name(p.format);
+    let keys = [
+        ("separator", p.separator.is_some()),
+        ("pattern", p.pattern.is_some()),
+        ("fields", !p.fields.is_empty()),
+        ("flags", p.flags.is_some()),
+    ];
+    // The keys a format takes, each with how to write it if the format needs it.
+    let takes: &[(&str, Option<&str>)] = match p.format {
+        ParseFormat::Jsonl => &[],
+        ParseFormat::Delimited => &[
+            ("separator", Some("e.g. `separator: \":\"`")),
+            ("fields", Some("name the fields in order: `fields: [path, line, text]`")),
+        ],
+        ParseFormat::Regex => &[
+            ("pattern", Some("e.g. `pattern: '^(\\S+):(\\d+):(.*)$'`")),
+            (
+                "fields",
+                Some("name each capture group in order: `fields: [path, line, text]`"),
+            ),
+            ("flags", None),
+        ],
+    };
+    for (key, set) in keys {
+        let taken = takes.iter().find(|t| t.0 == key);
+        if set && taken.is_none() {
             d.push(
                 Diagnostic::error(
                     "bad-parse",
                     format!("{ppath}.{key}"),
-                    format!("`{key}` does not apply to `format: {}`", format_name(p.format)),
+                    format!("`{key}` does not apply to `format: {format}`"),
                 )
                 .at_key()
                 .help("remove it"),
             );
         }
-    };
-    let need = |key: &str, set: bool, help: &str, d: &mut Vec<Diagnostic>| {
-        if !set {
+    }
+    // In the order the format lists them: two such errors are at the same place.
+    for (key, help) in takes {
+        if let Some(help) = help
+            && !keys.contains(&(key, true))
+        {
             d.push(
-                Diagnostic::error(
-                    "bad-parse",
-                    ppath.clone(),
-                    format!("`format: {}` needs `{key}`", format_name(p.format)),
-                )
-                .help(help.to_string()),
+                Diagnostic::error("bad-parse", ppath.clone(), format!("`format: {format}` needs `{key}`")).help(*help),
             );
         }
-    };
-    match p.format {
-        ParseFormat::Jsonl => {
-            extra("separator", p.separator.is_some(), &mut d);
-            extra("fields", !p.fields.is_empty(), &mut d);
-            extra("pattern", p.pattern.is_some(), &mut d);
-            extra("flags", p.flags.is_some(), &mut d);
-        }
-        ParseFormat::Delimited => {
-            extra("pattern", p.pattern.is_some(), &mut d);
-            extra("flags", p.flags.is_some(), &mut d);
-            need("separator", p.separator.is_some(), "e.g. `separator: \":\"`", &mut d);
-            if p.separator.as_deref() == Some("") {
-                d.push(
-                    Diagnostic::error("bad-parse", format!("{ppath}.separator"), "the separator is empty")
-                        .help("give the text between fields, e.g. `\"\\t\"` or `\":\"`"),
-                );
-            }
-            need(
-                "fields",
-                !p.fields.is_empty(),
-                "name the fields in order: `fields: [path, line, text]`",
-                &mut d,
-            );
-        }
-        ParseFormat::Regex => {
-            extra("separator", p.separator.is_some(), &mut d);
-            need(
-                "pattern",
-                p.pattern.is_some(),
-                "e.g. `pattern: '^(\\S+):(\\d+):(.*)$'`",
-                &mut d,
-            );
-            need(
-                "fields",
-                !p.fields.is_empty(),
-                "name each capture group in order: `fields: [path, line, text]`",
-                &mut d,
-            );
-            if let Some(re) = &p.pattern
-                && let Err(e) = crate::catalog::values::check_regex(re, p.flags.as_deref().unwrap_or(""), false)
-            {
-                d.push(
-                    Diagnostic::error(
-                        "bad-regex",
-                        format!("{ppath}.pattern"),
-                        format!("`{re}` is not a regular expression both runtimes read: {e}"),
-                    )
-                    .help("write an ECMAScript regular expression (JavaScript's `RegExp` syntax)"),
-                );
-            }
-        }
+    }
+    if p.format == ParseFormat::Delimited && p.separator.as_deref() == Some("") {
+        d.push(
+            Diagnostic::error("bad-parse", format!("{ppath}.separator"), "the separator is empty")
+                .help("give the text between fields, e.g. `\"\\t\"` or `\":\"`"),
+        );
+    }
+    if p.format == ParseFormat::Regex
+        && let Some(re) = &p.pattern
+        && let Err(e) = crate::catalog::values::check_regex(re, p.flags.as_deref().unwrap_or(""), false)
+    {
+        d.push(
+            Diagnostic::error(
+                "bad-regex",
+                format!("{ppath}.pattern"),
+                format!("`{re}` is not a regular expression both runtimes read: {e}"),
+            )
+            .help("write an ECMAScript regular expression (JavaScript's `RegExp` syntax)"),
+        );
     }
     let mut seen = std::collections::HashSet::new();
     for (i, f) in p.fields.iter().enumerate() {
@@ -695,9 +651,27 @@ fn format_name(f: crate::catalog::ParseFormat) -> &'static str {
 /// Checks a step's exit codes, stream, limits and timeouts (not its templates).
 pub fn check_step(path: &str, step: &Step, params: &HashMap<&str, &Param>) -> Vec<Diagnostic> {
     let mut d = Vec::new();
-    let run = step.run.is_some();
-    let only_run = |key: &str, set: bool, d: &mut Vec<Diagnostic>| {
-        if set && !run {
+    // The keys only a `run` step reads, each with how to do without it.
+    let run_only = [
+        ("ok_exit", step.ok_exit.is_set(), "remove it"),
+        ("output", step.output.is_some(), "remove it"),
+        ("max_output", step.max_output.is_some(), "remove it"),
+        ("timeout_ms", step.timeout_ms.is_some(), "remove it"),
+        ("timeout_secs", step.timeout_secs.is_some(), "remove it"),
+        ("if_empty", step.if_empty.is_some(), "remove it"),
+        ("parse", step.parse.is_some(), "remove it"),
+        ("capture", step.capture, "remove it"),
+        ("cwd", step.cwd.is_some(), "remove it"),
+        ("when_missing", !step.when_missing.is_empty(), "remove it"),
+        (
+            "program",
+            step.program.is_some(),
+            "remove it; store steps use the top-level `store.program`",
+        ),
+        ("stdin", step.stdin.is_some(), "use `body` on an `append` step"),
+    ];
+    for (key, set, help) in run_only {
+        if set && step.run.is_none() {
             d.push(
                 Diagnostic::error(
                     "bad-step",
@@ -705,20 +679,10 @@ pub fn check_step(path: &str, step: &Step, params: &HashMap<&str, &Param>) -> Ve
                     format!("`{key}` applies to `run` steps"),
                 )
                 .at_key()
-                .help("remove it"),
+                .help(help),
             );
         }
-    };
-    only_run("ok_exit", step.ok_exit.is_set(), &mut d);
-    only_run("output", step.output.is_some(), &mut d);
-    only_run("max_output", step.max_output.is_some(), &mut d);
-    only_run("timeout_ms", step.timeout_ms.is_some(), &mut d);
-    only_run("timeout_secs", step.timeout_secs.is_some(), &mut d);
-    only_run("if_empty", step.if_empty.is_some(), &mut d);
-    only_run("parse", step.parse.is_some(), &mut d);
-    only_run("capture", step.capture, &mut d);
-    only_run("cwd", step.cwd.is_some(), &mut d);
-    only_run("when_missing", !step.when_missing.is_empty(), &mut d);
+    }
     d.extend(check_step_data(path, step));
     let mut seen = std::collections::HashSet::new();
     for (i, code) in step.ok_exit.codes().iter().enumerate() {
