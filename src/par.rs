@@ -4,39 +4,7 @@
 /// large catalog renders and compares thousands of independent files); results are in order,
 /// as with `iter().map()`.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    /// Items a thread takes at once: few enough that the threads finish together (one large
-    /// file among thousands of small ones is one item), many enough that taking costs nothing.
-    const BATCH: usize = 16;
-    let threads = threads_for(items.len());
-    if threads <= 1 {
-        return items.iter().map(f).collect();
-    }
-    // Each thread takes the next batch from a shared counter; the batches are put back in order.
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut batches: Vec<(usize, Vec<R>)> = std::thread::scope(|s| {
-        let (f, next) = (&f, &next);
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(move || {
-                    let mut done = Vec::new();
-                    loop {
-                        let start = next.fetch_add(BATCH, std::sync::atomic::Ordering::Relaxed);
-                        if start >= items.len() {
-                            break done;
-                        }
-                        let end = (start + BATCH).min(items.len());
-                        done.push((start, items[start..end].iter().map(f).collect()));
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a worker thread panicked"))
-            .collect()
-    });
-    batches.sort_unstable_by_key(|(start, _)| *start);
-    batches.into_iter().flat_map(|(_, batch)| batch).collect()
+    map_owned(items.iter().collect(), |_, x| f(x)).collect()
 }
 
 /// Maps `f` over `items` with each one's index, consuming them: an item is dropped as soon as
