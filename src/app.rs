@@ -5,13 +5,13 @@
 
 use crate::catalog;
 use crate::cli::{
-    CheckFormat, Cli, ColorChoice, Command, ContextArgs, DiffFormat, FilterArgs, Format, McpProfile, SchemaKind,
-    Selection, WriteArgs, parse_from,
+    CheckFormat, Cli, ColorChoice, Command, ContextArgs, DiffFormat, FilterArgs, Format, SchemaKind, Selection,
+    WriteArgs, parse_from,
 };
 use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, Severity};
 use crate::error::Error;
 use crate::escape;
-use crate::hosts::{self, DynHost, Options};
+use crate::hosts::{self, DynHost, Options, mcp::Profile};
 use crate::model::{self, Filter, Model};
 use crate::output::{self, Action, WriteOptions};
 use crate::record;
@@ -62,7 +62,7 @@ struct Asked<'a> {
     command: &'static str,
     /// The targets `generate` or `check` names (none: every one the catalog enables).
     targets: &'a [String],
-    profiles: &'a [McpProfile],
+    profiles: &'a [Profile],
     filters: &'a FilterArgs,
     toolset: Option<&'a str>,
     context: Option<&'a ContextArgs>,
@@ -82,7 +82,7 @@ impl<'a> Asked<'a> {
         Asked {
             command,
             targets: &[],
-            profiles: &[McpProfile::V2025_11_25],
+            profiles: &[Profile::V2025_11_25],
             filters,
             toolset,
             context,
@@ -165,7 +165,7 @@ impl App {
             filter: Filter::default(),
             context: model::apply_defaults(decls, &stand_ins, &self.cli.out).ok()?,
             toolset: None,
-            profiles: vec![McpProfile::V2025_11_25.profile()],
+            profiles: vec![Profile::V2025_11_25],
         };
         self.located_collision(&hosts::plan(model, &targets, &opts).err()?)
     }
@@ -390,7 +390,7 @@ impl App {
             filter,
             context,
             toolset: asked.toolset.map(str::to_string),
-            profiles: asked.profiles.iter().map(|p| p.profile()).collect(),
+            profiles: asked.profiles.to_vec(),
         };
         Ok(Prepared {
             model,
@@ -411,7 +411,7 @@ impl App {
             command: &'static str,
             toolset: Option<&'a str>,
             targets: &'a [String],
-            profiles: &'a [McpProfile],
+            profiles: &'a [Profile],
             filters: &'a FilterArgs,
             /// The names of the context variables given (their values reach only per-run files).
             given: Vec<String>,

@@ -30,12 +30,14 @@ fn default_path() -> String {
     "mcp/tools.json".to_string()
 }
 
-/// MCP protocol revisions this host can write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// MCP protocol revisions this host can write; the `--profile` values of the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, Serialize)]
 pub enum Profile {
     /// Revision 2025-11-25, what the MCP SDK 1.32 speaks (the default).
+    #[value(name = "2025-11-25")]
     V2025_11_25,
     /// Revision 2026-07-28 (`ttlMs`, `cacheScope`, `resultType` in the result).
+    #[value(name = "2026-07-28")]
     V2026_07_28,
 }
 
@@ -55,13 +57,9 @@ pub struct Mcp;
 impl Host for Mcp {
     type Settings = Settings;
 
-    fn name(&self) -> &'static str {
-        "mcp"
-    }
-
-    fn about(&self) -> &'static str {
-        "MCP `tools/list` definitions (`mcp/tools.json`; `--profile 2026-07-28` adds that revision's file)"
-    }
+    const NAME: &'static str = "mcp";
+    const ABOUT: &'static str =
+        "MCP `tools/list` definitions (`mcp/tools.json`; `--profile 2026-07-28` adds that revision's file)";
 
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
@@ -109,7 +107,7 @@ impl Host for Mcp {
 }
 
 /// A `tools/list` result.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListToolsResult {
     pub tools: Vec<McpTool>,
@@ -151,7 +149,7 @@ pub struct InputSchema {
 }
 
 /// One property of an input schema.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PropSchema {
     /// One type name, or `[name, "null"]` for a nullable parameter.
@@ -206,18 +204,9 @@ fn prop(ty: SpecType, values: Option<&Vec<String>>, description: Option<&String>
             SpecType::Array => "array",
         }
         .into(),
-        title: None,
         description: description.cloned(),
         enum_values: if ty == SpecType::Enum { values.cloned() } else { None },
-        items: None,
-        minimum: None,
-        maximum: None,
-        min_length: None,
-        max_length: None,
-        min_items: None,
-        max_items: None,
-        pattern: None,
-        default: None,
+        ..PropSchema::default()
     }
 }
 
@@ -372,12 +361,7 @@ fn tool_value(t: &ToolModel) -> Result<serde_json::Value, Error> {
 /// A `tools/list` result without its tools: what a protocol revision adds around them.
 fn result_head(profile: Profile) -> ListToolsResult {
     match profile {
-        Profile::V2025_11_25 => ListToolsResult {
-            tools: Vec::new(),
-            ttl_ms: None,
-            cache_scope: None,
-            result_type: None,
-        },
+        Profile::V2025_11_25 => ListToolsResult::default(),
         Profile::V2026_07_28 => ListToolsResult {
             tools: Vec::new(),
             // The list changes only with a release of the catalog: an hour of caching is safe,

@@ -68,13 +68,8 @@ pub struct Rust;
 impl Host for Rust {
     type Settings = Settings;
 
-    fn name(&self) -> &'static str {
-        "rust"
-    }
-
-    fn about(&self) -> &'static str {
-        "a Rust module of rig tools (`rig::tool::Tool`, typed `Args`, a `ToolSet`) that run the tools with the Rust runtime"
-    }
+    const NAME: &'static str = "rust";
+    const ABOUT: &'static str = "a Rust module of rig tools (`rig::tool::Tool`, typed `Args`, a `ToolSet`) that run the tools with the Rust runtime";
 
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
@@ -126,11 +121,11 @@ impl Host for Rust {
     }
 
     fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
-        plan.groups.insert(self.name());
+        plan.groups.insert(Self::NAME);
         // Rendered when it is compared (and written), a tool at a time, as `mcp/tools.json`:
         // the module grows with the catalog.
         let (path, opts) = (s.path.clone(), opts.clone());
-        plan.files.push(PlannedFile::streamed(path, self.name(), move |w| {
+        plan.files.push(PlannedFile::streamed(path, Self::NAME, move |w| {
             write_module(model, s, &opts, w)
         }));
         Ok(())

@@ -117,13 +117,8 @@ pub struct Claude;
 impl Host for Claude {
     type Settings = Settings;
 
-    fn name(&self) -> &'static str {
-        "claude"
-    }
-
-    fn about(&self) -> &'static str {
-        "Claude Code plugin (`.claude-plugin/plugin.json`, `.mcp.json`, marketplace)"
-    }
+    const NAME: &'static str = "claude";
+    const ABOUT: &'static str = "Claude Code plugin (`.claude-plugin/plugin.json`, `.mcp.json`, marketplace)";
 
     fn check(&self, _: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
@@ -174,7 +169,7 @@ impl Host for Claude {
         let Some(server) = &model.server else {
             return Ok(());
         };
-        plan.groups.insert(self.name());
+        plan.groups.insert(Self::NAME);
         let p = &model.product;
         let manifest = PluginManifest {
             name: &p.name,
@@ -192,7 +187,7 @@ impl Host for Claude {
         };
         plan.files.push(PlannedFile::owned(
             ".claude-plugin/plugin.json",
-            self.name(),
+            Self::NAME,
             json_bytes(&manifest)?,
         ));
         let command = if target.plugin_root {
@@ -203,7 +198,7 @@ impl Host for Claude {
         extras::plan(model, target, server, opts, &command, plan)?;
         plan.files.push(super::merged(
             ".mcp.json".into(),
-            self.name(),
+            Self::NAME,
             ["mcpServers", &server.name],
             extras::with_network(
                 model,
@@ -238,7 +233,7 @@ impl Host for Claude {
             };
             plan.files.push(PlannedFile::owned(
                 ".claude-plugin/marketplace.json",
-                self.name(),
+                Self::NAME,
                 json_bytes(&market)?,
             ));
         }

@@ -74,13 +74,8 @@ pub struct Opencode;
 impl Host for Opencode {
     type Settings = Settings;
 
-    fn name(&self) -> &'static str {
-        "opencode"
-    }
-
-    fn about(&self) -> &'static str {
-        "OpenCode custom tools (`.opencode/tools/*.ts`) and the MCP server in `opencode.json`"
-    }
+    const NAME: &'static str = "opencode";
+    const ABOUT: &'static str = "OpenCode custom tools (`.opencode/tools/*.ts`) and the MCP server in `opencode.json`";
 
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
@@ -185,7 +180,7 @@ impl Host for Opencode {
         opts: &Options,
         plan: &mut Plan<'m>,
     ) -> Result<(), Error> {
-        plan.groups.insert(self.name());
+        plan.groups.insert(Self::NAME);
         let shared_import = plan_runtime(model, &target.dir, plan)?;
         let toolset = opts.toolset.as_deref().unwrap_or(&target.toolset);
         if !model.toolsets.contains_key(toolset) {
@@ -196,7 +191,7 @@ impl Host for Opencode {
             let shared_import = shared_import.clone();
             plan.files.push(PlannedFile::deferred(
                 format!("{}/{}.ts", target.dir.trim_end_matches('/'), tool_id(&t.name)),
-                self.name(),
+                Self::NAME,
                 move || {
                     render(&ToolFile {
                         header: header_text(model),
@@ -228,7 +223,7 @@ impl Host for Opencode {
             skeleton.insert("$schema".into(), "https://opencode.ai/config.json".into());
             plan.files.push(PlannedFile::merged(
                 config.clone(),
-                self.name(),
+                Self::NAME,
                 &["mcp", &server.name],
                 value,
                 skeleton,
