@@ -56,7 +56,9 @@ struct Prepared {
     warnings: record::Warnings,
 }
 
-/// What a write or check command asks for (see [`App::asked`]).
+/// What a write or check command asks for (see [`App::asked`]). Serialized, without the
+/// context values and how to write, it is part of the run record's key.
+#[derive(serde::Serialize)]
 struct Asked<'a> {
     /// The command's name: a host's own command (`opencode`, `claude`, `mcp`) writes that host.
     command: &'static str,
@@ -65,8 +67,10 @@ struct Asked<'a> {
     profiles: &'a [Profile],
     filters: &'a FilterArgs,
     toolset: Option<&'a str>,
+    #[serde(skip)]
     context: Option<&'a ContextArgs>,
     /// How to write; `None` for `check`.
+    #[serde(skip)]
     write: Option<&'a WriteArgs>,
 }
 
@@ -405,39 +409,22 @@ impl App {
     /// catalog bytes it covers; `None` when the run neither replays nor keeps a record: a dry
     /// run, `--force`, or input the full path must report on.
     fn record_key(&self) -> Option<(String, Option<blake3::Hash>)> {
-        /// The command and its options, without context values and without how to report.
-        #[derive(serde::Serialize)]
-        struct RunKey<'a> {
-            command: &'static str,
-            toolset: Option<&'a str>,
-            targets: &'a [String],
-            profiles: &'a [Profile],
-            filters: &'a FilterArgs,
-            /// The names of the context variables given (their values reach only per-run files).
-            given: Vec<String>,
-        }
         let asked = self.asked()?;
         let write = asked.write?;
-        let mut run = RunKey {
-            command: asked.command,
-            toolset: asked.toolset,
-            targets: asked.targets,
-            profiles: asked.profiles,
-            filters: asked.filters,
-            given: Vec::new(),
-        };
         // A replay needs the context declarations read before loading (the command line's).
         self.cli.context_decls.as_ref()?;
         if write.dry_run || write.force {
             return None;
         }
-        if let Some(c) = asked.context {
-            run.given = context_flags(&self.cli.context_flags, c)
+        // The names of the context variables given (their values reach only per-run files).
+        let given: Vec<String> = match asked.context {
+            Some(c) => context_flags(&self.cli.context_flags, c)
                 .ok()?
                 .into_iter()
                 .map(|(name, _, _)| name)
-                .collect();
-        }
+                .collect(),
+            None => Vec::new(),
+        };
         let bytes = match &self.cli.catalog {
             Some(p) => Some(catalog::load::catalog_bytes(p)?),
             None => None,
@@ -446,7 +433,7 @@ impl App {
         // The context declarations are not in the key: they are the catalog's, whose bytes are.
         let key = record::key(&record::KeyParts {
             catalog: name.as_deref().zip(bytes.as_deref()),
-            run: serde_json::to_vec(&run).expect("a run key serializes"),
+            run: serde_json::to_vec(&(&asked, given)).expect("a run key serializes"),
         });
         Some((key, bytes.map(|b| blake3::hash(&b))))
     }

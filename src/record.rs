@@ -241,25 +241,17 @@ pub fn replay(
     let jobs: Vec<(&RecordedFile, &RelPath)> = record.files.iter().zip(&rels).collect();
     let checked = crate::par::map(&jobs, |(f, rel)| -> Option<Change> {
         let old = dir.read(rel).ok()??;
-        let unchanged = |hash| Change {
-            path: (*rel).clone(),
-            action: Action::Unchanged,
-            new: None,
-            old: None,
-            hash,
-            template: None,
-        };
         let recorded = f.blake3.as_ref().or_else(|| {
             let e = manifest.files.get(&f.path)?;
             // A file mid-replacement (two accepted versions) is the full path's to settle.
             e.previous.is_none().then_some(e.blake3.as_ref()?)
         });
         match (recorded, &f.template) {
-            (Some(h), None) => (output::content_hash(&old) == *h).then(|| unchanged(Some(h.clone()))),
+            (Some(h), None) => (output::content_hash(&old) == *h).then(|| unchanged((*rel).clone(), Some(h.clone()))),
             (None, Some(t)) => {
                 let new = t.refill(&old, &value)?;
                 if new == old {
-                    return Some(unchanged(None));
+                    return Some(unchanged((*rel).clone(), None));
                 }
                 // Only a file that says ixgen wrote it is replaced here; the full path decides
                 // about any other.
@@ -279,14 +271,7 @@ pub fn replay(
     let Some(mut changes) = checked.into_iter().collect::<Option<Vec<Change>>>() else {
         return Ok(None);
     };
-    changes.push(Change {
-        path: manifest_rel,
-        action: Action::Unchanged,
-        new: None,
-        old: None,
-        hash: Some(record.manifest),
-        template: None,
-    });
+    changes.push(unchanged(manifest_rel, Some(record.manifest)));
     let outcome = Outcome {
         changes,
         notes: Vec::new(),
@@ -294,6 +279,18 @@ pub fn replay(
     };
     output::apply_per_run(out, &outcome)?;
     Ok(Some((outcome, record.warnings)))
+}
+
+/// A file the replay leaves as it is.
+fn unchanged(path: RelPath, hash: Option<String>) -> Change {
+    Change {
+        path,
+        action: Action::Unchanged,
+        new: None,
+        old: None,
+        hash,
+        template: None,
+    }
 }
 
 #[cfg(test)]

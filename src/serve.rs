@@ -88,10 +88,6 @@ pub fn env_prefix(product: &str) -> String {
         .collect()
 }
 
-fn truthy(name: &str) -> bool {
-    env_flag(name).unwrap_or(false)
-}
-
 /// An on/off environment variable: `None` when unset, so that it can override a config file
 /// either way (`IX_TOOLS_DISABLED=0` serves the tools a config file turned off).
 fn env_flag(name: &str) -> Option<bool> {
@@ -185,7 +181,9 @@ fn served(model: &Model, opts: &ServeOptions) -> Result<Served, Error> {
     let product = model.product.name.clone();
     let user = user_controls(&product)?;
     let f = &opts.filters;
-    let read_only = f.read_only || truthy(&format!("{}_TOOLS_READ_ONLY", env_prefix(&product))) || user.read_only;
+    let read_only = f.read_only
+        || env_flag(&format!("{}_TOOLS_READ_ONLY", env_prefix(&product))).unwrap_or(false)
+        || user.read_only;
     // The command line's lists replace the config file's (together: one list can be meant
     // against the other).
     let (enable, disable) = if f.enable_tools.is_empty() && f.disable_tools.is_empty() {

@@ -337,25 +337,21 @@ pub fn lint_input_schema(schema: &serde_json::Value) -> Vec<String> {
     problems
 }
 
-/// Checks a tool's input schema (`schema`, already a JSON value) the way hosts will: a schema
-/// they refuse is ixgen's bug (the catalog validated), not the user's.
-fn lint_schema(name: &str, schema: Option<&serde_json::Value>) -> Result<(), Error> {
-    let problems = lint_input_schema(schema.unwrap_or(&serde_json::Value::Null));
+/// The MCP definition of a tool, its input schema checked the way hosts will: a schema they
+/// refuse is ixgen's bug (the catalog validated), not the user's.
+fn checked_tool(t: &ToolModel) -> Result<McpTool, Error> {
+    let tool = tool(t);
+    let schema = serde_json::to_value(&tool.input_schema)
+        .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
+    let problems = lint_input_schema(&schema);
     if !problems.is_empty() {
         return Err(Error::internal(format!(
-            "the inputSchema of `{name}` would be refused by hosts: {}",
+            "the inputSchema of `{}` would be refused by hosts: {}",
+            t.name,
             problems.join("; ")
         )));
     }
-    Ok(())
-}
-
-/// A tool's definition as a JSON value, checked.
-fn tool_value(t: &ToolModel) -> Result<serde_json::Value, Error> {
-    let value = serde_json::to_value(tool(t))
-        .map_err(|e| Error::internal(format!("the definition of `{}` does not serialize: {e}", t.name)))?;
-    lint_schema(&t.name, value.get("inputSchema"))?;
-    Ok(value)
+    Ok(tool)
 }
 
 /// A `tools/list` result without its tools: what a protocol revision adds around them.
@@ -375,14 +371,9 @@ fn result_head(profile: Profile) -> ListToolsResult {
 
 /// The `tools/list` result of a toolset for a protocol revision.
 pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: Profile) -> Result<ListToolsResult, Error> {
-    let tools: Vec<McpTool> = model.toolset(toolset, &opts.filter).into_iter().map(tool).collect();
-    for t in &tools {
-        let schema = serde_json::to_value(&t.input_schema)
-            .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
-        lint_schema(&t.name, Some(&schema))?;
-    }
+    let tools = model.toolset(toolset, &opts.filter).into_iter().map(checked_tool);
     Ok(ListToolsResult {
-        tools,
+        tools: tools.collect::<Result<_, _>>()?,
         ..result_head(profile)
     })
 }
@@ -402,7 +393,11 @@ pub fn write_file(
     // The first tool that fails its check ends the list; the error is returned after it.
     let mut failed = None;
     let tools = model.toolset(toolset, &opts.filter);
-    let values = tools.iter().map_while(|t| match tool_value(t) {
+    let value = |t: McpTool| {
+        serde_json::to_value(&t)
+            .map_err(|e| Error::internal(format!("the definition of `{}` does not serialize: {e}", t.name)))
+    };
+    let values = tools.iter().map_while(|t| match checked_tool(t).and_then(value) {
         Ok(v) => Some(v),
         Err(e) => {
             failed = Some(e);

@@ -225,7 +225,12 @@ struct RustEnum<'m> {
 }
 
 /// Writes the module's text to `w`, a tool at a time.
-pub fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std::io::Write) -> Result<(), Error> {
+pub fn write_module<'m>(
+    model: &'m Model,
+    s: &Settings,
+    opts: &Options,
+    w: &mut dyn std::io::Write,
+) -> Result<(), Error> {
     let flush = |out: &mut String, w: &mut dyn std::io::Write| -> Result<(), Error> {
         w.write_all(out.as_bytes())
             .map_err(|e| Error::internal(format!("the Rust module could not be written: {e}")))?;
@@ -276,35 +281,25 @@ pub fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std
         for pm in t.params() {
             // The spec entry itself, not through `pm`: the enums borrow its values.
             let q = pm.spec;
-            let enum_name = |types: &mut Names, suffix: &str| {
-                types.take(base.concat(&format!("{}{suffix}", rs_camel(&pm.name, "P"))), true)
+            // An enum of its own for the values of the parameter, or of its items (`of`).
+            let mut new_enum = |suffix: &str, of: &str, values: &'m Option<Vec<String>>| {
+                let name = types.take(base.concat(&format!("{}{suffix}", rs_camel(&pm.name, "P"))), true);
+                enums.push(RustEnum {
+                    name: name.clone(),
+                    doc: format!("The values of {of}`{}` of `{}`.", pm.name, t.name),
+                    values: values.as_deref().unwrap_or(&[]),
+                });
+                name.to_string()
             };
             let ty = match q.ty {
-                SpecType::Enum => {
-                    let name = enum_name(&mut types, "");
-                    enums.push(RustEnum {
-                        name: name.clone(),
-                        doc: format!("The values of `{}` of `{}`.", pm.name, t.name),
-                        values: q.values.as_deref().unwrap_or(&[]),
-                    });
-                    name.to_string()
-                }
-                SpecType::Array => {
-                    let item = match &q.items {
-                        Some(i) if i.ty == SpecType::Enum => {
-                            let name = enum_name(&mut types, "Item");
-                            enums.push(RustEnum {
-                                name: name.clone(),
-                                doc: format!("The values of the items of `{}` of `{}`.", pm.name, t.name),
-                                values: i.values.as_deref().unwrap_or(&[]),
-                            });
-                            name.to_string()
-                        }
-                        Some(i) => scalar(i.ty).to_string(),
-                        None => "String".into(),
-                    };
-                    format!("Vec<{item}>")
-                }
+                SpecType::Enum => new_enum("", "", &q.values),
+                SpecType::Array => match &q.items {
+                    Some(i) if i.ty == SpecType::Enum => {
+                        format!("Vec<{}>", new_enum("Item", "the items of ", &i.values))
+                    }
+                    Some(i) => format!("Vec<{}>", scalar(i.ty)),
+                    None => "Vec<String>".into(),
+                },
                 other => scalar(other).to_string(),
             };
             let has_default = q.default.as_ref().is_some_and(|d| !d.is_null());

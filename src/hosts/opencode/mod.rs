@@ -205,7 +205,7 @@ impl Host for Opencode {
             ));
         }
         if let Some(config) = &target.config {
-            plan_permissions(model, config, toolset, opts, plan)?;
+            plan_permissions(model, config, toolset, opts, plan);
         }
         if let (Some(config), Some(server)) = (&target.config, &model.server)
             && target.merges_server(model)
@@ -219,15 +219,7 @@ impl Host for Opencode {
                 enabled: true,
             })
             .map_err(|e| Error::internal(format!("opencode.json entry: {e}")))?;
-            let mut skeleton = serde_json::Map::new();
-            skeleton.insert("$schema".into(), "https://opencode.ai/config.json".into());
-            plan.files.push(PlannedFile::merged(
-                config.clone(),
-                Self::NAME,
-                &["mcp", &server.name],
-                value,
-                skeleton,
-            ));
+            plan.files.push(config_entry(config, &["mcp", &server.name], value));
         }
         Ok(())
     }
@@ -466,13 +458,11 @@ pub(super) fn entry(model: &Model, t: &ToolModel, export: Option<&str>, host_id:
     Ok(ToolEntry {
         spec_name: ident(&format!("SPEC_{id}"))?,
         spec: ts_json_pretty(&spec),
-        export: match export {
-            Some(e) => Some(
-                Ident::export_name(e)
-                    .ok_or_else(|| Error::internal(format!("`{e}` passed validation but is not an export name")))?,
-            ),
-            None => None,
-        },
+        export: (export.map(|e| {
+            Ident::export_name(e)
+                .ok_or_else(|| Error::internal(format!("`{e}` passed validation but is not an export name")))
+        }))
+        .transpose()?,
         local: ident(&format!("tool_{id}"))?,
         description: ts_str(&t.description),
         args: t
@@ -508,13 +498,7 @@ struct OpencodeMcp {
 /// where a rule says `ask`: this rule is what makes the host ask (tests/hosts/README.md). Rules
 /// are matched last-first, so the catch-all `ask` comes first, then `allow`, then `deny`
 /// patterns. A `deny` rule for `*` would hide the tool instead, so none is written.
-fn plan_permissions<'m>(
-    model: &'m Model,
-    config: &str,
-    toolset: &str,
-    opts: &Options,
-    plan: &mut Plan<'m>,
-) -> Result<(), Error> {
+fn plan_permissions<'m>(model: &'m Model, config: &str, toolset: &str, opts: &Options, plan: &mut Plan<'m>) {
     for t in model.toolset(toolset, &opts.filter) {
         let Some(c) = &t.spec.confirm else { continue };
         let rule = if c.allow.is_empty() && c.deny.is_empty() {
@@ -530,17 +514,16 @@ fn plan_permissions<'m>(
             }
             serde_json::Value::Object(m)
         };
-        let mut skeleton = serde_json::Map::new();
-        skeleton.insert("$schema".into(), "https://opencode.ai/config.json".into());
-        plan.files.push(PlannedFile::merged(
-            config.to_string(),
-            "opencode",
-            &["permission", &tool_id(&t.name)],
-            rule,
-            skeleton,
-        ));
+        plan.files
+            .push(config_entry(config, &["permission", &tool_id(&t.name)], rule));
     }
-    Ok(())
+}
+
+/// A key ixgen sets in `opencode.json`, which starts with its `$schema` when ixgen creates it.
+fn config_entry(config: &str, pointer: &[&str], value: serde_json::Value) -> PlannedFile<'static> {
+    let mut skeleton = serde_json::Map::new();
+    skeleton.insert("$schema".into(), "https://opencode.ai/config.json".into());
+    PlannedFile::merged(config, Opencode::NAME, pointer, value, skeleton)
 }
 
 #[cfg(test)]
