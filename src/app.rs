@@ -431,10 +431,8 @@ impl App {
         };
         let name = self.cli.catalog.as_ref().map(|p| p.display().to_string());
         // The context declarations are not in the key: they are the catalog's, whose bytes are.
-        let key = record::key(&record::KeyParts {
-            catalog: name.as_deref().zip(bytes.as_deref()),
-            run: serde_json::to_vec(&(&asked, given)).expect("a run key serializes"),
-        });
+        let run = serde_json::to_vec(&(&asked, given)).expect("a run key serializes");
+        let key = record::key(name.as_deref().zip(bytes.as_deref()), &run);
         Some((key, bytes.map(|b| blake3::hash(&b))))
     }
 

@@ -81,18 +81,12 @@ struct RecordedFile {
     template: Option<Shape>,
 }
 
-/// What a run is, for the record's key: everything its output depends on except the files
-/// the catalog names (which the record hashes one by one) and the context values.
-pub struct KeyParts<'a> {
-    /// The catalog's name as given (`None`: the embedded one, covered by the build id).
-    pub catalog: Option<(&'a str, &'a [u8])>,
-    /// The command, its options and the names of the context variables given, serialized
-    /// (`crate::app` says which).
-    pub run: Vec<u8>,
-}
-
-/// The record key of a run.
-pub fn key(parts: &KeyParts<'_>) -> String {
+/// The record key of a run: everything its output depends on except the files the catalog
+/// names (which the record hashes one by one) and the context values. `catalog` is the
+/// catalog's name as given and its bytes (`None`: the embedded one, covered by the build id);
+/// `run` the command, its options and the names of the context variables given, serialized
+/// (`crate::app` says which).
+pub fn key(catalog: Option<(&str, &[u8])>, run: &[u8]) -> String {
     let mut h = blake3::Hasher::new();
     let mut field = |bytes: &[u8]| {
         h.update(&(bytes.len() as u64).to_le_bytes());
@@ -100,14 +94,14 @@ pub fn key(parts: &KeyParts<'_>) -> String {
     };
     field(&VERSION.to_le_bytes());
     field(env!("IXGEN_BUILD_ID").as_bytes());
-    match parts.catalog {
+    match catalog {
         None => field(b"embedded"),
         Some((name, bytes)) => {
             field(name.as_bytes());
             field(blake3::hash(bytes).as_bytes());
         }
     }
-    field(&parts.run);
+    field(run);
     h.finalize().to_hex().to_string()
 }
 
@@ -118,13 +112,11 @@ pub fn key(parts: &KeyParts<'_>) -> String {
 pub fn save(out: &Path, outcome: &Outcome, key: String, inputs: Vec<(String, String)>, warnings: Warnings) {
     // Only a write keeps a record (a dry run has no key), and a write's outcome carries the
     // manifest it left on disk.
-    let Some(manifest) = &outcome.manifest else {
-        return;
-    };
-    let Some(bytes) = record_bytes(outcome, manifest, key, inputs, warnings) else {
-        return;
-    };
-    let _ = output::write_state(out, &output::record_rel(), &bytes);
+    if let Some(manifest) = &outcome.manifest
+        && let Some(bytes) = record_bytes(outcome, manifest, key, inputs, warnings)
+    {
+        let _ = output::write_state(out, &output::record_rel(), &bytes);
+    }
 }
 
 fn record_bytes(

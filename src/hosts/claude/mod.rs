@@ -85,16 +85,10 @@ pub struct StdioServer {
 #[derive(Debug, Serialize)]
 struct Marketplace<'a> {
     name: String,
-    owner: Owner<'a>,
+    /// The plugin's author, without a URL.
+    owner: Author<'a>,
     metadata: MarketMeta<'a>,
     plugins: Vec<MarketPlugin<'a>>,
-}
-
-#[derive(Debug, Serialize)]
-struct Owner<'a> {
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    email: Option<&'a str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -210,15 +204,17 @@ impl Host for Claude {
             ),
         )?);
         if target.marketplace {
-            let owner = p.author.as_ref().map(|a| Owner {
+            let owner = p.author.as_ref().map(|a| Author {
                 name: &a.name,
                 email: a.email.as_deref(),
+                url: None,
             });
             let market = Marketplace {
                 name: format!("{}-marketplace", p.name),
-                owner: owner.unwrap_or(Owner {
+                owner: owner.unwrap_or(Author {
                     name: &p.name,
                     email: None,
+                    url: None,
                 }),
                 metadata: MarketMeta {
                     description: &p.description,
