@@ -137,9 +137,19 @@ impl App {
         }
     }
 
-    /// The diagnostic of an [`Error::Collision`], placed in the loaded catalog's text.
+    /// The diagnostic of an [`Error::Collision`] (two targets that write one path), at the
+    /// second target's key in the loaded catalog's text.
     fn located_collision(&self, e: &Error) -> Option<Diagnostic> {
-        let mut diagnostic = collision_diagnostic(e)?;
+        let Error::Collision { path, targets } = e else {
+            return None;
+        };
+        let mut diagnostic = Diagnostic::error(
+            "path-collision",
+            format!("targets.{}", targets.1),
+            crate::error::collision_message(path, targets),
+        )
+        .at_key()
+        .help(crate::error::COLLISION_HELP);
         catalog::load::locate(std::slice::from_mut(&mut diagnostic), &self.source()?.text);
         Some(diagnostic)
     }
@@ -243,7 +253,10 @@ impl App {
             Command::Opencode { .. } | Command::Claude { .. } | Command::Mcp { .. } | Command::Generate { .. } => {
                 self.generate()
             }
-            Command::Check { .. } => self.check(),
+            Command::Check { format, .. } => {
+                let format = *format;
+                self.check(format)
+            }
             Command::Serve { http, filters } => crate::serve::run(crate::serve::ServeOptions {
                 catalog: self.cli.catalog.clone(),
                 http: http.clone(),
@@ -617,7 +630,7 @@ impl App {
         0
     }
 
-    fn check(&mut self) -> Result<i32, Error> {
+    fn check(&mut self, format: CheckFormat) -> Result<i32, Error> {
         let Prepared {
             model,
             hosts: targets,
@@ -625,10 +638,6 @@ impl App {
             ..
         } = self.prepare()?;
         let plan = hosts::plan(&model, &targets, &opts).map_err(|e| self.on_catalog(e))?;
-        let format = match &self.cli.command {
-            Command::Check { format, .. } => *format,
-            _ => unreachable!(),
-        };
         // A writer holds the lock exclusively: waiting for it means never reporting a
         // half-applied run as drift.
         let _lock = output::lock_shared(&self.cli.out)?;
@@ -760,20 +769,4 @@ fn context_flags(own: &[(String, String, String)], c: &ContextArgs) -> Result<Ve
         }
     }
     Ok(unique)
-}
-
-/// The diagnostic of two targets that write one path, at the second target's key.
-fn collision_diagnostic(e: &Error) -> Option<Diagnostic> {
-    let Error::Collision { path, targets } = e else {
-        return None;
-    };
-    Some(
-        Diagnostic::error(
-            "path-collision",
-            format!("targets.{}", targets.1),
-            crate::error::collision_message(path, targets),
-        )
-        .at_key()
-        .help(crate::error::COLLISION_HELP),
-    )
 }

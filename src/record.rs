@@ -202,13 +202,12 @@ pub fn replay(
         }
     }
     let manifest_rel = output::manifest_path();
-    let mut rels = Vec::with_capacity(record.files.len());
-    for f in &record.files {
-        let Ok(rel) = RelPath::file(&f.path) else {
-            return Ok(None);
-        };
-        rels.push(rel);
-    }
+    let Ok(rels) = (record.files.iter())
+        .map(|f| RelPath::file(&f.path))
+        .collect::<Result<Vec<_>, _>>()
+    else {
+        return Ok(None);
+    };
     let manifest_bytes = match dir.read(&manifest_rel) {
         Ok(Some(m)) if output::content_hash(&m) == record.manifest => m,
         _ => return Ok(None),

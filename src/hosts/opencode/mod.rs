@@ -248,8 +248,7 @@ const CEL_BUNDLE: &[u8] = include_bytes!("../../../templates/opencode/cel.js");
 /// The CEL evaluator's file name (`cel-<hash>.js`, from its bytes, so a runtime file names the
 /// evaluator it was built with) and bytes.
 pub fn cel_file() -> (String, &'static [u8]) {
-    let hash = blake3::hash(CEL_BUNDLE).to_hex();
-    (format!("cel-{}.js", &hash[..12]), CEL_BUNDLE)
+    (hashed_name("cel", "js", CEL_BUNDLE), CEL_BUNDLE)
 }
 
 /// The runtime file's bytes and its file name, the same for every catalog of one ixgen build.
@@ -258,8 +257,7 @@ pub fn runtime() -> Result<&'static (String, Vec<u8>), Error> {
     RUNTIME
         .get_or_init(|| {
             let bytes = runtime_text(&crate::spec::schema())?;
-            let hash = blake3::hash(&bytes).to_hex();
-            Ok((format!("runtime-{}.ts", &hash[..12]), bytes))
+            Ok((hashed_name("runtime", "ts", &bytes), bytes))
         })
         .as_ref()
         .map_err(|e| Error::internal(format!("the runtime file cannot be generated: {e}")))
@@ -310,8 +308,12 @@ fn shared_file(model: &Model) -> Result<(String, Vec<u8>), Error> {
         runtime_import: ts_str(&format!("./{}", runtime()?.0)),
         shared: ts_json_pretty(&model.shared),
     })?;
-    let hash = blake3::hash(&bytes).to_hex();
-    Ok((format!("shared-{}.ts", &hash[..12]), bytes))
+    Ok((hashed_name("shared", "ts", &bytes), bytes))
+}
+
+/// `<stem>-<hash>.<ext>`: a file name that changes with the file's bytes.
+fn hashed_name(stem: &str, ext: &str, bytes: &[u8]) -> String {
+    format!("{stem}-{}.{ext}", &blake3::hash(bytes).to_hex()[..12])
 }
 
 /// Plans the runtime file and the catalog's shared settings file of the tools in `tools_dir`,
