@@ -548,29 +548,20 @@ pub fn server_surface(
     }]
 }
 
-/// A lint for a host whose full tool name (server and tool, with any prefix) has a limit;
-/// `over` names the limit in the message ("the model API's limit of 64").
-pub fn check_name_lengths(
-    cat: &Model,
-    host: &str,
-    limit: usize,
-    over: &str,
-    id: impl Fn(&str, &str) -> String,
-) -> Vec<Diagnostic> {
+/// A lint for a host whose full tool name (server and tool, with any prefix) has a limit: the
+/// ids of `surfaces` are those names, and `over` names the limit in the message ("the model
+/// API's limit of 64").
+pub fn check_name_lengths(surfaces: &[Surface], limit: usize, over: &str) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    let Some(server) = &cat.server else { return diags };
-    let Some(ts) = cat.toolsets.get(&server.toolset) else {
-        return diags;
-    };
-    for (i, name) in ts.tools.iter().enumerate() {
-        let full = id(&server.name, name);
-        if full.len() > limit {
+    for s in surfaces {
+        for (i, (_, full)) in s.ids.iter().enumerate().filter(|(_, (_, full))| full.len() > limit) {
             diags.push(
                 Diagnostic::warning(
                     "host-name-length",
-                    format!("toolsets.{}.tools[{i}]", server.toolset),
+                    format!("toolsets.{}.tools[{i}]", s.toolset),
                     format!(
-                        "{host} calls this tool `{full}`, {} characters, over {over}",
+                        "{} calls this tool `{full}`, {} characters, over {over}",
+                        s.label,
                         full.len()
                     ),
                 )
@@ -680,9 +671,11 @@ impl<C: ServerConfigHost> Host for C {
             check_rel_path(&format!("{path}.path"), p, &mut diags);
         }
         if let Some((limit, over)) = C::NAME_LIMIT {
-            diags.extend(check_name_lengths(model, C::LABEL, limit, over, |server, tool| {
+            // The limit is on the name the host sends, without the `/` of the surface's ids.
+            let names = server_surface(model, <C as Host>::NAME, C::LABEL, C::SESSION, |server, tool| {
                 format!("{server}{tool}")
-            }));
+            });
+            diags.extend(check_name_lengths(&names, limit, over));
         }
         diags
     }

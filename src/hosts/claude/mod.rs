@@ -114,7 +114,7 @@ impl Host for Claude {
     const NAME: &'static str = "claude";
     const ABOUT: &'static str = "Claude Code plugin (`.claude-plugin/plugin.json`, `.mcp.json`, marketplace)";
 
-    fn check(&self, _: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
+    fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
         super::check_server(cat, path, &mut diags);
         // What Claude Code's plugin directory asks that only the catalog's author can supply
@@ -135,13 +135,12 @@ impl Host for Claude {
                     .help("add `product.license: <SPDX id>`, e.g. `MIT`"),
             );
         }
-        let plugin = cat.product.name.as_str();
+        // Its surface's ids are the names Claude Code sends to the model API.
+        let names = self.surfaces(s, cat);
         diags.extend(super::check_name_lengths(
-            cat,
-            "Claude Code",
+            &names,
             NAME_LIMIT,
             "the model API's limit of 64",
-            |server, tool| tool_id(plugin, server, tool),
         ));
         diags
     }
