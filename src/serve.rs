@@ -398,10 +398,8 @@ async fn watch(server: Server, opts: ServeOptions) {
         }
         seen = now;
         let o = opts.clone();
-        let loaded = match tokio::task::spawn_blocking(move || load(&o)).await {
-            Ok(l) => l,
-            Err(e) => Err(Error::internal(format!("the reload did not finish: {e}"))),
-        };
+        let loaded = (tokio::task::spawn_blocking(move || load(&o)).await)
+            .unwrap_or_else(|e| Err(Error::internal(format!("the reload did not finish: {e}"))));
         match loaded {
             Err(e) => eprintln!(
                 "ixgen serve: {} changed, but it cannot be served; still serving the previous catalog: {}",
