@@ -15,7 +15,6 @@ use crate::hosts::{self, DynHost, Options, mcp::Profile};
 use crate::model::{self, Filter, Model};
 use crate::output::{self, Action, WriteOptions};
 use crate::record;
-use indexmap::IndexMap;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
@@ -456,13 +455,11 @@ impl App {
         };
         // Values the full path would refuse are its to report.
         let given = match self.asked().and_then(|a| a.context) {
-            Some(c) => {
-                match context_flags(&self.cli.context_flags, c).and_then(|raw| model::check_context(decls, &raw)) {
-                    Ok(ctx) => ctx,
-                    Err(_) => return Ok(None),
-                }
-            }
-            None => model::Context::new(),
+            Some(c) => context_flags(&self.cli.context_flags, c).and_then(|raw| model::check_context(decls, &raw)),
+            None => Ok(model::Context::new()),
+        };
+        let Ok(given) = given else {
+            return Ok(None);
         };
         let Ok(values) = model::apply_defaults(decls, &given, &self.cli.out) else {
             return Ok(None);
@@ -747,25 +744,21 @@ fn context_flags(own: &[(String, String, String)], c: &ContextArgs) -> Result<Ve
             format!("{flag} {q}")
         }
     };
-    let mut first: IndexMap<&str, (&str, &str)> = IndexMap::new();
-    let mut unique = Vec::new();
-    for (name, flag, value) in &raw {
-        match first.get(name.as_str()) {
-            Some((f0, v0)) if v0 != value => {
+    let mut unique: Vec<(String, String, String)> = Vec::new();
+    for (name, flag, value) in raw {
+        match unique.iter().find(|(n, _, _)| *n == name) {
+            Some((_, f0, v0)) if *v0 != value => {
                 return Err(Error::usage(
                     format!(
                         "`{name}` is given two values: {} and {}",
                         shown(f0, v0),
-                        shown(flag, value)
+                        shown(&flag, &value)
                     ),
                     format!("give `{name}` once"),
                 ));
             }
             Some(_) => {}
-            None => {
-                first.insert(name, (flag, value));
-                unique.push((name.clone(), flag.clone(), value.clone()));
-            }
+            None => unique.push((name, flag, value)),
         }
     }
     Ok(unique)

@@ -406,10 +406,7 @@ pub fn write_file(
     });
     crate::escape::json_line_list_to(&result_head(profile), "tools", values, w)
         .map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?;
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    failed.map_or(Ok(()), Err)
 }
 
 /// The manifest group of a revision's file.

@@ -210,11 +210,11 @@ impl Host for Opencode {
         if let (Some(config), Some(server)) = (&target.config, &model.server)
             && target.merges_server(model)
         {
-            let mut command = vec![server.command.clone()];
-            command.extend(server_args(model, &opts.filter));
             let value = serde_json::to_value(OpencodeMcp {
                 kind: "local",
-                command,
+                command: std::iter::once(server.command.clone())
+                    .chain(server_args(model, &opts.filter))
+                    .collect(),
                 environment: server.env.clone(),
                 enabled: true,
             })
