@@ -184,14 +184,10 @@ impl<'a> PlannedFile<'a> {
         PlannedFile::new(path.into(), group, Content::JsonMerge(Box::new(merge)))
     }
 
-    /// Marks the file as changing with every run.
-    pub fn per_run(mut self) -> Self {
+    /// Marks the file as changing with every run, and keeps its template for the run record:
+    /// a per-run file is one with a template.
+    pub fn per_run(mut self, template: RunTemplate) -> Self {
         self.per_run = true;
-        self
-    }
-
-    /// Keeps the per-run file's template for the run record.
-    pub fn with_template(mut self, template: RunTemplate) -> Self {
         self.template = Some(template);
         self
     }

@@ -184,8 +184,7 @@ impl Host for Session {
                 Self::NAME,
                 bytes,
             )
-            .per_run()
-            .with_template(template)
+            .per_run(template)
             .foreign(target.replaces.clone()),
         );
         Ok(())
