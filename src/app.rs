@@ -74,21 +74,15 @@ struct Asked<'a> {
 }
 
 impl<'a> Asked<'a> {
-    /// A host's own command: that host, in the default MCP revision.
-    fn own(
-        command: &'static str,
-        context: Option<&'a ContextArgs>,
-        filters: &'a FilterArgs,
-        toolset: Option<&'a str>,
-        write: &'a WriteArgs,
-    ) -> Asked<'a> {
+    /// A host's own command: that host, in the default MCP revision, without context.
+    fn own(command: &'static str, filters: &'a FilterArgs, write: &'a WriteArgs) -> Asked<'a> {
         Asked {
             command,
             targets: &[],
             profiles: &[Profile::V2025_11_25],
             filters,
-            toolset,
-            context,
+            toolset: None,
+            context: None,
             write: Some(write),
         }
     }
@@ -555,15 +549,19 @@ impl App {
                 context,
                 filters,
                 write,
-            } => Asked::own("opencode", Some(context), filters, toolset.as_deref(), write),
-            Command::Claude { filters, write } => Asked::own("claude", None, filters, None, write),
+            } => Asked {
+                toolset: toolset.as_deref(),
+                context: Some(context),
+                ..Asked::own("opencode", filters, write)
+            },
+            Command::Claude { filters, write } => Asked::own("claude", filters, write),
             Command::Mcp {
                 profiles,
                 filters,
                 write,
             } => Asked {
                 profiles,
-                ..Asked::own("mcp", None, filters, None, write)
+                ..Asked::own("mcp", filters, write)
             },
             Command::Generate { selection, write } => Asked::selection("generate", selection, Some(write)),
             Command::Check { selection, .. } => Asked::selection("check", selection, None),
