@@ -64,7 +64,7 @@ struct PluginManifest<'a> {
     keywords: &'a [String],
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize)]
 struct Author<'a> {
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -164,15 +164,16 @@ impl Host for Claude {
         };
         plan.groups.insert(Self::NAME);
         let p = &model.product;
+        let author = p.author.as_ref().map(|a| Author {
+            name: &a.name,
+            email: a.email.as_deref(),
+            url: a.url.as_deref(),
+        });
         let manifest = PluginManifest {
             name: &p.name,
             version: &p.version,
             description: &p.description,
-            author: p.author.as_ref().map(|a| Author {
-                name: &a.name,
-                email: a.email.as_deref(),
-                url: a.url.as_deref(),
-            }),
+            author,
             homepage: p.homepage.as_deref(),
             repository: p.repository.as_deref(),
             license: p.license.as_deref(),
@@ -203,18 +204,16 @@ impl Host for Claude {
             ),
         )?);
         if target.marketplace {
-            let owner = p.author.as_ref().map(|a| Author {
-                name: &a.name,
-                email: a.email.as_deref(),
-                url: None,
-            });
             let market = Marketplace {
                 name: format!("{}-marketplace", p.name),
-                owner: owner.unwrap_or(Author {
-                    name: &p.name,
-                    email: None,
-                    url: None,
-                }),
+                owner: author.map_or(
+                    Author {
+                        name: &p.name,
+                        email: None,
+                        url: None,
+                    },
+                    |a| Author { url: None, ..a },
+                ),
                 metadata: MarketMeta {
                     description: &p.description,
                     version: &p.version,
