@@ -169,10 +169,9 @@ impl App {
             })
             .collect();
         let opts = Options {
-            filter: Filter::default(),
             context: model::apply_defaults(decls, &stand_ins, &self.cli.out).ok()?,
-            toolset: None,
             profiles: vec![Profile::V2025_11_25],
+            ..Options::default()
         };
         self.located_collision(&hosts::plan(model, &targets, &opts).err()?)
     }

@@ -199,11 +199,10 @@ fn served(model: Model, opts: &ServeOptions) -> Result<Served, Error> {
                 "ixgen serve serves the MCP target's toolset: add `targets: {mcp: {toolset: NAME}}`",
             )
         })?;
+    // Each `tools/list` below is for the revision it names.
     let options = Options {
         filter,
-        context: Default::default(),
-        toolset: None,
-        profiles: vec![mcp::Profile::V2025_11_25],
+        ..Options::default()
     };
     // One code path with `mcp/tools.json` (and its 2026-07-28 file): the MCP host's own `tools/list`
     // results, as JSON.

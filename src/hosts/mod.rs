@@ -185,7 +185,7 @@ pub enum SurfaceKind {
 }
 
 /// What one run was asked for, beyond the catalog.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     pub filter: Filter,
     pub context: Context,
