@@ -5,17 +5,16 @@
 
 use crate::catalog;
 use crate::cli::{
-    CheckFormat, Cli, ColorChoice, Command, ContextArgs, DiffFormat, FilterArgs, Format, McpProfile, SchemaKind,
-    Selection, WriteArgs, parse_from,
+    CheckFormat, Cli, ColorChoice, Command, ContextArgs, DiffFormat, FilterArgs, Format, SchemaKind, Selection,
+    WriteArgs, parse_from,
 };
 use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, Severity};
 use crate::error::Error;
 use crate::escape;
-use crate::hosts::{self, DynHost, Options};
+use crate::hosts::{self, DynHost, Options, mcp::Profile};
 use crate::model::{self, Filter, Model};
 use crate::output::{self, Action, WriteOptions};
 use crate::record;
-use indexmap::IndexMap;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
@@ -56,36 +55,34 @@ struct Prepared {
     warnings: record::Warnings,
 }
 
-/// What a write or check command asks for (see [`App::asked`]).
+/// What a write or check command asks for (see [`App::asked`]). Serialized, without the
+/// context values and how to write, it is part of the run record's key.
+#[derive(serde::Serialize)]
 struct Asked<'a> {
     /// The command's name: a host's own command (`opencode`, `claude`, `mcp`) writes that host.
     command: &'static str,
     /// The targets `generate` or `check` names (none: every one the catalog enables).
     targets: &'a [String],
-    profiles: &'a [McpProfile],
+    profiles: &'a [Profile],
     filters: &'a FilterArgs,
     toolset: Option<&'a str>,
+    #[serde(skip)]
     context: Option<&'a ContextArgs>,
     /// How to write; `None` for `check`.
+    #[serde(skip)]
     write: Option<&'a WriteArgs>,
 }
 
 impl<'a> Asked<'a> {
-    /// A host's own command: that host, in the default MCP revision.
-    fn own(
-        command: &'static str,
-        context: Option<&'a ContextArgs>,
-        filters: &'a FilterArgs,
-        toolset: Option<&'a str>,
-        write: &'a WriteArgs,
-    ) -> Asked<'a> {
+    /// A host's own command: that host, in the default MCP revision, without context.
+    fn own(command: &'static str, filters: &'a FilterArgs, write: &'a WriteArgs) -> Asked<'a> {
         Asked {
             command,
             targets: &[],
-            profiles: &[McpProfile::V2025_11_25],
+            profiles: &[Profile::V2025_11_25],
             filters,
-            toolset,
-            context,
+            toolset: None,
+            context: None,
             write: Some(write),
         }
     }
@@ -133,9 +130,19 @@ impl App {
         }
     }
 
-    /// The diagnostic of an [`Error::Collision`], placed in the loaded catalog's text.
+    /// The diagnostic of an [`Error::Collision`] (two targets that write one path), at the
+    /// second target's key in the loaded catalog's text.
     fn located_collision(&self, e: &Error) -> Option<Diagnostic> {
-        let mut diagnostic = collision_diagnostic(e)?;
+        let Error::Collision { path, targets } = e else {
+            return None;
+        };
+        let mut diagnostic = Diagnostic::error(
+            "path-collision",
+            format!("targets.{}", targets.1),
+            crate::error::collision_message(path, targets),
+        )
+        .at_key()
+        .help(crate::error::COLLISION_HELP);
         catalog::load::locate(std::slice::from_mut(&mut diagnostic), &self.source()?.text);
         Some(diagnostic)
     }
@@ -162,10 +169,9 @@ impl App {
             })
             .collect();
         let opts = Options {
-            filter: Filter::default(),
             context: model::apply_defaults(decls, &stand_ins, &self.cli.out).ok()?,
-            toolset: None,
-            profiles: vec![McpProfile::V2025_11_25.profile()],
+            profiles: vec![Profile::V2025_11_25],
+            ..Options::default()
         };
         self.located_collision(&hosts::plan(model, &targets, &opts).err()?)
     }
@@ -239,7 +245,10 @@ impl App {
             Command::Opencode { .. } | Command::Claude { .. } | Command::Mcp { .. } | Command::Generate { .. } => {
                 self.generate()
             }
-            Command::Check { .. } => self.check(),
+            Command::Check { format, .. } => {
+                let format = *format;
+                self.check(format)
+            }
             Command::Serve { http, filters } => crate::serve::run(crate::serve::ServeOptions {
                 catalog: self.cli.catalog.clone(),
                 http: http.clone(),
@@ -390,7 +399,7 @@ impl App {
             filter,
             context,
             toolset: asked.toolset.map(str::to_string),
-            profiles: asked.profiles.iter().map(|p| p.profile()).collect(),
+            profiles: asked.profiles.to_vec(),
         };
         Ok(Prepared {
             model,
@@ -405,49 +414,30 @@ impl App {
     /// catalog bytes it covers; `None` when the run neither replays nor keeps a record: a dry
     /// run, `--force`, or input the full path must report on.
     fn record_key(&self) -> Option<(String, Option<blake3::Hash>)> {
-        /// The command and its options, without context values and without how to report.
-        #[derive(serde::Serialize)]
-        struct RunKey<'a> {
-            command: &'static str,
-            toolset: Option<&'a str>,
-            targets: &'a [String],
-            profiles: &'a [McpProfile],
-            filters: &'a FilterArgs,
-            /// The names of the context variables given (their values reach only per-run files).
-            given: Vec<String>,
-        }
         let asked = self.asked()?;
         let write = asked.write?;
-        let mut run = RunKey {
-            command: asked.command,
-            toolset: asked.toolset,
-            targets: asked.targets,
-            profiles: asked.profiles,
-            filters: asked.filters,
-            given: Vec::new(),
-        };
         // A replay needs the context declarations read before loading (the command line's).
         self.cli.context_decls.as_ref()?;
         if write.dry_run || write.force {
             return None;
         }
-        if let Some(c) = asked.context {
-            run.given = context_flags(&self.cli.context_flags, c)
+        // The names of the context variables given (their values reach only per-run files).
+        let given: Vec<String> = match asked.context {
+            Some(c) => context_flags(&self.cli.context_flags, c)
                 .ok()?
                 .into_iter()
                 .map(|(name, _, _)| name)
-                .collect();
-        }
+                .collect(),
+            None => Vec::new(),
+        };
         let bytes = match &self.cli.catalog {
             Some(p) => Some(catalog::load::catalog_bytes(p)?),
             None => None,
         };
         let name = self.cli.catalog.as_ref().map(|p| p.display().to_string());
         // The context declarations are not in the key: they are the catalog's, whose bytes are.
-        let key = record::key(&record::KeyParts {
-            catalog: name.as_deref().zip(bytes.as_deref()),
-            run: serde_json::to_vec(&run).expect("a run key serializes"),
-        });
+        let run = serde_json::to_vec(&(&asked, given)).expect("a run key serializes");
+        let key = record::key(name.as_deref().zip(bytes.as_deref()), &run);
         Some((key, bytes.map(|b| blake3::hash(&b))))
     }
 
@@ -458,13 +448,11 @@ impl App {
         };
         // Values the full path would refuse are its to report.
         let given = match self.asked().and_then(|a| a.context) {
-            Some(c) => {
-                match context_flags(&self.cli.context_flags, c).and_then(|raw| model::check_context(decls, &raw)) {
-                    Ok(ctx) => ctx,
-                    Err(_) => return Ok(None),
-                }
-            }
-            None => model::Context::new(),
+            Some(c) => context_flags(&self.cli.context_flags, c).and_then(|raw| model::check_context(decls, &raw)),
+            None => Ok(model::Context::new()),
+        };
+        let Ok(given) = given else {
+            return Ok(None);
         };
         let Ok(values) = model::apply_defaults(decls, &given, &self.cli.out) else {
             return Ok(None);
@@ -560,15 +548,19 @@ impl App {
                 context,
                 filters,
                 write,
-            } => Asked::own("opencode", Some(context), filters, toolset.as_deref(), write),
-            Command::Claude { filters, write } => Asked::own("claude", None, filters, None, write),
+            } => Asked {
+                toolset: toolset.as_deref(),
+                context: Some(context),
+                ..Asked::own("opencode", filters, write)
+            },
+            Command::Claude { filters, write } => Asked::own("claude", filters, write),
             Command::Mcp {
                 profiles,
                 filters,
                 write,
             } => Asked {
                 profiles,
-                ..Asked::own("mcp", None, filters, None, write)
+                ..Asked::own("mcp", filters, write)
             },
             Command::Generate { selection, write } => Asked::selection("generate", selection, Some(write)),
             Command::Check { selection, .. } => Asked::selection("check", selection, None),
@@ -632,7 +624,7 @@ impl App {
         0
     }
 
-    fn check(&mut self) -> Result<i32, Error> {
+    fn check(&mut self, format: CheckFormat) -> Result<i32, Error> {
         let Prepared {
             model,
             hosts: targets,
@@ -640,10 +632,6 @@ impl App {
             ..
         } = self.prepare()?;
         let plan = hosts::plan(&model, &targets, &opts).map_err(|e| self.on_catalog(e))?;
-        let format = match &self.cli.command {
-            Command::Check { format, .. } => *format,
-            _ => unreachable!(),
-        };
         // A writer holds the lock exclusively: waiting for it means never reporting a
         // half-applied run as drift.
         let _lock = output::lock_shared(&self.cli.out)?;
@@ -753,42 +741,22 @@ fn context_flags(own: &[(String, String, String)], c: &ContextArgs) -> Result<Ve
             format!("{flag} {q}")
         }
     };
-    let mut first: IndexMap<&str, (&str, &str)> = IndexMap::new();
-    let mut unique = Vec::new();
-    for (name, flag, value) in &raw {
-        match first.get(name.as_str()) {
-            Some((f0, v0)) if v0 != value => {
+    let mut unique: Vec<(String, String, String)> = Vec::new();
+    for (name, flag, value) in raw {
+        match unique.iter().find(|(n, _, _)| *n == name) {
+            Some((_, f0, v0)) if *v0 != value => {
                 return Err(Error::usage(
                     format!(
                         "`{name}` is given two values: {} and {}",
                         shown(f0, v0),
-                        shown(flag, value)
+                        shown(&flag, &value)
                     ),
                     format!("give `{name}` once"),
                 ));
             }
             Some(_) => {}
-            None => {
-                first.insert(name, (flag, value));
-                unique.push((name.clone(), flag.clone(), value.clone()));
-            }
+            None => unique.push((name, flag, value)),
         }
     }
     Ok(unique)
-}
-
-/// The diagnostic of two targets that write one path, at the second target's key.
-fn collision_diagnostic(e: &Error) -> Option<Diagnostic> {
-    let Error::Collision { path, targets } = e else {
-        return None;
-    };
-    Some(
-        Diagnostic::error(
-            "path-collision",
-            format!("targets.{}", targets.1),
-            crate::error::collision_message(path, targets),
-        )
-        .at_key()
-        .help(crate::error::COLLISION_HELP),
-    )
 }

@@ -101,8 +101,8 @@ pub enum Command {
     /// Write the MCP tool definitions (mcp/tools.json).
     Mcp {
         /// MCP revisions to emit; each gets its own file.
-        #[arg(long = "profile", value_enum, default_values_t = [McpProfile::V2025_11_25])]
-        profiles: Vec<McpProfile>,
+        #[arg(long = "profile", value_enum, default_values_t = [Profile::V2025_11_25])]
+        profiles: Vec<Profile>,
         #[command(flatten)]
         filters: FilterArgs,
         #[command(flatten)]
@@ -166,26 +166,6 @@ pub enum Command {
     },
 }
 
-/// MCP protocol revisions (see `crate::hosts::mcp::Profile`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ValueEnum, serde::Serialize)]
-pub enum McpProfile {
-    /// Revision 2025-11-25, what the MCP SDK 1.32 speaks (the default).
-    #[value(name = "2025-11-25")]
-    V2025_11_25,
-    /// Revision 2026-07-28 (`ttlMs`, `cacheScope`, `resultType` in the result).
-    #[value(name = "2026-07-28")]
-    V2026_07_28,
-}
-
-impl McpProfile {
-    pub(crate) fn profile(self) -> Profile {
-        match self {
-            McpProfile::V2025_11_25 => Profile::V2025_11_25,
-            McpProfile::V2026_07_28 => Profile::V2026_07_28,
-        }
-    }
-}
-
 /// The hosts' names and what each writes, as clap's possible values.
 fn host_values() -> PossibleValuesParser {
     PossibleValuesParser::new(
@@ -202,8 +182,8 @@ pub struct Selection {
     #[arg(value_parser = host_values())]
     pub targets: Vec<String>,
     /// MCP revisions to emit; each gets its own file.
-    #[arg(long = "profile", value_enum, default_values_t = [McpProfile::V2025_11_25])]
-    pub profiles: Vec<McpProfile>,
+    #[arg(long = "profile", value_enum, default_values_t = [Profile::V2025_11_25])]
+    pub profiles: Vec<Profile>,
     #[command(flatten)]
     pub context: ContextArgs,
     #[command(flatten)]

@@ -130,16 +130,20 @@ impl RunTemplate {
 }
 
 impl<'a> PlannedFile<'a> {
-    /// A file ixgen owns whole.
-    pub fn owned(path: impl Into<String>, group: &'static str, bytes: Vec<u8>) -> Self {
+    fn new(path: String, group: &'static str, content: Content<'a>) -> Self {
         PlannedFile {
-            path: path.into(),
+            path,
             group,
-            content: Content::Owned(bytes),
+            content,
             per_run: false,
             foreign: None,
             template: None,
         }
+    }
+
+    /// A file ixgen owns whole.
+    pub fn owned(path: impl Into<String>, group: &'static str, bytes: Vec<u8>) -> Self {
+        PlannedFile::new(path.into(), group, Content::Owned(bytes))
     }
 
     /// A file ixgen owns whole, rendered by `render` when it is compared. Its text must carry
@@ -151,14 +155,7 @@ impl<'a> PlannedFile<'a> {
         group: &'static str,
         render: impl Fn() -> Result<Vec<u8>, Error> + Send + Sync + 'a,
     ) -> Self {
-        PlannedFile {
-            path: path.into(),
-            group,
-            content: Content::Deferred(Box::new(render)),
-            per_run: false,
-            foreign: None,
-            template: None,
-        }
+        PlannedFile::new(path.into(), group, Content::Deferred(Box::new(render)))
     }
 
     /// A file ixgen owns whole, written to a sink by `render` when it is compared and staged.
@@ -167,14 +164,7 @@ impl<'a> PlannedFile<'a> {
         group: &'static str,
         render: impl Fn(&mut dyn Write) -> Result<(), Error> + Send + Sync + 'a,
     ) -> Self {
-        PlannedFile {
-            path: path.into(),
-            group,
-            content: Content::Streamed(Box::new(render)),
-            per_run: false,
-            foreign: None,
-            template: None,
-        }
+        PlannedFile::new(path.into(), group, Content::Streamed(Box::new(render)))
     }
 
     /// A shared JSON file in which ixgen sets one value.
@@ -185,29 +175,19 @@ impl<'a> PlannedFile<'a> {
         value: serde_json::Value,
         skeleton: serde_json::Map<String, serde_json::Value>,
     ) -> Self {
-        PlannedFile {
-            path: path.into(),
-            group,
-            content: Content::JsonMerge(Box::new(Merge {
-                pointer: pointer.iter().map(|s| s.to_string()).collect(),
-                value,
-                skeleton,
-                more: Vec::new(),
-            })),
-            per_run: false,
-            foreign: None,
-            template: None,
-        }
+        let merge = Merge {
+            pointer: pointer.iter().map(|s| s.to_string()).collect(),
+            value,
+            skeleton,
+            more: Vec::new(),
+        };
+        PlannedFile::new(path.into(), group, Content::JsonMerge(Box::new(merge)))
     }
 
-    /// Marks the file as changing with every run.
-    pub fn per_run(mut self) -> Self {
+    /// Marks the file as changing with every run, and keeps its template for the run record:
+    /// a per-run file is one with a template.
+    pub fn per_run(mut self, template: RunTemplate) -> Self {
         self.per_run = true;
-        self
-    }
-
-    /// Keeps the per-run file's template for the run record.
-    pub fn with_template(mut self, template: RunTemplate) -> Self {
         self.template = Some(template);
         self
     }

@@ -81,18 +81,12 @@ struct RecordedFile {
     template: Option<Shape>,
 }
 
-/// What a run is, for the record's key: everything its output depends on except the files
-/// the catalog names (which the record hashes one by one) and the context values.
-pub struct KeyParts<'a> {
-    /// The catalog's name as given (`None`: the embedded one, covered by the build id).
-    pub catalog: Option<(&'a str, &'a [u8])>,
-    /// The command, its options and the names of the context variables given, serialized
-    /// (`crate::app` says which).
-    pub run: Vec<u8>,
-}
-
-/// The record key of a run.
-pub fn key(parts: &KeyParts<'_>) -> String {
+/// The record key of a run: everything its output depends on except the files the catalog
+/// names (which the record hashes one by one) and the context values. `catalog` is the
+/// catalog's name as given and its bytes (`None`: the embedded one, covered by the build id);
+/// `run` the command, its options and the names of the context variables given, serialized
+/// (`crate::app` says which).
+pub fn key(catalog: Option<(&str, &[u8])>, run: &[u8]) -> String {
     let mut h = blake3::Hasher::new();
     let mut field = |bytes: &[u8]| {
         h.update(&(bytes.len() as u64).to_le_bytes());
@@ -100,14 +94,14 @@ pub fn key(parts: &KeyParts<'_>) -> String {
     };
     field(&VERSION.to_le_bytes());
     field(env!("IXGEN_BUILD_ID").as_bytes());
-    match parts.catalog {
+    match catalog {
         None => field(b"embedded"),
         Some((name, bytes)) => {
             field(name.as_bytes());
             field(blake3::hash(bytes).as_bytes());
         }
     }
-    field(&parts.run);
+    field(run);
     h.finalize().to_hex().to_string()
 }
 
@@ -118,13 +112,11 @@ pub fn key(parts: &KeyParts<'_>) -> String {
 pub fn save(out: &Path, outcome: &Outcome, key: String, inputs: Vec<(String, String)>, warnings: Warnings) {
     // Only a write keeps a record (a dry run has no key), and a write's outcome carries the
     // manifest it left on disk.
-    let Some(manifest) = &outcome.manifest else {
-        return;
-    };
-    let Some(bytes) = record_bytes(outcome, manifest, key, inputs, warnings) else {
-        return;
-    };
-    let _ = output::write_state(out, &output::record_rel(), &bytes);
+    if let Some(manifest) = &outcome.manifest
+        && let Some(bytes) = record_bytes(outcome, manifest, key, inputs, warnings)
+    {
+        let _ = output::write_state(out, &output::record_rel(), &bytes);
+    }
 }
 
 fn record_bytes(
@@ -210,13 +202,12 @@ pub fn replay(
         }
     }
     let manifest_rel = output::manifest_path();
-    let mut rels = Vec::with_capacity(record.files.len());
-    for f in &record.files {
-        let Ok(rel) = RelPath::file(&f.path) else {
-            return Ok(None);
-        };
-        rels.push(rel);
-    }
+    let Ok(rels) = (record.files.iter())
+        .map(|f| RelPath::file(&f.path))
+        .collect::<Result<Vec<_>, _>>()
+    else {
+        return Ok(None);
+    };
     let manifest_bytes = match dir.read(&manifest_rel) {
         Ok(Some(m)) if output::content_hash(&m) == record.manifest => m,
         _ => return Ok(None),
@@ -241,25 +232,17 @@ pub fn replay(
     let jobs: Vec<(&RecordedFile, &RelPath)> = record.files.iter().zip(&rels).collect();
     let checked = crate::par::map(&jobs, |(f, rel)| -> Option<Change> {
         let old = dir.read(rel).ok()??;
-        let unchanged = |hash| Change {
-            path: (*rel).clone(),
-            action: Action::Unchanged,
-            new: None,
-            old: None,
-            hash,
-            template: None,
-        };
         let recorded = f.blake3.as_ref().or_else(|| {
             let e = manifest.files.get(&f.path)?;
             // A file mid-replacement (two accepted versions) is the full path's to settle.
             e.previous.is_none().then_some(e.blake3.as_ref()?)
         });
         match (recorded, &f.template) {
-            (Some(h), None) => (output::content_hash(&old) == *h).then(|| unchanged(Some(h.clone()))),
+            (Some(h), None) => (output::content_hash(&old) == *h).then(|| unchanged((*rel).clone(), Some(h.clone()))),
             (None, Some(t)) => {
                 let new = t.refill(&old, &value)?;
                 if new == old {
-                    return Some(unchanged(None));
+                    return Some(unchanged((*rel).clone(), None));
                 }
                 // Only a file that says ixgen wrote it is replaced here; the full path decides
                 // about any other.
@@ -279,14 +262,7 @@ pub fn replay(
     let Some(mut changes) = checked.into_iter().collect::<Option<Vec<Change>>>() else {
         return Ok(None);
     };
-    changes.push(Change {
-        path: manifest_rel,
-        action: Action::Unchanged,
-        new: None,
-        old: None,
-        hash: Some(record.manifest),
-        template: None,
-    });
+    changes.push(unchanged(manifest_rel, Some(record.manifest)));
     let outcome = Outcome {
         changes,
         notes: Vec::new(),
@@ -294,6 +270,18 @@ pub fn replay(
     };
     output::apply_per_run(out, &outcome)?;
     Ok(Some((outcome, record.warnings)))
+}
+
+/// A file the replay leaves as it is.
+fn unchanged(path: RelPath, hash: Option<String>) -> Change {
+    Change {
+        path,
+        action: Action::Unchanged,
+        new: None,
+        old: None,
+        hash,
+        template: None,
+    }
 }
 
 #[cfg(test)]

@@ -22,15 +22,6 @@ pub struct ListRow<'a> {
     pub unsupported: Option<&'a str>,
 }
 
-fn toolsets_of<'a>(model: &'a Model, t: &ToolModel) -> Vec<&'a str> {
-    model
-        .toolsets
-        .iter()
-        .filter(|(_, ts)| ts.tools.contains(&t.name))
-        .map(|(n, _)| n.as_str())
-        .collect()
-}
-
 /// The surfaces of every host the catalog enables, in registry order.
 pub fn surfaces(model: &Model) -> Vec<Surface> {
     hosts::REGISTRY
@@ -78,7 +69,10 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
             access: if t.is_write() { "write" } else { "read" },
             destructive: t.destructive,
             tier: &t.tier,
-            toolsets: toolsets_of(model, t),
+            toolsets: (model.toolsets.iter())
+                .filter(|(_, ts)| ts.tools.contains(&t.name))
+                .map(|(n, _)| n.as_str())
+                .collect(),
             description_chars: t.description.chars().count(),
             unsupported: t.unsupported.as_deref(),
         })

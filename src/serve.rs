@@ -33,14 +33,13 @@ use crate::cli::FilterArgs;
 use crate::error::Error;
 use crate::hosts::{self, Options, mcp};
 use crate::model::{Filter, Model};
-use crate::spec::{ExecSpec, SpecShared};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -56,22 +55,16 @@ pub struct ServeOptions {
     pub filters: FilterArgs,
 }
 
-/// One tool as the server runs it.
-struct Runnable {
-    spec: ExecSpec,
-    /// The client asks before a destructive call (its annotation): confirmation is the client's.
-    destructive: bool,
-}
-
 /// A loaded catalog, as served.
 struct Served {
-    product: String,
     /// `tools/list` for revision 2025-11-25 and older (`mcp/tools.json`).
     list: ListToolsResult,
     /// `tools/list` for revision 2026-07-28 (`mcp/tools.2026-07-28.json`: with its cache hints).
     list_2026: ListToolsResult,
-    tools: HashMap<String, Runnable>,
-    shared: SpecShared,
+    /// The names of the tools served: the toolset, filtered.
+    tools: HashSet<String>,
+    /// The catalog, whose tools' specs a call runs.
+    model: Model,
 }
 
 /// The product's name as an environment variable prefix: `git-iris` → `GIT_IRIS`.
@@ -86,10 +79,6 @@ pub fn env_prefix(product: &str) -> String {
             }
         })
         .collect()
-}
-
-fn truthy(name: &str) -> bool {
-    env_flag(name).unwrap_or(false)
 }
 
 /// An on/off environment variable: `None` when unset, so that it can override a config file
@@ -178,14 +167,16 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
     for w in &warnings {
         eprintln!("ixgen serve: warning: {}", w.message);
     }
-    served(&model, opts)
+    served(model, opts)
 }
 
-fn served(model: &Model, opts: &ServeOptions) -> Result<Served, Error> {
+fn served(model: Model, opts: &ServeOptions) -> Result<Served, Error> {
     let product = model.product.name.clone();
     let user = user_controls(&product)?;
     let f = &opts.filters;
-    let read_only = f.read_only || truthy(&format!("{}_TOOLS_READ_ONLY", env_prefix(&product))) || user.read_only;
+    let read_only = f.read_only
+        || env_flag(&format!("{}_TOOLS_READ_ONLY", env_prefix(&product))).unwrap_or(false)
+        || user.read_only;
     // The command line's lists replace the config file's (together: one list can be meant
     // against the other).
     let (enable, disable) = if f.enable_tools.is_empty() && f.disable_tools.is_empty() {
@@ -193,13 +184,13 @@ fn served(model: &Model, opts: &ServeOptions) -> Result<Served, Error> {
     } else {
         (&f.enable_tools, &f.disable_tools)
     };
-    let (filter, notes) = Filter::resolve(model, read_only, enable, disable, f.tier.as_deref())?;
+    let (filter, notes) = Filter::resolve(&model, read_only, enable, disable, f.tier.as_deref())?;
     for n in &notes {
         eprintln!("ixgen serve: warning: {n}");
     }
     // The MCP target's toolset; without one, the toolset the catalog's `server` exposes (a catalog whose
     // server is `ixgen serve` may write no mcp/tools.json).
-    let settings = hosts::settings(&mcp::Mcp, model)
+    let settings = hosts::settings(&mcp::Mcp, &model)
         .map(|s| s.toolset.clone())
         .or_else(|| model.server.as_ref().map(|s| s.toolset.clone()))
         .ok_or_else(|| {
@@ -208,40 +199,28 @@ fn served(model: &Model, opts: &ServeOptions) -> Result<Served, Error> {
                 "ixgen serve serves the MCP target's toolset: add `targets: {mcp: {toolset: NAME}}`",
             )
         })?;
+    // Each `tools/list` below is for the revision it names.
     let options = Options {
         filter,
-        context: Default::default(),
-        toolset: None,
-        profiles: vec![mcp::Profile::V2025_11_25],
+        ..Options::default()
     };
     // One code path with `mcp/tools.json` (and its 2026-07-28 file): the MCP host's own `tools/list`
     // results, as JSON.
     let list_of = |profile: mcp::Profile| -> Result<ListToolsResult, Error> {
-        let result = mcp::list_tools(model, &settings, &options, profile)?;
+        let result = mcp::list_tools(&model, &settings, &options, profile)?;
         let value = serde_json::to_value(&result).map_err(|e| Error::internal(format!("tools/list: {e}")))?;
         serde_json::from_value(value).map_err(|e| Error::internal(format!("tools/list does not read back: {e}")))
     };
     let list = list_of(mcp::Profile::V2025_11_25)?;
     let list_2026 = list_of(mcp::Profile::V2026_07_28)?;
-    let tools = model
-        .toolset(&settings, &options.filter)
-        .into_iter()
-        .map(|t| {
-            (
-                t.name.clone(),
-                Runnable {
-                    spec: t.spec.clone(),
-                    destructive: t.destructive,
-                },
-            )
-        })
+    let tools = (model.toolset(&settings, &options.filter).into_iter())
+        .map(|t| t.name.clone())
         .collect();
     Ok(Served {
-        product,
         list,
         list_2026,
         tools,
-        shared: model.shared.clone(),
+        model,
     })
 }
 
@@ -266,7 +245,7 @@ impl Server {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        let product = self.current().product.clone();
+        let product = self.current().model.product.name.clone();
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
@@ -308,7 +287,7 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let served = self.current();
-        if !served.tools.contains_key(request.name.as_ref()) {
+        if !served.tools.contains(request.name.as_ref()) {
             return Err(ErrorData::invalid_params(
                 format!("no tool `{}` on this server", request.name),
                 None,
@@ -334,7 +313,8 @@ impl ServerHandler for Server {
         // The runtime is synchronous (programs, pipes, timeouts): it blocks this worker in place, which the
         // other worker covers meanwhile, instead of a hand-off to the blocking pool (a thread wake-up per call).
         let answer = tokio::task::block_in_place(move || {
-            let tool = &served.tools[&name];
+            let tool = served.model.tool(&name).expect("a served tool is one of the catalog's");
+            // The client asks before a call annotated destructive: confirmation is the client's.
             let destructive = tool.destructive;
             let ask = move |a: &ixgen_runtime::Ask| {
                 if elicits {
@@ -353,7 +333,7 @@ impl ServerHandler for Server {
                 ask: Some(&ask),
                 cancel: Some(&cancel),
             };
-            ixgen_runtime::run_tool(&tool.spec, &serde_json::Map::new(), &args, &ctx, &served.shared)
+            ixgen_runtime::run_tool(&tool.spec, &serde_json::Map::new(), &args, &ctx, &served.model.shared)
         });
         watcher.abort();
         let content = vec![ContentBlock::text(answer.text)];
@@ -400,10 +380,8 @@ async fn watch(server: Server, opts: ServeOptions) {
         }
         seen = now;
         let o = opts.clone();
-        let loaded = match tokio::task::spawn_blocking(move || load(&o)).await {
-            Ok(l) => l,
-            Err(e) => Err(Error::internal(format!("the reload did not finish: {e}"))),
-        };
+        let loaded = (tokio::task::spawn_blocking(move || load(&o)).await)
+            .unwrap_or_else(|e| Err(Error::internal(format!("the reload did not finish: {e}"))));
         match loaded {
             Err(e) => eprintln!(
                 "ixgen serve: {} changed, but it cannot be served; still serving the previous catalog: {}",
@@ -455,24 +433,19 @@ async fn confirm_by_elicitation(peer: &Peer<RoleServer>, a: &ixgen_runtime::Ask)
 /// Runs `ixgen serve`; returns the exit code.
 pub fn run(opts: ServeOptions) -> Result<i32, Error> {
     let served = load(&opts)?;
+    let product = served.model.product.name.clone();
     // The kill switch: the environment variable either way, else the user's config file.
-    let kill = format!("{}_TOOLS_DISABLED", env_prefix(&served.product));
+    let kill = format!("{}_TOOLS_DISABLED", env_prefix(&product));
     let off = match env_flag(&kill) {
         Some(true) => Some(format!("{kill}; unset it")),
         Some(false) => None,
-        None => (user_controls(&served.product)?.enabled == Some(false)).then(|| {
+        None => (user_controls(&product)?.enabled == Some(false)).then(|| {
             let file = config_path().map(|p| p.display().to_string()).unwrap_or_default();
-            format!(
-                "`enabled = false` in [{}] of {file}; remove it or set {kill}=0",
-                served.product
-            )
+            format!("`enabled = false` in [{product}] of {file}; remove it or set {kill}=0")
         }),
     };
     if let Some(why) = off {
-        eprintln!(
-            "ixgen serve: the tools of {} are disabled by {why} to serve them",
-            served.product
-        );
+        eprintln!("ixgen serve: the tools of {product} are disabled by {why} to serve them");
         return Ok(1);
     }
     let cwd = std::env::current_dir().map_err(|e| Error::internal(format!("the current folder: {e}")))?;

@@ -28,42 +28,39 @@ struct CodexServer {
 }
 
 /// The Codex host.
-pub static HOST: ServerConfigHost = ServerConfigHost {
-    name: "codex",
-    about: "Codex (`.codex/config.toml`)",
-    label: "Codex",
-    session: "Codex session",
-    name_limit: None,
-    file,
-};
+pub struct Codex;
 
-fn file(model: &Model, opts: &Options, server: &Server, path: Option<String>) -> Result<PlannedFile<'static>, Error> {
-    let enabled_tools = opts.filter.is_active().then(|| {
-        model
-            .toolset(&server.toolset, &opts.filter)
-            .iter()
-            .map(|t| t.name.clone())
-            .collect()
-    });
-    let config = CodexConfig {
-        mcp_servers: IndexMap::from([(
-            server.name.clone(),
-            CodexServer {
-                command: server.command.clone(),
-                args: server_args(model, &opts.filter),
-                env: server.env.clone(),
-                enabled_tools,
-            },
-        )]),
-    };
-    let body = toml::to_string(&config).map_err(|e| Error::internal(format!("config.toml: {e}")))?;
-    let text = format!(
-        "# {} Do not edit: regenerate with `ixgen generate codex`.\n{body}",
-        header_text(model)
-    );
-    Ok(PlannedFile::owned(
-        path.unwrap_or_else(|| ".codex/config.toml".into()),
-        HOST.name,
-        text.into_bytes(),
-    ))
+impl ServerConfigHost for Codex {
+    const NAME: &'static str = "codex";
+    const ABOUT: &'static str = "Codex (`.codex/config.toml`)";
+    const LABEL: &'static str = "Codex";
+    const SESSION: &'static str = "Codex session";
+    const PATH: &'static str = ".codex/config.toml";
+
+    fn file(model: &Model, opts: &Options, server: &Server, path: String) -> Result<PlannedFile<'static>, Error> {
+        let enabled_tools = opts.filter.is_active().then(|| {
+            model
+                .toolset(&server.toolset, &opts.filter)
+                .iter()
+                .map(|t| t.name.clone())
+                .collect()
+        });
+        let config = CodexConfig {
+            mcp_servers: IndexMap::from([(
+                server.name.clone(),
+                CodexServer {
+                    command: server.command.clone(),
+                    args: server_args(model, &opts.filter),
+                    env: server.env.clone(),
+                    enabled_tools,
+                },
+            )]),
+        };
+        let body = toml::to_string(&config).map_err(|e| Error::internal(format!("config.toml: {e}")))?;
+        let text = format!(
+            "# {} Do not edit: regenerate with `ixgen generate codex`.\n{body}",
+            header_text(model)
+        );
+        Ok(PlannedFile::owned(path, Self::NAME, text.into_bytes()))
+    }
 }

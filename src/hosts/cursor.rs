@@ -12,27 +12,29 @@ use crate::plan::PlannedFile;
 pub const NAME_LIMIT: usize = 60;
 
 /// The Cursor host.
-pub static HOST: ServerConfigHost = ServerConfigHost {
-    name: "cursor",
-    about: "Cursor (`.cursor/mcp.json`)",
-    label: "Cursor",
-    session: "Cursor session",
-    name_limit: Some((
+pub struct Cursor;
+
+impl ServerConfigHost for Cursor {
+    const NAME: &'static str = "cursor";
+    const ABOUT: &'static str = "Cursor (`.cursor/mcp.json`)";
+    const LABEL: &'static str = "Cursor";
+    const SESSION: &'static str = "Cursor session";
+    const PATH: &'static str = ".cursor/mcp.json";
+    const NAME_LIMIT: Option<(usize, &'static str)> = Some((
         NAME_LIMIT,
         "Cursor's limit of 60 for server and tool name together (it drops longer tools)",
-    )),
-    file,
-};
+    ));
 
-fn file(model: &Model, opts: &Options, server: &Server, path: Option<String>) -> Result<PlannedFile<'static>, Error> {
-    super::merged(
-        path.unwrap_or_else(|| ".cursor/mcp.json".into()),
-        HOST.name,
-        ["mcpServers", &server.name],
-        super::claude::StdioServer {
-            command: server.command.clone(),
-            args: server_args(model, &opts.filter),
-            env: server.env.clone(),
-        },
-    )
+    fn file(model: &Model, opts: &Options, server: &Server, path: String) -> Result<PlannedFile<'static>, Error> {
+        super::merged(
+            path,
+            Self::NAME,
+            ["mcpServers", &server.name],
+            super::claude::StdioServer {
+                command: server.command.clone(),
+                args: server_args(model, &opts.filter),
+                env: server.env.clone(),
+            },
+        )
+    }
 }

@@ -28,33 +28,30 @@ struct GeminiServer {
 }
 
 /// The Gemini CLI host.
-pub static HOST: ServerConfigHost = ServerConfigHost {
-    name: "gemini",
-    about: "Gemini CLI extension (`gemini-extension.json`)",
-    label: "Gemini CLI",
-    session: "Gemini CLI session",
-    name_limit: None,
-    file,
-};
+pub struct Gemini;
 
-fn file(model: &Model, opts: &Options, server: &Server, path: Option<String>) -> Result<PlannedFile<'static>, Error> {
-    let p = &model.product;
-    let ext = GeminiExtension {
-        name: &p.name,
-        version: &p.version,
-        description: &p.description,
-        mcp_servers: IndexMap::from([(
-            server.name.clone(),
-            GeminiServer {
-                command: server.command.clone(),
-                args: server_args(model, &opts.filter),
-            },
-        )]),
-        exclude_tools: Vec::new(),
-    };
-    Ok(PlannedFile::owned(
-        path.unwrap_or_else(|| "gemini-extension.json".into()),
-        HOST.name,
-        json_bytes(&ext)?,
-    ))
+impl ServerConfigHost for Gemini {
+    const NAME: &'static str = "gemini";
+    const ABOUT: &'static str = "Gemini CLI extension (`gemini-extension.json`)";
+    const LABEL: &'static str = "Gemini CLI";
+    const SESSION: &'static str = "Gemini CLI session";
+    const PATH: &'static str = "gemini-extension.json";
+
+    fn file(model: &Model, opts: &Options, server: &Server, path: String) -> Result<PlannedFile<'static>, Error> {
+        let p = &model.product;
+        let ext = GeminiExtension {
+            name: &p.name,
+            version: &p.version,
+            description: &p.description,
+            mcp_servers: IndexMap::from([(
+                server.name.clone(),
+                GeminiServer {
+                    command: server.command.clone(),
+                    args: server_args(model, &opts.filter),
+                },
+            )]),
+            exclude_tools: Vec::new(),
+        };
+        Ok(PlannedFile::owned(path, Self::NAME, json_bytes(&ext)?))
+    }
 }

@@ -30,12 +30,14 @@ fn default_path() -> String {
     "mcp/tools.json".to_string()
 }
 
-/// MCP protocol revisions this host can write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// MCP protocol revisions this host can write; the `--profile` values of the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, Serialize)]
 pub enum Profile {
     /// Revision 2025-11-25, what the MCP SDK 1.32 speaks (the default).
+    #[value(name = "2025-11-25")]
     V2025_11_25,
     /// Revision 2026-07-28 (`ttlMs`, `cacheScope`, `resultType` in the result).
+    #[value(name = "2026-07-28")]
     V2026_07_28,
 }
 
@@ -55,13 +57,9 @@ pub struct Mcp;
 impl Host for Mcp {
     type Settings = Settings;
 
-    fn name(&self) -> &'static str {
-        "mcp"
-    }
-
-    fn about(&self) -> &'static str {
-        "MCP `tools/list` definitions (`mcp/tools.json`; `--profile 2026-07-28` adds that revision's file)"
-    }
+    const NAME: &'static str = "mcp";
+    const ABOUT: &'static str =
+        "MCP `tools/list` definitions (`mcp/tools.json`; `--profile 2026-07-28` adds that revision's file)";
 
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
@@ -109,7 +107,7 @@ impl Host for Mcp {
 }
 
 /// A `tools/list` result.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListToolsResult {
     pub tools: Vec<McpTool>,
@@ -151,7 +149,7 @@ pub struct InputSchema {
 }
 
 /// One property of an input schema.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PropSchema {
     /// One type name, or `[name, "null"]` for a nullable parameter.
@@ -206,18 +204,9 @@ fn prop(ty: SpecType, values: Option<&Vec<String>>, description: Option<&String>
             SpecType::Array => "array",
         }
         .into(),
-        title: None,
         description: description.cloned(),
         enum_values: if ty == SpecType::Enum { values.cloned() } else { None },
-        items: None,
-        minimum: None,
-        maximum: None,
-        min_length: None,
-        max_length: None,
-        min_items: None,
-        max_items: None,
-        pattern: None,
-        default: None,
+        ..PropSchema::default()
     }
 }
 
@@ -348,36 +337,27 @@ pub fn lint_input_schema(schema: &serde_json::Value) -> Vec<String> {
     problems
 }
 
-/// Checks a tool's input schema (`schema`, already a JSON value) the way hosts will: a schema
-/// they refuse is ixgen's bug (the catalog validated), not the user's.
-fn lint_schema(name: &str, schema: Option<&serde_json::Value>) -> Result<(), Error> {
-    let problems = lint_input_schema(schema.unwrap_or(&serde_json::Value::Null));
+/// The MCP definition of a tool, its input schema checked the way hosts will: a schema they
+/// refuse is ixgen's bug (the catalog validated), not the user's.
+fn checked_tool(t: &ToolModel) -> Result<McpTool, Error> {
+    let tool = tool(t);
+    let schema = serde_json::to_value(&tool.input_schema)
+        .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
+    let problems = lint_input_schema(&schema);
     if !problems.is_empty() {
         return Err(Error::internal(format!(
-            "the inputSchema of `{name}` would be refused by hosts: {}",
+            "the inputSchema of `{}` would be refused by hosts: {}",
+            t.name,
             problems.join("; ")
         )));
     }
-    Ok(())
-}
-
-/// A tool's definition as a JSON value, checked.
-fn tool_value(t: &ToolModel) -> Result<serde_json::Value, Error> {
-    let value = serde_json::to_value(tool(t))
-        .map_err(|e| Error::internal(format!("the definition of `{}` does not serialize: {e}", t.name)))?;
-    lint_schema(&t.name, value.get("inputSchema"))?;
-    Ok(value)
+    Ok(tool)
 }
 
 /// A `tools/list` result without its tools: what a protocol revision adds around them.
 fn result_head(profile: Profile) -> ListToolsResult {
     match profile {
-        Profile::V2025_11_25 => ListToolsResult {
-            tools: Vec::new(),
-            ttl_ms: None,
-            cache_scope: None,
-            result_type: None,
-        },
+        Profile::V2025_11_25 => ListToolsResult::default(),
         Profile::V2026_07_28 => ListToolsResult {
             tools: Vec::new(),
             // The list changes only with a release of the catalog: an hour of caching is safe,
@@ -391,14 +371,9 @@ fn result_head(profile: Profile) -> ListToolsResult {
 
 /// The `tools/list` result of a toolset for a protocol revision.
 pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: Profile) -> Result<ListToolsResult, Error> {
-    let tools: Vec<McpTool> = model.toolset(toolset, &opts.filter).into_iter().map(tool).collect();
-    for t in &tools {
-        let schema = serde_json::to_value(&t.input_schema)
-            .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
-        lint_schema(&t.name, Some(&schema))?;
-    }
+    let tools = model.toolset(toolset, &opts.filter).into_iter().map(checked_tool);
     Ok(ListToolsResult {
-        tools,
+        tools: tools.collect::<Result<_, _>>()?,
         ..result_head(profile)
     })
 }
@@ -418,7 +393,11 @@ pub fn write_file(
     // The first tool that fails its check ends the list; the error is returned after it.
     let mut failed = None;
     let tools = model.toolset(toolset, &opts.filter);
-    let values = tools.iter().map_while(|t| match tool_value(t) {
+    let value = |t: McpTool| {
+        serde_json::to_value(&t)
+            .map_err(|e| Error::internal(format!("the definition of `{}` does not serialize: {e}", t.name)))
+    };
+    let values = tools.iter().map_while(|t| match checked_tool(t).and_then(value) {
         Ok(v) => Some(v),
         Err(e) => {
             failed = Some(e);
@@ -427,10 +406,7 @@ pub fn write_file(
     });
     crate::escape::json_line_list_to(&result_head(profile), "tools", values, w)
         .map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?;
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    failed.map_or(Ok(()), Err)
 }
 
 /// The manifest group of a revision's file.

@@ -38,10 +38,10 @@ pub static REGISTRY: &[&dyn DynHost] = &[
     &session::Session,
     &mcp::Mcp,
     &claude::Claude,
-    &cursor::HOST,
-    &vscode::HOST,
-    &gemini::HOST,
-    &codex::HOST,
+    &cursor::Cursor,
+    &vscode::Vscode,
+    &gemini::Gemini,
+    &codex::Codex,
     &registry::McpRegistry,
     &rust::Rust,
 ];
@@ -54,10 +54,14 @@ pub trait Host: Sync {
 
     /// The host's name: its key under `targets`, its command-line target name and its
     /// manifest group.
-    fn name(&self) -> &'static str;
+    const NAME: &'static str;
 
     /// One line for `--help` and the docs.
-    fn about(&self) -> &'static str;
+    const ABOUT: &'static str;
+
+    /// Whether `generate` writes the host without being asked; a host that needs the run's
+    /// context (the session tools) is written only when that context is given.
+    const BY_DEFAULT: bool = true;
 
     /// Checks the host's settings against the model, with the host's lints. Runs only when
     /// the catalog enables the host and its settings parsed; `path` is `targets.<name>`.
@@ -66,12 +70,6 @@ pub trait Host: Sync {
     /// The tools this host exposes and the id it gives each, one entry per surface (OpenCode
     /// has its custom tools and the MCP server's tools).
     fn surfaces(&self, s: &Self::Settings, model: &Model) -> Vec<Surface>;
-
-    /// Whether `generate` writes the host without being asked; a host that needs the run's
-    /// context (the session tools) is written only when that context is given.
-    fn by_default(&self) -> bool {
-        true
-    }
 
     /// Adds the host's files to the plan.
     fn plan<'m>(
@@ -102,21 +100,21 @@ pub trait DynHost: Sync {
 }
 
 /// A host's parsed settings, when the catalog enables it and they parsed.
-pub fn settings<'m, H: Host>(host: &H, model: &'m Model) -> Option<&'m H::Settings> {
-    model.targets.get(host.name())?.parsed.as_ref()?.downcast_ref()
+pub fn settings<'m, H: Host>(_: &H, model: &'m Model) -> Option<&'m H::Settings> {
+    model.targets.get(H::NAME)?.parsed.as_ref()?.downcast_ref()
 }
 
 impl<H: Host> DynHost for H {
     fn name(&self) -> &'static str {
-        Host::name(self)
+        H::NAME
     }
 
     fn about(&self) -> &'static str {
-        Host::about(self)
+        H::ABOUT
     }
 
     fn by_default(&self) -> bool {
-        Host::by_default(self)
+        H::BY_DEFAULT
     }
 
     fn settings_schema(&self, generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -124,8 +122,8 @@ impl<H: Host> DynHost for H {
     }
 
     fn configure(&self, model: &mut Model) -> Vec<Diagnostic> {
-        let path = format!("targets.{}", Host::name(self));
-        let Some(target) = model.targets.get_mut(Host::name(self)) else {
+        let path = format!("targets.{}", H::NAME);
+        let Some(target) = model.targets.get_mut(H::NAME) else {
             return Vec::new();
         };
         match parse_settings::<H::Settings>(&target.raw, &path) {
@@ -139,7 +137,7 @@ impl<H: Host> DynHost for H {
 
     fn check(&self, model: &Model) -> Vec<Diagnostic> {
         match settings(self, model) {
-            Some(s) => Host::check(self, s, model, &format!("targets.{}", Host::name(self))),
+            Some(s) => Host::check(self, s, model, &format!("targets.{}", H::NAME)),
             None => Vec::new(),
         }
     }
@@ -150,7 +148,7 @@ impl<H: Host> DynHost for H {
 
     fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
         let s = settings(self, model)
-            .ok_or_else(|| Error::internal(format!("the settings of `{}` were never parsed", Host::name(self))))?;
+            .ok_or_else(|| Error::internal(format!("the settings of `{}` were never parsed", H::NAME)))?;
         Host::plan(self, s, model, opts, plan)
     }
 }
@@ -187,7 +185,7 @@ pub enum SurfaceKind {
 }
 
 /// What one run was asked for, beyond the catalog.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     pub filter: Filter,
     pub context: Context,
@@ -550,29 +548,20 @@ pub fn server_surface(
     }]
 }
 
-/// A lint for a host whose full tool name (server and tool, with any prefix) has a limit;
-/// `over` names the limit in the message ("the model API's limit of 64").
-pub fn check_name_lengths(
-    cat: &Model,
-    host: &str,
-    limit: usize,
-    over: &str,
-    id: impl Fn(&str, &str) -> String,
-) -> Vec<Diagnostic> {
+/// A lint for a host whose full tool name (server and tool, with any prefix) has a limit: the
+/// ids of `surfaces` are those names, and `over` names the limit in the message ("the model
+/// API's limit of 64").
+pub fn check_name_lengths(surfaces: &[Surface], limit: usize, over: &str) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    let Some(server) = &cat.server else { return diags };
-    let Some(ts) = cat.toolsets.get(&server.toolset) else {
-        return diags;
-    };
-    for (i, name) in ts.tools.iter().enumerate() {
-        let full = id(&server.name, name);
-        if full.len() > limit {
+    for s in surfaces {
+        for (i, (_, full)) in s.ids.iter().enumerate().filter(|(_, (_, full))| full.len() > limit) {
             diags.push(
                 Diagnostic::warning(
                     "host-name-length",
-                    format!("toolsets.{}.tools[{i}]", server.toolset),
+                    format!("toolsets.{}.tools[{i}]", s.toolset),
                     format!(
-                        "{host} calls this tool `{full}`, {} characters, over {over}",
+                        "{} calls this tool `{full}`, {} characters, over {over}",
+                        s.label,
                         full.len()
                     ),
                 )
@@ -649,30 +638,31 @@ pub fn merged(
 
 /// A host that only launches the product's MCP server from a configuration file (Cursor, VS
 /// Code, Gemini CLI, Codex). What differs between them is data and the file itself, so each of
-/// their modules holds a `HOST` value of this type and a `file` function.
-pub struct ServerConfigHost {
-    pub name: &'static str,
-    pub about: &'static str,
+/// their modules implements this with consts and a `file` function, and is a [`Host`] by it.
+pub trait ServerConfigHost: Sync {
+    const NAME: &'static str;
+    const ABOUT: &'static str;
     /// How people call the host, and where its context cost is paid.
-    pub label: &'static str,
-    pub session: &'static str,
+    const LABEL: &'static str;
+    const SESSION: &'static str;
     /// The host's limit on a server + tool name, with the words that name it in the lint.
-    pub name_limit: Option<(usize, &'static str)>,
-    /// The host's file: where it goes by default and what it holds.
-    pub file:
-        fn(&Model, &Options, &crate::model::Server, Option<String>) -> Result<crate::plan::PlannedFile<'static>, Error>,
+    const NAME_LIMIT: Option<(usize, &'static str)> = None;
+    /// Where the file goes unless the settings say otherwise.
+    const PATH: &'static str;
+
+    /// The host's file at `path`: what it holds.
+    fn file(
+        model: &Model,
+        opts: &Options,
+        server: &crate::model::Server,
+        path: String,
+    ) -> Result<crate::plan::PlannedFile<'static>, Error>;
 }
 
-impl Host for ServerConfigHost {
+impl<C: ServerConfigHost> Host for C {
     type Settings = ConfigSettings;
-
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn about(&self) -> &'static str {
-        self.about
-    }
+    const NAME: &'static str = <C as ServerConfigHost>::NAME;
+    const ABOUT: &'static str = <C as ServerConfigHost>::ABOUT;
 
     fn check(&self, s: &ConfigSettings, model: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
@@ -680,16 +670,18 @@ impl Host for ServerConfigHost {
         if let Some(p) = &s.path {
             check_rel_path(&format!("{path}.path"), p, &mut diags);
         }
-        if let Some((limit, over)) = self.name_limit {
-            diags.extend(check_name_lengths(model, self.label, limit, over, |server, tool| {
+        if let Some((limit, over)) = C::NAME_LIMIT {
+            // The limit is on the name the host sends, without the `/` of the surface's ids.
+            let names = server_surface(model, <C as Host>::NAME, C::LABEL, C::SESSION, |server, tool| {
                 format!("{server}{tool}")
-            }));
+            });
+            diags.extend(check_name_lengths(&names, limit, over));
         }
         diags
     }
 
     fn surfaces(&self, _: &ConfigSettings, model: &Model) -> Vec<Surface> {
-        server_surface(model, self.name, self.label, self.session, |server, tool| {
+        server_surface(model, <C as Host>::NAME, C::LABEL, C::SESSION, |server, tool| {
             format!("{server}/{tool}")
         })
     }
@@ -704,8 +696,9 @@ impl Host for ServerConfigHost {
         let Some(server) = &model.server else {
             return Ok(());
         };
-        plan.groups.insert(self.name);
-        plan.files.push((self.file)(model, opts, server, s.path.clone())?);
+        plan.groups.insert(<C as Host>::NAME);
+        let path = s.path.clone().unwrap_or_else(|| C::PATH.into());
+        plan.files.push(C::file(model, opts, server, path)?);
         Ok(())
     }
 }

@@ -146,13 +146,8 @@ pub struct McpRegistry;
 impl Host for McpRegistry {
     type Settings = Settings;
 
-    fn name(&self) -> &'static str {
-        "mcp-registry"
-    }
-
-    fn about(&self) -> &'static str {
-        "MCP Registry entry (`server.json`) for a server that ships as a package"
-    }
+    const NAME: &'static str = "mcp-registry";
+    const ABOUT: &'static str = "MCP Registry entry (`server.json`) for a server that ships as a package";
 
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
@@ -221,7 +216,7 @@ impl Host for McpRegistry {
         let Some(server) = &model.server else {
             return Ok(());
         };
-        plan.groups.insert(self.name());
+        plan.groups.insert(Self::NAME);
         let p = &model.product;
         let json = ServerJson {
             schema: SCHEMA_URL,
@@ -258,7 +253,7 @@ impl Host for McpRegistry {
                 .collect(),
         };
         plan.files
-            .push(PlannedFile::owned(s.path.clone(), self.name(), json_bytes(&json)?));
+            .push(PlannedFile::owned(s.path.clone(), Self::NAME, json_bytes(&json)?));
         Ok(())
     }
 }

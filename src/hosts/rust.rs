@@ -68,13 +68,8 @@ pub struct Rust;
 impl Host for Rust {
     type Settings = Settings;
 
-    fn name(&self) -> &'static str {
-        "rust"
-    }
-
-    fn about(&self) -> &'static str {
-        "a Rust module of rig tools (`rig::tool::Tool`, typed `Args`, a `ToolSet`) that run the tools with the Rust runtime"
-    }
+    const NAME: &'static str = "rust";
+    const ABOUT: &'static str = "a Rust module of rig tools (`rig::tool::Tool`, typed `Args`, a `ToolSet`) that run the tools with the Rust runtime";
 
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
@@ -126,11 +121,11 @@ impl Host for Rust {
     }
 
     fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
-        plan.groups.insert(self.name());
+        plan.groups.insert(Self::NAME);
         // Rendered when it is compared (and written), a tool at a time, as `mcp/tools.json`:
         // the module grows with the catalog.
         let (path, opts) = (s.path.clone(), opts.clone());
-        plan.files.push(PlannedFile::streamed(path, self.name(), move |w| {
+        plan.files.push(PlannedFile::streamed(path, Self::NAME, move |w| {
             write_module(model, s, &opts, w)
         }));
         Ok(())
@@ -230,7 +225,12 @@ struct RustEnum<'m> {
 }
 
 /// Writes the module's text to `w`, a tool at a time.
-pub fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std::io::Write) -> Result<(), Error> {
+pub fn write_module<'m>(
+    model: &'m Model,
+    s: &Settings,
+    opts: &Options,
+    w: &mut dyn std::io::Write,
+) -> Result<(), Error> {
     let flush = |out: &mut String, w: &mut dyn std::io::Write| -> Result<(), Error> {
         w.write_all(out.as_bytes())
             .map_err(|e| Error::internal(format!("the Rust module could not be written: {e}")))?;
@@ -281,35 +281,25 @@ pub fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std
         for pm in t.params() {
             // The spec entry itself, not through `pm`: the enums borrow its values.
             let q = pm.spec;
-            let enum_name = |types: &mut Names, suffix: &str| {
-                types.take(base.concat(&format!("{}{suffix}", rs_camel(&pm.name, "P"))), true)
+            // An enum of its own for the values of the parameter, or of its items (`of`).
+            let mut new_enum = |suffix: &str, of: &str, values: &'m Option<Vec<String>>| {
+                let name = types.take(base.concat(&format!("{}{suffix}", rs_camel(&pm.name, "P"))), true);
+                enums.push(RustEnum {
+                    name: name.clone(),
+                    doc: format!("The values of {of}`{}` of `{}`.", pm.name, t.name),
+                    values: values.as_deref().unwrap_or(&[]),
+                });
+                name.to_string()
             };
             let ty = match q.ty {
-                SpecType::Enum => {
-                    let name = enum_name(&mut types, "");
-                    enums.push(RustEnum {
-                        name: name.clone(),
-                        doc: format!("The values of `{}` of `{}`.", pm.name, t.name),
-                        values: q.values.as_deref().unwrap_or(&[]),
-                    });
-                    name.to_string()
-                }
-                SpecType::Array => {
-                    let item = match &q.items {
-                        Some(i) if i.ty == SpecType::Enum => {
-                            let name = enum_name(&mut types, "Item");
-                            enums.push(RustEnum {
-                                name: name.clone(),
-                                doc: format!("The values of the items of `{}` of `{}`.", pm.name, t.name),
-                                values: i.values.as_deref().unwrap_or(&[]),
-                            });
-                            name.to_string()
-                        }
-                        Some(i) => scalar(i.ty).to_string(),
-                        None => "String".into(),
-                    };
-                    format!("Vec<{item}>")
-                }
+                SpecType::Enum => new_enum("", "", &q.values),
+                SpecType::Array => match &q.items {
+                    Some(i) if i.ty == SpecType::Enum => {
+                        format!("Vec<{}>", new_enum("Item", "the items of ", &i.values))
+                    }
+                    Some(i) => format!("Vec<{}>", scalar(i.ty)),
+                    None => "Vec<String>".into(),
+                },
                 other => scalar(other).to_string(),
             };
             let has_default = q.default.as_ref().is_some_and(|d| !d.is_null());

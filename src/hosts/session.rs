@@ -47,17 +47,11 @@ pub struct Session;
 impl Host for Session {
     type Settings = Settings;
 
-    fn name(&self) -> &'static str {
-        "session"
-    }
+    const NAME: &'static str = "session";
+    const ABOUT: &'static str =
+        "OpenCode session tools with the run's context baked in (written when the context flags are given)";
 
-    fn about(&self) -> &'static str {
-        "OpenCode session tools with the run's context baked in (written when the context flags are given)"
-    }
-
-    fn by_default(&self) -> bool {
-        false
-    }
+    const BY_DEFAULT: bool = false;
 
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
@@ -144,7 +138,7 @@ impl Host for Session {
                 "pass them (or no context at all, to write only the product's tools)",
             ));
         }
-        plan.groups.insert(self.name());
+        plan.groups.insert(Self::NAME);
         let shared_import = plan_runtime(model, &target.dir, plan)?;
         // The file is rendered with a marker where each value goes, then filled in: the run
         // record keeps the unfilled file, and a later run fills it with its own values the
@@ -187,11 +181,10 @@ impl Host for Session {
         plan.files.push(
             PlannedFile::owned(
                 format!("{}/{}.ts", target.dir.trim_end_matches('/'), target.file),
-                self.name(),
+                Self::NAME,
                 bytes,
             )
-            .per_run()
-            .with_template(template)
+            .per_run(template)
             .foreign(target.replaces.clone()),
         );
         Ok(())

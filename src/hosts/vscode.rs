@@ -19,25 +19,26 @@ struct VscodeServer {
 }
 
 /// The VS Code host.
-pub static HOST: ServerConfigHost = ServerConfigHost {
-    name: "vscode",
-    about: "VS Code (`.vscode/mcp.json`)",
-    label: "VS Code",
-    session: "VS Code session",
-    name_limit: None,
-    file,
-};
+pub struct Vscode;
 
-fn file(model: &Model, opts: &Options, server: &Server, path: Option<String>) -> Result<PlannedFile<'static>, Error> {
-    super::merged(
-        path.unwrap_or_else(|| ".vscode/mcp.json".into()),
-        HOST.name,
-        ["servers", &server.name],
-        VscodeServer {
-            kind: "stdio",
-            command: server.command.clone(),
-            args: server_args(model, &opts.filter),
-            env: server.env.clone(),
-        },
-    )
+impl ServerConfigHost for Vscode {
+    const NAME: &'static str = "vscode";
+    const ABOUT: &'static str = "VS Code (`.vscode/mcp.json`)";
+    const LABEL: &'static str = "VS Code";
+    const SESSION: &'static str = "VS Code session";
+    const PATH: &'static str = ".vscode/mcp.json";
+
+    fn file(model: &Model, opts: &Options, server: &Server, path: String) -> Result<PlannedFile<'static>, Error> {
+        super::merged(
+            path,
+            Self::NAME,
+            ["servers", &server.name],
+            VscodeServer {
+                kind: "stdio",
+                command: server.command.clone(),
+                args: server_args(model, &opts.filter),
+                env: server.env.clone(),
+            },
+        )
+    }
 }

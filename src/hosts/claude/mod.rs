@@ -64,7 +64,7 @@ struct PluginManifest<'a> {
     keywords: &'a [String],
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize)]
 struct Author<'a> {
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,16 +85,10 @@ pub struct StdioServer {
 #[derive(Debug, Serialize)]
 struct Marketplace<'a> {
     name: String,
-    owner: Owner<'a>,
+    /// The plugin's author, without a URL.
+    owner: Author<'a>,
     metadata: MarketMeta<'a>,
     plugins: Vec<MarketPlugin<'a>>,
-}
-
-#[derive(Debug, Serialize)]
-struct Owner<'a> {
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    email: Option<&'a str>,
 }
 
 #[derive(Debug, Serialize)]
@@ -117,15 +111,10 @@ pub struct Claude;
 impl Host for Claude {
     type Settings = Settings;
 
-    fn name(&self) -> &'static str {
-        "claude"
-    }
+    const NAME: &'static str = "claude";
+    const ABOUT: &'static str = "Claude Code plugin (`.claude-plugin/plugin.json`, `.mcp.json`, marketplace)";
 
-    fn about(&self) -> &'static str {
-        "Claude Code plugin (`.claude-plugin/plugin.json`, `.mcp.json`, marketplace)"
-    }
-
-    fn check(&self, _: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
+    fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
         super::check_server(cat, path, &mut diags);
         // What Claude Code's plugin directory asks that only the catalog's author can supply
@@ -146,13 +135,12 @@ impl Host for Claude {
                     .help("add `product.license: <SPDX id>`, e.g. `MIT`"),
             );
         }
-        let plugin = cat.product.name.as_str();
+        // Its surface's ids are the names Claude Code sends to the model API.
+        let names = self.surfaces(s, cat);
         diags.extend(super::check_name_lengths(
-            cat,
-            "Claude Code",
+            &names,
             NAME_LIMIT,
             "the model API's limit of 64",
-            |server, tool| tool_id(plugin, server, tool),
         ));
         diags
     }
@@ -174,17 +162,18 @@ impl Host for Claude {
         let Some(server) = &model.server else {
             return Ok(());
         };
-        plan.groups.insert(self.name());
+        plan.groups.insert(Self::NAME);
         let p = &model.product;
+        let author = p.author.as_ref().map(|a| Author {
+            name: &a.name,
+            email: a.email.as_deref(),
+            url: a.url.as_deref(),
+        });
         let manifest = PluginManifest {
             name: &p.name,
             version: &p.version,
             description: &p.description,
-            author: p.author.as_ref().map(|a| Author {
-                name: &a.name,
-                email: a.email.as_deref(),
-                url: a.url.as_deref(),
-            }),
+            author,
             homepage: p.homepage.as_deref(),
             repository: p.repository.as_deref(),
             license: p.license.as_deref(),
@@ -192,7 +181,7 @@ impl Host for Claude {
         };
         plan.files.push(PlannedFile::owned(
             ".claude-plugin/plugin.json",
-            self.name(),
+            Self::NAME,
             json_bytes(&manifest)?,
         ));
         let command = if target.plugin_root {
@@ -203,7 +192,7 @@ impl Host for Claude {
         extras::plan(model, target, server, opts, &command, plan)?;
         plan.files.push(super::merged(
             ".mcp.json".into(),
-            self.name(),
+            Self::NAME,
             ["mcpServers", &server.name],
             extras::with_network(
                 model,
@@ -215,16 +204,16 @@ impl Host for Claude {
             ),
         )?);
         if target.marketplace {
-            let owner = p.author.as_ref().map(|a| Owner {
-                name: &a.name,
-                email: a.email.as_deref(),
-            });
             let market = Marketplace {
                 name: format!("{}-marketplace", p.name),
-                owner: owner.unwrap_or(Owner {
-                    name: &p.name,
-                    email: None,
-                }),
+                owner: author.map_or(
+                    Author {
+                        name: &p.name,
+                        email: None,
+                        url: None,
+                    },
+                    |a| Author { url: None, ..a },
+                ),
                 metadata: MarketMeta {
                     description: &p.description,
                     version: &p.version,
@@ -238,7 +227,7 @@ impl Host for Claude {
             };
             plan.files.push(PlannedFile::owned(
                 ".claude-plugin/marketplace.json",
-                self.name(),
+                Self::NAME,
                 json_bytes(&market)?,
             ));
         }

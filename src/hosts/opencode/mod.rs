@@ -74,13 +74,8 @@ pub struct Opencode;
 impl Host for Opencode {
     type Settings = Settings;
 
-    fn name(&self) -> &'static str {
-        "opencode"
-    }
-
-    fn about(&self) -> &'static str {
-        "OpenCode custom tools (`.opencode/tools/*.ts`) and the MCP server in `opencode.json`"
-    }
+    const NAME: &'static str = "opencode";
+    const ABOUT: &'static str = "OpenCode custom tools (`.opencode/tools/*.ts`) and the MCP server in `opencode.json`";
 
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
@@ -185,7 +180,7 @@ impl Host for Opencode {
         opts: &Options,
         plan: &mut Plan<'m>,
     ) -> Result<(), Error> {
-        plan.groups.insert(self.name());
+        plan.groups.insert(Self::NAME);
         let shared_import = plan_runtime(model, &target.dir, plan)?;
         let toolset = opts.toolset.as_deref().unwrap_or(&target.toolset);
         if !model.toolsets.contains_key(toolset) {
@@ -196,7 +191,7 @@ impl Host for Opencode {
             let shared_import = shared_import.clone();
             plan.files.push(PlannedFile::deferred(
                 format!("{}/{}.ts", target.dir.trim_end_matches('/'), tool_id(&t.name)),
-                self.name(),
+                Self::NAME,
                 move || {
                     render(&ToolFile {
                         header: header_text(model),
@@ -210,29 +205,21 @@ impl Host for Opencode {
             ));
         }
         if let Some(config) = &target.config {
-            plan_permissions(model, config, toolset, opts, plan)?;
+            plan_permissions(model, config, toolset, opts, plan);
         }
         if let (Some(config), Some(server)) = (&target.config, &model.server)
             && target.merges_server(model)
         {
-            let mut command = vec![server.command.clone()];
-            command.extend(server_args(model, &opts.filter));
             let value = serde_json::to_value(OpencodeMcp {
                 kind: "local",
-                command,
+                command: std::iter::once(server.command.clone())
+                    .chain(server_args(model, &opts.filter))
+                    .collect(),
                 environment: server.env.clone(),
                 enabled: true,
             })
             .map_err(|e| Error::internal(format!("opencode.json entry: {e}")))?;
-            let mut skeleton = serde_json::Map::new();
-            skeleton.insert("$schema".into(), "https://opencode.ai/config.json".into());
-            plan.files.push(PlannedFile::merged(
-                config.clone(),
-                self.name(),
-                &["mcp", &server.name],
-                value,
-                skeleton,
-            ));
+            plan.files.push(config_entry(config, &["mcp", &server.name], value));
         }
         Ok(())
     }
@@ -261,8 +248,7 @@ const CEL_BUNDLE: &[u8] = include_bytes!("../../../templates/opencode/cel.js");
 /// The CEL evaluator's file name (`cel-<hash>.js`, from its bytes, so a runtime file names the
 /// evaluator it was built with) and bytes.
 pub fn cel_file() -> (String, &'static [u8]) {
-    let hash = blake3::hash(CEL_BUNDLE).to_hex();
-    (format!("cel-{}.js", &hash[..12]), CEL_BUNDLE)
+    (hashed_name("cel", "js", CEL_BUNDLE), CEL_BUNDLE)
 }
 
 /// The runtime file's bytes and its file name, the same for every catalog of one ixgen build.
@@ -271,8 +257,7 @@ pub fn runtime() -> Result<&'static (String, Vec<u8>), Error> {
     RUNTIME
         .get_or_init(|| {
             let bytes = runtime_text(&crate::spec::schema())?;
-            let hash = blake3::hash(&bytes).to_hex();
-            Ok((format!("runtime-{}.ts", &hash[..12]), bytes))
+            Ok((hashed_name("runtime", "ts", &bytes), bytes))
         })
         .as_ref()
         .map_err(|e| Error::internal(format!("the runtime file cannot be generated: {e}")))
@@ -323,8 +308,12 @@ fn shared_file(model: &Model) -> Result<(String, Vec<u8>), Error> {
         runtime_import: ts_str(&format!("./{}", runtime()?.0)),
         shared: ts_json_pretty(&model.shared),
     })?;
-    let hash = blake3::hash(&bytes).to_hex();
-    Ok((format!("shared-{}.ts", &hash[..12]), bytes))
+    Ok((hashed_name("shared", "ts", &bytes), bytes))
+}
+
+/// `<stem>-<hash>.<ext>`: a file name that changes with the file's bytes.
+fn hashed_name(stem: &str, ext: &str, bytes: &[u8]) -> String {
+    format!("{stem}-{}.{ext}", &blake3::hash(bytes).to_hex()[..12])
 }
 
 /// Plans the runtime file and the catalog's shared settings file of the tools in `tools_dir`,
@@ -471,13 +460,11 @@ pub(super) fn entry(model: &Model, t: &ToolModel, export: Option<&str>, host_id:
     Ok(ToolEntry {
         spec_name: ident(&format!("SPEC_{id}"))?,
         spec: ts_json_pretty(&spec),
-        export: match export {
-            Some(e) => Some(
-                Ident::export_name(e)
-                    .ok_or_else(|| Error::internal(format!("`{e}` passed validation but is not an export name")))?,
-            ),
-            None => None,
-        },
+        export: (export.map(|e| {
+            Ident::export_name(e)
+                .ok_or_else(|| Error::internal(format!("`{e}` passed validation but is not an export name")))
+        }))
+        .transpose()?,
         local: ident(&format!("tool_{id}"))?,
         description: ts_str(&t.description),
         args: t
@@ -513,13 +500,7 @@ struct OpencodeMcp {
 /// where a rule says `ask`: this rule is what makes the host ask (tests/hosts/README.md). Rules
 /// are matched last-first, so the catch-all `ask` comes first, then `allow`, then `deny`
 /// patterns. A `deny` rule for `*` would hide the tool instead, so none is written.
-fn plan_permissions<'m>(
-    model: &'m Model,
-    config: &str,
-    toolset: &str,
-    opts: &Options,
-    plan: &mut Plan<'m>,
-) -> Result<(), Error> {
+fn plan_permissions<'m>(model: &'m Model, config: &str, toolset: &str, opts: &Options, plan: &mut Plan<'m>) {
     for t in model.toolset(toolset, &opts.filter) {
         let Some(c) = &t.spec.confirm else { continue };
         let rule = if c.allow.is_empty() && c.deny.is_empty() {
@@ -535,17 +516,16 @@ fn plan_permissions<'m>(
             }
             serde_json::Value::Object(m)
         };
-        let mut skeleton = serde_json::Map::new();
-        skeleton.insert("$schema".into(), "https://opencode.ai/config.json".into());
-        plan.files.push(PlannedFile::merged(
-            config.to_string(),
-            "opencode",
-            &["permission", &tool_id(&t.name)],
-            rule,
-            skeleton,
-        ));
+        plan.files
+            .push(config_entry(config, &["permission", &tool_id(&t.name)], rule));
     }
-    Ok(())
+}
+
+/// A key ixgen sets in `opencode.json`, which starts with its `$schema` when ixgen creates it.
+fn config_entry(config: &str, pointer: &[&str], value: serde_json::Value) -> PlannedFile<'static> {
+    let mut skeleton = serde_json::Map::new();
+    skeleton.insert("$schema".into(), "https://opencode.ai/config.json".into());
+    PlannedFile::merged(config, Opencode::NAME, pointer, value, skeleton)
 }
 
 #[cfg(test)]
