@@ -516,7 +516,7 @@ impl<'a> Validator<'a> {
 
     fn toolsets(&mut self) {
         let names: Vec<&String> = self.cat.tools.iter().map(|t| &t.name).collect();
-        let by_name: HashMap<&str, &Tool> = self.cat.tools.iter().map(|t| (t.name.as_str(), t)).collect();
+        let by_name: HashMap<&str, &Tool> = self.cat.tools.iter().map(|t| (t.name.as_str(), &**t)).collect();
         let budget = self.cat.lint.toolset_budget;
         for (set, ts) in &self.cat.toolsets {
             let path = format!("toolsets.{set}");

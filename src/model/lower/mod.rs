@@ -116,7 +116,7 @@ pub fn lower(
     let count = tools.len();
     let per_tool = crate::par::map_owned(tools, |i, t| {
         let mut l = Lower::new(cat);
-        let tool = l.tool(i, t, &shared);
+        let tool = l.tool(i, *t, &shared);
         (tool, l.diags)
     });
     let mut tools = Vec::with_capacity(count);
