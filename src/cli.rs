@@ -392,3 +392,14 @@ pub struct WriteArgs {
     #[arg(long, short)]
     pub quiet: bool,
 }
+
+/// `--profile`'s values: the MCP host's protocol revisions (the host module knows no clap).
+impl clap::ValueEnum for Profile {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Profile::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name()).help(self.about()))
+    }
+}

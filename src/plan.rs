@@ -51,14 +51,13 @@ pub struct PlannedFile<'a> {
     /// The target group that owns it (`opencode`, `session`, `mcp`, ...).
     pub group: &'static str,
     pub content: Content<'a>,
-    /// The file changes with every run (a loop's context is baked in): the manifest records
-    /// its shape ([`Shape`](crate::output::Shape), from its template), not its bytes, so that rewriting it never
-    /// rewrites the manifest too.
-    pub per_run: bool,
     /// What a file already at this path, not written by ixgen, usually is (for the error
     /// that refuses to overwrite it).
     pub foreign: Option<String>,
-    /// A per-run file's bytes with the run's values left out, for the run record.
+    /// A per-run file's bytes with the run's values left out, for the run record; `Some` marks
+    /// the file as changing with every run (a loop's context is baked in): the manifest records
+    /// its shape ([`Shape`](crate::output::Shape), from this template), not its bytes, so that
+    /// rewriting it never rewrites the manifest too.
     pub template: Option<RunTemplate>,
 }
 
@@ -135,7 +134,6 @@ impl<'a> PlannedFile<'a> {
             path,
             group,
             content,
-            per_run: false,
             foreign: None,
             template: None,
         }
@@ -184,12 +182,15 @@ impl<'a> PlannedFile<'a> {
         PlannedFile::new(path.into(), group, Content::JsonMerge(Box::new(merge)))
     }
 
-    /// Marks the file as changing with every run, and keeps its template for the run record:
-    /// a per-run file is one with a template.
+    /// Marks the file as changing with every run, and keeps its template for the run record.
     pub fn per_run(mut self, template: RunTemplate) -> Self {
-        self.per_run = true;
         self.template = Some(template);
         self
+    }
+
+    /// Whether the file changes with every run ([`PlannedFile::template`]).
+    pub fn is_per_run(&self) -> bool {
+        self.template.is_some()
     }
 
     /// Says what a file found at this path that ixgen did not write usually is.

@@ -58,8 +58,8 @@ fn the_installed_binary_writes_and_replays_what_the_tested_build_does() {
         let elf = std::fs::read(&installed).unwrap();
         assert_eq!(&elf[..4], b"\x7fELF");
         // No program interpreter (`PT_INTERP`): nothing for the dynamic loader to map at
-        // start-up. Not position-independent (`ET_EXEC`): nothing to relocate either
-        // (scripts/install.sh says why).
+        // start-up. Not position-independent (`ET_EXEC`): no relative relocations at start-up
+        // either (scripts/install.sh says why).
         assert!(
             !program_types(&elf).contains(&PT_INTERP),
             "scripts/install.sh installed a dynamically linked binary"

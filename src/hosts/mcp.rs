@@ -30,18 +30,25 @@ fn default_path() -> String {
     "mcp/tools.json".to_string()
 }
 
-/// MCP protocol revisions this host can write; the `--profile` values of the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, Serialize)]
+/// MCP protocol revisions this host can write; the `--profile` values of the command line
+/// (`src/cli.rs` makes them clap's, with [`Profile::name`] and [`Profile::about`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Profile {
-    /// Revision 2025-11-25, what the MCP SDK 1.32 speaks (the default).
-    #[value(name = "2025-11-25")]
     V2025_11_25,
-    /// Revision 2026-07-28 (`ttlMs`, `cacheScope`, `resultType` in the result).
-    #[value(name = "2026-07-28")]
     V2026_07_28,
 }
 
 impl Profile {
+    pub const ALL: [Profile; 2] = [Profile::V2025_11_25, Profile::V2026_07_28];
+
+    /// What the revision is, for `--help`.
+    pub fn about(self) -> &'static str {
+        match self {
+            Profile::V2025_11_25 => "Revision 2025-11-25, what the MCP SDK 1.32 speaks (the default)",
+            Profile::V2026_07_28 => "Revision 2026-07-28 (`ttlMs`, `cacheScope`, `resultType` in the result)",
+        }
+    }
+
     /// The revision's date, as the protocol names it.
     pub fn name(self) -> &'static str {
         match self {

@@ -269,9 +269,9 @@ impl Applied {
 pub type StepHook<'h> = dyn Fn(usize) -> std::io::Result<()> + Sync + 'h;
 
 /// Applies an outcome: stage, record, rename, create, remove, record. `files` are the
-/// compared plan's, rendered again for changes that kept only their hash. `at_step`, for the
-/// tests, is called before each commit step with its number (1, 2, …): it may look at the
-/// tree as the step finds it, or fail the step.
+/// compared plan's, rendered again for changes that kept only their hash. `at_step` (a no-op
+/// but in tests; `None` for the run record's per-run write) is called before each commit step
+/// with its number (1, 2, …): it may look at the tree as the step finds it, or fail the step.
 pub(super) fn apply(
     out: &Path,
     outcome: &Outcome,

@@ -287,7 +287,7 @@ impl<'a> Lower<'a> {
         let own_fallback = optional(tool.fallback.as_ref(), |f| {
             self.template(&format!("{path}.fallback"), f, &scope)
         });
-        // Confirmation and cross-parameter rules (`crate::catalog::rules`); their templates and
+        // Confirmation and cross-parameter rules (`super::rules`); their templates and
         // conditions are checked and lowered here, in the tool's scope.
         self.errs(rules::check_confirm(&path, tool));
         let (subject, preview) = match &tool.confirm {
@@ -637,7 +637,7 @@ impl<'a> Lower<'a> {
             }
         }
         let scope = Scope { params, extra: &extra };
-        // Exit codes, streams, limits and timeouts (`crate::catalog::rules`).
+        // Exit codes, streams, limits and timeouts (`super::rules`).
         self.errs(rules::check_step(path, step, params));
         let when = optional(step.when.as_ref(), |c| {
             self.cond(&format!("{path}.when"), c, tool, params, earlier)

@@ -615,9 +615,9 @@ impl<'a> Checker<'a> {
     }
 
     /// Checks a template's references and returns it parsed; `paths_only` leaves plain names
-    /// to `crate::catalog::validate`.
+    /// to the lowering pass (`super`).
     fn template(&mut self, path: &str, text: &str, scope: &Scope<'a>, paths_only: bool) -> Option<Template> {
-        // A template that does not parse is reported by `crate::catalog::validate` (steps) or here.
+        // A template that does not parse is reported by the lowering pass (steps) or here.
         let t = match Template::parse(text) {
             Ok(t) => t,
             Err(e) => {

@@ -1,8 +1,8 @@
 //! What a tool does around its steps, checked and lowered into the execution spec in one
 //! place: confirmation, rules across parameters (with the messages a model reads when one
-//! fails), a CLI step's exit codes, stream, limits and timeout, and redaction. Called by the
-//! lowering pass (`super`), which checks and lowers the templates, conditions and JSON values
-//! these constructs hold and passes them in. Pure.
+//! fails; `Lower::rule` lowers a rule's condition, message and defaults itself), the checks
+//! of a step's exit codes, stream, limits, parse and data (`check_step`), amounts, and
+//! redaction. The lowering pass (`super`) calls it for each tool and step.
 
 use super::{Lower, Scope, optional};
 use crate::catalog::rules::check_value;
