@@ -190,7 +190,7 @@ fn served(model: Model, opts: &ServeOptions) -> Result<Served, Error> {
     }
     // The MCP target's toolset; without one, the toolset the catalog's `server` exposes (a catalog whose
     // server is `ixgen serve` may write no mcp/tools.json).
-    let settings = hosts::settings(&mcp::Mcp, &model)
+    let settings = hosts::settings::<mcp::Mcp>(&model)
         .map(|s| s.toolset.clone())
         .or_else(|| model.server.as_ref().map(|s| s.toolset.clone()))
         .ok_or_else(|| {

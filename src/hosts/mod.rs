@@ -100,7 +100,7 @@ pub trait DynHost: Sync {
 }
 
 /// A host's parsed settings, when the catalog enables it and they parsed.
-pub fn settings<'m, H: Host>(_: &H, model: &'m Model) -> Option<&'m H::Settings> {
+pub fn settings<H: Host>(model: &Model) -> Option<&H::Settings> {
     model.targets.get(H::NAME)?.parsed.as_ref()?.downcast_ref()
 }
 
@@ -136,18 +136,18 @@ impl<H: Host> DynHost for H {
     }
 
     fn check(&self, model: &Model) -> Vec<Diagnostic> {
-        match settings(self, model) {
+        match settings::<H>(model) {
             Some(s) => Host::check(self, s, model, &format!("targets.{}", H::NAME)),
             None => Vec::new(),
         }
     }
 
     fn surfaces(&self, model: &Model) -> Vec<Surface> {
-        settings(self, model).map_or_else(Vec::new, |s| Host::surfaces(self, s, model))
+        settings::<H>(model).map_or_else(Vec::new, |s| Host::surfaces(self, s, model))
     }
 
     fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
-        let s = settings(self, model)
+        let s = settings::<H>(model)
             .ok_or_else(|| Error::internal(format!("the settings of `{}` were never parsed", H::NAME)))?;
         Host::plan(self, s, model, opts, plan)
     }
@@ -714,9 +714,9 @@ mod tests {
             let parsed = model.targets.get(host.name()).is_some_and(|t| t.parsed.is_some());
             assert_eq!(parsed, super::enabled(&model, *host), "{}", host.name());
         }
-        let mcp = super::settings(&super::mcp::Mcp, &model).map(|s| s.toolset.clone());
+        let mcp = super::settings::<super::mcp::Mcp>(&model).map(|s| s.toolset.clone());
         assert_eq!(mcp.as_deref(), Some("mcp"));
-        let opencode = super::settings(&super::opencode::Opencode, &model).map(|s| s.config.clone());
+        let opencode = super::settings::<super::opencode::Opencode>(&model).map(|s| s.config.clone());
         assert_eq!(opencode, Some(Some("opencode.json".to_string())));
         // Without the parsed value, planning is ixgen's bug, not a silent empty plan.
         model.targets.get_mut("mcp").unwrap().parsed = None;
