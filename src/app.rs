@@ -330,7 +330,7 @@ impl App {
     /// Hosts, options and write settings of the current write or check command.
     fn prepare(&mut self) -> Result<Prepared, Error> {
         let (model, warnings) = self.load()?;
-        self.print_warnings(&warnings);
+        // Rendered once in each style: the run record replays both.
         let warnings = match self.source() {
             Some(file) if !warnings.is_empty() => record::Warnings {
                 plain: diagnostic::render(&warnings, file, false),
@@ -338,6 +338,7 @@ impl App {
             },
             _ => record::Warnings::default(),
         };
+        warnings.print(self.color);
         let asked = self
             .asked()
             .ok_or_else(|| Error::internal("a command that does not plan reached prepare"))?;
@@ -473,7 +474,7 @@ impl App {
         if let Some((k, _)) = &key
             && let Some((outcome, warnings)) = self.replay(k)?
         {
-            eprint!("{}", if self.color { &warnings.color } else { &warnings.plain });
+            warnings.print(self.color);
             return Ok(self.report_written(&outcome, true));
         }
         let Prepared {

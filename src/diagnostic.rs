@@ -157,8 +157,6 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
     };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
     let name = escape::terminal(&file.name);
-    // Same byte length as the original, so every span still points where it did.
-    let text = escape::source_text(&file.text);
     let mut out = String::new();
     for diag in diags {
         let mut one = String::new();
@@ -173,19 +171,19 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
                 .nth(line.saturating_sub(1))
                 .is_some_and(|l| l.chars().count() <= MAX_DRAWN_LINE)
         });
-        let span = diag.pos.filter(|_| drawable).map(|(line, col)| {
+        let excerpt = diag.pos.filter(|_| drawable).map(|(line, col)| {
             // Errors about a key (unknown, duplicate) underline the key, not the rest of the line.
             let key = matches!(diag.target, Target::Path { key: true, .. })
                 || matches!(diag.code, "unknown-key" | "duplicate-key");
-            file.token_span(line, col, key)
+            Excerpt::around(file, line, col, key)
         });
         let mut shown = diag.clone();
         shown.message = escape::terminal(&diag.message);
         shown.help = diag.help.as_deref().map(escape::terminal);
         let report = miette::Report::new(OwnedLocated {
             diag: shown,
-            file: NamedSource::new(name.clone(), text.clone()),
-            span,
+            span: excerpt.as_ref().map(|e| e.span),
+            file: excerpt.map(|e| NamedSource::new(name.clone(), e)),
         });
         if handler.render_report(&mut one, report.as_ref()).is_err() {
             one.push_str(&escape::terminal(&diag.message));
@@ -201,8 +199,56 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
 #[error("{}", diag.message)]
 struct OwnedLocated {
     diag: Diagnostic,
-    file: NamedSource<String>,
+    file: Option<NamedSource<Excerpt>>,
     span: Option<SourceSpan>,
+}
+
+/// The lines around a diagnostic's position, as miette's source: miette reads a source from
+/// its start to find a line, and a large catalog's few warnings each scanned (and copied) all
+/// of it. Lines are numbered as in the file.
+#[derive(Debug)]
+struct Excerpt {
+    /// The lines, escaped ([`escape::source_text`] keeps byte lengths, so spans still fit).
+    text: String,
+    /// The file's line index (0-based) of the excerpt's first line.
+    first_line: usize,
+    /// The token at the position, in the excerpt.
+    span: SourceSpan,
+}
+
+impl Excerpt {
+    /// Lines around the position: more than the handler's one line of context each side.
+    const AROUND: usize = 3;
+
+    fn around(file: &SourceFile, line: usize, col: usize, key: bool) -> Excerpt {
+        let first_line = line.saturating_sub(1 + Self::AROUND);
+        let start = file.offset(first_line + 1, 1);
+        let end = file.offset(line + Self::AROUND + 1, 1);
+        let token = file.token_span(line, col, key);
+        Excerpt {
+            text: escape::source_text(&file.text[start..end]),
+            first_line,
+            span: SourceSpan::new((token.offset() - start).into(), token.len()),
+        }
+    }
+}
+
+impl miette::SourceCode for Excerpt {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let c = self.text.read_span(span, before, after)?;
+        Ok(Box::new(miette::MietteSpanContents::new(
+            c.data(),
+            *c.span(),
+            c.line() + self.first_line,
+            c.column(),
+            c.line_count(),
+        )))
+    }
 }
 
 impl miette::Diagnostic for OwnedLocated {
@@ -219,7 +265,7 @@ impl miette::Diagnostic for OwnedLocated {
         self.diag.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        self.span.map(|_| &self.file as &dyn miette::SourceCode)
+        self.file.as_ref().map(|f| f as &dyn miette::SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let span = self.span?;

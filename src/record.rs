@@ -60,6 +60,11 @@ impl Warnings {
     pub fn is_empty(&self) -> bool {
         self.plain.is_empty()
     }
+
+    /// Prints them to stderr, in color or not.
+    pub fn print(&self, color: bool) {
+        eprint!("{}", if color { &self.color } else { &self.plain });
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]

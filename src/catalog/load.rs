@@ -305,7 +305,7 @@ fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<
                 "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
             )
         },
-        Ok(root) => match yaml::from_node::<Catalog>(root) {
+        Ok(root) => match typed(&file.text, root) {
             Ok(catalog) => return Ok(Loaded { catalog, file }),
             Err(e) => diagnostic(e),
         },
@@ -317,6 +317,20 @@ fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<
     })
 }
 
+/// Types a parsed catalog, its tools on every core: they are independent, and a large
+/// catalog's typing costs most of what its parse does. A fault is looked for again in one pass
+/// over a new tree of `text`, which reports the first in the document's order, as it always did.
+fn typed(text: &str, mut root: yaml::Node) -> Result<Catalog, yaml::Error> {
+    let tools = root.take_items("tools");
+    let rest = yaml::from_node::<Catalog>(root);
+    let tools: Option<Vec<_>> = crate::par::map_owned(tools, |_, t| yaml::from_node(t).ok()).collect();
+    match (rest, tools) {
+        (Ok(catalog), Some(tools)) if tools.is_empty() => Ok(catalog),
+        (Ok(catalog), Some(tools)) => Ok(Catalog { tools, ..catalog }),
+        _ => yaml::parse(text).and_then(yaml::from_node),
+    }
+}
+
 fn source(name: &str, text: String) -> SourceFile {
     SourceFile {
         name: name.to_string(),
@@ -324,35 +338,28 @@ fn source(name: &str, text: String) -> SourceFile {
     }
 }
 
-/// Resolves every diagnostic's path to a line and column.
+/// Resolves every diagnostic's path to a line and column, parsing the text again as far as
+/// the paths need ([`yaml::Located`]): a valid catalog's run never pays for it.
 pub fn locate(diags: &mut [Diagnostic], text: &str) {
-    locate_in(diags, text, &Index::new());
-}
-
-/// The catalog's text parsed again to locate paths in it ([`yaml::Located`]), built on first
-/// use: a valid catalog's run never pays for it, and a run that locates several times (the
-/// rules, then the warnings) parses once.
-pub type Index = std::cell::OnceCell<yaml::Located>;
-
-/// [`locate`] with an index that may already be built.
-pub fn locate_in(diags: &mut [Diagnostic], text: &str, index: &Index) {
-    if diags.iter().all(|d| d.pos.is_some()) {
-        return;
-    }
-    let index = index.get_or_init(|| yaml::Located::new(text));
-    for d in diags.iter_mut() {
-        if d.pos.is_some() {
-            continue;
-        }
+    let paths = diags
+        .iter()
+        .filter(|d| d.pos.is_none())
+        .filter_map(|d| match &d.target {
+            Target::Pos { .. } => None,
+            Target::Path { path, .. } | Target::Inside { path, .. } => Some(path.as_str()),
+        });
+    let index = yaml::Located::for_paths(text, paths);
+    let find = |path: &str| index.as_ref().and_then(|i| i.find(path));
+    for d in diags.iter_mut().filter(|d| d.pos.is_none()) {
         d.pos = match &d.target {
             Target::Pos { line, col } => Some((*line, *col)),
-            Target::Path { path, key } => index.find(path).map(|loc| {
+            Target::Path { path, key } => find(path).map(|loc| {
                 let p = if *key { loc.key.unwrap_or(loc.value) } else { loc.value };
                 (p.line as usize, p.col as usize)
             }),
-            Target::Inside { path, line, col } => index
-                .find(path)
-                .map(|loc| inside(text, loc.value.line as usize, loc.value.col as usize, *line, *col)),
+            Target::Inside { path, line, col } => {
+                find(path).map(|loc| inside(text, loc.value.line as usize, loc.value.col as usize, *line, *col))
+            }
         };
     }
 }
@@ -441,6 +448,47 @@ mod tests {
             Ok(_) => Vec::new(),
             Err(Error::Catalog { diagnostics, .. }) => diagnostics.iter().map(|d| (d.code, d.pos)).collect(),
             Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn a_large_catalog_typed_in_parallel_reports_its_first_fault() {
+        let text = std::fs::read_to_string("tests/fixtures/lints/no-effect-default-null.yaml").unwrap();
+        let (head, tools) = text.split_once("tools:\n").unwrap();
+        let tool = |i: usize| format!("  - name: t{i}\n    description: Tool {i}\n    steps:\n      - run: [x]\n");
+        let many = |fault: &dyn Fn(usize) -> String| {
+            format!("{head}tools:\n{tools}{}", (0..300).map(fault).collect::<String>())
+        };
+        assert!(load_text("c.yaml", many(&tool).as_bytes()).is_ok());
+        // A fault in a late tool, and one in an early tool plus one in a later top-level key:
+        // the first in the document is the one reported, as a single pass reports it.
+        let late = many(&|i| {
+            if i == 250 {
+                tool(i).replace("steps:", "stepz:")
+            } else {
+                tool(i)
+            }
+        });
+        let early = format!(
+            "{}lint: {{nope: 1}}\n",
+            many(&|i| if i == 140 {
+                tool(i).replace("name: t140", "name: [t]")
+            } else {
+                tool(i)
+            })
+        );
+        for (text, path) in [(late, "tools[252]"), (early, "tools[142].name")] {
+            let Err(Error::Catalog { diagnostics, .. }) = load_text("c.yaml", text.as_bytes()) else {
+                panic!("a fault")
+            };
+            let sequential = yaml::parse(&text).and_then(yaml::from_node::<Catalog>).unwrap_err();
+            assert_eq!(diagnostics.len(), 1);
+            assert!(diagnostics[0].message.starts_with(path), "{}", diagnostics[0].message);
+            assert_eq!(diagnostics[0].message, sequential.message);
+            assert_eq!(
+                diagnostics[0].pos,
+                Some((sequential.mark.line as usize, sequential.mark.col as usize))
+            );
         }
     }
 

@@ -86,11 +86,9 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
 
 /// Keys that are written but do nothing (`validate --strict` fails on them): `if_empty: ""` (an
 /// empty text is no text: the section is `_(no output)_`; an empty answer is the tool's
-/// `answer: {empty: ""}`) and `default: null` (a missing default). `text` is the catalog's
-/// source: a null default reads as none, so only the text shows it was written. The second
-/// needs the text parsed again ([`NoEffect::finish`]), which is left until the warnings are
-/// located, so that one parse serves both and is not held while the catalog lowers.
-pub fn no_effect(cat: &super::Catalog, text: &str) -> NoEffect {
+/// `answer: {empty: ""}`) and `default: null` (a missing default). A null default is taken out
+/// here, so that everything after reads it as the missing default it is.
+pub fn no_effect(cat: &mut super::Catalog) -> Vec<Diagnostic> {
     let mut found = Vec::new();
     for (t, tool) in cat.tools.iter().enumerate() {
         for (s, step) in tool.steps.iter().enumerate() {
@@ -107,48 +105,21 @@ pub fn no_effect(cat: &super::Catalog, text: &str) -> NoEffect {
             }
         }
     }
-    // Only a text with some `default:` that has no value after it can have one.
-    let suspect = text.match_indices("default:").any(|(i, m)| {
-        let rest = text[i + m.len()..].trim_start_matches([' ', '\t']);
-        rest.is_empty() || rest.starts_with(['\n', '\r', ',', '}', '#', '~']) || rest.starts_with("null")
-    });
-    let mut unset = Vec::new();
-    if suspect {
-        let shared = cat.params.iter().map(|(name, p)| (format!("params.{name}"), p));
-        let own = cat.tools.iter().enumerate().flat_map(|(t, tool)| {
-            tool.params
-                .iter()
-                .map(move |(name, p)| (format!("tools[{t}].params.{name}"), p))
-        });
-        unset = shared
-            .chain(own)
-            .filter(|(_, p)| p.default.is_none())
-            .map(|(path, _)| format!("{path}.default"))
-            .collect();
-    }
-    NoEffect { found, unset }
-}
-
-/// What [`no_effect`] found, and the parameters without a default whose text may say
-/// `default: null`.
-pub struct NoEffect {
-    found: Vec<Diagnostic>,
-    unset: Vec<String>,
-}
-
-impl NoEffect {
-    /// The warnings, the parameters' among them once the text is looked at through `index`.
-    pub fn finish(self, text: &str, index: &super::load::Index) -> Vec<Diagnostic> {
-        let NoEffect { mut found, unset } = self;
-        if unset.is_empty() {
-            return found;
+    let shared = cat.params.iter_mut().map(|(name, p)| (None, name, p));
+    let own = (cat.tools.iter_mut().enumerate())
+        .flat_map(|(t, tool)| tool.params.iter_mut().map(move |(name, p)| (Some(t), name, p)));
+    for (t, name, p) in shared.chain(own) {
+        if p.default.take_if(|d| d.is_null()).is_some() {
+            let path = match t {
+                Some(t) => format!("tools[{t}].params.{name}.default"),
+                None => format!("params.{name}.default"),
+            };
+            found.push(
+                Diagnostic::warning("no-effect", path, "`default: null` is no default")
+                    .at_key()
+                    .help("remove it: a parameter without `default` is unset when not given"),
+            );
         }
-        let index = index.get_or_init(|| super::yaml::Located::new(text));
-        found.extend(unset.into_iter().filter(|key| index.contains(key)).map(|key| {
-            Diagnostic::warning("no-effect", key, "`default: null` is no default")
-                .at_key()
-                .help("remove it: a parameter without `default` is unset when not given")
-        }));
-        found
     }
+    found
 }

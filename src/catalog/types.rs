@@ -265,7 +265,9 @@ pub struct Param {
     /// Value used when the model passes nothing.
     // Boxed: most parameters have none, and a large catalog has tens of thousands of them, each
     // of which would hold room for a value (a plain comment: a doc comment is the schema's).
-    #[serde(default)]
+    // A written `default: null` reads as `Some(Null)`, so that the lint which reports it
+    // (`rules::no_effect`, which then takes it out) needs no second look at the text.
+    #[serde(default, deserialize_with = "written")]
     #[schemars(with = "Option<serde_json::Value>")]
     pub default: Option<Box<serde_json::Value>>,
     /// Allowed values of an `enum`.
@@ -433,6 +435,11 @@ fn default_description_budget() -> usize {
 }
 fn default_toolset_budget() -> usize {
     4096
+}
+
+/// A value that is written, even as `null` (serde's `Option` reads a null as absent).
+fn written<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<serde_json::Value>>, D::Error> {
+    serde::Deserialize::deserialize(d).map(Some)
 }
 
 /// One tool.

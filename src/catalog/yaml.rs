@@ -75,6 +75,24 @@ pub enum Value {
 }
 
 impl Node {
+    /// Takes out the items of the sequence under `key` in this mapping (an empty sequence
+    /// stays): none when there is no such sequence.
+    pub fn take_items(&mut self, key: &str) -> Vec<Node> {
+        let Value::Map(entries) = &mut self.value else {
+            return Vec::new();
+        };
+        match entries.iter_mut().find(|(k, _)| key_text(k).is_some_and(|k| k == key)) {
+            Some((
+                _,
+                Node {
+                    value: Value::Seq(items),
+                    ..
+                },
+            )) => std::mem::take(items),
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether this is the null scalar (`~`, `null`, or nothing at all).
     pub fn is_null(&self) -> bool {
         matches!(&self.value, Value::Scalar { text, plain: true } if is_null(text))
@@ -151,10 +169,10 @@ pub fn parse(text: &str) -> Result<Node, Error> {
 /// anything else (its flags), without the cost of a large catalog's tree: the other top-level
 /// values are scanned, not built (a null stands for each).
 pub fn parse_key(text: &str, key: &str) -> Result<Node, Error> {
-    parse_until(text, Some(key))
+    parse_until(text, Some(&[key]))
 }
 
-fn parse_until(text: &str, stop_after: Option<&str>) -> Result<Node, Error> {
+fn parse_until(text: &str, stop_after: Option<&[&str]>) -> Result<Node, Error> {
     Builder::new(stop_after).read(text)
 }
 
@@ -218,7 +236,11 @@ struct Builder<'k> {
     /// Each anchored node and how many nodes it holds, for aliases to copy.
     anchors: HashMap<usize, (Node, usize)>,
     nodes: usize,
-    stop_after: Option<&'k str>,
+    /// The top-level keys wanted ([`parse_key`], [`Located::for_paths`]): the reader stops once
+    /// it has read them all.
+    stop_after: Option<&'k [&'k str]>,
+    /// Of those, the ones not read yet.
+    pending: usize,
     /// How deep inside a top-level value [`parse_key`] does not want the reader is (0: not in one).
     skipping: usize,
 }
@@ -232,13 +254,14 @@ enum Skip {
 }
 
 impl<'k> Builder<'k> {
-    fn new(stop_after: Option<&'k str>) -> Builder<'k> {
+    fn new(stop_after: Option<&'k [&'k str]>) -> Builder<'k> {
         Builder {
             stack: Vec::new(),
             locating: false,
             anchors: HashMap::new(),
             nodes: 0,
             stop_after,
+            pending: stop_after.map_or(0, <[_]>::len),
             skipping: 0,
         }
     }
@@ -439,7 +462,7 @@ impl<'k> Builder<'k> {
         if self.skipping == 0 {
             let unwanted = matches!(
                 (self.stop_after, self.stack.as_slice()),
-                (Some(want), [Frame::Map { key: Some(k), .. }]) if key_text(k).is_none_or(|k| k != want)
+                (Some(want), [Frame::Map { key: Some(k), .. }]) if key_text(k).is_none_or(|k| !want.contains(&k.as_str()))
             );
             if !(starts && unwanted) {
                 return Ok(Skip::No);
@@ -522,12 +545,15 @@ impl<'k> Builder<'k> {
                 ..
             }) => {
                 let k = key.take().expect("a key is waiting");
-                let wanted =
-                    depth == 1 && self.stop_after.is_some() && key_text(&k).map(String::as_str) == self.stop_after;
+                let want = self.stop_after.filter(|_| depth == 1).unwrap_or_default();
+                let wanted = |k: &Node| key_text(k).is_some_and(|k| want.contains(&k.as_str()));
+                if wanted(&k) {
+                    self.pending = self.pending.saturating_sub(1);
+                }
                 entries.push((k, node));
-                if wanted {
+                if !want.is_empty() && self.pending == 0 {
                     let mut map = map.clone();
-                    map.value = Value::Map(vec![entries.pop().expect("just pushed")]);
+                    map.value = Value::Map(entries.drain(..).filter(|(k, _)| wanted(k)).collect());
                     return Ok(Some(map));
                 }
                 Ok(None)
@@ -934,13 +960,41 @@ pub struct NodeLoc {
 impl Located {
     /// Parses `text` (with every limit of [`parse`]); a text that does not parse locates nothing.
     pub fn new(text: &str) -> Located {
-        let mut builder = Builder::new(None);
-        builder.locating = true;
-        let root = builder.read(text).ok();
-        Located {
-            root,
-            anchors: builder.anchors,
+        Self::read(text, None).unwrap_or(Located {
+            root: None,
+            anchors: HashMap::new(),
+        })
+    }
+
+    /// Parses `text` as far as `paths` need: the top-level values they go through, read until
+    /// the last of them (a large catalog's warnings are about its toolsets, which come long
+    /// before its tools). `None` when there is no path.
+    pub fn for_paths<'p>(text: &str, paths: impl IntoIterator<Item = &'p str>) -> Option<Located> {
+        let mut keys = Vec::new();
+        for path in paths {
+            // A top-level key has no dot: the catalog has no such key, and an unknown key is an
+            // error of the reader, which carries its own position.
+            let key = &path[..path.find(['.', '[']).unwrap_or(path.len())];
+            if key.is_empty() {
+                return Some(Self::new(text));
+            }
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
         }
+        // A part that does not read alone (an alias of an anchor in a part not read) is read
+        // with the whole text.
+        (!keys.is_empty()).then(|| Self::read(text, Some(&keys)).unwrap_or_else(|| Self::new(text)))
+    }
+
+    fn read(text: &str, keys: Option<&[&str]>) -> Option<Located> {
+        let mut builder = Builder::new(keys);
+        builder.locating = true;
+        let root = builder.read(text).ok()?;
+        Some(Located {
+            root: Some(root),
+            anchors: builder.anchors,
+        })
     }
 
     /// The node an alias stands for, or the node itself.
@@ -1229,5 +1283,26 @@ mod tests {
             panic!("a mapping")
         };
         assert!(shared(&top[1].1), "the alias is held as one, not copied");
+    }
+
+    #[test]
+    fn paths_are_located_reading_only_as_far_as_they_need() {
+        let fixed = "a: {x: 1}\nb:\n  - y: &k {z: 2}\nc: [*k]\nd: {w: *k}\ntail: [1, \"closed\"]\n";
+        let whole = Located::new(fixed);
+        // The same text with a tail that does not parse: a reading of it all locates nothing.
+        let text = fixed.replace("\"closed\"]", "\"unclosed]");
+        assert!(Located::new(&text).root.is_none());
+        let paths = ["b[0].y.z", "a.x", "b[0].y"];
+        let part = Located::for_paths(&text, paths).expect("paths to locate");
+        for path in paths {
+            assert_eq!(part.find(path), whole.find(path), "{path}");
+        }
+        assert_eq!(part.find("b[0].y.z").unwrap().value, Mark { line: 3, col: 15 });
+        // `d` aliases an anchor in `b`, which a reading of `d` alone does not hold: that part
+        // is read with the whole text.
+        let through = Located::for_paths(fixed, ["d.w.z"]).expect("a path");
+        assert_eq!(through.find("d.w.z"), whole.find("d.w.z"));
+        assert_eq!(through.find("d.w.z").unwrap().key, Some(Mark { line: 3, col: 12 }));
+        assert!(Located::for_paths(fixed, []).is_none());
     }
 }

@@ -60,10 +60,8 @@ pub fn lower(
     later: impl FnOnce(&mut Model) -> Vec<Diagnostic>,
 ) -> Result<Lowered, Error> {
     let Loaded { mut catalog, file } = loaded;
-    // Keys that do nothing, read before lowering takes the tools. Both they and the warnings
-    // are located in one parse of the text, made after lowering and only if one needs it.
-    let idle = crate::catalog::rules::no_effect(&catalog, &file.text);
-    let index = crate::catalog::load::Index::new();
+    // Keys that do nothing, read (and taken out) before lowering takes the tools.
+    let idle = crate::catalog::rules::no_effect(&mut catalog);
     let cat = &mut catalog;
     let mut diags = validate::validate(cat);
     let catalog_ok = !diags.iter().any(|d| d.severity == Severity::Error);
@@ -136,10 +134,9 @@ pub fn lower(
     // added some, which keeps the order `validate` has always printed.
     let sort = !later.is_empty();
     diags.extend(later);
-    let idle = idle.finish(&file.text, &index);
     if diags.iter().any(|d| d.severity == Severity::Error) {
         diags.extend(idle);
-        crate::catalog::load::locate_in(&mut diags, &file.text, &index);
+        crate::catalog::load::locate(&mut diags, &file.text);
         diags.sort_by_key(|d| (d.severity != Severity::Error, d.pos));
         return Err(Error::Catalog {
             file,
@@ -153,7 +150,7 @@ pub fn lower(
     }
     let sort = sort || !idle.is_empty();
     diags.extend(idle);
-    crate::catalog::load::locate_in(&mut diags, &file.text, &index);
+    crate::catalog::load::locate(&mut diags, &file.text);
     if sort {
         diags.sort_by_key(|d| d.pos);
     }
