@@ -305,7 +305,7 @@ fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<
                 "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
             )
         },
-        Ok(root) => match typed(&file.text, root) {
+        Ok(root) => match yaml::from_node::<Catalog>(root) {
             Ok(catalog) => return Ok(Loaded { catalog, file }),
             Err(e) => diagnostic(e),
         },
@@ -315,20 +315,6 @@ fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<
         file,
         diagnostics: vec![d],
     })
-}
-
-/// Types a parsed catalog, its tools on every core: they are independent, and a large
-/// catalog's typing costs most of what its parse does. A fault is looked for again in one pass
-/// over a new tree of `text`, which reports the first in the document's order, as it always did.
-fn typed(text: &str, mut root: yaml::Node) -> Result<Catalog, yaml::Error> {
-    let tools = root.take_items("tools");
-    let rest = yaml::from_node::<Catalog>(root);
-    let tools: Option<Vec<_>> = crate::par::map_owned(tools, |_, t| yaml::from_node(t).ok()).collect();
-    match (rest, tools) {
-        (Ok(catalog), Some(tools)) if tools.is_empty() => Ok(catalog),
-        (Ok(catalog), Some(tools)) => Ok(Catalog { tools, ..catalog }),
-        _ => yaml::parse(text).and_then(yaml::from_node),
-    }
 }
 
 fn source(name: &str, text: String) -> SourceFile {
@@ -448,47 +434,6 @@ mod tests {
             Ok(_) => Vec::new(),
             Err(Error::Catalog { diagnostics, .. }) => diagnostics.iter().map(|d| (d.code, d.pos)).collect(),
             Err(e) => panic!("{e}"),
-        }
-    }
-
-    #[test]
-    fn a_large_catalog_typed_in_parallel_reports_its_first_fault() {
-        let text = std::fs::read_to_string("tests/fixtures/lints/no-effect-default-null.yaml").unwrap();
-        let (head, tools) = text.split_once("tools:\n").unwrap();
-        let tool = |i: usize| format!("  - name: t{i}\n    description: Tool {i}\n    steps:\n      - run: [x]\n");
-        let many = |fault: &dyn Fn(usize) -> String| {
-            format!("{head}tools:\n{tools}{}", (0..300).map(fault).collect::<String>())
-        };
-        assert!(load_text("c.yaml", many(&tool).as_bytes()).is_ok());
-        // A fault in a late tool, and one in an early tool plus one in a later top-level key:
-        // the first in the document is the one reported, as a single pass reports it.
-        let late = many(&|i| {
-            if i == 250 {
-                tool(i).replace("steps:", "stepz:")
-            } else {
-                tool(i)
-            }
-        });
-        let early = format!(
-            "{}lint: {{nope: 1}}\n",
-            many(&|i| if i == 140 {
-                tool(i).replace("name: t140", "name: [t]")
-            } else {
-                tool(i)
-            })
-        );
-        for (text, path) in [(late, "tools[252]"), (early, "tools[142].name")] {
-            let Err(Error::Catalog { diagnostics, .. }) = load_text("c.yaml", text.as_bytes()) else {
-                panic!("a fault")
-            };
-            let sequential = yaml::parse(&text).and_then(yaml::from_node::<Catalog>).unwrap_err();
-            assert_eq!(diagnostics.len(), 1);
-            assert!(diagnostics[0].message.starts_with(path), "{}", diagnostics[0].message);
-            assert_eq!(diagnostics[0].message, sequential.message);
-            assert_eq!(
-                diagnostics[0].pos,
-                Some((sequential.mark.line as usize, sequential.mark.col as usize))
-            );
         }
     }
 

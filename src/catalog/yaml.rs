@@ -75,24 +75,6 @@ pub enum Value {
 }
 
 impl Node {
-    /// Takes out the items of the sequence under `key` in this mapping (an empty sequence
-    /// stays): none when there is no such sequence.
-    pub fn take_items(&mut self, key: &str) -> Vec<Node> {
-        let Value::Map(entries) = &mut self.value else {
-            return Vec::new();
-        };
-        match entries.iter_mut().find(|(k, _)| key_text(k).is_some_and(|k| k == key)) {
-            Some((
-                _,
-                Node {
-                    value: Value::Seq(items),
-                    ..
-                },
-            )) => std::mem::take(items),
-            _ => Vec::new(),
-        }
-    }
-
     /// Whether this is the null scalar (`~`, `null`, or nothing at all).
     pub fn is_null(&self) -> bool {
         matches!(&self.value, Value::Scalar { text, plain: true } if is_null(text))
