@@ -223,12 +223,12 @@ struct Builder<'k> {
     stop_after: Option<&'k [&'k str]>,
     /// Of those, the ones not read yet.
     pending: usize,
-    /// How deep inside a top-level value [`parse_key`] does not want the reader is (0: not in one).
+    /// How deep inside a top-level value not wanted the reader is (0: not in one).
     skipping: usize,
 }
 
-/// Where an event stands for [`parse_key`]: in a value it builds, inside one it skips, or at the
-/// end of one it skipped (a null then stands for the value).
+/// Where an event stands when only some top-level keys are wanted: in a value it builds,
+/// inside one it skips, or at the end of one it skipped (a null then stands for the value).
 enum Skip {
     No,
     Inside,
@@ -421,7 +421,7 @@ impl<'k> Builder<'k> {
                 if self.stack.is_empty() {
                     root = Some(done);
                 } else {
-                    // Stopped early: the top mapping holds only the wanted entry.
+                    // Stopped early: the top mapping holds only the wanted entries.
                     return Ok(done);
                 }
             }
@@ -436,9 +436,10 @@ impl<'k> Builder<'k> {
         Ok(root)
     }
 
-    /// Skips the collections that are top-level values of keys [`parse_key`] does not want:
-    /// the command line's flags should not cost a large catalog's whole tree. Their nesting is
-    /// still held to the limit; their scalars are only scanned.
+    /// Skips the collections that are top-level values of keys not wanted ([`parse_key`],
+    /// [`Located::for_paths`]): the command line's flags and a few warnings' positions should
+    /// not cost a large catalog's whole tree. Their nesting is still held to the limit; their
+    /// scalars are only scanned.
     fn skip(&mut self, event: &Event, mark: Mark) -> Result<Skip, Error> {
         let starts = matches!(event, Event::SequenceStart(..) | Event::MappingStart(..));
         if self.skipping == 0 {
@@ -477,7 +478,7 @@ impl<'k> Builder<'k> {
     }
 
     /// Adds a finished node to its parent; returns the root when it is one, or the top mapping
-    /// when it has just read the entry [`parse_key`] wants.
+    /// with the wanted entries alone once it has read the last of them.
     fn add(&mut self, node: Node) -> Result<Option<Node>, Error> {
         let depth = self.stack.len();
         match self.stack.last_mut() {
@@ -940,7 +941,8 @@ pub struct NodeLoc {
 }
 
 impl Located {
-    /// Parses `text` (with every limit of [`parse`]); a text that does not parse locates nothing.
+    /// Parses `text` (with the limits of [`parse`], an alias counted as one node); a text that
+    /// does not parse locates nothing.
     pub fn new(text: &str) -> Located {
         Self::read(text, None).unwrap_or(Located {
             root: None,
