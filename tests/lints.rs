@@ -224,3 +224,37 @@ fn server_false_writes_only_the_permission_rules() {
     assert_eq!(exit, 0);
     assert_eq!(report["diagnostics"][0]["code"], "no-effect", "{report:#}");
 }
+
+#[test]
+fn a_null_default_is_reported_however_yaml_spells_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string("tests/fixtures/lints/no-effect-default-null.yaml").unwrap();
+    // Every spelling YAML reads as null, and a null in flow style: each is one warning at its
+    // key, and the parameter then has no default.
+    for (i, spelling) in ["~", "NULL", "!!null ''", "", "Null"].iter().enumerate() {
+        let text = base.replace("default: null}", &format!("default: {spelling}}}"));
+        assert_ne!(text, base);
+        let catalog = dir.path().join(format!("c{i}.yaml"));
+        std::fs::write(&catalog, &text).unwrap();
+        let (exit, report) = validate(&catalog, false);
+        let diags = report["diagnostics"].as_array().unwrap();
+        assert_eq!((exit, diags.len()), (0, 1), "{spelling:?}: {report:#}");
+        assert_eq!(diags[0]["code"], "no-effect");
+        let line = text.lines().position(|l| l.contains("kind: {type: enum")).unwrap() + 1;
+        let col = text.lines().nth(line - 1).unwrap().find("default:").unwrap() + 1;
+        assert_eq!(
+            (diags[0]["line"].as_u64(), diags[0]["column"].as_u64()),
+            (Some(line as u64), Some(col as u64)),
+            "{spelling:?}"
+        );
+    }
+    // A default that is written and not null is no finding.
+    let text = base.replace("default: null}", "default: class}");
+    std::fs::write(dir.path().join("ok.yaml"), &text).unwrap();
+    let (exit, report) = validate(&dir.path().join("ok.yaml"), true);
+    assert_eq!(
+        (exit, report["diagnostics"].as_array().unwrap().len()),
+        (0, 0),
+        "{report:#}"
+    );
+}
