@@ -109,26 +109,39 @@ pub struct SourceFile {
     pub text: Arc<String>,
 }
 
-impl SourceFile {
-    /// Byte offset of a 1-based line and column (columns count characters).
-    pub fn offset(&self, line: usize, col: usize) -> usize {
-        let mut start = 0;
-        for (i, l) in self.text.split_inclusive('\n').enumerate() {
-            if i + 1 == line {
-                let in_line: usize = l
-                    .char_indices()
-                    .nth(col.saturating_sub(1))
-                    .map(|(b, _)| b)
-                    .unwrap_or(l.trim_end_matches('\n').len());
-                return start + in_line;
-            }
-            start += l.len();
+/// Where each line of a text starts, found once for every diagnostic rendered against it: a
+/// large catalog's thousands of warnings each looked for their line from the start.
+struct Lines<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        let after_feeds = text.match_indices('\n').map(|(i, _)| i + 1);
+        Lines {
+            text,
+            starts: std::iter::once(0).chain(after_feeds).collect(),
         }
-        self.text.len()
+    }
+
+    /// The start and text (without its line feed) of a 1-based line, if the text has it.
+    fn line(&self, line: usize) -> Option<(usize, &'a str)> {
+        let start = *self.starts.get(line.checked_sub(1)?)?;
+        let end = self.starts.get(line).map_or(self.text.len(), |next| next - 1);
+        Some((start, &self.text[start..end]))
+    }
+
+    /// Byte offset of a 1-based line and column (columns count characters); the end of the
+    /// line past its last character, the end of the text past its last line.
+    fn offset(&self, line: usize, col: usize) -> usize {
+        self.line(line).map_or(self.text.len(), |(start, l)| {
+            start + l.char_indices().nth(col.saturating_sub(1)).map_or(l.len(), |(b, _)| b)
+        })
     }
 
     /// The span of the token at a position: to the end of the line, or to `:` for a key.
-    pub fn token_span(&self, line: usize, col: usize, key: bool) -> SourceSpan {
+    fn token_span(&self, line: usize, col: usize, key: bool) -> SourceSpan {
         let offset = self.offset(line, col);
         let rest = &self.text[offset..];
         let line_rest = rest.split('\n').next().unwrap_or("");
@@ -157,6 +170,7 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
     };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
     let name = escape::terminal(&file.name);
+    let lines = Lines::new(&file.text);
     let mut out = String::new();
     for diag in diags {
         let mut one = String::new();
@@ -166,16 +180,13 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
             None => one.push_str(&format!("{name}\n")),
         }
         let drawable = diag.pos.is_some_and(|(line, _)| {
-            file.text
-                .split('\n')
-                .nth(line.saturating_sub(1))
-                .is_some_and(|l| l.chars().count() <= MAX_DRAWN_LINE)
+            (lines.line(line.max(1))).is_some_and(|(_, l)| l.chars().count() <= MAX_DRAWN_LINE)
         });
         let excerpt = diag.pos.filter(|_| drawable).map(|(line, col)| {
             // Errors about a key (unknown, duplicate) underline the key, not the rest of the line.
             let key = matches!(diag.target, Target::Path { key: true, .. })
                 || matches!(diag.code, "unknown-key" | "duplicate-key");
-            Excerpt::around(file, line, col, key)
+            Excerpt::around(&lines, line, col, key)
         });
         let mut shown = diag.clone();
         shown.message = escape::terminal(&diag.message);
@@ -220,13 +231,13 @@ impl Excerpt {
     /// Lines around the position: more than the handler's one line of context each side.
     const AROUND: usize = 3;
 
-    fn around(file: &SourceFile, line: usize, col: usize, key: bool) -> Excerpt {
+    fn around(lines: &Lines, line: usize, col: usize, key: bool) -> Excerpt {
         let first_line = line.saturating_sub(1 + Self::AROUND);
-        let start = file.offset(first_line + 1, 1);
-        let end = file.offset(line + Self::AROUND + 1, 1);
-        let token = file.token_span(line, col, key);
+        let start = lines.offset(first_line + 1, 1);
+        let end = lines.offset(line + Self::AROUND + 1, 1);
+        let token = lines.token_span(line, col, key);
         Excerpt {
-            text: escape::source_text(&file.text[start..end]),
+            text: escape::source_text(&lines.text[start..end]),
             first_line,
             span: SourceSpan::new((token.offset() - start).into(), token.len()),
         }
@@ -318,4 +329,34 @@ pub fn did_you_mean<'a>(found: &str, candidates: &'a [impl AsRef<str>]) -> Optio
         .filter(|(score, _)| *score > 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_find_offsets_and_tokens() {
+        let lines = Lines::new("a: 1\r\nkey: é value\n\nlast");
+        assert_eq!(lines.line(2), Some((6, "key: é value")));
+        assert_eq!(
+            lines.line(1),
+            Some((0, "a: 1\r")),
+            "a CR stays: only the line feed ends a line"
+        );
+        assert_eq!((lines.line(0), lines.line(5)), (None, None));
+        // Columns count characters: `v` is the 8th, after the two bytes of `é`.
+        assert_eq!(lines.offset(2, 8), 6 + 8);
+        assert_eq!(lines.offset(2, 99), 6 + "key: é value".len(), "past the line: its end");
+        assert_eq!(lines.offset(9, 1), lines.text.len(), "past the text: its end");
+        assert_eq!(lines.token_span(2, 1, true), SourceSpan::new(6.into(), 3));
+        assert_eq!(lines.token_span(2, 8, false), SourceSpan::new(14.into(), 5));
+        assert_eq!(
+            lines.token_span(3, 1, false),
+            SourceSpan::new(20.into(), 1),
+            "an empty line: one column"
+        );
+        // A text that ends with a line feed has an empty last line.
+        assert_eq!(Lines::new("a\n").line(2), Some((2, "")));
+    }
 }
