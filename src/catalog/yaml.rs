@@ -221,8 +221,6 @@ struct Builder<'k> {
     /// The top-level keys wanted ([`parse_key`], [`Located::for_paths`]): the reader stops once
     /// it has read them all.
     stop_after: Option<&'k [&'k str]>,
-    /// Of those, the ones not read yet.
-    pending: usize,
     /// How deep inside a top-level value not wanted the reader is (0: not in one).
     skipping: usize,
 }
@@ -243,7 +241,6 @@ impl<'k> Builder<'k> {
             anchors: HashMap::new(),
             nodes: 0,
             stop_after,
-            pending: stop_after.map_or(0, <[_]>::len),
             skipping: 0,
         }
     }
@@ -530,11 +527,10 @@ impl<'k> Builder<'k> {
                 let k = key.take().expect("a key is waiting");
                 let want = self.stop_after.filter(|_| depth == 1).unwrap_or_default();
                 let wanted = |k: &Node| key_text(k).is_some_and(|k| want.contains(&k.as_str()));
-                if wanted(&k) {
-                    self.pending = self.pending.saturating_sub(1);
-                }
                 entries.push((k, node));
-                if !want.is_empty() && self.pending == 0 {
+                // A key is read once (a second is a duplicate-key error), so all are read when
+                // as many entries are wanted as there are wanted keys.
+                if !want.is_empty() && entries.iter().filter(|(k, _)| wanted(k)).count() == want.len() {
                     let mut map = map.clone();
                     map.value = Value::Map(entries.drain(..).filter(|(k, _)| wanted(k)).collect());
                     return Ok(Some(map));
