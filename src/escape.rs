@@ -94,11 +94,13 @@ pub fn ts_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
     Ts(json_to_ts(pretty_text(value)))
 }
 
-/// The JSON text of a value as [`ts_json_pretty`] lays it out.
+/// The JSON text of a value as [`ts_json_pretty`] lays it out: serialized once, compactly,
+/// then laid out from that text, so no tree of the value is built (for every spec of a large
+/// catalog, building one was most of the rendering).
 fn pretty_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
-    let value = serde_json::to_value(value).expect("model values always serialize");
-    let mut out = Vec::new();
-    pretty(&value, 0, &mut out);
+    let compact = serde_json::to_vec(value).expect("model values always serialize");
+    let mut out = Vec::with_capacity(compact.len() + compact.len() / 4);
+    Compact::new(&compact).write(0, 0, &mut out);
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
@@ -171,13 +173,13 @@ where
             _ => (b'[', b']'),
         },
     };
-    let mut out = b"{".to_vec();
+    let (mut out, mut item_text) = (b"{".to_vec(), Vec::new());
     for (i, (k, v)) in head.iter().enumerate() {
         out.extend_from_slice(b"\n  ");
         serde_json::to_writer(&mut out, k)?;
         out.extend_from_slice(b": ");
         if k != key {
-            pretty(v, 2, &mut out);
+            Compact::new(&serde_json::to_vec(v)?).write(0, 2, &mut out);
         } else {
             out.push(open);
             let mut any = false;
@@ -187,7 +189,9 @@ where
                     serde_json::to_writer(&mut out, &name)?;
                     out.extend_from_slice(b": ");
                 }
-                spaced(&item, &mut out);
+                item_text.clear();
+                serde_json::to_writer(&mut item_text, &item)?;
+                spaced(&item_text, &mut out);
                 any = true;
                 if out.len() >= CHUNK {
                     w.write_all(&out).map_err(serde_json::Error::io)?;
@@ -210,108 +214,113 @@ where
 /// The widest line [`ts_json_pretty`] writes when it can help it.
 pub const PRETTY_WIDTH: usize = 100;
 
-fn pretty(v: &serde_json::Value, indent: usize, out: &mut Vec<u8>) {
-    use serde_json::Value;
-    // Measuring before printing keeps this linear: a node is printed flat only when its flat
-    // width fits, and the measure stops as soon as it does not.
-    let fits = flat_width(v, PRETTY_WIDTH.saturating_sub(indent)).is_some();
-    let entries: Vec<(Option<&String>, &Value)> = match v {
-        _ if fits => Vec::new(),
-        Value::Object(m) => m.iter().map(|(k, x)| (Some(k), x)).collect(),
-        Value::Array(a) => a.iter().map(|x| (None, x)).collect(),
-        _ => Vec::new(),
-    };
-    if entries.is_empty() {
-        spaced(v, out);
-        return;
-    }
-    let (open, close) = if v.is_object() { (b'{', b'}') } else { (b'[', b']') };
-    out.push(open);
-    for (i, (key, x)) in entries.iter().enumerate() {
-        out.push(b'\n');
-        out.resize(out.len() + indent + 2, b' ');
-        if let Some(k) = key {
-            serde_json::to_writer(&mut *out, k).expect("a string always serializes");
-            out.extend_from_slice(b": ");
+/// Compact JSON text, as serde_json writes it, and where each of its objects and arrays ends
+/// and how wide it is once [`spaced`]: all that laying it out needs, found in one pass.
+struct Compact<'a> {
+    text: &'a [u8],
+    /// Each object and array by where it starts: (start, its closing bracket, its width in
+    /// characters once spaced).
+    nodes: Vec<(usize, usize, usize)>,
+}
+
+impl<'a> Compact<'a> {
+    fn new(text: &'a [u8]) -> Compact<'a> {
+        let (mut nodes, mut open) = (Vec::new(), Vec::new());
+        // The width so far, spaced: a character for each byte that starts one, and a space
+        // after each `,` and `:` between entries.
+        let mut width = 0;
+        let (mut in_string, mut escaped) = (false, false);
+        for (i, &b) in text.iter().enumerate() {
+            width += usize::from(b & 0xC0 != 0x80);
+            if in_string {
+                (in_string, escaped) = (escaped || b != b'"', !escaped && b == b'\\');
+                continue;
+            }
+            match b {
+                b'"' => in_string = true,
+                b',' | b':' => width += 1,
+                b'{' | b'[' => {
+                    open.push(nodes.len());
+                    nodes.push((i, i, width - 1));
+                }
+                b'}' | b']' => {
+                    let n = open.pop().expect("serde_json closes what it opens");
+                    nodes[n] = (nodes[n].0, i, width - nodes[n].2);
+                }
+                _ => {}
+            }
         }
-        pretty(x, indent + 2, out);
-        if i + 1 < entries.len() {
+        Compact { text, nodes }
+    }
+
+    /// Writes the value that starts at `p` laid out at `indent`: on one line when it fits in
+    /// [`PRETTY_WIDTH`] columns, one entry per line otherwise. Returns where the value ends.
+    fn write(&self, p: usize, indent: usize, out: &mut Vec<u8>) -> usize {
+        let text = self.text;
+        let Ok(n) = self.nodes.binary_search_by_key(&p, |n| n.0) else {
+            let end = self.scalar_end(p);
+            out.extend_from_slice(&text[p..end]);
+            return end;
+        };
+        let (_, close, width) = self.nodes[n];
+        if close == p + 1 || width <= PRETTY_WIDTH.saturating_sub(indent) {
+            spaced(&text[p..=close], out);
+            return close + 1;
+        }
+        out.push(text[p]);
+        let mut q = p + 1;
+        loop {
+            out.push(b'\n');
+            out.resize(out.len() + indent + 2, b' ');
+            if text[p] == b'{' {
+                let key_end = self.scalar_end(q);
+                out.extend_from_slice(&text[q..key_end]);
+                out.extend_from_slice(b": ");
+                q = key_end + 1;
+            }
+            q = self.write(q, indent + 2, out);
+            if text[q] != b',' {
+                break;
+            }
             out.push(b',');
+            q += 1;
         }
-    }
-    out.push(b'\n');
-    out.resize(out.len() + indent, b' ');
-    out.push(close);
-}
-
-/// The width of `v` printed by [`spaced`], or `None` once it passes `limit`. Counted without
-/// printing: this runs on every node of every spec, which made it the run's hottest code.
-fn flat_width(v: &serde_json::Value, limit: usize) -> Option<usize> {
-    use serde_json::Value;
-    let w = match v {
-        Value::Object(m) => {
-            let mut w = 2 + m.len().saturating_sub(1) * 2;
-            for (k, x) in m {
-                if w > limit {
-                    return None;
-                }
-                w += json_str_width(k) + 2 + flat_width(x, limit.saturating_sub(w))?;
-            }
-            w
-        }
-        Value::Array(a) => {
-            let mut w = 2 + a.len().saturating_sub(1) * 2;
-            for x in a {
-                if w > limit {
-                    return None;
-                }
-                w += flat_width(x, limit.saturating_sub(w))?;
-            }
-            w
-        }
-        Value::String(s) => json_str_width(s),
-        Value::Null => 4,
-        Value::Bool(b) => 4 + usize::from(!b),
-        // As serialized, which is not always `Display`'s spelling (`1e+300`).
-        Value::Number(n) => serde_json::to_string(n).map_or(usize::MAX, |t| t.len()),
-    };
-    (w <= limit).then_some(w)
-}
-
-/// The width in characters of `s` as serde_json writes it: quoted, with `"`, `\` and control
-/// characters escaped (the five with a short escape take two characters, the others six).
-fn json_str_width(s: &str) -> usize {
-    2 + s
-        .chars()
-        .map(|c| match c {
-            '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
-            c if (c as u32) < 0x20 => 6,
-            _ => 1,
-        })
-        .sum::<usize>()
-}
-
-/// One-line JSON with a space after `,` and `:` between entries (never inside strings).
-fn spaced(v: &serde_json::Value, out: &mut Vec<u8>) {
-    use serde::Serialize;
-    let mut ser = serde_json::Serializer::with_formatter(&mut *out, Spaced);
-    v.serialize(&mut ser).expect("a JSON value always serializes");
-}
-
-/// serde_json's compact layout with `, ` and `: ` between entries.
-struct Spaced;
-
-impl serde_json::ser::Formatter for Spaced {
-    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
-        if first { Ok(()) } else { w.write_all(b", ") }
+        out.push(b'\n');
+        out.resize(out.len() + indent, b' ');
+        out.push(text[close]);
+        close + 1
     }
 
-    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
-        if first { Ok(()) } else { w.write_all(b", ") }
+    /// Where the string, number or literal that starts at `p` ends.
+    fn scalar_end(&self, p: usize) -> usize {
+        let text = self.text;
+        if text[p] != b'"' {
+            return text[p..]
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']'))
+                .map_or(text.len(), |n| p + n);
+        }
+        let mut i = p + 1;
+        while text[i] != b'"' {
+            i += if text[i] == b'\\' { 2 } else { 1 };
+        }
+        i + 1
     }
+}
 
-    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
-        w.write_all(b": ")
+/// Compact JSON text on one line with a space after each `,` and `:` between entries (never
+/// inside strings).
+fn spaced(compact: &[u8], out: &mut Vec<u8>) {
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in compact {
+        out.push(b);
+        if in_string {
+            (in_string, escaped) = (escaped || b != b'"', !escaped && b == b'\\');
+        } else if b == b'"' {
+            in_string = true;
+        } else if b == b',' || b == b':' {
+            out.push(b' ');
+        }
     }
 }
 
@@ -677,17 +686,25 @@ pub fn rs_str(s: &str) -> Rs {
 /// (`r#"…"#`, with as many `#` as `s` needs) when `s` holds nothing of [`rs_unsafe`] but line
 /// feeds, [`rs_str`] otherwise. For JSON text, whose quotes would otherwise all be escaped.
 pub fn rs_raw_str(s: &str) -> Rs {
-    if s.chars().any(|c| c != '\n' && rs_unsafe(c)) {
+    // Checked a byte at a time first: the JSON of a spec is nearly always printable ASCII.
+    let printable = s.bytes().all(|b| b == b'\n' || (b' '..=b'~').contains(&b));
+    if !printable && s.chars().any(|c| c != '\n' && rs_unsafe(c)) {
         return rs_str(s);
     }
-    // The shortest run of `#` that no `"` in `s` is followed by.
+    // The shortest run of `#` that no `"` in `s` is followed by (a JSON text is mostly short
+    // strings: a byte loop, not a search from each quote).
+    let bytes = s.as_bytes();
     let mut hashes = 0;
-    for (i, _) in s.match_indices('"') {
-        let run = s[i + 1..].bytes().take_while(|&b| b == b'#').count();
+    for (i, _) in bytes.iter().enumerate().filter(|(_, b)| **b == b'"') {
+        let run = bytes[i + 1..].iter().take_while(|&&b| b == b'#').count();
         hashes = hashes.max(run + 1);
     }
     let h = "#".repeat(hashes);
-    Rs(format!("r{h}\"{s}\"{h}"))
+    let mut out = String::with_capacity(s.len() + 2 * hashes + 3);
+    for part in ["r", &h, "\"", s, "\"", &h] {
+        out.push_str(part);
+    }
+    Rs(out)
 }
 
 /// Any serializable value as a Rust string literal of its JSON text, laid out as
@@ -855,31 +872,25 @@ mod tests {
     }
 
     #[test]
-    fn the_flat_width_is_the_width_serde_json_prints() {
-        for s in [
-            "",
-            "plain",
-            "q\"b\\s",
-            "\u{0}\u{7}\u{8}\u{c}\n\r\t\u{1f}\u{7f}",
-            "é✓\u{2028}</",
-            "😀",
-        ] {
-            assert_eq!(
-                json_str_width(s),
-                serde_json::to_string(s).unwrap().chars().count(),
-                "{s:?}"
-            );
-        }
-        let v = serde_json::json!({"a": [1, -2.5, 1e300, true, false, null], "é": {"k": "v\n"}, "e": {}, "l": []});
+    fn the_width_of_a_value_is_the_width_it_is_printed_in() {
+        let v = serde_json::json!({"a": [1, -2.5, 1e300, true, false, null], "é": {"k": "v\n\"\\,:"}, "e": {}, "l": ["😀\u{7f}\u{1f}"]});
+        let compact = serde_json::to_vec(&v).unwrap();
         let mut out = Vec::new();
-        spaced(&v, &mut out);
+        spaced(&compact, &mut out);
         let printed = String::from_utf8(out).unwrap();
         assert_eq!(
             printed,
-            r#"{"a": [1, -2.5, 1e+300, true, false, null], "é": {"k": "v\n"}, "e": {}, "l": []}"#
+            r#"{"a": [1, -2.5, 1e+300, true, false, null], "é": {"k": "v\n\"\\,:"}, "e": {}, "l": ["😀\u001f"]}"#
         );
-        assert_eq!(flat_width(&v, 1000), Some(printed.chars().count()));
-        assert_eq!(flat_width(&v, 10), None);
+        let layout = Compact::new(&compact);
+        assert_eq!(layout.nodes.len(), 5);
+        assert_eq!(layout.nodes[0], (0, compact.len() - 1, printed.chars().count()));
+        // Each nested one as printed on its own.
+        for &(start, close, width) in &layout.nodes {
+            let mut alone = Vec::new();
+            spaced(&compact[start..=close], &mut alone);
+            assert_eq!(String::from_utf8(alone).unwrap().chars().count(), width);
+        }
     }
 
     /// [`json_line_list_to`] into a string.
