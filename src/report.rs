@@ -4,7 +4,7 @@ use crate::error::Error;
 use crate::hosts::{self, Surface, mcp};
 use crate::model::{Filter, Model, ToolModel};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One row of `ixgen list`.
 #[derive(Debug, Serialize)]
@@ -31,19 +31,6 @@ pub fn surfaces(model: &Model) -> Vec<Surface> {
         .collect()
 }
 
-/// The id each surface gives a tool, for the surfaces that show it; computed by the hosts.
-pub fn host_ids(surfaces: &[Surface], t: &ToolModel) -> BTreeMap<&'static str, String> {
-    surfaces
-        .iter()
-        .filter_map(|s| {
-            s.ids
-                .iter()
-                .find(|(name, _)| *name == t.name)
-                .map(|(_, id)| (s.key, id.clone()))
-        })
-        .collect()
-}
-
 /// `ixgen list`.
 pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Error> {
     let tools: Vec<&ToolModel> = match toolset {
@@ -56,7 +43,25 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
         }
         None => model.tools.iter().collect(),
     };
+    // Tool → the id each surface that shows it gives it, and the toolsets that name it: each
+    // gathered once, not looked up in every surface and toolset for every tool.
+    let mut ids: HashMap<&str, BTreeMap<&'static str, String>> = HashMap::new();
     let surfaces = surfaces(model);
+    for s in &surfaces {
+        // Backwards, so that a name a surface lists twice keeps its first id.
+        for (name, id) in s.ids.iter().rev() {
+            ids.entry(name).or_default().insert(s.key, id.clone());
+        }
+    }
+    let mut toolsets: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (ts, set) in &model.toolsets {
+        for name in &set.tools {
+            let named_in = toolsets.entry(name).or_default();
+            if named_in.last() != Some(&ts.as_str()) {
+                named_in.push(ts);
+            }
+        }
+    }
     let rows: Vec<ListRow> = tools
         .iter()
         .map(|t| ListRow {
@@ -64,15 +69,12 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
             // No host gets an unsupported tool, so it has no id anywhere.
             ids: match t.unsupported {
                 Some(_) => BTreeMap::new(),
-                None => host_ids(&surfaces, t),
+                None => ids.get(t.name.as_str()).cloned().unwrap_or_default(),
             },
             access: if t.is_write() { "write" } else { "read" },
             destructive: t.destructive,
             tier: &t.tier,
-            toolsets: (model.toolsets.iter())
-                .filter(|(_, ts)| ts.tools.contains(&t.name))
-                .map(|(n, _)| n.as_str())
-                .collect(),
+            toolsets: toolsets.get(t.name.as_str()).cloned().unwrap_or_default(),
             description_chars: t.description.chars().count(),
             unsupported: t.unsupported.as_deref(),
         })

@@ -10,7 +10,7 @@ use crate::model::{Access, Param, Server};
 use crate::model::{ExecSpec, HttpMethod, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime};
 use crate::model::{SpecStep, SpecType, ToolModel};
 use crate::template::Template;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// A detector: reports what its rule finds at one place (`None`: nothing to see there).
 pub type Detector = fn(&mut Diff, &Node) -> Option<()>;
@@ -235,8 +235,9 @@ pub fn toolset_member_removed(d: &mut Diff, n: &Node) -> Option<()> {
     }
     let (surfaces, path) = (opencode(d), format!("toolsets.{name}.tools"));
     let choose = format!("ixgen opencode --toolset {name}");
+    let now: HashSet<&String> = now.tools.iter().collect();
     for t in &old.model.toolsets[*name].tools {
-        if !now.tools.contains(t) && new.model.tool(t).is_some() {
+        if !now.contains(t) && new.model.tool(t).is_some() {
             let msg = Msg::of("toolset {} ({}) no longer has tool {}", &[name, &choose, t]);
             let at = At::both(path.clone(), path.clone());
             d.push(Some(t), None, &surfaces, msg, at);

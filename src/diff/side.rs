@@ -6,6 +6,7 @@ use crate::catalog::yaml::Located;
 use crate::diagnostic::SourceFile;
 use crate::error::Error;
 use crate::model::{Filter, Model};
+use indexmap::IndexSet;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// One catalog, built and indexed for comparison.
@@ -26,7 +27,8 @@ pub struct SurfaceTools {
     pub path: String,
     /// Tool → the id the host gives it.
     pub ids: HashMap<String, String>,
-    pub tools: Vec<String>,
+    /// In order; a set, since every tool of a catalog asks which surfaces get it.
+    pub tools: IndexSet<String>,
 }
 
 impl Side {
@@ -94,7 +96,7 @@ impl Side {
     pub fn on(&self, tool: &str) -> BTreeSet<Surface> {
         self.surfaces
             .iter()
-            .filter(|(_, st)| st.tools.iter().any(|t| t == tool))
+            .filter(|(_, st)| st.tools.contains(tool))
             .map(|(s, _)| *s)
             .collect()
     }

@@ -110,7 +110,8 @@ impl Host for Opencode {
             if s.merges_server(cat)
                 && let (Some(server), Some(files)) = (&cat.server, cat.toolsets.get(&s.toolset))
                 && let Some(served) = cat.toolsets.get(&server.toolset)
-                && let Some(both) = files.tools.iter().find(|t| served.tools.contains(t))
+                && let served = served.tools.iter().collect::<std::collections::HashSet<_>>()
+                && let Some(both) = files.tools.iter().find(|t| served.contains(t))
             {
                 diags.push(
                     Diagnostic::warning(
