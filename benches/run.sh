@@ -118,6 +118,12 @@ for n in $SIZES; do
     "sh -c '$BIN --catalog $cat --out $W/ix-$n/out generate -q 2>/dev/null'" >/dev/null
   /usr/bin/time -f %M "$BIN" --catalog "$cat" --out "$W/ix-mem-$n" generate -q 2>&1 >/dev/null | tail -1 > "$J/ix-mem-first-$n.txt"
   /usr/bin/time -f %M "$BIN" --catalog "$cat" --out "$W/ix-mem-$n" generate -q 2>&1 >/dev/null | tail -1 > "$J/ix-mem-noop-$n.txt"
+  # The read-only commands on the same catalog, at both sizes: a lookup that scans every tool
+  # for each tool shows as growth well past ×10 (`ixgen list` of 10,000 tools once took 0.6 s).
+  for c in validate list "diff --against $cat"; do
+    hyperfine -N --style none --warmup 1 --runs "$runs" --export-json "$J/ix-${c%% *}-$n.json" \
+      "sh -c '$BIN --catalog $cat $c >/dev/null 2>&1'" >/dev/null
+  done
 done
 
 # 4. Peak memory (maximum resident set size), one run each.
@@ -189,4 +195,7 @@ for n in (1000, 10000):
     print(f"| ix catalog scaled to {n:,} tools: first `generate` | {w:.0f} ms = {w / fl:.2f}× the floor's {fl:.0f} ms | {'≤ 1.5×' if t else ''} | {ok(w / fl <= 1.5) if t else ''} |")
     print(f"| ix catalog scaled to {n:,} tools: `generate`, nothing to do | {nop:.0f} ms | {'≤ 250 ms' if t else ''} | {ok(nop <= 250) if t else ''} |")
     print(f"| ix catalog scaled to {n:,} tools: peak memory, first / nothing to do | {mf:.1f} / {mn:.1f} MB | {'≤ 100 MB' if t else ''} | {ok(max(mf, mn) <= 100) if t else ''} |")
+for c, shown in (("validate", "validate"), ("list", "list"), ("diff", "diff --against itself")):
+    a, b = ms(f"ix-{c}-1000"), ms(f"ix-{c}-10000")
+    print(f"| ix catalog scaled, `{shown}`: 1,000 / 10,000 tools | {a:.0f} / {b:.0f} ms = ×{b / a:.1f} for ×10 tools | | |")
 PY
