@@ -95,8 +95,8 @@ pub fn ts_json_pretty<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
 }
 
 /// The JSON text of a value as [`ts_json_pretty`] lays it out: serialized once, compactly,
-/// then laid out from that text, so no tree of the value is built (for every spec of a large
-/// catalog, building one was most of the rendering).
+/// then laid out from that text, so no tree of the value is built (a tree per spec was most of
+/// the cost of laying out a large catalog's specs).
 fn pretty_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
     let compact = serde_json::to_vec(value).expect("model values always serialize");
     let mut out = Vec::with_capacity(compact.len() + compact.len() / 4);
