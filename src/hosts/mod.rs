@@ -122,24 +122,19 @@ impl<H: Host> DynHost for H {
     }
 
     fn configure(&self, model: &mut Model) -> Vec<Diagnostic> {
-        let path = format!("targets.{}", H::NAME);
-        let Some(target) = model.targets.get_mut(H::NAME) else {
-            return Vec::new();
-        };
-        match parse_settings::<H::Settings>(&target.raw, &path) {
-            Ok(s) => {
-                target.parsed = Some(Box::new(s));
-                Vec::new()
+        if let Some(target) = model.targets.get_mut(H::NAME) {
+            match parse_settings::<H::Settings>(&target.raw, &format!("targets.{}", H::NAME)) {
+                Ok(s) => target.parsed = Some(Box::new(s)),
+                Err(d) => return d,
             }
-            Err(d) => d,
         }
+        Vec::new()
     }
 
     fn check(&self, model: &Model) -> Vec<Diagnostic> {
-        match settings::<H>(model) {
-            Some(s) => Host::check(self, s, model, &format!("targets.{}", H::NAME)),
-            None => Vec::new(),
-        }
+        settings::<H>(model).map_or_else(Vec::new, |s| {
+            Host::check(self, s, model, &format!("targets.{}", H::NAME))
+        })
     }
 
     fn surfaces(&self, model: &Model) -> Vec<Surface> {
@@ -425,17 +420,10 @@ pub fn server_args(model: &Model, filter: &Filter) -> Vec<String> {
 
 /// The error for a toolset name the catalog does not have.
 pub fn unknown_toolset(model: &Model, name: &str) -> Error {
-    let known: Vec<&String> = model.toolsets.keys().collect();
+    let known: Vec<&str> = model.toolsets.keys().map(String::as_str).collect();
     Error::usage(
         format!("no toolset `{name}` in the catalog"),
-        hint_for(
-            name,
-            &known,
-            format!(
-                "the toolsets are: {}",
-                known.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-            ),
-        ),
+        hint_for(name, &known, format!("the toolsets are: {}", known.join(", "))),
     )
 }
 
