@@ -709,10 +709,8 @@ mod tests {
         // Without the parsed value, planning is ixgen's bug, not a silent empty plan.
         model.targets.get_mut("mcp").unwrap().parsed = None;
         let opts = super::Options {
-            filter: super::Filter::default(),
-            context: Default::default(),
-            toolset: None,
             profiles: vec![super::mcp::Profile::V2025_11_25],
+            ..Default::default()
         };
         let err = super::plan(&model, &[super::get("mcp").unwrap()], &opts).err().unwrap();
         assert!(err.to_string().contains("never parsed"), "{err}");
