@@ -361,15 +361,20 @@ pub fn check_allowlist(model: &Model, hosts: &[&'static dyn DynHost], filter: &F
         .collect())
 }
 
-/// The first comment line of generated code files.
-pub fn header_text(model: &Model) -> Ts {
-    comment(&format!(
+/// What the first line of a generated code file says: ixgen's marker, the catalog, the product.
+pub fn header(model: &Model) -> String {
+    format!(
         "{} from catalog {} ({} {}).",
         crate::plan::MARKER,
         model.source_name,
         model.product.name,
         model.product.version
-    ))
+    )
+}
+
+/// The first comment line of generated code files.
+pub fn header_text(model: &Model) -> Ts {
+    comment(&header(model))
 }
 
 /// The server's arguments, with the active filters passed on as the server's own flags, so a

@@ -243,17 +243,8 @@ pub fn write_module<'m>(
     let mut out = String::new();
     let p = &model.product;
     // The marker line first, so `ixgen` knows the file as its own.
-    let _ = writeln!(
-        out,
-        "// {}",
-        rs_comment(&format!(
-            "{} from catalog {} ({} {}). Do not edit: run `ixgen generate rust`.",
-            crate::plan::MARKER,
-            model.source_name,
-            p.name,
-            p.version
-        ))
-    );
+    let header = format!("{} Do not edit: run `ixgen generate rust`.", super::header(model));
+    let _ = writeln!(out, "// {}", rs_comment(&header));
     let _ = writeln!(
         out,
         "#![doc = {}]",
