@@ -205,12 +205,11 @@ impl Host for Opencode {
                 },
             ));
         }
-        if let Some(config) = &target.config {
-            plan_permissions(model, config, toolset, opts, plan);
-        }
-        if let (Some(config), Some(server)) = (&target.config, &model.server)
-            && target.merges_server(model)
-        {
+        let Some(config) = &target.config else {
+            return Ok(());
+        };
+        plan_permissions(model, config, toolset, opts, plan);
+        if let Some(server) = model.server.as_ref().filter(|_| target.merges_server(model)) {
             let value = serde_json::to_value(OpencodeMcp {
                 kind: "local",
                 command: std::iter::once(server.command.clone())
