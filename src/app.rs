@@ -105,7 +105,7 @@ impl<'a> Asked<'a> {
 struct App {
     cli: Cli,
     color: bool,
-    loaded: Option<(String, diagnostic::SourceFile)>,
+    loaded: Option<diagnostic::SourceFile>,
 }
 
 impl App {
@@ -114,18 +114,14 @@ impl App {
     /// time (a tenth of a 10,000-tool `validate`).
     fn load(&mut self) -> Result<(ManuallyDrop<Model>, Vec<Diagnostic>), Error> {
         let (model, file, warnings) = hosts::load(self.cli.catalog.as_deref())?;
-        self.loaded = Some((model.source_name.clone(), file));
+        self.loaded = Some(file);
         Ok((ManuallyDrop::new(model), warnings))
-    }
-
-    fn source(&self) -> Option<&diagnostic::SourceFile> {
-        self.loaded.as_ref().map(|(_, f)| f)
     }
 
     /// An error the catalog's text can show where it comes from, as a diagnostic there (with
     /// its line and column): two targets that write one path are pointed at in `targets`.
     fn on_catalog(&self, e: Error) -> Error {
-        match (self.located_collision(&e), self.source()) {
+        match (self.located_collision(&e), &self.loaded) {
             (Some(diagnostic), Some(file)) => Error::Catalog {
                 file: file.clone(),
                 diagnostics: vec![diagnostic],
@@ -147,7 +143,7 @@ impl App {
         )
         .at_key()
         .help(crate::error::COLLISION_HELP);
-        catalog::load::locate(std::slice::from_mut(&mut diagnostic), &self.source()?.text);
+        catalog::load::locate(std::slice::from_mut(&mut diagnostic), &self.loaded.as_ref()?.text);
         Some(diagnostic)
     }
 
@@ -181,7 +177,7 @@ impl App {
     }
 
     fn print_warnings(&self, warnings: &[Diagnostic]) {
-        if let (Some(file), false) = (self.source(), warnings.is_empty()) {
+        if let (Some(file), false) = (&self.loaded, warnings.is_empty()) {
             eprint!("{}", diagnostic::render(warnings, file, self.color));
         }
     }
@@ -292,7 +288,7 @@ impl App {
         let result = self.load();
         let (mut diags, file, failed) = match result {
             Ok((model, mut warnings)) => {
-                let file = self.source().cloned().expect("loaded");
+                let file = self.loaded.clone().expect("loaded");
                 let mut failed = strict && !warnings.is_empty();
                 if let Some(d) = self.planned_collision(&model) {
                     warnings.push(d);
@@ -335,7 +331,7 @@ impl App {
     fn prepare(&mut self) -> Result<Prepared, Error> {
         let (model, warnings) = self.load()?;
         // Rendered once in each style: the run record replays both.
-        let warnings = match self.source() {
+        let warnings = match &self.loaded {
             Some(file) if !warnings.is_empty() => record::Warnings {
                 plain: diagnostic::render(&warnings, file, false),
                 color: diagnostic::render(&warnings, file, true),
@@ -503,7 +499,7 @@ impl App {
             Some((_, Some(hashed))) => self
                 .loaded
                 .as_ref()
-                .is_some_and(|(_, file)| blake3::hash(file.text.as_bytes()) == *hashed),
+                .is_some_and(|file| blake3::hash(file.text.as_bytes()) == *hashed),
             _ => true,
         };
         // The catalog's text was kept to locate diagnostics, and every one is printed by now:
