@@ -167,10 +167,6 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
     for w in &warnings {
         eprintln!("ixgen serve: warning: {}", w.message);
     }
-    served(model, opts)
-}
-
-fn served(model: Model, opts: &ServeOptions) -> Result<Served, Error> {
     let product = model.product.name.clone();
     let user = user_controls(&product)?;
     let f = &opts.filters;
