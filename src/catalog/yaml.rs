@@ -143,7 +143,7 @@ fn read_into(r: impl std::io::Read, mut bytes: Vec<u8>) -> std::io::Result<Vec<u
 /// Parses a text into its tree (a leading byte order mark is skipped). An empty text is the
 /// null scalar.
 pub fn parse(text: &str) -> Result<Node, Error> {
-    parse_until(text, None)
+    Builder::new(None).read(text)
 }
 
 /// Parses a text, and stops as soon as the top-level mapping's `key` has been read: the tree
@@ -151,11 +151,7 @@ pub fn parse(text: &str) -> Result<Node, Error> {
 /// anything else (its flags), without the cost of a large catalog's tree: the other top-level
 /// values are scanned, not built (a null stands for each).
 pub fn parse_key(text: &str, key: &str) -> Result<Node, Error> {
-    parse_until(text, Some(&[key]))
-}
-
-fn parse_until(text: &str, stop_after: Option<&[&str]>) -> Result<Node, Error> {
-    Builder::new(stop_after).read(text)
+    Builder::new(Some(&[key])).read(text)
 }
 
 /// Refuses a character YAML does not allow in a document (C0 and C1 controls but tab, line
