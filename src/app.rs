@@ -193,13 +193,9 @@ impl App {
                 );
             }
             other => {
-                let (red, bold, reset) = if self.color {
-                    ("\x1b[31m", "\x1b[1m", "\x1b[0m")
-                } else {
-                    ("", "", "")
-                };
                 // Messages quote catalog text, paths and values from the tree: escaped, one line.
-                eprintln!("{red}{bold}error{reset}: {}", escape::terminal(&other.to_string()));
+                let label = diagnostic::error_label(self.color);
+                eprintln!("{label}: {}", escape::terminal(&other.to_string()));
                 if let Some(h) = other.help() {
                     eprintln!("  help: {}", escape::terminal(&h));
                 }

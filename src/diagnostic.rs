@@ -159,6 +159,11 @@ impl<'a> Lines<'a> {
 /// unreadable in a terminal anyway, so such a diagnostic is printed as plain text instead.
 const MAX_DRAWN_LINE: usize = 1000;
 
+/// The word that opens an error message: bold red on a terminal (`color`).
+pub fn error_label(color: bool) -> &'static str {
+    if color { "\x1b[31m\x1b[1merror\x1b[0m" } else { "error" }
+}
+
 /// Renders diagnostics for a terminal (`color`) or a log. Everything printed that comes from
 /// the catalog (its name, messages quoting it, the source lines) is escaped first, so catalog
 /// text cannot forge CI log commands or send terminal sequences.

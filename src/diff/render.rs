@@ -25,13 +25,9 @@ pub fn render(r: &Report, format: Format, color: bool) -> super::Outcome {
     };
     let mut stderr = String::new();
     if !r.ok && format != Format::Json {
-        let (red, bold, reset) = if color {
-            ("\x1b[31m", "\x1b[1m", "\x1b[0m")
-        } else {
-            ("", "", "")
-        };
+        let label = crate::diagnostic::error_label(color);
         for f in &r.failures {
-            let _ = writeln!(stderr, "{red}{bold}error{reset}: {f}");
+            let _ = writeln!(stderr, "{label}: {f}");
         }
         let _ = writeln!(stderr, "  --> {}", r.version_loc);
         let _ = writeln!(
