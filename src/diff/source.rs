@@ -33,17 +33,15 @@ pub fn against(catalog: Option<&Path>, against: &str) -> Result<Source, Error> {
     let as_file = Path::new(against);
     // Any file that is not a folder (a device such as `/dev/zero` too) is read as a file, and
     // never more of it than a catalog may hold.
-    if std::fs::metadata(as_file).is_ok_and(|m| !m.is_dir()) {
+    let (name, bytes) = if std::fs::metadata(as_file).is_ok_and(|m| !m.is_dir()) {
         let bytes = read_bounded(as_file).map_err(|source| Error::ReadCatalog {
             path: crate::escape::display_path(as_file),
             source,
         })?;
-        return Ok(Source {
-            loaded: catalog::load_text(against, &bytes)?,
-            name: against.to_string(),
-        });
-    }
-    let (name, bytes) = git_show(catalog, against)?;
+        (against.to_string(), bytes)
+    } else {
+        git_show(catalog, against)?
+    };
     Ok(Source {
         loaded: catalog::load_text(&name, &bytes)?,
         name,
