@@ -220,10 +220,7 @@ impl App {
                 crate::cli::print_completions(*shell, &decls);
                 Ok(0)
             }
-            Command::Validate { strict, format } => {
-                let (strict, format) = (*strict, *format);
-                self.validate(strict, format)
-            }
+            &Command::Validate { strict, format } => self.validate(strict, format),
             Command::List { toolset, format } => {
                 let (toolset, format) = (toolset.clone(), *format);
                 let (model, warnings) = self.load()?;
@@ -231,8 +228,7 @@ impl App {
                 crate::report::list(&model, toolset.as_deref(), format == Format::Json)?;
                 Ok(0)
             }
-            Command::Budget { format } => {
-                let format = *format;
+            &Command::Budget { format } => {
                 let (model, warnings) = self.load()?;
                 self.print_warnings(&warnings);
                 crate::report::budget(&model, format == Format::Json);
@@ -241,10 +237,7 @@ impl App {
             Command::Opencode { .. } | Command::Claude { .. } | Command::Mcp { .. } | Command::Generate { .. } => {
                 self.generate()
             }
-            Command::Check { format, .. } => {
-                let format = *format;
-                self.check(format)
-            }
+            &Command::Check { format, .. } => self.check(format),
             Command::Serve { http, filters } => crate::serve::run(crate::serve::ServeOptions {
                 catalog: self.cli.catalog.clone(),
                 http: http.clone(),
