@@ -169,6 +169,30 @@ fn optional<X, T>(x: Option<X>, f: impl FnOnce(X) -> Option<T>) -> Option<Option
     }
 }
 
+/// The test of a condition on `param` (a parameter, or a field of step data): its `in` or
+/// `equals`, else `contains`, else `set` (a field condition passes no `contains` and a `set`
+/// of its own); `None` without one (the condition's check reported it).
+fn value_test(param: String, c: &Cond, contains: Option<&serde_json::Value>, set: Option<bool>) -> Option<SpecCond> {
+    if let Some(v) = &c.in_values {
+        Some(SpecCond::ParamIn {
+            param,
+            values: v.clone(),
+        })
+    } else if let Some(v) = &c.equals {
+        Some(SpecCond::ParamEquals {
+            param,
+            equals: v.clone(),
+        })
+    } else if let Some(v) = contains {
+        Some(SpecCond::ParamContains {
+            param,
+            contains: v.clone(),
+        })
+    } else {
+        set.map(|set| SpecCond::ParamSet { param, set })
+    }
+}
+
 /// Lowers every element, reporting on all of them: `None` when any failed.
 fn all<T>(items: Vec<Option<T>>) -> Option<Vec<T>> {
     items.into_iter().collect()
@@ -1141,25 +1165,7 @@ impl<'a> Lower<'a> {
                 ),
             }
         }
-        let param = pname.to_string();
-        if let Some(v) = &c.in_values {
-            Some(SpecCond::ParamIn {
-                param,
-                values: v.clone(),
-            })
-        } else if let Some(v) = &c.equals {
-            Some(SpecCond::ParamEquals {
-                param,
-                equals: v.clone(),
-            })
-        } else if let Some(v) = &c.contains {
-            Some(SpecCond::ParamContains {
-                param,
-                contains: v.clone(),
-            })
-        } else {
-            c.set.map(|set| SpecCond::ParamSet { param, set })
-        }
+        value_test(pname.to_string(), c, c.contains.as_ref(), c.set)
     }
 
     fn step_cond(

@@ -162,7 +162,8 @@ impl Lower<'_> {
                 );
             }
             let (when, values) = lowered?;
-            return (self.errors == mark).then_some(SpecRule::Default { when, values });
+            self.clean_since(mark)?;
+            return Some(SpecRule::Default { when, values });
         }
         for (key, list) in [("require", &rule.require), ("forbid", &rule.forbid)] {
             let Some(list) = list else { continue };
@@ -178,9 +179,7 @@ impl Lower<'_> {
             }
             known(self, key, list.iter().collect());
             let when = lowered?.0;
-            if self.errors > mark {
-                return None;
-            }
+            self.clean_since(mark)?;
             let what = names(list);
             let verb = if list.len() == 1 { "is" } else { "are" };
             return Some(match key {
@@ -232,9 +231,7 @@ impl Lower<'_> {
             );
         }
         lowered?;
-        if self.errors > mark {
-            return None;
-        }
+        self.clean_since(mark)?;
         Some(SpecRule::Compare {
             message: message(format!("`{left}` must be {words} `{right}`")),
             left: left.to_string(),
