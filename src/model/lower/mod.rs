@@ -230,6 +230,18 @@ impl<'a> Lower<'a> {
         }
     }
 
+    /// Whether exactly one of the `kinds` (key, present) of the node at `path` is there;
+    /// otherwise reports `code`: `what` (the node, "a rule") is exactly one of the keys.
+    fn exactly_one(&mut self, code: &'static str, path: &str, what: &str, kinds: &[(&str, bool)], help: &str) -> bool {
+        if kinds.iter().filter(|k| k.1).count() == 1 {
+            return true;
+        }
+        let keys: Vec<String> = kinds.iter().map(|(k, _)| format!("`{k}`")).collect();
+        let message = format!("{what} is exactly one of {}", keys.join(", "));
+        self.err(Diagnostic::error(code, path, message).help(help));
+        false
+    }
+
     /// `Some(())` when no error was reported since `mark` (a value of `self.errors`).
     fn clean_since(&self, mark: usize) -> Option<()> {
         (self.errors == mark).then_some(())
@@ -931,21 +943,14 @@ impl<'a> Lower<'a> {
             Arg::Special(s) => s,
         };
         let kinds = [
-            s.opt.is_some(),
-            s.flag.is_some(),
-            s.spread.is_some(),
-            s.json.is_some(),
-            s.file.is_some(),
+            ("opt", s.opt.is_some()),
+            ("flag", s.flag.is_some()),
+            ("spread", s.spread.is_some()),
+            ("json", s.json.is_some()),
+            ("file", s.file.is_some()),
         ];
-        if kinds.iter().filter(|k| **k).count() != 1 {
-            self.err(
-                Diagnostic::error(
-                    "bad-arg",
-                    path,
-                    "a structured argument is exactly one of `opt`, `flag`, `spread`, `json`, `file`",
-                )
-                .help("e.g. `{opt: --kind, value: \"{kind}\"}` or `{flag: --silent, if: silent}`"),
-            );
+        let help = "e.g. `{opt: --kind, value: \"{kind}\"}` or `{flag: --silent, if: silent}`";
+        if !self.exactly_one("bad-arg", path, "a structured argument", &kinds, help) {
             return None;
         }
         let mark = self.errors;
@@ -1043,22 +1048,15 @@ impl<'a> Lower<'a> {
         if c.field.is_some() {
             return render::field_cond(c);
         }
-        let combos = [
-            c.param.is_some(),
-            c.step.is_some(),
-            c.all.is_some(),
-            c.any.is_some(),
-            c.not.is_some(),
+        let kinds = [
+            ("param", c.param.is_some()),
+            ("step", c.step.is_some()),
+            ("all", c.all.is_some()),
+            ("any", c.any.is_some()),
+            ("not", c.not.is_some()),
         ];
-        if combos.iter().filter(|x| **x).count() != 1 {
-            self.err(
-                Diagnostic::error(
-                    "bad-condition",
-                    path,
-                    "a condition is exactly one of `param`, `step`, `all`, `any`, `not`",
-                )
-                .help("e.g. `{param: direction, in: [callers, all]}` or `{step: impact, failed: true}`"),
-            );
+        let help = "e.g. `{param: direction, in: [callers, all]}` or `{step: impact, failed: true}`";
+        if !self.exactly_one("bad-condition", path, "a condition", &kinds, help) {
             return None;
         }
         let mark = self.errors;

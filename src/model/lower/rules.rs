@@ -76,20 +76,13 @@ impl Lower<'_> {
         let lowered = when.zip(defaults.into_iter().collect::<Option<IndexMap<_, _>>>());
         let mark = self.errors;
         let kinds = [
-            rule.default.is_some(),
-            rule.require.is_some(),
-            rule.forbid.is_some(),
-            rule.check.is_some(),
+            ("default", rule.default.is_some()),
+            ("require", rule.require.is_some()),
+            ("forbid", rule.forbid.is_some()),
+            ("check", rule.check.is_some()),
         ];
-        if kinds.iter().filter(|k| **k).count() != 1 {
-            self.err(
-                Diagnostic::error(
-                    "bad-rule",
-                    rpath,
-                    "a rule is exactly one of `default`, `require`, `forbid`, `check`",
-                )
-                .help("e.g. `{when: {param: from, set: true}, default: {to: HEAD}}` or `{check: \"end >= start\"}`"),
-            );
+        let help = "e.g. `{when: {param: from, set: true}, default: {to: HEAD}}` or `{check: \"end >= start\"}`";
+        if !self.exactly_one("bad-rule", rpath, "a rule", &kinds, help) {
             return None;
         }
         // A name the rule gives (at `key`) that is no parameter of the tool.
