@@ -373,9 +373,7 @@ impl<'a> Lower<'a> {
                         .help("use [a-z_][a-z0-9_]*"),
                     );
                 }
-                if let Some(d) = validate::unsafe_value_diagnostic(&format!("{spath}.id"), "step id", id) {
-                    self.err(d);
-                }
+                self.errs(validate::unsafe_value_diagnostic(&format!("{spath}.id"), "step id", id));
                 if !step_ids.insert(id) {
                     self.err(
                         Diagnostic::error(
