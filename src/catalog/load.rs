@@ -269,19 +269,11 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
             let line = good.matches('\n').count() + 1;
             let col = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
             let file = source(name, String::from_utf8_lossy(&bytes).into_owned());
-            let diag = Diagnostic {
-                pos: Some((line, col)),
-                target: Target::Pos { line, col },
-                ..Diagnostic::error(
-                    "not-utf8",
-                    "",
-                    format!(
-                        "the catalog is not UTF-8: byte 0x{:02x} cannot start a character",
-                        bytes[e.valid_up_to()]
-                    ),
-                )
-                .help("save the file as UTF-8")
-            };
+            let message = format!(
+                "the catalog is not UTF-8: byte 0x{:02x} cannot start a character",
+                bytes[e.valid_up_to()]
+            );
+            let diag = at_pos(line, col, "not-utf8", message).help("save the file as UTF-8");
             return Err(Error::Catalog {
                 file,
                 diagnostics: vec![diag],
@@ -298,13 +290,9 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
 /// Types a parsed catalog; `file` is its text, for diagnostics.
 fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<Loaded, Error> {
     let d = match root {
-        Ok(root) if root.is_null() => Diagnostic {
-            pos: Some((1, 1)),
-            target: Target::Pos { line: 1, col: 1 },
-            ..Diagnostic::error("empty", "", "the catalog is empty").help(
-                "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
-            )
-        },
+        Ok(root) if root.is_null() => at_pos(1, 1, "empty", "the catalog is empty").help(
+            "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
+        ),
         Ok(root) => match yaml::from_node::<Catalog>(root) {
             Ok(catalog) => return Ok(Loaded { catalog, file }),
             Err(e) => diagnostic(e),
@@ -366,15 +354,20 @@ fn inside(text: &str, vline: usize, vcol: usize, line: usize, col: usize) -> (us
     (vline + line - 1, vcol + col - 1 + usize::from(quoted))
 }
 
+/// An error at a line and column of the text (one the reader found, located already).
+fn at_pos(line: usize, col: usize, code: &'static str, message: impl Into<String>) -> Diagnostic {
+    Diagnostic {
+        pos: Some((line, col)),
+        target: Target::Pos { line, col },
+        ..Diagnostic::error(code, "", message)
+    }
+}
+
 /// Turns a reader's error into a diagnostic at its position. A typing error carries serde's
 /// message, which says what kind of fault it is (unknown key, wrong type, missing key).
 fn diagnostic(e: yaml::Error) -> Diagnostic {
     let (line, col) = (e.mark.line as usize, e.mark.col as usize);
-    let mut diag = Diagnostic {
-        pos: Some((line, col)),
-        target: Target::Pos { line, col },
-        ..Diagnostic::error(e.code, "", e.message.clone())
-    };
+    let mut diag = at_pos(line, col, e.code, e.message.clone());
     if e.code != "yaml" {
         return diag.help(e.help);
     }

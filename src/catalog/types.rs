@@ -350,14 +350,11 @@ pub struct Server {
 }
 
 /// Command-line flags of the MCP server that mirror ixgen's filters.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct FilterFlags {
-    #[serde(default)]
     pub read_only: Option<String>,
-    #[serde(default)]
     pub enable_tools: Option<String>,
-    #[serde(default)]
     pub disable_tools: Option<String>,
 }
 
@@ -373,42 +370,35 @@ pub struct Toolset {
 
 /// Tool filters.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct Filters {
     /// Leave out tools with `access: write`.
-    #[serde(default)]
     pub read_only: bool,
     /// Keep only these tools (wins over `disable`).
-    #[serde(default)]
     pub enable: Vec<String>,
     /// Leave out these tools.
-    #[serde(default)]
     pub disable: Vec<String>,
     /// Keep only tools of this tier.
-    #[serde(default)]
     pub tier: Option<String>,
 }
 
 /// Lint limits.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct Lint {
     /// Characters allowed in one tool's description.
-    #[serde(default = "default_description_budget")]
     pub description_budget: usize,
     /// Characters allowed in all descriptions of one toolset together.
-    #[serde(default = "default_toolset_budget")]
     pub toolset_budget: usize,
     /// Rules of `ixgen diff` (breaking-change detection) switched off for this catalog.
-    #[serde(default)]
     pub breaking: BreakingLint,
 }
 
 impl Default for Lint {
     fn default() -> Self {
         Lint {
-            description_budget: default_description_budget(),
-            toolset_budget: default_toolset_budget(),
+            description_budget: 150,
+            toolset_budget: 4096,
             breaking: BreakingLint::default(),
         }
     }
@@ -418,23 +408,14 @@ impl Default for Lint {
 /// An ignored finding is still listed (marked ignored) but neither fails the check nor counts
 /// toward the suggested version bump. Run `ixgen diff --list-rules` for the rule ids.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct BreakingLint {
     /// Rule ids (`tool-removed`, `param-required-added`, ...) or whole classes (`breaking`,
     /// `behaviour`, `compatible`, `cosmetic`) switched off for every tool.
-    #[serde(default)]
     pub ignore: Vec<String>,
     /// Rule id → the tools (by name, old or new) it is switched off for:
     /// `{tool-removed: [old-search]}`.
-    #[serde(default)]
     pub ignore_only: IndexMap<String, Vec<String>>,
-}
-
-fn default_description_budget() -> usize {
-    150
-}
-fn default_toolset_budget() -> usize {
-    4096
 }
 
 /// A value that is written, even as `null` (serde's `Option` reads a null as absent).
@@ -567,99 +548,72 @@ pub enum RouteOutput {
 }
 
 /// One step of a tool. Exactly one of `run`, `append`, `fold`, `update`, `signal`, `compute`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct Step {
     /// Name other steps' conditions refer to.
-    #[serde(default)]
     pub id: Option<String>,
     /// Bold heading of the step's section.
-    #[serde(default)]
     pub title: Option<String>,
     /// Run only when this holds.
-    #[serde(default)]
     pub when: Option<Box<Cond>>,
     /// Run once per element of this array: a parameter, or a path into an earlier step's
     /// JSON result (`overview.keyItems`); `{item}` is bound to the element.
-    #[serde(default)]
     pub for_each: Option<String>,
     /// Run `for_each` for at most this many elements.
-    #[serde(default)]
     pub limit: Option<u32>,
     /// Stdout is JSON: `true`, or the name of a schema in `schemas`, or an inline JSON Schema.
     /// Later steps, conditions and `output` refer to it by the step's `id`.
-    #[serde(default)]
     pub json: Option<Box<Shape>>,
     /// Text of the section instead of the step's output; `{result}` is the step's result.
-    #[serde(default)]
     pub message: Option<String>,
     /// Program of a `run` step; defaults to `cli.binary`.
-    #[serde(default)]
     pub program: Option<String>,
     /// Argument vector of a CLI step.
-    #[serde(default)]
     pub run: Option<Vec<Arg>>,
     /// Text sent on standard input (a template).
-    #[serde(default)]
     pub stdin: Option<String>,
     /// Exit codes of a `run` step that are a normal answer (`[0, 1]`: rg's "no match"), or
     /// `all` (the exit code is data: `capture`).
-    #[serde(default)]
     pub ok_exit: OkExit,
     /// Which stream of a `run` step is its output: `stdout` (default), `stderr`, `both`.
-    #[serde(default)]
     pub output: Option<Stream>,
     /// Characters of output kept (a number, or `"{param}"` naming an integer parameter).
-    #[serde(default)]
     pub max_output: Option<Amount>,
     /// Milliseconds before the program is stopped (a number or `"{param}"`).
-    #[serde(default)]
     pub timeout_ms: Option<Amount>,
     /// Seconds before the program is stopped (a number or `"{param}"`).
-    #[serde(default)]
     pub timeout_secs: Option<Amount>,
     /// Text of the section when an accepted run printed nothing (a template).
-    #[serde(default)]
     pub if_empty: Option<String>,
     /// How a `run` step's output becomes records, the variable named by its `id`:
     /// `{format: jsonl}`, `{format: delimited, separator: ":", fields: [path, line, text]}`,
     /// `{format: regex, pattern: '^(\S+):(\d+):(.*)$', fields: [path, line, text]}`.
-    #[serde(default)]
     pub parse: Option<Box<Parse>>,
     /// The run is the step's data: `{exit_code, stdout, stderr, duration_ms}` under its `id`.
-    #[serde(default)]
     pub capture: bool,
     /// A helper step: no section in the answer (its error still shows).
-    #[serde(default)]
     pub hidden: bool,
     /// The step changes state (writes a file, commits, deletes). A tool whose `confirm` has
     /// `after` asks before the first such step: every step up to `after` must not change state,
     /// and `ixgen validate` refuses a `changes: true` step (or a store append, update or signal)
     /// among them.
-    #[serde(default)]
     pub changes: bool,
     /// Working directory of a `run` step, relative to the project (a template); never outside it.
-    #[serde(default)]
     pub cwd: Option<String>,
     /// Programs tried in order when the step's program is not installed:
     /// `[{program: grep, run: [-rn, "{pattern}", .]}]`.
-    #[serde(default)]
     pub when_missing: Vec<Alternative>,
     /// Append a frame to the store.
-    #[serde(default)]
     pub append: Option<Box<Append>>,
     /// Fold a topic's frames into items and list them.
-    #[serde(default)]
     pub fold: Option<Box<Fold>>,
     /// Append a frame that updates one item, found by id or unique id prefix.
-    #[serde(default)]
     pub update: Option<Box<Update>>,
     /// Signal a process.
-    #[serde(default)]
     pub signal: Option<Box<Signal>>,
     /// Compute a value: a CEL expression over the parameters, the context and earlier steps'
     /// data (docs/expressions.md). The value becomes the variable named by `id`.
-    #[serde(default)]
     pub compute: Option<String>,
 }
 
@@ -764,21 +718,17 @@ impl<'de> Deserialize<'de> for OkExit {
 }
 
 /// How a tool's answer is put together (all optional).
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct AnswerShape {
     /// `false`: no `## heading` line.
-    #[serde(default)]
     pub heading: Option<bool>,
     /// `false`: sections are the programs' output as printed, not trimmed.
-    #[serde(default)]
     pub trim: Option<bool>,
     /// The text of an empty section or answer instead of `_(no output)_` (`""` allowed).
-    #[serde(default)]
     pub empty: Option<String>,
     /// `text` (default): a failure is an ordinary answer in OpenCode; `error`: OpenCode's
     /// `execute` throws it. MCP always marks a failure `isError`.
-    #[serde(default)]
     pub errors: Option<AnswerErrors>,
 }
 
@@ -801,76 +751,54 @@ pub enum Arg {
 }
 
 /// A structured argv element. Exactly one of `opt`, `flag`, `spread`, `json`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct SpecialArg {
     /// Emit this option and `value` only when `value` is set: `{opt: --kind, value: "{kind}"}`.
-    #[serde(default)]
     pub opt: Option<String>,
-    #[serde(default)]
     pub value: Option<String>,
     /// Emit this flag when the boolean parameter `if` is true: `{flag: --silent, if: silent}`.
-    #[serde(default)]
     pub flag: Option<String>,
-    #[serde(default, rename = "if")]
+    #[serde(rename = "if")]
     pub if_param: Option<String>,
     /// Each element of this array parameter as its own argv element.
-    #[serde(default)]
     pub spread: Option<String>,
     /// A JSON template serialized into one argv element.
-    #[serde(default)]
     #[schemars(with = "Option<serde_json::Value>")]
     pub json: Option<serde_json::Value>,
     /// A template written to a private temporary file whose path is the argument
     /// (`[commit, -F, {file: "{message}"}]`); the file is removed after the step.
-    #[serde(default)]
     pub file: Option<String>,
 }
 
 /// A condition on parameters, earlier steps or fields of their JSON results.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct Cond {
-    #[serde(default)]
     pub param: Option<String>,
     /// A path into a step's JSON result (`impact.riskLevel`), or a field of the current row
     /// inside a list or table; tested with `in`, `equals`, `set`, `lt`, `lte`, `gt`, `gte`.
-    #[serde(default)]
     pub field: Option<String>,
-    #[serde(default)]
     pub lt: Option<f64>,
-    #[serde(default)]
     pub lte: Option<f64>,
-    #[serde(default)]
     pub gt: Option<f64>,
-    #[serde(default)]
     pub gte: Option<f64>,
-    #[serde(default, rename = "in")]
+    #[serde(rename = "in")]
     #[schemars(with = "Option<Vec<serde_json::Value>>")]
     pub in_values: Option<Vec<serde_json::Value>>,
-    #[serde(default)]
     #[schemars(with = "Option<serde_json::Value>")]
     pub equals: Option<serde_json::Value>,
-    #[serde(default)]
     #[schemars(with = "Option<serde_json::Value>")]
     pub contains: Option<serde_json::Value>,
-    #[serde(default)]
     pub set: Option<bool>,
-    #[serde(default)]
     pub step: Option<String>,
     /// Regular expression (JavaScript syntax) the step's output must match.
-    #[serde(default)]
     pub matches: Option<String>,
     /// Regular expression flags, e.g. `i`.
-    #[serde(default)]
     pub flags: Option<String>,
-    #[serde(default)]
     pub failed: Option<bool>,
-    #[serde(default)]
     pub all: Option<Vec<Cond>>,
-    #[serde(default)]
     pub any: Option<Vec<Cond>>,
-    #[serde(default)]
     pub not: Option<Box<Cond>>,
 }
 
@@ -1003,43 +931,32 @@ pub enum Shape {
 ///     limit: 5
 ///     empty: _No callers._
 /// ```
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct Block {
     /// Show the block only when this holds.
     // Boxed: a condition is 400 bytes, and most of a large catalog's blocks have none.
-    #[serde(default)]
     pub when: Option<Box<Cond>>,
     /// A paragraph (a template).
-    #[serde(default)]
     pub text: Option<String>,
     /// `**Label:** value` lines, label → value; a line whose value is unset is left out.
-    #[serde(default)]
     pub fields: Option<IndexMap<String, Value_>>,
     /// A bulleted list of the elements of this array (a path into a step result).
-    #[serde(default)]
     pub list: Option<String>,
     /// A table of the elements of this array.
-    #[serde(default)]
     pub table: Option<String>,
     /// Bold title of a list or table; the count follows it: `(18)` or `(showing 5 of 18)`.
-    #[serde(default)]
     pub title: Option<String>,
     /// A list's row: a template whose variables are the element's fields.
-    #[serde(default)]
     pub item: Option<Value_>,
     /// A table's columns, header → value; variables are the row's fields.
-    #[serde(default)]
     pub columns: Option<IndexMap<String, Value_>>,
     /// The total count when the array is already cut short (a CLI `--limit`): a path to a
     /// number, e.g. `callers.summary.total`; the title then says "showing 15 of 18".
-    #[serde(default)]
     pub total: Option<String>,
     /// Show at most this many rows: a number, or `"{param}"` naming a number parameter.
-    #[serde(default)]
     pub limit: Option<Limit>,
     /// Shown instead of the list or table when the array is empty.
-    #[serde(default)]
     pub empty: Option<String>,
 }
 
@@ -1063,23 +980,19 @@ pub enum Value_ {
 }
 
 /// A value map (`map` + `to` + `else`) or a template (`value`), with an optional `mark`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct RichValue {
     /// A template.
-    #[serde(default)]
     pub value: Option<String>,
     /// A variable whose value is looked up in `to`: `map: impact.riskLevel`.
-    #[serde(default)]
     pub map: Option<String>,
     /// Value → text (a template): `{low: SAFE TO PROCEED, high: NEEDS CHANGE PLAN}`.
-    #[serde(default)]
     pub to: IndexMap<String, String>,
     /// Text when the value is unset or not in `to`; without it the value is unset.
-    #[serde(default, rename = "else")]
+    #[serde(rename = "else")]
     pub otherwise: Option<String>,
     /// A marker appended when a condition holds: `{when: {field: cohesion, lt: 0.4}, text: " ⚠"}`.
-    #[serde(default)]
     pub mark: Option<Mark>,
 }
 
@@ -1113,29 +1026,24 @@ pub enum Confirm {
 
 /// The conditional form of `confirm`, like ipuaro's `run_command`: allow-listed commands run,
 /// deny-listed ones are refused, anything else is asked about.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct ConfirmRules {
     /// What the user is asked about and the patterns are matched against (a template,
     /// e.g. `"{command}"`); defaults to the tool's heading.
-    #[serde(default)]
     pub subject: Option<String>,
     /// Patterns that run without asking. OpenCode's wildcards: `*` is any text, `?` one
     /// character, and a trailing ` *` also matches nothing (`"git status *"` matches
     /// `git status`).
-    #[serde(default)]
     pub allow: Vec<String>,
     /// Patterns that are refused without asking; they win over `allow`.
-    #[serde(default)]
     pub deny: Vec<String>,
     /// The id of the last step that runs before the user is asked: the steps up to it compute
     /// the preview and must not change state (none is `changes: true`); the steps after it run
     /// only once the user agreed, and at least one of them is `changes: true`.
-    #[serde(default)]
     pub after: Option<String>,
     /// What the user sees before agreeing (a template over the parameters and the data of the
     /// steps up to `after`): the diff an edit will make, the files a commit will include.
-    #[serde(default)]
     pub preview: Option<String>,
 }
 
@@ -1166,29 +1074,23 @@ impl<'de> Deserialize<'de> for Confirm {
 }
 
 /// One rule across parameters: exactly one of `default`, `require`, `forbid`, `check`.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
 pub struct Rule {
     /// The rule applies only when this parameter condition holds (`{param: from, set: true}`).
-    #[serde(default)]
     pub when: Option<super::types::Cond>,
     /// Values given to parameters that are unset: `{to: HEAD}`.
-    #[serde(default)]
     #[schemars(with = "Option<IndexMap<String, serde_json::Value>>")]
     pub default: Option<IndexMap<String, serde_json::Value>>,
     /// Parameters that must be set.
-    #[serde(default)]
     pub require: Option<Vec<String>>,
     /// Parameters that must not be set.
-    #[serde(default)]
     pub forbid: Option<Vec<String>>,
     /// A comparison of two numeric parameters, checked when both are set: `"end >= start"`
     /// (`>=`, `>`, `<=`, `<`).
-    #[serde(default)]
     pub check: Option<String>,
     /// The error shown when a `require`, `forbid` or `check` rule fails; ixgen writes one
     /// from the rule otherwise.
-    #[serde(default)]
     pub message: Option<String>,
 }
 

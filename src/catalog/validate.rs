@@ -157,9 +157,8 @@ impl<'a> Validator<'a> {
                     .help("use [a-z_][a-z0-9_]*"),
                 );
             }
-            if let Some(d) = unsafe_name_diagnostic(&path, "context variable", name) {
-                self.err(d);
-            }
+            self.diags
+                .extend(unsafe_name_diagnostic(&path, "context variable", name));
             if RESERVED_VARS.contains(&name.as_str()) {
                 self.err(
                     Diagnostic::error(
@@ -256,9 +255,7 @@ impl<'a> Validator<'a> {
                     .help("use [a-z_][a-z0-9_]* so every host and the generated code accept it"),
             );
         }
-        if let Some(d) = unsafe_name_diagnostic(path, "parameter", name) {
-            self.err(d);
-        }
+        self.diags.extend(unsafe_name_diagnostic(path, "parameter", name));
         if self.cat.context.contains_key(name) || RESERVED_VARS.contains(&name) {
             self.err(
                 Diagnostic::error(

@@ -169,6 +169,30 @@ fn optional<X, T>(x: Option<X>, f: impl FnOnce(X) -> Option<T>) -> Option<Option
     }
 }
 
+/// The test of a condition on `param` (a parameter, or a field of step data): its `in` or
+/// `equals`, else `contains`, else `set` (a field condition passes no `contains` and a `set`
+/// of its own); `None` without one (the condition's check reported it).
+fn value_test(param: String, c: &Cond, contains: Option<&serde_json::Value>, set: Option<bool>) -> Option<SpecCond> {
+    if let Some(v) = &c.in_values {
+        Some(SpecCond::ParamIn {
+            param,
+            values: v.clone(),
+        })
+    } else if let Some(v) = &c.equals {
+        Some(SpecCond::ParamEquals {
+            param,
+            equals: v.clone(),
+        })
+    } else if let Some(v) = contains {
+        Some(SpecCond::ParamContains {
+            param,
+            contains: v.clone(),
+        })
+    } else {
+        set.map(|set| SpecCond::ParamSet { param, set })
+    }
+}
+
 /// Lowers every element, reporting on all of them: `None` when any failed.
 fn all<T>(items: Vec<Option<T>>) -> Option<Vec<T>> {
     items.into_iter().collect()
@@ -204,6 +228,18 @@ impl<'a> Lower<'a> {
         for d in ds {
             self.err(d);
         }
+    }
+
+    /// Whether exactly one of the `kinds` (key, present) of the node at `path` is there;
+    /// otherwise reports `code`: `what` (the node, "a rule") is exactly one of the keys.
+    fn exactly_one(&mut self, code: &'static str, path: &str, what: &str, kinds: &[(&str, bool)], help: &str) -> bool {
+        if kinds.iter().filter(|k| k.1).count() == 1 {
+            return true;
+        }
+        let keys: Vec<String> = kinds.iter().map(|(k, _)| format!("`{k}`")).collect();
+        let message = format!("{what} is exactly one of {}", keys.join(", "));
+        self.err(Diagnostic::error(code, path, message).help(help));
+        false
     }
 
     /// `Some(())` when no error was reported since `mark` (a value of `self.errors`).
@@ -337,9 +373,7 @@ impl<'a> Lower<'a> {
                         .help("use [a-z_][a-z0-9_]*"),
                     );
                 }
-                if let Some(d) = validate::unsafe_value_diagnostic(&format!("{spath}.id"), "step id", id) {
-                    self.err(d);
-                }
+                self.errs(validate::unsafe_value_diagnostic(&format!("{spath}.id"), "step id", id));
                 if !step_ids.insert(id) {
                     self.err(
                         Diagnostic::error(
@@ -907,21 +941,14 @@ impl<'a> Lower<'a> {
             Arg::Special(s) => s,
         };
         let kinds = [
-            s.opt.is_some(),
-            s.flag.is_some(),
-            s.spread.is_some(),
-            s.json.is_some(),
-            s.file.is_some(),
+            ("opt", s.opt.is_some()),
+            ("flag", s.flag.is_some()),
+            ("spread", s.spread.is_some()),
+            ("json", s.json.is_some()),
+            ("file", s.file.is_some()),
         ];
-        if kinds.iter().filter(|k| **k).count() != 1 {
-            self.err(
-                Diagnostic::error(
-                    "bad-arg",
-                    path,
-                    "a structured argument is exactly one of `opt`, `flag`, `spread`, `json`, `file`",
-                )
-                .help("e.g. `{opt: --kind, value: \"{kind}\"}` or `{flag: --silent, if: silent}`"),
-            );
+        let help = "e.g. `{opt: --kind, value: \"{kind}\"}` or `{flag: --silent, if: silent}`";
+        if !self.exactly_one("bad-arg", path, "a structured argument", &kinds, help) {
             return None;
         }
         let mark = self.errors;
@@ -1019,22 +1046,15 @@ impl<'a> Lower<'a> {
         if c.field.is_some() {
             return render::field_cond(c);
         }
-        let combos = [
-            c.param.is_some(),
-            c.step.is_some(),
-            c.all.is_some(),
-            c.any.is_some(),
-            c.not.is_some(),
+        let kinds = [
+            ("param", c.param.is_some()),
+            ("step", c.step.is_some()),
+            ("all", c.all.is_some()),
+            ("any", c.any.is_some()),
+            ("not", c.not.is_some()),
         ];
-        if combos.iter().filter(|x| **x).count() != 1 {
-            self.err(
-                Diagnostic::error(
-                    "bad-condition",
-                    path,
-                    "a condition is exactly one of `param`, `step`, `all`, `any`, `not`",
-                )
-                .help("e.g. `{param: direction, in: [callers, all]}` or `{step: impact, failed: true}`"),
-            );
+        let help = "e.g. `{param: direction, in: [callers, all]}` or `{step: impact, failed: true}`";
+        if !self.exactly_one("bad-condition", path, "a condition", &kinds, help) {
             return None;
         }
         let mark = self.errors;
@@ -1141,25 +1161,7 @@ impl<'a> Lower<'a> {
                 ),
             }
         }
-        let param = pname.to_string();
-        if let Some(v) = &c.in_values {
-            Some(SpecCond::ParamIn {
-                param,
-                values: v.clone(),
-            })
-        } else if let Some(v) = &c.equals {
-            Some(SpecCond::ParamEquals {
-                param,
-                equals: v.clone(),
-            })
-        } else if let Some(v) = &c.contains {
-            Some(SpecCond::ParamContains {
-                param,
-                contains: v.clone(),
-            })
-        } else {
-            c.set.map(|set| SpecCond::ParamSet { param, set })
-        }
+        value_test(pname.to_string(), c, c.contains.as_ref(), c.set)
     }
 
     fn step_cond(

@@ -220,9 +220,7 @@ impl<'a> Checker<'a> {
         c.scope = scope;
         c
     }
-}
 
-impl<'a> Checker<'a> {
     fn shape(&mut self, path: &str, shape: &'a Shape) -> Sch<'a> {
         match shape {
             Shape::Any(true) => None,
@@ -846,28 +844,14 @@ pub fn field_cond(c: &Cond) -> Option<SpecCond> {
     ]
     .into_iter()
     .find_map(|(op, v)| v.map(|v| (op, v)));
-    Some(if let Some((op, v)) = cmp {
-        SpecCond::Compare {
+    match cmp {
+        Some((op, v)) => Some(SpecCond::Compare {
             param,
             op,
             than: crate::model::json_number(v),
-        }
-    } else if let Some(v) = &c.in_values {
-        SpecCond::ParamIn {
-            param,
-            values: v.clone(),
-        }
-    } else if let Some(v) = &c.equals {
-        SpecCond::ParamEquals {
-            param,
-            equals: v.clone(),
-        }
-    } else {
-        SpecCond::ParamSet {
-            param,
-            set: c.set.unwrap_or(true),
-        }
-    })
+        }),
+        None => super::value_test(param, c, None, Some(c.set.unwrap_or(true))),
+    }
 }
 
 /// Whether a condition looks at step data.

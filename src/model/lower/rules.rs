@@ -76,20 +76,13 @@ impl Lower<'_> {
         let lowered = when.zip(defaults.into_iter().collect::<Option<IndexMap<_, _>>>());
         let mark = self.errors;
         let kinds = [
-            rule.default.is_some(),
-            rule.require.is_some(),
-            rule.forbid.is_some(),
-            rule.check.is_some(),
+            ("default", rule.default.is_some()),
+            ("require", rule.require.is_some()),
+            ("forbid", rule.forbid.is_some()),
+            ("check", rule.check.is_some()),
         ];
-        if kinds.iter().filter(|k| **k).count() != 1 {
-            self.err(
-                Diagnostic::error(
-                    "bad-rule",
-                    rpath,
-                    "a rule is exactly one of `default`, `require`, `forbid`, `check`",
-                )
-                .help("e.g. `{when: {param: from, set: true}, default: {to: HEAD}}` or `{check: \"end >= start\"}`"),
-            );
+        let help = "e.g. `{when: {param: from, set: true}, default: {to: HEAD}}` or `{check: \"end >= start\"}`";
+        if !self.exactly_one("bad-rule", rpath, "a rule", &kinds, help) {
             return None;
         }
         // A name the rule gives (at `key`) that is no parameter of the tool.
@@ -162,7 +155,8 @@ impl Lower<'_> {
                 );
             }
             let (when, values) = lowered?;
-            return (self.errors == mark).then_some(SpecRule::Default { when, values });
+            self.clean_since(mark)?;
+            return Some(SpecRule::Default { when, values });
         }
         for (key, list) in [("require", &rule.require), ("forbid", &rule.forbid)] {
             let Some(list) = list else { continue };
@@ -178,9 +172,7 @@ impl Lower<'_> {
             }
             known(self, key, list.iter().collect());
             let when = lowered?.0;
-            if self.errors > mark {
-                return None;
-            }
+            self.clean_since(mark)?;
             let what = names(list);
             let verb = if list.len() == 1 { "is" } else { "are" };
             return Some(match key {
@@ -232,9 +224,7 @@ impl Lower<'_> {
             );
         }
         lowered?;
-        if self.errors > mark {
-            return None;
-        }
+        self.clean_since(mark)?;
         Some(SpecRule::Compare {
             message: message(format!("`{left}` must be {words} `{right}`")),
             left: left.to_string(),
