@@ -228,7 +228,7 @@ pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<St
     };
     match context {
         None => Some(Default::default()),
-        Some(c) => yaml::from_node(c).ok(),
+        Some(c) => serde::Deserialize::deserialize(c).ok(),
     }
 }
 
@@ -293,7 +293,7 @@ fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<
         Ok(root) if root.is_null() => at_pos(1, 1, "empty", "the catalog is empty").help(
             "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
         ),
-        Ok(root) => match yaml::from_node::<Catalog>(root) {
+        Ok(root) => match yaml::from_node::<Catalog>(root, || yaml::parse(&file.text)) {
             Ok(catalog) => return Ok(Loaded { catalog, file }),
             Err(e) => diagnostic(e),
         },
