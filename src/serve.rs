@@ -209,9 +209,7 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
     };
     let list = list_of(mcp::Profile::V2025_11_25)?;
     let list_2026 = list_of(mcp::Profile::V2026_07_28)?;
-    let tools = (model.toolset(&settings, &options.filter).into_iter())
-        .map(|t| t.name.clone())
-        .collect();
+    let tools = list.tools.iter().map(|t| t.name.to_string()).collect();
     Ok(Served {
         list,
         list_2026,
