@@ -292,18 +292,13 @@ impl Filter {
 
     /// Whether a tool passes.
     pub fn keeps(&self, t: &ToolModel) -> bool {
-        if self.read_only && t.is_write() {
-            return false;
-        }
-        if let Some(tier) = &self.tier
-            && &t.tier != tier
-        {
-            return false;
-        }
-        if !self.enable.is_empty() {
-            return self.enable.contains(&t.name);
-        }
-        !self.disable.contains(&t.name)
+        // The allowlist, when there is one, wins over the blocklist.
+        !(self.read_only && t.is_write())
+            && self.tier.as_ref().is_none_or(|tier| &t.tier == tier)
+            && match self.enable.is_empty() {
+                true => !self.disable.contains(&t.name),
+                false => self.enable.contains(&t.name),
+            }
     }
 
     /// Whether any filter is active.
