@@ -318,6 +318,11 @@ impl Model {
             .collect()
     }
 
+    /// The names of [`Model::toolset`]'s tools.
+    pub fn tool_names(&self, name: &str, filter: &Filter) -> Vec<String> {
+        self.toolset(name, filter).iter().map(|t| t.name.clone()).collect()
+    }
+
     /// Every tool a toolset names, `unsupported` ones included (for `ixgen list`).
     pub fn toolset_declared(&self, name: &str) -> Vec<&ToolModel> {
         let Some(ts) = self.toolsets.get(name) else {
