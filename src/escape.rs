@@ -549,38 +549,31 @@ pub fn debug_quote(s: &str) -> String {
     format!("{s:?}")
 }
 
-/// Whether a character must not reach a terminal or CI log raw: control characters (a
-/// newline could start a `::error` line, ESC a terminal sequence, BEL a beep) and the invisible
-/// ones that make text read as other text (line separators, bidirectional overrides, BOM).
-fn is_unprintable(c: char) -> bool {
-    crate::paths::is_forbidden_char(c)
-}
-
 /// One line of text from the catalog or the disk, safe to print: every unprintable character
 /// (newlines included) is written as a Rust escape (`\n`, `\u{1b}`). Text without any is
 /// returned as it is.
 pub fn terminal(s: &str) -> String {
-    escape_except(s, &[])
+    replace_unprintable(s, &[], |c, out| out.extend(c.escape_default()))
 }
 
 /// Many lines of text, safe to print: as [`terminal`], but newlines and tabs stay.
 pub fn terminal_lines(s: &str) -> String {
-    escape_except(s, &['\n', '\t'])
-}
-
-fn escape_except(s: &str, keep: &[char]) -> String {
-    replace_unprintable(s, keep, |c, out| out.extend(c.escape_default()))
+    replace_unprintable(s, &['\n', '\t'], |c, out| out.extend(c.escape_default()))
 }
 
 /// `s` with `with` writing in place of each unprintable character not in `keep`; `s` as it is
-/// when it has none.
+/// when it has none. Unprintable: what must not reach a terminal or CI log raw, control
+/// characters (a newline could start a `::error` line, ESC a terminal sequence, BEL a beep) and
+/// the invisible ones that make text read as other text (line separators, bidirectional
+/// overrides, BOM), as [`crate::paths::is_forbidden_char`] tells them.
 fn replace_unprintable(s: &str, keep: &[char], with: impl Fn(char, &mut String)) -> String {
-    if !s.chars().any(|c| is_unprintable(c) && !keep.contains(&c)) {
+    let unprintable = |c: char| crate::paths::is_forbidden_char(c) && !keep.contains(&c);
+    if !s.chars().any(unprintable) {
         return s.to_string();
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        if is_unprintable(c) && !keep.contains(&c) {
+        if unprintable(c) {
             with(c, &mut out);
         } else {
             out.push(c);
@@ -782,12 +775,10 @@ pub fn rs_camel(s: &str, fallback: &str) -> Rs {
     let mut name: String = rs_words(s)
         .iter()
         .map(|w| {
-            let lower = w.to_ascii_lowercase();
-            let mut cs = lower.chars();
-            match cs.next() {
-                Some(first) => first.to_ascii_uppercase().to_string() + cs.as_str(),
-                None => String::new(),
-            }
+            // A word is never empty, and ASCII.
+            let mut w = w.to_ascii_lowercase();
+            w[..1].make_ascii_uppercase();
+            w
         })
         .collect();
     if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {

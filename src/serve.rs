@@ -209,9 +209,7 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
     };
     let list = list_of(mcp::Profile::V2025_11_25)?;
     let list_2026 = list_of(mcp::Profile::V2026_07_28)?;
-    let tools = (model.toolset(&settings, &options.filter).into_iter())
-        .map(|t| t.name.clone())
-        .collect();
+    let tools = list.tools.iter().map(|t| t.name.to_string()).collect();
     Ok(Served {
         list,
         list_2026,
@@ -344,16 +342,11 @@ impl ServerHandler for Server {
 
 /// Why a catalog cannot be served, in one text for the log: the error and each diagnostic.
 fn why(e: &Error) -> String {
-    match e {
-        Error::Catalog { diagnostics, .. } => {
-            let mut s = e.to_string();
-            for d in diagnostics {
-                s.push_str(&format!("\n  - {}", d.message));
-            }
-            s
-        }
-        e => e.to_string(),
+    let mut s = e.to_string();
+    if let Error::Catalog { diagnostics, .. } = e {
+        s.extend(diagnostics.iter().map(|d| format!("\n  - {}", d.message)));
     }
+    s
 }
 
 /// What identifies a version of the catalog file: its bytes' hash (`None` while it is unreadable,

@@ -38,13 +38,10 @@ impl ServerConfigHost for Codex {
     const PATH: &'static str = ".codex/config.toml";
 
     fn file(model: &Model, opts: &Options, server: &Server, path: String) -> Result<PlannedFile<'static>, Error> {
-        let enabled_tools = opts.filter.is_active().then(|| {
-            model
-                .toolset(&server.toolset, &opts.filter)
-                .iter()
-                .map(|t| t.name.clone())
-                .collect()
-        });
+        let enabled_tools = opts
+            .filter
+            .is_active()
+            .then(|| model.tool_names(&server.toolset, &opts.filter));
         let config = CodexConfig {
             mcp_servers: IndexMap::from([(
                 server.name.clone(),

@@ -394,13 +394,8 @@ pub fn server_args(model: &Model, filter: &Filter) -> Vec<String> {
         && (filter.disable.is_empty() || flags.disable_tools.is_some());
     if !expressible {
         if let Some(f) = &flags.enable_tools {
-            let kept: Vec<String> = model
-                .toolset(&server.toolset, filter)
-                .iter()
-                .map(|t| t.name.clone())
-                .collect();
             args.push(f.clone());
-            args.push(kept.join(","));
+            args.push(model.tool_names(&server.toolset, filter).join(","));
         }
         return args;
     }

@@ -26,7 +26,7 @@
 use super::{Host, Options, Surface, SurfaceKind};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
-use crate::escape::{Rs, rs_camel, rs_comment, rs_json, rs_snake, rs_str, rs_suffixed};
+use crate::escape::{Rs, one_line, rs_camel, rs_comment, rs_json, rs_snake, rs_str, rs_suffixed};
 use crate::model::{Model, ToolModel};
 use crate::model::{Param, SpecType};
 use crate::plan::{Plan, PlannedFile};
@@ -416,7 +416,6 @@ fn write_tool(
 ) -> Result<(), Error> {
     let schema = serde_json::to_value(&mcp::tool(t).input_schema)
         .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
-    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let _ = writeln!(out, "\n// {}", rs_comment(&format!("---- {} ----", t.name)));
     // The tool.
     let _ = writeln!(out, "\n#[doc = {}]", rs_str(&one_line(&t.description)));

@@ -21,11 +21,13 @@ pub struct Product {
     pub icon: Option<(String, Option<Vec<u8>>)>,
 }
 
-/// The author of the product.
-#[derive(Debug, Clone)]
+/// The author of the product, serialized as the Claude plugin's manifests name it.
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Author {
     pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
 }
 

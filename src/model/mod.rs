@@ -292,18 +292,13 @@ impl Filter {
 
     /// Whether a tool passes.
     pub fn keeps(&self, t: &ToolModel) -> bool {
-        if self.read_only && t.is_write() {
-            return false;
-        }
-        if let Some(tier) = &self.tier
-            && &t.tier != tier
-        {
-            return false;
-        }
-        if !self.enable.is_empty() {
-            return self.enable.contains(&t.name);
-        }
-        !self.disable.contains(&t.name)
+        // The allowlist, when there is one, wins over the blocklist.
+        !(self.read_only && t.is_write())
+            && self.tier.as_ref().is_none_or(|tier| &t.tier == tier)
+            && match self.enable.is_empty() {
+                true => !self.disable.contains(&t.name),
+                false => self.enable.contains(&t.name),
+            }
     }
 
     /// Whether any filter is active.
@@ -321,6 +316,11 @@ impl Model {
             .into_iter()
             .filter(|t| t.unsupported.is_none() && filter.keeps(t))
             .collect()
+    }
+
+    /// The names of [`Model::toolset`]'s tools.
+    pub fn tool_names(&self, name: &str, filter: &Filter) -> Vec<String> {
+        self.toolset(name, filter).iter().map(|t| t.name.clone()).collect()
     }
 
     /// Every tool a toolset names, `unsupported` ones included (for `ixgen list`).

@@ -12,7 +12,7 @@ pub mod extras;
 use super::{Host, Options, Surface, json_bytes, server_args};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
-use crate::model::Model;
+use crate::model::{Author, Model};
 use crate::plan::{Plan, PlannedFile};
 use indexmap::IndexMap;
 use schemars::JsonSchema;
@@ -53,7 +53,7 @@ struct PluginManifest<'a> {
     version: &'a str,
     description: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    author: Option<Author<'a>>,
+    author: Option<&'a Author>,
     #[serde(skip_serializing_if = "Option::is_none")]
     homepage: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,15 +62,6 @@ struct PluginManifest<'a> {
     license: Option<&'a str>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     keywords: &'a [String],
-}
-
-#[derive(Debug, Clone, Copy, Serialize)]
-struct Author<'a> {
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    email: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    url: Option<&'a str>,
 }
 
 /// A stdio server as Claude Code writes it.
@@ -86,7 +77,7 @@ pub struct StdioServer {
 struct Marketplace<'a> {
     name: String,
     /// The plugin's author, without a URL.
-    owner: Author<'a>,
+    owner: Author,
     metadata: MarketMeta<'a>,
     plugins: Vec<MarketPlugin<'a>>,
 }
@@ -164,16 +155,11 @@ impl Host for Claude {
         };
         plan.groups.insert(Self::NAME);
         let p = &model.product;
-        let author = p.author.as_ref().map(|a| Author {
-            name: &a.name,
-            email: a.email.as_deref(),
-            url: a.url.as_deref(),
-        });
         let manifest = PluginManifest {
             name: &p.name,
             version: &p.version,
             description: &p.description,
-            author,
+            author: p.author.as_ref(),
             homepage: p.homepage.as_deref(),
             repository: p.repository.as_deref(),
             license: p.license.as_deref(),
@@ -206,9 +192,9 @@ impl Host for Claude {
         if target.marketplace {
             let market = Marketplace {
                 name: format!("{}-marketplace", p.name),
-                owner: author.map_or(
+                owner: p.author.clone().map_or(
                     Author {
-                        name: &p.name,
+                        name: p.name.clone(),
                         email: None,
                         url: None,
                     },
