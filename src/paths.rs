@@ -190,11 +190,6 @@ impl RelPath {
         })
     }
 
-    /// Its first `n` components (a prefix of a valid path is valid).
-    pub fn prefix(&self, n: usize) -> RelPath {
-        RelPath(self.components().take(n).collect::<Vec<_>>().join("/"))
-    }
-
     /// The folder that holds it (empty for a file at the top).
     pub fn parent(&self) -> RelPath {
         RelPath(self.0.rsplit_once('/').map_or("", |(p, _)| p).to_string())
