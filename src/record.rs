@@ -252,13 +252,11 @@ pub fn replay(
                 // Only a file that says ixgen wrote it is replaced here; the full path decides
                 // about any other.
                 crate::plan::has_marker(&old).then(|| Change {
-                    path: (*rel).clone(),
-                    action: Action::Update,
                     new: Some(new),
                     old: Some(old),
-                    hash: None,
-                    // The record keeps this file's shape already: a replay saves no record.
-                    template: None,
+                    // No template: the record keeps this file's shape already, and a replay
+                    // saves no record.
+                    ..Change::new((*rel).clone(), Action::Update)
                 })
             }
             _ => None,
@@ -280,12 +278,8 @@ pub fn replay(
 /// A file the replay leaves as it is.
 fn unchanged(path: RelPath, hash: Option<String>) -> Change {
     Change {
-        path,
-        action: Action::Unchanged,
-        new: None,
-        old: None,
         hash,
-        template: None,
+        ..Change::new(path, Action::Unchanged)
     }
 }
 

@@ -120,12 +120,8 @@ pub(super) fn compare_files(
                 return Err(entry.refusal(shown(out, &rel), true));
             }
             changes.push(Change {
-                path: rel,
-                action: Action::Remove,
-                new: None,
                 old: Some(old),
-                hash: None,
-                template: None,
+                ..Change::new(rel, Action::Remove)
             });
         }
     }
@@ -140,12 +136,10 @@ pub(super) fn compare_files(
             Some(_) => Action::Update,
         };
         changes.push(Change {
-            path: rel,
-            action,
             hash: Some(content_hash(&bytes)),
             new: Some(bytes),
             old,
-            template: None,
+            ..Change::new(rel, action)
         });
     }
     Ok((
@@ -190,12 +184,8 @@ pub(super) fn compare_one(
         && !old_manifest.files.contains_key(rel.as_str())
     {
         let change = Change {
-            path: rel.clone(),
-            action: Action::Create,
-            new: None,
-            old: None,
-            hash: None,
             template: f.template.clone(),
+            ..Change::new(rel.clone(), Action::Create)
         };
         return Ok((change, None));
     }

@@ -96,6 +96,20 @@ pub struct Change {
     pub template: Option<RunTemplate>,
 }
 
+impl Change {
+    /// A change of `path` with no bytes, hash or template (the caller sets those it has).
+    pub(crate) fn new(path: RelPath, action: Action) -> Change {
+        Change {
+            path,
+            action,
+            new: None,
+            old: None,
+            hash: None,
+            template: None,
+        }
+    }
+}
+
 impl Outcome {
     /// Paths that would change.
     pub fn changed(&self) -> impl Iterator<Item = &Change> {
