@@ -197,14 +197,9 @@ pub fn replay(
     let Ok(record) = serde_json::from_slice::<RunRecord>(&bytes) else {
         return Ok(None);
     };
-    if record.version != VERSION || record.key != key {
+    let same_input = |i: &Input| read_input(&i.path).is_some_and(|b| output::content_hash(&b) == i.blake3);
+    if record.version != VERSION || record.key != key || !record.inputs.iter().all(same_input) {
         return Ok(None);
-    }
-    for input in &record.inputs {
-        match read_input(&input.path) {
-            Some(b) if output::content_hash(&b) == input.blake3 => {}
-            _ => return Ok(None),
-        }
     }
     let manifest_rel = output::manifest_path();
     let Ok(rels) = (record.files.iter())
