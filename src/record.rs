@@ -263,8 +263,7 @@ pub fn replay(
     changes.push(unchanged(manifest_rel, Some(record.manifest)));
     let outcome = Outcome {
         changes,
-        notes: Vec::new(),
-        manifest: None,
+        ..Outcome::default()
     };
     output::apply_per_run(out, &outcome)?;
     Ok(Some((outcome, record.warnings)))
