@@ -162,14 +162,10 @@ impl RelPath {
 
     /// The folders that hold it, outermost first (`a/b/c` → `a`, `a/b`).
     pub fn ancestors(&self) -> Vec<RelPath> {
-        let mut out = Vec::new();
-        let mut end = 0;
-        while let Some(i) = self.0[end..].find('/') {
-            end += i;
-            out.push(RelPath(self.0[..end].to_string()));
-            end += 1;
-        }
-        out
+        self.0
+            .match_indices('/')
+            .map(|(i, _)| RelPath(self.0[..i].to_string()))
+            .collect()
     }
 
     /// The entry `name` of this folder, for a name read from the disk (a temp file's); `None`
