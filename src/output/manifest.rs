@@ -88,11 +88,6 @@ impl Shape {
     pub fn fits(&self, bytes: &[u8]) -> bool {
         self.refill(bytes, |_| Some(String::new())).is_some()
     }
-
-    /// Whether the shape is well formed (its texts' hash a BLAKE3 hex digest).
-    fn valid(&self) -> bool {
-        is_hex_digest(&self.texts)
-    }
 }
 
 /// Whether `h` is a BLAKE3 hex digest.
@@ -204,7 +199,7 @@ pub fn read_manifest(out: &Path) -> Result<(Manifest, Vec<String>), Error> {
     for (key, entry) in raw.files {
         let valid = RelPath::file(&key).map_err(|e| e.to_string()).and_then(|p| {
             let hash_ok = entry.blake3.iter().chain(&entry.previous).all(|h| is_hex_digest(h))
-                && entry.shape.as_ref().is_none_or(Shape::valid);
+                && entry.shape.as_ref().is_none_or(|s| is_hex_digest(&s.texts));
             if !hash_ok {
                 Err("its hash is not a BLAKE3 hex digest".to_string())
             } else if files.contains_key(p.as_str()) {
