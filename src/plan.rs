@@ -188,11 +188,6 @@ impl<'a> PlannedFile<'a> {
         self
     }
 
-    /// Whether the file changes with every run ([`PlannedFile::template`]).
-    pub fn is_per_run(&self) -> bool {
-        self.template.is_some()
-    }
-
     /// Says what a file found at this path that ixgen did not write usually is.
     pub fn foreign(mut self, what: Option<String>) -> Self {
         self.foreign = what;

@@ -169,7 +169,7 @@ pub(super) fn compare_one(
     // on disk read alongside: its old bytes are read whole only when they differ (the checks
     // of an edit and a rollback need them).
     let out = dir.out;
-    let stream = matches!(f.content, Content::Streamed(_)) && !keep_new && !f.is_per_run();
+    let stream = matches!(f.content, Content::Streamed(_)) && !keep_new && f.template.is_none();
     let mut opened = if stream && !dir.in_absent(rel) {
         open_rel(out, rel)?
     } else {
@@ -179,7 +179,7 @@ pub(super) fn compare_one(
     let mut existed = old.is_some() || opened.is_some();
     if defer_new
         && !existed
-        && !f.is_per_run()
+        && f.template.is_none()
         && matches!(f.content, Content::Deferred(_) | Content::Streamed(_))
         && !old_manifest.files.contains_key(rel.as_str())
     {
@@ -232,7 +232,7 @@ pub(super) fn compare_one(
                     Some(e) if fits || e.matches(old_bytes) => {}
                     // A per-run file that no longer says ixgen generated it was put there by
                     // someone else (a loop's own file).
-                    Some(_) if f.is_per_run() && !has_marker(old_bytes) => return Err(not_owned()),
+                    Some(_) if f.template.is_some() && !has_marker(old_bytes) => return Err(not_owned()),
                     // Owned, but the bytes are not what ixgen wrote: someone edited it (or it is
                     // listed without anything that proves the bytes are ixgen's).
                     Some(e) => return Err(e.refusal(shown(out, rel), false)),
@@ -250,7 +250,7 @@ pub(super) fn compare_one(
                 None if shape.is_some() => None,
                 None => Some(content_hash(&bytes)),
             };
-            let hash = if f.is_per_run() { None } else { blake3.clone() };
+            let hash = if f.template.is_some() { None } else { blake3.clone() };
             let entry = ManifestEntry {
                 group: f.group.to_string(),
                 blake3,
