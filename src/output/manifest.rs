@@ -15,9 +15,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Where the manifest lives, relative to the output folder.
-pub const MANIFEST_PATH: &str = ".ixgen/manifest.json";
-
 /// A per-run file's template as the run record and the manifest keep it: not its text (10 KB
 /// of TypeScript that would be parsed out of escaped JSON at every iteration) but its shape. The file on disk is
 /// the template filled with some run's values; given the texts' lengths, and how a value is

@@ -47,8 +47,8 @@ pub use compare::compare;
 pub use drift::drift;
 pub(crate) use fs::OutDir;
 pub(crate) use lock::lock_existing;
-pub use lock::{LOCK_PATH, lock_shared};
-pub use manifest::{MANIFEST_PATH, Manifest, Shape, content_hash};
+pub use lock::lock_shared;
+pub use manifest::{Manifest, Shape, content_hash};
 pub(crate) use manifest::{manifest_path, record_rel};
 
 use crate::error::Error;
