@@ -28,7 +28,7 @@ const MAX_NAME: usize = 255;
 /// A normalized path relative to the output folder: `/`-separated, no empty, `.` or `..`
 /// component, no control character. The empty path is the output folder itself and is only
 /// made by [`RelPath::dir`].
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct RelPath(String);
 
 /// Why a string is not a usable path.
@@ -196,12 +196,6 @@ impl fmt::Display for RelPath {
     // Safe to print as it is: construction refused every control and invisible character.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
-    }
-}
-
-impl serde::Serialize for RelPath {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
     }
 }
 
