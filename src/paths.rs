@@ -32,31 +32,24 @@ const MAX_NAME: usize = 255;
 pub struct RelPath(String);
 
 /// Why a string is not a usable path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PathError {
+    #[error("it is empty")]
     Empty,
+    #[error("it is absolute")]
     Absolute,
+    #[error("it has a `..` component, which could leave the output folder")]
     Parent,
+    #[error("it has a `\\`; separate folders with `/`")]
     Backslash,
+    #[error("it has the control character U+{:04X}", u32::from(*.0))]
     Control(char),
+    #[error("it names a folder, not a file")]
     FolderOnly,
+    #[error("ixgen keeps its own state there (`.ixgen/`, `.ixgen-*.tmp`)")]
     Reserved,
+    #[error("it is too long (at most {} bytes, {} a component)", MAX_PATH, MAX_NAME)]
     TooLong,
-}
-
-impl fmt::Display for PathError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PathError::Empty => f.write_str("it is empty"),
-            PathError::Absolute => f.write_str("it is absolute"),
-            PathError::Parent => f.write_str("it has a `..` component, which could leave the output folder"),
-            PathError::Backslash => f.write_str("it has a `\\`; separate folders with `/`"),
-            PathError::Control(c) => write!(f, "it has the control character U+{:04X}", *c as u32),
-            PathError::FolderOnly => f.write_str("it names a folder, not a file"),
-            PathError::Reserved => f.write_str("ixgen keeps its own state there (`.ixgen/`, `.ixgen-*.tmp`)"),
-            PathError::TooLong => write!(f, "it is too long (at most {MAX_PATH} bytes, {MAX_NAME} a component)"),
-        }
-    }
 }
 
 impl PathError {
