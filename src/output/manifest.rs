@@ -49,7 +49,7 @@ impl Shape {
                     texts.update(t.as_bytes());
                     ShapePart::Text(t.len())
                 }
-                TemplatePart::Var { var } => ShapePart::Var { var: var.clone() },
+                TemplatePart::Var(var) => ShapePart::Var { var: var.clone() },
             })
             .collect();
         Shape {
