@@ -28,35 +28,28 @@ const MAX_NAME: usize = 255;
 /// A normalized path relative to the output folder: `/`-separated, no empty, `.` or `..`
 /// component, no control character. The empty path is the output folder itself and is only
 /// made by [`RelPath::dir`].
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub struct RelPath(String);
 
 /// Why a string is not a usable path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PathError {
+    #[error("it is empty")]
     Empty,
+    #[error("it is absolute")]
     Absolute,
+    #[error("it has a `..` component, which could leave the output folder")]
     Parent,
+    #[error("it has a `\\`; separate folders with `/`")]
     Backslash,
+    #[error("it has the control character U+{:04X}", u32::from(*.0))]
     Control(char),
+    #[error("it names a folder, not a file")]
     FolderOnly,
+    #[error("ixgen keeps its own state there (`.ixgen/`, `.ixgen-*.tmp`)")]
     Reserved,
+    #[error("it is too long (at most {} bytes, {} a component)", MAX_PATH, MAX_NAME)]
     TooLong,
-}
-
-impl fmt::Display for PathError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PathError::Empty => f.write_str("it is empty"),
-            PathError::Absolute => f.write_str("it is absolute"),
-            PathError::Parent => f.write_str("it has a `..` component, which could leave the output folder"),
-            PathError::Backslash => f.write_str("it has a `\\`; separate folders with `/`"),
-            PathError::Control(c) => write!(f, "it has the control character U+{:04X}", *c as u32),
-            PathError::FolderOnly => f.write_str("it names a folder, not a file"),
-            PathError::Reserved => f.write_str("ixgen keeps its own state there (`.ixgen/`, `.ixgen-*.tmp`)"),
-            PathError::TooLong => write!(f, "it is too long (at most {MAX_PATH} bytes, {MAX_NAME} a component)"),
-        }
-    }
 }
 
 impl PathError {
@@ -162,14 +155,10 @@ impl RelPath {
 
     /// The folders that hold it, outermost first (`a/b/c` → `a`, `a/b`).
     pub fn ancestors(&self) -> Vec<RelPath> {
-        let mut out = Vec::new();
-        let mut end = 0;
-        while let Some(i) = self.0[end..].find('/') {
-            end += i;
-            out.push(RelPath(self.0[..end].to_string()));
-            end += 1;
-        }
-        out
+        self.0
+            .match_indices('/')
+            .map(|(i, _)| RelPath(self.0[..i].to_string()))
+            .collect()
     }
 
     /// The entry `name` of this folder, for a name read from the disk (a temp file's); `None`
@@ -190,11 +179,6 @@ impl RelPath {
         })
     }
 
-    /// Its first `n` components (a prefix of a valid path is valid).
-    pub fn prefix(&self, n: usize) -> RelPath {
-        RelPath(self.components().take(n).collect::<Vec<_>>().join("/"))
-    }
-
     /// The folder that holds it (empty for a file at the top).
     pub fn parent(&self) -> RelPath {
         RelPath(self.0.rsplit_once('/').map_or("", |(p, _)| p).to_string())
@@ -205,12 +189,6 @@ impl fmt::Display for RelPath {
     // Safe to print as it is: construction refused every control and invisible character.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
-    }
-}
-
-impl serde::Serialize for RelPath {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
     }
 }
 

@@ -72,10 +72,8 @@ pub struct RunTemplate(pub Vec<TemplatePart>);
 #[derive(Debug, Clone, PartialEq)]
 pub enum TemplatePart {
     Text(String),
-    /// Where the value of a context variable goes, already spelled for the file's language.
-    Var {
-        var: String,
-    },
+    /// Where the named context variable's value goes, already spelled for the file's language.
+    Var(String),
 }
 
 impl RunTemplate {
@@ -100,7 +98,7 @@ impl RunTemplate {
                 return None; // overlapping markers
             }
             parts.push(TemplatePart::Text(text[from..i].to_string()));
-            parts.push(TemplatePart::Var { var: v.clone() });
+            parts.push(TemplatePart::Var(v.clone()));
             from = i + len;
         }
         parts.push(TemplatePart::Text(text[from..].to_string()));
@@ -114,14 +112,14 @@ impl RunTemplate {
                 .iter()
                 .map(|p| match p {
                     TemplatePart::Text(t) => t.len(),
-                    TemplatePart::Var { .. } => 64,
+                    TemplatePart::Var(_) => 64,
                 })
                 .sum(),
         );
         for p in &self.0 {
             match p {
                 TemplatePart::Text(t) => bytes.extend_from_slice(t.as_bytes()),
-                TemplatePart::Var { var } => bytes.extend_from_slice(value(var)?.as_bytes()),
+                TemplatePart::Var(var) => bytes.extend_from_slice(value(var)?.as_bytes()),
             }
         }
         Some(bytes)
@@ -186,11 +184,6 @@ impl<'a> PlannedFile<'a> {
     pub fn per_run(mut self, template: RunTemplate) -> Self {
         self.template = Some(template);
         self
-    }
-
-    /// Whether the file changes with every run ([`PlannedFile::template`]).
-    pub fn is_per_run(&self) -> bool {
-        self.template.is_some()
     }
 
     /// Says what a file found at this path that ixgen did not write usually is.

@@ -197,14 +197,9 @@ pub fn replay(
     let Ok(record) = serde_json::from_slice::<RunRecord>(&bytes) else {
         return Ok(None);
     };
-    if record.version != VERSION || record.key != key {
+    let same_input = |i: &Input| read_input(&i.path).is_some_and(|b| output::content_hash(&b) == i.blake3);
+    if record.version != VERSION || record.key != key || !record.inputs.iter().all(same_input) {
         return Ok(None);
-    }
-    for input in &record.inputs {
-        match read_input(&input.path) {
-            Some(b) if output::content_hash(&b) == input.blake3 => {}
-            _ => return Ok(None),
-        }
     }
     let manifest_rel = output::manifest_path();
     let Ok(rels) = (record.files.iter())
@@ -252,13 +247,11 @@ pub fn replay(
                 // Only a file that says ixgen wrote it is replaced here; the full path decides
                 // about any other.
                 crate::plan::has_marker(&old).then(|| Change {
-                    path: (*rel).clone(),
-                    action: Action::Update,
                     new: Some(new),
                     old: Some(old),
-                    hash: None,
-                    // The record keeps this file's shape already: a replay saves no record.
-                    template: None,
+                    // No template: the record keeps this file's shape already, and a replay
+                    // saves no record.
+                    ..Change::new((*rel).clone(), Action::Update)
                 })
             }
             _ => None,
@@ -270,8 +263,7 @@ pub fn replay(
     changes.push(unchanged(manifest_rel, Some(record.manifest)));
     let outcome = Outcome {
         changes,
-        notes: Vec::new(),
-        manifest: None,
+        ..Outcome::default()
     };
     output::apply_per_run(out, &outcome)?;
     Ok(Some((outcome, record.warnings)))
@@ -280,12 +272,8 @@ pub fn replay(
 /// A file the replay leaves as it is.
 fn unchanged(path: RelPath, hash: Option<String>) -> Change {
     Change {
-        path,
-        action: Action::Unchanged,
-        new: None,
-        old: None,
         hash,
-        template: None,
+        ..Change::new(path, Action::Unchanged)
     }
 }
 

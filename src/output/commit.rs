@@ -193,11 +193,8 @@ pub(super) fn preflight(out: &Path, outcome: &Outcome) -> Result<(), Error> {
         }
         let full = out.join(dir.as_str());
         if full.exists() && !writable(&full) {
-            return Err(Error::Io {
-                action: "write into the folder",
-                path: escape::display_path(&full),
-                source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
-            });
+            let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+            return Err(io_error("write into the folder", escape::display_path(&full))(denied));
         }
     }
     Ok(())
@@ -408,10 +405,10 @@ pub(super) fn apply(
             let full = resolve(out, &c.path)?;
             tick().map_err(io_error("remove", shown(out, &c.path)))?;
             let permissions = std::fs::symlink_metadata(&full).ok().map(|m| m.permissions());
-            match std::fs::remove_file(&full) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(source) => return Err(io_error("remove", shown(out, &c.path))(source)),
+            if let Err(e) = std::fs::remove_file(&full)
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                return Err(io_error("remove", shown(out, &c.path))(e));
             }
             done.push(Done::Removed {
                 full,
@@ -496,6 +493,3 @@ pub(super) fn remove_folders(created: &[PathBuf]) {
         let _ = std::fs::remove_dir(d);
     }
 }
-
-// ---------------------------------------------------------------------------------------------
-// Drift.

@@ -120,12 +120,8 @@ pub(super) fn compare_files(
                 return Err(entry.refusal(shown(out, &rel), true));
             }
             changes.push(Change {
-                path: rel,
-                action: Action::Remove,
-                new: None,
                 old: Some(old),
-                hash: None,
-                template: None,
+                ..Change::new(rel, Action::Remove)
             });
         }
     }
@@ -140,12 +136,10 @@ pub(super) fn compare_files(
             Some(_) => Action::Update,
         };
         changes.push(Change {
-            path: rel,
-            action,
             hash: Some(content_hash(&bytes)),
             new: Some(bytes),
             old,
-            template: None,
+            ..Change::new(rel, action)
         });
     }
     Ok((
@@ -175,7 +169,7 @@ pub(super) fn compare_one(
     // on disk read alongside: its old bytes are read whole only when they differ (the checks
     // of an edit and a rollback need them).
     let out = dir.out;
-    let stream = matches!(f.content, Content::Streamed(_)) && !keep_new && !f.is_per_run();
+    let stream = matches!(f.content, Content::Streamed(_)) && !keep_new && f.template.is_none();
     let mut opened = if stream && !dir.in_absent(rel) {
         open_rel(out, rel)?
     } else {
@@ -185,17 +179,13 @@ pub(super) fn compare_one(
     let mut existed = old.is_some() || opened.is_some();
     if defer_new
         && !existed
-        && !f.is_per_run()
+        && f.template.is_none()
         && matches!(f.content, Content::Deferred(_) | Content::Streamed(_))
         && !old_manifest.files.contains_key(rel.as_str())
     {
         let change = Change {
-            path: rel.clone(),
-            action: Action::Create,
-            new: None,
-            old: None,
-            hash: None,
             template: f.template.clone(),
+            ..Change::new(rel.clone(), Action::Create)
         };
         return Ok((change, None));
     }
@@ -242,7 +232,7 @@ pub(super) fn compare_one(
                     Some(e) if fits || e.matches(old_bytes) => {}
                     // A per-run file that no longer says ixgen generated it was put there by
                     // someone else (a loop's own file).
-                    Some(_) if f.is_per_run() && !has_marker(old_bytes) => return Err(not_owned()),
+                    Some(_) if f.template.is_some() && !has_marker(old_bytes) => return Err(not_owned()),
                     // Owned, but the bytes are not what ixgen wrote: someone edited it (or it is
                     // listed without anything that proves the bytes are ixgen's).
                     Some(e) => return Err(e.refusal(shown(out, rel), false)),
@@ -260,7 +250,7 @@ pub(super) fn compare_one(
                 None if shape.is_some() => None,
                 None => Some(content_hash(&bytes)),
             };
-            let hash = if f.is_per_run() { None } else { blake3.clone() };
+            let hash = if f.template.is_some() { None } else { blake3.clone() };
             let entry = ManifestEntry {
                 group: f.group.to_string(),
                 blake3,

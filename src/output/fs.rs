@@ -21,30 +21,27 @@ pub(super) const MAX_READ: u64 = 64 << 20;
 /// `--out`, or make two paths one file); so is a file where a folder is needed and a folder
 /// where a file is. Returns the full path.
 pub(super) fn resolve(out: &Path, rel: &RelPath) -> Result<PathBuf, Error> {
-    let mut cur = out.to_path_buf();
-    let parts: Vec<&str> = rel.components().collect();
-    for (i, part) in parts.iter().enumerate() {
-        cur.push(part);
-        let here = rel.prefix(i + 1);
-        match std::fs::symlink_metadata(&cur) {
+    for here in rel.ancestors().iter().chain([rel]) {
+        let last = here == rel;
+        match std::fs::symlink_metadata(out.join(here.as_str())) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
-            Err(source) => return Err(io_error("look at", shown(out, &here))(source)),
+            Err(source) => return Err(io_error("look at", shown(out, here))(source)),
             Ok(m) if m.file_type().is_symlink() => {
                 return Err(unsafe_path(
                     out,
-                    &here,
+                    here,
                     "it is a symlink, and ixgen never follows one below --out",
                 ));
             }
-            Ok(m) if i + 1 < parts.len() && !m.is_dir() => {
+            Ok(m) if !last && !m.is_dir() => {
                 return Err(unsafe_path(
                     out,
-                    &here,
+                    here,
                     "it is not a folder, but a generated file needs it to be one",
                 ));
             }
-            Ok(m) if i + 1 == parts.len() && m.is_dir() => {
-                return Err(unsafe_path(out, &here, "it is a folder where ixgen writes a file"));
+            Ok(m) if last && m.is_dir() => {
+                return Err(unsafe_path(out, here, "it is a folder where ixgen writes a file"));
             }
             Ok(_) => {}
         }

@@ -15,9 +15,6 @@ use {
     crate::paths::RelPath,
 };
 
-/// The lock writers hold where a folder cannot be locked (not Unix), relative to `--out`.
-pub const LOCK_PATH: &str = ".ixgen/lock";
-
 /// Holds the output folder's lock until dropped.
 pub struct Lock(#[allow(dead_code)] std::fs::File);
 

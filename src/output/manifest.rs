@@ -15,9 +15,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Where the manifest lives, relative to the output folder.
-pub const MANIFEST_PATH: &str = ".ixgen/manifest.json";
-
 /// A per-run file's template as the run record and the manifest keep it: not its text (10 KB
 /// of TypeScript that would be parsed out of escaped JSON at every iteration) but its shape. The file on disk is
 /// the template filled with some run's values; given the texts' lengths, and how a value is
@@ -52,7 +49,7 @@ impl Shape {
                     texts.update(t.as_bytes());
                     ShapePart::Text(t.len())
                 }
-                TemplatePart::Var { var } => ShapePart::Var { var: var.clone() },
+                TemplatePart::Var(var) => ShapePart::Var { var: var.clone() },
             })
             .collect();
         Shape {
@@ -87,11 +84,6 @@ impl Shape {
     /// Whether `bytes` are the template filled with some values: a per-run file ixgen wrote.
     pub fn fits(&self, bytes: &[u8]) -> bool {
         self.refill(bytes, |_| Some(String::new())).is_some()
-    }
-
-    /// Whether the shape is well formed (its texts' hash a BLAKE3 hex digest).
-    fn valid(&self) -> bool {
-        is_hex_digest(&self.texts)
     }
 }
 
@@ -204,7 +196,7 @@ pub fn read_manifest(out: &Path) -> Result<(Manifest, Vec<String>), Error> {
     for (key, entry) in raw.files {
         let valid = RelPath::file(&key).map_err(|e| e.to_string()).and_then(|p| {
             let hash_ok = entry.blake3.iter().chain(&entry.previous).all(|h| is_hex_digest(h))
-                && entry.shape.as_ref().is_none_or(Shape::valid);
+                && entry.shape.as_ref().is_none_or(|s| is_hex_digest(&s.texts));
             if !hash_ok {
                 Err("its hash is not a BLAKE3 hex digest".to_string())
             } else if files.contains_key(p.as_str()) {

@@ -47,8 +47,8 @@ pub use compare::compare;
 pub use drift::drift;
 pub(crate) use fs::OutDir;
 pub(crate) use lock::lock_existing;
-pub use lock::{LOCK_PATH, lock_shared};
-pub use manifest::{MANIFEST_PATH, Manifest, Shape, content_hash};
+pub use lock::lock_shared;
+pub use manifest::{Manifest, Shape, content_hash};
 pub(crate) use manifest::{manifest_path, record_rel};
 
 use crate::error::Error;
@@ -94,6 +94,20 @@ pub struct Change {
     pub hash: Option<String>,
     /// A per-run file's template (see [`RunTemplate`]).
     pub template: Option<RunTemplate>,
+}
+
+impl Change {
+    /// A change of `path` with no bytes, hash or template (the caller sets those it has).
+    pub(crate) fn new(path: RelPath, action: Action) -> Change {
+        Change {
+            path,
+            action,
+            new: None,
+            old: None,
+            hash: None,
+            template: None,
+        }
+    }
 }
 
 impl Outcome {

@@ -4,8 +4,7 @@
 use super::commit::{apply, make_all_folders, write, written};
 use super::compare::{compare, compare_files};
 use super::create::{BY_PROC, NewFolders, create_all};
-use super::lock::LOCK_PATH;
-use super::manifest::{MANIFEST_PATH, Manifest, ManifestEntry, content_hash, manifest_bytes, read_manifest};
+use super::manifest::{Manifest, ManifestEntry, content_hash, manifest_bytes, read_manifest};
 use super::{Action, Outcome, WriteOptions};
 use crate::error::Error;
 use crate::plan::{MARKER, Plan, PlannedFile};
@@ -46,7 +45,7 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         for e in std::fs::read_dir(&d).unwrap().flatten() {
             let p = e.path();
             let rel = p.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-            if rel == LOCK_PATH {
+            if rel == ".ixgen/lock" {
                 continue;
             }
             if p.is_dir() {
@@ -205,8 +204,11 @@ fn a_written_file_is_rendered_again_and_must_match_what_was_compared() {
     assert_eq!(manifest.files["big/b.txt"].blake3, Some(content_hash(&written)));
     let hash = |o: &Outcome, path: &str| o.changes.iter().find(|c| c.path.as_str() == path).unwrap().hash.clone();
     assert_eq!(hash(&outcome, "big/b.txt"), Some(content_hash(&written)));
-    let manifest_bytes = std::fs::read(dir.path().join(MANIFEST_PATH)).unwrap();
-    assert_eq!(hash(&outcome, MANIFEST_PATH), Some(content_hash(&manifest_bytes)));
+    let manifest_bytes = std::fs::read(dir.path().join(".ixgen/manifest.json")).unwrap();
+    assert_eq!(
+        hash(&outcome, ".ixgen/manifest.json"),
+        Some(content_hash(&manifest_bytes))
+    );
     // Again, it is compared (rendered once) and unchanged.
     let outcome = write(plan(&SAME, true, true), dir.path(), WriteOptions::default()).unwrap();
     assert_eq!(outcome.changed().count(), 0);
@@ -394,7 +396,7 @@ fn a_run_killed_after_the_interim_manifest_converges_without_force() {
     let mut pending = manifest.clone();
     let e = pending.files.get_mut("a.txt").unwrap();
     e.previous = Some(content_hash(b"a1"));
-    std::fs::write(dir.path().join(MANIFEST_PATH), manifest_bytes(&pending)).unwrap();
+    std::fs::write(dir.path().join(".ixgen/manifest.json"), manifest_bytes(&pending)).unwrap();
     // Killed before the rename: the old bytes are still on disk, and still ixgen's.
     std::fs::write(dir.path().join("a.txt"), "a1").unwrap();
     drop(outcome);
@@ -487,7 +489,7 @@ fn a_killed_runs_files_are_taken_over_or_removed_whatever_the_next_run_plans() {
                     },
                 )
                 .unwrap();
-                let m = dir.path().join(MANIFEST_PATH);
+                let m = dir.path().join(".ixgen/manifest.json");
                 let text = std::fs::read_to_string(&m).unwrap();
                 let b = content_hash(format!("// {MARKER}\nexport const b = 1\n").as_bytes());
                 let old = content_hash(format!("// {MARKER}\nold\n").as_bytes());
