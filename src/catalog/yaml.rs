@@ -75,6 +75,17 @@ pub enum Value {
 }
 
 impl Node {
+    /// The null of nothing at all, at `mark`.
+    fn null(mark: Mark) -> Node {
+        Node {
+            mark,
+            value: Value::Scalar {
+                text: String::new(),
+                plain: true,
+            },
+        }
+    }
+
     /// Whether this is the null scalar (`~`, `null`, or nothing at all).
     pub fn is_null(&self) -> bool {
         matches!(&self.value, Value::Scalar { text, plain: true } if is_null(text))
@@ -143,7 +154,7 @@ fn read_into(r: impl std::io::Read, mut bytes: Vec<u8>) -> std::io::Result<Vec<u
 /// Parses a text into its tree (a leading byte order mark is skipped). An empty text is the
 /// null scalar.
 pub fn parse(text: &str) -> Result<Node, Error> {
-    Builder::new(None).read(text)
+    Builder::default().read(text)
 }
 
 /// Parses a text, and stops as soon as the top-level mapping's `key` has been read: the tree
@@ -151,7 +162,11 @@ pub fn parse(text: &str) -> Result<Node, Error> {
 /// anything else (its flags), without the cost of a large catalog's tree: the other top-level
 /// values are scanned, not built (a null stands for each).
 pub fn parse_key(text: &str, key: &str) -> Result<Node, Error> {
-    Builder::new(Some(&[key])).read(text)
+    Builder {
+        stop_after: Some(&[key]),
+        ..Default::default()
+    }
+    .read(text)
 }
 
 /// Refuses a character YAML does not allow in a document (C0 and C1 controls but tab, line
@@ -187,25 +202,18 @@ fn check_characters(text: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// A collection being built.
-enum Frame {
-    Seq {
-        node: Node,
-        items: Vec<Node>,
-        anchor: usize,
-        first_node: usize,
-    },
-    Map {
-        node: Node,
-        entries: Vec<(Node, Node)>,
-        key: Option<Node>,
-        anchor: usize,
-        first_node: usize,
-        /// The keys so far, once the mapping is too large to compare them one by one.
-        seen: Option<HashSet<String>>,
-    },
+/// A collection being built: its node holds the items or entries read so far.
+struct Frame {
+    node: Node,
+    anchor: usize,
+    first_node: usize,
+    /// A mapping's key, until its value is read.
+    key: Option<Node>,
+    /// A mapping's keys so far, once it is too large to compare them one by one.
+    seen: Option<HashSet<String>>,
 }
 
+#[derive(Default)]
 struct Builder<'k> {
     stack: Vec<Frame>,
     /// Building a tree to locate paths in ([`Located`]): aliases stay [`Value::Alias`] instead
@@ -230,17 +238,6 @@ enum Skip {
 }
 
 impl<'k> Builder<'k> {
-    fn new(stop_after: Option<&'k [&'k str]>) -> Builder<'k> {
-        Builder {
-            stack: Vec::new(),
-            locating: false,
-            anchors: HashMap::new(),
-            nodes: 0,
-            stop_after,
-            skipping: 0,
-        }
-    }
-
     /// Checks the text's size and characters, then builds its tree.
     fn read(&mut self, text: &str) -> Result<Node, Error> {
         if text.len() > MAX_BYTES {
@@ -272,13 +269,7 @@ impl<'k> Builder<'k> {
             let mark = Mark::of(&marker);
             let node = match self.skip(&event, mark)? {
                 Skip::Inside => continue,
-                Skip::Ended => Node {
-                    mark,
-                    value: Value::Scalar {
-                        text: String::new(),
-                        plain: true,
-                    },
-                },
+                Skip::Ended => Node::null(mark),
                 Skip::No => match event {
                     Event::StreamEnd => break,
                     Event::DocumentStart => {
@@ -331,7 +322,8 @@ impl<'k> Builder<'k> {
                                 )
                             })?,
                         };
-                        let is_key = matches!(self.stack.last(), Some(Frame::Map { key: None, .. }));
+                        let is_key = (self.stack.last())
+                            .is_some_and(|f| f.key.is_none() && matches!(f.node.value, Value::Map(_)));
                         if plain && !is_key && starts_like_number(&text) {
                             number_problem(&text, mark)?;
                         }
@@ -353,55 +345,34 @@ impl<'k> Builder<'k> {
                             return Err(too_deep(mark));
                         }
                         self.count(1, mark)?;
-                        let (node, first_node) = (
-                            Node {
-                                mark,
-                                value: Value::Seq(Vec::new()),
-                            },
-                            self.nodes,
-                        );
-                        self.stack.push(if matches!(event, Event::SequenceStart(..)) {
-                            Frame::Seq {
-                                node,
-                                items: Vec::new(),
-                                anchor,
-                                first_node,
-                            }
-                        } else {
-                            Frame::Map {
-                                node,
-                                entries: Vec::new(),
-                                key: None,
-                                anchor,
-                                first_node,
-                                seen: None,
-                            }
+                        let value = match event {
+                            Event::SequenceStart(..) => Value::Seq(Vec::new()),
+                            _ => Value::Map(Vec::new()),
+                        };
+                        self.stack.push(Frame {
+                            node: Node { mark, value },
+                            anchor,
+                            first_node: self.nodes,
+                            key: None,
+                            seen: None,
                         });
                         continue;
                     }
                     Event::SequenceEnd | Event::MappingEnd => {
-                        let (node, anchor, first_node) = match self.stack.pop().expect("the parser balances its events")
-                        {
-                            Frame::Seq {
-                                mut node,
-                                items,
-                                anchor,
-                                first_node,
-                            } => {
-                                node.value = Value::Seq(shrunk(items));
-                                (node, anchor, first_node)
-                            }
-                            Frame::Map {
-                                mut node,
-                                entries,
-                                anchor,
-                                first_node,
-                                ..
-                            } => {
-                                node.value = Value::Map(shrunk(entries));
-                                (node, anchor, first_node)
-                            }
-                        };
+                        let Frame {
+                            mut node,
+                            anchor,
+                            first_node,
+                            ..
+                        } = self.stack.pop().expect("the parser balances its events");
+                        // Without its spare capacity: a large catalog's tree is most of a load's
+                        // memory, and a list (or a scalar's text) grown by doubling holds up to
+                        // twice what it uses.
+                        match &mut node.value {
+                            Value::Seq(items) => items.shrink_to_fit(),
+                            Value::Map(entries) => entries.shrink_to_fit(),
+                            Value::Scalar { .. } | Value::Alias(_) => {}
+                        }
                         if anchor != 0 {
                             let count = self.nodes - first_node + 1;
                             self.anchors.insert(anchor, (node.clone(), count));
@@ -419,14 +390,7 @@ impl<'k> Builder<'k> {
                 }
             }
         }
-        let root = root.unwrap_or(Node {
-            mark: Mark { line: 1, col: 1 },
-            value: Value::Scalar {
-                text: String::new(),
-                plain: true,
-            },
-        });
-        Ok(root)
+        Ok(root.unwrap_or_else(|| Node::null(Mark { line: 1, col: 1 })))
     }
 
     /// Skips the collections that are top-level values of keys not wanted ([`parse_key`],
@@ -438,7 +402,7 @@ impl<'k> Builder<'k> {
         if self.skipping == 0 {
             let unwanted = matches!(
                 (self.stop_after, self.stack.as_slice()),
-                (Some(want), [Frame::Map { key: Some(k), .. }]) if key_text(k).is_none_or(|k| !want.contains(&k.as_str()))
+                (Some(want), [Frame { key: Some(k), .. }]) if key_text(k).is_none_or(|k| !want.contains(&k.as_str()))
             );
             if !(starts && unwanted) {
                 return Ok(Skip::No);
@@ -474,19 +438,15 @@ impl<'k> Builder<'k> {
     /// with the wanted entries alone once it has read the last of them.
     fn add(&mut self, node: Node) -> Result<Option<Node>, Error> {
         let depth = self.stack.len();
-        match self.stack.last_mut() {
-            None => Ok(Some(node)),
-            Some(Frame::Seq { items, .. }) => {
-                items.push(node);
-                Ok(None)
-            }
-            Some(Frame::Map {
-                node: map,
-                entries,
-                key: key @ None,
-                seen,
-                ..
-            }) => {
+        let Some(Frame {
+            node: map, key, seen, ..
+        }) = self.stack.last_mut()
+        else {
+            return Ok(Some(node));
+        };
+        match (&mut map.value, key.take()) {
+            (Value::Seq(items), _) => items.push(node),
+            (Value::Map(entries), None) => {
                 // The parser marks a block mapping where its first key ends; it starts there.
                 if entries.is_empty() {
                     map.mark = map.mark.min(node.mark);
@@ -512,37 +472,22 @@ impl<'k> Builder<'k> {
                     }
                 }
                 *key = Some(node);
-                Ok(None)
             }
-            Some(Frame::Map {
-                node: map,
-                entries,
-                key,
-                ..
-            }) => {
-                let k = key.take().expect("a key is waiting");
+            (Value::Map(entries), Some(k)) => {
                 let want = self.stop_after.filter(|_| depth == 1).unwrap_or_default();
                 let wanted = |k: &Node| key_text(k).is_some_and(|k| want.contains(&k.as_str()));
                 entries.push((k, node));
                 // A key is read once (a second is a duplicate-key error), so all are read when
                 // as many entries are wanted as there are wanted keys.
                 if !want.is_empty() && entries.iter().filter(|(k, _)| wanted(k)).count() == want.len() {
-                    let mut map = map.clone();
-                    map.value = Value::Map(entries.drain(..).filter(|(k, _)| wanted(k)).collect());
-                    return Ok(Some(map));
+                    let value = Value::Map(entries.drain(..).filter(|(k, _)| wanted(k)).collect());
+                    return Ok(Some(Node { mark: map.mark, value }));
                 }
-                Ok(None)
             }
+            (Value::Scalar { .. } | Value::Alias(_), _) => unreachable!("a frame holds a collection"),
         }
+        Ok(None)
     }
-}
-
-/// A finished collection without its spare capacity: a large catalog's tree is most of a
-/// load's memory, and a list (or a scalar's text) grown by doubling holds up to twice what it
-/// uses.
-fn shrunk<T>(mut v: Vec<T>) -> Vec<T> {
-    v.shrink_to_fit();
-    v
 }
 
 fn too_deep(mark: Mark) -> Error {
@@ -920,6 +865,7 @@ impl<'de> IntoDeserializer<'de, DeError> for Node {
 /// A parsed document kept to locate paths in it: a diagnostic found on the typed catalog names
 /// a path (`tools[3].params.limit`), and this turns it back into a position. Its aliases are
 /// not copied: a path through one goes on in the anchored node, as a copy's would.
+#[derive(Default)]
 pub struct Located {
     root: Option<Node>,
     anchors: HashMap<usize, (Node, usize)>,
@@ -936,10 +882,7 @@ impl Located {
     /// Parses `text` (with the limits of [`parse`], an alias counted as one node); a text that
     /// does not parse locates nothing.
     pub fn new(text: &str) -> Located {
-        Self::read(text, None).unwrap_or(Located {
-            root: None,
-            anchors: HashMap::new(),
-        })
+        Self::read(text, None).unwrap_or_default()
     }
 
     /// Parses `text` as far as `paths` need: the top-level values they go through, read until
@@ -964,8 +907,11 @@ impl Located {
     }
 
     fn read(text: &str, keys: Option<&[&str]>) -> Option<Located> {
-        let mut builder = Builder::new(keys);
-        builder.locating = true;
+        let mut builder = Builder {
+            locating: true,
+            stop_after: keys,
+            ..Default::default()
+        };
         let root = builder.read(text).ok()?;
         Some(Located {
             root: Some(root),
