@@ -751,11 +751,12 @@ fn any<'de, V: Visitor<'de>>(value: Value, visitor: V) -> Result<V::Value, DeErr
     }
 }
 
-/// Methods that read a node the way another does.
+/// Methods that read a node the way another does, whatever else they are given (the `[types]`
+/// of their arguments before the visitor).
 macro_rules! forward {
-    ($($($from:ident)+ => $to:ident),+ $(,)?) => {
+    ($($($from:ident $([$($arg:ty),+])?)+ => $to:ident),+ $(,)?) => {
         $($(
-            fn $from<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+            fn $from<V: Visitor<'de>>(self, $($(_: $arg,)+)? visitor: V) -> Result<V::Value, DeError> {
                 self.$to(visitor)
             }
         )+)+
@@ -800,15 +801,6 @@ impl<'de> de::Deserializer<'de> for Node {
         self.deserialize_any(visitor)
     }
 
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, DeError> {
-        self.deserialize_map(visitor)
-    }
-
     /// A unit variant, from a scalar: the only enum form a catalog uses.
     fn deserialize_enum<V: Visitor<'de>>(
         self,
@@ -826,23 +818,6 @@ impl<'de> de::Deserializer<'de> for Node {
         visitor.visit_newtype_struct(self)
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value, DeError> {
-        self.deserialize_any(visitor)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: usize,
-        visitor: V,
-    ) -> Result<V::Value, DeError> {
-        self.deserialize_seq(visitor)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value, DeError> {
-        self.deserialize_seq(visitor)
-    }
-
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
         visitor.visit_unit()
     }
@@ -850,8 +825,11 @@ impl<'de> de::Deserializer<'de> for Node {
     forward! {
         deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
-        deserialize_f32 deserialize_f64 deserialize_unit deserialize_bytes deserialize_byte_buf => deserialize_any,
+        deserialize_f32 deserialize_f64 deserialize_unit deserialize_bytes deserialize_byte_buf
+        deserialize_unit_struct[&'static str] => deserialize_any,
         deserialize_char deserialize_string deserialize_identifier => deserialize_str,
+        deserialize_tuple[usize] deserialize_tuple_struct[&'static str, usize] => deserialize_seq,
+        deserialize_struct[&'static str, &'static [&'static str]] => deserialize_map,
     }
 }
 
