@@ -50,6 +50,14 @@ impl Mark {
             col: m.col() as u32 + 1,
         }
     }
+
+    /// Where the character after `before` (the text up to it) is.
+    pub fn after(before: &str) -> Mark {
+        Mark {
+            line: before.matches('\n').count() as u32 + 1,
+            col: before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1,
+        }
+    }
 }
 
 /// A node of the document and where it starts.
@@ -124,7 +132,7 @@ fn error(code: &'static str, mark: Mark, message: String, help: &'static str) ->
     }
 }
 
-const SYNTAX_HELP: &str =
+pub const SYNTAX_HELP: &str =
     "fix the YAML syntax at this position (indentation, a missing `:` or an unclosed quote or bracket)";
 
 /// Reads a whole text as a `T`: [`parse`], then [`from_node`].
@@ -185,15 +193,9 @@ fn check_characters(text: &str) -> Result<(), Error> {
         // two non-characters.
         let refused = c.is_ascii() || matches!(c, '\u{80}'..='\u{84}' | '\u{86}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}');
         if refused {
-            let before = &text[..at];
-            let line = before.matches('\n').count() + 1;
-            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
             return Err(error(
                 "control-char",
-                Mark {
-                    line: line as u32,
-                    col: col as u32,
-                },
+                Mark::after(&text[..at]),
                 format!("the catalog has a control character (U+{:04X}) here", c as u32),
                 "remove it; in a double-quoted string it can be written as an escape (`\\u0001`)",
             ));
