@@ -523,7 +523,7 @@ mod tests {
             }
         }
         let mut zeros = Zeros(0);
-        let bytes = yaml::read_bounded(&mut zeros).unwrap();
+        let bytes = yaml::read_bounded(&mut zeros, 0).unwrap();
         assert_eq!((bytes.len(), zeros.0), (yaml::MAX_BYTES + 1, yaml::MAX_BYTES + 1));
         // A file larger than the limit (sparse: its size costs no disk), and /dev/zero.
         let dir = tempfile::tempdir().unwrap();

@@ -140,10 +140,13 @@ pub fn from_str<T: de::DeserializeOwned>(text: &str) -> Result<T, Error> {
     from_node(parse(text)?)
 }
 
-/// Reads a reader into memory, but never more than [`MAX_BYTES`] + 1 bytes: a longer input
-/// (`/dev/zero`) is cut there, and [`parse`] refuses it by its length.
-pub fn read_bounded(r: impl std::io::Read) -> std::io::Result<Vec<u8>> {
-    read_into(r, Vec::new())
+/// Reads a reader into memory (into a buffer of `capacity` bytes to start with), but never more
+/// than [`MAX_BYTES`] + 1 bytes: a longer input (`/dev/zero`) is cut there, and [`parse`]
+/// refuses it by its length.
+pub fn read_bounded(r: impl std::io::Read, capacity: usize) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(capacity);
+    std::io::Read::read_to_end(&mut std::io::Read::take(r, MAX_BYTES as u64 + 1), &mut bytes)?;
+    Ok(bytes)
 }
 
 /// [`read_bounded`] of the file at `path`, into a buffer of the file's size: grown by doubling,
@@ -151,12 +154,7 @@ pub fn read_bounded(r: impl std::io::Read) -> std::io::Result<Vec<u8>> {
 pub fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
     let file = std::fs::File::open(path)?;
     let len = file.metadata().map_or(0, |m| m.len()).min(MAX_BYTES as u64 + 1);
-    read_into(file, Vec::with_capacity(len as usize))
-}
-
-fn read_into(r: impl std::io::Read, mut bytes: Vec<u8>) -> std::io::Result<Vec<u8>> {
-    std::io::Read::read_to_end(&mut std::io::Read::take(r, MAX_BYTES as u64 + 1), &mut bytes)?;
-    Ok(bytes)
+    read_bounded(file, len as usize)
 }
 
 /// Parses a text into its tree (a leading byte order mark is skipped). An empty text is the
@@ -252,10 +250,6 @@ impl<'k> Builder<'k> {
         }
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         check_characters(text)?;
-        self.run(text)
-    }
-
-    fn run(&mut self, text: &str) -> Result<Node, Error> {
         let mut parser = Parser::new_from_str(text);
         let (mut root, mut documents) = (None, 0);
         loop {
@@ -592,14 +586,6 @@ fn is_null(v: &str) -> bool {
     matches!(v, "" | "~" | "null" | "Null" | "NULL")
 }
 
-fn plain_bool(v: &str) -> Option<bool> {
-    match v {
-        "true" | "True" | "TRUE" => Some(true),
-        "false" | "False" | "FALSE" => Some(false),
-        _ => None,
-    }
-}
-
 /// What a plain scalar is.
 enum Typed {
     Null,
@@ -611,11 +597,11 @@ enum Typed {
 }
 
 fn typed(v: &str) -> Typed {
-    if is_null(v) {
-        return Typed::Null;
-    }
-    if let Some(b) = plain_bool(v) {
-        return Typed::Bool(b);
+    match v {
+        _ if is_null(v) => return Typed::Null,
+        "true" | "True" | "TRUE" => return Typed::Bool(true),
+        "false" | "False" | "FALSE" => return Typed::Bool(false),
+        _ => {}
     }
     let (neg, unsigned) = match v.strip_prefix('-') {
         Some(rest) => (true, rest),
