@@ -263,7 +263,12 @@ impl<'k> Builder<'k> {
                 }
             })?;
             let mark = Mark::of(&marker);
-            let node = match self.skip(&event, mark)? {
+            // The depth of a collection skipped counts as much as that of one built.
+            let starts = matches!(event, Event::SequenceStart(..) | Event::MappingStart(..));
+            if starts && self.stack.len() + self.skipping >= MAX_DEPTH {
+                return Err(too_deep(mark));
+            }
+            let node = match self.skip(&event, starts) {
                 Skip::Inside => continue,
                 Skip::Ended => Node::null(mark),
                 Skip::No => match event {
@@ -337,9 +342,6 @@ impl<'k> Builder<'k> {
                         node
                     }
                     Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
-                        if self.stack.len() >= MAX_DEPTH {
-                            return Err(too_deep(mark));
-                        }
                         self.count(1, mark)?;
                         let value = match event {
                             Event::SequenceStart(..) => Value::Seq(Vec::new()),
@@ -393,28 +395,22 @@ impl<'k> Builder<'k> {
     /// [`Located::for_paths`]): the command line's flags and a few warnings' positions should
     /// not cost a large catalog's whole tree. Their nesting is still held to the limit; their
     /// scalars are only scanned.
-    fn skip(&mut self, event: &Event, mark: Mark) -> Result<Skip, Error> {
-        let starts = matches!(event, Event::SequenceStart(..) | Event::MappingStart(..));
+    fn skip(&mut self, event: &Event, starts: bool) -> Skip {
         if self.skipping == 0 {
             let unwanted = matches!(
                 (self.stop_after, self.stack.as_slice()),
                 (Some(want), [Frame { key: Some(k), .. }]) if key_text(k).is_none_or(|k| !want.contains(&k.as_str()))
             );
             if !(starts && unwanted) {
-                return Ok(Skip::No);
+                return Skip::No;
             }
         }
         match event {
-            _ if starts => {
-                self.skipping += 1;
-                if self.skipping + self.stack.len() > MAX_DEPTH {
-                    return Err(too_deep(mark));
-                }
-            }
+            _ if starts => self.skipping += 1,
             Event::SequenceEnd | Event::MappingEnd => self.skipping -= 1,
             _ => {}
         }
-        Ok(if self.skipping == 0 { Skip::Ended } else { Skip::Inside })
+        if self.skipping == 0 { Skip::Ended } else { Skip::Inside }
     }
 
     fn count(&mut self, n: usize, mark: Mark) -> Result<(), Error> {
