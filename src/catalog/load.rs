@@ -207,7 +207,7 @@ pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<St
             .ok()?;
         return Some(parsed.context);
     };
-    let text = without_bom(String::from_utf8(catalog_bytes(p)?).ok()?);
+    let text = String::from_utf8(catalog_bytes(p)?).ok()?;
     // A key reads `context` only if the text spells it, or escapes a character of it in a
     // double-quoted key (`"\x63ontext"`): a text with neither has no context, and needs no scan.
     if !text.contains("context") && !text.contains('\\') {
@@ -225,14 +225,6 @@ pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<St
     match context {
         None => Some(Default::default()),
         Some(c) => yaml::from_node(c).ok(),
-    }
-}
-
-/// A text without its byte order mark: no part of the catalog, and positions count from after it.
-fn without_bom(text: String) -> String {
-    match text.strip_prefix('\u{feff}') {
-        Some(rest) => rest.to_string(),
-        None => text,
     }
 }
 
@@ -275,7 +267,12 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
         }
     };
     on_own_thread(move || {
-        let file = source(name, without_bom(text));
+        // A byte order mark is no part of the catalog's text: positions count from after it.
+        let text = match text.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => text,
+        };
+        let file = source(name, text);
         let root = yaml::parse(&file.text);
         load_tree(file, root)
     })
