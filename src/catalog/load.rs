@@ -7,7 +7,7 @@
 
 use super::types::{Catalog, ContextVar};
 use super::yaml;
-use crate::diagnostic::{Diagnostic, SourceFile, Target};
+use crate::diagnostic::{Diagnostic, SourceFile, Target, hint_for};
 use crate::error::Error;
 use std::path::Path;
 use std::sync::Arc;
@@ -368,11 +368,8 @@ fn diagnostic(e: yaml::Error) -> Diagnostic {
         let hint = match found {
             "oneOf" | "anyOf" | "allOf" => "ixgen never emits oneOf/anyOf/allOf in an inputSchema: the Anthropic API refuses tools that have them at the top; use an `enum` parameter or two tools".to_string(),
             "$schema" => "leave `$schema` out of parameters: Gemini rejects it, and the dialect is JSON Schema 2020-12 already".to_string(),
-            _ => match crate::diagnostic::did_you_mean(found, &expected) {
-                Some(m) => format!("did you mean `{m}`?"),
-                None if expected.is_empty() => "remove it".to_string(),
-                None => format!("the keys allowed here are: {}", expected.join(", ")),
-            },
+            _ if expected.is_empty() => "remove it".to_string(),
+            _ => hint_for(found, &expected, format!("the keys allowed here are: {}", expected.join(", "))),
         };
         diag = diag.help(hint);
     } else if message.contains("invalid type")
@@ -382,9 +379,7 @@ fn diagnostic(e: yaml::Error) -> Diagnostic {
         diag.code = "wrong-type";
         // Suggests for "unknown variant `x`, expected one of `a`, `b`".
         diag = diag.help(match named(&message, "unknown variant `") {
-            Some((found, expected)) => {
-                crate::diagnostic::hint_for(found, &expected, format!("use one of: {}", expected.join(", ")))
-            }
+            Some((found, expected)) => hint_for(found, &expected, format!("use one of: {}", expected.join(", "))),
             None => "run `ixgen schema` to see what each key takes".to_string(),
         });
     } else if message.contains("missing field") {
