@@ -178,11 +178,10 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
     let lines = Lines::new(&file.text);
     let mut out = String::new();
     for diag in diags {
-        let mut one = String::new();
         // Each diagnostic opens with `file:line:col` so editors and CI logs can jump to it.
         match diag.pos {
-            Some((line, col)) => one.push_str(&format!("{name}:{line}:{col}\n")),
-            None => one.push_str(&format!("{name}\n")),
+            Some((line, col)) => out.push_str(&format!("{name}:{line}:{col}\n")),
+            None => out.push_str(&format!("{name}\n")),
         }
         let drawable = diag.pos.is_some_and(|(line, _)| {
             (lines.line(line.max(1))).is_some_and(|(_, l)| l.chars().count() <= MAX_DRAWN_LINE)
@@ -201,10 +200,9 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
             span: excerpt.as_ref().map(|e| e.span),
             file: excerpt.map(|e| NamedSource::new(name.clone(), e)),
         });
-        if handler.render_report(&mut one, report.as_ref()).is_err() {
-            one.push_str(&escape::terminal(&diag.message));
+        if handler.render_report(&mut out, report.as_ref()).is_err() {
+            out.push_str(&escape::terminal(&diag.message));
         }
-        out.push_str(&one);
         out.push('\n');
     }
     out

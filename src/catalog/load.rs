@@ -7,7 +7,7 @@
 
 use super::types::{Catalog, ContextVar};
 use super::yaml;
-use crate::diagnostic::{Diagnostic, SourceFile, Target};
+use crate::diagnostic::{Diagnostic, SourceFile, Target, hint_for};
 use crate::error::Error;
 use std::path::Path;
 use std::sync::Arc;
@@ -207,11 +207,7 @@ pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<St
             .ok()?;
         return Some(parsed.context);
     };
-    let bytes = yaml::read_file(p).ok()?;
-    if bytes.len() > yaml::MAX_BYTES {
-        return None;
-    }
-    let text = without_bom(String::from_utf8(bytes).ok()?);
+    let text = String::from_utf8(catalog_bytes(p)?).ok()?;
     // A key reads `context` only if the text spells it, or escapes a character of it in a
     // double-quoted key (`"\x63ontext"`): a text with neither has no context, and needs no scan.
     if !text.contains("context") && !text.contains('\\') {
@@ -229,14 +225,6 @@ pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<St
     match context {
         None => Some(Default::default()),
         Some(c) => serde::Deserialize::deserialize(c).ok(),
-    }
-}
-
-/// A text without its byte order mark: no part of the catalog, and positions count from after it.
-fn without_bom(text: String) -> String {
-    match text.strip_prefix('\u{feff}') {
-        Some(rest) => rest.to_string(),
-        None => text,
     }
 }
 
@@ -265,15 +253,13 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
         Err(e) => {
             let (e, bytes) = (e.utf8_error(), e.into_bytes());
             // Show the valid prefix so the position of the bad byte can be pointed at.
-            let good = String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned();
-            let line = good.matches('\n').count() + 1;
-            let col = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            let at = yaml::Mark::after(&String::from_utf8_lossy(&bytes[..e.valid_up_to()]));
             let file = source(name, String::from_utf8_lossy(&bytes).into_owned());
             let message = format!(
                 "the catalog is not UTF-8: byte 0x{:02x} cannot start a character",
                 bytes[e.valid_up_to()]
             );
-            let diag = at_pos(line, col, "not-utf8", message).help("save the file as UTF-8");
+            let diag = at_pos(at, "not-utf8", message).help("save the file as UTF-8");
             return Err(Error::Catalog {
                 file,
                 diagnostics: vec![diag],
@@ -281,7 +267,12 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
         }
     };
     on_own_thread(move || {
-        let file = source(name, without_bom(text));
+        // A byte order mark is no part of the catalog's text: positions count from after it.
+        let text = match text.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => text,
+        };
+        let file = source(name, text);
         let root = yaml::parse(&file.text);
         load_tree(file, root)
     })
@@ -290,7 +281,7 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
 /// Types a parsed catalog; `file` is its text, for diagnostics.
 fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<Loaded, Error> {
     let d = match root {
-        Ok(root) if root.is_null() => at_pos(1, 1, "empty", "the catalog is empty").help(
+        Ok(root) if root.is_null() => at_pos(yaml::Mark { line: 1, col: 1 }, "empty", "the catalog is empty").help(
             "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
         ),
         Ok(root) => match yaml::from_node::<Catalog>(root, || yaml::parse(&file.text)) {
@@ -355,7 +346,8 @@ fn inside(text: &str, vline: usize, vcol: usize, line: usize, col: usize) -> (us
 }
 
 /// An error at a line and column of the text (one the reader found, located already).
-fn at_pos(line: usize, col: usize, code: &'static str, message: impl Into<String>) -> Diagnostic {
+fn at_pos(at: yaml::Mark, code: &'static str, message: impl Into<String>) -> Diagnostic {
+    let (line, col) = (at.line as usize, at.col as usize);
     Diagnostic {
         pos: Some((line, col)),
         target: Target::Pos { line, col },
@@ -366,8 +358,7 @@ fn at_pos(line: usize, col: usize, code: &'static str, message: impl Into<String
 /// Turns a reader's error into a diagnostic at its position. A typing error carries serde's
 /// message, which says what kind of fault it is (unknown key, wrong type, missing key).
 fn diagnostic(e: yaml::Error) -> Diagnostic {
-    let (line, col) = (e.mark.line as usize, e.mark.col as usize);
-    let mut diag = at_pos(line, col, e.code, e.message.clone());
+    let mut diag = at_pos(e.mark, e.code, e.message.clone());
     if e.code != "yaml" {
         return diag.help(e.help);
     }
@@ -377,11 +368,8 @@ fn diagnostic(e: yaml::Error) -> Diagnostic {
         let hint = match found {
             "oneOf" | "anyOf" | "allOf" => "ixgen never emits oneOf/anyOf/allOf in an inputSchema: the Anthropic API refuses tools that have them at the top; use an `enum` parameter or two tools".to_string(),
             "$schema" => "leave `$schema` out of parameters: Gemini rejects it, and the dialect is JSON Schema 2020-12 already".to_string(),
-            _ => match crate::diagnostic::did_you_mean(found, &expected) {
-                Some(m) => format!("did you mean `{m}`?"),
-                None if expected.is_empty() => "remove it".to_string(),
-                None => format!("the keys allowed here are: {}", expected.join(", ")),
-            },
+            _ if expected.is_empty() => "remove it".to_string(),
+            _ => hint_for(found, &expected, format!("the keys allowed here are: {}", expected.join(", "))),
         };
         diag = diag.help(hint);
     } else if message.contains("invalid type")
@@ -391,9 +379,7 @@ fn diagnostic(e: yaml::Error) -> Diagnostic {
         diag.code = "wrong-type";
         // Suggests for "unknown variant `x`, expected one of `a`, `b`".
         diag = diag.help(match named(&message, "unknown variant `") {
-            Some((found, expected)) => {
-                crate::diagnostic::hint_for(found, &expected, format!("use one of: {}", expected.join(", ")))
-            }
+            Some((found, expected)) => hint_for(found, &expected, format!("use one of: {}", expected.join(", "))),
             None => "run `ixgen schema` to see what each key takes".to_string(),
         });
     } else if message.contains("missing field") {
@@ -402,8 +388,7 @@ fn diagnostic(e: yaml::Error) -> Diagnostic {
     } else {
         // A custom type's own message (an argument, a confirmation, an amount).
         diag.code = "yaml-syntax";
-        diag = diag
-            .help("fix the YAML syntax at this position (indentation, a missing `:` or an unclosed quote or bracket)");
+        diag = diag.help(yaml::SYNTAX_HELP);
     }
     diag
 }
@@ -530,7 +515,7 @@ mod tests {
             }
         }
         let mut zeros = Zeros(0);
-        let bytes = yaml::read_bounded(&mut zeros).unwrap();
+        let bytes = yaml::read_bounded(&mut zeros, 0).unwrap();
         assert_eq!((bytes.len(), zeros.0), (yaml::MAX_BYTES + 1, yaml::MAX_BYTES + 1));
         // A file larger than the limit (sparse: its size costs no disk), and /dev/zero.
         let dir = tempfile::tempdir().unwrap();

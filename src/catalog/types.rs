@@ -658,6 +658,26 @@ pub struct Alternative {
     pub run: Vec<Arg>,
 }
 
+/// A hand-written `Deserialize` over `deserialize_any`: a visitor of the `visit_*` methods
+/// given, which expects `$expecting` (the message for anything else).
+macro_rules! deserialize_any {
+    ($ty:ty, $expecting:literal, { $($method:item)+ }) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str($expecting)
+                    }
+                    $($method)+
+                }
+                deserializer.deserialize_any(V)
+            }
+        }
+    };
+}
+
 /// The exit codes of a `run` step that are a normal answer.
 #[derive(Debug, Clone, PartialEq, Eq, Default, JsonSchema)]
 #[schemars(untagged)]
@@ -694,28 +714,18 @@ impl OkExit {
     }
 }
 
-impl<'de> Deserialize<'de> for OkExit {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = OkExit;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a list of exit codes or `all`")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<OkExit, E> {
-                if v == "all" {
-                    Ok(OkExit::All(AllWord::All))
-                } else {
-                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
-                }
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<OkExit, A::Error> {
-                Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map(OkExit::Codes)
-            }
+deserialize_any!(OkExit, "a list of exit codes or `all`", {
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<OkExit, E> {
+        if v == "all" {
+            Ok(OkExit::All(AllWord::All))
+        } else {
+            Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
         }
-        deserializer.deserialize_any(V)
     }
-}
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<OkExit, A::Error> {
+        Vec::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map(OkExit::Codes)
+    }
+});
 
 /// How a tool's answer is put together (all optional).
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -877,31 +887,25 @@ fn default_signal() -> String {
 
 // A hand-written `Deserialize` so that a mistake inside a structured element reports the real
 // problem (an unknown key, a wrong type) instead of serde's "did not match any variant".
-impl<'de> Deserialize<'de> for Arg {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ArgVisitor;
-        impl<'de> serde::de::Visitor<'de> for ArgVisitor {
-            type Value = Arg;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a string template or one of {opt, value}, {flag, if}, {spread}, {json}, {file}")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Arg, E> {
-                Ok(Arg::Text(v.to_string()))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Arg, E> {
-                Ok(Arg::Text(v.to_string()))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Arg, E> {
-                Ok(Arg::Text(v.to_string()))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Arg, A::Error> {
-                SpecialArg::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-                    .map(|s| Arg::Special(Box::new(s)))
-            }
+deserialize_any!(
+    Arg,
+    "a string template or one of {opt, value}, {flag, if}, {spread}, {json}, {file}",
+    {
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Arg, E> {
+            Ok(Arg::Text(v.to_string()))
         }
-        deserializer.deserialize_any(ArgVisitor)
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Arg, E> {
+            Ok(Arg::Text(v.to_string()))
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Arg, E> {
+            Ok(Arg::Text(v.to_string()))
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Arg, A::Error> {
+            SpecialArg::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                .map(|s| Arg::Special(Box::new(s)))
+        }
     }
-}
+);
 
 // ---------------------------------------------------------------------------------------------
 // The `output` blocks and a step's `json` shape (their references are checked where they are
@@ -1054,24 +1058,14 @@ impl Confirm {
     }
 }
 
-impl<'de> Deserialize<'de> for Confirm {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Confirm;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("true, false, or {subject, allow, deny, after, preview}")
-            }
-            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Confirm, E> {
-                Ok(Confirm::Always(v))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Confirm, A::Error> {
-                ConfirmRules::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Confirm::Rules)
-            }
-        }
-        deserializer.deserialize_any(V)
+deserialize_any!(Confirm, "true, false, or {subject, allow, deny, after, preview}", {
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Confirm, E> {
+        Ok(Confirm::Always(v))
     }
-}
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Confirm, A::Error> {
+        ConfirmRules::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Confirm::Rules)
+    }
+});
 
 /// One rule across parameters: exactly one of `default`, `require`, `forbid`, `check`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -1103,29 +1097,19 @@ pub enum Amount {
     Param(String),
 }
 
-impl<'de> Deserialize<'de> for Amount {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Amount;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a positive whole number or \"{param}\"")
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Amount, E> {
-                Ok(Amount::Fixed(v))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Amount, E> {
-                u64::try_from(v)
-                    .map(Amount::Fixed)
-                    .map_err(|_| E::custom(format!("{v} is negative; give a positive whole number")))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Amount, E> {
-                Ok(Amount::Param(v.to_string()))
-            }
-        }
-        deserializer.deserialize_any(V)
+deserialize_any!(Amount, "a positive whole number or \"{param}\"", {
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Amount, E> {
+        Ok(Amount::Fixed(v))
     }
-}
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Amount, E> {
+        u64::try_from(v)
+            .map(Amount::Fixed)
+            .map_err(|_| E::custom(format!("{v} is negative; give a positive whole number")))
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Amount, E> {
+        Ok(Amount::Param(v.to_string()))
+    }
+});
 
 impl Amount {
     /// The parameter named by `"{name}"`, if that is the form.

@@ -50,6 +50,14 @@ impl Mark {
             col: m.col() as u32 + 1,
         }
     }
+
+    /// Where the character after `before` (the text up to it) is.
+    pub fn after(before: &str) -> Mark {
+        Mark {
+            line: before.matches('\n').count() as u32 + 1,
+            col: before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1,
+        }
+    }
 }
 
 /// A node of the document and where it starts.
@@ -75,6 +83,17 @@ pub enum Value {
 }
 
 impl Node {
+    /// The null of nothing at all, at `mark`.
+    fn null(mark: Mark) -> Node {
+        Node {
+            mark,
+            value: Value::Scalar {
+                text: String::new(),
+                plain: true,
+            },
+        }
+    }
+
     /// Whether this is the null scalar (`~`, `null`, or nothing at all).
     pub fn is_null(&self) -> bool {
         matches!(&self.value, Value::Scalar { text, plain: true } if is_null(text))
@@ -113,7 +132,7 @@ fn error(code: &'static str, mark: Mark, message: String, help: &'static str) ->
     }
 }
 
-const SYNTAX_HELP: &str =
+pub const SYNTAX_HELP: &str =
     "fix the YAML syntax at this position (indentation, a missing `:` or an unclosed quote or bracket)";
 
 /// Reads a whole text as a `T`: [`parse`], then [`from_node`].
@@ -121,10 +140,13 @@ pub fn from_str<T: de::DeserializeOwned>(text: &str) -> Result<T, Error> {
     from_node(parse(text)?, || parse(text))
 }
 
-/// Reads a reader into memory, but never more than [`MAX_BYTES`] + 1 bytes: a longer input
-/// (`/dev/zero`) is cut there, and [`parse`] refuses it by its length.
-pub fn read_bounded(r: impl std::io::Read) -> std::io::Result<Vec<u8>> {
-    read_into(r, Vec::new())
+/// Reads a reader into memory (into a buffer of `capacity` bytes to start with), but never more
+/// than [`MAX_BYTES`] + 1 bytes: a longer input (`/dev/zero`) is cut there, and [`parse`]
+/// refuses it by its length.
+pub fn read_bounded(r: impl std::io::Read, capacity: usize) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::with_capacity(capacity);
+    std::io::Read::read_to_end(&mut std::io::Read::take(r, MAX_BYTES as u64 + 1), &mut bytes)?;
+    Ok(bytes)
 }
 
 /// [`read_bounded`] of the file at `path`, into a buffer of the file's size: grown by doubling,
@@ -132,18 +154,13 @@ pub fn read_bounded(r: impl std::io::Read) -> std::io::Result<Vec<u8>> {
 pub fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
     let file = std::fs::File::open(path)?;
     let len = file.metadata().map_or(0, |m| m.len()).min(MAX_BYTES as u64 + 1);
-    read_into(file, Vec::with_capacity(len as usize))
-}
-
-fn read_into(r: impl std::io::Read, mut bytes: Vec<u8>) -> std::io::Result<Vec<u8>> {
-    std::io::Read::read_to_end(&mut std::io::Read::take(r, MAX_BYTES as u64 + 1), &mut bytes)?;
-    Ok(bytes)
+    read_bounded(file, len as usize)
 }
 
 /// Parses a text into its tree (a leading byte order mark is skipped). An empty text is the
 /// null scalar.
 pub fn parse(text: &str) -> Result<Node, Error> {
-    Builder::new(None).read(text)
+    Builder::default().read(text)
 }
 
 /// Parses a text, and stops as soon as the top-level mapping's `key` has been read: the tree
@@ -151,7 +168,11 @@ pub fn parse(text: &str) -> Result<Node, Error> {
 /// anything else (its flags), without the cost of a large catalog's tree: the other top-level
 /// values are scanned, not built (a null stands for each).
 pub fn parse_key(text: &str, key: &str) -> Result<Node, Error> {
-    Builder::new(Some(&[key])).read(text)
+    Builder {
+        stop_after: Some(&[key]),
+        ..Default::default()
+    }
+    .read(text)
 }
 
 /// Refuses a character YAML does not allow in a document (C0 and C1 controls but tab, line
@@ -170,15 +191,9 @@ fn check_characters(text: &str) -> Result<(), Error> {
         // two non-characters.
         let refused = c.is_ascii() || matches!(c, '\u{80}'..='\u{84}' | '\u{86}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}');
         if refused {
-            let before = &text[..at];
-            let line = before.matches('\n').count() + 1;
-            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
             return Err(error(
                 "control-char",
-                Mark {
-                    line: line as u32,
-                    col: col as u32,
-                },
+                Mark::after(&text[..at]),
                 format!("the catalog has a control character (U+{:04X}) here", c as u32),
                 "remove it; in a double-quoted string it can be written as an escape (`\\u0001`)",
             ));
@@ -187,25 +202,18 @@ fn check_characters(text: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// A collection being built.
-enum Frame {
-    Seq {
-        node: Node,
-        items: Vec<Node>,
-        anchor: usize,
-        first_node: usize,
-    },
-    Map {
-        node: Node,
-        entries: Vec<(Node, Node)>,
-        key: Option<Node>,
-        anchor: usize,
-        first_node: usize,
-        /// The keys so far, once the mapping is too large to compare them one by one.
-        seen: Option<HashSet<String>>,
-    },
+/// A collection being built: its node holds the items or entries read so far.
+struct Frame {
+    node: Node,
+    anchor: usize,
+    first_node: usize,
+    /// A mapping's key, until its value is read.
+    key: Option<Node>,
+    /// A mapping's keys so far, once it is too large to compare them one by one.
+    seen: Option<HashSet<String>>,
 }
 
+#[derive(Default)]
 struct Builder<'k> {
     stack: Vec<Frame>,
     /// Building a tree to locate paths in ([`Located`]): aliases stay [`Value::Alias`] instead
@@ -230,17 +238,6 @@ enum Skip {
 }
 
 impl<'k> Builder<'k> {
-    fn new(stop_after: Option<&'k [&'k str]>) -> Builder<'k> {
-        Builder {
-            stack: Vec::new(),
-            locating: false,
-            anchors: HashMap::new(),
-            nodes: 0,
-            stop_after,
-            skipping: 0,
-        }
-    }
-
     /// Checks the text's size and characters, then builds its tree.
     fn read(&mut self, text: &str) -> Result<Node, Error> {
         if text.len() > MAX_BYTES {
@@ -253,10 +250,6 @@ impl<'k> Builder<'k> {
         }
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         check_characters(text)?;
-        self.run(text)
-    }
-
-    fn run(&mut self, text: &str) -> Result<Node, Error> {
         let mut parser = Parser::new_from_str(text);
         let (mut root, mut documents) = (None, 0);
         loop {
@@ -270,15 +263,14 @@ impl<'k> Builder<'k> {
                 }
             })?;
             let mark = Mark::of(&marker);
-            let node = match self.skip(&event, mark)? {
+            // The depth of a collection skipped counts as much as that of one built.
+            let starts = matches!(event, Event::SequenceStart(..) | Event::MappingStart(..));
+            if starts && self.stack.len() + self.skipping >= MAX_DEPTH {
+                return Err(too_deep(mark));
+            }
+            let node = match self.skip(&event, starts) {
                 Skip::Inside => continue,
-                Skip::Ended => Node {
-                    mark,
-                    value: Value::Scalar {
-                        text: String::new(),
-                        plain: true,
-                    },
-                },
+                Skip::Ended => Node::null(mark),
                 Skip::No => match event {
                     Event::StreamEnd => break,
                     Event::DocumentStart => {
@@ -331,7 +323,8 @@ impl<'k> Builder<'k> {
                                 )
                             })?,
                         };
-                        let is_key = matches!(self.stack.last(), Some(Frame::Map { key: None, .. }));
+                        let is_key = (self.stack.last())
+                            .is_some_and(|f| f.key.is_none() && matches!(f.node.value, Value::Map(_)));
                         if plain && !is_key && starts_like_number(&text) {
                             number_problem(&text, mark)?;
                         }
@@ -349,59 +342,35 @@ impl<'k> Builder<'k> {
                         node
                     }
                     Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
-                        if self.stack.len() >= MAX_DEPTH {
-                            return Err(too_deep(mark));
-                        }
                         self.count(1, mark)?;
-                        let (node, first_node) = (
-                            Node {
-                                mark,
-                                value: Value::Seq(Vec::new()),
-                            },
-                            self.nodes,
-                        );
-                        self.stack.push(if matches!(event, Event::SequenceStart(..)) {
-                            Frame::Seq {
-                                node,
-                                items: Vec::new(),
-                                anchor,
-                                first_node,
-                            }
-                        } else {
-                            Frame::Map {
-                                node,
-                                entries: Vec::new(),
-                                key: None,
-                                anchor,
-                                first_node,
-                                seen: None,
-                            }
+                        let value = match event {
+                            Event::SequenceStart(..) => Value::Seq(Vec::new()),
+                            _ => Value::Map(Vec::new()),
+                        };
+                        self.stack.push(Frame {
+                            node: Node { mark, value },
+                            anchor,
+                            first_node: self.nodes,
+                            key: None,
+                            seen: None,
                         });
                         continue;
                     }
                     Event::SequenceEnd | Event::MappingEnd => {
-                        let (node, anchor, first_node) = match self.stack.pop().expect("the parser balances its events")
-                        {
-                            Frame::Seq {
-                                mut node,
-                                items,
-                                anchor,
-                                first_node,
-                            } => {
-                                node.value = Value::Seq(shrunk(items));
-                                (node, anchor, first_node)
-                            }
-                            Frame::Map {
-                                mut node,
-                                entries,
-                                anchor,
-                                first_node,
-                                ..
-                            } => {
-                                node.value = Value::Map(shrunk(entries));
-                                (node, anchor, first_node)
-                            }
-                        };
+                        let Frame {
+                            mut node,
+                            anchor,
+                            first_node,
+                            ..
+                        } = self.stack.pop().expect("the parser balances its events");
+                        // Without its spare capacity: a large catalog's tree is most of a load's
+                        // memory, and a list (or a scalar's text) grown by doubling holds up to
+                        // twice what it uses.
+                        match &mut node.value {
+                            Value::Seq(items) => items.shrink_to_fit(),
+                            Value::Map(entries) => entries.shrink_to_fit(),
+                            Value::Scalar { .. } | Value::Alias(_) => {}
+                        }
                         if anchor != 0 {
                             let count = self.nodes - first_node + 1;
                             self.anchors.insert(anchor, (node.clone(), count));
@@ -419,42 +388,29 @@ impl<'k> Builder<'k> {
                 }
             }
         }
-        let root = root.unwrap_or(Node {
-            mark: Mark { line: 1, col: 1 },
-            value: Value::Scalar {
-                text: String::new(),
-                plain: true,
-            },
-        });
-        Ok(root)
+        Ok(root.unwrap_or_else(|| Node::null(Mark { line: 1, col: 1 })))
     }
 
     /// Skips the collections that are top-level values of keys not wanted ([`parse_key`],
     /// [`Located::for_paths`]): the command line's flags and a few warnings' positions should
     /// not cost a large catalog's whole tree. Their nesting is still held to the limit; their
     /// scalars are only scanned.
-    fn skip(&mut self, event: &Event, mark: Mark) -> Result<Skip, Error> {
-        let starts = matches!(event, Event::SequenceStart(..) | Event::MappingStart(..));
+    fn skip(&mut self, event: &Event, starts: bool) -> Skip {
         if self.skipping == 0 {
             let unwanted = matches!(
                 (self.stop_after, self.stack.as_slice()),
-                (Some(want), [Frame::Map { key: Some(k), .. }]) if key_text(k).is_none_or(|k| !want.contains(&k.as_str()))
+                (Some(want), [Frame { key: Some(k), .. }]) if key_text(k).is_none_or(|k| !want.contains(&k.as_str()))
             );
             if !(starts && unwanted) {
-                return Ok(Skip::No);
+                return Skip::No;
             }
         }
         match event {
-            _ if starts => {
-                self.skipping += 1;
-                if self.skipping + self.stack.len() > MAX_DEPTH {
-                    return Err(too_deep(mark));
-                }
-            }
+            _ if starts => self.skipping += 1,
             Event::SequenceEnd | Event::MappingEnd => self.skipping -= 1,
             _ => {}
         }
-        Ok(if self.skipping == 0 { Skip::Ended } else { Skip::Inside })
+        if self.skipping == 0 { Skip::Ended } else { Skip::Inside }
     }
 
     fn count(&mut self, n: usize, mark: Mark) -> Result<(), Error> {
@@ -474,19 +430,15 @@ impl<'k> Builder<'k> {
     /// with the wanted entries alone once it has read the last of them.
     fn add(&mut self, node: Node) -> Result<Option<Node>, Error> {
         let depth = self.stack.len();
-        match self.stack.last_mut() {
-            None => Ok(Some(node)),
-            Some(Frame::Seq { items, .. }) => {
-                items.push(node);
-                Ok(None)
-            }
-            Some(Frame::Map {
-                node: map,
-                entries,
-                key: key @ None,
-                seen,
-                ..
-            }) => {
+        let Some(Frame {
+            node: map, key, seen, ..
+        }) = self.stack.last_mut()
+        else {
+            return Ok(Some(node));
+        };
+        match (&mut map.value, key.take()) {
+            (Value::Seq(items), _) => items.push(node),
+            (Value::Map(entries), None) => {
                 // The parser marks a block mapping where its first key ends; it starts there.
                 if entries.is_empty() {
                     map.mark = map.mark.min(node.mark);
@@ -512,37 +464,22 @@ impl<'k> Builder<'k> {
                     }
                 }
                 *key = Some(node);
-                Ok(None)
             }
-            Some(Frame::Map {
-                node: map,
-                entries,
-                key,
-                ..
-            }) => {
-                let k = key.take().expect("a key is waiting");
+            (Value::Map(entries), Some(k)) => {
                 let want = self.stop_after.filter(|_| depth == 1).unwrap_or_default();
                 let wanted = |k: &Node| key_text(k).is_some_and(|k| want.contains(&k.as_str()));
                 entries.push((k, node));
                 // A key is read once (a second is a duplicate-key error), so all are read when
                 // as many entries are wanted as there are wanted keys.
                 if !want.is_empty() && entries.iter().filter(|(k, _)| wanted(k)).count() == want.len() {
-                    let mut map = map.clone();
-                    map.value = Value::Map(entries.drain(..).filter(|(k, _)| wanted(k)).collect());
-                    return Ok(Some(map));
+                    let value = Value::Map(entries.drain(..).filter(|(k, _)| wanted(k)).collect());
+                    return Ok(Some(Node { mark: map.mark, value }));
                 }
-                Ok(None)
             }
+            (Value::Scalar { .. } | Value::Alias(_), _) => unreachable!("a frame holds a collection"),
         }
+        Ok(None)
     }
-}
-
-/// A finished collection without its spare capacity: a large catalog's tree is most of a
-/// load's memory, and a list (or a scalar's text) grown by doubling holds up to twice what it
-/// uses.
-fn shrunk<T>(mut v: Vec<T>) -> Vec<T> {
-    v.shrink_to_fit();
-    v
 }
 
 fn too_deep(mark: Mark) -> Error {
@@ -645,14 +582,6 @@ fn is_null(v: &str) -> bool {
     matches!(v, "" | "~" | "null" | "Null" | "NULL")
 }
 
-fn plain_bool(v: &str) -> Option<bool> {
-    match v {
-        "true" | "True" | "TRUE" => Some(true),
-        "false" | "False" | "FALSE" => Some(false),
-        _ => None,
-    }
-}
-
 /// What a plain scalar is.
 enum Typed {
     Null,
@@ -664,11 +593,11 @@ enum Typed {
 }
 
 fn typed(v: &str) -> Typed {
-    if is_null(v) {
-        return Typed::Null;
-    }
-    if let Some(b) = plain_bool(v) {
-        return Typed::Bool(b);
+    match v {
+        _ if is_null(v) => return Typed::Null,
+        "true" | "True" | "TRUE" => return Typed::Bool(true),
+        "false" | "False" | "FALSE" => return Typed::Bool(false),
+        _ => {}
     }
     let (neg, unsigned) = match v.strip_prefix('-') {
         Some(rest) => (true, rest),
@@ -812,11 +741,12 @@ fn any<'de, V: Visitor<'de>>(value: Value, visitor: V) -> Result<V::Value, DeErr
     }
 }
 
-/// Methods that read a node the way another does.
+/// Methods that read a node the way another does, whatever else they are given (the `[types]`
+/// of their arguments before the visitor).
 macro_rules! forward {
-    ($($($from:ident)+ => $to:ident),+ $(,)?) => {
+    ($($($from:ident $([$($arg:ty),+])?)+ => $to:ident),+ $(,)?) => {
         $($(
-            fn $from<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+            fn $from<V: Visitor<'de>>(self, $($(_: $arg,)+)? visitor: V) -> Result<V::Value, DeError> {
                 self.$to(visitor)
             }
         )+)+
@@ -861,15 +791,6 @@ impl<'de> de::Deserializer<'de> for Node {
         self.deserialize_any(visitor)
     }
 
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, DeError> {
-        self.deserialize_map(visitor)
-    }
-
     /// A unit variant, from a scalar: the only enum form a catalog uses.
     fn deserialize_enum<V: Visitor<'de>>(
         self,
@@ -887,23 +808,6 @@ impl<'de> de::Deserializer<'de> for Node {
         visitor.visit_newtype_struct(self)
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value, DeError> {
-        self.deserialize_any(visitor)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: usize,
-        visitor: V,
-    ) -> Result<V::Value, DeError> {
-        self.deserialize_seq(visitor)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value, DeError> {
-        self.deserialize_seq(visitor)
-    }
-
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
         visitor.visit_unit()
     }
@@ -911,8 +815,11 @@ impl<'de> de::Deserializer<'de> for Node {
     forward! {
         deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
-        deserialize_f32 deserialize_f64 deserialize_unit deserialize_bytes deserialize_byte_buf => deserialize_any,
+        deserialize_f32 deserialize_f64 deserialize_unit deserialize_bytes deserialize_byte_buf
+        deserialize_unit_struct[&'static str] => deserialize_any,
         deserialize_char deserialize_string deserialize_identifier => deserialize_str,
+        deserialize_tuple[usize] deserialize_tuple_struct[&'static str, usize] => deserialize_seq,
+        deserialize_struct[&'static str, &'static [&'static str]] => deserialize_map,
     }
 }
 
@@ -926,6 +833,7 @@ impl<'de> IntoDeserializer<'de, DeError> for Node {
 /// A parsed document kept to locate paths in it: a diagnostic found on the typed catalog names
 /// a path (`tools[3].params.limit`), and this turns it back into a position. Its aliases are
 /// not copied: a path through one goes on in the anchored node, as a copy's would.
+#[derive(Default)]
 pub struct Located {
     root: Option<Node>,
     anchors: HashMap<usize, (Node, usize)>,
@@ -942,10 +850,7 @@ impl Located {
     /// Parses `text` (with the limits of [`parse`], an alias counted as one node); a text that
     /// does not parse locates nothing.
     pub fn new(text: &str) -> Located {
-        Self::read(text, None).unwrap_or(Located {
-            root: None,
-            anchors: HashMap::new(),
-        })
+        Self::read(text, None).unwrap_or_default()
     }
 
     /// Parses `text` as far as `paths` need: the top-level values they go through, read until
@@ -970,8 +875,11 @@ impl Located {
     }
 
     fn read(text: &str, keys: Option<&[&str]>) -> Option<Located> {
-        let mut builder = Builder::new(keys);
-        builder.locating = true;
+        let mut builder = Builder {
+            locating: true,
+            stop_after: keys,
+            ..Default::default()
+        };
         let root = builder.read(text).ok()?;
         Some(Located {
             root: Some(root),
