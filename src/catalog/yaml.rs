@@ -1,8 +1,8 @@
 //! The one YAML reader: text → a tree with a position on every node → typed values.
 //!
 //! yaml-rust2's marked events build the tree ([`parse`]); a serde `Deserializer` over the tree
-//! types it in one pass ([`from_node`]), with `serde_path_to_error` naming the path of what is
-//! wrong (`tools[0].params.limit`) and the node's own position saying where. The catalog loader
+//! types it in one pass ([`from_node`]); when that fails, `serde_path_to_error` names the path
+//! of what is wrong (`tools[0].params.limit`) and the node's own position says where. The catalog loader
 //! (`super::load`), the run's context flags, the locating of later diagnostics ([`Located`])
 //! and `build.rs` all read YAML through this module and nothing else.
 //!
