@@ -520,28 +520,33 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
         return d;
     };
     let ppath = format!("{path}.parse");
-    let format = format_name(p.format);
     let keys = [
         ("separator", p.separator.is_some()),
         ("pattern", p.pattern.is_some()),
         ("fields", !p.fields.is_empty()),
         ("flags", p.flags.is_some()),
     ];
-    // The keys a format takes, each with how to write it if the format needs it.
-    let takes: &[(&str, Option<&str>)] = match p.format {
-        ParseFormat::Jsonl => &[],
-        ParseFormat::Delimited => &[
-            ("separator", Some("e.g. `separator: \":\"`")),
-            ("fields", Some("name the fields in order: `fields: [path, line, text]`")),
-        ],
-        ParseFormat::Regex => &[
-            ("pattern", Some("e.g. `pattern: '^(\\S+):(\\d+):(.*)$'`")),
-            (
-                "fields",
-                Some("name each capture group in order: `fields: [path, line, text]`"),
-            ),
-            ("flags", None),
-        ],
+    // The format's name, and the keys it takes, each with how to write it if the format needs it.
+    let (format, takes): (&str, &[(&str, Option<&str>)]) = match p.format {
+        ParseFormat::Jsonl => ("jsonl", &[]),
+        ParseFormat::Delimited => (
+            "delimited",
+            &[
+                ("separator", Some("e.g. `separator: \":\"`")),
+                ("fields", Some("name the fields in order: `fields: [path, line, text]`")),
+            ],
+        ),
+        ParseFormat::Regex => (
+            "regex",
+            &[
+                ("pattern", Some("e.g. `pattern: '^(\\S+):(\\d+):(.*)$'`")),
+                (
+                    "fields",
+                    Some("name each capture group in order: `fields: [path, line, text]`"),
+                ),
+                ("flags", None),
+            ],
+        ),
     };
     for (key, set) in keys {
         let taken = takes.iter().find(|t| t.0 == key);
@@ -628,14 +633,6 @@ fn escapes(dir: &str) -> bool {
         }
     }
     false
-}
-
-fn format_name(f: crate::catalog::ParseFormat) -> &'static str {
-    match f {
-        crate::catalog::ParseFormat::Jsonl => "jsonl",
-        crate::catalog::ParseFormat::Delimited => "delimited",
-        crate::catalog::ParseFormat::Regex => "regex",
-    }
 }
 
 /// Checks a step's exit codes, stream, limits and timeouts (not its templates).
