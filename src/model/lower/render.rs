@@ -9,7 +9,7 @@
 //! pass's own condition lowering (`super::Lower::cond`), passed in.
 
 use super::optional;
-use crate::catalog::{Arg, Block, Catalog, Cond, Limit, Param, RichValue, Shape, Step, Tool, Value_};
+use crate::catalog::{Arg, Block, Catalog, Cond, Limit, Param, ParamType, RichValue, Shape, Step, Tool, Value_};
 use crate::diagnostic::Diagnostic;
 use crate::spec::{CmpOp, JsonT, SpecBlock, SpecCond, SpecField, SpecMark, SpecValue};
 use crate::template::Template;
@@ -400,12 +400,8 @@ impl<'a> Checker<'a> {
             Some(Limit::Param(p)) => {
                 let t = Template::parse(p).ok();
                 let name = t.as_ref().and_then(|t| t.single_var().map(str::to_string));
-                let ok = name.as_deref().and_then(|n| scope.params.get(n)).is_some_and(|q| {
-                    matches!(
-                        q.ty,
-                        crate::catalog::ParamType::Integer | crate::catalog::ParamType::Number
-                    )
-                });
+                let ok = (name.as_deref().and_then(|n| scope.params.get(n)))
+                    .is_some_and(|q| matches!(q.ty, ParamType::Integer | ParamType::Number));
                 if !ok {
                     self.diags.push(
                         Diagnostic::error(
