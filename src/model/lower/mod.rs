@@ -87,12 +87,8 @@ pub fn lower(
         top.parse("cli.recovery", r, NAME_HELP)
     })
     .map(|r| r.map(Arc::new));
-    let store = match &cat.store {
-        Some(s) => top
-            .template("store.path", &s.path, &context_only)
-            .map(|path| (s.program.clone(), path)),
-        None => None,
-    };
+    let store = (cat.store.as_ref())
+        .and_then(|s| (top.template("store.path", &s.path, &context_only)).map(|path| (s.program.clone(), path)));
     diags.extend(top.diags);
     let spec_shared = SpecShared {
         runtime: cat.runtime.as_ref().map(|rt| SharedRuntime {
