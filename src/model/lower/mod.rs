@@ -383,14 +383,13 @@ impl<'a> Lower<'a> {
             }
         }
         let steps = all(steps);
-        // Output blocks: every step's result is there to read, and conditions on parameters
-        // and steps inside blocks are lowered (and checked) like a step's.
-        let all_steps: HashSet<&str> = tool.steps.iter().filter_map(|s| s.id.as_deref()).collect();
+        // Output blocks: every step's result (`step_ids` now has each id) is there to read, and
+        // conditions on parameters and steps inside blocks are lowered (and checked) like a step's.
         let mut blocks = Vec::with_capacity(tool.output.len());
         self.in_output = true;
         for (b, block) in tool.output.iter().enumerate() {
             let bpath = format!("{path}.output[{b}]");
-            let mut cond = |c: &Cond| self.cond(&format!("{bpath}.when"), c, tool, &params, &all_steps);
+            let mut cond = |c: &Cond| self.cond(&format!("{bpath}.when"), c, tool, &params, &step_ids);
             blocks.push(data.block(&bpath, block, &mut cond));
         }
         self.in_output = false;
