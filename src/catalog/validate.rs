@@ -638,8 +638,7 @@ pub fn topic_part(v: &str) -> Result<(), String> {
     if v.len() > 128 {
         return Err("is longer than 128 bytes".into());
     }
-    let mut chars = v.chars();
-    let first = chars.next().unwrap_or('_');
+    let first = v.chars().next().unwrap_or('_');
     if !(first.is_ascii_alphabetic() || first == '_') {
         return Err(format!(
             "must start with a letter or `_`, not {}",
