@@ -189,8 +189,8 @@ fn value_test(param: String, c: &Cond, contains: Option<&serde_json::Value>, set
     }
 }
 
-/// Lowers every element, reporting on all of them: `None` when any failed.
-fn all<T>(items: Vec<Option<T>>) -> Option<Vec<T>> {
+/// Lowers every element, reporting on all of them: `None` when any failed, else them collected.
+fn all<T, C: FromIterator<T>>(items: Vec<Option<T>>) -> Option<C> {
     items.into_iter().collect()
 }
 
@@ -1325,7 +1325,7 @@ impl<'a> Lower<'a> {
                         v.filter(|_| unsafe_key.is_none()).map(|v| (k.clone(), v))
                     })
                     .collect();
-                all(entries).map(|entries| JsonT::Obj(entries.into_iter().collect()))
+                all(entries).map(JsonT::Obj)
             }
             other => Some(JsonT::Lit(other.clone())),
         }

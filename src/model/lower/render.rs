@@ -8,7 +8,7 @@
 //! once, checked and lowered in the same walk; the conditions blocks carry are lowered by the
 //! pass's own condition lowering (`super::Lower::cond`), passed in.
 
-use super::optional;
+use super::{all, optional};
 use crate::catalog::{Arg, Block, Catalog, Cond, Limit, Param, ParamType, RichValue, Shape, Step, Tool, Value_};
 use crate::diagnostic::Diagnostic;
 use crate::spec::{CmpOp, JsonT, SpecBlock, SpecCond, SpecField, SpecMark, SpecValue};
@@ -576,15 +576,12 @@ impl<'a> Checker<'a> {
                             .help("add `map: <field>`"),
                     );
                 }
-                let to: Option<_> = to
-                    .iter()
+                let to = all((to.iter())
                     .map(|(k, t)| {
                         let t = self.template(&format!("{path}.to.{k}"), t, scope, false);
                         t.map(|t| (k.clone(), t))
                     })
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .collect();
+                    .collect());
                 let otherwise = optional(otherwise.as_ref(), |t| {
                     self.template(&format!("{path}.else"), t, scope, false)
                 });

@@ -4,13 +4,12 @@
 //! of a step's exit codes, stream, limits, parse and data (`check_step`), amounts, and
 //! redaction. The lowering pass (`super`) calls it for each tool and step.
 
-use super::{Lower, Scope, optional};
+use super::{Lower, Scope, all, optional};
 use crate::catalog::rules::check_value;
 use crate::catalog::{self, Amount, Cond, Confirm, Param, ParamType, Redact, Rule, Step, Tool};
 use crate::diagnostic::Diagnostic;
 use crate::spec::*;
 use crate::template::Template;
-use indexmap::IndexMap;
 use std::collections::{HashMap, HashSet};
 
 /// The spec's confirmation of a tool: `confirm` as written, or `destructive` when it is left
@@ -73,7 +72,7 @@ impl Lower<'_> {
                 j.map(|j| (k.clone(), j))
             })
             .collect();
-        let lowered = when.zip(defaults.into_iter().collect::<Option<IndexMap<_, _>>>());
+        let lowered = when.zip(all(defaults));
         let mark = self.errors;
         let kinds = [
             ("default", rule.default.is_some()),
