@@ -489,17 +489,15 @@ impl<'a> Lower<'a> {
                 .help("say what no catalog can express, e.g. `unsupported: \"needs the host's LLM\"`"),
             );
         }
-        let runs: [(&str, bool); 5] = [
+        let runs = [
             ("steps", !tool.steps.is_empty()),
             ("runtime", tool.runtime.is_some()),
             ("fallback", tool.fallback.is_some()),
             ("output", !tool.output.is_empty()),
             ("parallel", tool.parallel),
         ];
-        let mut clean = !why.trim().is_empty();
         for (key, present) in runs {
             if present {
-                clean = false;
                 self.err(
                     Diagnostic::error(
                         "unsupported-runs",
@@ -512,7 +510,7 @@ impl<'a> Lower<'a> {
             }
         }
         // The warning of a declaration that is right: a wrong one has its error to fix first.
-        if clean {
+        if !why.trim().is_empty() && !runs.iter().any(|(_, present)| *present) {
             self.err(
                 Diagnostic::warning(
                     "unsupported-tool",
