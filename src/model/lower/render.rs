@@ -491,7 +491,7 @@ impl<'a> Checker<'a> {
         } else if b.fields.is_some() {
             SpecBlock::Fields {
                 when,
-                fields: fields.into_iter().collect::<Option<_>>()?,
+                fields: all(fields)?,
             }
         } else if let Some(list) = &b.list {
             let item = rows?.pop()??;
@@ -509,7 +509,7 @@ impl<'a> Checker<'a> {
                 when,
                 table: b.table.clone()?,
                 title: title?,
-                columns: rows?.into_iter().collect::<Option<_>>()?,
+                columns: all(rows?)?,
                 total: b.total.clone(),
                 limit: limit?,
                 empty: empty?,
