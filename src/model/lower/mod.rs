@@ -1255,12 +1255,8 @@ impl<'a> Lower<'a> {
     fn template(&mut self, path: &str, text: &str, scope: &Scope) -> Option<Template> {
         let t = self.parse(path, text, NAME_HELP)?;
         let mark = self.errors;
-        for var in t.vars() {
-            // Paths into step results (`{locate.resolvedTarget.name}`) are checked by
-            // `render::Checker`.
-            if var.contains('.') {
-                continue;
-            }
+        // Paths into step data (`{locate.resolvedTarget.name}`) are checked by `render::Checker`.
+        for var in t.vars().filter(|v| !v.contains('.')) {
             if !scope.params.contains_key(var) && !self.cat.context.contains_key(var) && !scope.extra.contains(&var) {
                 self.unknown_var(path, var, scope);
             }
