@@ -42,11 +42,7 @@ impl Side {
                 continue;
             }
             for hs in host.surfaces(&model) {
-                let tools = model
-                    .toolset(&hs.toolset, &filter)
-                    .into_iter()
-                    .map(|t| t.name.clone())
-                    .collect();
+                let tools = model.tool_names(&hs.toolset, &filter).into_iter().collect();
                 surfaces.insert(
                     Surface::of(&hs, order),
                     SurfaceTools {
