@@ -420,11 +420,9 @@ impl App {
                 .collect(),
             None => Vec::new(),
         };
-        let bytes = match &self.cli.catalog {
-            Some(p) => Some(catalog::load::catalog_bytes(p)?),
-            None => None,
-        };
-        let name = self.cli.catalog.as_ref().map(|p| p.display().to_string());
+        let path = self.cli.catalog.as_deref();
+        let bytes = path.map(catalog::load::catalog_bytes).transpose().ok()?;
+        let name = path.map(|p| p.display().to_string());
         // The context declarations are not in the key: they are the catalog's, whose bytes are.
         let run = serde_json::to_vec(&(&asked, given)).expect("a run key serializes");
         let key = record::key(name.as_deref().zip(bytes.as_deref()), &run);
