@@ -339,11 +339,7 @@ impl App {
         } else {
             vec![host(asked.command)?]
         };
-        let (context, filters) = (asked.context, asked.filters);
-        let context = match context {
-            Some(c) => model::check_context(&model.context, &context_flags(&self.cli.context_flags, c)?)?,
-            None => model::Context::new(),
-        };
+        let (context, filters) = (model::check_context(&model.context, &self.flags()?)?, asked.filters);
         let (filter, mut notes) = Filter::resolve(
             &model,
             filters.read_only,
@@ -400,6 +396,15 @@ impl App {
         })
     }
 
+    /// The context values the command line gives, as [`context_flags`] lists them (none for a
+    /// command that takes no context).
+    fn flags(&self) -> Result<Vec<(String, String, String)>, Error> {
+        match self.asked().and_then(|a| a.context) {
+            Some(c) => context_flags(&self.cli.context_flags, c),
+            None => Ok(Vec::new()),
+        }
+    }
+
     /// The run record's key for this write (see `crate::record`), with the hash of the
     /// catalog bytes it covers; `None` when the run neither replays nor keeps a record: a dry
     /// run, `--force`, or input the full path must report on.
@@ -412,14 +417,7 @@ impl App {
             return None;
         }
         // The names of the context variables given (their values reach only per-run files).
-        let given: Vec<String> = match asked.context {
-            Some(c) => context_flags(&self.cli.context_flags, c)
-                .ok()?
-                .into_iter()
-                .map(|(name, _, _)| name)
-                .collect(),
-            None => Vec::new(),
-        };
+        let given: Vec<String> = self.flags().ok()?.into_iter().map(|(name, _, _)| name).collect();
         let path = self.cli.catalog.as_deref();
         let bytes = path.map(catalog::load::catalog_bytes).transpose().ok()?;
         let name = path.map(|p| p.display().to_string());
@@ -435,11 +433,7 @@ impl App {
             return Ok(None);
         };
         // Values the full path would refuse are its to report.
-        let given = match self.asked().and_then(|a| a.context) {
-            Some(c) => context_flags(&self.cli.context_flags, c).and_then(|raw| model::check_context(decls, &raw)),
-            None => Ok(model::Context::new()),
-        };
-        let Ok(given) = given else {
+        let Ok(given) = self.flags().and_then(|raw| model::check_context(decls, &raw)) else {
             return Ok(None);
         };
         let Ok(values) = model::apply_defaults(decls, &given, &self.cli.out) else {
