@@ -21,10 +21,7 @@ pub struct Source {
 /// Loads the current catalog.
 pub fn current(catalog: Option<&Path>) -> Result<Source, Error> {
     let loaded = catalog::load(catalog)?;
-    let name = match catalog {
-        Some(p) => p.display().to_string(),
-        None => EMBEDDED_PATH.to_string(),
-    };
+    let name = catalog.map_or_else(|| EMBEDDED_PATH.to_string(), |p| p.display().to_string());
     Ok(Source { loaded, name })
 }
 
