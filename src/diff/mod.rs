@@ -290,19 +290,18 @@ pub fn list_rules() -> String {
 fn side(s: source::Source) -> Result<Side, Error> {
     let source::Source { loaded, name } = s;
     // `diff` compares tool surfaces; the hosts' own lints are `validate`'s business.
-    let lowered = model::lower(loaded, &name, |m| {
+    let mut lowered = model::lower(loaded, &name, |m| {
         crate::hosts::configure(m);
         Vec::new()
     })?;
-    Side::new(lowered.model, lowered.file, name)
+    lowered.file.name = name;
+    Side::new(lowered.model, lowered.file)
 }
 
 fn invalid(side: &Side, mut diags: Vec<Diagnostic>) -> Error {
     crate::catalog::load::locate(&mut diags, &side.file.text);
-    let mut file = side.file.clone();
-    file.name = side.name.clone();
     Error::Catalog {
-        file,
+        file: side.file.clone(),
         diagnostics: diags,
     }
 }
@@ -434,7 +433,7 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
         }
     }
     let info = |s: &Side| SideInfo {
-        file: s.name.clone(),
+        file: s.file.name.clone(),
         product: s.model.product.name.clone(),
         version: s.model.product.version.clone(),
     };

@@ -12,9 +12,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// One catalog, built and indexed for comparison.
 pub struct Side {
     pub model: Model,
+    /// The file, named as reports name it.
     pub file: SourceFile,
-    /// The name reports give the file.
-    pub name: String,
     index: Located,
     /// Surface → the tools it gets, in order.
     pub surfaces: BTreeMap<Surface, SurfaceTools>,
@@ -32,7 +31,7 @@ pub struct SurfaceTools {
 }
 
 impl Side {
-    pub fn new(model: Model, file: SourceFile, name: String) -> Result<Side, Error> {
+    pub fn new(model: Model, file: SourceFile) -> Result<Side, Error> {
         // The catalog's own filters are what every generated host gets by default.
         let (filter, _) = Filter::resolve(&model, false, &[], &[], None)?;
         let mut surfaces = BTreeMap::new();
@@ -59,7 +58,6 @@ impl Side {
         Ok(Side {
             model,
             file,
-            name,
             index,
             surfaces,
         })
@@ -76,7 +74,7 @@ impl Side {
             })
             .unwrap_or((1, 1));
         Loc {
-            file: self.name.clone(),
+            file: self.file.name.clone(),
             line,
             column,
         }
