@@ -274,8 +274,7 @@ impl App {
     }
 
     fn validate(&mut self, strict: bool, format: Format) -> Result<i32, Error> {
-        let result = self.load();
-        let (mut diags, file, failed) = match result {
+        let (mut diags, file, failed) = match self.load() {
             Ok((model, mut warnings)) => {
                 let file = self.loaded.clone().expect("loaded");
                 let mut failed = strict && !warnings.is_empty();
