@@ -34,26 +34,22 @@ impl Side {
     pub fn new(model: Model, file: SourceFile) -> Result<Side, Error> {
         // The catalog's own filters are what every generated host gets by default.
         let (filter, _) = Filter::resolve(&model, false, &[], &[], None)?;
-        let mut surfaces = BTreeMap::new();
-        let mut order = 0;
-        for host in crate::hosts::REGISTRY {
-            if !crate::hosts::enabled(&model, *host) {
-                continue;
-            }
-            for hs in host.surfaces(&model) {
-                let tools = model.tool_names(&hs.toolset, &filter).into_iter().collect();
-                surfaces.insert(
-                    Surface::of(&hs, order),
-                    SurfaceTools {
-                        toolset: hs.toolset.clone(),
-                        path: format!("targets.{}", host.name()),
-                        ids: hs.ids.iter().cloned().collect(),
-                        tools,
-                    },
-                );
-                order += 1;
-            }
-        }
+        let hosts = crate::hosts::REGISTRY
+            .iter()
+            .filter(|h| crate::hosts::enabled(&model, **h));
+        let all = hosts.flat_map(|h| h.surfaces(&model).into_iter().map(move |hs| (h.name(), hs)));
+        let surfaces = all
+            .enumerate()
+            .map(|(order, (host, hs))| {
+                let tools = SurfaceTools {
+                    path: format!("targets.{host}"),
+                    tools: model.tool_names(&hs.toolset, &filter).into_iter().collect(),
+                    ids: hs.ids.iter().cloned().collect(),
+                    toolset: hs.toolset.clone(),
+                };
+                (Surface::of(&hs, order), tools)
+            })
+            .collect();
         let index = Located::new(&file.text);
         Ok(Side {
             model,
