@@ -652,17 +652,11 @@ impl App {
             CheckFormat::Text => {
                 let mut stdout = std::io::stdout().lock();
                 for d in &drift {
-                    match d.kind {
-                        "stale" => {
-                            let _ = write!(stdout, "{}", d.diff.as_deref().unwrap_or_default());
-                        }
-                        "missing" => {
-                            let _ = writeln!(stdout, "missing: {}", d.path);
-                        }
-                        _ => {
-                            let _ = writeln!(stdout, "extra:   {} (owned by ixgen, no longer generated)", d.path);
-                        }
-                    }
+                    let _ = match d.kind {
+                        "stale" => write!(stdout, "{}", d.diff.as_deref().unwrap_or_default()),
+                        "missing" => writeln!(stdout, "missing: {}", d.path),
+                        _ => writeln!(stdout, "extra:   {} (owned by ixgen, no longer generated)", d.path),
+                    };
                 }
                 if drift.is_empty() {
                     let _ = writeln!(
