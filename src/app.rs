@@ -182,16 +182,16 @@ impl App {
         }
     }
 
+    /// Prints a catalog's diagnostics, then how many are errors in a line that ends with `then`.
+    fn print_problems(&self, diags: &[Diagnostic], file: &diagnostic::SourceFile, then: &str) {
+        eprint!("{}", diagnostic::render(diags, file, self.color));
+        let n = diags.iter().filter(|d| d.severity == Severity::Error).count();
+        eprintln!("error: {n} problem(s) in {}{then}", escape::terminal(&file.name));
+    }
+
     fn report(&self, e: &Error) {
         match e {
-            Error::Catalog { file, diagnostics } => {
-                eprint!("{}", diagnostic::render(diagnostics, file, self.color));
-                let n = diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
-                eprintln!(
-                    "error: {n} problem(s) in {}; nothing was written",
-                    escape::terminal(&file.name)
-                );
-            }
+            Error::Catalog { file, diagnostics } => self.print_problems(diagnostics, file, "; nothing was written"),
             other => {
                 // Messages quote catalog text, paths and values from the tree: escaped, one line.
                 let label = diagnostic::error_label(self.color);
@@ -294,23 +294,20 @@ impl App {
             let json: Vec<JsonDiagnostic> = diags.iter().map(|d| JsonDiagnostic::new(d, &file)).collect();
             let out = serde_json::json!({ "file": file.name, "valid": !failed, "diagnostics": json });
             println!("{}", serde_json::to_string_pretty(&out).expect("serializes"));
+        } else if failed {
+            self.print_problems(&diags, &file, "");
         } else {
             eprint!("{}", diagnostic::render(&diags, &file, self.color));
-            if failed {
-                let n = diags.iter().filter(|d| d.severity == Severity::Error).count();
-                eprintln!("error: {n} problem(s) in {}", escape::terminal(&file.name));
-            } else {
-                let w = diags.len();
-                println!(
-                    "{} is valid{}",
-                    escape::terminal(&file.name),
-                    if w > 0 {
-                        format!(" ({w} warning(s))")
-                    } else {
-                        String::new()
-                    }
-                );
-            }
+            let w = diags.len();
+            println!(
+                "{} is valid{}",
+                escape::terminal(&file.name),
+                if w > 0 {
+                    format!(" ({w} warning(s))")
+                } else {
+                    String::new()
+                }
+            );
         }
         Ok(if failed { 2 } else { 0 })
     }
