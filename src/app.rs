@@ -182,16 +182,16 @@ impl App {
         }
     }
 
+    /// Prints a catalog's diagnostics, then how many are errors in a line that ends with `then`.
+    fn print_problems(&self, diags: &[Diagnostic], file: &diagnostic::SourceFile, then: &str) {
+        eprint!("{}", diagnostic::render(diags, file, self.color));
+        let n = diags.iter().filter(|d| d.severity == Severity::Error).count();
+        eprintln!("error: {n} problem(s) in {}{then}", escape::terminal(&file.name));
+    }
+
     fn report(&self, e: &Error) {
         match e {
-            Error::Catalog { file, diagnostics } => {
-                eprint!("{}", diagnostic::render(diagnostics, file, self.color));
-                let n = diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
-                eprintln!(
-                    "error: {n} problem(s) in {}; nothing was written",
-                    escape::terminal(&file.name)
-                );
-            }
+            Error::Catalog { file, diagnostics } => self.print_problems(diagnostics, file, "; nothing was written"),
             other => {
                 // Messages quote catalog text, paths and values from the tree: escaped, one line.
                 let label = diagnostic::error_label(self.color);
@@ -274,8 +274,7 @@ impl App {
     }
 
     fn validate(&mut self, strict: bool, format: Format) -> Result<i32, Error> {
-        let result = self.load();
-        let (mut diags, file, failed) = match result {
+        let (mut diags, file, failed) = match self.load() {
             Ok((model, mut warnings)) => {
                 let file = self.loaded.clone().expect("loaded");
                 let mut failed = strict && !warnings.is_empty();
@@ -295,23 +294,20 @@ impl App {
             let json: Vec<JsonDiagnostic> = diags.iter().map(|d| JsonDiagnostic::new(d, &file)).collect();
             let out = serde_json::json!({ "file": file.name, "valid": !failed, "diagnostics": json });
             println!("{}", serde_json::to_string_pretty(&out).expect("serializes"));
+        } else if failed {
+            self.print_problems(&diags, &file, "");
         } else {
             eprint!("{}", diagnostic::render(&diags, &file, self.color));
-            if failed {
-                let n = diags.iter().filter(|d| d.severity == Severity::Error).count();
-                eprintln!("error: {n} problem(s) in {}", escape::terminal(&file.name));
-            } else {
-                let w = diags.len();
-                println!(
-                    "{} is valid{}",
-                    escape::terminal(&file.name),
-                    if w > 0 {
-                        format!(" ({w} warning(s))")
-                    } else {
-                        String::new()
-                    }
-                );
-            }
+            let w = diags.len();
+            println!(
+                "{} is valid{}",
+                escape::terminal(&file.name),
+                if w > 0 {
+                    format!(" ({w} warning(s))")
+                } else {
+                    String::new()
+                }
+            );
         }
         Ok(if failed { 2 } else { 0 })
     }
@@ -339,11 +335,7 @@ impl App {
         } else {
             vec![host(asked.command)?]
         };
-        let (context, filters) = (asked.context, asked.filters);
-        let context = match context {
-            Some(c) => model::check_context(&model.context, &context_flags(&self.cli.context_flags, c)?)?,
-            None => model::Context::new(),
-        };
+        let (context, filters) = (model::check_context(&model.context, &self.flags()?)?, asked.filters);
         let (filter, mut notes) = Filter::resolve(
             &model,
             filters.read_only,
@@ -400,6 +392,15 @@ impl App {
         })
     }
 
+    /// The context values the command line gives, as [`context_flags`] lists them (none for a
+    /// command that takes no context).
+    fn flags(&self) -> Result<Vec<(String, String, String)>, Error> {
+        match self.asked().and_then(|a| a.context) {
+            Some(c) => context_flags(&self.cli.context_flags, c),
+            None => Ok(Vec::new()),
+        }
+    }
+
     /// The run record's key for this write (see `crate::record`), with the hash of the
     /// catalog bytes it covers; `None` when the run neither replays nor keeps a record: a dry
     /// run, `--force`, or input the full path must report on.
@@ -412,19 +413,10 @@ impl App {
             return None;
         }
         // The names of the context variables given (their values reach only per-run files).
-        let given: Vec<String> = match asked.context {
-            Some(c) => context_flags(&self.cli.context_flags, c)
-                .ok()?
-                .into_iter()
-                .map(|(name, _, _)| name)
-                .collect(),
-            None => Vec::new(),
-        };
-        let bytes = match &self.cli.catalog {
-            Some(p) => Some(catalog::load::catalog_bytes(p)?),
-            None => None,
-        };
-        let name = self.cli.catalog.as_ref().map(|p| p.display().to_string());
+        let given: Vec<String> = self.flags().ok()?.into_iter().map(|(name, _, _)| name).collect();
+        let path = self.cli.catalog.as_deref();
+        let bytes = path.map(catalog::load::catalog_bytes).transpose().ok()?;
+        let name = path.map(|p| p.display().to_string());
         // The context declarations are not in the key: they are the catalog's, whose bytes are.
         let run = serde_json::to_vec(&(&asked, given)).expect("a run key serializes");
         let key = record::key(name.as_deref().zip(bytes.as_deref()), &run);
@@ -437,11 +429,7 @@ impl App {
             return Ok(None);
         };
         // Values the full path would refuse are its to report.
-        let given = match self.asked().and_then(|a| a.context) {
-            Some(c) => context_flags(&self.cli.context_flags, c).and_then(|raw| model::check_context(decls, &raw)),
-            None => Ok(model::Context::new()),
-        };
-        let Ok(given) = given else {
+        let Ok(given) = self.flags().and_then(|raw| model::check_context(decls, &raw)) else {
             return Ok(None);
         };
         let Ok(values) = model::apply_defaults(decls, &given, &self.cli.out) else {
@@ -661,17 +649,11 @@ impl App {
             CheckFormat::Text => {
                 let mut stdout = std::io::stdout().lock();
                 for d in &drift {
-                    match d.kind {
-                        "stale" => {
-                            let _ = write!(stdout, "{}", d.diff.as_deref().unwrap_or_default());
-                        }
-                        "missing" => {
-                            let _ = writeln!(stdout, "missing: {}", d.path);
-                        }
-                        _ => {
-                            let _ = writeln!(stdout, "extra:   {} (owned by ixgen, no longer generated)", d.path);
-                        }
-                    }
+                    let _ = match d.kind {
+                        "stale" => write!(stdout, "{}", d.diff.as_deref().unwrap_or_default()),
+                        "missing" => writeln!(stdout, "missing: {}", d.path),
+                        _ => writeln!(stdout, "extra:   {} (owned by ixgen, no longer generated)", d.path),
+                    };
                 }
                 if drift.is_empty() {
                     let _ = writeln!(

@@ -59,11 +59,18 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
     }
 }
 
-/// The bytes of the catalog file at `path` (at most the catalog size limit), for the run
-/// record's key; `None` when it cannot be read or is too large (the full load says why).
-pub fn catalog_bytes(path: &Path) -> Option<Vec<u8>> {
-    let bytes = yaml::read_file(path).ok()?;
-    (bytes.len() <= yaml::MAX_BYTES).then_some(bytes)
+/// The bytes of the catalog file at `path`, refused once they pass the catalog size limit:
+/// reading stops there, so a huge file or a device costs no more memory than a catalog. For
+/// the run record's key, and `diff`'s older catalog.
+pub fn catalog_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
+    let bytes = yaml::read_file(path)?;
+    if bytes.len() > yaml::MAX_BYTES {
+        return Err(std::io::Error::other(format!(
+            "it is larger than {} MB, the most a catalog may hold",
+            yaml::MAX_BYTES >> 20
+        )));
+    }
+    Ok(bytes)
 }
 
 /// The bytes of a file the catalog at `path` (or the embedded one) names, by its path relative
@@ -207,7 +214,7 @@ pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<St
             .ok()?;
         return Some(parsed.context);
     };
-    let text = String::from_utf8(catalog_bytes(p)?).ok()?;
+    let text = String::from_utf8(catalog_bytes(p).ok()?).ok()?;
     // A key reads `context` only if the text spells it, or escapes a character of it in a
     // double-quoted key (`"\x63ontext"`): a text with neither has no context, and needs no scan.
     if !text.contains("context") && !text.contains('\\') {
@@ -535,7 +542,7 @@ mod tests {
             assert!(t.elapsed().as_secs() < 30, "{}: {:?}", p.display(), t.elapsed());
             assert!(context_declarations(Some(&p)).is_none());
         }
-        assert_eq!(catalog_bytes(&big), None);
+        assert!(catalog_bytes(&big).is_err());
     }
 
     #[test]

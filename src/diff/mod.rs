@@ -180,15 +180,21 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn of(rule: Rule, mut hit: compare::Hit) -> Finding {
+    fn of(rule: Rule, mut hit: compare::Hit, lint: &BreakingLint) -> Finding {
         let class = rule.class();
         // The definition's change of context cost is what a cosmetic change costs.
         hit.tokens = hit.tokens.filter(|_| class == Class::Cosmetic);
+        let by_class = lint.ignore.iter().any(|i| i == rule.id() || i == class.id());
+        let by_tool = lint.ignore_only.get(rule.id()).is_some_and(|tools| {
+            tools
+                .iter()
+                .any(|t| Some(t) == hit.tool.as_ref() || Some(t) == hit.previous_name.as_ref())
+        });
         Finding {
             rule,
             class,
             hit,
-            ignored: false,
+            ignored: by_class || by_tool,
         }
     }
 }
@@ -284,19 +290,18 @@ pub fn list_rules() -> String {
 fn side(s: source::Source) -> Result<Side, Error> {
     let source::Source { loaded, name } = s;
     // `diff` compares tool surfaces; the hosts' own lints are `validate`'s business.
-    let lowered = model::lower(loaded, &name, |m| {
+    let mut lowered = model::lower(loaded, &name, |m| {
         crate::hosts::configure(m);
         Vec::new()
     })?;
-    Side::new(lowered.model, lowered.file, name)
+    lowered.file.name = name;
+    Side::new(lowered.model, lowered.file)
 }
 
 fn invalid(side: &Side, mut diags: Vec<Diagnostic>) -> Error {
     crate::catalog::load::locate(&mut diags, &side.file.text);
-    let mut file = side.file.clone();
-    file.name = side.name.clone();
     Error::Catalog {
-        file,
+        file: side.file.clone(),
         diagnostics: diags,
     }
 }
@@ -370,22 +375,13 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
     if !diff.errors.is_empty() {
         return Err(invalid(&new, diff.errors));
     }
+    let lint = &new.model.lint.breaking;
     let mut findings: Vec<Finding> = diff
         .hits
         .into_iter()
         .zip(rules)
-        .map(|(h, r)| Finding::of(r, h))
+        .map(|(h, r)| Finding::of(r, h, lint))
         .collect();
-    let lint = &new.model.lint.breaking;
-    for f in &mut findings {
-        let by_class = lint.ignore.iter().any(|i| i == f.rule.id() || i == f.class.id());
-        let by_tool = lint.ignore_only.get(f.rule.id()).is_some_and(|tools| {
-            tools
-                .iter()
-                .any(|t| Some(t) == f.hit.tool.as_ref() || Some(t) == f.hit.previous_name.as_ref())
-        });
-        f.ignored = by_class || by_tool;
-    }
     findings.sort_by_key(|f| f.class);
 
     let surfaces: std::collections::BTreeSet<Surface> =
@@ -437,7 +433,7 @@ fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Re
         }
     }
     let info = |s: &Side| SideInfo {
-        file: s.name.clone(),
+        file: s.file.name.clone(),
         product: s.model.product.name.clone(),
         version: s.model.product.version.clone(),
     };

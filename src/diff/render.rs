@@ -87,8 +87,8 @@ fn summary(r: &Report) -> String {
     )
 }
 
-fn budget_phrase(delta: i64, s: super::Surface) -> String {
-    format!("{delta:+} tokens in every {}", s.session)
+fn budget_phrase(b: &super::BudgetDelta) -> String {
+    format!("{:+} tokens in every {}", b.delta, b.surface.session)
 }
 
 fn text(r: &Report) -> String {
@@ -140,7 +140,7 @@ fn text(r: &Report) -> String {
                 o,
                 "  {}: {} ({} → {})",
                 b.surface.label,
-                budget_phrase(b.delta, b.surface),
+                budget_phrase(b),
                 b.tokens_before,
                 b.tokens_after
             );
@@ -170,12 +170,7 @@ fn github(r: &Report) -> String {
         annotation(&mut o, level, &f.hit.anchor, true, &title, &message);
     }
     for b in r.budget.iter().filter(|b| b.delta != 0) {
-        let message = format!(
-            "{} ({} → {} tokens)",
-            budget_phrase(b.delta, b.surface),
-            b.tokens_before,
-            b.tokens_after
-        );
+        let message = format!("{} ({} → {} tokens)", budget_phrase(b), b.tokens_before, b.tokens_after);
         let title = "ixgen diff: context budget";
         annotation(&mut o, "notice", &r.version_loc, false, title, &message);
     }
@@ -256,7 +251,7 @@ fn markdown(r: &Report) -> String {
             let _ = writeln!(
                 o,
                 "- {} ({} → {})",
-                escape::md_text(&budget_phrase(b.delta, b.surface)),
+                escape::md_text(&budget_phrase(b)),
                 b.tokens_before,
                 b.tokens_after
             );

@@ -52,8 +52,9 @@ impl Class {
 
 macro_rules! rules {
     ($($variant:ident $id:literal $class:ident $summary:literal => $detect:expr;)*) => {
-        /// A rule of `ixgen diff`.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        /// A rule of `ixgen diff`, serialized as its id.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+        #[serde(rename_all = "kebab-case")]
         pub enum Rule {
             $(#[doc = $summary] $variant,)*
         }
@@ -143,12 +144,6 @@ rules! {
     DescriptionChanged "description-changed" Cosmetic "a tool's or parameter's description changed (its context cost is reported per host)" => description_changed;
 }
 
-impl Serialize for Rule {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.id())
-    }
-}
-
 impl Rule {
     /// The rule with this id.
     pub fn from_id(id: &str) -> Option<Rule> {
@@ -173,6 +168,8 @@ mod tests {
             // A rule id may not shadow a class id, or `ignore: [breaking]` would be ambiguous.
             assert!(Class::ALL.iter().all(|c| c.id() != r.id()));
             assert_eq!(Rule::from_id(r.id()), Some(*r));
+            // JSON names a rule by the kebab-case of its variant: it must be the id.
+            assert_eq!(serde_json::json!(r), r.id(), "{r:?} serializes as its id");
         }
     }
 }

@@ -77,29 +77,17 @@ impl Level {
     }
 }
 
-/// What happened to `product.version` between the two catalogs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What happened to `product.version` between the two catalogs: serialized as `lowered`,
+/// `none`, or the level it was raised enough for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Change {
     Lowered,
+    #[serde(rename = "none")]
     Unchanged,
     /// Raised enough for a change of this level (and not of the next).
+    #[serde(untagged)]
     Raised(Level),
-}
-
-impl Change {
-    pub fn id(self) -> &'static str {
-        match self {
-            Change::Lowered => "lowered",
-            Change::Unchanged => "none",
-            Change::Raised(l) => l.id(),
-        }
-    }
-}
-
-impl Serialize for Change {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.id())
-    }
 }
 
 #[cfg(test)]

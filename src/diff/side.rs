@@ -12,9 +12,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// One catalog, built and indexed for comparison.
 pub struct Side {
     pub model: Model,
+    /// The file, named as reports name it.
     pub file: SourceFile,
-    /// The name reports give the file.
-    pub name: String,
     index: Located,
     /// Surface → the tools it gets, in order.
     pub surfaces: BTreeMap<Surface, SurfaceTools>,
@@ -32,38 +31,29 @@ pub struct SurfaceTools {
 }
 
 impl Side {
-    pub fn new(model: Model, file: SourceFile, name: String) -> Result<Side, Error> {
+    pub fn new(model: Model, file: SourceFile) -> Result<Side, Error> {
         // The catalog's own filters are what every generated host gets by default.
         let (filter, _) = Filter::resolve(&model, false, &[], &[], None)?;
-        let mut surfaces = BTreeMap::new();
-        let mut order = 0;
-        for host in crate::hosts::REGISTRY {
-            if !crate::hosts::enabled(&model, *host) {
-                continue;
-            }
-            for hs in host.surfaces(&model) {
-                let tools = model
-                    .toolset(&hs.toolset, &filter)
-                    .into_iter()
-                    .map(|t| t.name.clone())
-                    .collect();
-                surfaces.insert(
-                    Surface::of(&hs, order),
-                    SurfaceTools {
-                        toolset: hs.toolset.clone(),
-                        path: format!("targets.{}", host.name()),
-                        ids: hs.ids.iter().cloned().collect(),
-                        tools,
-                    },
-                );
-                order += 1;
-            }
-        }
+        let hosts = crate::hosts::REGISTRY
+            .iter()
+            .filter(|h| crate::hosts::enabled(&model, **h));
+        let all = hosts.flat_map(|h| h.surfaces(&model).into_iter().map(move |hs| (h.name(), hs)));
+        let surfaces = all
+            .enumerate()
+            .map(|(order, (host, hs))| {
+                let tools = SurfaceTools {
+                    path: format!("targets.{host}"),
+                    tools: model.tool_names(&hs.toolset, &filter).into_iter().collect(),
+                    ids: hs.ids.iter().cloned().collect(),
+                    toolset: hs.toolset.clone(),
+                };
+                (Surface::of(&hs, order), tools)
+            })
+            .collect();
         let index = Located::new(&file.text);
         Ok(Side {
             model,
             file,
-            name,
             index,
             surfaces,
         })
@@ -80,7 +70,7 @@ impl Side {
             })
             .unwrap_or((1, 1));
         Loc {
-            file: self.name.clone(),
+            file: self.file.name.clone(),
             line,
             column,
         }

@@ -21,10 +21,7 @@ pub struct Source {
 /// Loads the current catalog.
 pub fn current(catalog: Option<&Path>) -> Result<Source, Error> {
     let loaded = catalog::load(catalog)?;
-    let name = match catalog {
-        Some(p) => p.display().to_string(),
-        None => EMBEDDED_PATH.to_string(),
-    };
+    let name = catalog.map_or_else(|| EMBEDDED_PATH.to_string(), |p| p.display().to_string());
     Ok(Source { loaded, name })
 }
 
@@ -34,7 +31,7 @@ pub fn against(catalog: Option<&Path>, against: &str) -> Result<Source, Error> {
     // Any file that is not a folder (a device such as `/dev/zero` too) is read as a file, and
     // never more of it than a catalog may hold.
     let (name, bytes) = if std::fs::metadata(as_file).is_ok_and(|m| !m.is_dir()) {
-        let bytes = read_bounded(as_file).map_err(|source| Error::ReadCatalog {
+        let bytes = catalog::load::catalog_bytes(as_file).map_err(|source| Error::ReadCatalog {
             path: crate::escape::display_path(as_file),
             source,
         })?;
@@ -46,20 +43,6 @@ pub fn against(catalog: Option<&Path>, against: &str) -> Result<Source, Error> {
         loaded: catalog::load_text(&name, &bytes)?,
         name,
     })
-}
-
-/// The bytes of the file at `path`, refused once they pass the catalog size limit: reading
-/// stops there, so a huge file or a device costs no more memory than a catalog.
-fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
-    let max = catalog::yaml::MAX_BYTES;
-    let bytes = catalog::yaml::read_file(path)?;
-    if bytes.len() > max {
-        return Err(std::io::Error::other(format!(
-            "it is larger than {} MB, the most a catalog may hold",
-            max >> 20
-        )));
-    }
-    Ok(bytes)
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<std::process::Output, Error> {
