@@ -70,15 +70,8 @@ struct Served {
 /// The product's name as an environment variable prefix: `git-iris` → `GIT_IRIS`.
 pub fn env_prefix(product: &str) -> String {
     product
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect()
+        .to_ascii_uppercase()
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
 }
 
 /// An on/off environment variable: `None` when unset, so that it can override a config file

@@ -205,6 +205,11 @@ pub fn enabled(model: &Model, host: &dyn DynHost) -> bool {
     model.targets.contains_key(host.name())
 }
 
+/// The hosts the catalog enables, in the registry's order.
+pub fn enabled_hosts(model: &Model) -> impl Iterator<Item = &'static dyn DynHost> + '_ {
+    REGISTRY.iter().copied().filter(|h| enabled(model, *h))
+}
+
 /// Parses each enabled host's settings into the model, without checking them (`ixgen diff`,
 /// which leaves the hosts' lints to `validate`, reads the surfaces).
 pub fn configure(model: &mut Model) {
