@@ -123,13 +123,7 @@ fn user_controls(product: &str) -> Result<UserControls, Error> {
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(UserControls::default()),
-        Err(source) => {
-            return Err(Error::Io {
-                action: "read",
-                path: path.display().to_string(),
-                source,
-            });
-        }
+        Err(source) => return Err(crate::output::io_error("read", path.display().to_string())(source)),
     };
     let invalid = |e: toml::de::Error| {
         let at = e

@@ -296,9 +296,7 @@ pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn DynHost], opts: &Options
     // in two spellings are the collision they are here, and `validate` reports it; a path that
     // is not usable is left as it is, for the writer to refuse with its reason.
     for f in &mut plan.files {
-        if let Ok(rel) = crate::paths::RelPath::file(&f.path)
-            && rel.as_str() != f.path
-        {
+        if let Ok(rel) = crate::paths::RelPath::file(&f.path) {
             f.path = rel.to_string();
         }
     }

@@ -74,9 +74,8 @@ fn a_manifest_in_the_older_pretty_layout_reads_the_same() {
             ManifestEntry {
                 group: "g".to_string(),
                 blake3: blake3.map(str::to_string),
-                shape: None,
                 previous: previous.map(str::to_string),
-                pending: false,
+                ..ManifestEntry::default()
             },
         );
     }
