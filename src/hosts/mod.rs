@@ -397,26 +397,19 @@ pub fn server_args(model: &Model, filter: &Filter) -> Vec<String> {
         && (filter.disable.is_empty() || flags.disable_tools.is_some());
     if !expressible {
         if let Some(f) = &flags.enable_tools {
-            args.push(f.clone());
-            args.push(model.tool_names(&server.toolset, filter).join(","));
+            args.extend([f.clone(), model.tool_names(&server.toolset, filter).join(",")]);
         }
         return args;
     }
-    if filter.read_only
-        && let Some(f) = &flags.read_only
-    {
-        args.push(f.clone());
-    }
+    args.extend(flags.read_only.clone().filter(|_| filter.read_only));
     if !filter.enable.is_empty() {
         if let Some(f) = &flags.enable_tools {
-            args.push(f.clone());
-            args.push(filter.enable.join(","));
+            args.extend([f.clone(), filter.enable.join(",")]);
         }
     } else if !filter.disable.is_empty()
         && let Some(f) = &flags.disable_tools
     {
-        args.push(f.clone());
-        args.push(filter.disable.join(","));
+        args.extend([f.clone(), filter.disable.join(",")]);
     }
     args
 }
