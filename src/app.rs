@@ -151,11 +151,7 @@ impl App {
     /// every enabled target is planned, the session tools with a stand-in for each context
     /// value without a default (no path depends on a value).
     fn planned_collision(&self, model: &Model) -> Option<Diagnostic> {
-        let targets: Vec<&'static dyn DynHost> = hosts::REGISTRY
-            .iter()
-            .copied()
-            .filter(|h| hosts::enabled(model, *h))
-            .collect();
+        let targets: Vec<&'static dyn DynHost> = hosts::enabled_hosts(model).collect();
         let decls = &model.context;
         let stand_ins = decls
             .iter()
@@ -343,14 +339,8 @@ impl App {
             &filters.disable_tools,
             filters.tier.as_deref(),
         )?;
-        let enabled = |h: &&'static dyn DynHost| hosts::enabled(&model, *h);
         let mut targets: Vec<&'static dyn DynHost> = if generate_like && explicit.is_empty() {
-            hosts::REGISTRY
-                .iter()
-                .copied()
-                .filter(enabled)
-                .filter(|h| h.by_default())
-                .collect()
+            hosts::enabled_hosts(&model).filter(|h| h.by_default()).collect()
         } else {
             explicit
         };
@@ -359,7 +349,7 @@ impl App {
         let names: Vec<&str> = targets.iter().map(|h| h.name()).collect();
         if !context.is_empty() && (asked.command == "opencode" || (generate_like && names.contains(&"opencode"))) {
             let missing = |h: &&'static dyn DynHost| !h.by_default() && !names.contains(&h.name());
-            targets.extend(hosts::REGISTRY.iter().copied().filter(enabled).filter(missing));
+            targets.extend(hosts::enabled_hosts(&model).filter(missing));
         }
         if !context.is_empty() && targets.iter().all(|h| h.by_default()) {
             return Err(Error::usage(
@@ -638,11 +628,8 @@ impl App {
                     };
                     println!(
                         "::error file={},title=ixgen drift::{}",
-                        crate::escape::gh_property(&escape::display_path(&path)),
-                        crate::escape::gh_message(&format!(
-                            "{} {msg}; run ixgen generate and commit the result",
-                            d.path
-                        ))
+                        escape::gh_property(&escape::display_path(&path)),
+                        escape::gh_message(&format!("{} {msg}; run ixgen generate and commit the result", d.path))
                     );
                 }
             }
@@ -703,7 +690,7 @@ fn context_flags(own: &[(String, String, String)], c: &ContextArgs) -> Result<Ve
     }
     // How the user wrote it: `--session "a"`, `--context session="b"`.
     let shown = |flag: &str, value: &str| {
-        let q = crate::escape::debug_quote(value);
+        let q = escape::debug_quote(value);
         if flag.starts_with("--context ") {
             format!("{flag}={q}")
         } else {

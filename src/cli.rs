@@ -341,9 +341,7 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
     if let Some((_, sub)) = matches.subcommand() {
         for name in decls.keys() {
             if let Ok(Some(values)) = sub.try_get_many::<String>(&context_id(name)) {
-                for v in values {
-                    context_flags.push((name.clone(), format!("--{name}"), v.clone()));
-                }
+                context_flags.extend(values.map(|v| (name.clone(), format!("--{name}"), v.clone())));
             }
         }
     }

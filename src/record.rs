@@ -151,11 +151,7 @@ fn record_bytes(
             .is_some_and(|e| e.blake3.is_some() && e.blake3 == c.hash);
         files.push(RecordedFile {
             path: c.path.to_string(),
-            blake3: if c.template.is_some() || in_manifest {
-                None
-            } else {
-                c.hash.clone()
-            },
+            blake3: c.hash.clone().filter(|_| c.template.is_none() && !in_manifest),
             template: c.template.as_ref().map(Shape::of),
         });
     }

@@ -70,15 +70,8 @@ struct Served {
 /// The product's name as an environment variable prefix: `git-iris` → `GIT_IRIS`.
 pub fn env_prefix(product: &str) -> String {
     product
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect()
+        .to_ascii_uppercase()
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
 }
 
 /// An on/off environment variable: `None` when unset, so that it can override a config file
@@ -130,13 +123,7 @@ fn user_controls(product: &str) -> Result<UserControls, Error> {
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(UserControls::default()),
-        Err(source) => {
-            return Err(Error::Io {
-                action: "read",
-                path: path.display().to_string(),
-                source,
-            });
-        }
+        Err(source) => return Err(crate::output::io_error("read", path.display().to_string())(source)),
     };
     let invalid = |e: toml::de::Error| {
         let at = e

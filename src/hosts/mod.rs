@@ -205,6 +205,11 @@ pub fn enabled(model: &Model, host: &dyn DynHost) -> bool {
     model.targets.contains_key(host.name())
 }
 
+/// The hosts the catalog enables, in the registry's order.
+pub fn enabled_hosts(model: &Model) -> impl Iterator<Item = &'static dyn DynHost> + '_ {
+    REGISTRY.iter().copied().filter(|h| enabled(model, *h))
+}
+
 /// Parses each enabled host's settings into the model, without checking them (`ixgen diff`,
 /// which leaves the hosts' lints to `validate`, reads the surfaces).
 pub fn configure(model: &mut Model) {
@@ -291,9 +296,7 @@ pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn DynHost], opts: &Options
     // in two spellings are the collision they are here, and `validate` reports it; a path that
     // is not usable is left as it is, for the writer to refuse with its reason.
     for f in &mut plan.files {
-        if let Ok(rel) = crate::paths::RelPath::file(&f.path)
-            && rel.as_str() != f.path
-        {
+        if let Ok(rel) = crate::paths::RelPath::file(&f.path) {
             f.path = rel.to_string();
         }
     }
@@ -394,26 +397,19 @@ pub fn server_args(model: &Model, filter: &Filter) -> Vec<String> {
         && (filter.disable.is_empty() || flags.disable_tools.is_some());
     if !expressible {
         if let Some(f) = &flags.enable_tools {
-            args.push(f.clone());
-            args.push(model.tool_names(&server.toolset, filter).join(","));
+            args.extend([f.clone(), model.tool_names(&server.toolset, filter).join(",")]);
         }
         return args;
     }
-    if filter.read_only
-        && let Some(f) = &flags.read_only
-    {
-        args.push(f.clone());
-    }
+    args.extend(flags.read_only.clone().filter(|_| filter.read_only));
     if !filter.enable.is_empty() {
         if let Some(f) = &flags.enable_tools {
-            args.push(f.clone());
-            args.push(filter.enable.join(","));
+            args.extend([f.clone(), filter.enable.join(",")]);
         }
     } else if !filter.disable.is_empty()
         && let Some(f) = &flags.disable_tools
     {
-        args.push(f.clone());
-        args.push(filter.disable.join(","));
+        args.extend([f.clone(), filter.disable.join(",")]);
     }
     args
 }

@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 /// the manifest). Far above anything it writes; it bounds the memory an attacker's tree costs.
 pub(super) const MAX_READ: u64 = 64 << 20;
 
+/// Why a path through a symlink is refused.
+const SYMLINK: &str = "it is a symlink, and ixgen never follows one below --out";
+
 /// Follows `rel` below `out` without following any symlink: every component that exists is
 /// looked at with `lstat`. A symlink anywhere on the way is refused (it could lead outside
 /// `--out`, or make two paths one file); so is a file where a folder is needed and a folder
@@ -27,11 +30,7 @@ pub(super) fn resolve(out: &Path, rel: &RelPath) -> Result<PathBuf, Error> {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
             Err(source) => return Err(io_error("look at", shown(out, here))(source)),
             Ok(m) if m.file_type().is_symlink() => {
-                return Err(unsafe_path(
-                    out,
-                    here,
-                    "it is a symlink, and ixgen never follows one below --out",
-                ));
+                return Err(unsafe_path(out, here, SYMLINK));
             }
             Ok(m) if !last && !m.is_dir() => {
                 return Err(unsafe_path(
@@ -194,11 +193,7 @@ pub(super) fn open_rel(out: &Path, rel: &RelPath) -> Result<Option<(std::fs::Fil
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         #[cfg(unix)]
         Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
-            return Err(unsafe_path(
-                out,
-                rel,
-                "it is a symlink, and ixgen never follows one below --out",
-            ));
+            return Err(unsafe_path(out, rel, SYMLINK));
         }
         Err(source) => return Err(io_error("read", shown(out, rel))(source)),
     };

@@ -41,14 +41,12 @@ pub(crate) fn lock_existing(out: &Path) -> Result<Option<Lock>, Error> {
 /// Takes the lock shared, if there is one: `check` then never sees a run's half-applied tree.
 /// It never creates anything (a check writes nothing).
 pub fn lock_shared(out: &Path) -> Result<Option<Lock>, Error> {
-    match open_lock(out, false) {
-        Ok(Some(file)) => {
-            file.lock_shared()
-                .map_err(io_error("lock", escape::display_path(out)))?;
-            Ok(Some(Lock(file)))
-        }
-        _ => Ok(None),
-    }
+    let Ok(Some(file)) = open_lock(out, false) else {
+        return Ok(None);
+    };
+    file.lock_shared()
+        .map_err(io_error("lock", escape::display_path(out)))?;
+    Ok(Some(Lock(file)))
 }
 
 #[cfg(unix)]

@@ -139,6 +139,6 @@ fn unsafe_path(out: &Path, rel: &RelPath, why: &'static str) -> Error {
     }
 }
 
-fn io_error(action: &'static str, path: String) -> impl FnOnce(std::io::Error) -> Error {
+pub(crate) fn io_error(action: &'static str, path: String) -> impl FnOnce(std::io::Error) -> Error {
     move |source| Error::Io { action, path, source }
 }

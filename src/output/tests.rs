@@ -5,21 +5,33 @@ use super::commit::{apply, make_all_folders, write, written};
 use super::compare::{compare, compare_files};
 use super::create::{BY_PROC, NewFolders, create_all};
 use super::manifest::{Manifest, ManifestEntry, content_hash, manifest_bytes, read_manifest};
-use super::{Action, Outcome, WriteOptions};
+use super::{Action, Change, Outcome, WriteOptions};
 use crate::error::Error;
 use crate::plan::{MARKER, Plan, PlannedFile};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-fn plan_of(files: &[(&str, &str)]) -> Plan<'static> {
+/// A plan of `files`, all in group `g`.
+fn in_g(files: Vec<PlannedFile<'_>>) -> Plan<'_> {
     Plan {
-        files: files
-            .iter()
-            .map(|(p, b)| PlannedFile::owned(p.to_string(), "g", b.as_bytes().to_vec()))
-            .collect(),
+        files,
         groups: ["g"].into_iter().collect(),
         guards: Vec::new(),
     }
+}
+
+fn plan_of(files: &[(&str, &str)]) -> Plan<'static> {
+    in_g(
+        files
+            .iter()
+            .map(|(p, b)| PlannedFile::owned(p.to_string(), "g", b.as_bytes().to_vec()))
+            .collect(),
+    )
+}
+
+/// The change of `path` in an outcome.
+fn change<'o>(outcome: &'o Outcome, path: &str) -> &'o Change {
+    outcome.changes.iter().find(|c| c.path.as_str() == path).unwrap()
 }
 
 fn run(out: &Path, files: &[(&str, &str)], fail_at: Option<usize>) -> Result<(), Error> {
@@ -74,9 +86,8 @@ fn a_manifest_in_the_older_pretty_layout_reads_the_same() {
             ManifestEntry {
                 group: "g".to_string(),
                 blake3: blake3.map(str::to_string),
-                shape: None,
                 previous: previous.map(str::to_string),
-                pending: false,
+                ..ManifestEntry::default()
             },
         );
     }
@@ -178,8 +189,8 @@ fn a_written_file_is_rendered_again_and_must_match_what_was_compared() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let dir = tempfile::tempdir().unwrap();
     // `marker` false: a text without ixgen's marker, which a deferred file must carry.
-    let plan = |calls: &'static AtomicUsize, same: bool, marker: bool| Plan {
-        files: vec![
+    let plan = |calls: &'static AtomicUsize, same: bool, marker: bool| {
+        in_g(vec![
             PlannedFile::owned("a.txt", "g", b"a".to_vec()),
             PlannedFile::deferred("big/b.txt", "g", move || {
                 let n = calls.fetch_add(1, Ordering::SeqCst);
@@ -190,9 +201,7 @@ fn a_written_file_is_rendered_again_and_must_match_what_was_compared() {
                     format!("// {head}\nb{n}").into_bytes()
                 })
             }),
-        ],
-        groups: ["g"].into_iter().collect(),
-        guards: Vec::new(),
+        ])
     };
     // New, a deferred file is rendered once, when it is created, and its hash recorded then.
     static SAME: AtomicUsize = AtomicUsize::new(0);
@@ -202,7 +211,7 @@ fn a_written_file_is_rendered_again_and_must_match_what_was_compared() {
     assert_eq!(written, format!("// {MARKER}\nb").as_bytes());
     let (manifest, _) = read_manifest(dir.path()).unwrap();
     assert_eq!(manifest.files["big/b.txt"].blake3, Some(content_hash(&written)));
-    let hash = |o: &Outcome, path: &str| o.changes.iter().find(|c| c.path.as_str() == path).unwrap().hash.clone();
+    let hash = |o: &Outcome, path: &str| change(o, path).hash.clone();
     assert_eq!(hash(&outcome, "big/b.txt"), Some(content_hash(&written)));
     let manifest_bytes = std::fs::read(dir.path().join(".ixgen/manifest.json")).unwrap();
     assert_eq!(
@@ -234,18 +243,16 @@ fn a_written_file_is_rendered_again_and_must_match_what_was_compared() {
 #[test]
 fn a_new_file_created_before_its_hash_was_recorded_is_taken_over() {
     let dir = tempfile::tempdir().unwrap();
-    let plan = || Plan {
-        files: vec![PlannedFile::deferred("t/a.ts", "g", || {
+    let plan = || {
+        in_g(vec![PlannedFile::deferred("t/a.ts", "g", || {
             Ok(format!("// {MARKER}\nexport {{}}\n").into_bytes())
-        })],
-        groups: ["g"].into_iter().collect(),
-        guards: Vec::new(),
+        })])
     };
     // What the killed run left: the file, and no manifest.
     std::fs::create_dir(dir.path().join("t")).unwrap();
     std::fs::write(dir.path().join("t/a.ts"), format!("// {MARKER}\nexport {{}}\n")).unwrap();
     let outcome = write(plan(), dir.path(), WriteOptions::default()).unwrap();
-    let c = outcome.changes.iter().find(|c| c.path.as_str() == "t/a.ts").unwrap();
+    let c = change(&outcome, "t/a.ts");
     assert_eq!(c.action, Action::Unchanged);
     let (manifest, _) = read_manifest(dir.path()).unwrap();
     assert!(manifest.files["t/a.ts"].blake3.is_some());
@@ -255,8 +262,8 @@ fn a_new_file_created_before_its_hash_was_recorded_is_taken_over() {
 fn a_streamed_file_is_compared_and_written_as_a_whole_file_is() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     // Each call writes `text` in pieces, the way a long listing is written.
-    let plan = |calls: &'static AtomicUsize, text: &'static str, pure: bool| Plan {
-        files: vec![PlannedFile::streamed("big/s.txt", "g", move |w| {
+    let plan = |calls: &'static AtomicUsize, text: &'static str, pure: bool| {
+        in_g(vec![PlannedFile::streamed("big/s.txt", "g", move |w| {
             let n = calls.fetch_add(1, Ordering::SeqCst);
             for piece in text.as_bytes().chunks(3) {
                 w.write_all(piece).map_err(|e| Error::internal(e.to_string()))?;
@@ -265,12 +272,10 @@ fn a_streamed_file_is_compared_and_written_as_a_whole_file_is() {
                 write!(w, "{n}").map_err(|e| Error::internal(e.to_string()))?;
             }
             Ok(())
-        })],
-        groups: ["g"].into_iter().collect(),
-        guards: Vec::new(),
+        })])
     };
     let action = |outcome: &Outcome| {
-        let c = outcome.changes.iter().find(|c| c.path.as_str() == "big/s.txt").unwrap();
+        let c = change(outcome, "big/s.txt");
         (c.action.clone(), c.new.clone())
     };
     let dir = tempfile::tempdir().unwrap();
@@ -281,7 +286,7 @@ fn a_streamed_file_is_compared_and_written_as_a_whole_file_is() {
     assert_eq!(action(&outcome), (Action::Create, None));
     assert_eq!(std::fs::read(dir.path().join("big/s.txt")).unwrap(), b"abcdefgh");
     assert_eq!(CALLS.load(Ordering::SeqCst), 1);
-    let c = outcome.changes.iter().find(|c| c.path.as_str() == "big/s.txt").unwrap();
+    let c = change(&outcome, "big/s.txt");
     assert_eq!(c.hash.as_deref(), Some(content_hash(b"abcdefgh").as_str()));
     // The same bytes are unchanged; a prefix of them, or more, is a change.
     let outcome = write(plan(&CALLS, "abcdefgh", true), dir.path(), WriteOptions::default()).unwrap();
@@ -323,16 +328,14 @@ fn a_streamed_file_is_compared_and_written_as_a_whole_file_is() {
 /// by the next without --force.
 #[test]
 fn a_first_streamed_file_is_named_only_once_the_manifest_lists_it() {
-    let plan = || Plan {
-        files: vec![
+    let plan = || {
+        in_g(vec![
             PlannedFile::owned("a.txt", "g", b"a".to_vec()),
             PlannedFile::streamed("big/s.json", "g", |w| {
                 w.write_all(b"{\"tools\": []}\n")
                     .map_err(|e| Error::internal(e.to_string()))
             }),
-        ],
-        groups: ["g"].into_iter().collect(),
-        guards: Vec::new(),
+        ])
     };
     let mut completed = false;
     for fail_at in 1..=8 {
@@ -369,20 +372,12 @@ fn a_first_streamed_file_is_named_only_once_the_manifest_lists_it() {
     let (manifest, _) = read_manifest(dir.path()).unwrap();
     let hash = content_hash(b"{\"tools\": []}\n");
     assert_eq!(manifest.files["big/s.json"].blake3.as_deref(), Some(hash.as_str()));
-    let c = outcome
-        .changes
-        .iter()
-        .find(|c| c.path.as_str() == "big/s.json")
-        .unwrap();
+    let c = change(&outcome, "big/s.json");
     assert_eq!(c.hash.as_deref(), Some(hash.as_str()));
     // Killed between the manifest and the name.
     std::fs::remove_file(dir.path().join("big/s.json")).unwrap();
     let outcome = write(plan(), dir.path(), WriteOptions::default()).unwrap();
-    let c = outcome
-        .changes
-        .iter()
-        .find(|c| c.path.as_str() == "big/s.json")
-        .unwrap();
+    let c = change(&outcome, "big/s.json");
     assert_eq!(c.action, Action::Create);
     assert!(dir.path().join("big/s.json").exists());
 }
@@ -407,17 +402,15 @@ fn a_run_killed_after_the_interim_manifest_converges_without_force() {
 
 /// Tool files as a host plans them: deferred, with ixgen's marker, in group `g`.
 fn tools(names: &[&str]) -> Plan<'static> {
-    Plan {
-        files: names
+    in_g(
+        names
             .iter()
             .map(|n| {
                 let bytes = format!("// {MARKER}\nexport const {n} = 1\n").into_bytes();
                 PlannedFile::deferred(format!("t/{n}.ts"), "g", move || Ok(bytes.clone()))
             })
             .collect(),
-        groups: ["g"].into_iter().collect(),
-        guards: Vec::new(),
-    }
+    )
 }
 
 /// The tree a write of `plan` leaves when it is killed just before commit step `step`
@@ -506,11 +499,8 @@ fn a_killed_runs_files_are_taken_over_or_removed_whatever_the_next_run_plans() {
                 restore_tree(&tree, killed.path());
                 write(tools(next), killed.path(), WriteOptions::default())
                     .unwrap_or_else(|e| panic!("after {first:?} killed at step {step}, {next:?}: {e}"));
-                let want: Vec<String> = {
-                    let mut w: Vec<String> = next.iter().map(|n| format!("t/{n}.ts")).collect();
-                    w.sort();
-                    w
-                };
+                let mut want: Vec<String> = next.iter().map(|n| format!("t/{n}.ts")).collect();
+                want.sort();
                 assert_eq!(
                     tools_on_disk(killed.path()),
                     (want.clone(), want),

@@ -152,10 +152,8 @@ pub fn plan(
     if !target.readme {
         return Ok(());
     }
-    let args = server_args(model, &opts.filter);
-    let full_command = std::iter::once(command.to_string())
-        .chain(args)
-        .collect::<Vec<_>>()
+    let full_command = [vec![command.to_string()], server_args(model, &opts.filter)]
+        .concat()
         .join(" ");
     let install = target
         .marketplace
