@@ -394,7 +394,7 @@ pub struct Ident(String);
 impl Ident {
     /// Checks and wraps a name; `None` when it is not a plain identifier or is reserved.
     pub fn new(name: &str) -> Option<Ident> {
-        Ident::export_name(name).filter(|_| !TS_RESERVED.contains(&name))
+        Ident::export_name(name).filter(|_| !TS_RESERVED.split_whitespace().any(|w| w == name))
     }
 
     /// An export name: any plain identifier, reserved words included, because
@@ -406,56 +406,10 @@ impl Ident {
     }
 }
 
-/// Words a TypeScript binding cannot be named.
-pub const TS_RESERVED: &[&str] = &[
-    "break",
-    "case",
-    "catch",
-    "class",
-    "const",
-    "continue",
-    "debugger",
-    "default",
-    "delete",
-    "do",
-    "else",
-    "enum",
-    "export",
-    "extends",
-    "false",
-    "finally",
-    "for",
-    "function",
-    "if",
-    "import",
-    "in",
-    "instanceof",
-    "new",
-    "null",
-    "return",
-    "super",
-    "switch",
-    "this",
-    "throw",
-    "true",
-    "try",
-    "typeof",
-    "var",
-    "void",
-    "while",
-    "with",
-    "as",
-    "implements",
-    "interface",
-    "let",
-    "package",
-    "private",
-    "protected",
-    "public",
-    "static",
-    "yield",
-    "await",
-];
+/// Words a TypeScript binding cannot be named, separated by spaces.
+pub const TS_RESERVED: &str = "break case catch class const continue debugger default delete do else enum export \
+    extends false finally for function if import in instanceof new null return super switch this throw true try \
+    typeof var void while with as implements interface let package private protected public static yield await";
 
 /// A piece of Markdown that is safe to paste into running text: catalog text cannot open a
 /// heading, a list, a link, an HTML tag or a code span in it. Only this module makes them.
