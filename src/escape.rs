@@ -293,18 +293,13 @@ impl<'a> Compact<'a> {
 
     /// Where the string, number or literal that starts at `p` ends.
     fn scalar_end(&self, p: usize) -> usize {
-        let text = self.text;
-        if text[p] != b'"' {
-            return text[p..]
-                .iter()
-                .position(|b| matches!(b, b',' | b'}' | b']'))
-                .map_or(text.len(), |n| p + n);
-        }
-        let mut i = p + 1;
-        while text[i] != b'"' {
-            i += if text[i] == b'\\' { 2 } else { 1 };
-        }
-        i + 1
+        let text = &self.text[p..];
+        let len = if text[0] == b'"' {
+            ts_literal_len(text)
+        } else {
+            text.iter().position(|b| matches!(b, b',' | b'}' | b']'))
+        };
+        p + len.unwrap_or(text.len())
     }
 }
 

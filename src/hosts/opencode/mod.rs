@@ -284,11 +284,9 @@ pub fn runtime_text(schema: &serde_json::Value) -> Result<Vec<u8>, String> {
 
 /// The folder of the runtime and shared files of the tools in `tools_dir`: `ixgen` beside it.
 fn runtime_dir(tools_dir: &str) -> String {
-    let parent = tools_dir.trim_end_matches('/').rsplit_once('/').map_or("", |(p, _)| p);
-    if parent.is_empty() {
-        "ixgen".to_string()
-    } else {
-        format!("{parent}/ixgen")
+    match tools_dir.trim_end_matches('/').rsplit_once('/') {
+        Some((parent, _)) if !parent.is_empty() => format!("{parent}/ixgen"),
+        _ => "ixgen".to_string(),
     }
 }
 
