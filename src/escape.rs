@@ -369,16 +369,8 @@ pub fn ts_literal_len(b: &[u8]) -> Option<usize> {
 
 /// Text for the inside of a `//` comment: one line, nothing that could end the comment.
 pub fn comment(s: &str) -> Ts {
-    Ts(s.chars()
-        .map(|c| {
-            if c.is_control() || c == '\u{2028}' || c == '\u{2029}' {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect::<String>()
-        .replace("*/", "* /"))
+    let line = s.replace(|c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}', " ");
+    Ts(line.replace("*/", "* /"))
 }
 
 /// A name that is already a valid identifier in every generated language (validated in the
@@ -658,7 +650,7 @@ pub fn rs_json<T: serde::Serialize + ?Sized>(value: &T) -> Rs {
 /// Text for the inside of a `//` comment: one line, without the characters rustc refuses in
 /// comments (each becomes a space).
 pub fn rs_comment(s: &str) -> Rs {
-    Rs(s.chars().map(|c| if rs_unsafe(c) { ' ' } else { c }).collect())
+    Rs(s.replace(rs_unsafe, " "))
 }
 
 /// Words a Rust identifier cannot be (strict and reserved keywords, 2024 edition).
