@@ -504,15 +504,10 @@ fn plan_permissions<'m>(model: &'m Model, config: &str, toolset: &str, opts: &Op
         let rule = if c.allow.is_empty() && c.deny.is_empty() {
             serde_json::Value::from("ask")
         } else {
-            let mut m = serde_json::Map::new();
-            m.insert("*".into(), "ask".into());
-            for p in &c.allow {
-                m.insert(p.clone(), "allow".into());
-            }
-            for p in &c.deny {
-                m.insert(p.clone(), "deny".into());
-            }
-            serde_json::Value::Object(m)
+            let rules = std::iter::once(("*", "ask"))
+                .chain(c.allow.iter().map(|p| (p.as_str(), "allow")))
+                .chain(c.deny.iter().map(|p| (p.as_str(), "deny")));
+            serde_json::Value::Object(rules.map(|(p, rule)| (p.to_string(), rule.into())).collect())
         };
         plan.files
             .push(config_entry(config, &["permission", &tool_id(&t.name)], rule));
