@@ -516,8 +516,7 @@ fn plan_permissions<'m>(model: &'m Model, config: &str, toolset: &str, opts: &Op
 
 /// A key ixgen sets in `opencode.json`, which starts with its `$schema` when ixgen creates it.
 fn config_entry(config: &str, pointer: &[&str], value: serde_json::Value) -> PlannedFile<'static> {
-    let mut skeleton = serde_json::Map::new();
-    skeleton.insert("$schema".into(), "https://opencode.ai/config.json".into());
+    let skeleton = serde_json::Map::from_iter([("$schema".into(), "https://opencode.ai/config.json".into())]);
     PlannedFile::merged(config, Opencode::NAME, pointer, value, skeleton)
 }
 
