@@ -293,18 +293,13 @@ impl<'a> Compact<'a> {
 
     /// Where the string, number or literal that starts at `p` ends.
     fn scalar_end(&self, p: usize) -> usize {
-        let text = self.text;
-        if text[p] != b'"' {
-            return text[p..]
-                .iter()
-                .position(|b| matches!(b, b',' | b'}' | b']'))
-                .map_or(text.len(), |n| p + n);
-        }
-        let mut i = p + 1;
-        while text[i] != b'"' {
-            i += if text[i] == b'\\' { 2 } else { 1 };
-        }
-        i + 1
+        let text = &self.text[p..];
+        let len = if text[0] == b'"' {
+            ts_literal_len(text)
+        } else {
+            text.iter().position(|b| matches!(b, b',' | b'}' | b']'))
+        };
+        p + len.unwrap_or(text.len())
     }
 }
 
@@ -374,16 +369,8 @@ pub fn ts_literal_len(b: &[u8]) -> Option<usize> {
 
 /// Text for the inside of a `//` comment: one line, nothing that could end the comment.
 pub fn comment(s: &str) -> Ts {
-    Ts(s.chars()
-        .map(|c| {
-            if c.is_control() || c == '\u{2028}' || c == '\u{2029}' {
-                ' '
-            } else {
-                c
-            }
-        })
-        .collect::<String>()
-        .replace("*/", "* /"))
+    let line = s.replace(|c: char| c.is_control() || c == '\u{2028}' || c == '\u{2029}', " ");
+    Ts(line.replace("*/", "* /"))
 }
 
 /// A name that is already a valid identifier in every generated language (validated in the
@@ -394,7 +381,7 @@ pub struct Ident(String);
 impl Ident {
     /// Checks and wraps a name; `None` when it is not a plain identifier or is reserved.
     pub fn new(name: &str) -> Option<Ident> {
-        Ident::export_name(name).filter(|_| !TS_RESERVED.contains(&name))
+        Ident::export_name(name).filter(|_| !TS_RESERVED.split_whitespace().any(|w| w == name))
     }
 
     /// An export name: any plain identifier, reserved words included, because
@@ -406,56 +393,10 @@ impl Ident {
     }
 }
 
-/// Words a TypeScript binding cannot be named.
-pub const TS_RESERVED: &[&str] = &[
-    "break",
-    "case",
-    "catch",
-    "class",
-    "const",
-    "continue",
-    "debugger",
-    "default",
-    "delete",
-    "do",
-    "else",
-    "enum",
-    "export",
-    "extends",
-    "false",
-    "finally",
-    "for",
-    "function",
-    "if",
-    "import",
-    "in",
-    "instanceof",
-    "new",
-    "null",
-    "return",
-    "super",
-    "switch",
-    "this",
-    "throw",
-    "true",
-    "try",
-    "typeof",
-    "var",
-    "void",
-    "while",
-    "with",
-    "as",
-    "implements",
-    "interface",
-    "let",
-    "package",
-    "private",
-    "protected",
-    "public",
-    "static",
-    "yield",
-    "await",
-];
+/// Words a TypeScript binding cannot be named, separated by spaces.
+pub const TS_RESERVED: &str = "break case catch class const continue debugger default delete do else enum export \
+    extends false finally for function if import in instanceof new null return super switch this throw true try \
+    typeof var void while with as implements interface let package private protected public static yield await";
 
 /// A piece of Markdown that is safe to paste into running text: catalog text cannot open a
 /// heading, a list, a link, an HTML tag or a code span in it. Only this module makes them.
@@ -709,7 +650,7 @@ pub fn rs_json<T: serde::Serialize + ?Sized>(value: &T) -> Rs {
 /// Text for the inside of a `//` comment: one line, without the characters rustc refuses in
 /// comments (each becomes a space).
 pub fn rs_comment(s: &str) -> Rs {
-    Rs(s.chars().map(|c| if rs_unsafe(c) { ' ' } else { c }).collect())
+    Rs(s.replace(rs_unsafe, " "))
 }
 
 /// Words a Rust identifier cannot be (strict and reserved keywords, 2024 edition).

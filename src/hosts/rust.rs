@@ -146,8 +146,9 @@ fn is_crate_name(s: &str) -> bool {
 struct Names(HashSet<String>);
 
 impl Names {
-    fn new(taken: &[&str]) -> Names {
-        Names(taken.iter().map(|s| s.to_string()).collect())
+    /// `taken`: names separated by spaces.
+    fn new(taken: &str) -> Names {
+        Names(taken.split_whitespace().map(str::to_string).collect())
     }
 
     fn take(&mut self, base: Rs, camel: bool) -> Rs {
@@ -161,52 +162,10 @@ impl Names {
     }
 }
 
-/// Type names the module must not shadow (the prelude's, and its own items').
-const TAKEN_TYPES: &[&str] = &[
-    "Env",
-    "AskHook",
-    "ToolFailed",
-    "CancelOnDrop",
-    "Option",
-    "Some",
-    "None",
-    "Result",
-    "Ok",
-    "Err",
-    "String",
-    "Vec",
-    "Box",
-    "Default",
-    "Clone",
-    "Copy",
-    "Send",
-    "Sync",
-    "Sized",
-    "Fn",
-    "FnMut",
-    "FnOnce",
-    "Drop",
-    "Iterator",
-    "IntoIterator",
-    "ToString",
-    "ToOwned",
-    "From",
-    "Into",
-    "TryFrom",
-    "TryInto",
-    "PartialEq",
-    "Eq",
-    "PartialOrd",
-    "Ord",
-    "Debug",
-    "Hash",
-    "AsRef",
-    "AsMut",
-    "Extend",
-    "Unpin",
-    "Future",
-    "IntoFuture",
-];
+/// Type names the module must not shadow (the prelude's, and its own items'), separated by spaces.
+const TAKEN_TYPES: &str = "Env AskHook ToolFailed CancelOnDrop Option Some None Result Ok Err String Vec Box \
+    Default Clone Copy Send Sync Sized Fn FnMut FnOnce Drop Iterator IntoIterator ToString ToOwned From Into \
+    TryFrom TryInto PartialEq Eq PartialOrd Ord Debug Hash AsRef AsMut Extend Unpin Future IntoFuture";
 
 /// One parameter as a field of its tool's `Args`.
 struct Field<'m> {
@@ -266,7 +225,7 @@ pub fn write_module<'m>(
         let tool_ty = types.take(base.concat("Tool"), true);
         let args_ty = types.take(base.concat("Args"), true);
         // Fields and enums.
-        let mut fields_names = Names::new(&[]);
+        let mut fields_names = Names::new("");
         let mut enums = Vec::new();
         let mut fields = Vec::new();
         for pm in t.params() {
@@ -457,7 +416,7 @@ fn write_tool(
             "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]"
         );
         let _ = writeln!(out, "pub enum {} {{", e.name);
-        let mut variants = Names::new(&[]);
+        let mut variants = Names::new("");
         for v in e.values {
             let name = variants.take(rs_camel(v, "V"), true);
             let _ = writeln!(

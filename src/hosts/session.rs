@@ -195,7 +195,7 @@ impl Host for Session {
 /// the run record's replay both spell it with this.
 pub fn context_literal(value: &ContextValue) -> String {
     match value {
-        ContextValue::Integer(n) => ts_int(*n).as_str().to_string(),
-        ContextValue::Text(s) => ts_str(s).as_str().to_string(),
+        ContextValue::Integer(n) => ts_int(*n).to_string(),
+        ContextValue::Text(s) => ts_str(s).to_string(),
     }
 }

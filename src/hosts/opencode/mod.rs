@@ -284,11 +284,9 @@ pub fn runtime_text(schema: &serde_json::Value) -> Result<Vec<u8>, String> {
 
 /// The folder of the runtime and shared files of the tools in `tools_dir`: `ixgen` beside it.
 fn runtime_dir(tools_dir: &str) -> String {
-    let parent = tools_dir.trim_end_matches('/').rsplit_once('/').map_or("", |(p, _)| p);
-    if parent.is_empty() {
-        "ixgen".to_string()
-    } else {
-        format!("{parent}/ixgen")
+    match tools_dir.trim_end_matches('/').rsplit_once('/') {
+        Some((parent, _)) if !parent.is_empty() => format!("{parent}/ixgen"),
+        _ => "ixgen".to_string(),
     }
 }
 
@@ -506,15 +504,10 @@ fn plan_permissions<'m>(model: &'m Model, config: &str, toolset: &str, opts: &Op
         let rule = if c.allow.is_empty() && c.deny.is_empty() {
             serde_json::Value::from("ask")
         } else {
-            let mut m = serde_json::Map::new();
-            m.insert("*".into(), "ask".into());
-            for p in &c.allow {
-                m.insert(p.clone(), "allow".into());
-            }
-            for p in &c.deny {
-                m.insert(p.clone(), "deny".into());
-            }
-            serde_json::Value::Object(m)
+            let rules = std::iter::once(("*", "ask"))
+                .chain(c.allow.iter().map(|p| (p.as_str(), "allow")))
+                .chain(c.deny.iter().map(|p| (p.as_str(), "deny")));
+            serde_json::Value::Object(rules.map(|(p, rule)| (p.to_string(), rule.into())).collect())
         };
         plan.files
             .push(config_entry(config, &["permission", &tool_id(&t.name)], rule));
@@ -523,8 +516,7 @@ fn plan_permissions<'m>(model: &'m Model, config: &str, toolset: &str, opts: &Op
 
 /// A key ixgen sets in `opencode.json`, which starts with its `$schema` when ixgen creates it.
 fn config_entry(config: &str, pointer: &[&str], value: serde_json::Value) -> PlannedFile<'static> {
-    let mut skeleton = serde_json::Map::new();
-    skeleton.insert("$schema".into(), "https://opencode.ai/config.json".into());
+    let skeleton = serde_json::Map::from_iter([("$schema".into(), "https://opencode.ai/config.json".into())]);
     PlannedFile::merged(config, Opencode::NAME, pointer, value, skeleton)
 }
 

@@ -6,7 +6,7 @@
 //! JSON Schema that schemars produces for the spec types is understood; anything else is an
 //! internal error caught by the unit test below, never silently `unknown`.
 
-use crate::escape::{Ident, Ts, ts_str};
+use crate::escape::{Ident, ts_str};
 use serde_json::Value;
 
 /// `export type …` declarations for the schema's root and every definition, in a fixed order.
@@ -61,10 +61,8 @@ fn ty(s: &Value) -> Result<String, String> {
             Ok(union(members))
         }
         Some(Value::String(t)) => match t.as_str() {
-            "string" => Ok("string".into()),
+            "string" | "boolean" | "null" => Ok(t.clone()),
             "integer" | "number" => Ok("number".into()),
-            "boolean" => Ok("boolean".into()),
-            "null" => Ok("null".into()),
             "array" => {
                 let items = obj.get("items").ok_or("an array schema without items")?;
                 Ok(format!("readonly ({})[]", ty(items)?))
@@ -107,15 +105,12 @@ fn union(members: Vec<String>) -> String {
 }
 
 fn literal(v: &Value) -> String {
-    Ts::as_str(&crate::escape::ts_json(v)).to_string()
+    crate::escape::ts_json(v).to_string()
 }
 
 /// A property name: bare when it is an identifier, quoted otherwise.
 fn key(name: &str) -> String {
-    match Ident::export_name(name) {
-        Some(ident) => ident.to_string(),
-        None => ts_str(name).as_str().to_string(),
-    }
+    Ident::export_name(name).map_or_else(|| ts_str(name).to_string(), |ident| ident.to_string())
 }
 
 #[cfg(test)]
