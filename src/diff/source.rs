@@ -67,17 +67,15 @@ fn git_show(catalog: Option<&Path>, rev: &str) -> Result<(String, Vec<u8>), Erro
             "pass a branch, tag or commit (`main`, `v1.4.0`, `HEAD~1`) or an existing catalog file",
         ));
     }
-    let dir: PathBuf = match catalog {
-        Some(p) => {
-            let abs = std::path::absolute(p).map_err(|source| Error::Io {
+    let dir = match catalog {
+        Some(p) => std::path::absolute(p)
+            .map_err(|source| Error::Io {
                 action: "resolve",
                 path: p.display().to_string(),
                 source,
-            })?;
-            abs.parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| PathBuf::from("."))
-        }
+            })?
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         None => PathBuf::from("."),
     };
     let top = git(&dir, &["rev-parse", "--show-toplevel"])?;
