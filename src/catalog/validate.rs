@@ -614,12 +614,10 @@ fn suggest_name(name: &str) -> String {
     let s: String = name
         .to_lowercase()
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
+        // Lowercased: no ASCII capital is left.
+        .map(|c| match c {
+            'a'..='z' | '0'..='9' | '-' | '_' => c,
+            _ => '_',
         })
         .collect();
     let s = s.trim_start_matches(|c: char| !c.is_ascii_lowercase()).to_string();

@@ -159,10 +159,7 @@ pub fn lower(
 
 /// Lowers an optional catalog field: `Some(None)` when it is absent, `None` when it failed.
 fn optional<X, T>(x: Option<X>, f: impl FnOnce(X) -> Option<T>) -> Option<Option<T>> {
-    match x {
-        None => Some(None),
-        Some(x) => f(x).map(Some),
-    }
+    x.map_or(Some(None), |x| f(x).map(Some))
 }
 
 /// The test of a condition on `param` (a parameter, or a field of step data): its `in` or
@@ -869,11 +866,7 @@ impl<'a> Lower<'a> {
                     .help("give the command's arguments"),
             );
         }
-        let args: Vec<Option<SpecArg>> = argv
-            .iter()
-            .enumerate()
-            .map(|(a, arg)| self.arg(&format!("{path}.run[{a}]"), arg, scope))
-            .collect();
+        let args = self.argv(&format!("{path}.run"), argv, scope);
         let stdin = optional(step.stdin.as_ref(), |s| {
             self.template(&format!("{path}.stdin"), s, scope)
         });
@@ -886,21 +879,15 @@ impl<'a> Lower<'a> {
             .iter()
             .enumerate()
             .map(|(k, alt)| {
-                let args: Vec<Option<SpecArg>> = alt
-                    .run
-                    .iter()
-                    .enumerate()
-                    .map(|(a, arg)| self.arg(&format!("{path}.when_missing[{k}].run[{a}]"), arg, scope))
-                    .collect();
                 Some(SpecAlt {
                     program: alt.program.clone(),
-                    argv: all(args)?,
+                    argv: self.argv(&format!("{path}.when_missing[{k}].run"), &alt.run, scope)?,
                 })
             })
             .collect();
         Some(SpecExec::Cli {
             program: Some(program?),
-            argv: all(args)?,
+            argv: args?,
             stdin: stdin?,
             // Listing only 0 is the same as listing nothing: keep the spec short.
             ok_exit: match step.ok_exit.codes() {
@@ -919,6 +906,13 @@ impl<'a> Lower<'a> {
                 .or_else(|| step.timeout_secs.as_ref().map(|a| rules::amount(a, Some(1000)))),
             if_empty,
         })
+    }
+
+    /// Lowers every element of the argv at `path`: `None` when any failed.
+    fn argv(&mut self, path: &str, argv: &[Arg], scope: &Scope) -> Option<Vec<SpecArg>> {
+        all((argv.iter().enumerate())
+            .map(|(a, arg)| self.arg(&format!("{path}[{a}]"), arg, scope))
+            .collect())
     }
 
     fn arg(&mut self, path: &str, arg: &Arg, scope: &Scope) -> Option<SpecArg> {

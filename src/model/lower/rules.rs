@@ -172,7 +172,7 @@ impl Lower<'_> {
             known(self, key, list.iter().collect());
             let when = lowered?.0;
             self.clean_since(mark)?;
-            let what = names(list);
+            let what = list.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
             let verb = if list.len() == 1 { "is" } else { "are" };
             return Some(match key {
                 "require" => SpecRule::Require {
@@ -254,10 +254,6 @@ fn parse_check(text: &str) -> Result<(&str, SpecCompareOp, &'static str, &str), 
         }
     }
     Err(format!("`{text}` is not `<param> <op> <param>`"))
-}
-
-fn names(list: &[String]) -> String {
-    list.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
 }
 
 fn value(v: &serde_json::Value) -> String {
