@@ -229,10 +229,7 @@ pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<St
         _ if root.is_null() => None,
         _ => return None,
     };
-    match context {
-        None => Some(Default::default()),
-        Some(c) => serde::Deserialize::deserialize(c).ok(),
-    }
+    context.map_or(Some(Default::default()), |c| serde::Deserialize::deserialize(c).ok())
 }
 
 /// Loads the embedded catalog through its JSON form; anything short of a clean load goes the
