@@ -229,10 +229,7 @@ pub fn context_declarations(path: Option<&Path>) -> Option<indexmap::IndexMap<St
         _ if root.is_null() => None,
         _ => return None,
     };
-    match context {
-        None => Some(Default::default()),
-        Some(c) => serde::Deserialize::deserialize(c).ok(),
-    }
+    context.map_or(Some(Default::default()), |c| serde::Deserialize::deserialize(c).ok())
 }
 
 /// Loads the embedded catalog through its JSON form; anything short of a clean load goes the
@@ -365,39 +362,37 @@ fn at_pos(at: yaml::Mark, code: &'static str, message: impl Into<String>) -> Dia
 /// Turns a reader's error into a diagnostic at its position. A typing error carries serde's
 /// message, which says what kind of fault it is (unknown key, wrong type, missing key).
 fn diagnostic(e: yaml::Error) -> Diagnostic {
-    let mut diag = at_pos(e.mark, e.code, e.message.clone());
-    if e.code != "yaml" {
-        return diag.help(e.help);
-    }
-    let message = e.message;
-    if let Some((found, expected)) = named(&message, "unknown field `") {
-        diag.code = "unknown-key";
+    let message = e.message.as_str();
+    let (code, help) = if e.code != "yaml" {
+        (e.code, e.help.to_string())
+    } else if let Some((found, expected)) = named(message, "unknown field `") {
         let hint = match found {
             "oneOf" | "anyOf" | "allOf" => "ixgen never emits oneOf/anyOf/allOf in an inputSchema: the Anthropic API refuses tools that have them at the top; use an `enum` parameter or two tools".to_string(),
             "$schema" => "leave `$schema` out of parameters: Gemini rejects it, and the dialect is JSON Schema 2020-12 already".to_string(),
             _ if expected.is_empty() => "remove it".to_string(),
             _ => hint_for(found, &expected, format!("the keys allowed here are: {}", expected.join(", "))),
         };
-        diag = diag.help(hint);
+        ("unknown-key", hint)
     } else if message.contains("invalid type")
         || message.contains("invalid value")
         || message.contains("unknown variant")
     {
-        diag.code = "wrong-type";
         // Suggests for "unknown variant `x`, expected one of `a`, `b`".
-        diag = diag.help(match named(&message, "unknown variant `") {
+        let hint = match named(message, "unknown variant `") {
             Some((found, expected)) => hint_for(found, &expected, format!("use one of: {}", expected.join(", "))),
             None => "run `ixgen schema` to see what each key takes".to_string(),
-        });
+        };
+        ("wrong-type", hint)
     } else if message.contains("missing field") {
-        diag.code = "missing-key";
-        diag = diag.help("add it; run `ixgen schema` to see what it takes");
+        (
+            "missing-key",
+            "add it; run `ixgen schema` to see what it takes".to_string(),
+        )
     } else {
         // A custom type's own message (an argument, a confirmation, an amount).
-        diag.code = "yaml-syntax";
-        diag = diag.help(yaml::SYNTAX_HELP);
-    }
-    diag
+        ("yaml-syntax", yaml::SYNTAX_HELP.to_string())
+    };
+    at_pos(e.mark, code, e.message).help(help)
 }
 
 /// Parses serde's "<marker>x`, expected one of `a`, `b`" (or "expected `a`"): `x` and the

@@ -531,7 +531,7 @@ fn number_problem(s: &str, mark: Mark) -> Result<(), Error> {
             "use a finite number; JSON and TypeScript have no infinity or NaN literal (quote it if you mean the text)",
         ));
     }
-    if integer_outside_safe_range(t) == Some(true) {
+    if integer_outside_safe_range(t) {
         return Err(error(
             "unsafe-integer",
             mark,
@@ -552,22 +552,14 @@ fn looks_float(t: &str) -> bool {
             .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+' | '_'))
 }
 
-/// For an integer scalar (decimal, `0x`, `0o`, `0b`): whether it is outside the safe range.
-/// `None` when it is not an integer.
-fn integer_outside_safe_range(t: &str) -> Option<bool> {
-    let (neg, body) = match t.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
+/// Whether a scalar is an integer (decimal, `0x`, `0o`, `0b`) outside the safe range.
+fn integer_outside_safe_range(t: &str) -> bool {
+    let body = t.strip_prefix(['-', '+']).unwrap_or(t);
     let (digits, radix) = radix(body).unwrap_or((body, 10));
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return None;
-    }
     // Too long for an i128 is certainly too large.
-    Some(match i128::from_str_radix(digits, radix) {
-        Ok(n) => (if neg { -n } else { n }).abs() > MAX_SAFE_INTEGER,
-        Err(_) => true,
-    })
+    !digits.is_empty()
+        && digits.chars().all(|c| c.is_digit(radix))
+        && i128::from_str_radix(digits, radix).map_or(true, |n| n > MAX_SAFE_INTEGER)
 }
 
 fn radix(s: &str) -> Option<(&str, u32)> {
@@ -599,10 +591,7 @@ fn typed(v: &str) -> Typed {
         "false" | "False" | "FALSE" => return Typed::Bool(false),
         _ => {}
     }
-    let (neg, unsigned) = match v.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, v.strip_prefix('+').unwrap_or(v)),
-    };
+    let (neg, unsigned) = (v.starts_with('-'), v.strip_prefix(['-', '+']).unwrap_or(v));
     // One sign at most, and none after a radix prefix (`0x+1` is text).
     if unsigned.starts_with(['+', '-']) {
         return Typed::Text;
