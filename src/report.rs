@@ -24,11 +24,7 @@ pub struct ListRow<'a> {
 
 /// The surfaces of every host the catalog enables, in registry order.
 pub fn surfaces(model: &Model) -> Vec<Surface> {
-    hosts::REGISTRY
-        .iter()
-        .filter(|h| hosts::enabled(model, **h))
-        .flat_map(|h| h.surfaces(model))
-        .collect()
+    hosts::enabled_hosts(model).flat_map(|h| h.surfaces(model)).collect()
 }
 
 /// `ixgen list`.

@@ -34,9 +34,7 @@ impl Side {
     pub fn new(model: Model, file: SourceFile) -> Result<Side, Error> {
         // The catalog's own filters are what every generated host gets by default.
         let (filter, _) = Filter::resolve(&model, false, &[], &[], None)?;
-        let hosts = crate::hosts::REGISTRY
-            .iter()
-            .filter(|h| crate::hosts::enabled(&model, **h));
+        let hosts = crate::hosts::enabled_hosts(&model);
         let all = hosts.flat_map(|h| h.surfaces(&model).into_iter().map(move |hs| (h.name(), hs)));
         let surfaces = all
             .enumerate()
