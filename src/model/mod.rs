@@ -434,16 +434,13 @@ pub fn check_context(decls: &ContextDecls, raw: &[(String, String, String)]) -> 
             }
             ContextType::Path => {
                 if value.is_empty() {
-                    return Err(Error::usage(format!("{flag} is empty"), "pass a path".to_string()));
+                    return Err(Error::usage(format!("{flag} is empty"), "pass a path"));
                 }
                 let abs = std::path::absolute(value)
-                    .map_err(|e| Error::usage(format!("{flag} `{value}`: {e}"), "pass a valid path".to_string()))?;
+                    .map_err(|e| Error::usage(format!("{flag} `{value}`: {e}"), "pass a valid path"))?;
                 let abs = normalize(&abs);
                 let Some(s) = abs.to_str() else {
-                    return Err(Error::usage(
-                        format!("{flag} is not valid UTF-8"),
-                        "pass a UTF-8 path".to_string(),
-                    ));
+                    return Err(Error::usage(format!("{flag} is not valid UTF-8"), "pass a UTF-8 path"));
                 };
                 ContextValue::Text(s.to_string())
             }

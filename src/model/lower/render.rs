@@ -619,10 +619,10 @@ impl<'a> Checker<'a> {
                 return None;
             }
         };
-        for var in t.vars() {
-            if paths_only && !var.contains('.') && !scope.steps.contains_key(var) {
-                continue;
-            }
+        for var in t
+            .vars()
+            .filter(|v| !paths_only || v.contains('.') || scope.steps.contains_key(v))
+        {
             self.resolve(path, var, scope);
         }
         Some(t)

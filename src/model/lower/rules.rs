@@ -63,9 +63,7 @@ impl Lower<'_> {
         let when = optional(rule.when.as_ref(), |when| {
             self.cond(&format!("{rpath}.when"), when, tool, params, &HashSet::new())
         });
-        if let Some(m) = &rule.message {
-            self.template(&format!("{rpath}.message"), m, scope);
-        }
+        self.optional_template(rpath, "message", rule.message.as_deref(), scope);
         let defaults: Vec<_> = (rule.default.iter().flatten())
             .map(|(k, v)| {
                 let j = self.json_template(&format!("{rpath}.default.{k}"), v, scope);
