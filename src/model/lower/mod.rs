@@ -807,10 +807,7 @@ impl<'a> Lower<'a> {
 
     /// The `run` part of a step: its program, argv and stdin.
     fn run(&mut self, path: &str, step: &Step, argv: &[Arg], scope: &Scope) -> Option<SpecExec> {
-        let program = step
-            .program
-            .clone()
-            .or_else(|| self.cat.cli.as_ref().map(|c| c.binary.clone()));
+        let program = (step.program.clone()).or_else(|| self.cat.cli.as_ref().map(|c| c.binary.clone()));
         if program.is_none() {
             self.err(
                 Diagnostic::error(
@@ -832,10 +829,7 @@ impl<'a> Lower<'a> {
         let stdin = self.optional_template(path, "stdin", step.stdin.as_deref(), scope);
         let if_empty = self.optional_template(path, "if_empty", step.if_empty.as_deref(), scope)?;
         // `when_missing`: each alternative's argv is lowered and checked as `run` is.
-        let otherwise: Vec<Option<SpecAlt>> = step
-            .when_missing
-            .iter()
-            .enumerate()
+        let otherwise: Vec<_> = (step.when_missing.iter().enumerate())
             .map(|(k, alt)| {
                 Some(SpecAlt {
                     program: alt.program.clone(),
@@ -1229,9 +1223,8 @@ impl<'a> Lower<'a> {
     }
 
     fn unknown_var(&mut self, path: &str, var: &str, scope: &Scope) {
-        let mut known: Vec<String> = scope.params.keys().map(|k| k.to_string()).collect();
-        known.extend(self.cat.context.keys().cloned());
-        known.extend(scope.extra.iter().map(|s| s.to_string()));
+        let context = self.cat.context.keys().map(String::as_str);
+        let mut known: Vec<&str> = scope.params.keys().chain(scope.extra).copied().chain(context).collect();
         known.sort();
         let help = match crate::diagnostic::did_you_mean(var, &known) {
             Some(m) => format!("did you mean `{m}`?"),

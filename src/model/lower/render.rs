@@ -420,10 +420,7 @@ impl<'a> Checker<'a> {
                 })
             }
         };
-        let text = b
-            .text
-            .as_ref()
-            .map(|t| self.template(&format!("{path}.text"), t, &scope, false));
+        let text = (b.text.as_ref()).map(|t| self.template(&format!("{path}.text"), t, &scope, false));
         let fields: Vec<Option<SpecField>> = (b.fields.iter().flatten())
             .map(|(label, v)| self.field(&format!("{path}.fields.{label}"), label, v, &scope, cond))
             .collect();
@@ -533,17 +530,13 @@ impl<'a> Checker<'a> {
     }
 
     fn value(&mut self, path: &str, v: &'a Value_, scope: &Scope<'a>, cond: &mut LowerCond) -> Option<SpecValue> {
-        let plain = SpecValue {
-            tpl: None,
-            map: None,
-            to: Default::default(),
-            otherwise: None,
-            mark: None,
-        };
         match v {
             Value_::Template(t) => Some(SpecValue {
                 tpl: Some(self.template(path, t, scope, false)?),
-                ..plain
+                map: None,
+                to: Default::default(),
+                otherwise: None,
+                mark: None,
             }),
             Value_::Rich(r) => {
                 let RichValue {
@@ -609,16 +602,14 @@ impl<'a> Checker<'a> {
     /// to the lowering pass (`super`).
     fn template(&mut self, path: &str, text: &str, scope: &Scope<'a>, paths_only: bool) -> Option<Template> {
         // A template that does not parse is reported by the lowering pass (steps) or here.
-        let t = match Template::parse(text) {
-            Ok(t) => t,
-            Err(e) => {
-                if !paths_only {
-                    self.diags
-                        .push(Diagnostic::error("bad-template", path, e.message).help(super::STEP_DATA_HELP));
-                }
-                return None;
-            }
-        };
+        let parsed = Template::parse(text);
+        if let Err(e) = &parsed
+            && !paths_only
+        {
+            self.diags
+                .push(Diagnostic::error("bad-template", path, e.message.clone()).help(super::STEP_DATA_HELP));
+        }
+        let t = parsed.ok()?;
         for var in t
             .vars()
             .filter(|v| !paths_only || v.contains('.') || scope.steps.contains_key(v))

@@ -6,7 +6,7 @@
 
 use super::{Lower, Scope, all, optional};
 use crate::catalog::rules::check_value;
-use crate::catalog::{self, Amount, Cond, Confirm, Param, ParamType, Redact, Rule, Step, Tool};
+use crate::catalog::{self, Amount, Cond, Confirm, Param, ParamType, ParseFormat, Redact, Rule, Step, Tool};
 use crate::diagnostic::Diagnostic;
 use crate::spec::*;
 use crate::template::Template;
@@ -302,9 +302,7 @@ pub fn amount(a: &Amount, scale: Option<u32>) -> SpecAmount {
 
 /// A step's `parse` as the runtime reads it; `None` when a part is missing (the step check
 /// reported it).
-pub fn parse(p: &catalog::Parse) -> Option<ixgen_runtime::spec::SpecParse> {
-    use crate::catalog::ParseFormat;
-    use ixgen_runtime::spec::SpecParse;
+pub fn parse(p: &catalog::Parse) -> Option<SpecParse> {
     Some(match p.format {
         ParseFormat::Jsonl => SpecParse::Jsonl,
         ParseFormat::Delimited => SpecParse::Delimited {
@@ -432,7 +430,6 @@ pub fn check_confirm(path: &str, tool: &Tool) -> Vec<Diagnostic> {
 /// Checks what a step keeps of its run and shows of it: `parse`, `capture`, `hidden`,
 /// `when_missing`, and the combinations that contradict each other.
 fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
-    use crate::catalog::ParseFormat;
     let mut d = Vec::new();
     let err = |key: &str, msg: String, help: &str| {
         Diagnostic::error("bad-step", format!("{path}.{key}"), msg)
