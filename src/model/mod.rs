@@ -325,10 +325,7 @@ impl Model {
 
     /// Every tool a toolset names, `unsupported` ones included (for `ixgen list`).
     pub fn toolset_declared(&self, name: &str) -> Vec<&ToolModel> {
-        let Some(ts) = self.toolsets.get(name) else {
-            return Vec::new();
-        };
-        ts.tools.iter().filter_map(|n| self.tool(n)).collect()
+        (self.toolsets.get(name)).map_or(Vec::new(), |ts| ts.tools.iter().filter_map(|n| self.tool(n)).collect())
     }
 
     /// A tool by name.
@@ -367,9 +364,7 @@ pub fn apply_defaults(decls: &ContextDecls, ctx: &Context, base: &std::path::Pat
         raw.push((name.clone(), format!("the default of `{name}`"), value));
     }
     let mut out = check_context(decls, &raw)?;
-    for (k, v) in ctx {
-        out.insert(k.clone(), v.clone());
-    }
+    out.extend(ctx.clone());
     Ok(in_declared_order(decls, out))
 }
 

@@ -337,7 +337,7 @@ impl<'a> Lower<'a> {
         }
         // Step data flow is checked in its own module, which then checks and lowers the
         // `output` blocks.
-        let made = render::made(tool);
+        let made: Vec<_> = tool.steps.iter().map(render::step_data_schema).collect();
         let mut data = render::Checker::new(cat, &path, tool, &params, &made);
         let mut step_ids: HashSet<&str> = HashSet::new();
         let mut steps = Vec::with_capacity(tool.steps.len());

@@ -100,14 +100,9 @@ static RUNTIME_SCHEMA: std::sync::LazyLock<Value> = std::sync::LazyLock::new(
     || serde_json::json!({"type": "object", "properties": {"url": {"type": "string"}, "why": {"type": "string"}}}),
 );
 
-/// The shapes of a tool's `parse` and `capture` data, known from each step itself: references
-/// into them are checked as into a declared schema.
-pub(super) fn made(tool: &Tool) -> Vec<Option<Value>> {
-    tool.steps.iter().map(step_data_schema).collect()
-}
-
-/// The schema of a step's `parse` records or `capture`d run, or `None` when it has neither.
-fn step_data_schema(step: &Step) -> Option<Value> {
+/// The schema of a step's `parse` records or `capture`d run, or `None` when it has neither:
+/// known from the step itself, references into them are checked as into a declared schema.
+pub(super) fn step_data_schema(step: &Step) -> Option<Value> {
     if step.capture {
         return Some(serde_json::json!({"type": "object", "properties": {
             "exit_code": {"type": ["integer", "null"]},
@@ -145,7 +140,7 @@ pub(super) type LowerCond<'f> = dyn FnMut(&Cond) -> Option<SpecCond> + 'f;
 impl<'a> Checker<'a> {
     /// Checks the data references of a tool's steps and its output schema; the blocks are
     /// checked as they are lowered ([`Checker::block`]).
-    /// `made` holds the shapes of each step's `parse` and `capture` data ([`made`]).
+    /// `made` holds the shapes of each step's `parse` and `capture` data ([`step_data_schema`]).
     pub fn new(
         cat: &'a Catalog,
         path: &str,

@@ -29,18 +29,13 @@ pub fn confirm(
         Some(Confirm::Rules(r)) => (r.allow.clone(), r.deny.clone(), r.after.as_deref()),
     };
     // The spec counts the steps that run before the question: a step's id may be left out of it.
-    let after = after.and_then(|id| {
-        t.steps
-            .iter()
-            .position(|s| s.id.as_deref() == Some(id))
-            .map(|k| k as u32 + 1)
-    });
+    let after = after.and_then(|id| t.steps.iter().position(|s| s.id.as_deref() == Some(id)));
     Some(SpecConfirm {
         permission: t.name.clone(),
         subject: subject.unwrap_or_else(|| heading.clone()),
         allow,
         deny,
-        after,
+        after: after.map(|k| k as u32 + 1),
         preview,
     })
 }
@@ -115,11 +110,7 @@ impl Lower<'_> {
                         );
                     }
                     // `"{other}"`: another parameter's value, of the same type.
-                    let other = v
-                        .as_str()
-                        .and_then(|s| s.strip_prefix('{'))
-                        .and_then(|s| s.strip_suffix('}'));
-                    if let Some(o) = other {
+                    if let Some(o) = v.as_str().and_then(|s| s.strip_prefix('{')?.strip_suffix('}')) {
                         match params.get(o) {
                             Some(q) if q.ty == p.ty => {}
                             Some(_) => self.err(
