@@ -270,13 +270,11 @@ impl Filter {
             tier: tier.map(str::to_string).or_else(|| cat.tier.clone()),
         };
         if let Some(tier) = &f.tier {
-            let mut tiers: Vec<&str> = model.tools.iter().map(|t| t.tier.as_str()).collect();
-            tiers.sort();
-            tiers.dedup();
-            if !tiers.contains(&tier.as_str()) {
+            let tiers: std::collections::BTreeSet<&str> = model.tools.iter().map(|t| t.tier.as_str()).collect();
+            if !tiers.contains(tier.as_str()) {
                 return Err(Error::usage(
                     format!("no tool has tier `{tier}`"),
-                    format!("the catalog's tiers are: {}", tiers.join(", ")),
+                    format!("the catalog's tiers are: {}", Vec::from_iter(tiers).join(", ")),
                 ));
             }
         }
