@@ -407,12 +407,7 @@ impl<'a> Checker<'a> {
                         .help("write a number, or `\"{name}\"` of an integer parameter"),
                     );
                 }
-                t.map(|t| {
-                    Some(match name {
-                        Some(v) => JsonT::Var(v),
-                        None => JsonT::Tpl(t),
-                    })
-                })
+                t.map(|t| Some(name.map_or(JsonT::Tpl(t), JsonT::Var)))
             }
         };
         let text = (b.text.as_ref()).map(|t| self.template(&format!("{path}.text"), t, &scope, false));
