@@ -270,13 +270,11 @@ impl Filter {
             tier: tier.map(str::to_string).or_else(|| cat.tier.clone()),
         };
         if let Some(tier) = &f.tier {
-            let mut tiers: Vec<&str> = model.tools.iter().map(|t| t.tier.as_str()).collect();
-            tiers.sort();
-            tiers.dedup();
-            if !tiers.contains(&tier.as_str()) {
+            let tiers: std::collections::BTreeSet<&str> = model.tools.iter().map(|t| t.tier.as_str()).collect();
+            if !tiers.contains(tier.as_str()) {
                 return Err(Error::usage(
                     format!("no tool has tier `{tier}`"),
-                    format!("the catalog's tiers are: {}", tiers.join(", ")),
+                    format!("the catalog's tiers are: {}", Vec::from_iter(tiers).join(", ")),
                 ));
             }
         }
@@ -325,10 +323,7 @@ impl Model {
 
     /// Every tool a toolset names, `unsupported` ones included (for `ixgen list`).
     pub fn toolset_declared(&self, name: &str) -> Vec<&ToolModel> {
-        let Some(ts) = self.toolsets.get(name) else {
-            return Vec::new();
-        };
-        ts.tools.iter().filter_map(|n| self.tool(n)).collect()
+        (self.toolsets.get(name)).map_or(Vec::new(), |ts| ts.tools.iter().filter_map(|n| self.tool(n)).collect())
     }
 
     /// A tool by name.
@@ -367,9 +362,7 @@ pub fn apply_defaults(decls: &ContextDecls, ctx: &Context, base: &std::path::Pat
         raw.push((name.clone(), format!("the default of `{name}`"), value));
     }
     let mut out = check_context(decls, &raw)?;
-    for (k, v) in ctx {
-        out.insert(k.clone(), v.clone());
-    }
+    out.extend(ctx.clone());
     Ok(in_declared_order(decls, out))
 }
 
@@ -434,16 +427,13 @@ pub fn check_context(decls: &ContextDecls, raw: &[(String, String, String)]) -> 
             }
             ContextType::Path => {
                 if value.is_empty() {
-                    return Err(Error::usage(format!("{flag} is empty"), "pass a path".to_string()));
+                    return Err(Error::usage(format!("{flag} is empty"), "pass a path"));
                 }
                 let abs = std::path::absolute(value)
-                    .map_err(|e| Error::usage(format!("{flag} `{value}`: {e}"), "pass a valid path".to_string()))?;
+                    .map_err(|e| Error::usage(format!("{flag} `{value}`: {e}"), "pass a valid path"))?;
                 let abs = normalize(&abs);
                 let Some(s) = abs.to_str() else {
-                    return Err(Error::usage(
-                        format!("{flag} is not valid UTF-8"),
-                        "pass a UTF-8 path".to_string(),
-                    ));
+                    return Err(Error::usage(format!("{flag} is not valid UTF-8"), "pass a UTF-8 path"));
                 };
                 ContextValue::Text(s.to_string())
             }

@@ -62,14 +62,13 @@ pub fn lower(
     let Loaded { mut catalog, file } = loaded;
     // Keys that do nothing, read (and taken out) before lowering takes the tools.
     let idle = crate::catalog::rules::no_effect(&mut catalog);
-    let cat = &mut catalog;
-    let mut diags = validate::validate(cat);
+    let mut diags = validate::validate(&catalog);
     let catalog_ok = !diags.iter().any(|d| d.severity == Severity::Error);
     // Each tool is freed as soon as its model is built (its parameters move into the model),
     // so a large catalog's typed tools and their models are never all in memory at once.
     // Nothing after lowering reads the catalog's tools: the model has them.
-    let tools = std::mem::take(&mut cat.tools);
-    let cat = &*cat;
+    let tools = std::mem::take(&mut catalog.tools);
+    let cat = &catalog;
     let mut top = Lower::new(cat);
     let none = HashMap::new();
     let context_only = Scope {
@@ -77,10 +76,10 @@ pub fn lower(
         extra: &[],
     };
     // Every tool with a `run` step shows it: it may name context variables only.
-    let cli_fallback = optional(cat.cli.as_ref().and_then(|c| c.fallback.as_ref()), |f| {
-        top.template("cli.fallback", f, &context_only)
-    })
-    .map(|f| f.map(Arc::new));
+    let fallback = cat.cli.as_ref().and_then(|c| c.fallback.as_deref());
+    let cli_fallback = top
+        .optional_template("cli", "fallback", fallback, &context_only)
+        .map(|f| f.map(Arc::new));
     // Shown after a failed `run` step, with the values of that tool (a syntax error here was
     // once no error at all, and every tool that runs the CLI failed to lower).
     let cli_recovery = optional(cat.cli.as_ref().and_then(|c| c.recovery.as_ref()), |r| {
@@ -128,25 +127,23 @@ pub fn lower(
     let later = if catalog_ok { later(&mut model) } else { Vec::new() };
     // Warnings are ordered by position only once the later checks or the keys that do nothing
     // added some, which keeps the order `validate` has always printed.
-    let sort = !later.is_empty();
+    let sort = !later.is_empty() || !idle.is_empty();
     diags.extend(later);
-    if diags.iter().any(|d| d.severity == Severity::Error) {
-        diags.extend(idle);
-        crate::catalog::load::locate(&mut diags, &file.text);
+    let failed = diags.iter().any(|d| d.severity == Severity::Error);
+    if let Some(i) = missing.filter(|_| !failed) {
+        return Err(Error::internal(format!(
+            "tools[{i}] did not lower, but no check reported why"
+        )));
+    }
+    diags.extend(idle);
+    crate::catalog::load::locate(&mut diags, &file.text);
+    if failed {
         diags.sort_by_key(|d| (d.severity != Severity::Error, d.pos));
         return Err(Error::Catalog {
             file,
             diagnostics: diags,
         });
     }
-    if let Some(i) = missing {
-        return Err(Error::internal(format!(
-            "tools[{i}] did not lower, but no check reported why"
-        )));
-    }
-    let sort = sort || !idle.is_empty();
-    diags.extend(idle);
-    crate::catalog::load::locate(&mut diags, &file.text);
     if sort {
         diags.sort_by_key(|d| d.pos);
     }
@@ -218,9 +215,7 @@ impl<'a> Lower<'a> {
     }
 
     fn errs(&mut self, ds: impl IntoIterator<Item = Diagnostic>) {
-        for d in ds {
-            self.err(d);
-        }
+        ds.into_iter().for_each(|d| self.err(d));
     }
 
     /// Whether exactly one of the `kinds` (key, present) of the node at `path` is there;
@@ -307,20 +302,14 @@ impl<'a> Lower<'a> {
             params: &params,
             extra: &[],
         };
-        let heading = optional(tool.heading.as_ref(), |h| {
-            self.template(&format!("{path}.heading"), h, &scope)
-        });
-        let own_fallback = optional(tool.fallback.as_ref(), |f| {
-            self.template(&format!("{path}.fallback"), f, &scope)
-        });
+        let heading = self.optional_template(&path, "heading", tool.heading.as_deref(), &scope);
+        let own_fallback = self.optional_template(&path, "fallback", tool.fallback.as_deref(), &scope);
         // Confirmation and cross-parameter rules (`super::rules`); their templates and
         // conditions are checked and lowered here, in the tool's scope.
         self.errs(rules::check_confirm(&path, tool));
         let (subject, preview) = match &tool.confirm {
             Some(Confirm::Rules(c)) => (
-                optional(c.subject.as_ref(), |subject| {
-                    self.template(&format!("{path}.confirm.subject"), subject, &scope)
-                }),
+                self.optional_template(&path, "confirm.subject", c.subject.as_deref(), &scope),
                 // The preview reads step data too: its names are checked by `render`, which
                 // knows the steps up to `after`; only the template's syntax is checked here.
                 optional(c.preview.as_ref(), |text| {
@@ -348,7 +337,7 @@ impl<'a> Lower<'a> {
         }
         // Step data flow is checked in its own module, which then checks and lowers the
         // `output` blocks.
-        let made = render::made(tool);
+        let made: Vec<_> = tool.steps.iter().map(render::step_data_schema).collect();
         let mut data = render::Checker::new(cat, &path, tool, &params, &made);
         let mut step_ids: HashSet<&str> = HashSet::new();
         let mut steps = Vec::with_capacity(tool.steps.len());
@@ -398,18 +387,13 @@ impl<'a> Lower<'a> {
         // The catalog's `cli.recovery`, for tools that run the CLI.
         let runs_cli = tool.steps.iter().any(|s| s.run.is_some() && s.program.is_none());
         let recovery = if runs_cli { shared.cli_recovery.clone()? } else { None };
-        let answer = self.answer(&path, tool, &params);
+        let answer = self.answer(&path, tool, &scope);
 
-        let heading = match heading? {
-            Some(h) => h,
-            None => {
-                let first = ordered().find(|(_, p)| p.required && matches!(p.ty, ParamType::String | ParamType::Path));
-                match first {
-                    Some((name, _)) => Template(vec![Part::Text(format!("{}: ", tool.name)), Part::Var(name.clone())]),
-                    None => Template(vec![Part::Text(tool.name.clone())]),
-                }
-            }
-        };
+        let first = ordered().find(|(_, p)| p.required && matches!(p.ty, ParamType::String | ParamType::Path));
+        let heading = heading?.unwrap_or_else(|| match first {
+            Some((name, _)) => Template(vec![Part::Text(format!("{}: ", tool.name)), Part::Var(name.clone())]),
+            None => Template(vec![Part::Text(tool.name.clone())]),
+        });
         let has_run = tool.steps.iter().any(|s| s.run.is_some());
         let fallback = match own_fallback? {
             Some(f) => Some(Arc::new(f)),
@@ -663,23 +647,15 @@ impl<'a> Lower<'a> {
         let when = optional(step.when.as_ref(), |c| {
             self.cond(&format!("{path}.when"), c, tool, params, earlier)
         });
-        let title = optional(step.title.as_deref(), |t| {
-            // The title was never checked against the scope before lowering existed; it is
-            // parsed here once, with the same scope as the step's other templates.
-            self.template(&format!("{path}.title"), t, &scope)
-        });
-        let message = optional(step.message.as_ref(), |m| {
-            let mut with_result = extra.clone();
-            with_result.push("result");
-            self.template(
-                &format!("{path}.message"),
-                m,
-                &Scope {
-                    params,
-                    extra: &with_result,
-                },
-            )
-        });
+        // The title was never checked against the scope before lowering existed; it is parsed
+        // here once, with the same scope as the step's other templates.
+        let title = self.optional_template(path, "title", step.title.as_deref(), &scope);
+        let with_result = [&extra[..], &["result"]].concat();
+        let result_scope = Scope {
+            params,
+            extra: &with_result,
+        };
+        let message = self.optional_template(path, "message", step.message.as_deref(), &result_scope);
         let mut exec = None;
         if let Some(argv) = &step.run {
             exec = self.run(path, step, argv, &scope);
@@ -693,8 +669,7 @@ impl<'a> Lower<'a> {
         }
         // A frame's meta may also say when it was appended (`{now_ms}`): the loop only honours
         // recent completion frames.
-        let mut with_now = scope.extra.to_vec();
-        with_now.push(crate::catalog::validate::NOW_MS);
+        let with_now = [scope.extra, &[crate::catalog::validate::NOW_MS]].concat();
         let meta_scope = Scope {
             params: scope.params,
             extra: &with_now,
@@ -702,19 +677,16 @@ impl<'a> Lower<'a> {
         if let Some(a) = &step.append {
             let topic = self.template(&format!("{path}.append.topic"), &a.topic, &scope);
             let meta = self.json_template(&format!("{path}.append.meta"), &a.meta, &meta_scope);
-            let body = optional(a.body.as_ref(), |b| {
-                self.template(&format!("{path}.append.body"), b, &scope)
+            let body = self.optional_template(path, "append.body", a.body.as_deref(), &scope);
+            exec = shared.store.clone().and_then(|(program, store)| {
+                Some(SpecExec::StoreAppend {
+                    program,
+                    store,
+                    topic: topic?,
+                    meta: meta?,
+                    body: body?,
+                })
             });
-            exec = match (&shared.store, topic, meta, body) {
-                (Some((program, store)), Some(topic), Some(meta), Some(body)) => Some(SpecExec::StoreAppend {
-                    program: program.clone(),
-                    store: store.clone(),
-                    topic,
-                    meta,
-                    body,
-                }),
-                _ => None,
-            };
         }
         if let Some(f) = &step.fold {
             let topic = self.template(&format!("{path}.fold.topic"), &f.topic, &scope);
@@ -725,42 +697,37 @@ impl<'a> Lower<'a> {
                         equals,
                     })
             });
-            exec = match (&shared.store, topic, filter) {
-                (Some((program, store)), Some(topic), Some(filter)) => Some(SpecExec::StoreFold {
-                    program: program.clone(),
-                    store: store.clone(),
-                    topic,
+            exec = shared.store.clone().and_then(|(program, store)| {
+                Some(SpecExec::StoreFold {
+                    program,
+                    store,
+                    topic: topic?,
                     group_by: f.group_by.clone(),
                     groups: f.groups.clone(),
-                    filter,
+                    filter: filter?,
                     defaults: f.defaults.clone(),
                     updates: f.updates.clone(),
-                }),
-                _ => None,
-            };
+                })
+            });
         }
         if let Some(u) = &step.update {
             let topic = self.template(&format!("{path}.update.topic"), &u.topic, &scope);
             let id = self.template(&format!("{path}.update.id"), &u.id, &scope);
             let meta = self.json_template(&format!("{path}.update.meta"), &u.meta, &meta_scope);
-            exec = match (&shared.store, topic, id, meta) {
-                (Some((program, store)), Some(topic), Some(id), Some(meta)) => Some(SpecExec::StoreUpdate {
-                    program: program.clone(),
-                    store: store.clone(),
-                    topic,
-                    id,
-                    meta,
-                }),
-                _ => None,
-            };
+            exec = shared.store.clone().and_then(|(program, store)| {
+                Some(SpecExec::StoreUpdate {
+                    program,
+                    store,
+                    topic: topic?,
+                    id: id?,
+                    meta: meta?,
+                })
+            });
         }
         if let Some(s) = &step.signal {
             let pid = self.template(&format!("{path}.signal.pid"), &s.pid, &scope);
-            if !s.signal.starts_with("SIG")
-                || !s.signal[3..]
-                    .chars()
-                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
-            {
+            let name = s.signal.strip_prefix("SIG");
+            if !name.is_some_and(|n| n.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())) {
                 self.err(
                     Diagnostic::error(
                         "bad-signal",
@@ -779,7 +746,7 @@ impl<'a> Lower<'a> {
         if let Some(src) = &step.compute {
             exec = self.compute(&format!("{path}.compute"), src);
         }
-        let cwd = optional(step.cwd.as_ref(), |c| self.template(&format!("{path}.cwd"), c, &scope));
+        let cwd = self.optional_template(path, "cwd", step.cwd.as_deref(), &scope);
         let parse = step.parse.as_deref().and_then(rules::parse);
         self.clean_since(mark)?;
         Some(SpecStep {
@@ -800,23 +767,18 @@ impl<'a> Lower<'a> {
     }
 
     /// The tool's `answer`: how its answer is put together. `None` when `empty` does not lower.
-    fn answer(&mut self, path: &str, tool: &Tool, params: &HashMap<&str, &Param>) -> Option<Option<SpecAnswer>> {
-        let Some(a) = tool.answer.as_deref() else {
-            return Some(None);
-        };
-        let scope = Scope { params, extra: &[] };
-        let empty = optional(a.empty.as_ref(), |e| {
-            self.template(&format!("{path}.answer.empty"), e, &scope)
-        })?;
-        Some(Some(SpecAnswer {
-            heading: a.heading.unwrap_or(true),
-            trim: a.trim.unwrap_or(true),
-            empty,
-            errors: match a.errors {
-                Some(crate::catalog::AnswerErrors::Error) => SpecErrors::Error,
-                _ => SpecErrors::Text,
-            },
-        }))
+    fn answer(&mut self, path: &str, tool: &Tool, scope: &Scope) -> Option<Option<SpecAnswer>> {
+        optional(tool.answer.as_deref(), |a| {
+            Some(SpecAnswer {
+                heading: a.heading.unwrap_or(true),
+                trim: a.trim.unwrap_or(true),
+                empty: self.optional_template(path, "answer.empty", a.empty.as_deref(), scope)?,
+                errors: match a.errors {
+                    Some(crate::catalog::AnswerErrors::Error) => SpecErrors::Error,
+                    _ => SpecErrors::Text,
+                },
+            })
+        })
     }
 
     /// A `compute` step: its expression compiled here (with the Rust runtime's CEL library), so a
@@ -845,10 +807,7 @@ impl<'a> Lower<'a> {
 
     /// The `run` part of a step: its program, argv and stdin.
     fn run(&mut self, path: &str, step: &Step, argv: &[Arg], scope: &Scope) -> Option<SpecExec> {
-        let program = step
-            .program
-            .clone()
-            .or_else(|| self.cat.cli.as_ref().map(|c| c.binary.clone()));
+        let program = (step.program.clone()).or_else(|| self.cat.cli.as_ref().map(|c| c.binary.clone()));
         if program.is_none() {
             self.err(
                 Diagnostic::error(
@@ -867,17 +826,10 @@ impl<'a> Lower<'a> {
             );
         }
         let args = self.argv(&format!("{path}.run"), argv, scope);
-        let stdin = optional(step.stdin.as_ref(), |s| {
-            self.template(&format!("{path}.stdin"), s, scope)
-        });
-        let if_empty = optional(step.if_empty.as_ref(), |t| {
-            self.template(&format!("{path}.if_empty"), t, scope)
-        })?;
+        let stdin = self.optional_template(path, "stdin", step.stdin.as_deref(), scope);
+        let if_empty = self.optional_template(path, "if_empty", step.if_empty.as_deref(), scope)?;
         // `when_missing`: each alternative's argv is lowered and checked as `run` is.
-        let otherwise: Vec<Option<SpecAlt>> = step
-            .when_missing
-            .iter()
-            .enumerate()
+        let otherwise: Vec<_> = (step.when_missing.iter().enumerate())
             .map(|(k, alt)| {
                 Some(SpecAlt {
                     program: alt.program.clone(),
@@ -968,23 +920,14 @@ impl<'a> Lower<'a> {
                     Diagnostic::error("bad-arg", path, "`flag` needs `if: <boolean parameter>`")
                         .help("e.g. `{flag: --silent, if: silent}`"),
                 ),
-                Some(p) => match scope.params.get(p.as_str()) {
-                    Some(param) if param.ty == ParamType::Boolean => {
+                Some(p) => {
+                    if self.arg_param(path, "if", p, ParamType::Boolean, "a boolean", scope) {
                         lowered = Some(SpecArg::Flag {
                             flag: flag.clone(),
                             if_param: p.clone(),
                         })
                     }
-                    Some(_) => self.err(
-                        Diagnostic::error(
-                            "bad-arg",
-                            format!("{path}.if"),
-                            format!("`if` needs a boolean parameter, `{p}` is not one"),
-                        )
-                        .help("point it at a boolean parameter"),
-                    ),
-                    None => self.unknown_var(&format!("{path}.if"), p, scope),
-                },
+                }
             }
         } else if s.if_param.is_some() {
             self.err(
@@ -993,19 +936,10 @@ impl<'a> Lower<'a> {
                     .help("remove it"),
             );
         }
-        if let Some(sp) = &s.spread {
-            match scope.params.get(sp.as_str()) {
-                Some(p) if p.ty == ParamType::Array => lowered = Some(SpecArg::Spread { spread: sp.clone() }),
-                Some(_) => self.err(
-                    Diagnostic::error(
-                        "bad-arg",
-                        format!("{path}.spread"),
-                        format!("`spread` needs an array parameter, `{sp}` is not one"),
-                    )
-                    .help("point it at an array parameter"),
-                ),
-                None => self.unknown_var(&format!("{path}.spread"), sp, scope),
-            }
+        if let Some(sp) = &s.spread
+            && self.arg_param(path, "spread", sp, ParamType::Array, "an array", scope)
+        {
+            lowered = Some(SpecArg::Spread { spread: sp.clone() });
         }
         if let Some(j) = &s.json {
             lowered = self
@@ -1019,6 +953,24 @@ impl<'a> Lower<'a> {
         }
         self.clean_since(mark)?;
         lowered
+    }
+
+    /// Whether the `key` of the structured argument at `path` names a parameter of type `ty`
+    /// (`a`: "a boolean"); otherwise reports why not.
+    fn arg_param(&mut self, path: &str, key: &str, name: &str, ty: ParamType, a: &str, scope: &Scope) -> bool {
+        match scope.params.get(name) {
+            Some(p) if p.ty == ty => return true,
+            Some(_) => self.err(
+                Diagnostic::error(
+                    "bad-arg",
+                    format!("{path}.{key}"),
+                    format!("`{key}` needs {a} parameter, `{name}` is not one"),
+                )
+                .help(format!("point it at {a} parameter")),
+            ),
+            None => self.unknown_var(&format!("{path}.{key}"), name, scope),
+        }
+        false
     }
 
     fn cond(
@@ -1259,10 +1211,20 @@ impl<'a> Lower<'a> {
         Some(t)
     }
 
+    /// [`Lower::template`] of the optional `key` below `path`: `Some(None)` when it is absent.
+    fn optional_template(
+        &mut self,
+        path: &str,
+        key: &str,
+        text: Option<&str>,
+        scope: &Scope,
+    ) -> Option<Option<Template>> {
+        optional(text, |t| self.template(&format!("{path}.{key}"), t, scope))
+    }
+
     fn unknown_var(&mut self, path: &str, var: &str, scope: &Scope) {
-        let mut known: Vec<String> = scope.params.keys().map(|k| k.to_string()).collect();
-        known.extend(self.cat.context.keys().cloned());
-        known.extend(scope.extra.iter().map(|s| s.to_string()));
+        let context = self.cat.context.keys().map(String::as_str);
+        let mut known: Vec<&str> = scope.params.keys().chain(scope.extra).copied().chain(context).collect();
         known.sort();
         let help = match crate::diagnostic::did_you_mean(var, &known) {
             Some(m) => format!("did you mean `{m}`?"),

@@ -100,14 +100,9 @@ static RUNTIME_SCHEMA: std::sync::LazyLock<Value> = std::sync::LazyLock::new(
     || serde_json::json!({"type": "object", "properties": {"url": {"type": "string"}, "why": {"type": "string"}}}),
 );
 
-/// The shapes of a tool's `parse` and `capture` data, known from each step itself: references
-/// into them are checked as into a declared schema.
-pub(super) fn made(tool: &Tool) -> Vec<Option<Value>> {
-    tool.steps.iter().map(step_data_schema).collect()
-}
-
-/// The schema of a step's `parse` records or `capture`d run, or `None` when it has neither.
-fn step_data_schema(step: &Step) -> Option<Value> {
+/// The schema of a step's `parse` records or `capture`d run, or `None` when it has neither:
+/// known from the step itself, references into them are checked as into a declared schema.
+pub(super) fn step_data_schema(step: &Step) -> Option<Value> {
     if step.capture {
         return Some(serde_json::json!({"type": "object", "properties": {
             "exit_code": {"type": ["integer", "null"]},
@@ -145,7 +140,7 @@ pub(super) type LowerCond<'f> = dyn FnMut(&Cond) -> Option<SpecCond> + 'f;
 impl<'a> Checker<'a> {
     /// Checks the data references of a tool's steps and its output schema; the blocks are
     /// checked as they are lowered ([`Checker::block`]).
-    /// `made` holds the shapes of each step's `parse` and `capture` data ([`made`]).
+    /// `made` holds the shapes of each step's `parse` and `capture` data ([`step_data_schema`]).
     pub fn new(
         cat: &'a Catalog,
         path: &str,
@@ -412,18 +407,10 @@ impl<'a> Checker<'a> {
                         .help("write a number, or `\"{name}\"` of an integer parameter"),
                     );
                 }
-                t.map(|t| {
-                    Some(match name {
-                        Some(v) => JsonT::Var(v),
-                        None => JsonT::Tpl(t),
-                    })
-                })
+                t.map(|t| Some(name.map_or(JsonT::Tpl(t), JsonT::Var)))
             }
         };
-        let text = b
-            .text
-            .as_ref()
-            .map(|t| self.template(&format!("{path}.text"), t, &scope, false));
+        let text = (b.text.as_ref()).map(|t| self.template(&format!("{path}.text"), t, &scope, false));
         let fields: Vec<Option<SpecField>> = (b.fields.iter().flatten())
             .map(|(label, v)| self.field(&format!("{path}.fields.{label}"), label, v, &scope, cond))
             .collect();
@@ -533,17 +520,13 @@ impl<'a> Checker<'a> {
     }
 
     fn value(&mut self, path: &str, v: &'a Value_, scope: &Scope<'a>, cond: &mut LowerCond) -> Option<SpecValue> {
-        let plain = SpecValue {
-            tpl: None,
-            map: None,
-            to: Default::default(),
-            otherwise: None,
-            mark: None,
-        };
         match v {
             Value_::Template(t) => Some(SpecValue {
                 tpl: Some(self.template(path, t, scope, false)?),
-                ..plain
+                map: None,
+                to: Default::default(),
+                otherwise: None,
+                mark: None,
             }),
             Value_::Rich(r) => {
                 let RichValue {
@@ -609,20 +592,18 @@ impl<'a> Checker<'a> {
     /// to the lowering pass (`super`).
     fn template(&mut self, path: &str, text: &str, scope: &Scope<'a>, paths_only: bool) -> Option<Template> {
         // A template that does not parse is reported by the lowering pass (steps) or here.
-        let t = match Template::parse(text) {
-            Ok(t) => t,
-            Err(e) => {
-                if !paths_only {
-                    self.diags
-                        .push(Diagnostic::error("bad-template", path, e.message).help(super::STEP_DATA_HELP));
-                }
-                return None;
-            }
-        };
-        for var in t.vars() {
-            if paths_only && !var.contains('.') && !scope.steps.contains_key(var) {
-                continue;
-            }
+        let parsed = Template::parse(text);
+        if let Err(e) = &parsed
+            && !paths_only
+        {
+            self.diags
+                .push(Diagnostic::error("bad-template", path, e.message.clone()).help(super::STEP_DATA_HELP));
+        }
+        let t = parsed.ok()?;
+        for var in t
+            .vars()
+            .filter(|v| !paths_only || v.contains('.') || scope.steps.contains_key(v))
+        {
             self.resolve(path, var, scope);
         }
         Some(t)

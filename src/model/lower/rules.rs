@@ -6,7 +6,7 @@
 
 use super::{Lower, Scope, all, optional};
 use crate::catalog::rules::check_value;
-use crate::catalog::{self, Amount, Cond, Confirm, Param, ParamType, Redact, Rule, Step, Tool};
+use crate::catalog::{self, Amount, Cond, Confirm, Param, ParamType, ParseFormat, Redact, Rule, Step, Tool};
 use crate::diagnostic::Diagnostic;
 use crate::spec::*;
 use crate::template::Template;
@@ -29,18 +29,13 @@ pub fn confirm(
         Some(Confirm::Rules(r)) => (r.allow.clone(), r.deny.clone(), r.after.as_deref()),
     };
     // The spec counts the steps that run before the question: a step's id may be left out of it.
-    let after = after.and_then(|id| {
-        t.steps
-            .iter()
-            .position(|s| s.id.as_deref() == Some(id))
-            .map(|k| k as u32 + 1)
-    });
+    let after = after.and_then(|id| t.steps.iter().position(|s| s.id.as_deref() == Some(id)));
     Some(SpecConfirm {
         permission: t.name.clone(),
         subject: subject.unwrap_or_else(|| heading.clone()),
         allow,
         deny,
-        after,
+        after: after.map(|k| k as u32 + 1),
         preview,
     })
 }
@@ -63,9 +58,7 @@ impl Lower<'_> {
         let when = optional(rule.when.as_ref(), |when| {
             self.cond(&format!("{rpath}.when"), when, tool, params, &HashSet::new())
         });
-        if let Some(m) = &rule.message {
-            self.template(&format!("{rpath}.message"), m, scope);
-        }
+        self.optional_template(rpath, "message", rule.message.as_deref(), scope);
         let defaults: Vec<_> = (rule.default.iter().flatten())
             .map(|(k, v)| {
                 let j = self.json_template(&format!("{rpath}.default.{k}"), v, scope);
@@ -117,11 +110,7 @@ impl Lower<'_> {
                         );
                     }
                     // `"{other}"`: another parameter's value, of the same type.
-                    let other = v
-                        .as_str()
-                        .and_then(|s| s.strip_prefix('{'))
-                        .and_then(|s| s.strip_suffix('}'));
-                    if let Some(o) = other {
+                    if let Some(o) = v.as_str().and_then(|s| s.strip_prefix('{')?.strip_suffix('}')) {
                         match params.get(o) {
                             Some(q) if q.ty == p.ty => {}
                             Some(_) => self.err(
@@ -304,9 +293,7 @@ pub fn amount(a: &Amount, scale: Option<u32>) -> SpecAmount {
 
 /// A step's `parse` as the runtime reads it; `None` when a part is missing (the step check
 /// reported it).
-pub fn parse(p: &catalog::Parse) -> Option<ixgen_runtime::spec::SpecParse> {
-    use crate::catalog::ParseFormat;
-    use ixgen_runtime::spec::SpecParse;
+pub fn parse(p: &catalog::Parse) -> Option<SpecParse> {
     Some(match p.format {
         ParseFormat::Jsonl => SpecParse::Jsonl,
         ParseFormat::Delimited => SpecParse::Delimited {
@@ -434,7 +421,6 @@ pub fn check_confirm(path: &str, tool: &Tool) -> Vec<Diagnostic> {
 /// Checks what a step keeps of its run and shows of it: `parse`, `capture`, `hidden`,
 /// `when_missing`, and the combinations that contradict each other.
 fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
-    use crate::catalog::ParseFormat;
     let mut d = Vec::new();
     let err = |key: &str, msg: String, help: &str| {
         Diagnostic::error("bad-step", format!("{path}.{key}"), msg)
