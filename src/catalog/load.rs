@@ -277,26 +277,20 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
             None => text,
         };
         let file = source(name, text);
-        let root = yaml::parse(&file.text);
-        load_tree(file, root)
-    })
-}
-
-/// Types a parsed catalog; `file` is its text, for diagnostics.
-fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<Loaded, Error> {
-    let d = match root {
-        Ok(root) if root.is_null() => at_pos(yaml::Mark { line: 1, col: 1 }, "empty", "the catalog is empty").help(
-            "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
-        ),
-        Ok(root) => match yaml::from_node::<Catalog>(root, || yaml::parse(&file.text)) {
-            Ok(catalog) => return Ok(Loaded { catalog, file }),
+        let d = match yaml::parse(&file.text) {
+            Ok(root) if root.is_null() => at_pos(yaml::Mark { line: 1, col: 1 }, "empty", "the catalog is empty").help(
+                "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
+            ),
+            Ok(root) => match yaml::from_node::<Catalog>(root, || yaml::parse(&file.text)) {
+                Ok(catalog) => return Ok(Loaded { catalog, file }),
+                Err(e) => diagnostic(e),
+            },
             Err(e) => diagnostic(e),
-        },
-        Err(e) => diagnostic(e),
-    };
-    Err(Error::Catalog {
-        file,
-        diagnostics: vec![d],
+        };
+        Err(Error::Catalog {
+            file,
+            diagnostics: vec![d],
+        })
     })
 }
 
