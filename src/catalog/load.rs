@@ -149,11 +149,8 @@ pub fn asset_path_problem(path: &str) -> Option<&'static str> {
 fn read_asset(dir: &Path, rel: &str) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let path = dir.join(rel);
-    let base = std::fs::canonicalize(if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    })?;
+    // `.` joined with an empty folder (a catalog named without one) is `./`.
+    let base = std::fs::canonicalize(Path::new(".").join(dir))?;
     if !std::fs::canonicalize(&path)?.starts_with(&base) {
         return Err(std::io::Error::other(
             "it leads out of the catalog's folder (a symlink)",

@@ -295,20 +295,14 @@ impl<'k> Builder<'k> {
                                 SYNTAX_HELP,
                             )
                         })?;
-                        if self.locating {
-                            self.count(1, mark)?;
-                            Node {
-                                mark,
-                                value: Value::Alias(id),
-                            }
+                        // Counted before it is copied: the count is what stops an alias bomb.
+                        self.count(if self.locating { 1 } else { count }, mark)?;
+                        let value = if self.locating {
+                            Value::Alias(id)
                         } else {
-                            // Counted before it is copied: the count is what stops an alias bomb.
-                            self.count(count, mark)?;
-                            Node {
-                                mark,
-                                ..self.anchors[&id].0.clone()
-                            }
-                        }
+                            self.anchors[&id].0.value.clone()
+                        };
+                        Node { mark, value }
                     }
                     Event::Scalar(text, style, anchor, tag) => {
                         self.count(1, mark)?;
@@ -520,8 +514,7 @@ fn starts_like_number(value: &str) -> bool {
 /// a template or a default can carry it into generated code.
 fn number_problem(s: &str, mark: Mark) -> Result<(), Error> {
     let t = s.trim();
-    let lower = t.to_ascii_lowercase();
-    let non_finite = matches!(lower.as_str(), ".inf" | "+.inf" | "-.inf" | ".nan")
+    let non_finite = matches!(t.to_ascii_lowercase().as_str(), ".inf" | "+.inf" | "-.inf" | ".nan")
         || (looks_float(t) && t.parse::<f64>().is_ok_and(|f| !f.is_finite()));
     if non_finite {
         return Err(error(
