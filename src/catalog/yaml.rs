@@ -18,7 +18,7 @@
 //! case) are booleans; decimal, `0x`, `0o` and `0b` integers and finite floats are numbers,
 //! except digits with a leading zero (`007`), which stay text; a quoted scalar is always text.
 
-use serde::de::{self, IntoDeserializer, Visitor};
+use serde::de::{self, Deserializer, IntoDeserializer, Visitor};
 use std::collections::{HashMap, HashSet};
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
@@ -706,18 +706,9 @@ fn any<'de, V: Visitor<'de>>(value: Value, visitor: V) -> Result<V::Value, DeErr
             Typed::F64(f) => visitor.visit_f64(f),
             Typed::Text => visitor.visit_string(text),
         },
-        Value::Seq(items) => {
-            let mut seq = de::value::SeqDeserializer::new(items.into_iter());
-            let v = visitor.visit_seq(&mut seq)?;
-            seq.end()?;
-            Ok(v)
-        }
-        Value::Map(entries) => {
-            let mut map = de::value::MapDeserializer::new(entries.into_iter());
-            let v = visitor.visit_map(&mut map)?;
-            map.end()?;
-            Ok(v)
-        }
+        // Each visits its items, then refuses any the visitor left (`end`).
+        Value::Seq(items) => de::value::SeqDeserializer::new(items.into_iter()).deserialize_any(visitor),
+        Value::Map(entries) => de::value::MapDeserializer::new(entries.into_iter()).deserialize_any(visitor),
         // Only a tree read to locate paths keeps aliases, and nothing types one.
         Value::Alias(_) => Err(de::Error::custom("an alias in a tree read only to locate paths")),
     }
