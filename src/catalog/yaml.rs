@@ -628,18 +628,14 @@ pub fn from_node<T: de::DeserializeOwned>(node: Node, again: impl FnOnce() -> Re
         {
             segments.pop();
         }
+        // Written as serde_path_to_error writes a whole path: `key`, `[index]` or `?`, and a dot
+        // before each but the first and an index.
         let mut path = String::new();
-        for s in segments {
-            match s {
-                Segment::Seq { index } => path.push_str(&format!("[{index}]")),
-                Segment::Map { key } | Segment::Enum { variant: key } => {
-                    if !path.is_empty() {
-                        path.push('.');
-                    }
-                    path.push_str(key);
-                }
-                Segment::Unknown => path.push_str(if path.is_empty() { "?" } else { ".?" }),
+        for (i, s) in segments.into_iter().enumerate() {
+            if i > 0 && !matches!(s, Segment::Seq { .. }) {
+                path.push('.');
             }
+            path += &s.to_string();
         }
         let inner = e.into_inner();
         let message = if path.is_empty() {
