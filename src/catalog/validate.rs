@@ -64,7 +64,30 @@ pub fn valid_tool_name(name: &str) -> bool {
 /// each tool live with its lowering (`crate::model`), which calls this first.
 pub fn validate(cat: &Catalog) -> Vec<Diagnostic> {
     let mut v = Validator { cat, diags: Vec::new() };
-    v.catalog();
+    if cat.version != 1 {
+        v.err(
+            "version",
+            "version",
+            format!("catalog format version {} is not supported", cat.version),
+            "this ixgen reads `version: 1`",
+        );
+    }
+    if !is_kebab(&cat.product.name) {
+        v.err(
+            "bad-name",
+            "product.name",
+            format!("product name `{}` must be kebab-case", cat.product.name),
+            "use lowercase letters, digits and `-`, starting with a letter (hosts use it as a plugin name)",
+        );
+    }
+    v.context();
+    for (name, p) in &cat.params {
+        v.param(&format!("params.{name}"), name, p);
+    }
+    v.tools();
+    v.toolsets();
+    v.filters();
+    v.server();
     v.diags
 }
 
@@ -102,34 +125,6 @@ impl<'a> Validator<'a> {
     ) {
         self.diags
             .push(Diagnostic::error(code, path, message).at_key().help(help));
-    }
-
-    fn catalog(&mut self) {
-        let cat = self.cat;
-        if cat.version != 1 {
-            self.err(
-                "version",
-                "version",
-                format!("catalog format version {} is not supported", cat.version),
-                "this ixgen reads `version: 1`",
-            );
-        }
-        if !is_kebab(&cat.product.name) {
-            self.err(
-                "bad-name",
-                "product.name",
-                format!("product name `{}` must be kebab-case", cat.product.name),
-                "use lowercase letters, digits and `-`, starting with a letter (hosts use it as a plugin name)",
-            );
-        }
-        self.context();
-        for (name, p) in &cat.params {
-            self.param(&format!("params.{name}"), name, p);
-        }
-        self.tools();
-        self.toolsets();
-        self.filters();
-        self.server();
     }
 
     fn server(&mut self) {
