@@ -308,14 +308,19 @@ impl<'k> Builder<'k> {
                         self.count(1, mark)?;
                         let plain = match tag {
                             None => style == TScalarStyle::Plain,
-                            Some(t) => core_tag(&t.suffix).ok_or_else(|| {
-                                error(
-                                    "yaml-syntax",
-                                    mark,
-                                    format!("the tag `{}{}` is not supported", t.handle, t.suffix),
-                                    "remove the tag; a catalog's values need none",
-                                )
-                            })?,
+                            // A core type's tag: typed as a plain scalar, or text (`!!str`).
+                            Some(t) => match t.suffix.as_str() {
+                                "str" => false,
+                                "null" | "bool" | "int" | "float" => true,
+                                _ => {
+                                    return Err(error(
+                                        "yaml-syntax",
+                                        mark,
+                                        format!("the tag `{}{}` is not supported", t.handle, t.suffix),
+                                        "remove the tag; a catalog's values need none",
+                                    ));
+                                }
+                            },
                         };
                         let is_key = (self.stack.last())
                             .is_some_and(|f| f.key.is_none() && matches!(f.node.value, Value::Map(_)));
@@ -488,16 +493,6 @@ fn too_deep(mark: Mark) -> Error {
 fn key_text(node: &Node) -> Option<&String> {
     match &node.value {
         Value::Scalar { text, .. } => Some(text),
-        _ => None,
-    }
-}
-
-/// For a tag's suffix: `Some(true)` when the scalar is typed as a plain one, `Some(false)`
-/// when it is text (`!!str`), `None` for a tag this reader does not support.
-fn core_tag(suffix: &str) -> Option<bool> {
-    match suffix {
-        "str" => Some(false),
-        "null" | "bool" | "int" | "float" => Some(true),
         _ => None,
     }
 }
