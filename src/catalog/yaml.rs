@@ -324,7 +324,7 @@ impl<'k> Builder<'k> {
                         };
                         let is_key = (self.stack.last())
                             .is_some_and(|f| f.key.is_none() && matches!(f.node.value, Value::Map(_)));
-                        if plain && !is_key && starts_like_number(&text) {
+                        if plain && !is_key {
                             number_problem(&text, mark)?;
                         }
                         // A tree read to locate paths walks keys only: a value's text (most of a
@@ -497,18 +497,15 @@ fn key_text(node: &Node) -> Option<&String> {
     }
 }
 
-/// Whether a plain scalar starts like a number: only such a scalar can be read as one.
-fn starts_like_number(value: &str) -> bool {
-    value
-        .trim_start()
-        .starts_with(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '+'))
-}
-
 /// Refuses a plain scalar YAML reads as a number that JSON and TypeScript cannot hold: not
 /// finite, or an integer JavaScript would round. Checked on every value, typed or not, because
 /// a template or a default can carry it into generated code.
 fn number_problem(s: &str, mark: Mark) -> Result<(), Error> {
     let t = s.trim();
+    // Only a scalar that starts like a number can be read as one.
+    if !t.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '+')) {
+        return Ok(());
+    }
     let non_finite = matches!(t.to_ascii_lowercase().as_str(), ".inf" | "+.inf" | "-.inf" | ".nan")
         || (looks_float(t) && t.parse::<f64>().is_ok_and(|f| !f.is_finite()));
     if non_finite {
