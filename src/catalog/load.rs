@@ -34,27 +34,19 @@ pub struct Loaded {
 /// Loads the catalog at `path`, or the embedded one, and reads the files it names.
 pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
     match path {
-        None => {
-            let mut loaded = load_embedded()?;
-            read_assets(&mut loaded, |rel| {
-                asset_bytes(None, rel)
-                    .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "not built into ixgen"))
-            })?;
-            Ok(loaded)
-        }
+        None => read_assets(load_embedded()?, |rel| {
+            asset_bytes(None, rel)
+                .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "not built into ixgen"))
+        }),
         Some(p) => {
-            let err = |source| Error::ReadCatalog {
-                path: crate::escape::display_path(p),
-                source,
-            };
-            let name = p.display().to_string();
             // Read at most one byte past the limit: `--catalog /dev/zero` or a huge file is
             // refused by the size check instead of filling memory.
-            let bytes = yaml::read_file(p).map_err(err)?;
-            let mut loaded = load_owned(&name, bytes)?;
+            let bytes = yaml::read_file(p).map_err(|source| Error::ReadCatalog {
+                path: crate::escape::display_path(p),
+                source,
+            })?;
             let dir = p.parent().unwrap_or(Path::new(""));
-            read_assets(&mut loaded, |rel| read_asset(dir, rel))?;
-            Ok(loaded)
+            read_assets(load_owned(&p.display().to_string(), bytes)?, |rel| read_asset(dir, rel))
         }
     }
 }
@@ -88,9 +80,9 @@ pub fn asset_bytes(path: Option<&Path>, rel: &str) -> Option<Vec<u8>> {
 /// Reads the files a loaded catalog names (`product.icon`) through `read`, which takes a path
 /// relative to the catalog, and checks that each is what its hosts accept. A file that is
 /// missing or unfit is an error at its key in the catalog.
-fn read_assets(loaded: &mut Loaded, read: impl Fn(&str) -> std::io::Result<Vec<u8>>) -> Result<(), Error> {
+fn read_assets(mut loaded: Loaded, read: impl Fn(&str) -> std::io::Result<Vec<u8>>) -> Result<Loaded, Error> {
     let Some(icon) = loaded.catalog.product.icon.as_mut() else {
-        return Ok(());
+        return Ok(loaded);
     };
     // A catalog under review must not make ixgen read (and ship in a plugin) a file of the
     // machine that runs it: the path is checked before anything is read.
@@ -111,7 +103,7 @@ fn read_assets(loaded: &mut Loaded, read: impl Fn(&str) -> std::io::Result<Vec<u
         },
     };
     let Some(message) = problem else {
-        return Ok(());
+        return Ok(loaded);
     };
     let mut diags = vec![
         Diagnostic::error("icon", "product.icon", message)
@@ -119,7 +111,7 @@ fn read_assets(loaded: &mut Loaded, read: impl Fn(&str) -> std::io::Result<Vec<u
     ];
     locate(&mut diags, &loaded.file.text);
     Err(Error::Catalog {
-        file: loaded.file.clone(),
+        file: loaded.file,
         diagnostics: diags,
     })
 }
@@ -149,11 +141,8 @@ pub fn asset_path_problem(path: &str) -> Option<&'static str> {
 fn read_asset(dir: &Path, rel: &str) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let path = dir.join(rel);
-    let base = std::fs::canonicalize(if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    })?;
+    // `.` joined with an empty folder (a catalog named without one) is `./`.
+    let base = std::fs::canonicalize(Path::new(".").join(dir))?;
     if !std::fs::canonicalize(&path)?.starts_with(&base) {
         return Err(std::io::Error::other(
             "it leads out of the catalog's folder (a symlink)",
@@ -277,26 +266,20 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
             None => text,
         };
         let file = source(name, text);
-        let root = yaml::parse(&file.text);
-        load_tree(file, root)
-    })
-}
-
-/// Types a parsed catalog; `file` is its text, for diagnostics.
-fn load_tree(file: SourceFile, root: Result<yaml::Node, yaml::Error>) -> Result<Loaded, Error> {
-    let d = match root {
-        Ok(root) if root.is_null() => at_pos(yaml::Mark { line: 1, col: 1 }, "empty", "the catalog is empty").help(
-            "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
-        ),
-        Ok(root) => match yaml::from_node::<Catalog>(root, || yaml::parse(&file.text)) {
-            Ok(catalog) => return Ok(Loaded { catalog, file }),
+        let d = match yaml::parse(&file.text) {
+            Ok(root) if root.is_null() => at_pos(yaml::Mark { line: 1, col: 1 }, "empty", "the catalog is empty").help(
+                "a catalog needs at least `version: 1`, `product`, `toolsets` and `tools`; run `ixgen schema` for the format",
+            ),
+            Ok(root) => match yaml::from_node::<Catalog>(root, || yaml::parse(&file.text)) {
+                Ok(catalog) => return Ok(Loaded { catalog, file }),
+                Err(e) => diagnostic(e),
+            },
             Err(e) => diagnostic(e),
-        },
-        Err(e) => diagnostic(e),
-    };
-    Err(Error::Catalog {
-        file,
-        diagnostics: vec![d],
+        };
+        Err(Error::Catalog {
+            file,
+            diagnostics: vec![d],
+        })
     })
 }
 

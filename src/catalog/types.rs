@@ -41,7 +41,6 @@ pub struct Catalog {
     /// JSON Schemas of step results, by name: a step's `json: <name>` declares its stdout has
     /// this shape, and references into it are checked against it.
     #[serde(default)]
-    #[schemars(with = "IndexMap<String, serde_json::Value>")]
     pub schemas: IndexMap<String, serde_json::Value>,
     /// Parameters shared by many tools; a tool pulls them in with `use_params`.
     #[serde(default)]
@@ -54,7 +53,6 @@ pub struct Catalog {
     /// Which hosts get files, and their settings: one key per host. Each host reads and checks
     /// its own settings (`crate::hosts`), so the catalog stage treats them as opaque.
     #[serde(default)]
-    #[schemars(with = "IndexMap<String, serde_json::Value>")]
     pub targets: IndexMap<String, serde_json::Value>,
     /// Default tool filters; command-line flags override them.
     #[serde(default)]
@@ -268,7 +266,6 @@ pub struct Param {
     // A written `default: null` reads as `Some(Null)`, so that the lint which reports it
     // (`rules::no_effect`, which then takes it out) needs no second look at the text.
     #[serde(default, deserialize_with = "written")]
-    #[schemars(with = "Option<serde_json::Value>")]
     pub default: Option<Box<serde_json::Value>>,
     /// Allowed values of an `enum`.
     #[serde(default)]
@@ -524,7 +521,6 @@ pub struct Route {
     pub path: String,
     /// JSON body; strings are templates, and a string that is exactly `"{param}"` keeps its type.
     #[serde(default)]
-    #[schemars(with = "Option<serde_json::Value>")]
     pub body: Option<serde_json::Value>,
     /// `markdown` (the runtime's markdown field) or `json` (the whole response in a code block).
     #[serde(default)]
@@ -774,7 +770,6 @@ pub struct SpecialArg {
     /// Each element of this array parameter as its own argv element.
     pub spread: Option<String>,
     /// A JSON template serialized into one argv element.
-    #[schemars(with = "Option<serde_json::Value>")]
     pub json: Option<serde_json::Value>,
     /// A template written to a private temporary file whose path is the argument
     /// (`[commit, -F, {file: "{message}"}]`); the file is removed after the step.
@@ -794,11 +789,8 @@ pub struct Cond {
     pub gt: Option<f64>,
     pub gte: Option<f64>,
     #[serde(rename = "in")]
-    #[schemars(with = "Option<Vec<serde_json::Value>>")]
     pub in_values: Option<Vec<serde_json::Value>>,
-    #[schemars(with = "Option<serde_json::Value>")]
     pub equals: Option<serde_json::Value>,
-    #[schemars(with = "Option<serde_json::Value>")]
     pub contains: Option<serde_json::Value>,
     pub set: Option<bool>,
     pub step: Option<String>,
@@ -817,7 +809,6 @@ pub struct Cond {
 #[serde(deny_unknown_fields)]
 pub struct Append {
     pub topic: String,
-    #[schemars(with = "serde_json::Value")]
     pub meta: serde_json::Value,
     #[serde(default)]
     pub body: Option<String>,
@@ -839,13 +830,11 @@ pub struct Fold {
     pub filter: Option<FoldFilter>,
     /// Fields an item gets when its `add` frame does not set them, e.g. `{status: remaining}`.
     #[serde(default)]
-    #[schemars(with = "IndexMap<String, serde_json::Value>")]
     pub defaults: IndexMap<String, serde_json::Value>,
     /// The actions that update an item (found by the frame's `id`), each with the fields it
     /// sets besides the frame's own, e.g. `{status: {}, mark_read: {status: read}}`. Frames
     /// with any other action are ignored.
     #[serde(default)]
-    #[schemars(with = "IndexMap<String, IndexMap<String, serde_json::Value>>")]
     pub updates: IndexMap<String, IndexMap<String, serde_json::Value>>,
 }
 
@@ -864,7 +853,6 @@ pub struct Update {
     pub topic: String,
     /// The id or id prefix (a template).
     pub id: String,
-    #[schemars(with = "serde_json::Value")]
     pub meta: serde_json::Value,
 }
 
@@ -1074,7 +1062,6 @@ pub struct Rule {
     /// The rule applies only when this parameter condition holds (`{param: from, set: true}`).
     pub when: Option<super::types::Cond>,
     /// Values given to parameters that are unset: `{to: HEAD}`.
-    #[schemars(with = "Option<IndexMap<String, serde_json::Value>>")]
     pub default: Option<IndexMap<String, serde_json::Value>>,
     /// Parameters that must be set.
     pub require: Option<Vec<String>>,

@@ -64,7 +64,30 @@ pub fn valid_tool_name(name: &str) -> bool {
 /// each tool live with its lowering (`crate::model`), which calls this first.
 pub fn validate(cat: &Catalog) -> Vec<Diagnostic> {
     let mut v = Validator { cat, diags: Vec::new() };
-    v.catalog();
+    if cat.version != 1 {
+        v.err(
+            "version",
+            "version",
+            format!("catalog format version {} is not supported", cat.version),
+            "this ixgen reads `version: 1`",
+        );
+    }
+    if !is_kebab(&cat.product.name) {
+        v.err(
+            "bad-name",
+            "product.name",
+            format!("product name `{}` must be kebab-case", cat.product.name),
+            "use lowercase letters, digits and `-`, starting with a letter (hosts use it as a plugin name)",
+        );
+    }
+    v.context();
+    for (name, p) in &cat.params {
+        v.param(&format!("params.{name}"), name, p);
+    }
+    v.tools();
+    v.toolsets();
+    v.filters();
+    v.server();
     v.diags
 }
 
@@ -81,40 +104,27 @@ struct Validator<'a> {
 }
 
 impl<'a> Validator<'a> {
-    fn err(&mut self, d: Diagnostic) {
-        self.diags.push(d);
+    /// An error at `path`'s value, and how to fix it.
+    fn err(
+        &mut self,
+        code: &'static str,
+        path: impl Into<String>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) {
+        self.diags.push(Diagnostic::error(code, path, message).help(help));
     }
 
-    fn catalog(&mut self) {
-        let cat = self.cat;
-        if cat.version != 1 {
-            self.err(
-                Diagnostic::error(
-                    "version",
-                    "version",
-                    format!("catalog format version {} is not supported", cat.version),
-                )
-                .help("this ixgen reads `version: 1`"),
-            );
-        }
-        if !is_kebab(&cat.product.name) {
-            self.err(
-                Diagnostic::error(
-                    "bad-name",
-                    "product.name",
-                    format!("product name `{}` must be kebab-case", cat.product.name),
-                )
-                .help("use lowercase letters, digits and `-`, starting with a letter (hosts use it as a plugin name)"),
-            );
-        }
-        self.context();
-        for (name, p) in &cat.params {
-            self.param(&format!("params.{name}"), name, p);
-        }
-        self.tools();
-        self.toolsets();
-        self.filters();
-        self.server();
+    /// [`Self::err`] at `path`'s key.
+    fn err_at_key(
+        &mut self,
+        code: &'static str,
+        path: impl Into<String>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) {
+        self.diags
+            .push(Diagnostic::error(code, path, message).at_key().help(help));
     }
 
     fn server(&mut self) {
@@ -123,21 +133,18 @@ impl<'a> Validator<'a> {
         if !self.cat.toolsets.contains_key(name) {
             let known: Vec<&String> = self.cat.toolsets.keys().collect();
             self.err(
-                Diagnostic::error("unknown-toolset", "server.toolset", format!("no toolset `{name}`")).help(hint_for(
-                    name,
-                    &known,
-                    "declare it under `toolsets`",
-                )),
+                "unknown-toolset",
+                "server.toolset",
+                format!("no toolset `{name}`"),
+                hint_for(name, &known, "declare it under `toolsets`"),
             );
         }
         if !valid_tool_name(&server.name) {
             self.err(
-                Diagnostic::error(
-                    "bad-name",
-                    "server.name",
-                    format!("server name `{}` is not accepted by every host", server.name),
-                )
-                .help("use ^[a-z][a-z0-9_-]*$"),
+                "bad-name",
+                "server.name",
+                format!("server name `{}` is not accepted by every host", server.name),
+                "use ^[a-z][a-z0-9_-]*$",
             );
         }
     }
@@ -147,43 +154,37 @@ impl<'a> Validator<'a> {
         for (name, var) in &self.cat.context {
             let path = format!("context.{name}");
             if !is_identifier(name) {
-                self.err(
-                    Diagnostic::error(
-                        "bad-name",
-                        &path,
-                        format!("context variable `{name}` is not a valid name"),
-                    )
-                    .at_key()
-                    .help("use [a-z_][a-z0-9_]*"),
+                self.err_at_key(
+                    "bad-name",
+                    &path,
+                    format!("context variable `{name}` is not a valid name"),
+                    "use [a-z_][a-z0-9_]*",
                 );
             }
             self.diags
                 .extend(unsafe_name_diagnostic(&path, "context variable", name));
             if RESERVED_VARS.contains(&name.as_str()) {
-                self.err(
-                    Diagnostic::error(
-                        "reserved-name",
-                        &path,
-                        format!("`{name}` is reserved for values the steps bind"),
-                    )
-                    .at_key()
-                    .help("rename the context variable"),
+                self.err_at_key(
+                    "reserved-name",
+                    &path,
+                    format!("`{name}` is reserved for values the steps bind"),
+                    "rename the context variable",
                 );
             }
             if var.format.is_some() && var.ty != ContextType::String {
                 self.err(
-                    Diagnostic::error(
-                        "bad-format",
-                        format!("{path}.format"),
-                        "`format` applies to string variables",
-                    )
-                    .help("remove `format` or make the variable a string"),
+                    "bad-format",
+                    format!("{path}.format"),
+                    "`format` applies to string variables",
+                    "remove `format` or make the variable a string",
                 );
             }
             if var.min.is_some() && var.ty != ContextType::Integer {
                 self.err(
-                    Diagnostic::error("bad-bound", format!("{path}.min"), "`min` applies to integer variables")
-                        .help("remove `min`"),
+                    "bad-bound",
+                    format!("{path}.min"),
+                    "`min` applies to integer variables",
+                    "remove `min`",
                 );
             }
             if let Some(d) = &var.default {
@@ -207,41 +208,37 @@ impl<'a> Validator<'a> {
                 };
                 if let Some(why) = why {
                     self.err(
-                        Diagnostic::error("bad-default", format!("{path}.default"), format!("bad default: {why}"))
-                            .help("give a value of the variable's type that its own checks accept"),
+                        "bad-default",
+                        format!("{path}.default"),
+                        format!("bad default: {why}"),
+                        "give a value of the variable's type that its own checks accept",
                     );
                 }
             }
             let constant = var.constant_name(name);
             if !is_ts_constant(&constant) {
                 self.err(
-                    Diagnostic::error(
-                        "bad-name",
-                        format!("{path}.constant"),
-                        format!("`{constant}` is not a usable TypeScript constant name"),
-                    )
-                    .help("use [A-Z_][A-Z0-9_]*"),
+                    "bad-name",
+                    format!("{path}.constant"),
+                    format!("`{constant}` is not a usable TypeScript constant name"),
+                    "use [A-Z_][A-Z0-9_]*",
                 );
             } else if GENERATED_CONSTANTS.contains(&constant.as_str())
                 || constant.starts_with("SPEC_")
                 || constant.starts_with("__IX")
             {
                 self.err(
-                    Diagnostic::error(
-                        "reserved-name",
-                        format!("{path}.constant"),
-                        format!("constant `{constant}` clashes with a name of the generated code"),
-                    )
-                    .help("set `constant:` to another name"),
+                    "reserved-name",
+                    format!("{path}.constant"),
+                    format!("constant `{constant}` clashes with a name of the generated code"),
+                    "set `constant:` to another name",
                 );
             } else if !constants.insert(constant.clone()) {
                 self.err(
-                    Diagnostic::error(
-                        "duplicate-name",
-                        format!("{path}.constant"),
-                        format!("constant `{constant}` is used by two context variables"),
-                    )
-                    .help("give one of them another `constant`"),
+                    "duplicate-name",
+                    format!("{path}.constant"),
+                    format!("constant `{constant}` is used by two context variables"),
+                    "give one of them another `constant`",
                 );
             }
         }
@@ -249,84 +246,73 @@ impl<'a> Validator<'a> {
 
     fn param(&mut self, path: &str, name: &str, p: &Param) {
         if !is_identifier(name) {
-            self.err(
-                Diagnostic::error("bad-name", path, format!("parameter name `{name}` is not valid"))
-                    .at_key()
-                    .help("use [a-z_][a-z0-9_]* so every host and the generated code accept it"),
+            self.err_at_key(
+                "bad-name",
+                path,
+                format!("parameter name `{name}` is not valid"),
+                "use [a-z_][a-z0-9_]* so every host and the generated code accept it",
             );
         }
         self.diags.extend(unsafe_name_diagnostic(path, "parameter", name));
         if self.cat.context.contains_key(name) || RESERVED_VARS.contains(&name) {
-            self.err(
-                Diagnostic::error(
-                    "shadowed-name",
-                    path,
-                    format!("parameter `{name}` has the name of a context variable or step result"),
-                )
-                .at_key()
-                .help("rename the parameter: `{name}` in a template must mean one thing"),
+            self.err_at_key(
+                "shadowed-name",
+                path,
+                format!("parameter `{name}` has the name of a context variable or step result"),
+                "rename the parameter: `{name}` in a template must mean one thing",
             );
         }
         if let Some(var) = &p.equals_context {
             if !self.cat.context.contains_key(var) {
                 let known: Vec<&String> = self.cat.context.keys().collect();
                 self.err(
-                    Diagnostic::error(
-                        "unknown-context",
-                        format!("{path}.equals_context"),
-                        format!("no context variable `{var}`"),
-                    )
-                    .help(hint_for(var, &known, "declare it under `context`")),
+                    "unknown-context",
+                    format!("{path}.equals_context"),
+                    format!("no context variable `{var}`"),
+                    hint_for(var, &known, "declare it under `context`"),
                 );
             }
             if p.ty != ParamType::String {
                 self.err(
-                    Diagnostic::error(
-                        "bad-type",
-                        format!("{path}.equals_context"),
-                        "`equals_context` applies to string parameters",
-                    )
-                    .help("make the parameter a string"),
+                    "bad-type",
+                    format!("{path}.equals_context"),
+                    "`equals_context` applies to string parameters",
+                    "make the parameter a string",
                 );
             }
         }
         if p.required && p.default.is_some() {
             self.err(
-                Diagnostic::error(
-                    "required-default",
-                    format!("{path}.default"),
-                    format!("required parameter `{name}` has a default"),
-                )
-                .help("remove `default`, or make the parameter optional (`required: false`)"),
+                "required-default",
+                format!("{path}.default"),
+                format!("required parameter `{name}` has a default"),
+                "remove `default`, or make the parameter optional (`required: false`)",
             );
         }
         let what = format!("enum parameter `{name}` has");
         self.values(path, p.ty, &p.values, &what, "the parameter");
         match (p.ty, &p.items) {
             (ParamType::Array, None) => self.err(
-                Diagnostic::error("array-items", path, format!("array parameter `{name}` has no `items`"))
-                    .help("add `items: {type: string}`: OpenAI and VS Code refuse arrays without items"),
+                "array-items",
+                path,
+                format!("array parameter `{name}` has no `items`"),
+                "add `items: {type: string}`: OpenAI and VS Code refuse arrays without items",
             ),
             (ParamType::Array, Some(items)) if items.ty == ParamType::Array => self.err(
-                Diagnostic::error(
-                    "array-items",
-                    format!("{path}.items.type"),
-                    "arrays of arrays are not supported",
-                )
-                .help("use a string or enum item type"),
+                "array-items",
+                format!("{path}.items.type"),
+                "arrays of arrays are not supported",
+                "use a string or enum item type",
             ),
             (ParamType::Array, Some(items)) => {
                 let ipath = format!("{path}.items");
                 self.values(&ipath, items.ty, &items.values, "enum items have", "the items");
             }
-            (_, Some(_)) => self.err(
-                Diagnostic::error(
-                    "array-items",
-                    format!("{path}.items"),
-                    "`items` applies to `type: array`",
-                )
-                .at_key()
-                .help("remove `items`, or make the parameter an array"),
+            (_, Some(_)) => self.err_at_key(
+                "array-items",
+                format!("{path}.items"),
+                "`items` applies to `type: array`",
+                "remove `items`, or make the parameter an array",
             ),
             _ => {}
         }
@@ -334,92 +320,77 @@ impl<'a> Validator<'a> {
             && min > max
         {
             self.err(
-                Diagnostic::error(
-                    "bad-bound",
-                    format!("{path}.min"),
-                    format!("`min` ({min}) is greater than `max` ({max})"),
-                )
-                .help("swap them"),
+                "bad-bound",
+                format!("{path}.min"),
+                format!("`min` ({min}) is greater than `max` ({max})"),
+                "swap them",
             );
         }
         if (p.min.is_some() || p.max.is_some()) && matches!(p.ty, ParamType::Boolean | ParamType::Enum) {
             self.err(
-                Diagnostic::error(
-                    "bad-bound",
-                    path,
-                    format!("bounds do not apply to a {} parameter", super::rules::type_name(p.ty)),
-                )
-                .help("remove `min`/`max`"),
+                "bad-bound",
+                path,
+                format!("bounds do not apply to a {} parameter", super::rules::type_name(p.ty)),
+                "remove `min`/`max`",
             );
         }
         if p.clamp.is_some() && !matches!(p.ty, ParamType::Integer | ParamType::Number) {
-            self.err(
-                Diagnostic::error("bad-bound", format!("{path}.clamp"), "`clamp` applies to numbers")
-                    .at_key()
-                    .help("remove `clamp`"),
+            self.err_at_key(
+                "bad-bound",
+                format!("{path}.clamp"),
+                "`clamp` applies to numbers",
+                "remove `clamp`",
             );
         }
         if let Some(pat) = &p.pattern {
             if !matches!(p.ty, ParamType::String | ParamType::Path) {
-                self.err(
-                    Diagnostic::error("bad-pattern", format!("{path}.pattern"), "`pattern` applies to strings")
-                        .at_key()
-                        .help("remove `pattern`"),
+                self.err_at_key(
+                    "bad-pattern",
+                    format!("{path}.pattern"),
+                    "`pattern` applies to strings",
+                    "remove `pattern`",
                 );
             } else if let Err(e) = super::values::check_regex(pat, "", true) {
                 self.err(
-                    Diagnostic::error(
-                        "bad-pattern",
-                        format!("{path}.pattern"),
-                        format!("`pattern` is not a valid regular expression: {}", e),
-                    )
-                    .help("fix the expression"),
+                    "bad-pattern",
+                    format!("{path}.pattern"),
+                    format!("`pattern` is not a valid regular expression: {}", e),
+                    "fix the expression",
                 );
             }
         }
         if p.keep_empty && !matches!(p.ty, ParamType::String) {
-            self.err(
-                Diagnostic::error(
-                    "bad-keep-empty",
-                    format!("{path}.keep_empty"),
-                    "`keep_empty` applies to strings",
-                )
-                .at_key()
-                .help("remove it"),
+            self.err_at_key(
+                "bad-keep-empty",
+                format!("{path}.keep_empty"),
+                "`keep_empty` applies to strings",
+                "remove it",
             );
         }
         if p.keep_empty && p.min.is_some_and(|m| m > 0.0) {
-            self.err(
-                Diagnostic::error(
-                    "bad-keep-empty",
-                    format!("{path}.keep_empty"),
-                    "`keep_empty` keeps `\"\"`, but `min` refuses it",
-                )
-                .at_key()
-                .help("remove `min`, or `keep_empty`"),
+            self.err_at_key(
+                "bad-keep-empty",
+                format!("{path}.keep_empty"),
+                "`keep_empty` keeps `\"\"`, but `min` refuses it",
+                "remove `min`, or `keep_empty`",
             );
         }
         if p.nullable && p.required {
-            self.err(
-                Diagnostic::error(
-                    "bad-nullable",
-                    format!("{path}.nullable"),
-                    "a required parameter cannot be null (null means unset)",
-                )
-                .at_key()
-                .help("make the parameter optional, or remove `nullable`"),
+            self.err_at_key(
+                "bad-nullable",
+                format!("{path}.nullable"),
+                "a required parameter cannot be null (null means unset)",
+                "make the parameter optional, or remove `nullable`",
             );
         }
         if let Some(def) = &p.default
             && let Err(why) = super::rules::check_value(p, def)
         {
             self.err(
-                Diagnostic::error(
-                    "bad-default",
-                    format!("{path}.default"),
-                    format!("default of `{name}` {why}"),
-                )
-                .help(value_help(p)),
+                "bad-default",
+                format!("{path}.default"),
+                format!("default of `{name}` {why}"),
+                value_help(p),
             );
         }
     }
@@ -431,18 +402,18 @@ impl<'a> Validator<'a> {
             (ParamType::Enum, Some(vals)) => vals,
             (ParamType::Enum, None) => {
                 return self.err(
-                    Diagnostic::error("enum-values", path, format!("{what} no `values`")).help("add `values: [a, b]`"),
+                    "enum-values",
+                    path,
+                    format!("{what} no `values`"),
+                    "add `values: [a, b]`",
                 );
             }
             (_, Some(_)) => {
-                return self.err(
-                    Diagnostic::error(
-                        "enum-values",
-                        format!("{path}.values"),
-                        "`values` applies to `type: enum`",
-                    )
-                    .at_key()
-                    .help(format!("make {noun} an enum, or remove `values`")),
+                return self.err_at_key(
+                    "enum-values",
+                    format!("{path}.values"),
+                    "`values` applies to `type: enum`",
+                    format!("make {noun} an enum, or remove `values`"),
                 );
             }
             (_, None) => return,
@@ -450,20 +421,20 @@ impl<'a> Validator<'a> {
         let path = format!("{path}.values");
         if vals.is_empty() {
             self.err(
-                Diagnostic::error("enum-values", &path, "an enum needs at least one value")
-                    .help("list the allowed values"),
+                "enum-values",
+                &path,
+                "an enum needs at least one value",
+                "list the allowed values",
             );
         }
         let mut seen = HashSet::new();
         for (i, v) in vals.iter().enumerate() {
             if !seen.insert(v) {
                 self.err(
-                    Diagnostic::error(
-                        "enum-values",
-                        format!("{path}[{i}]"),
-                        format!("enum value `{v}` is listed twice"),
-                    )
-                    .help("remove the repeat"),
+                    "enum-values",
+                    format!("{path}[{i}]"),
+                    format!("enum value `{v}` is listed twice"),
+                    "remove the repeat",
                 );
             }
         }
@@ -475,35 +446,28 @@ impl<'a> Validator<'a> {
         for (i, tool) in self.cat.tools.iter().enumerate() {
             let path = format!("tools[{i}]");
             if !valid_tool_name(&tool.name) {
-                self.err(
-                    Diagnostic::error("bad-tool-name", format!("{path}.name"), format!("tool name `{}` is not accepted by every host", tool.name))
-                        .help(format!("use ^[a-z][a-z0-9_-]*$ and at most 64 characters, e.g. `{}` (Codex and OpenAI reject dots, Claude Code rejects anything else)", suggest_name(&tool.name))),
-                );
+                self.err("bad-tool-name", format!("{path}.name"), format!("tool name `{}` is not accepted by every host", tool.name), format!("use ^[a-z][a-z0-9_-]*$ and at most 64 characters, e.g. `{}` (Codex and OpenAI reject dots, Claude Code rejects anything else)", suggest_name(&tool.name)));
             } else if let Some(first) = names.insert(&tool.name, i) {
                 self.err(
-                    Diagnostic::error(
-                        "duplicate-tool",
-                        format!("{path}.name"),
-                        format!("tool `{}` is defined twice", tool.name),
-                    )
-                    .help(format!("the first definition is tools[{first}]; rename or remove one")),
+                    "duplicate-tool",
+                    format!("{path}.name"),
+                    format!("tool `{}` is defined twice", tool.name),
+                    format!("the first definition is tools[{first}]; rename or remove one"),
                 );
             }
             let len = tool.description.chars().count();
             if len > budget {
-                self.err(
+                self.diags.push(
                     Diagnostic::warning("description-budget", format!("{path}.description"), format!("description of `{}` is {len} characters, over the budget of {budget}", tool.name))
                         .help("every description is context paid in every session: shorten it, or raise `lint.description_budget`"),
                 );
             }
             if tool.description.trim().is_empty() {
                 self.err(
-                    Diagnostic::error(
-                        "empty-description",
-                        format!("{path}.description"),
-                        format!("tool `{}` has an empty description", tool.name),
-                    )
-                    .help("say what the tool does, for the model"),
+                    "empty-description",
+                    format!("{path}.description"),
+                    format!("tool `{}` has an empty description", tool.name),
+                    "say what the tool does, for the model",
                 );
             }
         }
@@ -518,10 +482,11 @@ impl<'a> Validator<'a> {
         for (set, ts) in &self.cat.toolsets {
             let path = format!("toolsets.{set}");
             if !is_identifier(&set.replace('-', "_")) {
-                self.err(
-                    Diagnostic::error("bad-name", &path, format!("toolset name `{set}` is not valid"))
-                        .at_key()
-                        .help("use lowercase letters, digits, `_` and `-`"),
+                self.err_at_key(
+                    "bad-name",
+                    &path,
+                    format!("toolset name `{set}` is not valid"),
+                    "use lowercase letters, digits, `_` and `-`",
                 );
             }
             let mut seen = HashSet::new();
@@ -532,27 +497,23 @@ impl<'a> Validator<'a> {
                     Some(tool) if tool.unsupported.is_some() => {}
                     Some(tool) => total += tool.description.chars().count(),
                     None => self.err(
-                        Diagnostic::error(
-                            "unknown-tool",
-                            format!("{path}.tools[{i}]"),
-                            format!("toolset `{set}` names no tool `{t}`"),
-                        )
-                        .help(hint_for(t, &names, "define the tool under `tools`")),
+                        "unknown-tool",
+                        format!("{path}.tools[{i}]"),
+                        format!("toolset `{set}` names no tool `{t}`"),
+                        hint_for(t, &names, "define the tool under `tools`"),
                     ),
                 }
                 if !seen.insert(t) {
                     self.err(
-                        Diagnostic::error(
-                            "duplicate-tool",
-                            format!("{path}.tools[{i}]"),
-                            format!("`{t}` is listed twice in toolset `{set}`"),
-                        )
-                        .help("remove the repeat"),
+                        "duplicate-tool",
+                        format!("{path}.tools[{i}]"),
+                        format!("`{t}` is listed twice in toolset `{set}`"),
+                        "remove the repeat",
                     );
                 }
             }
             if total > budget {
-                self.err(Diagnostic::warning("toolset-budget", &path, format!("the descriptions of toolset `{set}` add up to {total} characters, over the budget of {budget}")).at_key().help("shorten descriptions, or raise `lint.toolset_budget`"));
+                self.diags.push(Diagnostic::warning("toolset-budget", &path, format!("the descriptions of toolset `{set}` add up to {total} characters, over the budget of {budget}")).at_key().help("shorten descriptions, or raise `lint.toolset_budget`"));
             }
         }
     }
@@ -566,8 +527,10 @@ impl<'a> Validator<'a> {
             for (i, n) in list.iter().enumerate() {
                 if !names.contains(&n) {
                     self.err(
-                        Diagnostic::error("unknown-tool", format!("filters.{key}[{i}]"), format!("no tool `{n}`"))
-                            .help(hint_for(n, &names, "name a tool of the catalog")),
+                        "unknown-tool",
+                        format!("filters.{key}[{i}]"),
+                        format!("no tool `{n}`"),
+                        hint_for(n, &names, "name a tool of the catalog"),
                     );
                 }
             }

@@ -23,12 +23,6 @@ pub fn check_regex(re: &str, flags: &str, both_unicode: bool) -> Result<(), Stri
     if VALID.with(|v| v.borrow().contains(&key)) {
         return Ok(());
     }
-    compile_regex(re, flags, both_unicode)?;
-    VALID.with(|v| v.borrow_mut().insert(key));
-    Ok(())
-}
-
-fn compile_regex(re: &str, flags: &str, both_unicode: bool) -> Result<(), String> {
     if re.chars().count() > MAX_REGEX_LEN {
         return Err(format!("it is longer than {MAX_REGEX_LEN} characters"));
     }
@@ -42,6 +36,7 @@ fn compile_regex(re: &str, flags: &str, both_unicode: bool) -> Result<(), String
         regress::Regex::with_flags(re, with_u.as_str())
             .map_err(|e| format!("{e} (with the `u` flag, which JSON Schema validators use)"))?;
     }
+    VALID.with(|v| v.borrow_mut().insert(key));
     Ok(())
 }
 

@@ -18,7 +18,7 @@
 //! case) are booleans; decimal, `0x`, `0o` and `0b` integers and finite floats are numbers,
 //! except digits with a leading zero (`007`), which stay text; a quoted scalar is always text.
 
-use serde::de::{self, IntoDeserializer, Visitor};
+use serde::de::{self, Deserializer, IntoDeserializer, Visitor};
 use std::collections::{HashMap, HashSet};
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
@@ -295,37 +295,36 @@ impl<'k> Builder<'k> {
                                 SYNTAX_HELP,
                             )
                         })?;
-                        if self.locating {
-                            self.count(1, mark)?;
-                            Node {
-                                mark,
-                                value: Value::Alias(id),
-                            }
+                        // Counted before it is copied: the count is what stops an alias bomb.
+                        self.count(if self.locating { 1 } else { count }, mark)?;
+                        let value = if self.locating {
+                            Value::Alias(id)
                         } else {
-                            // Counted before it is copied: the count is what stops an alias bomb.
-                            self.count(count, mark)?;
-                            Node {
-                                mark,
-                                ..self.anchors[&id].0.clone()
-                            }
-                        }
+                            self.anchors[&id].0.value.clone()
+                        };
+                        Node { mark, value }
                     }
                     Event::Scalar(text, style, anchor, tag) => {
                         self.count(1, mark)?;
                         let plain = match tag {
                             None => style == TScalarStyle::Plain,
-                            Some(t) => core_tag(&t.suffix).ok_or_else(|| {
-                                error(
-                                    "yaml-syntax",
-                                    mark,
-                                    format!("the tag `{}{}` is not supported", t.handle, t.suffix),
-                                    "remove the tag; a catalog's values need none",
-                                )
-                            })?,
+                            // A core type's tag: typed as a plain scalar, or text (`!!str`).
+                            Some(t) => match t.suffix.as_str() {
+                                "str" => false,
+                                "null" | "bool" | "int" | "float" => true,
+                                _ => {
+                                    return Err(error(
+                                        "yaml-syntax",
+                                        mark,
+                                        format!("the tag `{}{}` is not supported", t.handle, t.suffix),
+                                        "remove the tag; a catalog's values need none",
+                                    ));
+                                }
+                            },
                         };
                         let is_key = (self.stack.last())
                             .is_some_and(|f| f.key.is_none() && matches!(f.node.value, Value::Map(_)));
-                        if plain && !is_key && starts_like_number(&text) {
+                        if plain && !is_key {
                             number_problem(&text, mark)?;
                         }
                         // A tree read to locate paths walks keys only: a value's text (most of a
@@ -498,30 +497,16 @@ fn key_text(node: &Node) -> Option<&String> {
     }
 }
 
-/// For a tag's suffix: `Some(true)` when the scalar is typed as a plain one, `Some(false)`
-/// when it is text (`!!str`), `None` for a tag this reader does not support.
-fn core_tag(suffix: &str) -> Option<bool> {
-    match suffix {
-        "str" => Some(false),
-        "null" | "bool" | "int" | "float" => Some(true),
-        _ => None,
-    }
-}
-
-/// Whether a plain scalar starts like a number: only such a scalar can be read as one.
-fn starts_like_number(value: &str) -> bool {
-    value
-        .trim_start()
-        .starts_with(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '+'))
-}
-
 /// Refuses a plain scalar YAML reads as a number that JSON and TypeScript cannot hold: not
 /// finite, or an integer JavaScript would round. Checked on every value, typed or not, because
 /// a template or a default can carry it into generated code.
 fn number_problem(s: &str, mark: Mark) -> Result<(), Error> {
     let t = s.trim();
-    let lower = t.to_ascii_lowercase();
-    let non_finite = matches!(lower.as_str(), ".inf" | "+.inf" | "-.inf" | ".nan")
+    // Only a scalar that starts like a number can be read as one.
+    if !t.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '+')) {
+        return Ok(());
+    }
+    let non_finite = matches!(t.to_ascii_lowercase().as_str(), ".inf" | "+.inf" | "-.inf" | ".nan")
         || (looks_float(t) && t.parse::<f64>().is_ok_and(|f| !f.is_finite()));
     if non_finite {
         return Err(error(
@@ -635,18 +620,14 @@ pub fn from_node<T: de::DeserializeOwned>(node: Node, again: impl FnOnce() -> Re
         {
             segments.pop();
         }
+        // Written as serde_path_to_error writes a whole path: `key`, `[index]` or `?`, and a dot
+        // before each but the first and an index.
         let mut path = String::new();
-        for s in segments {
-            match s {
-                Segment::Seq { index } => path.push_str(&format!("[{index}]")),
-                Segment::Map { key } | Segment::Enum { variant: key } => {
-                    if !path.is_empty() {
-                        path.push('.');
-                    }
-                    path.push_str(key);
-                }
-                Segment::Unknown => path.push_str(if path.is_empty() { "?" } else { ".?" }),
+        for (i, s) in segments.into_iter().enumerate() {
+            if i > 0 && !matches!(s, Segment::Seq { .. }) {
+                path.push('.');
             }
+            path += &s.to_string();
         }
         let inner = e.into_inner();
         let message = if path.is_empty() {
@@ -713,18 +694,9 @@ fn any<'de, V: Visitor<'de>>(value: Value, visitor: V) -> Result<V::Value, DeErr
             Typed::F64(f) => visitor.visit_f64(f),
             Typed::Text => visitor.visit_string(text),
         },
-        Value::Seq(items) => {
-            let mut seq = de::value::SeqDeserializer::new(items.into_iter());
-            let v = visitor.visit_seq(&mut seq)?;
-            seq.end()?;
-            Ok(v)
-        }
-        Value::Map(entries) => {
-            let mut map = de::value::MapDeserializer::new(entries.into_iter());
-            let v = visitor.visit_map(&mut map)?;
-            map.end()?;
-            Ok(v)
-        }
+        // Each visits its items, then refuses any the visitor left (`end`).
+        Value::Seq(items) => de::value::SeqDeserializer::new(items.into_iter()).deserialize_any(visitor),
+        Value::Map(entries) => de::value::MapDeserializer::new(entries.into_iter()).deserialize_any(visitor),
         // Only a tree read to locate paths keeps aliases, and nothing types one.
         Value::Alias(_) => Err(de::Error::custom("an alias in a tree read only to locate paths")),
     }
