@@ -446,7 +446,13 @@ impl<'a> Validator<'a> {
         for (i, tool) in self.cat.tools.iter().enumerate() {
             let path = format!("tools[{i}]");
             if !valid_tool_name(&tool.name) {
-                self.err("bad-tool-name", format!("{path}.name"), format!("tool name `{}` is not accepted by every host", tool.name), format!("use ^[a-z][a-z0-9_-]*$ and at most 64 characters, e.g. `{}` (Codex and OpenAI reject dots, Claude Code rejects anything else)", suggest_name(&tool.name)));
+                let help = format!(
+                    "use ^[a-z][a-z0-9_-]*$ and at most 64 characters, e.g. `{}` \
+                     (Codex and OpenAI reject dots, Claude Code rejects anything else)",
+                    suggest_name(&tool.name)
+                );
+                let message = format!("tool name `{}` is not accepted by every host", tool.name);
+                self.err("bad-tool-name", format!("{path}.name"), message, help);
             } else if let Some(first) = names.insert(&tool.name, i) {
                 self.err(
                     "duplicate-tool",
