@@ -52,7 +52,7 @@ fn surfaces(f: &Finding) -> String {
     if f.hit.surfaces.is_empty() {
         "none generated".to_string()
     } else {
-        f.hit.surfaces.iter().map(|s| s.label).collect::<Vec<_>>().join(", ")
+        super::labels(&f.hit.surfaces)
     }
 }
 
