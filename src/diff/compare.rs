@@ -326,12 +326,8 @@ impl<'a> Diff<'a> {
                 );
                 self.errors.push(renamed_from_exists(&after, what, "parameter"));
             }
-            let found = match by_old.get(np.name.as_str()) {
-                Some(op) => Some(*op),
-                None => renamed_from
-                    .filter(|f| !new_names.contains(f.as_str()))
-                    .and_then(|f| by_old.get(f.as_str()).copied()),
-            };
+            let by_rename = || by_old.get(renamed_from.filter(|f| !new_names.contains(f.as_str()))?.as_str());
+            let found = by_old.get(np.name.as_str()).or_else(by_rename).copied();
             let op = found.filter(|op| matched_old.insert(op.spec.name.as_str()));
             out.push(ParamChange {
                 tool: pair,

@@ -135,24 +135,22 @@ fn unnamed(t: &ToolModel) -> ExecSpec {
     s
 }
 
+/// `msg` about the removed `name`, and when a new `twin` does the same under another name (most
+/// likely a rename the catalog did not declare), how to declare it.
+fn or_renamed(msg: Msg, twin: Option<&String>, name: &str) -> Msg {
+    let Some(twin) = twin else { return msg };
+    let msg = msg.t(" (if ").c(twin).t(" is its new name, declare ");
+    msg.c(format!("renamed_from: {name}")).t(" on it)")
+}
+
 pub fn tool_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let Node::Removed(t) = n else { return None };
-    // A new tool that does the same under another name is most likely a rename the catalog
-    // did not declare: say how to declare it.
     let twin = d
         .added
         .iter()
         .find(|n| n.description == t.description || unnamed(n) == unnamed(t));
-    let msg = match twin {
-        Some(n) => {
-            let declare = format!("renamed_from: {}", t.name);
-            Msg::of(
-                "tool {} was removed (if {} is its new name, declare {} on it)",
-                &[&t.name, &n.name, &declare],
-            )
-        }
-        None => Msg::of("tool {} was removed", &[&t.name]),
-    };
+    let msg = Msg::of("tool {} was removed", &[&t.name]);
+    let msg = or_renamed(msg, twin.map(|n| &n.name), &t.name);
     let on: Vec<Surface> = d.old.on(&t.name).into_iter().collect();
     let at = At::gone(d.old.tool_path(&t.name), "tools".into());
     d.push(Some(&t.name), None, &on, msg, at);
@@ -321,11 +319,7 @@ pub fn tier_changed(d: &mut Diff, n: &Node) -> Option<()> {
 /// A finding of a matched parameter at `key`, on the surfaces that have the tool: `text` with
 /// the parameter, the tool, then `values` in its `{}`s.
 fn param_hit(d: &mut Diff, pc: &ParamChange, text: &str, values: &[&str], key: &str) -> Option<()> {
-    let values: Vec<&str> = [pc.name(), pc.tool.name()]
-        .into_iter()
-        .chain(values.iter().copied())
-        .collect();
-    let msg = Msg::of(text, &values);
+    let msg = Msg::of(text, &[&[pc.name(), pc.tool.name()], values].concat());
     d.param(pc, &pc.tool.common, msg, pc.at(key))
 }
 
@@ -353,15 +347,8 @@ pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
         let new = o.param(&np.name).is_none() && np.doc.renamed_from.is_none();
         new && shape(*np) == shape(op)
     });
-    let text = "parameter {} of {} was removed";
-    let msg = match twin {
-        Some(np) => {
-            let declare = format!("renamed_from: {}", op.name);
-            let text = format!("{text} (if {{}} is its new name, declare {{}} on it)");
-            Msg::of(&text, &[&op.name, &t.name, &np.name, &declare])
-        }
-        None => Msg::of(text, &[&op.name, &t.name]),
-    };
+    let msg = Msg::of("parameter {} of {} was removed", &[&op.name, &t.name]);
+    let msg = or_renamed(msg, twin.map(|np| &np.spec.name), &op.name);
     let at = At::gone(pc.before.clone(), pc.tool.ntp.clone());
     d.param(pc, &pc.tool.common, msg, at)
 }
