@@ -287,6 +287,7 @@ impl<'a> Diff<'a> {
             ntp: new.tool_path(&n.name),
             steps: StepDiff::new(&o.spec.steps, &n.spec.steps),
         };
+        let from = self.hits.len();
         visit(self, &Node::Tool(&pair));
         if pair.common.is_empty() {
             // No surface had the tool and still has it: nobody calls both versions.
@@ -298,12 +299,7 @@ impl<'a> Diff<'a> {
         visit(self, &Node::Spec(&pair));
         let cost = |t| crate::report::tokens(crate::report::definition_chars(t)) as i64;
         let delta = cost(n) - cost(o);
-        for h in self
-            .hits
-            .iter_mut()
-            .rev()
-            .take_while(|h| h.tool.as_deref() == Some(n.name.as_str()))
-        {
+        for h in &mut self.hits[from..] {
             h.tokens = Some(delta);
         }
     }
