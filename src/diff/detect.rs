@@ -209,10 +209,8 @@ pub fn toolset_member_removed(d: &mut Diff, n: &Node) -> Option<()> {
     // A toolset no surface is built from, chosen with `ixgen opencode --toolset`. (A removed
     // or renamed tool is reported once, as such: its old name is no tool of the new catalog.)
     let Node::Toolset(name) = n else { return None };
-    let now = new.model.toolsets.get(*name)?;
-    if new.surfaces.values().any(|s| s.toolset == *name) {
-        return None;
-    }
+    let built = new.surfaces.values().any(|s| s.toolset == *name);
+    let now = new.model.toolsets.get(*name).filter(|_| !built)?;
     let (surfaces, path) = (opencode(d), format!("toolsets.{name}.tools"));
     let choose = format!("ixgen opencode --toolset {name}");
     let now: HashSet<&String> = now.tools.iter().collect();
@@ -240,10 +238,8 @@ pub fn toolset_member_added(d: &mut Diff, n: &Node) -> Option<()> {
 pub fn toolset_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let Node::Toolset(name) = n else { return None };
     (!d.new.model.toolsets.contains_key(*name)).then_some(())?;
-    let msg = Msg::of(
-        "toolset {} was removed ({})",
-        &[name, &format!("ixgen opencode --toolset {name}")],
-    );
+    let choose = format!("ixgen opencode --toolset {name}");
+    let msg = Msg::of("toolset {} was removed ({})", &[name, &choose]);
     let at = At::gone(format!("toolsets.{name}"), "toolsets".into());
     d.push(None, None, &opencode(d), msg, at);
     Some(())
