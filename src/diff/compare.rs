@@ -183,20 +183,13 @@ impl<'a> Diff<'a> {
         };
         visit(&mut d, &Node::Catalog);
         let pairs = d.match_tools();
-        let matched_old: BTreeSet<&str> = pairs.iter().map(|(o, _)| o.name.as_str()).collect();
-        let matched_new: BTreeSet<&str> = pairs.iter().map(|(_, n)| n.name.as_str()).collect();
-        d.added = new
-            .model
-            .tools
-            .iter()
-            .filter(|t| !matched_new.contains(t.name.as_str()))
-            .collect();
-        for t in old
-            .model
-            .tools
-            .iter()
-            .filter(|t| !matched_old.contains(t.name.as_str()))
-        {
+        let (matched_old, matched_new): (BTreeSet<&str>, BTreeSet<&str>) =
+            pairs.iter().map(|(o, n)| (o.name.as_str(), n.name.as_str())).unzip();
+        let unmatched = |s: &'a Side, m: &BTreeSet<&str>| -> Vec<&'a ToolModel> {
+            s.model.tools.iter().filter(|t| !m.contains(t.name.as_str())).collect()
+        };
+        d.added = unmatched(new, &matched_new);
+        for t in unmatched(old, &matched_old) {
             visit(&mut d, &Node::Removed(t));
         }
         for (o, n) in pairs {
@@ -294,6 +287,7 @@ impl<'a> Diff<'a> {
             ntp: new.tool_path(&n.name),
             steps: StepDiff::new(&o.spec.steps, &n.spec.steps),
         };
+        let from = self.hits.len();
         visit(self, &Node::Tool(&pair));
         if pair.common.is_empty() {
             // No surface had the tool and still has it: nobody calls both versions.
@@ -303,14 +297,9 @@ impl<'a> Diff<'a> {
             visit(self, &Node::Param(&p));
         }
         visit(self, &Node::Spec(&pair));
-        let delta = crate::report::tokens(crate::report::definition_chars(n)) as i64
-            - crate::report::tokens(crate::report::definition_chars(o)) as i64;
-        for h in self
-            .hits
-            .iter_mut()
-            .rev()
-            .take_while(|h| h.tool.as_deref() == Some(n.name.as_str()))
-        {
+        let cost = |t| crate::report::tokens(crate::report::definition_chars(t)) as i64;
+        let delta = cost(n) - cost(o);
+        for h in &mut self.hits[from..] {
             h.tokens = Some(delta);
         }
     }
@@ -333,12 +322,8 @@ impl<'a> Diff<'a> {
                 );
                 self.errors.push(renamed_from_exists(&after, what, "parameter"));
             }
-            let found = match by_old.get(np.name.as_str()) {
-                Some(op) => Some(*op),
-                None => renamed_from
-                    .filter(|f| !new_names.contains(f.as_str()))
-                    .and_then(|f| by_old.get(f.as_str()).copied()),
-            };
+            let by_rename = || by_old.get(renamed_from.filter(|f| !new_names.contains(f.as_str()))?.as_str());
+            let found = by_old.get(np.name.as_str()).or_else(by_rename).copied();
             let op = found.filter(|op| matched_old.insert(op.spec.name.as_str()));
             out.push(ParamChange {
                 tool: pair,
@@ -393,19 +378,15 @@ impl StepDiff {
         let mut added: Vec<usize> = left.iter().enumerate().filter_map(|(i, x)| x.map(|_| i)).collect();
         let mut same_interface = Vec::new();
         removed.retain(|&i| {
-            let Some(sig) = cli_signature(&sa[i].exec) else {
+            let sig = cli_signature(&sa[i].exec);
+            let Some(pos) = added
+                .iter()
+                .position(|&j| sig.is_some() && cli_signature(&sb[j].exec) == sig)
+            else {
                 return true;
             };
-            match added
-                .iter()
-                .position(|&j| cli_signature(&sb[j].exec).as_ref() == Some(&sig))
-            {
-                Some(pos) => {
-                    same_interface.push((i, added.remove(pos)));
-                    false
-                }
-                None => true,
-            }
+            same_interface.push((i, added.remove(pos)));
+            false
         });
         let compute = |s: &SpecStep| matches!(s.exec, SpecExec::Compute { .. });
         removed.retain(|&i| !compute(&sa[i]));
@@ -440,7 +421,6 @@ fn cli_signature(e: &SpecExec) -> Option<(Option<&str>, Vec<Word<'_>>)> {
     let SpecExec::Cli { program, argv, .. } = e else {
         return None;
     };
-    let value = || Word::Text("<value>".into());
     let mut words = Vec::new();
     // A literal right after an option is that option's value (`--format json`).
     let mut after_option = false;
@@ -458,7 +438,9 @@ fn cli_signature(e: &SpecExec) -> Option<(Option<&str>, Vec<Word<'_>>)> {
                 continue;
             }
             (_, Some(text)) if !after_option => Word::Text(text),
-            (SpecArg::Lit(_) | SpecArg::Tpl(_) | SpecArg::Spread { .. } | SpecArg::Json { .. }, _) => value(),
+            (SpecArg::Lit(_) | SpecArg::Tpl(_) | SpecArg::Spread { .. } | SpecArg::Json { .. }, _) => {
+                Word::Text("<value>".into())
+            }
             (SpecArg::Opt { opt, .. }, _) => Word::Text(format!("{opt} <value>")),
             (SpecArg::Flag { flag, .. }, _) => Word::Text(flag.clone()),
             (SpecArg::File { .. }, _) => Word::Whole(a),
@@ -479,18 +461,6 @@ pub fn template_text(t: &Template) -> String {
         .collect()
 }
 
-/// The spec's name of a step's kind.
-pub fn kind(e: &SpecExec) -> &'static str {
-    match e {
-        SpecExec::Cli { .. } => "cli",
-        SpecExec::StoreAppend { .. } => "store_append",
-        SpecExec::StoreFold { .. } => "store_fold",
-        SpecExec::StoreUpdate { .. } => "store_update",
-        SpecExec::Compute { .. } => "compute",
-        SpecExec::Signal { .. } => "signal",
-    }
-}
-
 /// A step's command for messages: `ix locate {symbol} [--kind {kind}]`, or its kind and topic.
 /// Only for display: what has no short form is shown as its spec JSON.
 pub fn exec_text(e: &SpecExec) -> String {
@@ -509,11 +479,9 @@ pub fn exec_text(e: &SpecExec) -> String {
             }
             words.join(" ")
         }
-        SpecExec::StoreAppend { topic, .. }
-        | SpecExec::StoreFold { topic, .. }
-        | SpecExec::StoreUpdate { topic, .. } => {
-            format!("{} {}", kind(e), template_text(topic))
-        }
+        SpecExec::StoreAppend { topic, .. } => format!("store_append {}", template_text(topic)),
+        SpecExec::StoreFold { topic, .. } => format!("store_fold {}", template_text(topic)),
+        SpecExec::StoreUpdate { topic, .. } => format!("store_update {}", template_text(topic)),
         SpecExec::Compute { .. } | SpecExec::Signal { .. } => json(e),
     }
 }

@@ -5,9 +5,9 @@
 //! the comparison, and only the table on the detectors).
 
 use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text, opt};
-use super::{Msg, Surface};
+use super::{Msg, Surface, labels};
 use crate::model::{Access, Param, Server};
-use crate::model::{ExecSpec, HttpMethod, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime};
+use crate::model::{ExecSpec, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime};
 use crate::model::{SpecStep, SpecType, ToolModel};
 use crate::template::Template;
 use std::collections::{BTreeSet, HashSet};
@@ -49,10 +49,6 @@ fn param<'n>(n: &'n Node) -> Option<&'n ParamChange<'n>> {
         Node::Param(p) => Some(p),
         _ => None,
     }
-}
-
-fn labels(s: &[Surface]) -> String {
-    s.iter().map(|s| s.label).collect::<Vec<_>>().join(", ")
 }
 
 /// The surfaces where a toolset no target is built from is used: `ixgen opencode --toolset`.
@@ -97,13 +93,7 @@ pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
         let f = s.filter_flags.as_ref();
         f.map(|f| [f.read_only.clone(), f.enable_tools.clone(), f.disable_tools.clone()])
     };
-    let line = |s: &Server| {
-        std::iter::once(&s.command)
-            .chain(&s.args)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let line = |s: &Server| [std::slice::from_ref(&s.command), &s.args].concat().join(" ");
     let key = if a.command != b.command {
         "command"
     } else if a.args != b.args {
@@ -113,15 +103,11 @@ pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
     } else {
         return None;
     };
-    let msg = match line(a) == line(b) {
-        true => Msg::of(
-            "the MCP hosts launch the server as {} with other filter flags",
-            &[&line(b)],
-        ),
-        false => Msg::of(
-            "the MCP hosts launch the server as {} instead of {}",
-            &[&line(b), &line(a)],
-        ),
+    let (now, was) = (line(b), line(a));
+    let msg = Msg::of("the MCP hosts launch the server as {}", &[&now]);
+    let msg = match now == was {
+        true => msg.t(" with other filter flags"),
+        false => msg.t(" instead of ").c(was),
     };
     let at = At::both(format!("server.{key}"), format!("server.{key}"));
     d.push(None, None, &launched, msg, at);
@@ -129,14 +115,12 @@ pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
 }
 
 pub fn server_env_changed(d: &mut Diff, n: &Node) -> Option<()> {
-    let (a, b, launched) = server(d, n)?;
+    let (a, b, launched) = server(d, n).filter(|(a, b, _)| a.env != b.env)?;
     let new_keys = b.env.keys().filter(|k| !a.env.contains_key(*k));
     let keys = a.env.keys().chain(new_keys).filter(|k| a.env.get(*k) != b.env.get(*k));
-    if a.env != b.env {
-        let msg = Msg::default().t("the server's environment changed: ").codes(keys);
-        let at = At::both("server.env".into(), "server.env".into());
-        d.push(None, None, &launched, msg, at);
-    }
+    let msg = Msg::default().t("the server's environment changed: ").codes(keys);
+    let at = At::both("server.env".into(), "server.env".into());
+    d.push(None, None, &launched, msg, at);
     Some(())
 }
 
@@ -151,24 +135,22 @@ fn unnamed(t: &ToolModel) -> ExecSpec {
     s
 }
 
+/// `msg` about the removed `name`, and when a new `twin` does the same under another name (most
+/// likely a rename the catalog did not declare), how to declare it.
+fn or_renamed(msg: Msg, twin: Option<&String>, name: &str) -> Msg {
+    let Some(twin) = twin else { return msg };
+    let msg = msg.t(" (if ").c(twin).t(" is its new name, declare ");
+    msg.c(format!("renamed_from: {name}")).t(" on it)")
+}
+
 pub fn tool_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let Node::Removed(t) = n else { return None };
-    // A new tool that does the same under another name is most likely a rename the catalog
-    // did not declare: say how to declare it.
     let twin = d
         .added
         .iter()
         .find(|n| n.description == t.description || unnamed(n) == unnamed(t));
-    let msg = match twin {
-        Some(n) => {
-            let declare = format!("renamed_from: {}", t.name);
-            Msg::of(
-                "tool {} was removed (if {} is its new name, declare {} on it)",
-                &[&t.name, &n.name, &declare],
-            )
-        }
-        None => Msg::of("tool {} was removed", &[&t.name]),
-    };
+    let msg = Msg::of("tool {} was removed", &[&t.name]);
+    let msg = or_renamed(msg, twin.map(|n| &n.name), &t.name);
     let on: Vec<Surface> = d.old.on(&t.name).into_iter().collect();
     let at = At::gone(d.old.tool_path(&t.name), "tools".into());
     d.push(Some(&t.name), None, &on, msg, at);
@@ -196,9 +178,7 @@ pub fn tool_id_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let (p, old, new) = (kept(n).filter(|p| p.old.name == p.new.name)?, d.old, d.new);
     let ids = |s: &Surface| (old.id(*s, &p.old.name), new.id(*s, p.name()));
     let changed: Vec<Surface> = p.common.iter().copied().filter(|s| ids(s).0 != ids(s).1).collect();
-    if changed.is_empty() {
-        return None;
-    }
+    (!changed.is_empty()).then_some(())?;
     let mut msg = Msg::of("tool {} has a new id:", &[p.name()]);
     for (k, s) in changed.iter().enumerate() {
         let (was, is) = ids(s);
@@ -229,10 +209,8 @@ pub fn toolset_member_removed(d: &mut Diff, n: &Node) -> Option<()> {
     // A toolset no surface is built from, chosen with `ixgen opencode --toolset`. (A removed
     // or renamed tool is reported once, as such: its old name is no tool of the new catalog.)
     let Node::Toolset(name) = n else { return None };
-    let now = new.model.toolsets.get(*name)?;
-    if new.surfaces.values().any(|s| s.toolset == *name) {
-        return None;
-    }
+    let built = new.surfaces.values().any(|s| s.toolset == *name);
+    let now = new.model.toolsets.get(*name).filter(|_| !built)?;
     let (surfaces, path) = (opencode(d), format!("toolsets.{name}.tools"));
     let choose = format!("ixgen opencode --toolset {name}");
     let now: HashSet<&String> = now.tools.iter().collect();
@@ -259,14 +237,11 @@ pub fn toolset_member_added(d: &mut Diff, n: &Node) -> Option<()> {
 
 pub fn toolset_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let Node::Toolset(name) = n else { return None };
-    if !d.new.model.toolsets.contains_key(*name) {
-        let msg = Msg::of(
-            "toolset {} was removed ({})",
-            &[name, &format!("ixgen opencode --toolset {name}")],
-        );
-        let at = At::gone(format!("toolsets.{name}"), "toolsets".into());
-        d.push(None, None, &opencode(d), msg, at);
-    }
+    (!d.new.model.toolsets.contains_key(*name)).then_some(())?;
+    let choose = format!("ixgen opencode --toolset {name}");
+    let msg = Msg::of("toolset {} was removed ({})", &[name, &choose]);
+    let at = At::gone(format!("toolsets.{name}"), "toolsets".into());
+    d.push(None, None, &opencode(d), msg, at);
     Some(())
 }
 
@@ -297,16 +272,13 @@ pub fn tool_became_destructive(d: &mut Diff, n: &Node) -> Option<()> {
 pub fn hints_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let p = shared(n)?;
     let (o, t) = (p.old, p.new);
-    let became_read = o.access == Access::Write && t.access == Access::Read;
-    let mut relaxed = Vec::new();
-    if became_read {
-        relaxed.push("became a read tool");
-    }
-    if o.destructive && !t.destructive && !became_read {
-        relaxed.push("is no longer destructive");
-    }
-    if !relaxed.is_empty() {
-        let msg = Msg::of(&format!("tool {{}} {}", relaxed.join(" and ")), &[p.name()]);
+    let relaxed = if o.access == Access::Write && t.access == Access::Read {
+        Some("became a read tool")
+    } else {
+        (o.destructive && !t.destructive).then_some("is no longer destructive")
+    };
+    if let Some(relaxed) = relaxed {
+        let msg = Msg::of(&format!("tool {{}} {relaxed}"), &[p.name()]);
         d.tool(p, &p.common, msg, "access");
     }
     // Idempotent and open-world are MCP annotations: only the MCP hosts show them. Idempotent
@@ -343,16 +315,13 @@ pub fn tier_changed(d: &mut Diff, n: &Node) -> Option<()> {
 /// A finding of a matched parameter at `key`, on the surfaces that have the tool: `text` with
 /// the parameter, the tool, then `values` in its `{}`s.
 fn param_hit(d: &mut Diff, pc: &ParamChange, text: &str, values: &[&str], key: &str) -> Option<()> {
-    let values: Vec<&str> = [pc.name(), pc.tool.name()]
-        .into_iter()
-        .chain(values.iter().copied())
-        .collect();
-    let msg = Msg::of(text, &values);
+    let msg = Msg::of(text, &[&[pc.name(), pc.tool.name()], values].concat());
     d.param(pc, &pc.tool.common, msg, pc.at(key))
 }
 
-/// [`param_hit`] on the surfaces that run the steps (what the generated tools check).
+/// [`param_hit`] on the surfaces that run the steps (what the generated tools check), if any.
 fn param_exec(d: &mut Diff, pc: &ParamChange, text: &str, values: &[&str], key: &str) -> Option<()> {
+    (!pc.tool.exec.is_empty()).then_some(())?;
     param_hit(d, pc, text, values, key)?;
     d.hits.last_mut()?.surfaces = pc.tool.exec.clone();
     Some(())
@@ -374,15 +343,8 @@ pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
         let new = o.param(&np.name).is_none() && np.doc.renamed_from.is_none();
         new && shape(*np) == shape(op)
     });
-    let text = "parameter {} of {} was removed";
-    let msg = match twin {
-        Some(np) => {
-            let declare = format!("renamed_from: {}", op.name);
-            let text = format!("{text} (if {{}} is its new name, declare {{}} on it)");
-            Msg::of(&text, &[&op.name, &t.name, &np.name, &declare])
-        }
-        None => Msg::of(text, &[&op.name, &t.name]),
-    };
+    let msg = Msg::of("parameter {} of {} was removed", &[&op.name, &t.name]);
+    let msg = or_renamed(msg, twin.map(|np| &np.spec.name), &op.name);
     let at = At::gone(pc.before.clone(), pc.tool.ntp.clone());
     d.param(pc, &pc.tool.common, msg, at)
 }
@@ -390,15 +352,13 @@ pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
 pub fn param_renamed(d: &mut Diff, n: &Node) -> Option<()> {
     let pc = param(n)?;
     let (op, np) = (pc.old?, pc.new?);
-    if op.name != np.name {
-        let msg = Msg::of(
-            "parameter {} of {} was renamed to {}",
-            &[&op.name, pc.tool.name(), &np.name],
-        );
-        let at = At::both(pc.before.clone(), format!("{}.renamed_from", pc.after));
-        d.param(pc, &pc.tool.common, msg, at);
-    }
-    Some(())
+    (op.name != np.name).then_some(())?;
+    let msg = Msg::of(
+        "parameter {} of {} was renamed to {}",
+        &[&op.name, pc.tool.name(), &np.name],
+    );
+    let at = At::both(pc.before.clone(), format!("{}.renamed_from", pc.after));
+    d.param(pc, &pc.tool.common, msg, at)
 }
 
 /// A new parameter: required (`param-required-added`) or not (`param-added-optional`).
@@ -410,9 +370,8 @@ pub fn param_added(d: &mut Diff, n: &Node, required: bool) -> Option<()> {
     } else {
         "new optional parameter {} of {}"
     };
-    let (msg, at) = (Msg::of(text, &[&s.name, pc.tool.name()]), At::added(pc.after.clone()));
-    d.push(Some(pc.tool.name()), Some(&s.name), &pc.tool.common, msg, at);
-    Some(())
+    let msg = Msg::of(text, &[&s.name, pc.tool.name()]);
+    d.param(pc, &pc.tool.common, msg, At::added(pc.after.clone()))
 }
 
 fn type_text(p: &SpecParam) -> String {
@@ -444,20 +403,15 @@ pub fn enum_values(d: &mut Diff, n: &Node, removed: bool) -> Option<()> {
     let pc = param(n)?;
     let (a, b) = pc.same_type()?;
     let ((va, key), (vb, _)) = (values(a)?, values(b)?);
-    let (from, to) = if removed { (va, vb) } else { (vb, va) };
-    let diff: Vec<&str> = from.iter().filter(|v| !to.contains(v)).map(String::as_str).collect();
-    let what = if removed {
-        " no longer accepts "
+    let (from, to, what) = if removed {
+        (va, vb, "parameter {} of {} no longer accepts ")
     } else {
-        " now also accepts "
+        (vb, va, "parameter {} of {} now also accepts ")
     };
-    if !diff.is_empty() {
-        let msg = Msg::of("parameter {} of {}", &[pc.name(), pc.tool.name()])
-            .t(what)
-            .codes(diff);
-        d.param(pc, &pc.tool.common, msg, pc.at(key));
-    }
-    Some(())
+    let diff: Vec<&str> = from.iter().filter(|v| !to.contains(v)).map(String::as_str).collect();
+    (!diff.is_empty()).then_some(())?;
+    let msg = Msg::of(what, &[pc.name(), pc.tool.name()]).codes(diff);
+    d.param(pc, &pc.tool.common, msg, pc.at(key))
 }
 
 /// Bounds that moved, tighter (`bound-tightened`) or looser: a minimum or maximum (of a
@@ -491,9 +445,7 @@ pub fn bound(d: &mut Diff, n: &Node, tighter: bool) -> Option<()> {
             true => "parameter {} of {} now refuses out-of-range numbers instead of clamping them",
             false => "parameter {} of {} now clamps out-of-range numbers instead of refusing them",
         };
-        if !pc.tool.exec.is_empty() {
-            param_exec(d, pc, text, &[], "clamp");
-        }
+        param_exec(d, pc, text, &[], "clamp");
     }
     Some(())
 }
@@ -553,7 +505,7 @@ pub fn nullable(d: &mut Diff, n: &Node, now: bool) -> Option<()> {
 /// `equals_context` set or changed (`added`), or removed. What the generated tools check:
 /// only tools that run.
 pub fn equals_context(d: &mut Diff, n: &Node, added: bool) -> Option<()> {
-    let pc = param(n).filter(|pc| !pc.tool.exec.is_empty())?;
+    let pc = param(n)?;
     let (_, b) = pc.specs().filter(|(a, b)| a.equals_context != b.equals_context)?;
     match (&b.equals_context, added) {
         (Some(var), true) => {
@@ -571,7 +523,7 @@ pub fn equals_context(d: &mut Diff, n: &Node, added: bool) -> Option<()> {
 
 /// How the generated tools read an empty string: only tools that run.
 pub fn keep_empty_changed(d: &mut Diff, n: &Node) -> Option<()> {
-    let pc = param(n).filter(|pc| !pc.tool.exec.is_empty())?;
+    let pc = param(n)?;
     let (_, b) = pc.specs().filter(|(a, b)| a.keep_empty != b.keep_empty)?;
     let text = match b.keep_empty {
         true => "parameter {} of {} now keeps an empty string as a value",
@@ -583,9 +535,7 @@ pub fn keep_empty_changed(d: &mut Diff, n: &Node) -> Option<()> {
 /// A parameter's description (or its items'), and the tool's, as written.
 pub fn description_changed(d: &mut Diff, n: &Node) -> Option<()> {
     if let Some(pc) = param(n) {
-        let (Some(a), Some(b)) = (pc.old, pc.new) else {
-            return None;
-        };
+        let (a, b) = (pc.old?, pc.new?);
         if a.doc.description != b.doc.description || a.doc.items_description != b.doc.items_description {
             let text = "the description of parameter {} of {} changed";
             param_hit(d, pc, text, &[], "description");
@@ -608,11 +558,9 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
             "{} runs {} instead of {}",
             &[p.name(), &exec_text(&sb[j].exec), &exec_text(&sa[i].exec)],
         );
-        if p.steps.same_interface.len() > 1 {
-            msg = msg.t(format!(
-                " (and {} more such change(s))",
-                p.steps.same_interface.len() - 1
-            ));
+        let more = p.steps.same_interface.len() - 1;
+        if more > 0 {
+            msg = msg.t(format!(" (and {more} more such change(s))"));
         }
         msg = msg.t(": the same command and options, with other values");
         let at = At::both(format!("{}.steps[{i}]", p.otp), format!("{}.steps[{j}]", p.ntp));
@@ -672,33 +620,24 @@ pub fn commands(d: &mut Diff, n: &Node, cli: bool) -> Option<()> {
             .t("; now runs ")
             .codes(&a),
     };
-    let before = ri
-        .first()
-        .map_or(format!("{}.steps", p.otp), |i| format!("{}.steps[{i}]", p.otp));
-    let after = ai
-        .first()
-        .map_or(format!("{}.steps", p.ntp), |j| format!("{}.steps[{j}]", p.ntp));
-    d.push(Some(p.name()), None, &p.exec, msg, At::both(before, after));
+    let steps = |tp: &str, ix: &[usize]| ix.first().map_or(format!("{tp}.steps"), |i| format!("{tp}.steps[{i}]"));
+    let at = At::both(steps(&p.otp, &ri), steps(&p.ntp, &ai));
+    d.push(Some(p.name()), None, &p.exec, msg, at);
     Some(())
 }
 
+/// `GET /path` (a method's `Debug` is its name).
 fn route(r: &SpecRuntime) -> String {
-    let method = match r.method {
-        HttpMethod::GET => "GET",
-        HttpMethod::POST => "POST",
-    };
-    format!("{method} {}", r.path)
+    format!("{:?} {}", r.method, r.path)
 }
 
 /// A new method or path is a different endpoint.
 pub fn runtime_route_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let p = runs(n)?;
     let (x, y) = (p.old.spec.runtime.as_ref()?, p.new.spec.runtime.as_ref()?);
-    if x.method != y.method || x.path != y.path {
-        let msg = Msg::of("the runtime route of {}: {} → {}", &[p.name(), &route(x), &route(y)]);
-        d.tool(p, &p.exec, msg, "runtime");
-    }
-    Some(())
+    (x.method != y.method || x.path != y.path).then_some(())?;
+    let msg = Msg::of("the runtime route of {}: {} → {}", &[p.name(), &route(x), &route(y)]);
+    d.tool(p, &p.exec, msg, "runtime")
 }
 
 /// A route added or removed, or the same endpoint with another body, timeout or output.

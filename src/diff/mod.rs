@@ -68,6 +68,11 @@ impl Surface {
     }
 }
 
+/// Surfaces as people call them, comma-separated.
+fn labels(surfaces: &[Surface]) -> String {
+    surfaces.iter().map(|s| s.label).collect::<Vec<_>>().join(", ")
+}
+
 impl Serialize for Surface {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.key)

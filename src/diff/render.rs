@@ -52,19 +52,13 @@ fn surfaces(f: &Finding) -> String {
     if f.hit.surfaces.is_empty() {
         "none generated".to_string()
     } else {
-        f.hit.surfaces.iter().map(|s| s.label).collect::<Vec<_>>().join(", ")
+        super::labels(&f.hit.surfaces)
     }
 }
 
-fn count(r: &Report, c: Class) -> usize {
-    r.findings.iter().filter(|f| f.class == c && !f.ignored).count()
-}
-
 fn summary(r: &Report) -> String {
-    let parts: Vec<String> = Class::ALL
-        .iter()
-        .map(|c| format!("{} {}", count(r, *c), c.label()))
-        .collect();
+    let active = |c: Class| r.findings.iter().filter(|f| f.class == c && !f.ignored).count();
+    let parts = Class::ALL.map(|c| format!("{} {}", active(c), c.label()));
     let ignored = r.findings.iter().filter(|f| f.ignored).count();
     format!(
         "{}{}; suggested bump: {} ({} → {}); product.version {} → {} ({})",

@@ -42,10 +42,8 @@ impl Class {
     /// The heading of the class in text reports.
     pub fn label(self) -> &'static str {
         match self {
-            Class::Breaking => "breaking",
             Class::Behaviour => "behaviour change",
-            Class::Compatible => "compatible",
-            Class::Cosmetic => "cosmetic",
+            c => c.id(),
         }
     }
 }
