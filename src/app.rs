@@ -294,16 +294,11 @@ impl App {
             self.print_problems(&diags, &file, "");
         } else {
             eprint!("{}", diagnostic::render(&diags, &file, self.color));
-            let w = diags.len();
-            println!(
-                "{} is valid{}",
-                escape::terminal(&file.name),
-                if w > 0 {
-                    format!(" ({w} warning(s))")
-                } else {
-                    String::new()
-                }
-            );
+            let warned = match diags.len() {
+                0 => String::new(),
+                w => format!(" ({w} warning(s))"),
+            };
+            println!("{} is valid{warned}", escape::terminal(&file.name));
         }
         Ok(if failed { 2 } else { 0 })
     }
@@ -382,13 +377,50 @@ impl App {
         })
     }
 
-    /// The context values the command line gives, as [`context_flags`] lists them (none for a
-    /// command that takes no context).
+    /// The context values the command line gives, as (variable, flag, value): each variable's
+    /// own flag, then `--context` (none for a command that takes no context). A variable given
+    /// twice must be given the same value both times.
     fn flags(&self) -> Result<Vec<(String, String, String)>, Error> {
-        match self.asked().and_then(|a| a.context) {
-            Some(c) => context_flags(&self.cli.context_flags, c),
-            None => Ok(Vec::new()),
+        let Some(c) = self.asked().and_then(|a| a.context) else {
+            return Ok(Vec::new());
+        };
+        let mut raw = self.cli.context_flags.clone();
+        for kv in &c.other {
+            let Some((k, v)) = kv.split_once('=') else {
+                return Err(Error::usage(
+                    format!("--context {kv}: expected NAME=VALUE"),
+                    "e.g. --context model=opus",
+                ));
+            };
+            raw.push((k.to_string(), format!("--context {k}"), v.to_string()));
         }
+        // How the user wrote it: `--session "a"`, `--context session="b"`.
+        let shown = |flag: &str, value: &str| {
+            let q = escape::debug_quote(value);
+            if flag.starts_with("--context ") {
+                format!("{flag}={q}")
+            } else {
+                format!("{flag} {q}")
+            }
+        };
+        let mut unique: Vec<(String, String, String)> = Vec::new();
+        for (name, flag, value) in raw {
+            match unique.iter().find(|(n, _, _)| *n == name) {
+                Some((_, f0, v0)) if *v0 != value => {
+                    return Err(Error::usage(
+                        format!(
+                            "`{name}` is given two values: {} and {}",
+                            shown(f0, v0),
+                            shown(&flag, &value)
+                        ),
+                        format!("give `{name}` once"),
+                    ));
+                }
+                Some(_) => {}
+                None => unique.push((name, flag, value)),
+            }
+        }
+        Ok(unique)
     }
 
     /// The run record's key for this write (see `crate::record`), with the hash of the
@@ -415,14 +447,14 @@ impl App {
 
     /// Replays the run record when it matches this run: `None` when the run must render.
     fn replay(&self, key: &str) -> Result<Option<(output::Outcome, record::Warnings)>, Error> {
-        let Some(decls) = self.cli.context_decls.as_ref() else {
-            return Ok(None);
-        };
         // Values the full path would refuse are its to report.
-        let Ok(given) = self.flags().and_then(|raw| model::check_context(decls, &raw)) else {
-            return Ok(None);
-        };
-        let Ok(values) = model::apply_defaults(decls, &given, &self.cli.out) else {
+        let values = self.cli.context_decls.as_ref().and_then(|decls| {
+            let given = self.flags().and_then(|raw| model::check_context(decls, &raw));
+            given
+                .and_then(|given| model::apply_defaults(decls, &given, &self.cli.out))
+                .ok()
+        });
+        let Some(values) = values else {
             return Ok(None);
         };
         let catalog = self.cli.catalog.as_deref();
@@ -444,20 +476,14 @@ impl App {
             warnings.print(self.color);
             return Ok(self.report_written(&outcome, true));
         }
-        let Prepared {
-            model,
-            hosts: targets,
-            opts,
-            notes,
-            mut warnings,
-        } = self.prepare()?;
-        let plan = hosts::plan(&model, &targets, &opts).map_err(|e| self.on_catalog(e))?;
+        let mut p = self.prepare()?;
+        let plan = hosts::plan(&p.model, &p.hosts, &p.opts).map_err(|e| self.on_catalog(e))?;
         // The notes about the options are warnings too, and are replayed with the catalog's.
-        for n in notes {
+        for n in p.notes {
             let line = format!("warning: {}\n", escape::terminal(&n));
             eprint!("{line}");
-            warnings.plain.push_str(&line);
-            warnings.color.push_str(&line);
+            p.warnings.plain.push_str(&line);
+            p.warnings.color.push_str(&line);
         }
         // The catalog is read once for the key and again to load it: a record may only say
         // what the run rendered, so a catalog that changed in between (an editor saving,
@@ -484,19 +510,20 @@ impl App {
         )?;
         // A replay checks its context against the declarations read before loading (the
         // command line's); it may rely on them only if they are what the full load read.
-        let same_declarations = self.cli.context_decls.as_ref().is_some_and(|d| *d == model.context);
+        let same_declarations = self.cli.context_decls.as_ref().is_some_and(|d| *d == p.model.context);
         if let Some((k, _)) = key
             && same_catalog
             && same_declarations
             && outcome.notes.is_empty()
         {
-            let inputs = model
+            let inputs = p
+                .model
                 .product
                 .icon
                 .iter()
                 .filter_map(|(path, bytes)| Some((path.clone(), output::content_hash(bytes.as_deref()?))))
                 .collect();
-            record::save(&self.cli.out, &outcome, k, inputs, warnings);
+            record::save(&self.cli.out, &outcome, k, inputs, p.warnings);
         }
         Ok(self.report_written(&outcome, false))
     }
@@ -591,13 +618,8 @@ impl App {
     }
 
     fn check(&mut self, format: CheckFormat) -> Result<i32, Error> {
-        let Prepared {
-            model,
-            hosts: targets,
-            opts,
-            ..
-        } = self.prepare()?;
-        let plan = hosts::plan(&model, &targets, &opts).map_err(|e| self.on_catalog(e))?;
+        let p = self.prepare()?;
+        let plan = hosts::plan(&p.model, &p.hosts, &p.opts).map_err(|e| self.on_catalog(e))?;
         // A writer holds the lock exclusively: waiting for it means never reporting a
         // half-applied run as drift.
         let _lock = output::lock_shared(&self.cli.out)?;
@@ -642,77 +664,24 @@ impl App {
                         _ => writeln!(stdout, "extra:   {} (owned by ixgen, no longer generated)", d.path),
                     };
                 }
+                let shown = escape::display_path(out);
                 if drift.is_empty() {
                     let _ = writeln!(
                         stdout,
-                        "{} generated file(s) are up to date in {}",
-                        outcome.changes.len(),
-                        escape::display_path(out)
+                        "{} generated file(s) are up to date in {shown}",
+                        outcome.changes.len()
                     );
+                } else {
+                    eprintln!("error: {} file(s) in {shown} are stale, missing or extra", drift.len());
+                    let flag = if out == Path::new(".") {
+                        String::new()
+                    } else {
+                        format!(" --out {shown}")
+                    };
+                    eprintln!("  help: run `ixgen generate{flag}` and commit the result");
                 }
             }
         }
-        if drift.is_empty() {
-            Ok(0)
-        } else {
-            if format == CheckFormat::Text {
-                eprintln!(
-                    "error: {} file(s) in {} are stale, missing or extra",
-                    drift.len(),
-                    escape::display_path(out)
-                );
-                eprintln!(
-                    "  help: run `ixgen generate{}` and commit the result",
-                    if out == Path::new(".") {
-                        String::new()
-                    } else {
-                        format!(" --out {}", escape::display_path(out))
-                    }
-                );
-            }
-            Ok(1)
-        }
+        Ok(if drift.is_empty() { 0 } else { 1 })
     }
-}
-
-/// The context values as (variable, flag, value): each variable's own flag, then `--context`.
-/// A variable given twice must be given the same value both times.
-fn context_flags(own: &[(String, String, String)], c: &ContextArgs) -> Result<Vec<(String, String, String)>, Error> {
-    let mut raw: Vec<(String, String, String)> = own.to_vec();
-    for kv in &c.other {
-        let Some((k, v)) = kv.split_once('=') else {
-            return Err(Error::usage(
-                format!("--context {kv}: expected NAME=VALUE"),
-                "e.g. --context model=opus",
-            ));
-        };
-        raw.push((k.to_string(), format!("--context {k}"), v.to_string()));
-    }
-    // How the user wrote it: `--session "a"`, `--context session="b"`.
-    let shown = |flag: &str, value: &str| {
-        let q = escape::debug_quote(value);
-        if flag.starts_with("--context ") {
-            format!("{flag}={q}")
-        } else {
-            format!("{flag} {q}")
-        }
-    };
-    let mut unique: Vec<(String, String, String)> = Vec::new();
-    for (name, flag, value) in raw {
-        match unique.iter().find(|(n, _, _)| *n == name) {
-            Some((_, f0, v0)) if *v0 != value => {
-                return Err(Error::usage(
-                    format!(
-                        "`{name}` is given two values: {} and {}",
-                        shown(f0, v0),
-                        shown(&flag, &value)
-                    ),
-                    format!("give `{name}` once"),
-                ));
-            }
-            Some(_) => {}
-            None => unique.push((name, flag, value)),
-        }
-    }
-    Ok(unique)
 }
