@@ -164,18 +164,12 @@ where
         )));
     }
     let mut entries = entries.peekable();
-    let (open, close) = match entries.peek() {
-        Some((Some(_), _)) => (b'{', b'}'),
-        Some((None, _)) => (b'[', b']'),
-        // Empty: the head's own value says which (`[]` or `{}`).
-        None => match head.get(key) {
-            Some(serde_json::Value::Object(_)) => (b'{', b'}'),
-            _ => (b'[', b']'),
-        },
-    };
+    // Empty: the head's own value says which (`[]` or `{}`).
+    let map = entries.peek().map_or(head[key].is_object(), |(name, _)| name.is_some());
+    let (open, close) = if map { (b'{', b'}') } else { (b'[', b']') };
     let (mut out, mut item_text) = (b"{".to_vec(), Vec::new());
     for (i, (k, v)) in head.iter().enumerate() {
-        out.extend_from_slice(b"\n  ");
+        out.extend_from_slice(if i > 0 { b",\n  " } else { b"\n  " });
         serde_json::to_writer(&mut out, k)?;
         out.extend_from_slice(b": ");
         if k != key {
@@ -202,9 +196,6 @@ where
                 out.extend_from_slice(b"\n  ");
             }
             out.push(close);
-        }
-        if i + 1 < head.len() {
-            out.push(b',');
         }
     }
     out.extend_from_slice(b"\n}\n");
@@ -468,17 +459,12 @@ pub fn md_code(s: &str) -> Md {
 pub fn md_link(text: &str, url: &str) -> Md {
     let mut dest = String::with_capacity(url.len());
     for c in url.chars() {
-        match c {
-            '<' => dest.push_str("%3C"),
-            '>' => dest.push_str("%3E"),
-            '\\' => dest.push_str("%5C"),
-            c if c.is_whitespace() => {
-                let mut buf = [0; 4];
-                for b in c.encode_utf8(&mut buf).bytes() {
-                    dest.push_str(&format!("%{b:02X}"));
-                }
+        if c.is_whitespace() || matches!(c, '<' | '>' | '\\') {
+            for b in c.encode_utf8(&mut [0; 4]).bytes() {
+                dest.push_str(&format!("%{b:02X}"));
             }
-            c => dest.push(c),
+        } else {
+            dest.push(c);
         }
     }
     Md(format!("[{}](<{dest}>)", md_text(text)))
@@ -555,9 +541,7 @@ pub fn gh_property(s: &str) -> String {
 /// A value inside terminal text: in backticks, or quoted with escapes when it holds a control
 /// character or a backtick, so a value can neither forge output lines nor end its own quote.
 pub fn term_code(s: &str) -> String {
-    if s.chars()
-        .any(|c| c.is_control() || c == '`' || c == '\u{2028}' || c == '\u{2029}')
-    {
+    if s.contains(|c: char| c.is_control() || matches!(c, '`' | '\u{2028}' | '\u{2029}')) {
         debug_quote(s)
     } else {
         format!("`{s}`")
@@ -662,41 +646,32 @@ pub const RS_RESERVED: &[&str] = &[
     "union",
 ];
 
-/// The ASCII words of catalog text (`it's a-b` → `it`, `s`, `a`, `b`): what Rust names are made of.
+/// The ASCII words of catalog text, in lower case (`it's a-b` → `it`, `s`, `a`, `b`): what Rust
+/// names are made of.
 fn rs_words(s: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
+    // Every other character ends a word, and so does a lower-case letter or digit followed by
+    // a capital (`getLines`).
+    let mut spaced = String::with_capacity(s.len());
     let mut prev_lower = false;
     for c in s.chars() {
-        if c.is_ascii_alphanumeric() {
-            // A lower-case letter or digit followed by a capital starts a word (`getLines`).
-            if c.is_ascii_uppercase() && prev_lower && !word.is_empty() {
-                words.push(std::mem::take(&mut word));
-            }
-            prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-            word.push(c);
-        } else {
-            prev_lower = false;
-            if !word.is_empty() {
-                words.push(std::mem::take(&mut word));
-            }
+        if c.is_ascii_uppercase() && prev_lower {
+            spaced.push(' ');
         }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        spaced.push(if c.is_ascii_alphanumeric() {
+            c.to_ascii_lowercase()
+        } else {
+            ' '
+        });
     }
-    if !word.is_empty() {
-        words.push(word);
-    }
-    words
+    spaced.split_whitespace().map(str::to_string).collect()
 }
 
 /// A snake_case Rust field or function name for catalog text: its ASCII words, lower case,
 /// joined by `_`; `fallback` when it has none, a leading `_` before a digit, and a trailing `_`
 /// after a keyword (`in` → `in_`). Not unique: the caller tells names apart.
 pub fn rs_snake(s: &str, fallback: &str) -> Rs {
-    let mut name = rs_words(s)
-        .iter()
-        .map(|w| w.to_ascii_lowercase())
-        .collect::<Vec<_>>()
-        .join("_");
+    let mut name = rs_words(s).join("_");
     if name.is_empty() {
         name = fallback.to_string();
     }
@@ -714,10 +689,9 @@ pub fn rs_snake(s: &str, fallback: &str) -> Rs {
 /// Not unique: the caller tells names apart.
 pub fn rs_camel(s: &str, fallback: &str) -> Rs {
     let mut name: String = rs_words(s)
-        .iter()
-        .map(|w| {
+        .into_iter()
+        .map(|mut w| {
             // A word is never empty, and ASCII.
-            let mut w = w.to_ascii_lowercase();
             w[..1].make_ascii_uppercase();
             w
         })
