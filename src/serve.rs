@@ -129,10 +129,8 @@ fn user_controls(product: &str) -> Result<UserControls, Error> {
         let at = e
             .span()
             .map(|span| {
-                let before = &text[..span.start.min(text.len())];
-                let line = before.matches('\n').count() + 1;
-                let column = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
-                format!(":{line}:{column}")
+                let at = crate::catalog::yaml::Mark::after(&text[..span.start.min(text.len())]);
+                format!(":{}:{}", at.line, at.col)
             })
             .unwrap_or_default();
         Error::usage(
