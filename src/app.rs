@@ -321,10 +321,12 @@ impl App {
         let host =
             |name: &str| hosts::get(name).ok_or_else(|| Error::internal(format!("no host `{name}` in the registry")));
         let generate_like = matches!(asked.command, "generate" | "check");
-        let explicit = if generate_like {
-            asked.targets.iter().map(|t| host(t)).collect::<Result<Vec<_>, _>>()?
-        } else {
+        let mut targets: Vec<&'static dyn DynHost> = if !generate_like {
             vec![host(asked.command)?]
+        } else if asked.targets.is_empty() {
+            hosts::enabled_hosts(&model).filter(|h| h.by_default()).collect()
+        } else {
+            asked.targets.iter().map(|t| host(t)).collect::<Result<_, _>>()?
         };
         let (context, filters) = (model::check_context(&model.context, &self.flags()?)?, asked.filters);
         let (filter, mut notes) = Filter::resolve(
@@ -334,11 +336,6 @@ impl App {
             &filters.disable_tools,
             filters.tier.as_deref(),
         )?;
-        let mut targets: Vec<&'static dyn DynHost> = if generate_like && explicit.is_empty() {
-            hosts::enabled_hosts(&model).filter(|h| h.by_default()).collect()
-        } else {
-            explicit
-        };
         // Hosts that need the run's context come with it: given the context, `opencode` and
         // `generate` write them too.
         let names: Vec<&str> = targets.iter().map(|h| h.name()).collect();
@@ -574,14 +571,8 @@ impl App {
                 .iter()
                 .map(|c| serde_json::json!({ "path": c.path, "action": c.action }))
                 .collect();
-            let _ = writeln!(
-                stdout,
-                "{}",
-                serde_json::to_string_pretty(
-                    &serde_json::json!({ "dry_run": write.dry_run, "replayed": replayed, "files": changes })
-                )
-                .expect("serializes")
-            );
+            let json = serde_json::json!({ "dry_run": write.dry_run, "replayed": replayed, "files": changes });
+            let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&json).expect("serializes"));
             return 0;
         }
         let (mut counts, verb) = ([0usize; 4], if write.dry_run { "would " } else { "" });
