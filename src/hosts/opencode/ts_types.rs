@@ -39,8 +39,7 @@ fn ty(s: &Value) -> Result<String, String> {
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(list) = obj.get(key).and_then(Value::as_array) {
-            let members: Result<Vec<String>, String> = list.iter().map(ty).collect();
-            return Ok(union(members?));
+            return list.iter().map(ty).collect::<Result<_, _>>().map(union);
         }
     }
     if let Some(c) = obj.get("const") {
@@ -52,13 +51,12 @@ fn ty(s: &Value) -> Result<String, String> {
     match obj.get("type") {
         Some(Value::Array(types)) => {
             // `type: [x, "null"]`: the same node once per type.
-            let mut members = Vec::new();
-            for t in types {
+            let one = |t: &Value| {
                 let mut one = obj.clone();
                 one.insert("type".into(), t.clone());
-                members.push(ty(&Value::Object(one))?);
-            }
-            Ok(union(members))
+                ty(&Value::Object(one))
+            };
+            types.iter().map(one).collect::<Result<_, _>>().map(union)
         }
         Some(Value::String(t)) => match t.as_str() {
             "string" | "boolean" | "null" => Ok(t.clone()),
