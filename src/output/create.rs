@@ -173,7 +173,7 @@ impl NewFolders {
                 }
                 // The file system has no `O_TMPFILE`: a temp file, as elsewhere.
                 Err(e) if e == Errno::OPNOTSUPP || e == Errno::ISDIR || e == Errno::INVAL => {}
-                Err(e) => return Err(io_error("create", shown(out, &c.path))(e.into())),
+                Err(e) => return Err(io_error("create", shown(out, &c.path))(e)),
             }
         }
         let full = resolve(out, &c.path)?;
@@ -218,7 +218,7 @@ impl Unnamed<'_> {
                 match linked {
                     Ok(()) => Ok(out.join(c.path.as_str())),
                     Err(e) if e == Errno::EXIST => Err(appeared(out, &c.path)),
-                    Err(e) => Err(io_error("create", shown(out, &c.path))(e.into())),
+                    Err(e) => Err(io_error("create", shown(out, &c.path))(e)),
                 }
             }
             Unnamed::Temp(tmp, _) => {

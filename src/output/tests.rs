@@ -341,8 +341,8 @@ fn a_first_streamed_file_is_named_only_once_the_manifest_lists_it() {
     for fail_at in 1..=8 {
         let dir = tempfile::tempdir().unwrap();
         let before = snapshot(dir.path());
-        let Plan { files, groups, guards } = plan().folded();
-        let (outcome, manifest) = compare_files(&files, &groups, &guards, dir.path(), false, false, true).unwrap();
+        let plan = plan().folded();
+        let (outcome, manifest) = compare_files(&plan, dir.path(), false, false, true).unwrap();
         assert!(
             !manifest.files.contains_key("big/s.json"),
             "hashed before it was rendered"
@@ -359,7 +359,7 @@ fn a_first_streamed_file_is_named_only_once_the_manifest_lists_it() {
             }
             fail_at_step(Some(fail_at))(step)
         };
-        if apply(dir.path(), &outcome, &manifest, &files, Some(&hook)).is_ok() {
+        if apply(dir.path(), &outcome, &manifest, &plan.files, Some(&hook)).is_ok() {
             completed = true;
             assert!(fail_at > 5, "step {fail_at} should have failed");
             continue;
@@ -417,8 +417,8 @@ fn tools(names: &[&str]) -> Plan<'static> {
 /// (the write as [`write`] does it, with a step hook that copies the tree and stops the
 /// run); `None` when the write has fewer steps.
 fn killed_at(plan: Plan<'_>, out: &Path, step: usize) -> Option<BTreeMap<String, Vec<u8>>> {
-    let Plan { files, groups, guards } = plan.folded();
-    let (outcome, manifest) = compare_files(&files, &groups, &guards, out, false, false, true).unwrap();
+    let plan = plan.folded();
+    let (outcome, manifest) = compare_files(&plan, out, false, false, true).unwrap();
     let seen = std::sync::Mutex::new(None);
     let hook = |at: usize| {
         if at == step {
@@ -427,7 +427,7 @@ fn killed_at(plan: Plan<'_>, out: &Path, step: usize) -> Option<BTreeMap<String,
         }
         Ok(())
     };
-    let result = apply(out, &outcome, &manifest, &files, Some(&hook));
+    let result = apply(out, &outcome, &manifest, &plan.files, Some(&hook));
     let seen = seen.into_inner().unwrap();
     assert_eq!(result.is_err(), seen.is_some());
     seen
