@@ -140,14 +140,12 @@ pub(super) fn compare_files(
             ..Change::new(rel, action)
         });
     }
-    Ok((
-        Outcome {
-            changes,
-            notes,
-            manifest: None,
-        },
-        manifest,
-    ))
+    let outcome = Outcome {
+        changes,
+        notes,
+        manifest: None,
+    };
+    Ok((outcome, manifest))
 }
 
 /// Renders one planned file, compares it with the disk, and gives its change and manifest entry.

@@ -125,9 +125,6 @@ fn a_failure_at_any_step_rolls_back_to_the_tree_before_the_run() {
     }
 }
 
-/// A new file is created whole under its name, never over a file that appeared there since
-/// the compare, every way: an unnamed file linked by its descriptor (Linux 6.10 on) or by
-/// its `/proc` name (before), a temp file renamed elsewhere.
 #[cfg(unix)]
 #[test]
 fn a_rolled_back_file_keeps_its_mode() {
@@ -151,6 +148,9 @@ fn a_rolled_back_file_keeps_its_mode() {
     }
 }
 
+/// A new file is created whole under its name, never over a file that appeared there since
+/// the compare, every way: an unnamed file linked by its descriptor (Linux 6.10 on) or by
+/// its `/proc` name (before), a temp file renamed elsewhere.
 #[test]
 fn a_new_file_never_replaces_one_that_appeared_since_the_compare() {
     for (folders, by_proc) in [(None, false), (None, true), (Some(NewFolders::portable()), false)] {
@@ -195,11 +195,8 @@ fn a_written_file_is_rendered_again_and_must_match_what_was_compared() {
             PlannedFile::deferred("big/b.txt", "g", move || {
                 let n = calls.fetch_add(1, Ordering::SeqCst);
                 let head = if marker { MARKER } else { "hand-written" };
-                Ok(if same {
-                    format!("// {head}\nb").into_bytes()
-                } else {
-                    format!("// {head}\nb{n}").into_bytes()
-                })
+                let tail = if same { String::new() } else { n.to_string() };
+                Ok(format!("// {head}\nb{tail}").into_bytes())
             }),
         ])
     };
