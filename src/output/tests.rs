@@ -153,7 +153,7 @@ fn a_rolled_back_file_keeps_its_mode() {
 /// its `/proc` name (before), a temp file renamed elsewhere.
 #[test]
 fn a_new_file_never_replaces_one_that_appeared_since_the_compare() {
-    for (folders, by_proc) in [(None, false), (None, true), (Some(NewFolders::portable()), false)] {
+    for (folders, by_proc) in [(None, false), (None, true), (Some(NewFolders::default()), false)] {
         // Other tests that create files meanwhile take the `/proc` way too: as right.
         #[cfg(target_os = "linux")]
         BY_PROC.store(by_proc, std::sync::atomic::Ordering::Relaxed);
