@@ -205,8 +205,7 @@ pub(super) fn written(outcome: &Outcome) -> (Vec<&Change>, Vec<&Change>) {
     let manifest_rel = manifest_path();
     outcome
         .changed()
-        .filter(|c| c.path != manifest_rel)
-        .filter(|c| matches!(c.action, Action::Create | Action::Update))
+        .filter(|c| c.path != manifest_rel && matches!(c.action, Action::Create | Action::Update))
         .partition(|c| c.action == Action::Update)
 }
 
