@@ -84,7 +84,7 @@ impl RelPath {
         if s.ends_with('/') {
             return Err(PathError::FolderOnly);
         }
-        let p = Self::parse(s)?;
+        let p = Self::dir(s)?;
         if p.0.is_empty() {
             return Err(PathError::FolderOnly);
         }
@@ -96,10 +96,6 @@ impl RelPath {
 
     /// A folder path: `.` (the output folder itself) and a trailing `/` are allowed.
     pub fn dir(s: &str) -> Result<RelPath, PathError> {
-        Self::parse(s)
-    }
-
-    fn parse(s: &str) -> Result<RelPath, PathError> {
         if s.is_empty() {
             return Err(PathError::Empty);
         }

@@ -62,10 +62,10 @@ pub(super) fn write_locked(
     at_step: &StepHook<'_>,
 ) -> Result<Outcome, Error> {
     let _lock = if opts.dry_run { None } else { Some(lock(out)?) };
-    let Plan { files, groups, guards } = plan.folded();
-    let folders = plan_folders(out, &files);
+    let plan = plan.folded();
+    let folders = plan_folders(out, &plan.files);
     let stale = stale_temps(out, &folders);
-    let (mut outcome, manifest) = compare_files(&files, &groups, &guards, out, opts.force, false, !opts.dry_run)?;
+    let (mut outcome, manifest) = compare_files(&plan, out, opts.force, false, !opts.dry_run)?;
     preflight(out, &outcome)?;
     let verb = if opts.dry_run { "would remove" } else { "removed" };
     for tmp in &stale {
@@ -87,9 +87,7 @@ pub(super) fn write_locked(
             let _ = std::fs::remove_file(full);
         }
     }
-    let mut applied = apply(out, &outcome, &manifest, &files, Some(at_step))?;
-    outcome.manifest = Some(applied.completed.take().unwrap_or(manifest));
-    applied.complete(&mut outcome);
+    apply(out, &outcome, &manifest, &plan.files, Some(at_step))?.complete(&mut outcome, manifest);
     Ok(outcome)
 }
 
@@ -120,12 +118,12 @@ pub(crate) fn write_state(out: &Path, rel: &RelPath, bytes: &[u8]) -> Result<(),
         let full = resolve(out, &ignore)?;
         stage(out, &ignore, &full, GITIGNORE.as_bytes())?
             .persist_noclobber(&full)
-            .map_err(|e| io_error("write", shown(out, &ignore))(e.error))?;
+            .map_err(io_error("write", shown(out, &ignore)))?;
     }
     let full = resolve(out, rel)?;
     stage(out, rel, &full, bytes)?
         .persist(&full)
-        .map_err(|e| io_error("replace", shown(out, rel))(e.error))?;
+        .map_err(io_error("replace", shown(out, rel)))?;
     Ok(())
 }
 
@@ -207,17 +205,8 @@ pub(super) fn written(outcome: &Outcome) -> (Vec<&Change>, Vec<&Change>) {
     let manifest_rel = manifest_path();
     outcome
         .changed()
-        .filter(|c| c.path != manifest_rel)
-        .filter(|c| matches!(c.action, Action::Create | Action::Update))
+        .filter(|c| c.path != manifest_rel && matches!(c.action, Action::Create | Action::Update))
         .partition(|c| c.action == Action::Update)
-}
-
-/// The planned files by path, to render again a change that kept only its hash.
-pub(super) fn planned_by_path<'p, 'f>(files: &'p [PlannedFile<'f>]) -> BTreeMap<RelPath, &'p PlannedFile<'f>> {
-    files
-        .iter()
-        .filter_map(|f| RelPath::file(&f.path).ok().map(|rel| (rel, f)))
-        .collect()
 }
 
 /// Creates the folders every written file needs, each checked once (10,000 tool files share
@@ -243,8 +232,9 @@ pub(super) struct Applied {
 }
 
 impl Applied {
-    /// Completes a write's outcome with what only the commit knew.
-    fn complete(self, outcome: &mut Outcome) {
+    /// Completes a write's outcome with what only the commit knew (its manifest, else `compared`).
+    fn complete(self, outcome: &mut Outcome, compared: Manifest) {
+        outcome.manifest = Some(self.completed.unwrap_or(compared));
         let Some(manifest) = self.manifest else { return };
         let first: BTreeMap<RelPath, String> = self.first.into_iter().collect();
         let manifest_rel = manifest_path();
@@ -278,7 +268,11 @@ pub(super) fn apply(
 ) -> Result<Applied, Error> {
     let manifest_rel = manifest_path();
     let mut created = Vec::new();
-    let planned = planned_by_path(files);
+    // The planned files by path, to render again a change that kept only its hash.
+    let planned: BTreeMap<RelPath, &PlannedFile<'_>> = files
+        .iter()
+        .filter_map(|f| RelPath::file(&f.path).ok().map(|rel| (rel, f)))
+        .collect();
     let (updates, mut creates) = written(outcome);
     // A streamed file is one large file (a listing of every tool): created first, while the
     // other threads take the small ones, rather than last, with the other threads idle.
@@ -334,7 +328,7 @@ pub(super) fn apply(
             tick().map_err(io_error("write", shown(out, &manifest_rel)))?;
             stage(out, &manifest_rel, &full, bytes)?
                 .persist(&full)
-                .map_err(|e| io_error("replace", shown(out, &manifest_rel))(e.error))?;
+                .map_err(io_error("replace", shown(out, &manifest_rel)))?;
             if undo {
                 let old = old.map(Cow::Owned);
                 done.push(Done::Wrote { full, old });
@@ -379,9 +373,7 @@ pub(super) fn apply(
         }
         for s in staged {
             tick().map_err(io_error("replace", shown(out, s.rel)))?;
-            s.tmp
-                .persist(&s.full)
-                .map_err(|e| io_error("replace", shown(out, s.rel))(e.error))?;
+            s.tmp.persist(&s.full).map_err(io_error("replace", shown(out, s.rel)))?;
             done.push(Done::Wrote {
                 full: s.full,
                 old: s.old.map(Cow::Borrowed),
@@ -484,7 +476,7 @@ pub(super) fn restore(full: &Path, bytes: &[u8], permissions: Option<std::fs::Pe
     if let Some(p) = permissions {
         tmp.as_file().set_permissions(p)?;
     }
-    tmp.persist(full).map_err(|e| e.error)?;
+    tmp.persist(full)?;
     Ok(())
 }
 

@@ -20,24 +20,22 @@ use std::path::Path;
 /// holds a file ixgen does not own or that was edited since it wrote it (unless `force`),
 /// and whenever a path would lead through a symlink.
 pub fn compare(plan: Plan<'_>, out: &Path, force: bool) -> Result<(Outcome, Manifest), Error> {
-    let plan = plan.folded();
-    compare_files(&plan.files, &plan.groups, &plan.guards, out, force, true, false)
+    compare_files(&plan.folded(), out, force, true, false)
 }
 
-/// [`compare`] of a plan's files. With `keep_new` false, a file ixgen owns whole keeps no new
+/// [`compare`] of a folded plan. With `keep_new` false, a file ixgen owns whole keeps no new
 /// bytes in its change, only its hash in the manifest: [`apply`](super::commit::apply) renders it again when it
 /// stages it (and checks the hash), so a large plan is never all in memory at once. With
 /// `defer_new`, a deferred or streamed file at a path nothing holds is not rendered at all:
 /// [`apply`](super::commit::apply) renders it once, when it creates it, and records its hash then.
 pub(super) fn compare_files(
-    files: &[PlannedFile<'_>],
-    groups: &BTreeSet<&'static str>,
-    guards: &[(&'static str, &'static [&'static str])],
+    plan: &Plan<'_>,
     out: &Path,
     force: bool,
     keep_new: bool,
     defer_new: bool,
 ) -> Result<(Outcome, Manifest), Error> {
+    let Plan { files, groups, guards } = plan;
     let (old_manifest, mut notes) = read_manifest(out)?;
     // One name per file: two targets (or `./a` and `a`) must not both claim a path.
     let mut planned: BTreeSet<RelPath> = BTreeSet::new();
@@ -142,14 +140,12 @@ pub(super) fn compare_files(
             ..Change::new(rel, action)
         });
     }
-    Ok((
-        Outcome {
-            changes,
-            notes,
-            manifest: None,
-        },
-        manifest,
-    ))
+    let outcome = Outcome {
+        changes,
+        notes,
+        manifest: None,
+    };
+    Ok((outcome, manifest))
 }
 
 /// Renders one planned file, compares it with the disk, and gives its change and manifest entry.

@@ -91,7 +91,9 @@ pub(super) fn appeared(out: &Path, rel: &RelPath) -> Error {
 }
 
 /// The folders new files are created in, each opened once below the output folder (Linux:
-/// `openat2` refusing any symlink on the way, as [`OutDir`] reads), for [`create_all`].
+/// `openat2` refusing any symlink on the way, as [`OutDir`] reads), for [`create_all`]. None
+/// opened (the default): every file is created the portable way.
+#[derive(Default)]
 pub(super) struct NewFolders {
     #[cfg(target_os = "linux")]
     fds: BTreeMap<RelPath, std::os::fd::OwnedFd>,
@@ -116,15 +118,6 @@ pub(super) enum Unnamed<'f> {
 }
 
 impl NewFolders {
-    /// None opened: every file is created the portable way (for tests).
-    #[cfg(test)]
-    pub(super) fn portable() -> NewFolders {
-        NewFolders {
-            #[cfg(target_os = "linux")]
-            fds: BTreeMap::new(),
-        }
-    }
-
     /// Opens the folders of `creates`. None without `/proc`: an unnamed file is linked by its
     /// `/proc` name, so there every file is created the portable way.
     pub(super) fn open(out: &Path, creates: &[&Change]) -> NewFolders {
@@ -173,7 +166,7 @@ impl NewFolders {
                 }
                 // The file system has no `O_TMPFILE`: a temp file, as elsewhere.
                 Err(e) if e == Errno::OPNOTSUPP || e == Errno::ISDIR || e == Errno::INVAL => {}
-                Err(e) => return Err(io_error("create", shown(out, &c.path))(e.into())),
+                Err(e) => return Err(io_error("create", shown(out, &c.path))(e)),
             }
         }
         let full = resolve(out, &c.path)?;
@@ -218,7 +211,7 @@ impl Unnamed<'_> {
                 match linked {
                     Ok(()) => Ok(out.join(c.path.as_str())),
                     Err(e) if e == Errno::EXIST => Err(appeared(out, &c.path)),
-                    Err(e) => Err(io_error("create", shown(out, &c.path))(e.into())),
+                    Err(e) => Err(io_error("create", shown(out, &c.path))(e)),
                 }
             }
             Unnamed::Temp(tmp, _) => {

@@ -215,13 +215,11 @@ pub fn read_manifest(out: &Path) -> Result<(Manifest, Vec<String>), Error> {
             )),
         }
     }
-    Ok((
-        Manifest {
-            generator: raw.generator,
-            files,
-        },
-        notes,
-    ))
+    let manifest = Manifest {
+        generator: raw.generator,
+        files,
+    };
+    Ok((manifest, notes))
 }
 
 /// The manifest's text: one file per line (`crate::escape::json_line_map`), a tenth smaller

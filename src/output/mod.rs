@@ -139,6 +139,10 @@ fn unsafe_path(out: &Path, rel: &RelPath, why: &'static str) -> Error {
     }
 }
 
-pub(crate) fn io_error(action: &'static str, path: String) -> impl FnOnce(std::io::Error) -> Error {
-    move |source| Error::Io { action, path, source }
+pub(crate) fn io_error<E: Into<std::io::Error>>(action: &'static str, path: String) -> impl FnOnce(E) -> Error {
+    move |source| Error::Io {
+        action,
+        path,
+        source: source.into(),
+    }
 }

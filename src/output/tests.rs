@@ -125,9 +125,6 @@ fn a_failure_at_any_step_rolls_back_to_the_tree_before_the_run() {
     }
 }
 
-/// A new file is created whole under its name, never over a file that appeared there since
-/// the compare, every way: an unnamed file linked by its descriptor (Linux 6.10 on) or by
-/// its `/proc` name (before), a temp file renamed elsewhere.
 #[cfg(unix)]
 #[test]
 fn a_rolled_back_file_keeps_its_mode() {
@@ -151,9 +148,12 @@ fn a_rolled_back_file_keeps_its_mode() {
     }
 }
 
+/// A new file is created whole under its name, never over a file that appeared there since
+/// the compare, every way: an unnamed file linked by its descriptor (Linux 6.10 on) or by
+/// its `/proc` name (before), a temp file renamed elsewhere.
 #[test]
 fn a_new_file_never_replaces_one_that_appeared_since_the_compare() {
-    for (folders, by_proc) in [(None, false), (None, true), (Some(NewFolders::portable()), false)] {
+    for (folders, by_proc) in [(None, false), (None, true), (Some(NewFolders::default()), false)] {
         // Other tests that create files meanwhile take the `/proc` way too: as right.
         #[cfg(target_os = "linux")]
         BY_PROC.store(by_proc, std::sync::atomic::Ordering::Relaxed);
@@ -195,11 +195,8 @@ fn a_written_file_is_rendered_again_and_must_match_what_was_compared() {
             PlannedFile::deferred("big/b.txt", "g", move || {
                 let n = calls.fetch_add(1, Ordering::SeqCst);
                 let head = if marker { MARKER } else { "hand-written" };
-                Ok(if same {
-                    format!("// {head}\nb").into_bytes()
-                } else {
-                    format!("// {head}\nb{n}").into_bytes()
-                })
+                let tail = if same { String::new() } else { n.to_string() };
+                Ok(format!("// {head}\nb{tail}").into_bytes())
             }),
         ])
     };
@@ -341,8 +338,8 @@ fn a_first_streamed_file_is_named_only_once_the_manifest_lists_it() {
     for fail_at in 1..=8 {
         let dir = tempfile::tempdir().unwrap();
         let before = snapshot(dir.path());
-        let Plan { files, groups, guards } = plan().folded();
-        let (outcome, manifest) = compare_files(&files, &groups, &guards, dir.path(), false, false, true).unwrap();
+        let plan = plan().folded();
+        let (outcome, manifest) = compare_files(&plan, dir.path(), false, false, true).unwrap();
         assert!(
             !manifest.files.contains_key("big/s.json"),
             "hashed before it was rendered"
@@ -359,7 +356,7 @@ fn a_first_streamed_file_is_named_only_once_the_manifest_lists_it() {
             }
             fail_at_step(Some(fail_at))(step)
         };
-        if apply(dir.path(), &outcome, &manifest, &files, Some(&hook)).is_ok() {
+        if apply(dir.path(), &outcome, &manifest, &plan.files, Some(&hook)).is_ok() {
             completed = true;
             assert!(fail_at > 5, "step {fail_at} should have failed");
             continue;
@@ -417,8 +414,8 @@ fn tools(names: &[&str]) -> Plan<'static> {
 /// (the write as [`write`] does it, with a step hook that copies the tree and stops the
 /// run); `None` when the write has fewer steps.
 fn killed_at(plan: Plan<'_>, out: &Path, step: usize) -> Option<BTreeMap<String, Vec<u8>>> {
-    let Plan { files, groups, guards } = plan.folded();
-    let (outcome, manifest) = compare_files(&files, &groups, &guards, out, false, false, true).unwrap();
+    let plan = plan.folded();
+    let (outcome, manifest) = compare_files(&plan, out, false, false, true).unwrap();
     let seen = std::sync::Mutex::new(None);
     let hook = |at: usize| {
         if at == step {
@@ -427,7 +424,7 @@ fn killed_at(plan: Plan<'_>, out: &Path, step: usize) -> Option<BTreeMap<String,
         }
         Ok(())
     };
-    let result = apply(out, &outcome, &manifest, &files, Some(&hook));
+    let result = apply(out, &outcome, &manifest, &plan.files, Some(&hook));
     let seen = seen.into_inner().unwrap();
     assert_eq!(result.is_err(), seen.is_some());
     seen
