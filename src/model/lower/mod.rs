@@ -36,6 +36,12 @@ struct Scope<'a> {
     extra: &'a [&'a str],
 }
 
+impl<'a> Scope<'a> {
+    fn new(params: &'a HashMap<&'a str, &'a Param>, extra: &'a [&'a str]) -> Self {
+        Scope { params, extra }
+    }
+}
+
 /// Catalog-level nodes every tool shares, lowered once.
 struct Shared {
     /// `cli.fallback`: `Some(None)` when the catalog has none, `None` when it failed to lower.
@@ -71,10 +77,7 @@ pub fn lower(
     let cat = &catalog;
     let mut top = Lower::new(cat);
     let none = HashMap::new();
-    let context_only = Scope {
-        params: &none,
-        extra: &[],
-    };
+    let context_only = Scope::new(&none, &[]);
     // Every tool with a `run` step shows it: it may name context variables only.
     let fallback = cat.cli.as_ref().and_then(|c| c.fallback.as_deref());
     let cli_fallback = top
@@ -112,14 +115,11 @@ pub fn lower(
         let tool = l.tool(i, *t, &shared);
         (tool, l.diags)
     });
-    let mut tools = Vec::with_capacity(count);
-    let mut missing = None;
+    let (mut tools, mut missing) = (Vec::with_capacity(count), None);
     for (i, (tool, found)) in per_tool.enumerate() {
         diags.extend(found);
-        match tool {
-            Some(t) => tools.push(t),
-            None => missing = missing.or(Some(i)),
-        }
+        missing = missing.or(tool.is_none().then_some(i));
+        tools.extend(tool);
     }
     let mut model = model(catalog, source_name, tools, spec_shared);
     // The hosts' checks read the names and toolsets the catalog-level rules check, and the
@@ -298,10 +298,7 @@ impl<'a> Lower<'a> {
                 .help("use a lowercase word such as `free` or `pro`"),
             );
         }
-        let scope = Scope {
-            params: &params,
-            extra: &[],
-        };
+        let scope = Scope::new(&params, &[]);
         let heading = self.optional_template(&path, "heading", tool.heading.as_deref(), &scope);
         let own_fallback = self.optional_template(&path, "fallback", tool.fallback.as_deref(), &scope);
         // Confirmation and cross-parameter rules (`super::rules`); their templates and
@@ -318,10 +315,9 @@ impl<'a> Lower<'a> {
             ),
             _ => (Some(None), Some(None)),
         };
-        let rules: Vec<_> = (tool.rules.iter().enumerate())
+        let rules = all((tool.rules.iter().enumerate())
             .map(|(i, rule)| self.rule(&format!("{path}.rules[{i}]"), rule, tool, &scope))
-            .collect();
-        let rules = all(rules);
+            .collect());
         let runtime = optional(tool.runtime.as_ref(), |route| self.route(&path, tool, route, &scope));
         if let Some(why) = &tool.unsupported {
             self.unsupported(&path, tool, why);
@@ -641,7 +637,7 @@ impl<'a> Lower<'a> {
                 ),
             }
         }
-        let scope = Scope { params, extra: &extra };
+        let scope = Scope::new(params, &extra);
         // Exit codes, streams, limits and timeouts (`super::rules`).
         self.errs(rules::check_step(path, step, params));
         let when = optional(step.when.as_ref(), |c| {
@@ -651,10 +647,7 @@ impl<'a> Lower<'a> {
         // here once, with the same scope as the step's other templates.
         let title = self.optional_template(path, "title", step.title.as_deref(), &scope);
         let with_result = [&extra[..], &["result"]].concat();
-        let result_scope = Scope {
-            params,
-            extra: &with_result,
-        };
+        let result_scope = Scope::new(params, &with_result);
         let message = self.optional_template(path, "message", step.message.as_deref(), &result_scope);
         let mut exec = None;
         if let Some(argv) = &step.run {
@@ -670,10 +663,7 @@ impl<'a> Lower<'a> {
         // A frame's meta may also say when it was appended (`{now_ms}`): the loop only honours
         // recent completion frames.
         let with_now = [scope.extra, &[crate::catalog::validate::NOW_MS]].concat();
-        let meta_scope = Scope {
-            params: scope.params,
-            extra: &with_now,
-        };
+        let meta_scope = Scope::new(params, &with_now);
         if let Some(a) = &step.append {
             let topic = self.template(&format!("{path}.append.topic"), &a.topic, &scope);
             let meta = self.json_template(&format!("{path}.append.meta"), &a.meta, &meta_scope);

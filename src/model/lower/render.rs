@@ -368,27 +368,20 @@ impl<'a> Checker<'a> {
             self.cond(&format!("{path}.when"), w, &scope);
         }
         let when = optional(b.when.as_deref(), &mut *cond);
-        let misplaced = |key: &str, set: bool, want: &str| -> Option<Diagnostic> {
-            set.then(|| {
-                Diagnostic::error(
-                    "bad-output",
-                    format!("{path}.{key}"),
-                    format!("`{key}` applies to {want}"),
-                )
-                .at_key()
-                .help("remove it")
-            })
-        };
-        let is_seq = b.list.is_some() || b.table.is_some();
-        let bad = [
-            misplaced("title", b.title.is_some() && !is_seq, "`list` and `table` blocks"),
-            misplaced("limit", b.limit.is_some() && !is_seq, "`list` and `table` blocks"),
-            misplaced("total", b.total.is_some() && !is_seq, "`list` and `table` blocks"),
-            misplaced("empty", b.empty.is_some() && !is_seq, "`list` and `table` blocks"),
-            misplaced("item", b.item.is_some() && b.list.is_none(), "`list` blocks"),
-            misplaced("columns", b.columns.is_some() && b.table.is_none(), "`table` blocks"),
+        let (is_seq, seq) = (b.list.is_some() || b.table.is_some(), "`list` and `table` blocks");
+        let misplaced = [
+            ("title", b.title.is_some() && !is_seq, seq),
+            ("limit", b.limit.is_some() && !is_seq, seq),
+            ("total", b.total.is_some() && !is_seq, seq),
+            ("empty", b.empty.is_some() && !is_seq, seq),
+            ("item", b.item.is_some() && b.list.is_none(), "`list` blocks"),
+            ("columns", b.columns.is_some() && b.table.is_none(), "`table` blocks"),
         ];
-        self.diags.extend(bad.into_iter().flatten());
+        for (key, _, want) in misplaced.into_iter().filter(|m| m.1) {
+            let (at, message) = (format!("{path}.{key}"), format!("`{key}` applies to {want}"));
+            self.diags
+                .push(Diagnostic::error("bad-output", at, message).at_key().help("remove it"));
+        }
         let limit = match &b.limit {
             None => Some(None),
             Some(Limit::Fixed(n)) => Some(Some(JsonT::Lit((*n).into()))),
@@ -724,12 +717,10 @@ impl<'a> Checker<'a> {
 
     /// Every name a reference may start with here, sorted (for a hint).
     fn names(&self, scope: &Scope) -> Vec<String> {
-        let mut known: Vec<String> = scope.steps.keys().map(|s| s.to_string()).collect();
-        known.extend(scope.params.keys().map(|s| s.to_string()));
-        known.extend(self.cat.context.keys().cloned());
-        if scope.item.is_some() {
-            known.push("item".into());
-        }
+        let item = scope.item.map(|_| "item");
+        let context = self.cat.context.keys().map(String::as_str).chain(item);
+        let names = scope.steps.keys().chain(scope.params.keys()).copied().chain(context);
+        let mut known: Vec<String> = names.map(String::from).collect();
         known.sort();
         known
     }

@@ -246,19 +246,15 @@ fn parse_check(text: &str) -> Result<(&str, SpecCompareOp, &'static str, &str), 
 }
 
 fn value(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => format!("`{s}`"),
-        other => format!("`{other}`"),
-    }
+    v.as_str().map_or_else(|| format!("`{v}`"), |s| format!("`{s}`"))
 }
 
 /// A parameter condition in words, for a rule's message: "`action` is `update_task`".
 pub fn describe(c: &Cond) -> String {
-    if let Some(all) = &c.all {
-        return all.iter().map(describe).collect::<Vec<_>>().join(" and ");
-    }
-    if let Some(any) = &c.any {
-        return any.iter().map(describe).collect::<Vec<_>>().join(" or ");
+    for (list, joined_by) in [(&c.all, " and "), (&c.any, " or ")] {
+        if let Some(list) = list {
+            return list.iter().map(describe).collect::<Vec<_>>().join(joined_by);
+        }
     }
     if let Some(not) = &c.not {
         return format!("not ({})", describe(not));
@@ -599,21 +595,12 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
 
 /// Whether a path leaves the folder it is relative to (absolute, or `..` above it), lexically.
 fn escapes(dir: &str) -> bool {
-    if dir.starts_with('/') || dir.contains('\0') {
-        return true;
-    }
-    let mut depth = 0i32;
-    for seg in dir.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => depth -= 1,
-            _ => depth += 1,
-        }
-        if depth < 0 {
-            return true;
-        }
-    }
-    false
+    let depth = |depth: u32, seg| match seg {
+        "" | "." => Some(depth),
+        ".." => depth.checked_sub(1),
+        _ => Some(depth + 1),
+    };
+    dir.starts_with('/') || dir.contains('\0') || dir.split('/').try_fold(0, depth).is_none()
 }
 
 /// Checks a step's exit codes, stream, limits and timeouts (not its templates).
