@@ -278,14 +278,9 @@ impl Filter {
                 ));
             }
         }
-        let mut warnings = Vec::new();
-        if !f.enable.is_empty() && !f.disable.is_empty() {
-            warnings.push(
-                "both an allowlist (--enable-tools) and a blocklist (--disable-tools) are set: the allowlist wins"
-                    .to_string(),
-            );
-        }
-        Ok((f, warnings))
+        let both = !f.enable.is_empty() && !f.disable.is_empty();
+        let note = "both an allowlist (--enable-tools) and a blocklist (--disable-tools) are set: the allowlist wins";
+        Ok((f, both.then(|| note.to_string()).into_iter().collect()))
     }
 
     /// Whether a tool passes.

@@ -473,18 +473,16 @@ impl<'a> Lower<'a> {
             ("output", !tool.output.is_empty()),
             ("parallel", tool.parallel),
         ];
-        for (key, present) in runs {
-            if present {
-                self.err(
-                    Diagnostic::error(
-                        "unsupported-runs",
-                        format!("{path}.{key}"),
-                        format!("tool `{name}` is `unsupported`, but its `{key}` would run: no target gets the tool, so nothing of it ever runs"),
-                    )
-                    .at_key()
-                    .help(format!("remove `{key}` (keep the description and `params` to document the tool), or remove `unsupported` if the tool works")),
-                );
-            }
+        for (key, _) in runs.iter().filter(|(_, present)| *present) {
+            self.err(
+                Diagnostic::error(
+                    "unsupported-runs",
+                    format!("{path}.{key}"),
+                    format!("tool `{name}` is `unsupported`, but its `{key}` would run: no target gets the tool, so nothing of it ever runs"),
+                )
+                .at_key()
+                .help(format!("remove `{key}` (keep the description and `params` to document the tool), or remove `unsupported` if the tool works")),
+            );
         }
         // The warning of a declaration that is right: a wrong one has its error to fix first.
         if !why.trim().is_empty() && !runs.iter().any(|(_, present)| *present) {
@@ -941,8 +939,7 @@ impl<'a> Lower<'a> {
                 .template(&format!("{path}.file"), f, scope)
                 .map(|file| SpecArg::File { file });
         }
-        self.clean_since(mark)?;
-        lowered
+        self.clean_since(mark).and(lowered)
     }
 
     /// Whether the `key` of the structured argument at `path` names a parameter of type `ty`
@@ -1010,8 +1007,7 @@ impl<'a> Lower<'a> {
         if let Some(sname) = &c.step {
             lowered = self.step_cond(path, sname, c, tool, earlier);
         }
-        self.clean_since(mark)?;
-        lowered
+        self.clean_since(mark).and(lowered)
     }
 
     fn param_cond(&mut self, path: &str, pname: &str, c: &Cond, params: &HashMap<&str, &Param>) -> Option<SpecCond> {
@@ -1197,8 +1193,7 @@ impl<'a> Lower<'a> {
                 self.unknown_var(path, var, scope);
             }
         }
-        self.clean_since(mark)?;
-        Some(t)
+        self.clean_since(mark).map(|()| t)
     }
 
     /// [`Lower::template`] of the optional `key` below `path`: `Some(None)` when it is absent.

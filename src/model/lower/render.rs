@@ -612,10 +612,7 @@ impl<'a> Checker<'a> {
         };
         for var in t.vars() {
             let root = var.split('.').next().unwrap_or_default();
-            let later = !scope.steps.contains_key(root)
-                && !scope.params.contains_key(root)
-                && !self.cat.context.contains_key(root)
-                && tool.steps.iter().any(|s| s.id.as_deref() == Some(root));
+            let later = !self.is_named(root, scope) && tool.steps.iter().any(|s| s.id.as_deref() == Some(root));
             if later {
                 let when = after.map_or("before any step runs".to_string(), |a| format!("after step `{a}`"));
                 self.diags.push(
@@ -638,16 +635,14 @@ impl<'a> Checker<'a> {
         let mut segs = var.split('.');
         let root = segs.next().unwrap_or_default();
         let rest: Vec<&str> = segs.collect();
-        // A row's own fields come first, then `item`, earlier steps, parameters and context.
-        if root == "item"
-            && let Some(row) = scope.row
-        {
-            // Inside a row, `item` is the row itself.
-            return self.walk(path, var, row, &rest, "the row");
-        }
+        // A row's own fields come first (inside a row, `item` is the row itself), then `item`,
+        // earlier steps, parameters and context.
         if let Some(row) = scope.row
-            && let Some(hit) = row.map_or(Some(None), |r| child(r, root).ok())
-            && !(row.is_none() && self.is_named(root, scope))
+            && let Some(hit) = match (root, row) {
+                ("item", _) => Some(row),
+                (_, Some(r)) => child(r, root).ok(),
+                (_, None) => (!self.is_named(root, scope)).then_some(None),
+            }
         {
             return self.walk(path, var, hit, &rest, "the row");
         }
