@@ -163,24 +163,21 @@ fn optional<X, T>(x: Option<X>, f: impl FnOnce(X) -> Option<T>) -> Option<Option
 /// `equals`, else `contains`, else `set` (a field condition passes no `contains` and a `set`
 /// of its own); `None` without one (the condition's check reported it).
 fn value_test(param: String, c: &Cond, contains: Option<&serde_json::Value>, set: Option<bool>) -> Option<SpecCond> {
-    if let Some(v) = &c.in_values {
-        Some(SpecCond::ParamIn {
+    Some(match (&c.in_values, &c.equals, contains) {
+        (Some(v), ..) => SpecCond::ParamIn {
             param,
             values: v.clone(),
-        })
-    } else if let Some(v) = &c.equals {
-        Some(SpecCond::ParamEquals {
+        },
+        (_, Some(v), _) => SpecCond::ParamEquals {
             param,
             equals: v.clone(),
-        })
-    } else if let Some(v) = contains {
-        Some(SpecCond::ParamContains {
+        },
+        (.., Some(v)) => SpecCond::ParamContains {
             param,
             contains: v.clone(),
-        })
-    } else {
-        set.map(|set| SpecCond::ParamSet { param, set })
-    }
+        },
+        _ => SpecCond::ParamSet { param, set: set? },
+    })
 }
 
 /// Lowers every element, reporting on all of them: `None` when any failed, else them collected.
@@ -341,25 +338,18 @@ impl<'a> Lower<'a> {
             let spath = format!("{path}.steps[{k}]");
             steps.push(self.step(&spath, tool, step, &params, &step_ids, shared));
             if let Some(id) = &step.id {
+                let ipath = format!("{spath}.id");
                 if !is_identifier(id) {
                     self.err(
-                        Diagnostic::error(
-                            "bad-name",
-                            format!("{spath}.id"),
-                            format!("step id `{id}` is not valid"),
-                        )
-                        .help("use [a-z_][a-z0-9_]*"),
+                        Diagnostic::error("bad-name", &ipath, format!("step id `{id}` is not valid"))
+                            .help("use [a-z_][a-z0-9_]*"),
                     );
                 }
-                self.errs(validate::unsafe_value_diagnostic(&format!("{spath}.id"), "step id", id));
+                self.errs(validate::unsafe_value_diagnostic(&ipath, "step id", id));
                 if !step_ids.insert(id) {
                     self.err(
-                        Diagnostic::error(
-                            "duplicate-step",
-                            format!("{spath}.id"),
-                            format!("step id `{id}` is used twice"),
-                        )
-                        .help("give each step its own id"),
+                        Diagnostic::error("duplicate-step", &ipath, format!("step id `{id}` is used twice"))
+                            .help("give each step its own id"),
                     );
                 }
             }

@@ -246,21 +246,12 @@ impl<'a> Checker<'a> {
         let mut inner = scope.clone();
         // Whatever is wrong with `for_each`, `item` exists below, so one fault gives one error.
         inner.item = step.for_each.as_ref().map(|_| None);
+        let help = "point it at an array field of the step's result";
         if let Some(fe) = &step.for_each
             && fe.contains('.') | scope.steps.contains_key(fe.as_str())
+            && let Some(item) = self.elements(path, "for_each", fe, scope, help)
         {
-            match self.resolve(&format!("{path}.for_each"), fe, scope) {
-                Some(sch) if !is_array(sch) => self.diags.push(
-                    Diagnostic::error(
-                        "not-an-array",
-                        format!("{path}.for_each"),
-                        format!("`for_each` needs an array, and `{fe}` is not one in its schema"),
-                    )
-                    .help("point it at an array field of the step's result"),
-                ),
-                Some(sch) => inner.item = Some(element(sch)),
-                None => {}
-            }
+            inner.item = Some(item);
         }
         if let Some(src) = &step.compute {
             self.expression(&format!("{path}.compute"), src, &inner);
@@ -420,23 +411,10 @@ impl<'a> Checker<'a> {
                 self.resolve(&format!("{path}.total"), t, &scope);
             }
             let mut row = scope.clone();
-            let sch = self.resolve(&format!("{path}.{key}"), seq, &scope);
-            if let Some(sch) = sch
-                && !is_array(sch)
-            {
-                self.diags.push(
-                    Diagnostic::error(
-                        "not-an-array",
-                        format!("{path}.{key}"),
-                        format!("`{key}` needs an array, and `{seq}` is not one in its schema"),
-                    )
-                    .help("point it at an array field of a step's result"),
-                );
-            }
+            let checked = self.elements(path, key, seq, &scope, "point it at an array field of a step's result");
             // The rows of a sequence that did not resolve are lowered (their conditions are the
             // pass's to check) but not checked here: one fault, one error.
-            let checked = sch.filter(|s| is_array(*s));
-            row.row = Some(checked.and_then(element));
+            row.row = Some(checked.flatten());
             let kept = std::mem::take(&mut self.diags);
             rows = match (key, &b.item, &b.columns) {
                 ("list", Some(item), _) => Some(vec![self.field(&format!("{path}.item"), "", item, &row, cond)]),
@@ -627,6 +605,20 @@ impl<'a> Checker<'a> {
                 self.resolve(path, var, scope);
             }
         }
+    }
+
+    /// The element schema of the array `var` (the sequence at `{path}.{key}`) names; reports and
+    /// returns `None` when it names nothing or no array.
+    fn elements(&mut self, path: &str, key: &str, var: &str, scope: &Scope<'a>, help: &str) -> Option<Sch<'a>> {
+        let at = format!("{path}.{key}");
+        let sch = self.resolve(&at, var, scope)?;
+        if !is_array(sch) {
+            let message = format!("`{key}` needs an array, and `{var}` is not one in its schema");
+            self.diags
+                .push(Diagnostic::error("not-an-array", at, message).help(help));
+            return None;
+        }
+        Some(element(sch))
     }
 
     /// Resolves a variable path; reports and returns `None` when it names nothing. `Some(None)`
