@@ -248,17 +248,14 @@ impl<'a> Lower<'a> {
                 }
                 None => {
                     let known: Vec<&String> = cat.params.keys().collect();
+                    let help = hint_for(name, &known, "declare it under the top-level `params`");
                     self.err(
                         Diagnostic::error(
                             "unknown-param",
                             format!("{path}.use_params[{j}]"),
                             format!("no shared parameter `{name}`"),
                         )
-                        .help(hint_for(
-                            name,
-                            &known,
-                            "declare it under the top-level `params`",
-                        )),
+                        .help(help),
                     );
                 }
             }
@@ -1115,17 +1112,14 @@ impl<'a> Lower<'a> {
         }
         if !earlier.contains(sname) {
             let known: Vec<&&str> = earlier.iter().collect();
+            let help = hint_for(sname, &known, "a condition can only look at a step that runs before it");
             self.err(
                 Diagnostic::error(
                     "unknown-step",
                     format!("{path}.step"),
                     format!("no earlier step has id `{sname}`"),
                 )
-                .help(hint_for(
-                    sname,
-                    &known,
-                    "a condition can only look at a step that runs before it",
-                )),
+                .help(help),
             );
         }
         if let Some(re) = &c.matches

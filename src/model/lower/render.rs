@@ -230,10 +230,10 @@ impl<'a> Checker<'a> {
                 Some(s) => Some(s),
                 None => {
                     let known: Vec<&String> = self.cat.schemas.keys().collect();
+                    let help = crate::diagnostic::hint_for(n, &known, "declare it under the top-level `schemas`");
                     self.diags.push(
-                        Diagnostic::error("unknown-schema", path, format!("no schema `{n}` under `schemas`")).help(
-                            crate::diagnostic::hint_for(n, &known, "declare it under the top-level `schemas`"),
-                        ),
+                        Diagnostic::error("unknown-schema", path, format!("no schema `{n}` under `schemas`"))
+                            .help(help),
                     );
                     None
                 }
@@ -337,21 +337,15 @@ impl<'a> Checker<'a> {
         ];
         let present: Vec<&str> = kinds.iter().filter(|k| k.1).map(|k| k.0).collect();
         if present.len() != 1 {
-            self.diags.push(
-                Diagnostic::error(
-                    "bad-output",
-                    path,
-                    format!(
-                        "an output block is exactly one of `text`, `fields`, `list`, `table`; this one has {}",
-                        if present.is_empty() {
-                            "none".to_string()
-                        } else {
-                            present.join(" and ")
-                        }
-                    ),
-                )
-                .help("split it into several blocks"),
-            );
+            let has = if present.is_empty() {
+                "none".to_string()
+            } else {
+                present.join(" and ")
+            };
+            let message =
+                format!("an output block is exactly one of `text`, `fields`, `list`, `table`; this one has {has}");
+            let d = Diagnostic::error("bad-output", path, message);
+            self.diags.push(d.help("split it into several blocks"));
             optional(b.when.as_deref(), &mut *cond);
             return None;
         }
@@ -660,12 +654,9 @@ impl<'a> Checker<'a> {
             );
         } else if let Some(Some(row)) = scope.row {
             let fields = child(row, "\u{0}").err().unwrap_or_default();
+            let help = hint(root, &fields, "the rows' fields");
             self.diags.push(
-                Diagnostic::error("unknown-field", path, format!("`{{{var}}}` names no field of the rows")).help(hint(
-                    root,
-                    &fields,
-                    "the rows' fields",
-                )),
+                Diagnostic::error("unknown-field", path, format!("`{{{var}}}` names no field of the rows")).help(help),
             );
         } else {
             self.diags.push(

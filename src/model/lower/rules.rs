@@ -319,18 +319,13 @@ fn check_after(path: &str, tool: &Tool, after: &str) -> Vec<Diagnostic> {
     let err = |msg: String, help: &str| vec![Diagnostic::error("bad-confirm", &apath, msg).help(help)];
     let Some(at) = tool.steps.iter().position(|s| s.id.as_deref() == Some(after)) else {
         let ids: Vec<&String> = tool.steps.iter().filter_map(|s| s.id.as_ref()).collect();
-        return vec![
-            Diagnostic::error(
-                "unknown-step",
-                &apath,
-                format!("`confirm.after` names no step `{after}` of `{}`", tool.name),
-            )
-            .help(crate::diagnostic::hint_for(
-                after,
-                &ids,
-                "give the last step of the preview an `id` and name it here",
-            )),
-        ];
+        let help = crate::diagnostic::hint_for(
+            after,
+            &ids,
+            "give the last step of the preview an `id` and name it here",
+        );
+        let message = format!("`confirm.after` names no step `{after}` of `{}`", tool.name);
+        return vec![Diagnostic::error("unknown-step", &apath, message).help(help)];
     };
     if tool.parallel {
         return err(
