@@ -1099,12 +1099,13 @@ impl<'a> Lower<'a> {
                 .help("e.g. `{step: impact, matches: \"high\"}`"),
             );
         }
+        let at = format!("{path}.step");
         // Output blocks are rendered after every step, parallel or not.
         if tool.parallel && !self.in_output {
             self.err(
                 Diagnostic::error(
                     "bad-condition",
-                    format!("{path}.step"),
+                    &at,
                     "a parallel tool's steps cannot depend on each other",
                 )
                 .help("remove `parallel: true`, or the step condition"),
@@ -1113,14 +1114,7 @@ impl<'a> Lower<'a> {
         if !earlier.contains(sname) {
             let known: Vec<&&str> = earlier.iter().collect();
             let help = hint_for(sname, &known, "a condition can only look at a step that runs before it");
-            self.err(
-                Diagnostic::error(
-                    "unknown-step",
-                    format!("{path}.step"),
-                    format!("no earlier step has id `{sname}`"),
-                )
-                .help(help),
-            );
+            self.err(Diagnostic::error("unknown-step", at, format!("no earlier step has id `{sname}`")).help(help));
         }
         if let Some(re) = &c.matches
             && let Err(e) = crate::catalog::values::check_regex(re, c.flags.as_deref().unwrap_or(""), false)

@@ -453,24 +453,17 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
         }
     }
     for (k, alt) in step.when_missing.iter().enumerate() {
-        if alt.program.trim().is_empty() || alt.program.contains(char::is_whitespace) {
+        let (at, program) = (format!("{path}.when_missing[{k}].program"), &alt.program);
+        if program.trim().is_empty() || program.contains(char::is_whitespace) {
             d.push(
-                Diagnostic::error(
-                    "bad-step",
-                    format!("{path}.when_missing[{k}].program"),
-                    format!("`{}` is not a program name", alt.program),
-                )
-                .help("name one program, e.g. `grep`; its arguments go in `run`"),
+                Diagnostic::error("bad-step", &at, format!("`{program}` is not a program name"))
+                    .help("name one program, e.g. `grep`; its arguments go in `run`"),
             );
         }
-        if Some(&alt.program) == step.program.as_ref() {
+        if Some(program) == step.program.as_ref() {
             d.push(
-                Diagnostic::error(
-                    "bad-step",
-                    format!("{path}.when_missing[{k}].program"),
-                    format!("`{}` is the step's own program", alt.program),
-                )
-                .help("an alternative is another program, used when the step's is not installed"),
+                Diagnostic::error("bad-step", at, format!("`{program}` is the step's own program"))
+                    .help("an alternative is another program, used when the step's is not installed"),
             );
         }
     }
@@ -521,8 +514,7 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
         ),
     };
     for (key, set) in keys {
-        let taken = takes.iter().find(|t| t.0 == key);
-        if set && taken.is_none() {
+        if set && !takes.iter().any(|t| t.0 == key) {
             d.push(
                 Diagnostic::error(
                     "bad-parse",
@@ -565,23 +557,16 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
     }
     let mut seen = std::collections::HashSet::new();
     for (i, f) in p.fields.iter().enumerate() {
+        let at = format!("{ppath}.fields[{i}]");
         if !crate::template::is_identifier(f) {
             d.push(
-                Diagnostic::error(
-                    "bad-parse",
-                    format!("{ppath}.fields[{i}]"),
-                    format!("`{f}` is not a field name"),
-                )
-                .help("use [a-z_][a-z0-9_]*: templates read it as `{row.field}`"),
+                Diagnostic::error("bad-parse", at, format!("`{f}` is not a field name"))
+                    .help("use [a-z_][a-z0-9_]*: templates read it as `{row.field}`"),
             );
         } else if !seen.insert(f) {
             d.push(
-                Diagnostic::error(
-                    "bad-parse",
-                    format!("{ppath}.fields[{i}]"),
-                    format!("`{f}` is named twice"),
-                )
-                .help("give each field its own name"),
+                Diagnostic::error("bad-parse", at, format!("`{f}` is named twice"))
+                    .help("give each field its own name"),
             );
         }
     }
@@ -636,24 +621,14 @@ pub fn check_step(path: &str, step: &Step, params: &HashMap<&str, &Param>) -> Ve
     d.extend(check_step_data(path, step));
     let mut seen = std::collections::HashSet::new();
     for (i, code) in step.ok_exit.codes().iter().enumerate() {
+        let at = format!("{path}.ok_exit[{i}]");
         if !(0..=255).contains(code) {
             d.push(
-                Diagnostic::error(
-                    "bad-exit-code",
-                    format!("{path}.ok_exit[{i}]"),
-                    format!("{code} is not an exit code"),
-                )
-                .help("exit codes are 0 to 255"),
+                Diagnostic::error("bad-exit-code", at, format!("{code} is not an exit code"))
+                    .help("exit codes are 0 to 255"),
             );
         } else if !seen.insert(code) {
-            d.push(
-                Diagnostic::error(
-                    "bad-exit-code",
-                    format!("{path}.ok_exit[{i}]"),
-                    format!("{code} is listed twice"),
-                )
-                .help("remove the repeat"),
-            );
+            d.push(Diagnostic::error("bad-exit-code", at, format!("{code} is listed twice")).help("remove the repeat"));
         }
     }
     if step.timeout_ms.is_some() && step.timeout_secs.is_some() {
