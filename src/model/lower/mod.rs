@@ -188,8 +188,6 @@ fn all<T, C: FromIterator<T>>(items: Vec<Option<T>>) -> Option<C> {
 struct Lower<'a> {
     cat: &'a Catalog,
     diags: Vec<Diagnostic>,
-    /// Errors reported so far: a node whose checks added one does not lower.
-    errors: usize,
     /// Lowering a tool's output blocks, which run after all its steps.
     in_output: bool,
 }
@@ -199,20 +197,16 @@ impl<'a> Lower<'a> {
         Lower {
             cat,
             diags: Vec::new(),
-            errors: 0,
             in_output: false,
         }
     }
 
     fn err(&mut self, d: Diagnostic) {
-        if d.severity == Severity::Error {
-            self.errors += 1;
-        }
         self.diags.push(d);
     }
 
     fn errs(&mut self, ds: impl IntoIterator<Item = Diagnostic>) {
-        ds.into_iter().for_each(|d| self.err(d));
+        self.diags.extend(ds);
     }
 
     /// Whether exactly one of the `kinds` (key, present) of the node at `path` is there;
@@ -227,16 +221,20 @@ impl<'a> Lower<'a> {
         false
     }
 
-    /// `Some(())` when no error was reported since `mark` (a value of `self.errors`).
+    /// `Some(())` when no error was reported since `mark` (a length of `self.diags`): a node
+    /// whose checks added one does not lower.
     fn clean_since(&self, mark: usize) -> Option<()> {
-        (self.errors == mark).then_some(())
+        self.diags[mark..]
+            .iter()
+            .all(|d| d.severity != Severity::Error)
+            .then_some(())
     }
 
     /// Lowers one tool, consuming it: its parameters and texts move into the model.
     fn tool(&mut self, i: usize, owned: Tool, shared: &Shared) -> Option<ToolModel> {
         let tool = &owned;
         let path = format!("tools[{i}]");
-        let mark = self.errors;
+        let mark = self.diags.len();
         let cat = self.cat;
         let mut params: HashMap<&str, &Param> = HashMap::new();
         let mut shared_params = Vec::new();
@@ -489,7 +487,7 @@ impl<'a> Lower<'a> {
 
     fn route(&mut self, path: &str, tool: &Tool, route: &crate::catalog::Route, scope: &Scope) -> Option<SpecRuntime> {
         let rpath = format!("{path}.runtime");
-        let mark = self.errors;
+        let mark = self.diags.len();
         if self.cat.runtime.is_none() {
             self.err(
                 Diagnostic::error(
@@ -560,7 +558,7 @@ impl<'a> Lower<'a> {
         earlier: &HashSet<&str>,
         shared: &Shared,
     ) -> Option<SpecStep> {
-        let mark = self.errors;
+        let mark = self.diags.len();
         let kinds = [
             ("run", step.run.is_some()),
             ("append", step.append.is_some()),
@@ -865,7 +863,7 @@ impl<'a> Lower<'a> {
         if !self.exactly_one("bad-arg", path, "a structured argument", &kinds, help) {
             return None;
         }
-        let mark = self.errors;
+        let mark = self.diags.len();
         let mut lowered = None;
         if let Some(opt) = &s.opt {
             match &s.value {
@@ -970,7 +968,7 @@ impl<'a> Lower<'a> {
         if !self.exactly_one("bad-condition", path, "a condition", &kinds, help) {
             return None;
         }
-        let mark = self.errors;
+        let mark = self.diags.len();
         let mut lowered = None;
         for (key, list) in [("all", &c.all), ("any", &c.any)] {
             let subs = (list.iter().flatten().enumerate())
@@ -1164,7 +1162,7 @@ impl<'a> Lower<'a> {
     /// Parses a template once and checks its variables against the scope.
     fn template(&mut self, path: &str, text: &str, scope: &Scope) -> Option<Template> {
         let t = self.parse(path, text, NAME_HELP)?;
-        let mark = self.errors;
+        let mark = self.diags.len();
         // Paths into step data (`{locate.resolvedTarget.name}`) are checked by `render::Checker`.
         for var in t.vars().filter(|v| !v.contains('.')) {
             if !scope.params.contains_key(var) && !self.cat.context.contains_key(var) && !scope.extra.contains(&var) {

@@ -66,7 +66,7 @@ impl Lower<'_> {
             })
             .collect();
         let lowered = when.zip(all(defaults));
-        let mark = self.errors;
+        let mark = self.diags.len();
         let kinds = [
             ("default", rule.default.is_some()),
             ("require", rule.require.is_some()),
@@ -79,12 +79,8 @@ impl Lower<'_> {
         }
         // A name the rule gives (at `key`) that is no parameter of the tool.
         let unknown = |key: &str, n: &str| {
-            Diagnostic::error(
-                "unknown-param",
-                format!("{rpath}.{key}"),
-                format!("the rule names no parameter `{n}`"),
-            )
-            .help("name a parameter of the tool")
+            let message = format!("the rule names no parameter `{n}`");
+            Diagnostic::error("unknown-param", format!("{rpath}.{key}"), message).help("name a parameter of the tool")
         };
         let known = |l: &mut Self, key: &str, list: Vec<&String>| {
             for n in list.into_iter().filter(|n| !params.contains_key(n.as_str())) {
