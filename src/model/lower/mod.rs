@@ -1384,6 +1384,10 @@ tools:
         }
     }
 
+    fn codes(found: &Found) -> Vec<&str> {
+        found.iter().map(|(c, _)| *c).collect()
+    }
+
     #[test]
     fn an_unsupported_tool_needs_a_reason_and_nothing_that_runs() {
         // Clean: no steps needed, parameters and rules allowed, one warning at the reason.
@@ -1418,19 +1422,9 @@ tools:
         );
         // Parameters are still checked: a bad default is an error of the unsupported tool too.
         let (found, _) = unsupported("    unsupported: no model\n    params:\n      n: {type: integer, default: x}\n");
-        assert_eq!(
-            found.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
-            ["bad-default", "unsupported-tool"]
-        );
+        assert_eq!(codes(&found), ["bad-default", "unsupported-tool"]);
         // A tool that is not unsupported still needs steps.
-        assert_eq!(
-            unsupported("    params: {}\n")
-                .0
-                .iter()
-                .map(|(c, _)| *c)
-                .collect::<Vec<_>>(),
-            ["no-steps"]
-        );
+        assert_eq!(codes(&unsupported("    params: {}\n").0), ["no-steps"]);
     }
 
     #[test]
