@@ -326,7 +326,8 @@ impl<'a> Lower<'a> {
         // Step data flow is checked in its own module, which then checks and lowers the
         // `output` blocks.
         let made: Vec<_> = tool.steps.iter().map(render::step_data_schema).collect();
-        let mut data = render::Checker::new(cat, &path, tool, &params, &made);
+        let parsed_preview = preview.as_ref().and_then(Option::as_ref);
+        let mut data = render::Checker::new(cat, &path, tool, &params, &made, parsed_preview);
         let mut step_ids: HashSet<&str> = HashSet::new();
         let mut steps = Vec::with_capacity(tool.steps.len());
         for (k, step) in tool.steps.iter().enumerate() {

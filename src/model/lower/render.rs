@@ -140,13 +140,15 @@ pub(super) type LowerCond<'f> = dyn FnMut(&Cond) -> Option<SpecCond> + 'f;
 impl<'a> Checker<'a> {
     /// Checks the data references of a tool's steps and its output schema; the blocks are
     /// checked as they are lowered ([`Checker::block`]).
-    /// `made` holds the shapes of each step's `parse` and `capture` data ([`step_data_schema`]).
+    /// `made` holds the shapes of each step's `parse` and `capture` data ([`step_data_schema`]);
+    /// `preview` is `confirm.preview`, parsed by the lowering (which reports it if it does not).
     pub fn new(
         cat: &'a Catalog,
         path: &str,
         tool: &'a Tool,
         params: &'a HashMap<&'a str, &'a Param>,
         made: &'a [Option<Value>],
+        preview: Option<&Template>,
     ) -> Self {
         let mut c = Checker {
             cat,
@@ -166,13 +168,13 @@ impl<'a> Checker<'a> {
         }
         // `confirm.preview` reads the parameters and the data of the steps up to `confirm.after`
         // (none without it): it is checked in the scope it is rendered in.
-        let preview = match &tool.confirm {
-            Some(crate::catalog::Confirm::Rules(r)) => r.preview.as_deref().map(|p| (p, r.after.as_deref())),
+        let after = match &tool.confirm {
+            Some(crate::catalog::Confirm::Rules(r)) => r.after.as_deref(),
             _ => None,
         };
         let ppath = format!("{path}.confirm.preview");
-        if let Some((text, None)) = preview {
-            c.preview(&ppath, text, tool, None, &scope);
+        if let (Some(t), None) = (preview, after) {
+            c.preview(&ppath, t, tool, None, &scope);
         }
         for (k, step) in tool.steps.iter().enumerate() {
             let spath = format!("{path}.steps[{k}]");
@@ -190,10 +192,10 @@ impl<'a> Checker<'a> {
             if let (Some(id), Some(_)) = (&step.id, &step.compute) {
                 scope.steps.insert(id.as_str(), None);
             }
-            if let Some((text, Some(after))) = preview
+            if let (Some(t), Some(after)) = (preview, after)
                 && step.id.as_deref() == Some(after)
             {
-                c.preview(&ppath, text, tool, Some(after), &scope);
+                c.preview(&ppath, t, tool, Some(after), &scope);
             }
         }
         if let Some(shape) = &tool.output_schema {
@@ -577,11 +579,7 @@ impl<'a> Checker<'a> {
     /// `confirm.preview`: every variable is a parameter, a context variable or the data of a
     /// step up to `after`. A step that runs after the question is named as such, since its data
     /// does not exist yet when the user is asked.
-    fn preview(&mut self, path: &str, text: &str, tool: &Tool, after: Option<&str>, scope: &Scope<'a>) {
-        let Ok(t) = Template::parse(text) else {
-            // Reported by the lowering, which parses it.
-            return;
-        };
+    fn preview(&mut self, path: &str, t: &Template, tool: &Tool, after: Option<&str>, scope: &Scope<'a>) {
         for var in t.vars() {
             let root = var.split('.').next().unwrap_or_default();
             let later = !self.is_named(root, scope) && tool.steps.iter().any(|s| s.id.as_deref() == Some(root));
