@@ -115,10 +115,10 @@ pub fn context_decls(raw: IndexMap<String, catalog::ContextVar>) -> ContextDecls
                     catalog::ContextType::Integer => ContextType::Integer,
                     catalog::ContextType::Path => ContextType::Path,
                 },
-                description: v.description.clone(),
+                constant: v.constant_name(&name),
+                description: v.description,
                 topic_part: v.format == Some(catalog::ContextFormat::TopicPart),
                 min: v.min,
-                constant: v.constant_name(&name),
                 default: v.default.map(|d| d.to_string()),
             };
             (name, decl)

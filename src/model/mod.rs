@@ -278,14 +278,9 @@ impl Filter {
                 ));
             }
         }
-        let mut warnings = Vec::new();
-        if !f.enable.is_empty() && !f.disable.is_empty() {
-            warnings.push(
-                "both an allowlist (--enable-tools) and a blocklist (--disable-tools) are set: the allowlist wins"
-                    .to_string(),
-            );
-        }
-        Ok((f, warnings))
+        let both = !f.enable.is_empty() && !f.disable.is_empty();
+        let note = "both an allowlist (--enable-tools) and a blocklist (--disable-tools) are set: the allowlist wins";
+        Ok((f, both.then(|| note.to_string()).into_iter().collect()))
     }
 
     /// Whether a tool passes.
@@ -398,13 +393,11 @@ pub fn check_context(decls: &ContextDecls, raw: &[(String, String, String)]) -> 
                     )
                 })?;
                 // Baked into TypeScript as a number literal: past 2^53 JavaScript rounds it.
-                if i128::from(n).abs() > crate::catalog::values::MAX_SAFE_INTEGER {
+                let max = crate::catalog::values::MAX_SAFE_INTEGER;
+                if i128::from(n).abs() > max {
                     return Err(Error::usage(
                         format!("{flag} {n} is outside JavaScript's safe integer range"),
-                        format!(
-                            "pass a value between -{0} and {0}",
-                            crate::catalog::values::MAX_SAFE_INTEGER
-                        ),
+                        format!("pass a value between -{max} and {max}"),
                     ));
                 }
                 if let Some(min) = decl.min

@@ -36,6 +36,12 @@ struct Scope<'a> {
     extra: &'a [&'a str],
 }
 
+impl<'a> Scope<'a> {
+    fn new(params: &'a HashMap<&'a str, &'a Param>, extra: &'a [&'a str]) -> Self {
+        Scope { params, extra }
+    }
+}
+
 /// Catalog-level nodes every tool shares, lowered once.
 struct Shared {
     /// `cli.fallback`: `Some(None)` when the catalog has none, `None` when it failed to lower.
@@ -71,10 +77,7 @@ pub fn lower(
     let cat = &catalog;
     let mut top = Lower::new(cat);
     let none = HashMap::new();
-    let context_only = Scope {
-        params: &none,
-        extra: &[],
-    };
+    let context_only = Scope::new(&none, &[]);
     // Every tool with a `run` step shows it: it may name context variables only.
     let fallback = cat.cli.as_ref().and_then(|c| c.fallback.as_deref());
     let cli_fallback = top
@@ -112,14 +115,11 @@ pub fn lower(
         let tool = l.tool(i, *t, &shared);
         (tool, l.diags)
     });
-    let mut tools = Vec::with_capacity(count);
-    let mut missing = None;
+    let (mut tools, mut missing) = (Vec::with_capacity(count), None);
     for (i, (tool, found)) in per_tool.enumerate() {
         diags.extend(found);
-        match tool {
-            Some(t) => tools.push(t),
-            None => missing = missing.or(Some(i)),
-        }
+        missing = missing.or(tool.is_none().then_some(i));
+        tools.extend(tool);
     }
     let mut model = model(catalog, source_name, tools, spec_shared);
     // The hosts' checks read the names and toolsets the catalog-level rules check, and the
@@ -163,24 +163,21 @@ fn optional<X, T>(x: Option<X>, f: impl FnOnce(X) -> Option<T>) -> Option<Option
 /// `equals`, else `contains`, else `set` (a field condition passes no `contains` and a `set`
 /// of its own); `None` without one (the condition's check reported it).
 fn value_test(param: String, c: &Cond, contains: Option<&serde_json::Value>, set: Option<bool>) -> Option<SpecCond> {
-    if let Some(v) = &c.in_values {
-        Some(SpecCond::ParamIn {
+    Some(match (&c.in_values, &c.equals, contains) {
+        (Some(v), ..) => SpecCond::ParamIn {
             param,
             values: v.clone(),
-        })
-    } else if let Some(v) = &c.equals {
-        Some(SpecCond::ParamEquals {
+        },
+        (_, Some(v), _) => SpecCond::ParamEquals {
             param,
             equals: v.clone(),
-        })
-    } else if let Some(v) = contains {
-        Some(SpecCond::ParamContains {
+        },
+        (.., Some(v)) => SpecCond::ParamContains {
             param,
             contains: v.clone(),
-        })
-    } else {
-        set.map(|set| SpecCond::ParamSet { param, set })
-    }
+        },
+        _ => SpecCond::ParamSet { param, set: set? },
+    })
 }
 
 /// Lowers every element, reporting on all of them: `None` when any failed, else them collected.
@@ -191,8 +188,6 @@ fn all<T, C: FromIterator<T>>(items: Vec<Option<T>>) -> Option<C> {
 struct Lower<'a> {
     cat: &'a Catalog,
     diags: Vec<Diagnostic>,
-    /// Errors reported so far: a node whose checks added one does not lower.
-    errors: usize,
     /// Lowering a tool's output blocks, which run after all its steps.
     in_output: bool,
 }
@@ -202,20 +197,16 @@ impl<'a> Lower<'a> {
         Lower {
             cat,
             diags: Vec::new(),
-            errors: 0,
             in_output: false,
         }
     }
 
     fn err(&mut self, d: Diagnostic) {
-        if d.severity == Severity::Error {
-            self.errors += 1;
-        }
         self.diags.push(d);
     }
 
     fn errs(&mut self, ds: impl IntoIterator<Item = Diagnostic>) {
-        ds.into_iter().for_each(|d| self.err(d));
+        self.diags.extend(ds);
     }
 
     /// Whether exactly one of the `kinds` (key, present) of the node at `path` is there;
@@ -230,16 +221,20 @@ impl<'a> Lower<'a> {
         false
     }
 
-    /// `Some(())` when no error was reported since `mark` (a value of `self.errors`).
+    /// `Some(())` when no error was reported since `mark` (a length of `self.diags`): a node
+    /// whose checks added one does not lower.
     fn clean_since(&self, mark: usize) -> Option<()> {
-        (self.errors == mark).then_some(())
+        self.diags[mark..]
+            .iter()
+            .all(|d| d.severity != Severity::Error)
+            .then_some(())
     }
 
     /// Lowers one tool, consuming it: its parameters and texts move into the model.
     fn tool(&mut self, i: usize, owned: Tool, shared: &Shared) -> Option<ToolModel> {
         let tool = &owned;
         let path = format!("tools[{i}]");
-        let mark = self.errors;
+        let mark = self.diags.len();
         let cat = self.cat;
         let mut params: HashMap<&str, &Param> = HashMap::new();
         let mut shared_params = Vec::new();
@@ -251,17 +246,14 @@ impl<'a> Lower<'a> {
                 }
                 None => {
                     let known: Vec<&String> = cat.params.keys().collect();
+                    let help = hint_for(name, &known, "declare it under the top-level `params`");
                     self.err(
                         Diagnostic::error(
                             "unknown-param",
                             format!("{path}.use_params[{j}]"),
                             format!("no shared parameter `{name}`"),
                         )
-                        .help(hint_for(
-                            name,
-                            &known,
-                            "declare it under the top-level `params`",
-                        )),
+                        .help(help),
                     );
                 }
             }
@@ -298,10 +290,7 @@ impl<'a> Lower<'a> {
                 .help("use a lowercase word such as `free` or `pro`"),
             );
         }
-        let scope = Scope {
-            params: &params,
-            extra: &[],
-        };
+        let scope = Scope::new(&params, &[]);
         let heading = self.optional_template(&path, "heading", tool.heading.as_deref(), &scope);
         let own_fallback = self.optional_template(&path, "fallback", tool.fallback.as_deref(), &scope);
         // Confirmation and cross-parameter rules (`super::rules`); their templates and
@@ -318,10 +307,9 @@ impl<'a> Lower<'a> {
             ),
             _ => (Some(None), Some(None)),
         };
-        let rules: Vec<_> = (tool.rules.iter().enumerate())
+        let rules = all((tool.rules.iter().enumerate())
             .map(|(i, rule)| self.rule(&format!("{path}.rules[{i}]"), rule, tool, &scope))
-            .collect();
-        let rules = all(rules);
+            .collect());
         let runtime = optional(tool.runtime.as_ref(), |route| self.route(&path, tool, route, &scope));
         if let Some(why) = &tool.unsupported {
             self.unsupported(&path, tool, why);
@@ -338,32 +326,26 @@ impl<'a> Lower<'a> {
         // Step data flow is checked in its own module, which then checks and lowers the
         // `output` blocks.
         let made: Vec<_> = tool.steps.iter().map(render::step_data_schema).collect();
-        let mut data = render::Checker::new(cat, &path, tool, &params, &made);
+        let parsed_preview = preview.as_ref().and_then(Option::as_ref);
+        let mut data = render::Checker::new(cat, &path, tool, &params, &made, parsed_preview);
         let mut step_ids: HashSet<&str> = HashSet::new();
         let mut steps = Vec::with_capacity(tool.steps.len());
         for (k, step) in tool.steps.iter().enumerate() {
             let spath = format!("{path}.steps[{k}]");
             steps.push(self.step(&spath, tool, step, &params, &step_ids, shared));
             if let Some(id) = &step.id {
+                let ipath = format!("{spath}.id");
                 if !is_identifier(id) {
                     self.err(
-                        Diagnostic::error(
-                            "bad-name",
-                            format!("{spath}.id"),
-                            format!("step id `{id}` is not valid"),
-                        )
-                        .help("use [a-z_][a-z0-9_]*"),
+                        Diagnostic::error("bad-name", &ipath, format!("step id `{id}` is not valid"))
+                            .help("use [a-z_][a-z0-9_]*"),
                     );
                 }
-                self.errs(validate::unsafe_value_diagnostic(&format!("{spath}.id"), "step id", id));
+                self.errs(validate::unsafe_value_diagnostic(&ipath, "step id", id));
                 if !step_ids.insert(id) {
                     self.err(
-                        Diagnostic::error(
-                            "duplicate-step",
-                            format!("{spath}.id"),
-                            format!("step id `{id}` is used twice"),
-                        )
-                        .help("give each step its own id"),
+                        Diagnostic::error("duplicate-step", &ipath, format!("step id `{id}` is used twice"))
+                            .help("give each step its own id"),
                     );
                 }
             }
@@ -477,18 +459,16 @@ impl<'a> Lower<'a> {
             ("output", !tool.output.is_empty()),
             ("parallel", tool.parallel),
         ];
-        for (key, present) in runs {
-            if present {
-                self.err(
-                    Diagnostic::error(
-                        "unsupported-runs",
-                        format!("{path}.{key}"),
-                        format!("tool `{name}` is `unsupported`, but its `{key}` would run: no target gets the tool, so nothing of it ever runs"),
-                    )
-                    .at_key()
-                    .help(format!("remove `{key}` (keep the description and `params` to document the tool), or remove `unsupported` if the tool works")),
-                );
-            }
+        for (key, _) in runs.iter().filter(|(_, present)| *present) {
+            self.err(
+                Diagnostic::error(
+                    "unsupported-runs",
+                    format!("{path}.{key}"),
+                    format!("tool `{name}` is `unsupported`, but its `{key}` would run: no target gets the tool, so nothing of it ever runs"),
+                )
+                .at_key()
+                .help(format!("remove `{key}` (keep the description and `params` to document the tool), or remove `unsupported` if the tool works")),
+            );
         }
         // The warning of a declaration that is right: a wrong one has its error to fix first.
         if !why.trim().is_empty() && !runs.iter().any(|(_, present)| *present) {
@@ -508,7 +488,7 @@ impl<'a> Lower<'a> {
 
     fn route(&mut self, path: &str, tool: &Tool, route: &crate::catalog::Route, scope: &Scope) -> Option<SpecRuntime> {
         let rpath = format!("{path}.runtime");
-        let mark = self.errors;
+        let mark = self.diags.len();
         if self.cat.runtime.is_none() {
             self.err(
                 Diagnostic::error(
@@ -579,7 +559,7 @@ impl<'a> Lower<'a> {
         earlier: &HashSet<&str>,
         shared: &Shared,
     ) -> Option<SpecStep> {
-        let mark = self.errors;
+        let mark = self.diags.len();
         let kinds = [
             ("run", step.run.is_some()),
             ("append", step.append.is_some()),
@@ -641,7 +621,7 @@ impl<'a> Lower<'a> {
                 ),
             }
         }
-        let scope = Scope { params, extra: &extra };
+        let scope = Scope::new(params, &extra);
         // Exit codes, streams, limits and timeouts (`super::rules`).
         self.errs(rules::check_step(path, step, params));
         let when = optional(step.when.as_ref(), |c| {
@@ -651,10 +631,7 @@ impl<'a> Lower<'a> {
         // here once, with the same scope as the step's other templates.
         let title = self.optional_template(path, "title", step.title.as_deref(), &scope);
         let with_result = [&extra[..], &["result"]].concat();
-        let result_scope = Scope {
-            params,
-            extra: &with_result,
-        };
+        let result_scope = Scope::new(params, &with_result);
         let message = self.optional_template(path, "message", step.message.as_deref(), &result_scope);
         let mut exec = None;
         if let Some(argv) = &step.run {
@@ -670,10 +647,7 @@ impl<'a> Lower<'a> {
         // A frame's meta may also say when it was appended (`{now_ms}`): the loop only honours
         // recent completion frames.
         let with_now = [scope.extra, &[crate::catalog::validate::NOW_MS]].concat();
-        let meta_scope = Scope {
-            params: scope.params,
-            extra: &with_now,
-        };
+        let meta_scope = Scope::new(params, &with_now);
         if let Some(a) = &step.append {
             let topic = self.template(&format!("{path}.append.topic"), &a.topic, &scope);
             let meta = self.json_template(&format!("{path}.append.meta"), &a.meta, &meta_scope);
@@ -890,7 +864,7 @@ impl<'a> Lower<'a> {
         if !self.exactly_one("bad-arg", path, "a structured argument", &kinds, help) {
             return None;
         }
-        let mark = self.errors;
+        let mark = self.diags.len();
         let mut lowered = None;
         if let Some(opt) = &s.opt {
             match &s.value {
@@ -951,8 +925,7 @@ impl<'a> Lower<'a> {
                 .template(&format!("{path}.file"), f, scope)
                 .map(|file| SpecArg::File { file });
         }
-        self.clean_since(mark)?;
-        lowered
+        self.clean_since(mark).and(lowered)
     }
 
     /// Whether the `key` of the structured argument at `path` names a parameter of type `ty`
@@ -996,7 +969,7 @@ impl<'a> Lower<'a> {
         if !self.exactly_one("bad-condition", path, "a condition", &kinds, help) {
             return None;
         }
-        let mark = self.errors;
+        let mark = self.diags.len();
         let mut lowered = None;
         for (key, list) in [("all", &c.all), ("any", &c.any)] {
             let subs = (list.iter().flatten().enumerate())
@@ -1020,8 +993,7 @@ impl<'a> Lower<'a> {
         if let Some(sname) = &c.step {
             lowered = self.step_cond(path, sname, c, tool, earlier);
         }
-        self.clean_since(mark)?;
-        lowered
+        self.clean_since(mark).and(lowered)
     }
 
     fn param_cond(&mut self, path: &str, pname: &str, c: &Cond, params: &HashMap<&str, &Param>) -> Option<SpecCond> {
@@ -1126,12 +1098,13 @@ impl<'a> Lower<'a> {
                 .help("e.g. `{step: impact, matches: \"high\"}`"),
             );
         }
+        let at = format!("{path}.step");
         // Output blocks are rendered after every step, parallel or not.
         if tool.parallel && !self.in_output {
             self.err(
                 Diagnostic::error(
                     "bad-condition",
-                    format!("{path}.step"),
+                    &at,
                     "a parallel tool's steps cannot depend on each other",
                 )
                 .help("remove `parallel: true`, or the step condition"),
@@ -1139,18 +1112,8 @@ impl<'a> Lower<'a> {
         }
         if !earlier.contains(sname) {
             let known: Vec<&&str> = earlier.iter().collect();
-            self.err(
-                Diagnostic::error(
-                    "unknown-step",
-                    format!("{path}.step"),
-                    format!("no earlier step has id `{sname}`"),
-                )
-                .help(hint_for(
-                    sname,
-                    &known,
-                    "a condition can only look at a step that runs before it",
-                )),
-            );
+            let help = hint_for(sname, &known, "a condition can only look at a step that runs before it");
+            self.err(Diagnostic::error("unknown-step", at, format!("no earlier step has id `{sname}`")).help(help));
         }
         if let Some(re) = &c.matches
             && let Err(e) = crate::catalog::values::check_regex(re, c.flags.as_deref().unwrap_or(""), false)
@@ -1200,15 +1163,14 @@ impl<'a> Lower<'a> {
     /// Parses a template once and checks its variables against the scope.
     fn template(&mut self, path: &str, text: &str, scope: &Scope) -> Option<Template> {
         let t = self.parse(path, text, NAME_HELP)?;
-        let mark = self.errors;
+        let mark = self.diags.len();
         // Paths into step data (`{locate.resolvedTarget.name}`) are checked by `render::Checker`.
         for var in t.vars().filter(|v| !v.contains('.')) {
             if !scope.params.contains_key(var) && !self.cat.context.contains_key(var) && !scope.extra.contains(&var) {
                 self.unknown_var(path, var, scope);
             }
         }
-        self.clean_since(mark)?;
-        Some(t)
+        self.clean_since(mark).map(|()| t)
     }
 
     /// [`Lower::template`] of the optional `key` below `path`: `Some(None)` when it is absent.
@@ -1423,6 +1385,10 @@ tools:
         }
     }
 
+    fn codes(found: &Found) -> Vec<&str> {
+        found.iter().map(|(c, _)| *c).collect()
+    }
+
     #[test]
     fn an_unsupported_tool_needs_a_reason_and_nothing_that_runs() {
         // Clean: no steps needed, parameters and rules allowed, one warning at the reason.
@@ -1457,19 +1423,9 @@ tools:
         );
         // Parameters are still checked: a bad default is an error of the unsupported tool too.
         let (found, _) = unsupported("    unsupported: no model\n    params:\n      n: {type: integer, default: x}\n");
-        assert_eq!(
-            found.iter().map(|(c, _)| *c).collect::<Vec<_>>(),
-            ["bad-default", "unsupported-tool"]
-        );
+        assert_eq!(codes(&found), ["bad-default", "unsupported-tool"]);
         // A tool that is not unsupported still needs steps.
-        assert_eq!(
-            unsupported("    params: {}\n")
-                .0
-                .iter()
-                .map(|(c, _)| *c)
-                .collect::<Vec<_>>(),
-            ["no-steps"]
-        );
+        assert_eq!(codes(&unsupported("    params: {}\n").0), ["no-steps"]);
     }
 
     #[test]

@@ -140,13 +140,15 @@ pub(super) type LowerCond<'f> = dyn FnMut(&Cond) -> Option<SpecCond> + 'f;
 impl<'a> Checker<'a> {
     /// Checks the data references of a tool's steps and its output schema; the blocks are
     /// checked as they are lowered ([`Checker::block`]).
-    /// `made` holds the shapes of each step's `parse` and `capture` data ([`step_data_schema`]).
+    /// `made` holds the shapes of each step's `parse` and `capture` data ([`step_data_schema`]);
+    /// `preview` is `confirm.preview`, parsed by the lowering (which reports it if it does not).
     pub fn new(
         cat: &'a Catalog,
         path: &str,
         tool: &'a Tool,
         params: &'a HashMap<&'a str, &'a Param>,
         made: &'a [Option<Value>],
+        preview: Option<&Template>,
     ) -> Self {
         let mut c = Checker {
             cat,
@@ -166,13 +168,13 @@ impl<'a> Checker<'a> {
         }
         // `confirm.preview` reads the parameters and the data of the steps up to `confirm.after`
         // (none without it): it is checked in the scope it is rendered in.
-        let preview = match &tool.confirm {
-            Some(crate::catalog::Confirm::Rules(r)) => r.preview.as_deref().map(|p| (p, r.after.as_deref())),
+        let after = match &tool.confirm {
+            Some(crate::catalog::Confirm::Rules(r)) => r.after.as_deref(),
             _ => None,
         };
         let ppath = format!("{path}.confirm.preview");
-        if let Some((text, None)) = preview {
-            c.preview(&ppath, text, tool, None, &scope);
+        if let (Some(t), None) = (preview, after) {
+            c.preview(&ppath, t, tool, None, &scope);
         }
         for (k, step) in tool.steps.iter().enumerate() {
             let spath = format!("{path}.steps[{k}]");
@@ -190,10 +192,10 @@ impl<'a> Checker<'a> {
             if let (Some(id), Some(_)) = (&step.id, &step.compute) {
                 scope.steps.insert(id.as_str(), None);
             }
-            if let Some((text, Some(after))) = preview
+            if let (Some(t), Some(after)) = (preview, after)
                 && step.id.as_deref() == Some(after)
             {
-                c.preview(&ppath, text, tool, Some(after), &scope);
+                c.preview(&ppath, t, tool, Some(after), &scope);
             }
         }
         if let Some(shape) = &tool.output_schema {
@@ -230,10 +232,10 @@ impl<'a> Checker<'a> {
                 Some(s) => Some(s),
                 None => {
                     let known: Vec<&String> = self.cat.schemas.keys().collect();
+                    let help = crate::diagnostic::hint_for(n, &known, "declare it under the top-level `schemas`");
                     self.diags.push(
-                        Diagnostic::error("unknown-schema", path, format!("no schema `{n}` under `schemas`")).help(
-                            crate::diagnostic::hint_for(n, &known, "declare it under the top-level `schemas`"),
-                        ),
+                        Diagnostic::error("unknown-schema", path, format!("no schema `{n}` under `schemas`"))
+                            .help(help),
                     );
                     None
                 }
@@ -246,21 +248,12 @@ impl<'a> Checker<'a> {
         let mut inner = scope.clone();
         // Whatever is wrong with `for_each`, `item` exists below, so one fault gives one error.
         inner.item = step.for_each.as_ref().map(|_| None);
+        let help = "point it at an array field of the step's result";
         if let Some(fe) = &step.for_each
             && fe.contains('.') | scope.steps.contains_key(fe.as_str())
+            && let Some(item) = self.elements(path, "for_each", fe, scope, help)
         {
-            match self.resolve(&format!("{path}.for_each"), fe, scope) {
-                Some(sch) if !is_array(sch) => self.diags.push(
-                    Diagnostic::error(
-                        "not-an-array",
-                        format!("{path}.for_each"),
-                        format!("`for_each` needs an array, and `{fe}` is not one in its schema"),
-                    )
-                    .help("point it at an array field of the step's result"),
-                ),
-                Some(sch) => inner.item = Some(element(sch)),
-                None => {}
-            }
+            inner.item = Some(item);
         }
         if let Some(src) = &step.compute {
             self.expression(&format!("{path}.compute"), src, &inner);
@@ -346,21 +339,15 @@ impl<'a> Checker<'a> {
         ];
         let present: Vec<&str> = kinds.iter().filter(|k| k.1).map(|k| k.0).collect();
         if present.len() != 1 {
-            self.diags.push(
-                Diagnostic::error(
-                    "bad-output",
-                    path,
-                    format!(
-                        "an output block is exactly one of `text`, `fields`, `list`, `table`; this one has {}",
-                        if present.is_empty() {
-                            "none".to_string()
-                        } else {
-                            present.join(" and ")
-                        }
-                    ),
-                )
-                .help("split it into several blocks"),
-            );
+            let has = if present.is_empty() {
+                "none".to_string()
+            } else {
+                present.join(" and ")
+            };
+            let message =
+                format!("an output block is exactly one of `text`, `fields`, `list`, `table`; this one has {has}");
+            let d = Diagnostic::error("bad-output", path, message);
+            self.diags.push(d.help("split it into several blocks"));
             optional(b.when.as_deref(), &mut *cond);
             return None;
         }
@@ -368,27 +355,20 @@ impl<'a> Checker<'a> {
             self.cond(&format!("{path}.when"), w, &scope);
         }
         let when = optional(b.when.as_deref(), &mut *cond);
-        let misplaced = |key: &str, set: bool, want: &str| -> Option<Diagnostic> {
-            set.then(|| {
-                Diagnostic::error(
-                    "bad-output",
-                    format!("{path}.{key}"),
-                    format!("`{key}` applies to {want}"),
-                )
-                .at_key()
-                .help("remove it")
-            })
-        };
-        let is_seq = b.list.is_some() || b.table.is_some();
-        let bad = [
-            misplaced("title", b.title.is_some() && !is_seq, "`list` and `table` blocks"),
-            misplaced("limit", b.limit.is_some() && !is_seq, "`list` and `table` blocks"),
-            misplaced("total", b.total.is_some() && !is_seq, "`list` and `table` blocks"),
-            misplaced("empty", b.empty.is_some() && !is_seq, "`list` and `table` blocks"),
-            misplaced("item", b.item.is_some() && b.list.is_none(), "`list` blocks"),
-            misplaced("columns", b.columns.is_some() && b.table.is_none(), "`table` blocks"),
+        let (is_seq, seq) = (b.list.is_some() || b.table.is_some(), "`list` and `table` blocks");
+        let misplaced = [
+            ("title", b.title.is_some() && !is_seq, seq),
+            ("limit", b.limit.is_some() && !is_seq, seq),
+            ("total", b.total.is_some() && !is_seq, seq),
+            ("empty", b.empty.is_some() && !is_seq, seq),
+            ("item", b.item.is_some() && b.list.is_none(), "`list` blocks"),
+            ("columns", b.columns.is_some() && b.table.is_none(), "`table` blocks"),
         ];
-        self.diags.extend(bad.into_iter().flatten());
+        for (key, _, want) in misplaced.into_iter().filter(|m| m.1) {
+            let (at, message) = (format!("{path}.{key}"), format!("`{key}` applies to {want}"));
+            self.diags
+                .push(Diagnostic::error("bad-output", at, message).at_key().help("remove it"));
+        }
         let limit = match &b.limit {
             None => Some(None),
             Some(Limit::Fixed(n)) => Some(Some(JsonT::Lit((*n).into()))),
@@ -427,23 +407,10 @@ impl<'a> Checker<'a> {
                 self.resolve(&format!("{path}.total"), t, &scope);
             }
             let mut row = scope.clone();
-            let sch = self.resolve(&format!("{path}.{key}"), seq, &scope);
-            if let Some(sch) = sch
-                && !is_array(sch)
-            {
-                self.diags.push(
-                    Diagnostic::error(
-                        "not-an-array",
-                        format!("{path}.{key}"),
-                        format!("`{key}` needs an array, and `{seq}` is not one in its schema"),
-                    )
-                    .help("point it at an array field of a step's result"),
-                );
-            }
+            let checked = self.elements(path, key, seq, &scope, "point it at an array field of a step's result");
             // The rows of a sequence that did not resolve are lowered (their conditions are the
             // pass's to check) but not checked here: one fault, one error.
-            let checked = sch.filter(|s| is_array(*s));
-            row.row = Some(checked.and_then(element));
+            row.row = Some(checked.flatten());
             let kept = std::mem::take(&mut self.diags);
             rows = match (key, &b.item, &b.columns) {
                 ("list", Some(item), _) => Some(vec![self.field(&format!("{path}.item"), "", item, &row, cond)]),
@@ -612,17 +579,10 @@ impl<'a> Checker<'a> {
     /// `confirm.preview`: every variable is a parameter, a context variable or the data of a
     /// step up to `after`. A step that runs after the question is named as such, since its data
     /// does not exist yet when the user is asked.
-    fn preview(&mut self, path: &str, text: &str, tool: &Tool, after: Option<&str>, scope: &Scope<'a>) {
-        let Ok(t) = Template::parse(text) else {
-            // Reported by the lowering, which parses it.
-            return;
-        };
+    fn preview(&mut self, path: &str, t: &Template, tool: &Tool, after: Option<&str>, scope: &Scope<'a>) {
         for var in t.vars() {
             let root = var.split('.').next().unwrap_or_default();
-            let later = !scope.steps.contains_key(root)
-                && !scope.params.contains_key(root)
-                && !self.cat.context.contains_key(root)
-                && tool.steps.iter().any(|s| s.id.as_deref() == Some(root));
+            let later = !self.is_named(root, scope) && tool.steps.iter().any(|s| s.id.as_deref() == Some(root));
             if later {
                 let when = after.map_or("before any step runs".to_string(), |a| format!("after step `{a}`"));
                 self.diags.push(
@@ -639,22 +599,34 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// The element schema of the array `var` (the sequence at `{path}.{key}`) names; reports and
+    /// returns `None` when it names nothing or no array.
+    fn elements(&mut self, path: &str, key: &str, var: &str, scope: &Scope<'a>, help: &str) -> Option<Sch<'a>> {
+        let at = format!("{path}.{key}");
+        let sch = self.resolve(&at, var, scope)?;
+        if !is_array(sch) {
+            let message = format!("`{key}` needs an array, and `{var}` is not one in its schema");
+            self.diags
+                .push(Diagnostic::error("not-an-array", at, message).help(help));
+            return None;
+        }
+        Some(element(sch))
+    }
+
     /// Resolves a variable path; reports and returns `None` when it names nothing. `Some(None)`
     /// is a path into data without a declared schema.
     fn resolve(&mut self, path: &str, var: &str, scope: &Scope<'a>) -> Option<Sch<'a>> {
         let mut segs = var.split('.');
         let root = segs.next().unwrap_or_default();
         let rest: Vec<&str> = segs.collect();
-        // A row's own fields come first, then `item`, earlier steps, parameters and context.
-        if root == "item"
-            && let Some(row) = scope.row
-        {
-            // Inside a row, `item` is the row itself.
-            return self.walk(path, var, row, &rest, "the row");
-        }
+        // A row's own fields come first (inside a row, `item` is the row itself), then `item`,
+        // earlier steps, parameters and context.
         if let Some(row) = scope.row
-            && let Some(hit) = row.map_or(Some(None), |r| child(r, root).ok())
-            && !(row.is_none() && self.is_named(root, scope))
+            && let Some(hit) = match (root, row) {
+                ("item", _) => Some(row),
+                (_, Some(r)) => child(r, root).ok(),
+                (_, None) => (!self.is_named(root, scope)).then_some(None),
+            }
         {
             return self.walk(path, var, hit, &rest, "the row");
         }
@@ -680,12 +652,9 @@ impl<'a> Checker<'a> {
             );
         } else if let Some(Some(row)) = scope.row {
             let fields = child(row, "\u{0}").err().unwrap_or_default();
+            let help = hint(root, &fields, "the rows' fields");
             self.diags.push(
-                Diagnostic::error("unknown-field", path, format!("`{{{var}}}` names no field of the rows")).help(hint(
-                    root,
-                    &fields,
-                    "the rows' fields",
-                )),
+                Diagnostic::error("unknown-field", path, format!("`{{{var}}}` names no field of the rows")).help(help),
             );
         } else {
             self.diags.push(
@@ -724,12 +693,10 @@ impl<'a> Checker<'a> {
 
     /// Every name a reference may start with here, sorted (for a hint).
     fn names(&self, scope: &Scope) -> Vec<String> {
-        let mut known: Vec<String> = scope.steps.keys().map(|s| s.to_string()).collect();
-        known.extend(scope.params.keys().map(|s| s.to_string()));
-        known.extend(self.cat.context.keys().cloned());
-        if scope.item.is_some() {
-            known.push("item".into());
-        }
+        let item = scope.item.map(|_| "item");
+        let context = self.cat.context.keys().map(String::as_str).chain(item);
+        let names = scope.steps.keys().chain(scope.params.keys()).copied().chain(context);
+        let mut known: Vec<String> = names.map(String::from).collect();
         known.sort();
         known
     }

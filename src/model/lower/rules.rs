@@ -66,7 +66,7 @@ impl Lower<'_> {
             })
             .collect();
         let lowered = when.zip(all(defaults));
-        let mark = self.errors;
+        let mark = self.diags.len();
         let kinds = [
             ("default", rule.default.is_some()),
             ("require", rule.require.is_some()),
@@ -79,12 +79,8 @@ impl Lower<'_> {
         }
         // A name the rule gives (at `key`) that is no parameter of the tool.
         let unknown = |key: &str, n: &str| {
-            Diagnostic::error(
-                "unknown-param",
-                format!("{rpath}.{key}"),
-                format!("the rule names no parameter `{n}`"),
-            )
-            .help("name a parameter of the tool")
+            let message = format!("the rule names no parameter `{n}`");
+            Diagnostic::error("unknown-param", format!("{rpath}.{key}"), message).help("name a parameter of the tool")
         };
         let known = |l: &mut Self, key: &str, list: Vec<&String>| {
             for n in list.into_iter().filter(|n| !params.contains_key(n.as_str())) {
@@ -246,19 +242,15 @@ fn parse_check(text: &str) -> Result<(&str, SpecCompareOp, &'static str, &str), 
 }
 
 fn value(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => format!("`{s}`"),
-        other => format!("`{other}`"),
-    }
+    v.as_str().map_or_else(|| format!("`{v}`"), |s| format!("`{s}`"))
 }
 
 /// A parameter condition in words, for a rule's message: "`action` is `update_task`".
 pub fn describe(c: &Cond) -> String {
-    if let Some(all) = &c.all {
-        return all.iter().map(describe).collect::<Vec<_>>().join(" and ");
-    }
-    if let Some(any) = &c.any {
-        return any.iter().map(describe).collect::<Vec<_>>().join(" or ");
+    for (list, joined_by) in [(&c.all, " and "), (&c.any, " or ")] {
+        if let Some(list) = list {
+            return list.iter().map(describe).collect::<Vec<_>>().join(joined_by);
+        }
     }
     if let Some(not) = &c.not {
         return format!("not ({})", describe(not));
@@ -323,18 +315,13 @@ fn check_after(path: &str, tool: &Tool, after: &str) -> Vec<Diagnostic> {
     let err = |msg: String, help: &str| vec![Diagnostic::error("bad-confirm", &apath, msg).help(help)];
     let Some(at) = tool.steps.iter().position(|s| s.id.as_deref() == Some(after)) else {
         let ids: Vec<&String> = tool.steps.iter().filter_map(|s| s.id.as_ref()).collect();
-        return vec![
-            Diagnostic::error(
-                "unknown-step",
-                &apath,
-                format!("`confirm.after` names no step `{after}` of `{}`", tool.name),
-            )
-            .help(crate::diagnostic::hint_for(
-                after,
-                &ids,
-                "give the last step of the preview an `id` and name it here",
-            )),
-        ];
+        let help = crate::diagnostic::hint_for(
+            after,
+            &ids,
+            "give the last step of the preview an `id` and name it here",
+        );
+        let message = format!("`confirm.after` names no step `{after}` of `{}`", tool.name);
+        return vec![Diagnostic::error("unknown-step", &apath, message).help(help)];
     };
     if tool.parallel {
         return err(
@@ -462,24 +449,17 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
         }
     }
     for (k, alt) in step.when_missing.iter().enumerate() {
-        if alt.program.trim().is_empty() || alt.program.contains(char::is_whitespace) {
+        let (at, program) = (format!("{path}.when_missing[{k}].program"), &alt.program);
+        if program.trim().is_empty() || program.contains(char::is_whitespace) {
             d.push(
-                Diagnostic::error(
-                    "bad-step",
-                    format!("{path}.when_missing[{k}].program"),
-                    format!("`{}` is not a program name", alt.program),
-                )
-                .help("name one program, e.g. `grep`; its arguments go in `run`"),
+                Diagnostic::error("bad-step", &at, format!("`{program}` is not a program name"))
+                    .help("name one program, e.g. `grep`; its arguments go in `run`"),
             );
         }
-        if Some(&alt.program) == step.program.as_ref() {
+        if Some(program) == step.program.as_ref() {
             d.push(
-                Diagnostic::error(
-                    "bad-step",
-                    format!("{path}.when_missing[{k}].program"),
-                    format!("`{}` is the step's own program", alt.program),
-                )
-                .help("an alternative is another program, used when the step's is not installed"),
+                Diagnostic::error("bad-step", at, format!("`{program}` is the step's own program"))
+                    .help("an alternative is another program, used when the step's is not installed"),
             );
         }
     }
@@ -530,8 +510,7 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
         ),
     };
     for (key, set) in keys {
-        let taken = takes.iter().find(|t| t.0 == key);
-        if set && taken.is_none() {
+        if set && !takes.iter().any(|t| t.0 == key) {
             d.push(
                 Diagnostic::error(
                     "bad-parse",
@@ -574,23 +553,16 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
     }
     let mut seen = std::collections::HashSet::new();
     for (i, f) in p.fields.iter().enumerate() {
+        let at = format!("{ppath}.fields[{i}]");
         if !crate::template::is_identifier(f) {
             d.push(
-                Diagnostic::error(
-                    "bad-parse",
-                    format!("{ppath}.fields[{i}]"),
-                    format!("`{f}` is not a field name"),
-                )
-                .help("use [a-z_][a-z0-9_]*: templates read it as `{row.field}`"),
+                Diagnostic::error("bad-parse", at, format!("`{f}` is not a field name"))
+                    .help("use [a-z_][a-z0-9_]*: templates read it as `{row.field}`"),
             );
         } else if !seen.insert(f) {
             d.push(
-                Diagnostic::error(
-                    "bad-parse",
-                    format!("{ppath}.fields[{i}]"),
-                    format!("`{f}` is named twice"),
-                )
-                .help("give each field its own name"),
+                Diagnostic::error("bad-parse", at, format!("`{f}` is named twice"))
+                    .help("give each field its own name"),
             );
         }
     }
@@ -599,21 +571,12 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
 
 /// Whether a path leaves the folder it is relative to (absolute, or `..` above it), lexically.
 fn escapes(dir: &str) -> bool {
-    if dir.starts_with('/') || dir.contains('\0') {
-        return true;
-    }
-    let mut depth = 0i32;
-    for seg in dir.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => depth -= 1,
-            _ => depth += 1,
-        }
-        if depth < 0 {
-            return true;
-        }
-    }
-    false
+    let depth = |depth: u32, seg| match seg {
+        "" | "." => Some(depth),
+        ".." => depth.checked_sub(1),
+        _ => Some(depth + 1),
+    };
+    dir.starts_with('/') || dir.contains('\0') || dir.split('/').try_fold(0, depth).is_none()
 }
 
 /// Checks a step's exit codes, stream, limits and timeouts (not its templates).
@@ -654,24 +617,14 @@ pub fn check_step(path: &str, step: &Step, params: &HashMap<&str, &Param>) -> Ve
     d.extend(check_step_data(path, step));
     let mut seen = std::collections::HashSet::new();
     for (i, code) in step.ok_exit.codes().iter().enumerate() {
+        let at = format!("{path}.ok_exit[{i}]");
         if !(0..=255).contains(code) {
             d.push(
-                Diagnostic::error(
-                    "bad-exit-code",
-                    format!("{path}.ok_exit[{i}]"),
-                    format!("{code} is not an exit code"),
-                )
-                .help("exit codes are 0 to 255"),
+                Diagnostic::error("bad-exit-code", at, format!("{code} is not an exit code"))
+                    .help("exit codes are 0 to 255"),
             );
         } else if !seen.insert(code) {
-            d.push(
-                Diagnostic::error(
-                    "bad-exit-code",
-                    format!("{path}.ok_exit[{i}]"),
-                    format!("{code} is listed twice"),
-                )
-                .help("remove the repeat"),
-            );
+            d.push(Diagnostic::error("bad-exit-code", at, format!("{code} is listed twice")).help("remove the repeat"));
         }
     }
     if step.timeout_ms.is_some() && step.timeout_secs.is_some() {
