@@ -293,18 +293,13 @@ fn source(name: &str, text: String) -> SourceFile {
 /// Resolves every diagnostic's path to a line and column, parsing the text again as far as
 /// the paths need ([`yaml::Located`]): a valid catalog's run never pays for it.
 pub fn locate(diags: &mut [Diagnostic], text: &str) {
-    let paths = diags
-        .iter()
-        .filter(|d| d.pos.is_none())
-        .filter_map(|d| match &d.target {
-            Target::Pos { .. } => None,
-            Target::Path { path, .. } | Target::Inside { path, .. } => Some(path.as_str()),
-        });
+    let paths = diags.iter().filter(|d| d.pos.is_none()).map(|d| match &d.target {
+        Target::Path { path, .. } | Target::Inside { path, .. } => path.as_str(),
+    });
     let index = yaml::Located::for_paths(text, paths);
     let find = |path: &str| index.as_ref().and_then(|i| i.find(path));
     for d in diags.iter_mut().filter(|d| d.pos.is_none()) {
         d.pos = match &d.target {
-            Target::Pos { line, col } => Some((*line, *col)),
             Target::Path { path, key } => find(path).map(|loc| {
                 let p = if *key { loc.key.unwrap_or(loc.value) } else { loc.value };
                 (p.line as usize, p.col as usize)
@@ -334,10 +329,8 @@ fn inside(text: &str, vline: usize, vcol: usize, line: usize, col: usize) -> (us
 
 /// An error at a line and column of the text (one the reader found, located already).
 fn at_pos(at: yaml::Mark, code: &'static str, message: impl Into<String>) -> Diagnostic {
-    let (line, col) = (at.line as usize, at.col as usize);
     Diagnostic {
-        pos: Some((line, col)),
-        target: Target::Pos { line, col },
+        pos: Some((at.line as usize, at.col as usize)),
         ..Diagnostic::error(code, "", message)
     }
 }
