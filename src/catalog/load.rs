@@ -86,24 +86,21 @@ fn read_assets(mut loaded: Loaded, read: impl Fn(&str) -> std::io::Result<Vec<u8
     };
     // A catalog under review must not make ixgen read (and ship in a plugin) a file of the
     // machine that runs it: the path is checked before anything is read.
-    let problem = match asset_path_problem(&icon.path) {
-        Some(why) => Some(format!(
+    let message = match asset_path_problem(&icon.path) {
+        Some(why) => format!(
             "the icon path {} {why}: name a file inside the catalog's folder",
             crate::escape::debug_quote(&icon.path)
-        )),
+        ),
         None => match read(&icon.path) {
-            Err(e) => Some(format!("cannot read the icon `{}`: {e}", icon.path)),
+            Err(e) => format!("cannot read the icon `{}`: {e}", icon.path),
             Ok(bytes) => match icon_problem(&bytes) {
-                Some(p) => Some(format!("the icon `{}` {p}", icon.path)),
+                Some(p) => format!("the icon `{}` {p}", icon.path),
                 None => {
                     icon.bytes = Some(bytes);
-                    None
+                    return Ok(loaded);
                 }
             },
         },
-    };
-    let Some(message) = problem else {
-        return Ok(loaded);
     };
     let mut diags = vec![
         Diagnostic::error("icon", "product.icon", message)
@@ -241,7 +238,7 @@ pub fn load_text(name: &str, bytes: &[u8]) -> Result<Loaded, Error> {
 /// [`load_text`] of bytes it may keep: a valid catalog's text is its bytes, not a copy (a
 /// large catalog would otherwise be in memory twice while it parses).
 fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
-    let text = match String::from_utf8(bytes) {
+    let mut text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
             let (e, bytes) = (e.utf8_error(), e.into_bytes());
@@ -261,10 +258,9 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
     };
     on_own_thread(move || {
         // A byte order mark is no part of the catalog's text: positions count from after it.
-        let text = match text.strip_prefix('\u{feff}') {
-            Some(rest) => rest.to_string(),
-            None => text,
-        };
+        if text.starts_with('\u{feff}') {
+            text.drain(..'\u{feff}'.len_utf8());
+        }
         let file = source(name, text);
         let d = match yaml::parse(&file.text) {
             Ok(root) if root.is_null() => at_pos(yaml::Mark { line: 1, col: 1 }, "empty", "the catalog is empty").help(
