@@ -613,21 +613,15 @@ pub fn from_node<T: de::DeserializeOwned>(node: Node, again: impl FnOnce() -> Re
     }
     use serde_path_to_error::Segment;
     serde_path_to_error::deserialize(again()?).map_err(|e| {
-        let mut segments: Vec<&Segment> = e.path().iter().collect();
-        // The path of an unknown key ends in that key: the fault is in the mapping around it.
-        if let Some(Segment::Map { key }) = segments.last()
-            && e.inner().message.starts_with(&format!("unknown field `{key}`"))
-        {
-            segments.pop();
-        }
-        // Written as serde_path_to_error writes a whole path: `key`, `[index]` or `?`, and a dot
-        // before each but the first and an index.
-        let mut path = String::new();
-        for (i, s) in segments.into_iter().enumerate() {
-            if i > 0 && !matches!(s, Segment::Seq { .. }) {
-                path.push('.');
+        // As serde_path_to_error writes it (`.` for none), but an unknown key's path ends before
+        // that key and its dot: the fault is in the mapping around it.
+        let mut path = e.path().to_string();
+        match e.path().iter().next_back() {
+            None => path.clear(),
+            Some(Segment::Map { key }) if e.inner().message.starts_with(&format!("unknown field `{key}`")) => {
+                path.truncate((path.len() - key.len()).saturating_sub(1));
             }
-            path += &s.to_string();
+            _ => {}
         }
         let inner = e.into_inner();
         let message = if path.is_empty() {
