@@ -398,12 +398,12 @@ pub fn check_context(decls: &ContextDecls, raw: &[(String, String, String)]) -> 
                     )
                 })?;
                 // Baked into TypeScript as a number literal: past 2^53 JavaScript rounds it.
-                if i128::from(n).abs() > crate::catalog::values::MAX_SAFE_INTEGER {
+                if i128::from(n).abs() > crate::catalog::yaml::MAX_SAFE_INTEGER {
                     return Err(Error::usage(
                         format!("{flag} {n} is outside JavaScript's safe integer range"),
                         format!(
                             "pass a value between -{0} and {0}",
-                            crate::catalog::values::MAX_SAFE_INTEGER
+                            crate::catalog::yaml::MAX_SAFE_INTEGER
                         ),
                     ));
                 }
