@@ -113,11 +113,8 @@ pub struct Error {
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} at line {} column {}",
-            self.message, self.mark.line, self.mark.col
-        )
+        let Mark { line, col } = self.mark;
+        write!(f, "{} at line {line} column {col}", self.message)
     }
 }
 
