@@ -314,12 +314,9 @@ pub fn locate(diags: &mut [Diagnostic], text: &str) {
 /// escapes inside quotes, which are not undone, can put the column a little off.
 fn inside(text: &str, vline: usize, vcol: usize, line: usize, col: usize) -> (usize, usize) {
     let first = text.lines().nth(vline - 1).unwrap_or("");
-    let before: String = first.chars().take(vcol - 1).collect();
-    if before.trim().is_empty() {
-        // The value starts its line: a block scalar's text.
-        return (vline + line - 1, vcol - 1 + col);
-    }
-    let quoted = first.chars().nth(vcol - 1).is_some_and(|c| c == '"' || c == '\'');
+    // A value that starts its line is a block scalar's text, which no quote opens.
+    let block = first.chars().take(vcol - 1).all(char::is_whitespace);
+    let quoted = !block && first.chars().nth(vcol - 1).is_some_and(|c| c == '"' || c == '\'');
     (vline + line - 1, vcol + col - 1 + usize::from(quoted))
 }
 
