@@ -23,8 +23,6 @@ pub enum Severity {
 pub enum Target {
     /// A node of the catalog, by dotted path; `key` points at its key instead of its value.
     Path { path: String, key: bool },
-    /// A 1-based line and column.
-    Pos { line: usize, col: usize },
     /// A place inside a string value (an expression's syntax error): its 1-based line and column
     /// within the string, found in the file from where the value is written.
     Inside { path: String, line: usize, col: usize },

@@ -87,12 +87,11 @@ impl Error {
                 "pass an existing file to --catalog, or leave --catalog out to use the embedded ix catalog"
             }
             Error::Usage { help, .. } => return Some(help.clone()),
-            Error::Internal(_) => {
-                return Some(format!(
-                    "please report it with the command and catalog that caused it (ixgen {})",
-                    env!("CARGO_PKG_VERSION")
-                ));
-            }
+            Error::Internal(_) => concat!(
+                "please report it with the command and catalog that caused it (ixgen ",
+                env!("CARGO_PKG_VERSION"),
+                ")"
+            ),
             Error::Edited { .. } => "move your edit into the catalog (or the file away), or pass --force to discard it",
             Error::Unproven { .. } => {
                 "restore `.ixgen/manifest.json` from version control; or look at the file, and pass --force to let ixgen take it over"

@@ -86,24 +86,21 @@ fn read_assets(mut loaded: Loaded, read: impl Fn(&str) -> std::io::Result<Vec<u8
     };
     // A catalog under review must not make ixgen read (and ship in a plugin) a file of the
     // machine that runs it: the path is checked before anything is read.
-    let problem = match asset_path_problem(&icon.path) {
-        Some(why) => Some(format!(
+    let message = match asset_path_problem(&icon.path) {
+        Some(why) => format!(
             "the icon path {} {why}: name a file inside the catalog's folder",
             crate::escape::debug_quote(&icon.path)
-        )),
+        ),
         None => match read(&icon.path) {
-            Err(e) => Some(format!("cannot read the icon `{}`: {e}", icon.path)),
+            Err(e) => format!("cannot read the icon `{}`: {e}", icon.path),
             Ok(bytes) => match icon_problem(&bytes) {
-                Some(p) => Some(format!("the icon `{}` {p}", icon.path)),
+                Some(p) => format!("the icon `{}` {p}", icon.path),
                 None => {
                     icon.bytes = Some(bytes);
-                    None
+                    return Ok(loaded);
                 }
             },
         },
-    };
-    let Some(message) = problem else {
-        return Ok(loaded);
     };
     let mut diags = vec![
         Diagnostic::error("icon", "product.icon", message)
@@ -241,7 +238,7 @@ pub fn load_text(name: &str, bytes: &[u8]) -> Result<Loaded, Error> {
 /// [`load_text`] of bytes it may keep: a valid catalog's text is its bytes, not a copy (a
 /// large catalog would otherwise be in memory twice while it parses).
 fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
-    let text = match String::from_utf8(bytes) {
+    let mut text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
             let (e, bytes) = (e.utf8_error(), e.into_bytes());
@@ -261,10 +258,9 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
     };
     on_own_thread(move || {
         // A byte order mark is no part of the catalog's text: positions count from after it.
-        let text = match text.strip_prefix('\u{feff}') {
-            Some(rest) => rest.to_string(),
-            None => text,
-        };
+        if text.starts_with('\u{feff}') {
+            text.drain(..'\u{feff}'.len_utf8());
+        }
         let file = source(name, text);
         let d = match yaml::parse(&file.text) {
             Ok(root) if root.is_null() => at_pos(yaml::Mark { line: 1, col: 1 }, "empty", "the catalog is empty").help(
@@ -293,18 +289,13 @@ fn source(name: &str, text: String) -> SourceFile {
 /// Resolves every diagnostic's path to a line and column, parsing the text again as far as
 /// the paths need ([`yaml::Located`]): a valid catalog's run never pays for it.
 pub fn locate(diags: &mut [Diagnostic], text: &str) {
-    let paths = diags
-        .iter()
-        .filter(|d| d.pos.is_none())
-        .filter_map(|d| match &d.target {
-            Target::Pos { .. } => None,
-            Target::Path { path, .. } | Target::Inside { path, .. } => Some(path.as_str()),
-        });
+    let paths = diags.iter().filter(|d| d.pos.is_none()).map(|d| match &d.target {
+        Target::Path { path, .. } | Target::Inside { path, .. } => path.as_str(),
+    });
     let index = yaml::Located::for_paths(text, paths);
     let find = |path: &str| index.as_ref().and_then(|i| i.find(path));
     for d in diags.iter_mut().filter(|d| d.pos.is_none()) {
         d.pos = match &d.target {
-            Target::Pos { line, col } => Some((*line, *col)),
             Target::Path { path, key } => find(path).map(|loc| {
                 let p = if *key { loc.key.unwrap_or(loc.value) } else { loc.value };
                 (p.line as usize, p.col as usize)
@@ -323,21 +314,16 @@ pub fn locate(diags: &mut [Diagnostic], text: &str) {
 /// escapes inside quotes, which are not undone, can put the column a little off.
 fn inside(text: &str, vline: usize, vcol: usize, line: usize, col: usize) -> (usize, usize) {
     let first = text.lines().nth(vline - 1).unwrap_or("");
-    let before: String = first.chars().take(vcol - 1).collect();
-    if before.trim().is_empty() {
-        // The value starts its line: a block scalar's text.
-        return (vline + line - 1, vcol - 1 + col);
-    }
-    let quoted = first.chars().nth(vcol - 1).is_some_and(|c| c == '"' || c == '\'');
+    // A value that starts its line is a block scalar's text, which no quote opens.
+    let block = first.chars().take(vcol - 1).all(char::is_whitespace);
+    let quoted = !block && first.chars().nth(vcol - 1).is_some_and(|c| c == '"' || c == '\'');
     (vline + line - 1, vcol + col - 1 + usize::from(quoted))
 }
 
 /// An error at a line and column of the text (one the reader found, located already).
 fn at_pos(at: yaml::Mark, code: &'static str, message: impl Into<String>) -> Diagnostic {
-    let (line, col) = (at.line as usize, at.col as usize);
     Diagnostic {
-        pos: Some((line, col)),
-        target: Target::Pos { line, col },
+        pos: Some((at.line as usize, at.col as usize)),
         ..Diagnostic::error(code, "", message)
     }
 }

@@ -103,18 +103,13 @@ pub struct Product {
 /// Its path must stay inside the catalog's folder, which the loader checks before it reads
 /// anything (`load::asset_path_problem`).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(from = "String")]
+#[serde(transparent)]
 pub struct Asset {
     /// The path as written in the catalog.
     pub path: String,
     /// The file's bytes; `None` until the loader has read it.
+    #[serde(skip)]
     pub bytes: Option<Vec<u8>>,
-}
-
-impl From<String> for Asset {
-    fn from(path: String) -> Asset {
-        Asset { path, bytes: None }
-    }
 }
 
 /// The author of the product.

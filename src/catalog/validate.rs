@@ -189,13 +189,10 @@ impl<'a> Validator<'a> {
             }
             if let Some(d) = &var.default {
                 let why = match (var.ty, d) {
-                    (ContextType::Integer, ContextDefault::Integer(n)) => match var.min {
-                        Some(min) if *n < min => Some(format!("{n} is below the minimum {min}")),
-                        _ if n.unsigned_abs() > super::values::MAX_SAFE_INTEGER as u64 => {
-                            Some(format!("{n} is outside JavaScript's safe integer range"))
-                        }
-                        _ => None,
-                    },
+                    // An integer outside JavaScript's safe range was refused where the YAML is read.
+                    (ContextType::Integer, ContextDefault::Integer(n)) => {
+                        (var.min.filter(|min| n < min)).map(|min| format!("{n} is below the minimum {min}"))
+                    }
                     (ContextType::Integer, ContextDefault::Text(_)) => {
                         Some("an integer variable needs an integer".into())
                     }

@@ -4,7 +4,6 @@
 
 use std::collections::HashSet;
 
-pub use super::yaml::MAX_SAFE_INTEGER;
 /// Longest regular expression accepted, in characters, and its deepest group nesting: the
 /// expression parser recurses, and a real pattern is a line, not a page.
 const MAX_REGEX_LEN: usize = 4096;

@@ -113,11 +113,8 @@ pub struct Error {
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} at line {} column {}",
-            self.message, self.mark.line, self.mark.col
-        )
+        let Mark { line, col } = self.mark;
+        write!(f, "{} at line {line} column {col}", self.message)
     }
 }
 
@@ -613,53 +610,40 @@ pub fn from_node<T: de::DeserializeOwned>(node: Node, again: impl FnOnce() -> Re
     }
     use serde_path_to_error::Segment;
     serde_path_to_error::deserialize(again()?).map_err(|e| {
-        let mut segments: Vec<&Segment> = e.path().iter().collect();
-        // The path of an unknown key ends in that key: the fault is in the mapping around it.
-        if let Some(Segment::Map { key }) = segments.last()
-            && e.inner().message.starts_with(&format!("unknown field `{key}`"))
-        {
-            segments.pop();
-        }
-        // Written as serde_path_to_error writes a whole path: `key`, `[index]` or `?`, and a dot
-        // before each but the first and an index.
-        let mut path = String::new();
-        for (i, s) in segments.into_iter().enumerate() {
-            if i > 0 && !matches!(s, Segment::Seq { .. }) {
-                path.push('.');
+        // As serde_path_to_error writes it (`.` for none), but an unknown key's path ends before
+        // that key and its dot: the fault is in the mapping around it.
+        let mut path = e.path().to_string();
+        match e.path().iter().next_back() {
+            None => path.clear(),
+            Some(Segment::Map { key }) if e.inner().message.starts_with(&format!("unknown field `{key}`")) => {
+                path.truncate((path.len() - key.len()).saturating_sub(1));
             }
-            path += &s.to_string();
+            _ => {}
         }
-        let inner = e.into_inner();
+        let inner = e.into_inner().claimed(root);
         let message = if path.is_empty() {
             inner.message
         } else {
             format!("{path}: {}", inner.message)
         };
-        error("yaml", inner.mark.unwrap_or(root), message, "")
+        Error { message, ..inner }
     })
 }
 
-/// An error while typing: serde's message, and the node it is about once one claims it.
-#[derive(Debug)]
-pub struct DeError {
-    message: String,
-    mark: Option<Mark>,
-}
-
-impl std::fmt::Display for DeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
+/// An error while typing: serde's message, at no line (0) until a node claims it.
+impl de::Error for Error {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        error("yaml", Mark::default(), msg.to_string(), "")
     }
 }
 
-impl std::error::Error for DeError {}
-
-impl de::Error for DeError {
-    fn custom<T: std::fmt::Display>(msg: T) -> Self {
-        DeError {
-            message: msg.to_string(),
-            mark: None,
+impl Error {
+    /// This error, at `mark` unless a node claimed it already.
+    fn claimed(mut self, mark: Mark) -> Error {
+        if self.mark == Mark::default() {
+            self.mark = mark;
         }
+        self
     }
 }
 
@@ -669,13 +653,10 @@ impl Node {
     fn visit<'de, V: Visitor<'de>>(
         self,
         visitor: V,
-        f: impl FnOnce(Value, V) -> Result<V::Value, DeError>,
-    ) -> Result<V::Value, DeError> {
+        f: impl FnOnce(Value, V) -> Result<V::Value, Error>,
+    ) -> Result<V::Value, Error> {
         let mark = self.mark;
-        f(self.value, visitor).map_err(|mut e| {
-            e.mark.get_or_insert(mark);
-            e
-        })
+        f(self.value, visitor).map_err(|e| e.claimed(mark))
     }
 
     fn is_empty_plain(&self) -> bool {
@@ -683,7 +664,7 @@ impl Node {
     }
 }
 
-fn any<'de, V: Visitor<'de>>(value: Value, visitor: V) -> Result<V::Value, DeError> {
+fn any<'de, V: Visitor<'de>>(value: Value, visitor: V) -> Result<V::Value, Error> {
     match value {
         Value::Scalar { text, plain: false } => visitor.visit_string(text),
         Value::Scalar { text, plain: true } => match typed(&text) {
@@ -707,7 +688,7 @@ fn any<'de, V: Visitor<'de>>(value: Value, visitor: V) -> Result<V::Value, DeErr
 macro_rules! forward {
     ($($($from:ident $([$($arg:ty),+])?)+ => $to:ident),+ $(,)?) => {
         $($(
-            fn $from<V: Visitor<'de>>(self, $($(_: $arg,)+)? visitor: V) -> Result<V::Value, DeError> {
+            fn $from<V: Visitor<'de>>(self, $($(_: $arg,)+)? visitor: V) -> Result<V::Value, Error> {
                 self.$to(visitor)
             }
         )+)+
@@ -715,21 +696,21 @@ macro_rules! forward {
 }
 
 impl<'de> de::Deserializer<'de> for Node {
-    type Error = DeError;
+    type Error = Error;
 
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.visit(visitor, any)
     }
 
     /// Any scalar is text where text is wanted, whatever it would otherwise be typed as.
-    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.visit(visitor, |value, visitor| match value {
             Value::Scalar { text, .. } => visitor.visit_string(text),
             other => any(other, visitor),
         })
     }
 
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         if self.is_null() {
             visitor.visit_none()
         } else {
@@ -738,14 +719,14 @@ impl<'de> de::Deserializer<'de> for Node {
     }
 
     /// An empty value is an empty sequence or mapping (`tools:` with nothing after it).
-    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         if self.is_empty_plain() {
             return visitor.visit_seq(de::value::SeqDeserializer::new(std::iter::empty::<Node>()));
         }
         self.deserialize_any(visitor)
     }
 
-    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         if self.is_empty_plain() {
             return visitor.visit_map(de::value::MapDeserializer::new(std::iter::empty::<(Node, Node)>()));
         }
@@ -758,18 +739,18 @@ impl<'de> de::Deserializer<'de> for Node {
         _: &'static str,
         _: &'static [&'static str],
         visitor: V,
-    ) -> Result<V::Value, DeError> {
+    ) -> Result<V::Value, Error> {
         self.visit(visitor, |value, visitor| match value {
             Value::Scalar { text, .. } => visitor.visit_enum(text.into_deserializer()),
             other => any(other, visitor),
         })
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value, DeError> {
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value, Error> {
         visitor.visit_newtype_struct(self)
     }
 
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, DeError> {
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         visitor.visit_unit()
     }
 
@@ -784,7 +765,7 @@ impl<'de> de::Deserializer<'de> for Node {
     }
 }
 
-impl<'de> IntoDeserializer<'de, DeError> for Node {
+impl<'de> IntoDeserializer<'de, Error> for Node {
     type Deserializer = Node;
     fn into_deserializer(self) -> Node {
         self

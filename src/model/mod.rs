@@ -393,7 +393,7 @@ pub fn check_context(decls: &ContextDecls, raw: &[(String, String, String)]) -> 
                     )
                 })?;
                 // Baked into TypeScript as a number literal: past 2^53 JavaScript rounds it.
-                let max = crate::catalog::values::MAX_SAFE_INTEGER;
+                let max = crate::catalog::yaml::MAX_SAFE_INTEGER;
                 if i128::from(n).abs() > max {
                     return Err(Error::usage(
                         format!("{flag} {n} is outside JavaScript's safe integer range"),
