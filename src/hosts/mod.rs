@@ -237,15 +237,13 @@ pub fn load(path: Option<&std::path::Path>) -> Result<(Model, crate::diagnostic:
 /// namespace.
 pub fn check(model: &mut Model) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    for name in model.targets.keys() {
-        if get(name).is_none() {
-            let known = names();
-            diags.push(
-                Diagnostic::error("unknown-target", format!("targets.{name}"), format!("no host `{name}`"))
-                    .at_key()
-                    .help(hint_for(name, &known, format!("the hosts are: {}", known.join(", ")))),
-            );
-        }
+    for name in model.targets.keys().filter(|name| get(name).is_none()) {
+        let known = names();
+        diags.push(
+            Diagnostic::error("unknown-target", format!("targets.{name}"), format!("no host `{name}`"))
+                .at_key()
+                .help(hint_for(name, &known, format!("the hosts are: {}", known.join(", ")))),
+        );
     }
     let mut seen: HashMap<(&'static str, String), (&'static str, String)> = HashMap::new();
     for host in REGISTRY {
@@ -402,14 +400,13 @@ pub fn server_args(model: &Model, filter: &Filter) -> Vec<String> {
         return args;
     }
     args.extend(flags.read_only.clone().filter(|_| filter.read_only));
-    if !filter.enable.is_empty() {
-        if let Some(f) = &flags.enable_tools {
-            args.extend([f.clone(), filter.enable.join(",")]);
-        }
-    } else if !filter.disable.is_empty()
-        && let Some(f) = &flags.disable_tools
-    {
-        args.extend([f.clone(), filter.disable.join(",")]);
+    let (flag, tools) = if filter.enable.is_empty() {
+        (&flags.disable_tools, &filter.disable)
+    } else {
+        (&flags.enable_tools, &filter.enable)
+    };
+    if let Some(f) = flag.as_ref().filter(|_| !tools.is_empty()) {
+        args.extend([f.clone(), tools.join(",")]);
     }
     args
 }

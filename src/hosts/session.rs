@@ -69,23 +69,20 @@ impl Host for Session {
         }
         // The file exports each tool under its id; `default` is the module's default export,
         // which OpenCode names after the file (`ralph`), not `ralph_default`.
-        if let Some(ts) = cat.toolsets.get(&s.toolset) {
-            for (i, t) in ts.tools.iter().enumerate() {
-                if tool_id(t) == "default" {
-                    diags.push(
-                        Diagnostic::error(
-                            "reserved-name",
-                            format!("toolsets.{}.tools[{i}]", s.toolset),
-                            format!(
-                                "tool `{t}` would be the session file's default export, which OpenCode names `{}`, not `{}`",
-                                s.file,
-                                session_id(&s.file, t)
-                            ),
-                        )
-                        .help("rename the tool"),
-                    );
-                }
-            }
+        let tools = cat.toolsets.get(&s.toolset).map_or(&[][..], |ts| &ts.tools);
+        for (i, t) in tools.iter().enumerate().filter(|(_, t)| tool_id(t) == "default") {
+            diags.push(
+                Diagnostic::error(
+                    "reserved-name",
+                    format!("toolsets.{}.tools[{i}]", s.toolset),
+                    format!(
+                        "tool `{t}` would be the session file's default export, which OpenCode names `{}`, not `{}`",
+                        s.file,
+                        session_id(&s.file, t)
+                    ),
+                )
+                .help("rename the tool"),
+            );
         }
         for (i, c) in s.context.iter().enumerate() {
             if !cat.context.contains_key(c) {

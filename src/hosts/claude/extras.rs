@@ -169,13 +169,10 @@ pub fn plan(
             summary: md_text(&one_line(t.title.as_deref(), &t.description)),
         })
         .collect();
-    let mut links = Vec::new();
-    if let Some(h) = &p.homepage {
-        links.push(md_link("Homepage", h));
-    }
-    if let Some(r) = p.repository.as_ref().filter(|r| Some(*r) != p.homepage.as_ref()) {
-        links.push(md_link("Source", r));
-    }
+    let source = p.repository.as_ref().filter(|r| Some(*r) != p.homepage.as_ref());
+    let links = (p.homepage.iter().map(|h| md_link("Homepage", h)))
+        .chain(source.map(|r| md_link("Source", r)))
+        .collect();
     let readme = Readme {
         summary: md_line(&p.description),
         name: md_text(&p.name),
