@@ -571,24 +571,15 @@ pub fn catalog_schema() -> serde_json::Value {
         s.insert("description".into(), host.about().into());
         props.insert(host.name().to_string(), s.to_value());
     }
-    let defs = generator.take_definitions(true);
     let mut value = root.to_value();
-    if let Some(targets) = value.pointer_mut("/properties/targets") {
-        *targets = serde_json::json!({
-            "description": "Which hosts get files, and their settings: one key per host.",
-            "type": "object",
-            "properties": props,
-            "additionalProperties": false,
-        });
-    }
-    if let Some(obj) = value.as_object_mut() {
-        let all = obj.entry("$defs").or_insert_with(|| serde_json::json!({}));
-        if let Some(all) = all.as_object_mut() {
-            for (k, v) in defs {
-                all.entry(k).or_insert(v);
-            }
-        }
-    }
+    value["properties"]["targets"] = serde_json::json!({
+        "description": "Which hosts get files, and their settings: one key per host.",
+        "type": "object",
+        "properties": props,
+        "additionalProperties": false,
+    });
+    // Every definition: the catalog's, which the root already has, and the hosts' settings'.
+    value["$defs"] = generator.take_definitions(true).into();
     value
 }
 
