@@ -90,21 +90,15 @@ impl Host for Mcp {
         }]
     }
 
-    fn plan<'m>(
-        &self,
-        target: &'m Settings,
-        model: &'m Model,
-        opts: &Options,
-        plan: &mut Plan<'m>,
-    ) -> Result<(), Error> {
+    fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
         // Each revision is its own group, so writing one never prunes the other's file.
         // The file grows with the catalog: it is rendered when it is compared (and written),
         // not kept in the plan.
         for &profile in &opts.profiles {
             plan.groups.insert(group(profile));
-            let (toolset, opts) = (target.toolset.clone(), opts.clone());
+            let (toolset, opts) = (s.toolset.clone(), opts.clone());
             plan.files.push(PlannedFile::streamed(
-                profile_path(&target.path, profile),
+                profile_path(&s.path, profile),
                 group(profile),
                 move |w| write_file(model, &toolset, &opts, profile, w),
             ));

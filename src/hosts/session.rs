@@ -115,15 +115,9 @@ impl Host for Session {
         }]
     }
 
-    fn plan<'m>(
-        &self,
-        target: &'m Settings,
-        model: &'m Model,
-        opts: &Options,
-        plan: &mut Plan<'m>,
-    ) -> Result<(), Error> {
+    fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
         // Defaults are already filled in: what is missing has none.
-        let missing: Vec<String> = target
+        let missing: Vec<String> = s
             .context
             .iter()
             .filter(|c| !opts.context.contains_key(*c))
@@ -136,7 +130,7 @@ impl Host for Session {
             ));
         }
         plan.groups.insert(Self::NAME);
-        let shared_import = plan_runtime(model, &target.dir, plan)?;
+        let shared_import = plan_runtime(model, &s.dir, plan)?;
         // The file is rendered with a marker where each value goes, then filled in: the run
         // record keeps the unfilled file, and a later run fills it with its own values the
         // same way (`crate::record`).
@@ -154,9 +148,9 @@ impl Host for Session {
             vars.push(name.clone());
         }
         let tools = model
-            .toolset(&target.toolset, &opts.filter)
+            .toolset(&s.toolset, &opts.filter)
             .into_iter()
-            .map(|t| entry(model, t, Some(&tool_id(&t.name)), &session_id(&target.file, &t.name)))
+            .map(|t| entry(model, t, Some(&tool_id(&t.name)), &session_id(&s.file, &t.name)))
             .collect::<Result<Vec<_>, Error>>()?;
         let file = ToolFile {
             header: header_text(model),
@@ -177,12 +171,12 @@ impl Host for Session {
             .ok_or_else(|| Error::internal("a session file names a context variable the run has no value for"))?;
         plan.files.push(
             PlannedFile::owned(
-                format!("{}/{}.ts", target.dir.trim_end_matches('/'), target.file),
+                format!("{}/{}.ts", s.dir.trim_end_matches('/'), s.file),
                 Self::NAME,
                 bytes,
             )
             .per_run(template)
-            .foreign(target.replaces.clone()),
+            .foreign(s.replaces.clone()),
         );
         Ok(())
     }

@@ -143,13 +143,7 @@ impl Host for Claude {
         })
     }
 
-    fn plan<'m>(
-        &self,
-        target: &'m Settings,
-        model: &'m Model,
-        opts: &Options,
-        plan: &mut Plan<'m>,
-    ) -> Result<(), Error> {
+    fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
         let Some(server) = &model.server else {
             return Ok(());
         };
@@ -170,12 +164,12 @@ impl Host for Claude {
             Self::NAME,
             json_bytes(&manifest)?,
         ));
-        let command = if target.plugin_root {
+        let command = if s.plugin_root {
             format!("${{CLAUDE_PLUGIN_ROOT}}/{}", server.command.trim_start_matches("./"))
         } else {
             server.command.clone()
         };
-        extras::plan(model, target, server, opts, &command, plan)?;
+        extras::plan(model, s, server, opts, &command, plan)?;
         plan.files.push(super::merged(
             ".mcp.json".into(),
             Self::NAME,
@@ -189,7 +183,7 @@ impl Host for Claude {
                 },
             ),
         )?);
-        if target.marketplace {
+        if s.marketplace {
             let market = Marketplace {
                 name: format!("{}-marketplace", p.name),
                 owner: p.author.clone().map_or(

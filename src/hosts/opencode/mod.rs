@@ -174,16 +174,10 @@ impl Host for Opencode {
         out
     }
 
-    fn plan<'m>(
-        &self,
-        target: &'m Settings,
-        model: &'m Model,
-        opts: &Options,
-        plan: &mut Plan<'m>,
-    ) -> Result<(), Error> {
+    fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
         plan.groups.insert(Self::NAME);
-        let shared_import = plan_runtime(model, &target.dir, plan)?;
-        let toolset = opts.toolset.as_deref().unwrap_or(&target.toolset);
+        let shared_import = plan_runtime(model, &s.dir, plan)?;
+        let toolset = opts.toolset.as_deref().unwrap_or(&s.toolset);
         if !model.toolsets.contains_key(toolset) {
             return Err(super::unknown_toolset(model, toolset));
         }
@@ -191,7 +185,7 @@ impl Host for Opencode {
         for t in model.toolset(toolset, &opts.filter) {
             let shared_import = shared_import.clone();
             plan.files.push(PlannedFile::deferred(
-                format!("{}/{}.ts", target.dir.trim_end_matches('/'), tool_id(&t.name)),
+                format!("{}/{}.ts", s.dir.trim_end_matches('/'), tool_id(&t.name)),
                 Self::NAME,
                 move || {
                     render(&ToolFile {
@@ -205,11 +199,11 @@ impl Host for Opencode {
                 },
             ));
         }
-        let Some(config) = &target.config else {
+        let Some(config) = &s.config else {
             return Ok(());
         };
         plan_permissions(model, config, toolset, opts, plan);
-        if let Some(server) = model.server.as_ref().filter(|_| target.merges_server(model)) {
+        if let Some(server) = model.server.as_ref().filter(|_| s.merges_server(model)) {
             let value = serde_json::to_value(OpencodeMcp {
                 kind: "local",
                 command: std::iter::once(server.command.clone())
