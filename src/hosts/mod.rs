@@ -26,8 +26,8 @@ pub mod vscode;
 use crate::diagnostic::{Diagnostic, Severity, hint_for};
 use crate::error::Error;
 use crate::escape::{Ts, comment};
-use crate::model::{Context, Filter, Model};
-use crate::plan::Plan;
+use crate::model::{Context, Filter, Model, Server};
+use crate::plan::{Plan, PlannedFile};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
@@ -598,8 +598,8 @@ pub fn merged(
     group: &'static str,
     pointer: [&str; 2],
     value: impl serde::Serialize,
-) -> Result<crate::plan::PlannedFile<'static>, Error> {
-    Ok(crate::plan::PlannedFile::merged(
+) -> Result<PlannedFile<'static>, Error> {
+    Ok(PlannedFile::merged(
         path,
         group,
         &pointer,
@@ -623,12 +623,7 @@ pub trait ServerConfigHost: Sync {
     const PATH: &'static str;
 
     /// The host's file at `path`: what it holds.
-    fn file(
-        model: &Model,
-        opts: &Options,
-        server: &crate::model::Server,
-        path: String,
-    ) -> Result<crate::plan::PlannedFile<'static>, Error>;
+    fn file(model: &Model, opts: &Options, server: &Server, path: String) -> Result<PlannedFile<'static>, Error>;
 }
 
 impl<C: ServerConfigHost> Host for C {

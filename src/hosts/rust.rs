@@ -184,12 +184,7 @@ struct RustEnum<'m> {
 }
 
 /// Writes the module's text to `w`, a tool at a time.
-pub fn write_module<'m>(
-    model: &'m Model,
-    s: &Settings,
-    opts: &Options,
-    w: &mut dyn std::io::Write,
-) -> Result<(), Error> {
+fn write_module<'m>(model: &'m Model, s: &Settings, opts: &Options, w: &mut dyn std::io::Write) -> Result<(), Error> {
     let flush = |out: &mut String, w: &mut dyn std::io::Write| -> Result<(), Error> {
         w.write_all(out.as_bytes())
             .map_err(|e| Error::internal(format!("the Rust module could not be written: {e}")))?;
