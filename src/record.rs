@@ -115,22 +115,15 @@ pub fn key(catalog: Option<(&str, &[u8])>, run: &[u8]) -> String {
 /// their bytes' hashes. Best effort: the record only saves time, so failing to write it is
 /// not the run's failure.
 pub fn save(out: &Path, outcome: &Outcome, key: String, inputs: Vec<(String, String)>, warnings: Warnings) {
-    // Only a write keeps a record (a dry run has no key), and a write's outcome carries the
-    // manifest it left on disk.
-    if let Some(manifest) = &outcome.manifest
-        && let Some(bytes) = record_bytes(outcome, manifest, key, inputs, warnings)
-    {
+    if let Some(bytes) = record_bytes(outcome, key, inputs, warnings) {
         let _ = output::write_state(out, &output::record_rel(), &bytes);
     }
 }
 
-fn record_bytes(
-    outcome: &Outcome,
-    manifest_now: &output::Manifest,
-    key: String,
-    inputs: Vec<(String, String)>,
-    warnings: Warnings,
-) -> Option<Vec<u8>> {
+fn record_bytes(outcome: &Outcome, key: String, inputs: Vec<(String, String)>, warnings: Warnings) -> Option<Vec<u8>> {
+    // Only a write keeps a record (a dry run has no key), and a write's outcome carries the
+    // manifest it left on disk.
+    let manifest_now = outcome.manifest.as_ref()?;
     let manifest_rel = output::manifest_path();
     let mut files = Vec::with_capacity(outcome.changes.len());
     let mut manifest = None;
