@@ -115,43 +115,34 @@ fn pretty_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
 /// list always take several lines. The text goes to `w` as it is printed, a few items at a
 /// time, so a large list is never whole in memory either; a write error comes back as
 /// serde_json's I/O error.
-pub fn json_line_list_to<H>(
-    head: &H,
+pub fn json_line_list_to(
+    head: &impl serde::Serialize,
     key: &str,
     items: impl IntoIterator<Item = serde_json::Value>,
     w: &mut dyn std::io::Write,
-) -> Result<(), serde_json::Error>
-where
-    H: serde::Serialize + ?Sized,
-{
+) -> Result<(), serde_json::Error> {
     lines_to(head, key, items.into_iter().map(|v| (None, v)), w)
 }
 
 /// [`json_line_list_to`] for an object, returned as text: the entry `key` of `head` is the
 /// object of `entries`, each `"name": value` on a line of its own.
-pub fn json_line_map<H>(
-    head: &H,
+pub fn json_line_map(
+    head: &impl serde::Serialize,
     key: &str,
     entries: impl IntoIterator<Item = (String, serde_json::Value)>,
-) -> Result<String, serde_json::Error>
-where
-    H: serde::Serialize + ?Sized,
-{
+) -> Result<String, serde_json::Error> {
     let mut out = Vec::new();
     lines_to(head, key, entries.into_iter().map(|(k, v)| (Some(k), v)), &mut out)?;
     Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
 }
 
 /// [`json_line_list_to`] (entries without names) and [`json_line_map`] (with).
-fn lines_to<H>(
-    head: &H,
+fn lines_to(
+    head: &impl serde::Serialize,
     key: &str,
     entries: impl Iterator<Item = (Option<String>, serde_json::Value)>,
     w: &mut dyn std::io::Write,
-) -> Result<(), serde_json::Error>
-where
-    H: serde::Serialize + ?Sized,
-{
+) -> Result<(), serde_json::Error> {
     /// Bytes gathered before they are handed to `w`.
     const CHUNK: usize = 64 << 10;
     use serde::ser::Error as _;
