@@ -329,13 +329,11 @@ pub fn check_allowlist(model: &Model, hosts: &[&'static dyn DynHost], filter: &F
         return Ok(Vec::new());
     }
     let (mut emptied, mut kept_any) = (Vec::new(), false);
-    for host in hosts {
-        for s in host.surfaces(model) {
-            if !model.toolset(&s.toolset, filter).is_empty() {
-                kept_any = true;
-            } else if !model.toolset(&s.toolset, &Filter::default()).is_empty() {
-                emptied.push(s);
-            }
+    for s in hosts.iter().flat_map(|h| h.surfaces(model)) {
+        if !model.toolset(&s.toolset, filter).is_empty() {
+            kept_any = true;
+        } else if !model.toolset(&s.toolset, &Filter::default()).is_empty() {
+            emptied.push(s);
         }
     }
     if !kept_any && !emptied.is_empty() {

@@ -195,7 +195,6 @@ fn write_module<'m>(model: &'m Model, s: &Settings, opts: &Options, w: &mut dyn 
     let rig = &s.rig_crate;
     let mut types = Names::new(TAKEN_TYPES);
     let mut out = String::new();
-    let p = &model.product;
     // The marker line first, so `ixgen` knows the file as its own.
     let header = format!("{} Do not edit: run `ixgen generate rust`.", super::header(model));
     let _ = writeln!(out, "// {}", rs_comment(&header));
@@ -204,7 +203,7 @@ fn write_module<'m>(model: &'m Model, s: &Settings, opts: &Options, w: &mut dyn 
         "#![doc = {}]",
         rs_str(&format!(
             "The tools of {} as rig tools (toolset `{}`): each tool's typed `Args`, its `rig::tool::Tool`, and `toolset()`.",
-            p.name, s.toolset
+            model.product.name, s.toolset
         ))
     );
     out.push_str(PRELUDE);

@@ -134,12 +134,8 @@ impl Host for Session {
         // The file is rendered with a marker where each value goes, then filled in: the run
         // record keeps the unfilled file, and a later run fills it with its own values the
         // same way (`crate::record`).
-        let mut constants = Vec::new();
-        let mut vars = Vec::new();
-        for (name, decl) in &model.context {
-            if !opts.context.contains_key(name) {
-                continue;
-            }
+        let (mut constants, mut vars) = (Vec::new(), Vec::new());
+        for (name, decl) in model.context.iter().filter(|(n, _)| opts.context.contains_key(*n)) {
             constants.push(Constant {
                 key: ts_str(name),
                 name: ident(&decl.constant)?,

@@ -155,10 +155,8 @@ pub fn plan(
     let full_command = [vec![command.to_string()], server_args(model, &opts.filter)]
         .concat()
         .join(" ");
-    let install = target
-        .marketplace
-        .then(|| p.repository.as_deref().and_then(github_repo))
-        .flatten()
+    let install = (p.repository.as_deref().and_then(github_repo))
+        .filter(|_| target.marketplace)
         .map(|repo| md_code(&format!("/plugin install {} --marketplace {repo}", p.name)));
     let tools = model
         .toolset(&server.toolset, &opts.filter)
