@@ -700,12 +700,8 @@ pub fn rs_camel(s: &str, fallback: &str) -> Rs {
 /// A name with a numeric suffix, to tell apart two names made alike: `Name2` for a type or
 /// variant name (`camel`), `name_2` or `NAME_2` otherwise.
 pub fn rs_suffixed(name: &Rs, n: usize, camel: bool) -> Rs {
-    let base = name.0.trim_end_matches('_');
-    Rs(if camel {
-        format!("{base}{n}")
-    } else {
-        format!("{base}_{n}")
-    })
+    let (base, sep) = (name.0.trim_end_matches('_'), if camel { "" } else { "_" });
+    Rs(format!("{base}{sep}{n}"))
 }
 
 #[cfg(test)]
