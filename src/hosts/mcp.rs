@@ -96,11 +96,11 @@ impl Host for Mcp {
         // not kept in the plan.
         for &profile in &opts.profiles {
             plan.groups.insert(group(profile));
-            let (toolset, opts) = (s.toolset.clone(), opts.clone());
+            let opts = opts.clone();
             plan.files.push(PlannedFile::streamed(
                 profile_path(&s.path, profile),
                 group(profile),
-                move |w| write_file(model, &toolset, &opts, profile, w),
+                move |w| write_file(model, &s.toolset, &opts, profile, w),
             ));
         }
         Ok(())

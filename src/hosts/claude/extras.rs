@@ -110,10 +110,7 @@ fn one_line(title: Option<&str>, description: &str) -> String {
     if d.is_empty() {
         return title.unwrap_or_default().to_string();
     }
-    match d.find(". ") {
-        Some(i) => d[..=i].to_string(),
-        None => d.to_string(),
-    }
+    d.find(". ").map_or(d, |i| &d[..=i]).to_string()
 }
 
 /// `owner/repo` of a GitHub repository URL, when every character is one GitHub allows, so the

@@ -317,11 +317,7 @@ pub fn plan_runtime(model: &Model, tools_dir: &str, plan: &mut Plan<'_>) -> Resu
     let (shared_name, shared_bytes) = shared_file(model)?;
     let shared_import = ts_str(&format!("../ixgen/{shared_name}"));
     let dir = runtime_dir(tools_dir);
-    let (runtime_name, runtime_bytes) = runtime()?;
-    let mut files = vec![
-        (runtime_name.clone(), runtime_bytes.clone()),
-        (shared_name, shared_bytes),
-    ];
+    let mut files = vec![runtime()?.clone(), (shared_name, shared_bytes)];
     // The evaluator only for a catalog that computes: 280 kB that other projects never load.
     let computes = model.tools.iter().any(|t| {
         t.spec
