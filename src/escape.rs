@@ -313,11 +313,8 @@ fn json_to_ts(json: String) -> String {
 
 /// A number as a TypeScript literal (integers without a fraction).
 pub fn ts_num(n: f64) -> Ts {
-    if n.fract() == 0.0 && n.abs() < 9.0e15 {
-        Ts(format!("{}", n as i64))
-    } else {
-        Ts(format!("{n}"))
-    }
+    let whole = n.fract() == 0.0 && n.abs() < 9.0e15;
+    Ts(if whole { (n as i64).to_string() } else { n.to_string() })
 }
 
 /// An integer literal.
@@ -401,10 +398,7 @@ pub fn md_text(s: &str) -> Md {
     let line = one_line(s);
     let mut out = String::with_capacity(line.len() + 8);
     for c in line.chars() {
-        if matches!(
-            c,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' | '#'
-        ) {
+        if "\\`*_[]<>|~&#".contains(c) {
             out.push('\\');
         }
         out.push(c);
@@ -437,11 +431,8 @@ pub fn md_code(s: &str) -> Md {
     }
     let longest = line.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
-    let pad = if line.starts_with('`') || line.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
+    let padded = line.starts_with('`') || line.ends_with('`');
+    let pad = if padded { " " } else { "" };
     Md(format!("{fence}{pad}{line}{pad}{fence}"))
 }
 
@@ -649,11 +640,7 @@ fn rs_words(s: &str) -> Vec<String> {
             spaced.push(' ');
         }
         prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        spaced.push(if c.is_ascii_alphanumeric() {
-            c.to_ascii_lowercase()
-        } else {
-            ' '
-        });
+        spaced.push(if c.is_ascii_alphanumeric() { c } else { ' ' }.to_ascii_lowercase());
     }
     spaced.split_whitespace().map(str::to_string).collect()
 }

@@ -27,6 +27,7 @@ use crate::diagnostic::{Diagnostic, Severity, hint_for};
 use crate::error::Error;
 use crate::escape::{Ts, comment};
 use crate::model::{Context, Filter, Model, Server};
+use crate::paths::RelPath;
 use crate::plan::{Plan, PlannedFile};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -294,7 +295,7 @@ pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn DynHost], opts: &Options
     // in two spellings are the collision they are here, and `validate` reports it; a path that
     // is not usable is left as it is, for the writer to refuse with its reason.
     for f in &mut plan.files {
-        if let Ok(rel) = crate::paths::RelPath::file(&f.path) {
+        if let Ok(rel) = RelPath::file(&f.path) {
             f.path = rel.to_string();
         }
     }
@@ -465,14 +466,11 @@ pub fn check_toolset(cat: &Model, path: &str, name: &str, diags: &mut Vec<Diagno
 }
 
 /// A path in a host's settings: relative, inside the output folder (a folder when `path` names
-/// a `dir`), in the form `crate::paths::RelPath` accepts.
+/// a `dir`), in the form `RelPath` accepts.
 pub fn check_rel_path(path: &str, value: &str, diags: &mut Vec<Diagnostic>) {
-    let checked = if path.ends_with(".dir") {
-        crate::paths::RelPath::dir(value)
-    } else {
-        crate::paths::RelPath::file(value)
-    };
-    if let Err(why) = checked {
+    let dir = path.ends_with(".dir");
+    let check = if dir { RelPath::dir } else { RelPath::file };
+    if let Err(why) = check(value) {
         diags.push(
             Diagnostic::error(
                 "bad-path",
