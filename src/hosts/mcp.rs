@@ -76,10 +76,7 @@ impl Host for Mcp {
     }
 
     fn surfaces(&self, s: &Settings, cat: &Model) -> Vec<Surface> {
-        let Some(ts) = cat.toolsets.get(&s.toolset) else {
-            return Vec::new();
-        };
-        vec![Surface {
+        Vec::from_iter(cat.toolsets.get(&s.toolset).map(|ts| Surface {
             key: "mcp",
             label: "MCP tools/list",
             session: "MCP client session (tools/list)",
@@ -87,7 +84,7 @@ impl Host for Mcp {
             toolset: s.toolset.clone(),
             namespace: "MCP tools/list",
             ids: ts.tools.iter().map(|t| (t.clone(), t.clone())).collect(),
-        }]
+        }))
     }
 
     fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {

@@ -511,10 +511,7 @@ pub fn server_surface(
     id: impl Fn(&str, &str) -> String,
 ) -> Vec<Surface> {
     let Some(server) = &cat.server else { return Vec::new() };
-    let Some(ts) = cat.toolsets.get(&server.toolset) else {
-        return Vec::new();
-    };
-    vec![Surface {
+    Vec::from_iter(cat.toolsets.get(&server.toolset).map(|ts| Surface {
         key,
         label,
         session,
@@ -522,7 +519,7 @@ pub fn server_surface(
         toolset: server.toolset.clone(),
         namespace: key,
         ids: ts.tools.iter().map(|t| (t.clone(), id(&server.name, t))).collect(),
-    }]
+    }))
 }
 
 /// A lint for a host whose full tool name (server and tool, with any prefix) has a limit: the

@@ -106,10 +106,7 @@ impl Host for Rust {
     }
 
     fn surfaces(&self, s: &Settings, cat: &Model) -> Vec<Surface> {
-        let Some(ts) = cat.toolsets.get(&s.toolset) else {
-            return Vec::new();
-        };
-        vec![Surface {
+        Vec::from_iter(cat.toolsets.get(&s.toolset).map(|ts| Surface {
             key: "rust",
             label: "rig (Rust)",
             session: "rig agent (tool definitions)",
@@ -117,7 +114,7 @@ impl Host for Rust {
             toolset: s.toolset.clone(),
             namespace: "rig ToolSet",
             ids: ts.tools.iter().map(|t| (t.clone(), t.clone())).collect(),
-        }]
+        }))
     }
 
     fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {

@@ -101,10 +101,7 @@ impl Host for Session {
     }
 
     fn surfaces(&self, s: &Settings, cat: &Model) -> Vec<Surface> {
-        let Some(ts) = cat.toolsets.get(&s.toolset) else {
-            return Vec::new();
-        };
-        vec![Surface {
+        Vec::from_iter(cat.toolsets.get(&s.toolset).map(|ts| Surface {
             key: "session",
             label: "OpenCode session tools",
             session: "ralph-loop session (session tools)",
@@ -112,7 +109,7 @@ impl Host for Session {
             toolset: s.toolset.clone(),
             namespace: "OpenCode",
             ids: ts.tools.iter().map(|t| (t.clone(), session_id(&s.file, t))).collect(),
-        }]
+        }))
     }
 
     fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
