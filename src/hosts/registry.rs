@@ -120,16 +120,13 @@ struct Argument<'a> {
 
 /// The registry's name rule: `namespace/name`, reverse-DNS namespace.
 fn valid_name(name: &str) -> bool {
-    let Some((ns, rest)) = name.split_once('/') else {
-        return false;
-    };
-    (3..=200).contains(&name.len())
-        && !ns.is_empty()
-        && !rest.is_empty()
-        && ns.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
-        && rest
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    name.split_once('/').is_some_and(|(ns, rest)| {
+        (3..=200).contains(&name.len())
+            && !ns.is_empty()
+            && !rest.is_empty()
+            && ns.chars().all(|c| c.is_ascii_alphanumeric() || ".-".contains(c))
+            && rest.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    })
 }
 
 /// The registry's repository source for a URL it can inspect.
