@@ -131,10 +131,8 @@ fn valid_name(name: &str) -> bool {
 
 /// The registry's repository source for a URL it can inspect.
 fn repository_source(url: &str) -> Option<&'static str> {
-    [("https://github.com/", "github"), ("https://gitlab.com/", "gitlab")]
-        .into_iter()
-        .find(|(prefix, _)| url.starts_with(prefix))
-        .map(|(_, s)| s)
+    let sources = [("https://github.com/", "github"), ("https://gitlab.com/", "gitlab")];
+    sources.into_iter().find_map(|(p, s)| url.starts_with(p).then_some(s))
 }
 
 /// The MCP Registry host.

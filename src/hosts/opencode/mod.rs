@@ -22,6 +22,7 @@ use crate::error::Error;
 use crate::escape::{Ident, Ts, comment, ts_json, ts_json_pretty, ts_num, ts_str};
 use crate::model::{Model, Param, SpecType, ToolModel};
 use crate::plan::{Plan, PlannedFile};
+use crate::spec::SpecExec;
 use askama::Template;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -319,12 +320,10 @@ pub fn plan_runtime(model: &Model, tools_dir: &str, plan: &mut Plan<'_>) -> Resu
     let dir = runtime_dir(tools_dir);
     let mut files = vec![runtime()?.clone(), (shared_name, shared_bytes)];
     // The evaluator only for a catalog that computes: 280 kB that other projects never load.
-    let computes = model.tools.iter().any(|t| {
-        t.spec
-            .steps
-            .iter()
-            .any(|s| matches!(s.exec, crate::spec::SpecExec::Compute { .. }))
-    });
+    let computes = model
+        .tools
+        .iter()
+        .any(|t| t.spec.steps.iter().any(|s| matches!(s.exec, SpecExec::Compute { .. })));
     if computes {
         let (name, bytes) = cel_file();
         files.push((name, bytes.to_vec()));
