@@ -38,11 +38,7 @@ impl Ts {
     /// `self` followed by a method call whose arguments are already-safe expressions:
     /// `.describe("…")`, `.min(1)`.
     pub fn call(self, method: &str, args: &[Ts]) -> Ts {
-        debug_assert!(
-            method
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-        );
+        debug_assert!(method.chars().all(|c| c.is_ascii_alphanumeric() || "_.".contains(c)));
         let args: Vec<&str> = args.iter().map(|a| a.0.as_str()).collect();
         Ts(format!("{}.{method}({})", self.0, args.join(", ")))
     }

@@ -328,16 +328,9 @@ fn describe_filter(f: &crate::model::Filter) -> String {
 /// A field's doc: the description on one line (a doc comment's Markdown must not turn a
 /// description's lines into a list's lazy continuation), and its default.
 fn field_doc(q: Param<'_>) -> String {
-    let mut doc = q
-        .doc
-        .description
-        .as_deref()
-        .unwrap_or("")
-        .split(['\n', '\r', '\u{2028}', '\u{2029}'])
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let description = q.doc.description.as_deref().unwrap_or("");
+    let lines = description.split(['\n', '\r', '\u{2028}', '\u{2029}']).map(str::trim);
+    let mut doc = lines.filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
     if let Some(d) = q.default.as_deref().filter(|d| !d.is_null()) {
         if !doc.is_empty() {
             // A sentence of its own after the description.
