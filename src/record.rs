@@ -138,10 +138,8 @@ fn record_bytes(outcome: &Outcome, key: String, inputs: Vec<(String, String)>, w
         if c.template.is_none() && c.hash.is_none() {
             return None;
         }
-        let in_manifest = manifest_now
-            .files
-            .get(c.path.as_str())
-            .is_some_and(|e| e.blake3.is_some() && e.blake3 == c.hash);
+        let entry = manifest_now.files.get(c.path.as_str());
+        let in_manifest = entry.is_some_and(|e| e.blake3.is_some() && e.blake3 == c.hash);
         files.push(RecordedFile {
             path: c.path.to_string(),
             blake3: c.hash.clone().filter(|_| c.template.is_none() && !in_manifest),
@@ -209,11 +207,8 @@ fn replayed(
     // A killed run's temp files are the full path's to remove (and report). A run that writes
     // removes the record before it stages anything (`output::write`), so with the record in
     // place only a killed replay can have left one: beside a per-run file.
-    let folders: std::collections::BTreeSet<RelPath> = jobs
-        .iter()
-        .filter(|(f, _)| f.template.is_some())
-        .map(|(_, r)| r.parent())
-        .collect();
+    let per_run = jobs.iter().filter(|(f, _)| f.template.is_some());
+    let folders: std::collections::BTreeSet<RelPath> = per_run.map(|(_, r)| r.parent()).collect();
     if !output::stale_temps(out, &folders).is_empty() {
         return None;
     }

@@ -223,10 +223,8 @@ pub fn configure(model: &mut Model) {
 /// catalog's, the lowering's and the hosts' diagnostics at once.
 pub fn load(path: Option<&std::path::Path>) -> Result<(Model, crate::diagnostic::SourceFile, Vec<Diagnostic>), Error> {
     let loaded = crate::catalog::load(path)?;
-    let name = std::path::Path::new(&loaded.file.name)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| loaded.file.name.clone());
+    let file_name = std::path::Path::new(&loaded.file.name).file_name();
+    let name = file_name.map_or_else(|| loaded.file.name.clone(), |n| n.to_string_lossy().into_owned());
     let lowered = crate::model::lower(loaded, &name, check)?;
     // The typed catalog is gone, the model is whole: planning and rendering come next.
     crate::alloc::release_freed();

@@ -114,12 +114,8 @@ impl Host for Session {
 
     fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
         // Defaults are already filled in: what is missing has none.
-        let missing: Vec<String> = s
-            .context
-            .iter()
-            .filter(|c| !opts.context.contains_key(*c))
-            .map(|c| format!("--{c}"))
-            .collect();
+        let missing = s.context.iter().filter(|c| !opts.context.contains_key(*c));
+        let missing: Vec<String> = missing.map(|c| format!("--{c}")).collect();
         if !missing.is_empty() {
             return Err(Error::usage(
                 format!("the session tools need {}", missing.join(", ")),

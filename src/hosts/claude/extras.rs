@@ -52,13 +52,8 @@ pub fn with_network<S: Serialize>(model: &Model, server: S) -> WithNetwork<S> {
 /// URL. An empty list would claim that no host is needed, which the catalog cannot know, so
 /// a catalog without a runtime declares nothing.
 pub fn network_hosts(model: &Model) -> Vec<String> {
-    model
-        .shared
-        .runtime
-        .as_ref()
-        .and_then(|r| url_host(&r.default_url))
-        .into_iter()
-        .collect()
+    let runtime = model.shared.runtime.as_ref();
+    runtime.and_then(|r| url_host(&r.default_url)).into_iter().collect()
 }
 
 /// `host[:port]` of an absolute URL (`http://127.0.0.1:7743/x` → `127.0.0.1:7743`), or `None`
