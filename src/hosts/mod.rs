@@ -30,6 +30,7 @@ use crate::model::{Context, Filter, Model, Server};
 use crate::paths::RelPath;
 use crate::plan::{Plan, PlannedFile};
 use schemars::JsonSchema;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 
@@ -544,12 +545,16 @@ pub fn check_name_lengths(surfaces: &[Surface], limit: usize, over: &str) -> Vec
     diags
 }
 
-/// Pretty JSON bytes of a typed struct, with a final newline.
-pub fn json_bytes(value: &impl serde::Serialize) -> Result<Vec<u8>, Error> {
+/// A file the host owns whole: the pretty JSON of a typed struct, with a final newline.
+pub fn json_file(
+    path: impl Into<String>,
+    group: &'static str,
+    value: &impl Serialize,
+) -> Result<PlannedFile<'static>, Error> {
     let mut bytes = serde_json::to_vec_pretty(value)
         .map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?;
     bytes.push(b'\n');
-    Ok(bytes)
+    Ok(PlannedFile::owned(path, group, bytes))
 }
 
 /// The catalog format's JSON Schema, with each host's settings under `targets`.
@@ -588,7 +593,7 @@ pub fn merged(
     path: String,
     group: &'static str,
     pointer: [&str; 2],
-    value: impl serde::Serialize,
+    value: impl Serialize,
 ) -> Result<PlannedFile<'static>, Error> {
     Ok(PlannedFile::merged(
         path,

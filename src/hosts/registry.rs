@@ -7,11 +7,11 @@
 //! other host does. The registry knows tools by no id of its own: it lists the server, not
 //! its tools. Pure.
 
-use super::{Host, Options, Surface, json_bytes};
+use super::{Host, Options, Surface, json_file};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::model::Model;
-use crate::plan::{Plan, PlannedFile};
+use crate::plan::Plan;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -247,8 +247,7 @@ impl Host for McpRegistry {
                 })
                 .collect(),
         };
-        plan.files
-            .push(PlannedFile::owned(s.path.clone(), Self::NAME, json_bytes(&json)?));
+        plan.files.push(json_file(s.path.clone(), Self::NAME, &json)?);
         Ok(())
     }
 }

@@ -9,11 +9,11 @@
 
 pub mod extras;
 
-use super::{Host, Options, Surface, json_bytes, server_args};
+use super::{Host, Options, Surface, json_file, server_args};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::model::{Author, Model};
-use crate::plan::{Plan, PlannedFile};
+use crate::plan::Plan;
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -127,12 +127,8 @@ impl Host for Claude {
             );
         }
         // Its surface's ids are the names Claude Code sends to the model API.
-        let names = self.surfaces(s, cat);
-        diags.extend(super::check_name_lengths(
-            &names,
-            NAME_LIMIT,
-            "the model API's limit of 64",
-        ));
+        let over = "the model API's limit of 64";
+        diags.extend(super::check_name_lengths(&self.surfaces(s, cat), NAME_LIMIT, over));
         diags
     }
 
@@ -159,11 +155,8 @@ impl Host for Claude {
             license: p.license.as_deref(),
             keywords: &p.keywords,
         };
-        plan.files.push(PlannedFile::owned(
-            ".claude-plugin/plugin.json",
-            Self::NAME,
-            json_bytes(&manifest)?,
-        ));
+        plan.files
+            .push(json_file(".claude-plugin/plugin.json", Self::NAME, &manifest)?);
         let command = if s.plugin_root {
             format!("${{CLAUDE_PLUGIN_ROOT}}/{}", server.command.trim_start_matches("./"))
         } else {
@@ -205,11 +198,8 @@ impl Host for Claude {
                     version: &p.version,
                 }],
             };
-            plan.files.push(PlannedFile::owned(
-                ".claude-plugin/marketplace.json",
-                Self::NAME,
-                json_bytes(&market)?,
-            ));
+            plan.files
+                .push(json_file(".claude-plugin/marketplace.json", Self::NAME, &market)?);
         }
         Ok(())
     }
