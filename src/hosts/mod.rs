@@ -312,12 +312,10 @@ pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn DynHost], opts: &Options
 /// The catalog target (`targets.<name>`) a planned file's group belongs to: the host's name,
 /// which is also its group, but for the OpenCode runtime file and MCP's other revision.
 fn target_of(group: &'static str) -> &'static str {
-    if group == opencode::RUNTIME_GROUP {
-        "opencode"
-    } else if group == mcp::group(mcp::Profile::V2026_07_28) {
-        "mcp"
-    } else {
-        group
+    match group {
+        opencode::RUNTIME_GROUP => "opencode",
+        g if g == mcp::group(mcp::Profile::V2026_07_28) => "mcp",
+        g => g,
     }
 }
 
