@@ -158,15 +158,9 @@ impl Host for Session {
         let bytes = template
             .fill(|var| opts.context.get(var).map(context_literal))
             .ok_or_else(|| Error::internal("a session file names a context variable the run has no value for"))?;
-        plan.files.push(
-            PlannedFile::owned(
-                format!("{}/{}.ts", s.dir.trim_end_matches('/'), s.file),
-                Self::NAME,
-                bytes,
-            )
-            .per_run(template)
-            .foreign(s.replaces.clone()),
-        );
+        let path = format!("{}/{}.ts", s.dir.trim_end_matches('/'), s.file);
+        let file = PlannedFile::owned(path, Self::NAME, bytes);
+        plan.files.push(file.per_run(template).foreign(s.replaces.clone()));
         Ok(())
     }
 }

@@ -185,20 +185,17 @@ impl Host for Opencode {
         // Rendered when compared, so a large catalog never holds all its files at once.
         for t in model.toolset(toolset, &opts.filter) {
             let shared_import = shared_import.clone();
-            plan.files.push(PlannedFile::deferred(
-                format!("{}/{}.ts", s.dir.trim_end_matches('/'), tool_id(&t.name)),
-                Self::NAME,
-                move || {
-                    render(&ToolFile {
-                        header: header_text(model),
-                        command: Ts::code("ixgen opencode"),
-                        runtime_import: runtime_import()?,
-                        shared_import: shared_import.clone(),
-                        constants: Vec::new(),
-                        tools: vec![entry(model, t, None, &tool_id(&t.name))?],
-                    })
-                },
-            ));
+            let path = format!("{}/{}.ts", s.dir.trim_end_matches('/'), tool_id(&t.name));
+            plan.files.push(PlannedFile::deferred(path, Self::NAME, move || {
+                render(&ToolFile {
+                    header: header_text(model),
+                    command: Ts::code("ixgen opencode"),
+                    runtime_import: runtime_import()?,
+                    shared_import: shared_import.clone(),
+                    constants: Vec::new(),
+                    tools: vec![entry(model, t, None, &tool_id(&t.name))?],
+                })
+            }));
         }
         let Some(config) = &s.config else {
             return Ok(());
