@@ -593,13 +593,9 @@ pub fn merged(
     pointer: [&str; 2],
     value: impl Serialize,
 ) -> Result<PlannedFile<'static>, Error> {
-    Ok(PlannedFile::merged(
-        path,
-        group,
-        &pointer,
-        serde_json::to_value(value).map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?,
-        serde_json::Map::new(),
-    ))
+    let value =
+        serde_json::to_value(value).map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?;
+    Ok(PlannedFile::merged(path, group, &pointer, value, Default::default()))
 }
 
 /// A host that only launches the product's MCP server from a configuration file (Cursor, VS
