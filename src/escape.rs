@@ -38,11 +38,7 @@ impl Ts {
     /// `self` followed by a method call whose arguments are already-safe expressions:
     /// `.describe("…")`, `.min(1)`.
     pub fn call(self, method: &str, args: &[Ts]) -> Ts {
-        debug_assert!(
-            method
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
-        );
+        debug_assert!(method.chars().all(|c| c.is_ascii_alphanumeric() || "_.".contains(c)));
         let args: Vec<&str> = args.iter().map(|a| a.0.as_str()).collect();
         Ts(format!("{}.{method}({})", self.0, args.join(", ")))
     }
@@ -115,43 +111,34 @@ fn pretty_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
 /// list always take several lines. The text goes to `w` as it is printed, a few items at a
 /// time, so a large list is never whole in memory either; a write error comes back as
 /// serde_json's I/O error.
-pub fn json_line_list_to<H>(
-    head: &H,
+pub fn json_line_list_to(
+    head: &impl serde::Serialize,
     key: &str,
     items: impl IntoIterator<Item = serde_json::Value>,
     w: &mut dyn std::io::Write,
-) -> Result<(), serde_json::Error>
-where
-    H: serde::Serialize + ?Sized,
-{
+) -> Result<(), serde_json::Error> {
     lines_to(head, key, items.into_iter().map(|v| (None, v)), w)
 }
 
 /// [`json_line_list_to`] for an object, returned as text: the entry `key` of `head` is the
 /// object of `entries`, each `"name": value` on a line of its own.
-pub fn json_line_map<H>(
-    head: &H,
+pub fn json_line_map(
+    head: &impl serde::Serialize,
     key: &str,
     entries: impl IntoIterator<Item = (String, serde_json::Value)>,
-) -> Result<String, serde_json::Error>
-where
-    H: serde::Serialize + ?Sized,
-{
+) -> Result<String, serde_json::Error> {
     let mut out = Vec::new();
     lines_to(head, key, entries.into_iter().map(|(k, v)| (Some(k), v)), &mut out)?;
     Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
 }
 
 /// [`json_line_list_to`] (entries without names) and [`json_line_map`] (with).
-fn lines_to<H>(
-    head: &H,
+fn lines_to(
+    head: &impl serde::Serialize,
     key: &str,
     entries: impl Iterator<Item = (Option<String>, serde_json::Value)>,
     w: &mut dyn std::io::Write,
-) -> Result<(), serde_json::Error>
-where
-    H: serde::Serialize + ?Sized,
-{
+) -> Result<(), serde_json::Error> {
     /// Bytes gathered before they are handed to `w`.
     const CHUNK: usize = 64 << 10;
     use serde::ser::Error as _;
@@ -322,11 +309,8 @@ fn json_to_ts(json: String) -> String {
 
 /// A number as a TypeScript literal (integers without a fraction).
 pub fn ts_num(n: f64) -> Ts {
-    if n.fract() == 0.0 && n.abs() < 9.0e15 {
-        Ts(format!("{}", n as i64))
-    } else {
-        Ts(format!("{n}"))
-    }
+    let whole = n.fract() == 0.0 && n.abs() < 9.0e15;
+    Ts(if whole { (n as i64).to_string() } else { n.to_string() })
 }
 
 /// An integer literal.
@@ -410,10 +394,7 @@ pub fn md_text(s: &str) -> Md {
     let line = one_line(s);
     let mut out = String::with_capacity(line.len() + 8);
     for c in line.chars() {
-        if matches!(
-            c,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' | '#'
-        ) {
+        if "\\`*_[]<>|~&#".contains(c) {
             out.push('\\');
         }
         out.push(c);
@@ -446,11 +427,8 @@ pub fn md_code(s: &str) -> Md {
     }
     let longest = line.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
-    let pad = if line.starts_with('`') || line.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
+    let padded = line.starts_with('`') || line.ends_with('`');
+    let pad = if padded { " " } else { "" };
     Md(format!("{fence}{pad}{line}{pad}{fence}"))
 }
 
@@ -658,11 +636,7 @@ fn rs_words(s: &str) -> Vec<String> {
             spaced.push(' ');
         }
         prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        spaced.push(if c.is_ascii_alphanumeric() {
-            c.to_ascii_lowercase()
-        } else {
-            ' '
-        });
+        spaced.push(if c.is_ascii_alphanumeric() { c } else { ' ' }.to_ascii_lowercase());
     }
     spaced.split_whitespace().map(str::to_string).collect()
 }
@@ -709,12 +683,8 @@ pub fn rs_camel(s: &str, fallback: &str) -> Rs {
 /// A name with a numeric suffix, to tell apart two names made alike: `Name2` for a type or
 /// variant name (`camel`), `name_2` or `NAME_2` otherwise.
 pub fn rs_suffixed(name: &Rs, n: usize, camel: bool) -> Rs {
-    let base = name.0.trim_end_matches('_');
-    Rs(if camel {
-        format!("{base}{n}")
-    } else {
-        format!("{base}_{n}")
-    })
+    let (base, sep) = (name.0.trim_end_matches('_'), if camel { "" } else { "_" });
+    Rs(format!("{base}{sep}{n}"))
 }
 
 #[cfg(test)]

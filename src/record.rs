@@ -115,22 +115,15 @@ pub fn key(catalog: Option<(&str, &[u8])>, run: &[u8]) -> String {
 /// their bytes' hashes. Best effort: the record only saves time, so failing to write it is
 /// not the run's failure.
 pub fn save(out: &Path, outcome: &Outcome, key: String, inputs: Vec<(String, String)>, warnings: Warnings) {
-    // Only a write keeps a record (a dry run has no key), and a write's outcome carries the
-    // manifest it left on disk.
-    if let Some(manifest) = &outcome.manifest
-        && let Some(bytes) = record_bytes(outcome, manifest, key, inputs, warnings)
-    {
+    if let Some(bytes) = record_bytes(outcome, key, inputs, warnings) {
         let _ = output::write_state(out, &output::record_rel(), &bytes);
     }
 }
 
-fn record_bytes(
-    outcome: &Outcome,
-    manifest_now: &output::Manifest,
-    key: String,
-    inputs: Vec<(String, String)>,
-    warnings: Warnings,
-) -> Option<Vec<u8>> {
+fn record_bytes(outcome: &Outcome, key: String, inputs: Vec<(String, String)>, warnings: Warnings) -> Option<Vec<u8>> {
+    // Only a write keeps a record (a dry run has no key), and a write's outcome carries the
+    // manifest it left on disk.
+    let manifest_now = outcome.manifest.as_ref()?;
     let manifest_rel = output::manifest_path();
     let mut files = Vec::with_capacity(outcome.changes.len());
     let mut manifest = None;
@@ -145,10 +138,8 @@ fn record_bytes(
         if c.template.is_none() && c.hash.is_none() {
             return None;
         }
-        let in_manifest = manifest_now
-            .files
-            .get(c.path.as_str())
-            .is_some_and(|e| e.blake3.is_some() && e.blake3 == c.hash);
+        let entry = manifest_now.files.get(c.path.as_str());
+        let in_manifest = entry.is_some_and(|e| e.blake3.is_some() && e.blake3 == c.hash);
         files.push(RecordedFile {
             path: c.path.to_string(),
             blake3: c.hash.clone().filter(|_| c.template.is_none() && !in_manifest),
@@ -186,46 +177,41 @@ pub fn replay(
     let Some(_lock) = output::lock_existing(out)? else {
         return Ok(None);
     };
+    let Some((outcome, warnings)) = replayed(out, key, read_input, value) else {
+        return Ok(None);
+    };
+    output::apply_per_run(out, &outcome)?;
+    Ok(Some((outcome, warnings)))
+}
+
+/// [`replay`] under the lock, before anything is written: `None` when the run must render.
+fn replayed(
+    out: &Path,
+    key: &str,
+    read_input: impl Fn(&str) -> Option<Vec<u8>>,
+    value: impl Fn(&str) -> Option<String> + Sync,
+) -> Option<(Outcome, Warnings)> {
     let dir = output::OutDir::open(out);
-    let Ok(Some(bytes)) = dir.read(&output::record_rel()) else {
-        return Ok(None);
-    };
-    let Ok(record) = serde_json::from_slice::<RunRecord>(&bytes) else {
-        return Ok(None);
-    };
+    let record: RunRecord = serde_json::from_slice(&dir.read(&output::record_rel()).ok()??).ok()?;
     let same_input = |i: &Input| read_input(&i.path).is_some_and(|b| output::content_hash(&b) == i.blake3);
     if record.version != VERSION || record.key != key || !record.inputs.iter().all(same_input) {
-        return Ok(None);
+        return None;
     }
     let manifest_rel = output::manifest_path();
-    let Ok(rels) = (record.files.iter())
-        .map(|f| RelPath::file(&f.path))
-        .collect::<Result<Vec<_>, _>>()
-    else {
-        return Ok(None);
-    };
-    let manifest_bytes = match dir.read(&manifest_rel) {
-        Ok(Some(m)) if output::content_hash(&m) == record.manifest => m,
-        _ => return Ok(None),
-    };
+    let jobs: Vec<_> = (record.files.iter())
+        .map(|f| Some((f, RelPath::file(&f.path).ok()?)))
+        .collect::<Option<_>>()?;
+    let manifest_bytes = (dir.read(&manifest_rel).ok()?).filter(|m| output::content_hash(m) == record.manifest)?;
     // The manifest is the one recorded: it holds the hashes the record leaves to it.
-    let Ok(manifest) = serde_json::from_slice::<output::Manifest>(&manifest_bytes) else {
-        return Ok(None);
-    };
+    let manifest: output::Manifest = serde_json::from_slice(&manifest_bytes).ok()?;
     // A killed run's temp files are the full path's to remove (and report). A run that writes
     // removes the record before it stages anything (`output::write`), so with the record in
     // place only a killed replay can have left one: beside a per-run file.
-    let folders: std::collections::BTreeSet<RelPath> = record
-        .files
-        .iter()
-        .zip(&rels)
-        .filter(|(f, _)| f.template.is_some())
-        .map(|(_, r)| r.parent())
-        .collect();
+    let per_run = jobs.iter().filter(|(f, _)| f.template.is_some());
+    let folders: std::collections::BTreeSet<RelPath> = per_run.map(|(_, r)| r.parent()).collect();
     if !output::stale_temps(out, &folders).is_empty() {
-        return Ok(None);
+        return None;
     }
-    let jobs: Vec<(&RecordedFile, &RelPath)> = record.files.iter().zip(&rels).collect();
     let checked = crate::par::map(&jobs, |(f, rel)| -> Option<Change> {
         let old = dir.read(rel).ok()??;
         let recorded = f.blake3.as_ref().or_else(|| {
@@ -234,11 +220,11 @@ pub fn replay(
             e.previous.is_none().then_some(e.blake3.as_ref()?)
         });
         match (recorded, &f.template) {
-            (Some(h), None) => (output::content_hash(&old) == *h).then(|| unchanged((*rel).clone(), Some(h.clone()))),
+            (Some(h), None) => (output::content_hash(&old) == *h).then(|| unchanged(rel.clone(), Some(h.clone()))),
             (None, Some(t)) => {
                 let new = t.refill(&old, &value)?;
                 if new == old {
-                    return Some(unchanged((*rel).clone(), None));
+                    return Some(unchanged(rel.clone(), None));
                 }
                 // Only a file that says ixgen wrote it is replaced here; the full path decides
                 // about any other.
@@ -247,22 +233,19 @@ pub fn replay(
                     old: Some(old),
                     // No template: the record keeps this file's shape already, and a replay
                     // saves no record.
-                    ..Change::new((*rel).clone(), Action::Update)
+                    ..Change::new(rel.clone(), Action::Update)
                 })
             }
             _ => None,
         }
     });
-    let Some(mut changes) = checked.into_iter().collect::<Option<Vec<Change>>>() else {
-        return Ok(None);
-    };
+    let mut changes: Vec<Change> = checked.into_iter().collect::<Option<_>>()?;
     changes.push(unchanged(manifest_rel, Some(record.manifest)));
     let outcome = Outcome {
         changes,
         ..Outcome::default()
     };
-    output::apply_per_run(out, &outcome)?;
-    Ok(Some((outcome, record.warnings)))
+    Some((outcome, record.warnings))
 }
 
 /// A file the replay leaves as it is.

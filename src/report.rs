@@ -63,10 +63,9 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
         .map(|t| ListRow {
             name: &t.name,
             // No host gets an unsupported tool, so it has no id anywhere.
-            ids: match t.unsupported {
-                Some(_) => BTreeMap::new(),
-                None => ids.get(t.name.as_str()).cloned().unwrap_or_default(),
-            },
+            ids: (ids.get(t.name.as_str()).filter(|_| t.unsupported.is_none()))
+                .cloned()
+                .unwrap_or_default(),
             access: if t.is_write() { "write" } else { "read" },
             destructive: t.destructive,
             tier: &t.tier,

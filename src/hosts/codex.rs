@@ -38,16 +38,14 @@ impl ServerConfigHost for Codex {
     const PATH: &'static str = ".codex/config.toml";
 
     fn file(model: &Model, opts: &Options, server: &Server, path: String) -> Result<PlannedFile<'static>, Error> {
-        let enabled_tools = opts
-            .filter
-            .is_active()
-            .then(|| model.tool_names(&server.toolset, &opts.filter));
+        let filter = &opts.filter;
+        let enabled_tools = filter.is_active().then(|| model.tool_names(&server.toolset, filter));
         let config = CodexConfig {
             mcp_servers: IndexMap::from([(
                 server.name.clone(),
                 CodexServer {
                     command: server.command.clone(),
-                    args: server_args(model, &opts.filter),
+                    args: server_args(model, filter),
                     env: server.env.clone(),
                     enabled_tools,
                 },

@@ -2,7 +2,7 @@
 //!
 //! No `cwd` on the server: it must run in the user's project, not in the extension's folder.
 
-use super::{Options, ServerConfigHost, json_bytes, server_args};
+use super::{Options, ServerConfigHost, json_file, server_args};
 use crate::error::Error;
 use crate::model::Model;
 use crate::model::Server;
@@ -52,6 +52,6 @@ impl ServerConfigHost for Gemini {
             )]),
             exclude_tools: Vec::new(),
         };
-        Ok(PlannedFile::owned(path, Self::NAME, json_bytes(&ext)?))
+        json_file(path, Self::NAME, &ext)
     }
 }

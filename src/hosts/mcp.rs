@@ -76,10 +76,7 @@ impl Host for Mcp {
     }
 
     fn surfaces(&self, s: &Settings, cat: &Model) -> Vec<Surface> {
-        let Some(ts) = cat.toolsets.get(&s.toolset) else {
-            return Vec::new();
-        };
-        vec![Surface {
+        Vec::from_iter(cat.toolsets.get(&s.toolset).map(|ts| Surface {
             key: "mcp",
             label: "MCP tools/list",
             session: "MCP client session (tools/list)",
@@ -87,26 +84,20 @@ impl Host for Mcp {
             toolset: s.toolset.clone(),
             namespace: "MCP tools/list",
             ids: ts.tools.iter().map(|t| (t.clone(), t.clone())).collect(),
-        }]
+        }))
     }
 
-    fn plan<'m>(
-        &self,
-        target: &'m Settings,
-        model: &'m Model,
-        opts: &Options,
-        plan: &mut Plan<'m>,
-    ) -> Result<(), Error> {
+    fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
         // Each revision is its own group, so writing one never prunes the other's file.
         // The file grows with the catalog: it is rendered when it is compared (and written),
         // not kept in the plan.
         for &profile in &opts.profiles {
             plan.groups.insert(group(profile));
-            let (toolset, opts) = (target.toolset.clone(), opts.clone());
+            let opts = opts.clone();
             plan.files.push(PlannedFile::streamed(
-                profile_path(&target.path, profile),
+                profile_path(&s.path, profile),
                 group(profile),
-                move |w| write_file(model, &toolset, &opts, profile, w),
+                move |w| write_file(model, &s.toolset, &opts, profile, w),
             ));
         }
         Ok(())

@@ -26,9 +26,11 @@ pub mod vscode;
 use crate::diagnostic::{Diagnostic, Severity, hint_for};
 use crate::error::Error;
 use crate::escape::{Ts, comment};
-use crate::model::{Context, Filter, Model};
-use crate::plan::Plan;
+use crate::model::{Context, Filter, Model, Server};
+use crate::paths::RelPath;
+use crate::plan::{Plan, PlannedFile};
 use schemars::JsonSchema;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 
@@ -222,10 +224,8 @@ pub fn configure(model: &mut Model) {
 /// catalog's, the lowering's and the hosts' diagnostics at once.
 pub fn load(path: Option<&std::path::Path>) -> Result<(Model, crate::diagnostic::SourceFile, Vec<Diagnostic>), Error> {
     let loaded = crate::catalog::load(path)?;
-    let name = std::path::Path::new(&loaded.file.name)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| loaded.file.name.clone());
+    let file_name = std::path::Path::new(&loaded.file.name).file_name();
+    let name = file_name.map_or_else(|| loaded.file.name.clone(), |n| n.to_string_lossy().into_owned());
     let lowered = crate::model::lower(loaded, &name, check)?;
     // The typed catalog is gone, the model is whole: planning and rendering come next.
     crate::alloc::release_freed();
@@ -237,15 +237,13 @@ pub fn load(path: Option<&std::path::Path>) -> Result<(Model, crate::diagnostic:
 /// namespace.
 pub fn check(model: &mut Model) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    for name in model.targets.keys() {
-        if get(name).is_none() {
-            let known = names();
-            diags.push(
-                Diagnostic::error("unknown-target", format!("targets.{name}"), format!("no host `{name}`"))
-                    .at_key()
-                    .help(hint_for(name, &known, format!("the hosts are: {}", known.join(", ")))),
-            );
-        }
+    for name in model.targets.keys().filter(|name| get(name).is_none()) {
+        let known = names();
+        diags.push(
+            Diagnostic::error("unknown-target", format!("targets.{name}"), format!("no host `{name}`"))
+                .at_key()
+                .help(hint_for(name, &known, format!("the hosts are: {}", known.join(", ")))),
+        );
     }
     let mut seen: HashMap<(&'static str, String), (&'static str, String)> = HashMap::new();
     for host in REGISTRY {
@@ -296,7 +294,7 @@ pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn DynHost], opts: &Options
     // in two spellings are the collision they are here, and `validate` reports it; a path that
     // is not usable is left as it is, for the writer to refuse with its reason.
     for f in &mut plan.files {
-        if let Ok(rel) = crate::paths::RelPath::file(&f.path) {
+        if let Ok(rel) = RelPath::file(&f.path) {
             f.path = rel.to_string();
         }
     }
@@ -314,12 +312,10 @@ pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn DynHost], opts: &Options
 /// The catalog target (`targets.<name>`) a planned file's group belongs to: the host's name,
 /// which is also its group, but for the OpenCode runtime file and MCP's other revision.
 fn target_of(group: &'static str) -> &'static str {
-    if group == opencode::RUNTIME_GROUP {
-        "opencode"
-    } else if group == mcp::group(mcp::Profile::V2026_07_28) {
-        "mcp"
-    } else {
-        group
+    match group {
+        opencode::RUNTIME_GROUP => "opencode",
+        g if g == mcp::group(mcp::Profile::V2026_07_28) => "mcp",
+        g => g,
     }
 }
 
@@ -331,13 +327,11 @@ pub fn check_allowlist(model: &Model, hosts: &[&'static dyn DynHost], filter: &F
         return Ok(Vec::new());
     }
     let (mut emptied, mut kept_any) = (Vec::new(), false);
-    for host in hosts {
-        for s in host.surfaces(model) {
-            if !model.toolset(&s.toolset, filter).is_empty() {
-                kept_any = true;
-            } else if !model.toolset(&s.toolset, &Filter::default()).is_empty() {
-                emptied.push(s);
-            }
+    for s in hosts.iter().flat_map(|h| h.surfaces(model)) {
+        if !model.toolset(&s.toolset, filter).is_empty() {
+            kept_any = true;
+        } else if !model.toolset(&s.toolset, &Filter::default()).is_empty() {
+            emptied.push(s);
         }
     }
     if !kept_any && !emptied.is_empty() {
@@ -402,14 +396,13 @@ pub fn server_args(model: &Model, filter: &Filter) -> Vec<String> {
         return args;
     }
     args.extend(flags.read_only.clone().filter(|_| filter.read_only));
-    if !filter.enable.is_empty() {
-        if let Some(f) = &flags.enable_tools {
-            args.extend([f.clone(), filter.enable.join(",")]);
-        }
-    } else if !filter.disable.is_empty()
-        && let Some(f) = &flags.disable_tools
-    {
-        args.extend([f.clone(), filter.disable.join(",")]);
+    let (flag, tools) = if filter.enable.is_empty() {
+        (&flags.disable_tools, &filter.disable)
+    } else {
+        (&flags.enable_tools, &filter.enable)
+    };
+    if let Some(f) = flag.as_ref().filter(|_| !tools.is_empty()) {
+        args.extend([f.clone(), tools.join(",")]);
     }
     args
 }
@@ -470,14 +463,11 @@ pub fn check_toolset(cat: &Model, path: &str, name: &str, diags: &mut Vec<Diagno
 }
 
 /// A path in a host's settings: relative, inside the output folder (a folder when `path` names
-/// a `dir`), in the form `crate::paths::RelPath` accepts.
+/// a `dir`), in the form `RelPath` accepts.
 pub fn check_rel_path(path: &str, value: &str, diags: &mut Vec<Diagnostic>) {
-    let checked = if path.ends_with(".dir") {
-        crate::paths::RelPath::dir(value)
-    } else {
-        crate::paths::RelPath::file(value)
-    };
-    if let Err(why) = checked {
+    let dir = path.ends_with(".dir");
+    let check = if dir { RelPath::dir } else { RelPath::file };
+    if let Err(why) = check(value) {
         diags.push(
             Diagnostic::error(
                 "bad-path",
@@ -518,10 +508,7 @@ pub fn server_surface(
     id: impl Fn(&str, &str) -> String,
 ) -> Vec<Surface> {
     let Some(server) = &cat.server else { return Vec::new() };
-    let Some(ts) = cat.toolsets.get(&server.toolset) else {
-        return Vec::new();
-    };
-    vec![Surface {
+    Vec::from_iter(cat.toolsets.get(&server.toolset).map(|ts| Surface {
         key,
         label,
         session,
@@ -529,7 +516,7 @@ pub fn server_surface(
         toolset: server.toolset.clone(),
         namespace: key,
         ids: ts.tools.iter().map(|t| (t.clone(), id(&server.name, t))).collect(),
-    }]
+    }))
 }
 
 /// A lint for a host whose full tool name (server and tool, with any prefix) has a limit: the
@@ -556,12 +543,16 @@ pub fn check_name_lengths(surfaces: &[Surface], limit: usize, over: &str) -> Vec
     diags
 }
 
-/// Pretty JSON bytes of a typed struct, with a final newline.
-pub fn json_bytes(value: &impl serde::Serialize) -> Result<Vec<u8>, Error> {
+/// A file the host owns whole: the pretty JSON of a typed struct, with a final newline.
+pub fn json_file(
+    path: impl Into<String>,
+    group: &'static str,
+    value: &impl Serialize,
+) -> Result<PlannedFile<'static>, Error> {
     let mut bytes = serde_json::to_vec_pretty(value)
         .map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?;
     bytes.push(b'\n');
-    Ok(bytes)
+    Ok(PlannedFile::owned(path, group, bytes))
 }
 
 /// The catalog format's JSON Schema, with each host's settings under `targets`.
@@ -574,24 +565,15 @@ pub fn catalog_schema() -> serde_json::Value {
         s.insert("description".into(), host.about().into());
         props.insert(host.name().to_string(), s.to_value());
     }
-    let defs = generator.take_definitions(true);
     let mut value = root.to_value();
-    if let Some(targets) = value.pointer_mut("/properties/targets") {
-        *targets = serde_json::json!({
-            "description": "Which hosts get files, and their settings: one key per host.",
-            "type": "object",
-            "properties": props,
-            "additionalProperties": false,
-        });
-    }
-    if let Some(obj) = value.as_object_mut() {
-        let all = obj.entry("$defs").or_insert_with(|| serde_json::json!({}));
-        if let Some(all) = all.as_object_mut() {
-            for (k, v) in defs {
-                all.entry(k).or_insert(v);
-            }
-        }
-    }
+    value["properties"]["targets"] = serde_json::json!({
+        "description": "Which hosts get files, and their settings: one key per host.",
+        "type": "object",
+        "properties": props,
+        "additionalProperties": false,
+    });
+    // Every definition: the catalog's, which the root already has, and the hosts' settings'.
+    value["$defs"] = generator.take_definitions(true).into();
     value
 }
 
@@ -609,15 +591,11 @@ pub fn merged(
     path: String,
     group: &'static str,
     pointer: [&str; 2],
-    value: impl serde::Serialize,
-) -> Result<crate::plan::PlannedFile<'static>, Error> {
-    Ok(crate::plan::PlannedFile::merged(
-        path,
-        group,
-        &pointer,
-        serde_json::to_value(value).map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?,
-        serde_json::Map::new(),
-    ))
+    value: impl Serialize,
+) -> Result<PlannedFile<'static>, Error> {
+    let value =
+        serde_json::to_value(value).map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?;
+    Ok(PlannedFile::merged(path, group, &pointer, value, Default::default()))
 }
 
 /// A host that only launches the product's MCP server from a configuration file (Cursor, VS
@@ -635,12 +613,7 @@ pub trait ServerConfigHost: Sync {
     const PATH: &'static str;
 
     /// The host's file at `path`: what it holds.
-    fn file(
-        model: &Model,
-        opts: &Options,
-        server: &crate::model::Server,
-        path: String,
-    ) -> Result<crate::plan::PlannedFile<'static>, Error>;
+    fn file(model: &Model, opts: &Options, server: &Server, path: String) -> Result<PlannedFile<'static>, Error>;
 }
 
 impl<C: ServerConfigHost> Host for C {

@@ -7,11 +7,11 @@
 //! other host does. The registry knows tools by no id of its own: it lists the server, not
 //! its tools. Pure.
 
-use super::{Host, Options, Surface, json_bytes};
+use super::{Host, Options, Surface, json_file};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::model::Model;
-use crate::plan::{Plan, PlannedFile};
+use crate::plan::Plan;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -120,24 +120,19 @@ struct Argument<'a> {
 
 /// The registry's name rule: `namespace/name`, reverse-DNS namespace.
 fn valid_name(name: &str) -> bool {
-    let Some((ns, rest)) = name.split_once('/') else {
-        return false;
-    };
-    (3..=200).contains(&name.len())
-        && !ns.is_empty()
-        && !rest.is_empty()
-        && ns.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
-        && rest
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    name.split_once('/').is_some_and(|(ns, rest)| {
+        (3..=200).contains(&name.len())
+            && !ns.is_empty()
+            && !rest.is_empty()
+            && ns.chars().all(|c| c.is_ascii_alphanumeric() || ".-".contains(c))
+            && rest.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    })
 }
 
 /// The registry's repository source for a URL it can inspect.
 fn repository_source(url: &str) -> Option<&'static str> {
-    [("https://github.com/", "github"), ("https://gitlab.com/", "gitlab")]
-        .into_iter()
-        .find(|(prefix, _)| url.starts_with(prefix))
-        .map(|(_, s)| s)
+    let sources = [("https://github.com/", "github"), ("https://gitlab.com/", "gitlab")];
+    sources.into_iter().find_map(|(p, s)| url.starts_with(p).then_some(s))
 }
 
 /// The MCP Registry host.
@@ -252,8 +247,7 @@ impl Host for McpRegistry {
                 })
                 .collect(),
         };
-        plan.files
-            .push(PlannedFile::owned(s.path.clone(), Self::NAME, json_bytes(&json)?));
+        plan.files.push(json_file(s.path.clone(), Self::NAME, &json)?);
         Ok(())
     }
 }

@@ -26,7 +26,7 @@
 use super::{Host, Options, Surface, SurfaceKind};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
-use crate::escape::{Rs, one_line, rs_camel, rs_comment, rs_json, rs_snake, rs_str, rs_suffixed};
+use crate::escape::{Ident, RS_RESERVED, Rs, one_line, rs_camel, rs_comment, rs_json, rs_snake, rs_str, rs_suffixed};
 use crate::model::{Model, ToolModel};
 use crate::model::{Param, SpecType};
 use crate::plan::{Plan, PlannedFile};
@@ -106,10 +106,7 @@ impl Host for Rust {
     }
 
     fn surfaces(&self, s: &Settings, cat: &Model) -> Vec<Surface> {
-        let Some(ts) = cat.toolsets.get(&s.toolset) else {
-            return Vec::new();
-        };
-        vec![Surface {
+        Vec::from_iter(cat.toolsets.get(&s.toolset).map(|ts| Surface {
             key: "rust",
             label: "rig (Rust)",
             session: "rig agent (tool definitions)",
@@ -117,7 +114,7 @@ impl Host for Rust {
             toolset: s.toolset.clone(),
             namespace: "rig ToolSet",
             ids: ts.tools.iter().map(|t| (t.clone(), t.clone())).collect(),
-        }]
+        }))
     }
 
     fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
@@ -134,12 +131,8 @@ impl Host for Rust {
 
 /// A crate name: Rust identifier segments (`rig`, `rig_core`, `my::rig`).
 fn is_crate_name(s: &str) -> bool {
-    s.split("::").all(|seg| {
-        seg.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && seg != "_"
-            && !crate::escape::RS_RESERVED.contains(&seg)
-    })
+    s.split("::")
+        .all(|seg| Ident::export_name(seg).is_some() && seg != "_" && !RS_RESERVED.contains(&seg))
 }
 
 /// Names already given in one namespace of the module; a name made alike gets a suffix.
@@ -184,12 +177,7 @@ struct RustEnum<'m> {
 }
 
 /// Writes the module's text to `w`, a tool at a time.
-pub fn write_module<'m>(
-    model: &'m Model,
-    s: &Settings,
-    opts: &Options,
-    w: &mut dyn std::io::Write,
-) -> Result<(), Error> {
+fn write_module<'m>(model: &'m Model, s: &Settings, opts: &Options, w: &mut dyn std::io::Write) -> Result<(), Error> {
     let flush = |out: &mut String, w: &mut dyn std::io::Write| -> Result<(), Error> {
         w.write_all(out.as_bytes())
             .map_err(|e| Error::internal(format!("the Rust module could not be written: {e}")))?;
@@ -200,7 +188,6 @@ pub fn write_module<'m>(
     let rig = &s.rig_crate;
     let mut types = Names::new(TAKEN_TYPES);
     let mut out = String::new();
-    let p = &model.product;
     // The marker line first, so `ixgen` knows the file as its own.
     let header = format!("{} Do not edit: run `ixgen generate rust`.", super::header(model));
     let _ = writeln!(out, "// {}", rs_comment(&header));
@@ -209,7 +196,7 @@ pub fn write_module<'m>(
         "#![doc = {}]",
         rs_str(&format!(
             "The tools of {} as rig tools (toolset `{}`): each tool's typed `Args`, its `rig::tool::Tool`, and `toolset()`.",
-            p.name, s.toolset
+            model.product.name, s.toolset
         ))
     );
     out.push_str(PRELUDE);
@@ -341,16 +328,9 @@ fn describe_filter(f: &crate::model::Filter) -> String {
 /// A field's doc: the description on one line (a doc comment's Markdown must not turn a
 /// description's lines into a list's lazy continuation), and its default.
 fn field_doc(q: Param<'_>) -> String {
-    let mut doc = q
-        .doc
-        .description
-        .as_deref()
-        .unwrap_or("")
-        .split(['\n', '\r', '\u{2028}', '\u{2029}'])
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let description = q.doc.description.as_deref().unwrap_or("");
+    let lines = description.split(['\n', '\r', '\u{2028}', '\u{2029}']).map(str::trim);
+    let mut doc = lines.filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
     if let Some(d) = q.default.as_deref().filter(|d| !d.is_null()) {
         if !doc.is_empty() {
             // A sentence of its own after the description.

@@ -69,23 +69,20 @@ impl Host for Session {
         }
         // The file exports each tool under its id; `default` is the module's default export,
         // which OpenCode names after the file (`ralph`), not `ralph_default`.
-        if let Some(ts) = cat.toolsets.get(&s.toolset) {
-            for (i, t) in ts.tools.iter().enumerate() {
-                if tool_id(t) == "default" {
-                    diags.push(
-                        Diagnostic::error(
-                            "reserved-name",
-                            format!("toolsets.{}.tools[{i}]", s.toolset),
-                            format!(
-                                "tool `{t}` would be the session file's default export, which OpenCode names `{}`, not `{}`",
-                                s.file,
-                                session_id(&s.file, t)
-                            ),
-                        )
-                        .help("rename the tool"),
-                    );
-                }
-            }
+        let tools = cat.toolsets.get(&s.toolset).map_or(&[][..], |ts| &ts.tools);
+        for (i, t) in tools.iter().enumerate().filter(|(_, t)| tool_id(t) == "default") {
+            diags.push(
+                Diagnostic::error(
+                    "reserved-name",
+                    format!("toolsets.{}.tools[{i}]", s.toolset),
+                    format!(
+                        "tool `{t}` would be the session file's default export, which OpenCode names `{}`, not `{}`",
+                        s.file,
+                        session_id(&s.file, t)
+                    ),
+                )
+                .help("rename the tool"),
+            );
         }
         for (i, c) in s.context.iter().enumerate() {
             if !cat.context.contains_key(c) {
@@ -104,10 +101,7 @@ impl Host for Session {
     }
 
     fn surfaces(&self, s: &Settings, cat: &Model) -> Vec<Surface> {
-        let Some(ts) = cat.toolsets.get(&s.toolset) else {
-            return Vec::new();
-        };
-        vec![Surface {
+        Vec::from_iter(cat.toolsets.get(&s.toolset).map(|ts| Surface {
             key: "session",
             label: "OpenCode session tools",
             session: "ralph-loop session (session tools)",
@@ -115,23 +109,13 @@ impl Host for Session {
             toolset: s.toolset.clone(),
             namespace: "OpenCode",
             ids: ts.tools.iter().map(|t| (t.clone(), session_id(&s.file, t))).collect(),
-        }]
+        }))
     }
 
-    fn plan<'m>(
-        &self,
-        target: &'m Settings,
-        model: &'m Model,
-        opts: &Options,
-        plan: &mut Plan<'m>,
-    ) -> Result<(), Error> {
+    fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
         // Defaults are already filled in: what is missing has none.
-        let missing: Vec<String> = target
-            .context
-            .iter()
-            .filter(|c| !opts.context.contains_key(*c))
-            .map(|c| format!("--{c}"))
-            .collect();
+        let missing = s.context.iter().filter(|c| !opts.context.contains_key(*c));
+        let missing: Vec<String> = missing.map(|c| format!("--{c}")).collect();
         if !missing.is_empty() {
             return Err(Error::usage(
                 format!("the session tools need {}", missing.join(", ")),
@@ -139,16 +123,12 @@ impl Host for Session {
             ));
         }
         plan.groups.insert(Self::NAME);
-        let shared_import = plan_runtime(model, &target.dir, plan)?;
+        let shared_import = plan_runtime(model, &s.dir, plan)?;
         // The file is rendered with a marker where each value goes, then filled in: the run
         // record keeps the unfilled file, and a later run fills it with its own values the
         // same way (`crate::record`).
-        let mut constants = Vec::new();
-        let mut vars = Vec::new();
-        for (name, decl) in &model.context {
-            if !opts.context.contains_key(name) {
-                continue;
-            }
+        let (mut constants, mut vars) = (Vec::new(), Vec::new());
+        for (name, decl) in model.context.iter().filter(|(n, _)| opts.context.contains_key(*n)) {
             constants.push(Constant {
                 key: ts_str(name),
                 name: ident(&decl.constant)?,
@@ -157,9 +137,9 @@ impl Host for Session {
             vars.push(name.clone());
         }
         let tools = model
-            .toolset(&target.toolset, &opts.filter)
+            .toolset(&s.toolset, &opts.filter)
             .into_iter()
-            .map(|t| entry(model, t, Some(&tool_id(&t.name)), &session_id(&target.file, &t.name)))
+            .map(|t| entry(model, t, Some(&tool_id(&t.name)), &session_id(&s.file, &t.name)))
             .collect::<Result<Vec<_>, Error>>()?;
         let file = ToolFile {
             header: header_text(model),
@@ -178,15 +158,9 @@ impl Host for Session {
         let bytes = template
             .fill(|var| opts.context.get(var).map(context_literal))
             .ok_or_else(|| Error::internal("a session file names a context variable the run has no value for"))?;
-        plan.files.push(
-            PlannedFile::owned(
-                format!("{}/{}.ts", target.dir.trim_end_matches('/'), target.file),
-                Self::NAME,
-                bytes,
-            )
-            .per_run(template)
-            .foreign(target.replaces.clone()),
-        );
+        let path = format!("{}/{}.ts", s.dir.trim_end_matches('/'), s.file);
+        let file = PlannedFile::owned(path, Self::NAME, bytes);
+        plan.files.push(file.per_run(template).foreign(s.replaces.clone()));
         Ok(())
     }
 }

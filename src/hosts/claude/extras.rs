@@ -52,13 +52,8 @@ pub fn with_network<S: Serialize>(model: &Model, server: S) -> WithNetwork<S> {
 /// URL. An empty list would claim that no host is needed, which the catalog cannot know, so
 /// a catalog without a runtime declares nothing.
 pub fn network_hosts(model: &Model) -> Vec<String> {
-    model
-        .shared
-        .runtime
-        .as_ref()
-        .and_then(|r| url_host(&r.default_url))
-        .into_iter()
-        .collect()
+    let runtime = model.shared.runtime.as_ref();
+    runtime.and_then(|r| url_host(&r.default_url)).into_iter().collect()
 }
 
 /// `host[:port]` of an absolute URL (`http://127.0.0.1:7743/x` → `127.0.0.1:7743`), or `None`
@@ -110,10 +105,7 @@ fn one_line(title: Option<&str>, description: &str) -> String {
     if d.is_empty() {
         return title.unwrap_or_default().to_string();
     }
-    match d.find(". ") {
-        Some(i) => d[..=i].to_string(),
-        None => d.to_string(),
-    }
+    d.find(". ").map_or(d, |i| &d[..=i]).to_string()
 }
 
 /// `owner/repo` of a GitHub repository URL, when every character is one GitHub allows, so the
@@ -155,10 +147,8 @@ pub fn plan(
     let full_command = [vec![command.to_string()], server_args(model, &opts.filter)]
         .concat()
         .join(" ");
-    let install = target
-        .marketplace
-        .then(|| p.repository.as_deref().and_then(github_repo))
-        .flatten()
+    let install = (p.repository.as_deref().and_then(github_repo))
+        .filter(|_| target.marketplace)
         .map(|repo| md_code(&format!("/plugin install {} --marketplace {repo}", p.name)));
     let tools = model
         .toolset(&server.toolset, &opts.filter)
@@ -169,13 +159,10 @@ pub fn plan(
             summary: md_text(&one_line(t.title.as_deref(), &t.description)),
         })
         .collect();
-    let mut links = Vec::new();
-    if let Some(h) = &p.homepage {
-        links.push(md_link("Homepage", h));
-    }
-    if let Some(r) = p.repository.as_ref().filter(|r| Some(*r) != p.homepage.as_ref()) {
-        links.push(md_link("Source", r));
-    }
+    let source = p.repository.as_ref().filter(|r| Some(*r) != p.homepage.as_ref());
+    let links = (p.homepage.iter().map(|h| md_link("Homepage", h)))
+        .chain(source.map(|r| md_link("Source", r)))
+        .collect();
     let readme = Readme {
         summary: md_line(&p.description),
         name: md_text(&p.name),

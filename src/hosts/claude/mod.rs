@@ -9,11 +9,11 @@
 
 pub mod extras;
 
-use super::{Host, Options, Surface, json_bytes, server_args};
+use super::{Host, Options, Surface, json_file, server_args};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::model::{Author, Model};
-use crate::plan::{Plan, PlannedFile};
+use crate::plan::Plan;
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -127,12 +127,8 @@ impl Host for Claude {
             );
         }
         // Its surface's ids are the names Claude Code sends to the model API.
-        let names = self.surfaces(s, cat);
-        diags.extend(super::check_name_lengths(
-            &names,
-            NAME_LIMIT,
-            "the model API's limit of 64",
-        ));
+        let over = "the model API's limit of 64";
+        diags.extend(super::check_name_lengths(&self.surfaces(s, cat), NAME_LIMIT, over));
         diags
     }
 
@@ -143,13 +139,7 @@ impl Host for Claude {
         })
     }
 
-    fn plan<'m>(
-        &self,
-        target: &'m Settings,
-        model: &'m Model,
-        opts: &Options,
-        plan: &mut Plan<'m>,
-    ) -> Result<(), Error> {
+    fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
         let Some(server) = &model.server else {
             return Ok(());
         };
@@ -165,17 +155,14 @@ impl Host for Claude {
             license: p.license.as_deref(),
             keywords: &p.keywords,
         };
-        plan.files.push(PlannedFile::owned(
-            ".claude-plugin/plugin.json",
-            Self::NAME,
-            json_bytes(&manifest)?,
-        ));
-        let command = if target.plugin_root {
+        plan.files
+            .push(json_file(".claude-plugin/plugin.json", Self::NAME, &manifest)?);
+        let command = if s.plugin_root {
             format!("${{CLAUDE_PLUGIN_ROOT}}/{}", server.command.trim_start_matches("./"))
         } else {
             server.command.clone()
         };
-        extras::plan(model, target, server, opts, &command, plan)?;
+        extras::plan(model, s, server, opts, &command, plan)?;
         plan.files.push(super::merged(
             ".mcp.json".into(),
             Self::NAME,
@@ -189,7 +176,7 @@ impl Host for Claude {
                 },
             ),
         )?);
-        if target.marketplace {
+        if s.marketplace {
             let market = Marketplace {
                 name: format!("{}-marketplace", p.name),
                 owner: p.author.clone().map_or(
@@ -211,11 +198,8 @@ impl Host for Claude {
                     version: &p.version,
                 }],
             };
-            plan.files.push(PlannedFile::owned(
-                ".claude-plugin/marketplace.json",
-                Self::NAME,
-                json_bytes(&market)?,
-            ));
+            plan.files
+                .push(json_file(".claude-plugin/marketplace.json", Self::NAME, &market)?);
         }
         Ok(())
     }

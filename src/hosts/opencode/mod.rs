@@ -22,6 +22,7 @@ use crate::error::Error;
 use crate::escape::{Ident, Ts, comment, ts_json, ts_json_pretty, ts_num, ts_str};
 use crate::model::{Model, Param, SpecType, ToolModel};
 use crate::plan::{Plan, PlannedFile};
+use crate::spec::SpecExec;
 use askama::Template;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -174,42 +175,33 @@ impl Host for Opencode {
         out
     }
 
-    fn plan<'m>(
-        &self,
-        target: &'m Settings,
-        model: &'m Model,
-        opts: &Options,
-        plan: &mut Plan<'m>,
-    ) -> Result<(), Error> {
+    fn plan<'m>(&self, s: &'m Settings, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error> {
         plan.groups.insert(Self::NAME);
-        let shared_import = plan_runtime(model, &target.dir, plan)?;
-        let toolset = opts.toolset.as_deref().unwrap_or(&target.toolset);
+        let shared_import = plan_runtime(model, &s.dir, plan)?;
+        let toolset = opts.toolset.as_deref().unwrap_or(&s.toolset);
         if !model.toolsets.contains_key(toolset) {
             return Err(super::unknown_toolset(model, toolset));
         }
         // Rendered when compared, so a large catalog never holds all its files at once.
         for t in model.toolset(toolset, &opts.filter) {
             let shared_import = shared_import.clone();
-            plan.files.push(PlannedFile::deferred(
-                format!("{}/{}.ts", target.dir.trim_end_matches('/'), tool_id(&t.name)),
-                Self::NAME,
-                move || {
-                    render(&ToolFile {
-                        header: header_text(model),
-                        command: Ts::code("ixgen opencode"),
-                        runtime_import: runtime_import()?,
-                        shared_import: shared_import.clone(),
-                        constants: Vec::new(),
-                        tools: vec![entry(model, t, None, &tool_id(&t.name))?],
-                    })
-                },
-            ));
+            let path = format!("{}/{}.ts", s.dir.trim_end_matches('/'), tool_id(&t.name));
+            plan.files.push(PlannedFile::deferred(path, Self::NAME, move || {
+                render(&ToolFile {
+                    header: header_text(model),
+                    command: Ts::code("ixgen opencode"),
+                    runtime_import: runtime_import()?,
+                    shared_import: shared_import.clone(),
+                    constants: Vec::new(),
+                    tools: vec![entry(model, t, None, &tool_id(&t.name))?],
+                })
+            }));
         }
-        let Some(config) = &target.config else {
+        let Some(config) = &s.config else {
             return Ok(());
         };
         plan_permissions(model, config, toolset, opts, plan);
-        if let Some(server) = model.server.as_ref().filter(|_| target.merges_server(model)) {
+        if let Some(server) = model.server.as_ref().filter(|_| s.merges_server(model)) {
             let value = serde_json::to_value(OpencodeMcp {
                 kind: "local",
                 command: std::iter::once(server.command.clone())
@@ -323,18 +315,12 @@ pub fn plan_runtime(model: &Model, tools_dir: &str, plan: &mut Plan<'_>) -> Resu
     let (shared_name, shared_bytes) = shared_file(model)?;
     let shared_import = ts_str(&format!("../ixgen/{shared_name}"));
     let dir = runtime_dir(tools_dir);
-    let (runtime_name, runtime_bytes) = runtime()?;
-    let mut files = vec![
-        (runtime_name.clone(), runtime_bytes.clone()),
-        (shared_name, shared_bytes),
-    ];
+    let mut files = vec![runtime()?.clone(), (shared_name, shared_bytes)];
     // The evaluator only for a catalog that computes: 280 kB that other projects never load.
-    let computes = model.tools.iter().any(|t| {
-        t.spec
-            .steps
-            .iter()
-            .any(|s| matches!(s.exec, crate::spec::SpecExec::Compute { .. }))
-    });
+    let computes = model
+        .tools
+        .iter()
+        .any(|t| t.spec.steps.iter().any(|s| matches!(s.exec, SpecExec::Compute { .. })));
     if computes {
         let (name, bytes) = cel_file();
         files.push((name, bytes.to_vec()));
@@ -399,9 +385,7 @@ fn zod(q: Param<'_>) -> Ts {
             SpecType::Number => Ts::code("tool.schema.number()"),
             SpecType::Boolean => Ts::code("tool.schema.boolean()"),
             SpecType::Enum => {
-                let vals: Vec<Ts> = values
-                    .map(|v| v.iter().map(|s| ts_str(s)).collect())
-                    .unwrap_or_default();
+                let vals: Vec<Ts> = values.into_iter().flatten().map(|s| ts_str(s)).collect();
                 Ts::code("tool.schema").call("enum", &[Ts::array(&vals)])
             }
             SpecType::Array => Ts::code("tool.schema.array(tool.schema.string())"),

@@ -11,16 +11,12 @@ use serde_json::Value;
 
 /// `export type …` declarations for the schema's root and every definition, in a fixed order.
 pub fn declarations(schema: &Value) -> Result<String, String> {
+    let title = schema.get("title").and_then(Value::as_str);
+    let root = (title.ok_or("the spec schema has no title")?, schema);
+    let defs = schema.get("$defs").and_then(Value::as_object).into_iter().flatten();
     let mut out = String::new();
-    let root_name = schema
-        .get("title")
-        .and_then(Value::as_str)
-        .ok_or("the spec schema has no title")?;
-    out.push_str(&format!("export type {root_name} = {}\n", ty(schema)?));
-    if let Some(defs) = schema.get("$defs").and_then(Value::as_object) {
-        for (name, def) in defs {
-            out.push_str(&format!("export type {name} = {}\n", ty(def)?));
-        }
+    for (name, def) in std::iter::once(root).chain(defs.map(|(n, d)| (n.as_str(), d))) {
+        out.push_str(&format!("export type {name} = {}\n", ty(def)?));
     }
     Ok(out)
 }
