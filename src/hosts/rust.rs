@@ -26,7 +26,7 @@
 use super::{Host, Options, Surface, SurfaceKind};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
-use crate::escape::{Ident, RS_RESERVED, Rs, one_line, rs_camel, rs_comment, rs_json, rs_snake, rs_str, rs_suffixed};
+use crate::escape::{RS_RESERVED, Rs, one_line, rs_camel, rs_comment, rs_json, rs_snake, rs_str, rs_suffixed};
 use crate::model::{Model, ToolModel};
 use crate::model::{Param, SpecType};
 use crate::plan::{Plan, PlannedFile};
@@ -131,8 +131,13 @@ impl Host for Rust {
 
 /// A crate name: Rust identifier segments (`rig`, `rig_core`, `my::rig`).
 fn is_crate_name(s: &str) -> bool {
-    s.split("::")
-        .all(|seg| Ident::export_name(seg).is_some() && seg != "_" && !RS_RESERVED.contains(&seg))
+    // Rust's own rules, not TypeScript's `Ident` (which happens to match them today).
+    s.split("::").all(|seg| {
+        seg.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && seg != "_"
+            && !RS_RESERVED.contains(&seg)
+    })
 }
 
 /// Names already given in one namespace of the module; a name made alike gets a suffix.
