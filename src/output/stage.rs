@@ -186,8 +186,17 @@ pub(super) fn write_change(
                 None => Ok(Some(hash.to_string())),
             };
         }
-        (None, _) if !recorded => {
-            rendered = render_first(c, planned)?;
+        // A deferred file the compare left unrendered must carry ixgen's marker (see
+        // [`PlannedFile::deferred`]).
+        (None, Some(Content::Deferred(render))) if !recorded => {
+            rendered = render()?;
+            if !has_marker(&rendered) {
+                return Err(Error::internal(format!(
+                    "`{}` was rendered without ixgen's marker, which a file created before its hash \
+                     is recorded must carry",
+                    c.path
+                )));
+            }
             first = Some(content_hash(&rendered));
             &rendered
         }
@@ -198,22 +207,6 @@ pub(super) fn write_change(
     };
     file.write_all(bytes).map_err(io_error("write", shown(out, &c.path)))?;
     Ok(first)
-}
-
-/// Renders a deferred file the compare left unrendered, which must carry ixgen's marker (see
-/// [`PlannedFile::deferred`]).
-pub(super) fn render_first(c: &Change, planned: &BTreeMap<RelPath, &PlannedFile<'_>>) -> Result<Vec<u8>, Error> {
-    let Some(Content::Deferred(render)) = planned.get(&c.path).map(|f| &f.content) else {
-        return Err(bytes_gone(c));
-    };
-    let bytes = render()?;
-    if !has_marker(&bytes) {
-        return Err(Error::internal(format!(
-            "`{}` was rendered without ixgen's marker, which a file created before its hash is recorded must carry",
-            c.path
-        )));
-    }
-    Ok(bytes)
 }
 
 /// Writes `bytes` to a temp file beside `full`, with the mode the file will have: the
