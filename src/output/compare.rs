@@ -293,12 +293,11 @@ pub(super) fn compare_one(
     };
     Ok((
         Change {
-            path: rel.clone(),
-            action,
             new,
             old,
             hash,
             template: f.template.clone(),
+            ..Change::new(rel.clone(), action)
         },
         entry,
     ))

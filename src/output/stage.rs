@@ -110,7 +110,7 @@ pub(super) fn rerender(
     let bytes = match planned.get(&c.path).map(|f| &f.content) {
         Some(Content::Owned(b)) => b.clone(),
         Some(Content::Deferred(render)) => render()?,
-        // A streamed file is rendered straight into its file (`write_streamed`); a merge
+        // A streamed file is rendered straight into its file (`write_change`); a merge
         // always keeps its bytes.
         Some(Content::Streamed(_) | Content::JsonMerge(_)) | None => return Err(bytes_gone(c)),
     };
@@ -150,46 +150,12 @@ pub(super) fn is_streamed(c: &Change, planned: &BTreeMap<RelPath, &PlannedFile<'
         .is_some_and(|f| matches!(f.content, Content::Streamed(_)))
 }
 
-/// Writes a streamed change straight into `file` through a hasher. One that kept only its
-/// hash is rendered again and must hash to what was compared (as [`rerender`] checks for a
-/// file rendered whole) before the file is given its name; one the compare left unrendered (a
-/// first write, see [`compare_one`](super::compare::compare_one)) is rendered here for the first time, and its hash is
-/// returned, for the manifest.
-pub(super) fn write_streamed(
-    out: &Path,
-    c: &Change,
-    file: &mut std::fs::File,
-    manifest: &Manifest,
-    planned: &BTreeMap<RelPath, &PlannedFile<'_>>,
-) -> Result<Option<String>, Error> {
-    let Some(Content::Streamed(render)) = planned.get(&c.path).map(|f| &f.content) else {
-        return Err(bytes_gone(c));
-    };
-    let expected = manifest
-        .files
-        .contains_key(c.path.as_str())
-        .then(|| recorded_hash(c, manifest))
-        .transpose()?;
-    let mut sink = Hashed {
-        file,
-        hasher: blake3::Hasher::new(),
-        error: None,
-    };
-    let rendered = render(&mut sink);
-    if let Some(e) = sink.error.take() {
-        return Err(io_error("write", shown(out, &c.path))(e));
-    }
-    rendered?;
-    let hash = sink.hasher.finalize().to_hex();
-    match expected {
-        Some(expected) => same_as_compared(c, &hash, expected).map(|()| None),
-        None => Ok(Some(hash.to_string())),
-    }
-}
-
-/// Writes a change's bytes into `file`: the ones it kept, or rendered again. A deferred file
-/// the compare did not render (the manifest has no entry for it) is rendered here for the first
-/// time, and its hash is returned, for the manifest.
+/// Writes a change's bytes into `file`: the ones it kept, or rendered again. A file the compare
+/// did not render (the manifest has no entry for it, see
+/// [`compare_one`](super::compare::compare_one)) is rendered here for the first time, and its
+/// hash is returned, for the manifest. A streamed file is rendered straight into `file` through
+/// a hasher; one that kept only its hash must hash to what was compared (as [`rerender`] checks
+/// for a file rendered whole) before the file is given its name.
 pub(super) fn write_change(
     out: &Path,
     c: &Change,
@@ -197,39 +163,50 @@ pub(super) fn write_change(
     manifest: &Manifest,
     planned: &BTreeMap<RelPath, &PlannedFile<'_>>,
 ) -> Result<Option<String>, Error> {
+    let recorded = manifest.files.contains_key(c.path.as_str());
     let rendered;
     let mut first = None;
-    let bytes = match &c.new {
-        Some(bytes) => bytes,
-        None if is_streamed(c, planned) => return write_streamed(out, c, file, manifest, planned),
-        None if !manifest.files.contains_key(c.path.as_str()) => {
-            rendered = render_first(c, planned)?;
+    let bytes = match (&c.new, planned.get(&c.path).map(|f| &f.content)) {
+        (Some(bytes), _) => bytes,
+        (None, Some(Content::Streamed(render))) => {
+            let expected = recorded.then(|| recorded_hash(c, manifest)).transpose()?;
+            let mut sink = Hashed {
+                file,
+                hasher: blake3::Hasher::new(),
+                error: None,
+            };
+            let rendered = render(&mut sink);
+            if let Some(e) = sink.error.take() {
+                return Err(io_error("write", shown(out, &c.path))(e));
+            }
+            rendered?;
+            let hash = sink.hasher.finalize().to_hex();
+            return match expected {
+                Some(expected) => same_as_compared(c, &hash, expected).map(|()| None),
+                None => Ok(Some(hash.to_string())),
+            };
+        }
+        // A deferred file the compare left unrendered must carry ixgen's marker (see
+        // [`PlannedFile::deferred`]).
+        (None, Some(Content::Deferred(render))) if !recorded => {
+            rendered = render()?;
+            if !has_marker(&rendered) {
+                return Err(Error::internal(format!(
+                    "`{}` was rendered without ixgen's marker, which a file created before its hash \
+                     is recorded must carry",
+                    c.path
+                )));
+            }
             first = Some(content_hash(&rendered));
             &rendered
         }
-        None => {
+        (None, _) => {
             rendered = rerender(c, manifest, planned)?;
             &rendered
         }
     };
     file.write_all(bytes).map_err(io_error("write", shown(out, &c.path)))?;
     Ok(first)
-}
-
-/// Renders a deferred file the compare left unrendered, which must carry ixgen's marker (see
-/// [`PlannedFile::deferred`]).
-pub(super) fn render_first(c: &Change, planned: &BTreeMap<RelPath, &PlannedFile<'_>>) -> Result<Vec<u8>, Error> {
-    let Some(Content::Deferred(render)) = planned.get(&c.path).map(|f| &f.content) else {
-        return Err(bytes_gone(c));
-    };
-    let bytes = render()?;
-    if !has_marker(&bytes) {
-        return Err(Error::internal(format!(
-            "`{}` was rendered without ixgen's marker, which a file created before its hash is recorded must carry",
-            c.path
-        )));
-    }
-    Ok(bytes)
 }
 
 /// Writes `bytes` to a temp file beside `full`, with the mode the file will have: the
