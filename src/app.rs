@@ -172,10 +172,13 @@ impl App {
         self.located_collision(&hosts::plan(model, &targets, &opts).err()?)
     }
 
-    fn print_warnings(&self, warnings: &[Diagnostic]) {
+    /// Loads the catalog and prints its warnings.
+    fn load_warned(&mut self) -> Result<ManuallyDrop<Model>, Error> {
+        let (model, warnings) = self.load()?;
         if let (Some(file), false) = (&self.loaded, warnings.is_empty()) {
-            eprint!("{}", diagnostic::render(warnings, file, self.color));
+            eprint!("{}", diagnostic::render(&warnings, file, self.color));
         }
+        Ok(model)
     }
 
     /// Prints a catalog's diagnostics, then how many are errors in a line that ends with `then`.
@@ -218,16 +221,12 @@ impl App {
             }
             &Command::Validate { strict, format } => self.validate(strict, format),
             Command::List { toolset, format } => {
-                let (toolset, format) = (toolset.clone(), *format);
-                let (model, warnings) = self.load()?;
-                self.print_warnings(&warnings);
-                crate::report::list(&model, toolset.as_deref(), format == Format::Json)?;
+                let (toolset, json) = (toolset.clone(), *format == Format::Json);
+                crate::report::list(&*self.load_warned()?, toolset.as_deref(), json)?;
                 Ok(0)
             }
             &Command::Budget { format } => {
-                let (model, warnings) = self.load()?;
-                self.print_warnings(&warnings);
-                crate::report::budget(&model, format == Format::Json);
+                crate::report::budget(&*self.load_warned()?, format == Format::Json);
                 Ok(0)
             }
             Command::Opencode { .. } | Command::Claude { .. } | Command::Mcp { .. } | Command::Generate { .. } => {
