@@ -76,7 +76,7 @@ struct Asked<'a> {
 
 impl<'a> Asked<'a> {
     /// A host's own command: that host, in the default MCP revision, without context.
-    fn own(command: &'static str, filters: &'a FilterArgs, write: &'a WriteArgs) -> Asked<'a> {
+    fn own(command: &'static str, filters: &'a FilterArgs, write: Option<&'a WriteArgs>) -> Asked<'a> {
         Asked {
             command,
             targets: &[],
@@ -84,20 +84,17 @@ impl<'a> Asked<'a> {
             filters,
             toolset: None,
             context: None,
-            write: Some(write),
+            write,
         }
     }
 
     /// `generate` or `check`: the targets they name, or every one the catalog enables.
     fn selection(command: &'static str, s: &'a Selection, write: Option<&'a WriteArgs>) -> Asked<'a> {
         Asked {
-            command,
             targets: &s.targets,
             profiles: &s.profiles,
-            filters: &s.filters,
-            toolset: None,
             context: Some(&s.context),
-            write,
+            ..Asked::own(command, &s.filters, write)
         }
     }
 }
@@ -540,16 +537,16 @@ impl App {
             } => Asked {
                 toolset: toolset.as_deref(),
                 context: Some(context),
-                ..Asked::own("opencode", filters, write)
+                ..Asked::own("opencode", filters, Some(write))
             },
-            Command::Claude { filters, write } => Asked::own("claude", filters, write),
+            Command::Claude { filters, write } => Asked::own("claude", filters, Some(write)),
             Command::Mcp {
                 profiles,
                 filters,
                 write,
             } => Asked {
                 profiles,
-                ..Asked::own("mcp", filters, write)
+                ..Asked::own("mcp", filters, Some(write))
             },
             Command::Generate { selection, write } => Asked::selection("generate", selection, Some(write)),
             Command::Check { selection, .. } => Asked::selection("check", selection, None),
