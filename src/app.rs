@@ -76,7 +76,7 @@ struct Asked<'a> {
 
 impl<'a> Asked<'a> {
     /// A host's own command: that host, in the default MCP revision, without context.
-    fn own(command: &'static str, filters: &'a FilterArgs, write: &'a WriteArgs) -> Asked<'a> {
+    fn own(command: &'static str, filters: &'a FilterArgs, write: Option<&'a WriteArgs>) -> Asked<'a> {
         Asked {
             command,
             targets: &[],
@@ -84,20 +84,17 @@ impl<'a> Asked<'a> {
             filters,
             toolset: None,
             context: None,
-            write: Some(write),
+            write,
         }
     }
 
     /// `generate` or `check`: the targets they name, or every one the catalog enables.
     fn selection(command: &'static str, s: &'a Selection, write: Option<&'a WriteArgs>) -> Asked<'a> {
         Asked {
-            command,
             targets: &s.targets,
             profiles: &s.profiles,
-            filters: &s.filters,
-            toolset: None,
             context: Some(&s.context),
-            write,
+            ..Asked::own(command, &s.filters, write)
         }
     }
 }
@@ -172,10 +169,13 @@ impl App {
         self.located_collision(&hosts::plan(model, &targets, &opts).err()?)
     }
 
-    fn print_warnings(&self, warnings: &[Diagnostic]) {
+    /// Loads the catalog and prints its warnings.
+    fn load_warned(&mut self) -> Result<ManuallyDrop<Model>, Error> {
+        let (model, warnings) = self.load()?;
         if let (Some(file), false) = (&self.loaded, warnings.is_empty()) {
-            eprint!("{}", diagnostic::render(warnings, file, self.color));
+            eprint!("{}", diagnostic::render(&warnings, file, self.color));
         }
+        Ok(model)
     }
 
     /// Prints a catalog's diagnostics, then how many are errors in a line that ends with `then`.
@@ -218,16 +218,12 @@ impl App {
             }
             &Command::Validate { strict, format } => self.validate(strict, format),
             Command::List { toolset, format } => {
-                let (toolset, format) = (toolset.clone(), *format);
-                let (model, warnings) = self.load()?;
-                self.print_warnings(&warnings);
-                crate::report::list(&model, toolset.as_deref(), format == Format::Json)?;
+                let (toolset, json) = (toolset.clone(), *format == Format::Json);
+                crate::report::list(&*self.load_warned()?, toolset.as_deref(), json)?;
                 Ok(0)
             }
             &Command::Budget { format } => {
-                let (model, warnings) = self.load()?;
-                self.print_warnings(&warnings);
-                crate::report::budget(&model, format == Format::Json);
+                crate::report::budget(&*self.load_warned()?, format == Format::Json);
                 Ok(0)
             }
             Command::Opencode { .. } | Command::Claude { .. } | Command::Mcp { .. } | Command::Generate { .. } => {
@@ -541,16 +537,16 @@ impl App {
             } => Asked {
                 toolset: toolset.as_deref(),
                 context: Some(context),
-                ..Asked::own("opencode", filters, write)
+                ..Asked::own("opencode", filters, Some(write))
             },
-            Command::Claude { filters, write } => Asked::own("claude", filters, write),
+            Command::Claude { filters, write } => Asked::own("claude", filters, Some(write)),
             Command::Mcp {
                 profiles,
                 filters,
                 write,
             } => Asked {
                 profiles,
-                ..Asked::own("mcp", filters, write)
+                ..Asked::own("mcp", filters, Some(write))
             },
             Command::Generate { selection, write } => Asked::selection("generate", selection, Some(write)),
             Command::Check { selection, .. } => Asked::selection("check", selection, None),

@@ -392,12 +392,12 @@ pub struct WriteArgs {
 }
 
 /// `--profile`'s values: the MCP host's protocol revisions (the host module knows no clap).
-impl clap::ValueEnum for Profile {
+impl ValueEnum for Profile {
     fn value_variants<'a>() -> &'a [Self] {
         &Profile::ALL
     }
 
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        Some(clap::builder::PossibleValue::new(self.name()).help(self.about()))
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()).help(self.about()))
     }
 }

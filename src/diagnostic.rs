@@ -280,11 +280,8 @@ impl miette::Diagnostic for OwnedLocated {
         self.file.as_ref().map(|f| f as &dyn miette::SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let span = self.span?;
-        Some(Box::new(std::iter::once(LabeledSpan::new_primary_with_span(
-            Some("here".into()),
-            span,
-        ))))
+        let label = LabeledSpan::new_primary_with_span(Some("here".into()), self.span?);
+        Some(Box::new(std::iter::once(label)))
     }
 }
 

@@ -152,12 +152,11 @@ pub fn costs(model: &Model) -> Vec<HostCost<'_>> {
                     }
                 })
                 .collect();
-            let description_chars = tools.iter().map(|t| t.description_chars).sum();
             let definition_chars = tools.iter().map(|t| t.definition_chars).sum();
             HostCost {
                 host,
                 toolset,
-                description_chars,
+                description_chars: tools.iter().map(|t| t.description_chars).sum(),
                 definition_chars,
                 tokens: tokens(definition_chars),
                 tools,

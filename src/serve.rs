@@ -293,15 +293,13 @@ impl ServerHandler for Server {
         // other worker covers meanwhile, instead of a hand-off to the blocking pool (a thread wake-up per call).
         let answer = tokio::task::block_in_place(move || {
             let tool = served.model.tool(&name).expect("a served tool is one of the catalog's");
-            // The client asks before a call annotated destructive: confirmation is the client's.
-            let destructive = tool.destructive;
             let ask = move |a: &ixgen_runtime::Ask| {
                 if elicits {
                     return handle.block_on(confirm_by_elicitation(&peer, a));
                 }
                 // Otherwise confirmation is the client's: it asks before a call it sees annotated destructive.
                 // A tool that asks but is not so annotated is not run (nothing would have asked the user).
-                if destructive {
+                if tool.destructive {
                     Ok(())
                 } else {
                     Err("the MCP client offers no elicitation, and this tool is not annotated destructive".to_string())
