@@ -316,7 +316,7 @@ pub fn tier_changed(d: &mut Diff, n: &Node) -> Option<()> {
 /// the parameter, the tool, then `values` in its `{}`s.
 fn param_hit(d: &mut Diff, pc: &ParamChange, text: &str, values: &[&str], key: &str) -> Option<()> {
     let msg = Msg::of(text, &[&[pc.name(), pc.tool.name()], values].concat());
-    d.param(pc, &pc.tool.common, msg, pc.at(key))
+    d.param(pc, msg, pc.at(key))
 }
 
 /// [`param_hit`] on the surfaces that run the steps (what the generated tools check), if any.
@@ -346,7 +346,7 @@ pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let msg = Msg::of("parameter {} of {} was removed", &[&op.name, &t.name]);
     let msg = or_renamed(msg, twin.map(|np| &np.spec.name), &op.name);
     let at = At::gone(pc.before.clone(), pc.tool.ntp.clone());
-    d.param(pc, &pc.tool.common, msg, at)
+    d.param(pc, msg, at)
 }
 
 pub fn param_renamed(d: &mut Diff, n: &Node) -> Option<()> {
@@ -358,20 +358,19 @@ pub fn param_renamed(d: &mut Diff, n: &Node) -> Option<()> {
         &[&op.name, pc.tool.name(), &np.name],
     );
     let at = At::both(pc.before.clone(), format!("{}.renamed_from", pc.after));
-    d.param(pc, &pc.tool.common, msg, at)
+    d.param(pc, msg, at)
 }
 
 /// A new parameter: required (`param-required-added`) or not (`param-added-optional`).
 pub fn param_added(d: &mut Diff, n: &Node, required: bool) -> Option<()> {
     let pc = param(n).filter(|pc| pc.old.is_none())?;
     let s = pc.new.filter(|s| s.required == required)?.spec;
-    let text = if required {
-        "new required parameter {} of {}"
-    } else {
-        "new optional parameter {} of {}"
-    };
-    let msg = Msg::of(text, &[&s.name, pc.tool.name()]);
-    d.param(pc, &pc.tool.common, msg, At::added(pc.after.clone()))
+    let kind = if required { "required" } else { "optional" };
+    let msg = Msg::of(
+        &format!("new {kind} parameter {{}} of {{}}"),
+        &[&s.name, pc.tool.name()],
+    );
+    d.param(pc, msg, At::added(pc.after.clone()))
 }
 
 fn type_text(p: &SpecParam) -> String {
@@ -411,7 +410,7 @@ pub fn enum_values(d: &mut Diff, n: &Node, removed: bool) -> Option<()> {
     let diff: Vec<&str> = from.iter().filter(|v| !to.contains(v)).map(String::as_str).collect();
     (!diff.is_empty()).then_some(())?;
     let msg = Msg::of(what, &[pc.name(), pc.tool.name()]).codes(diff);
-    d.param(pc, &pc.tool.common, msg, pc.at(key))
+    d.param(pc, msg, pc.at(key))
 }
 
 /// Bounds that moved, tighter (`bound-tightened`) or looser: a minimum or maximum (of a
@@ -423,19 +422,17 @@ pub fn bound(d: &mut Diff, n: &Node, tighter: bool) -> Option<()> {
         .same_type()
         .filter(|(a, _)| !matches!(a.ty, SpecType::Boolean | SpecType::Enum))?;
     let number = matches!(a.ty, SpecType::Integer | SpecType::Number);
-    for (key, x, y, larger_is_tighter) in [("min", &a.min, &b.min, true), ("max", &a.max, &b.max, false)] {
+    let length = if number { "" } else { " length" };
+    for (key, word, x, y) in [("min", "minimum", &a.min, &b.min), ("max", "maximum", &a.max, &b.max)] {
         let is_tighter = match (x.as_ref().and_then(|x| x.as_f64()), y.as_ref().and_then(|y| y.as_f64())) {
             (None, Some(_)) => true,
             (Some(_), None) => false,
-            (Some(p), Some(q)) if p != q => (q > p) == larger_is_tighter,
+            // A larger minimum, or a smaller maximum.
+            (Some(p), Some(q)) if p != q => (q > p) == (key == "min"),
             _ => continue,
         };
         if is_tighter == tighter {
-            let word = if key == "min" { "minimum" } else { "maximum" };
-            let text = format!(
-                "the {word}{} of parameter {{}} of {{}}: {{}} → {{}}",
-                if number { "" } else { " length" }
-            );
+            let text = format!("the {word}{length} of parameter {{}} of {{}}: {{}} → {{}}");
             let show = |v: &Option<serde_json::Number>| v.as_ref().map_or("none".to_string(), |n| n.to_string());
             param_hit(d, pc, &text, &[&show(x), &show(y)], key);
         }

@@ -59,14 +59,8 @@ impl Side {
 
     /// The position of a catalog path, or of its nearest ancestor that exists.
     pub fn loc(&self, path: &str) -> Loc {
-        let (line, column) = self
-            .index
-            .find(path)
-            .map(|l| {
-                let p = l.key.unwrap_or(l.value);
-                (p.line as usize, p.col as usize)
-            })
-            .unwrap_or((1, 1));
+        let p = self.index.find(path).map(|l| l.key.unwrap_or(l.value));
+        let (line, column) = p.map_or((1, 1), |p| (p.line as usize, p.col as usize));
         Loc {
             file: self.file.name.clone(),
             line,
