@@ -302,10 +302,8 @@ pub fn hints_changed(d: &mut Diff, n: &Node) -> Option<()> {
 
 pub fn tier_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let p = shared(n).filter(|p| p.old.tier != p.new.tier)?;
-    let msg = Msg::of(
-        "tool {} moved from tier {} to {}",
-        &[p.name(), &p.old.tier, &p.new.tier],
-    );
+    let text = "tool {} moved from tier {} to {}";
+    let msg = Msg::of(text, &[p.name(), &p.old.tier, &p.new.tier]);
     d.tool(p, &p.common, msg, "tier")
 }
 
@@ -353,10 +351,8 @@ pub fn param_renamed(d: &mut Diff, n: &Node) -> Option<()> {
     let pc = param(n)?;
     let (op, np) = (pc.old?, pc.new?);
     (op.name != np.name).then_some(())?;
-    let msg = Msg::of(
-        "parameter {} of {} was renamed to {}",
-        &[&op.name, pc.tool.name(), &np.name],
-    );
+    let text = "parameter {} of {} was renamed to {}";
+    let msg = Msg::of(text, &[&op.name, pc.tool.name(), &np.name]);
     let at = At::both(pc.before.clone(), format!("{}.renamed_from", pc.after));
     d.param(pc, msg, at)
 }
@@ -364,12 +360,10 @@ pub fn param_renamed(d: &mut Diff, n: &Node) -> Option<()> {
 /// A new parameter: required (`param-required-added`) or not (`param-added-optional`).
 pub fn param_added(d: &mut Diff, n: &Node, required: bool) -> Option<()> {
     let pc = param(n).filter(|pc| pc.old.is_none())?;
-    let s = pc.new.filter(|s| s.required == required)?.spec;
+    pc.new.filter(|s| s.required == required)?;
     let kind = if required { "required" } else { "optional" };
-    let msg = Msg::of(
-        &format!("new {kind} parameter {{}} of {{}}"),
-        &[&s.name, pc.tool.name()],
-    );
+    let text = format!("new {kind} parameter {{}} of {{}}");
+    let msg = Msg::of(&text, &[pc.name(), pc.tool.name()]);
     d.param(pc, msg, At::added(pc.after.clone()))
 }
 
@@ -551,10 +545,8 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let (a, b) = (&p.old.spec, &p.new.spec);
     let (sa, sb) = (&a.steps, &b.steps);
     if let Some(&(i, j)) = p.steps.same_interface.first() {
-        let mut msg = Msg::of(
-            "{} runs {} instead of {}",
-            &[p.name(), &exec_text(&sb[j].exec), &exec_text(&sa[i].exec)],
-        );
+        let (is, was) = (exec_text(&sb[j].exec), exec_text(&sa[i].exec));
+        let mut msg = Msg::of("{} runs {} instead of {}", &[p.name(), &is, &was]);
         let more = p.steps.same_interface.len() - 1;
         if more > 0 {
             msg = msg.t(format!(" (and {more} more such change(s))"));
