@@ -193,13 +193,9 @@ fn markdown(r: &Report) -> String {
     };
     let (product, version) = (escape::md_text(&r.after.product), escape::md_text(version));
     let _ = writeln!(o, "## {product} {version}\n");
-    let _ = writeln!(
-        o,
-        "Changes to the agent tools since {} {} ({}).\n",
-        escape::md_text(&r.before.product),
-        escape::md_text(&r.before.version),
-        escape::md_code(&escape::terminal(&r.before.file))
-    );
+    let file = escape::md_code(&escape::terminal(&r.before.file));
+    let (product, version) = (escape::md_text(&r.before.product), escape::md_text(&r.before.version));
+    let _ = writeln!(o, "Changes to the agent tools since {product} {version} ({file}).\n");
     let active: Vec<&Finding> = r.findings.iter().filter(|f| !f.ignored).collect();
     if active.is_empty() {
         let _ = writeln!(o, "No changes to the tool surfaces.\n");
