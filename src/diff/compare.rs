@@ -233,9 +233,9 @@ impl<'a> Diff<'a> {
         Some(())
     }
 
-    /// Records something about parameter `pc` of a kept tool.
-    pub fn param(&mut self, pc: &ParamChange, surfaces: &[Surface], msg: Msg, at: At) -> Option<()> {
-        self.push(Some(pc.tool.name()), Some(pc.name()), surfaces, msg, at);
+    /// Records something about parameter `pc` of a kept tool, on the surfaces that have the tool.
+    pub fn param(&mut self, pc: &ParamChange, msg: Msg, at: At) -> Option<()> {
+        self.push(Some(pc.tool.name()), Some(pc.name()), &pc.tool.common, msg, at);
         Some(())
     }
 

@@ -302,10 +302,8 @@ pub fn hints_changed(d: &mut Diff, n: &Node) -> Option<()> {
 
 pub fn tier_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let p = shared(n).filter(|p| p.old.tier != p.new.tier)?;
-    let msg = Msg::of(
-        "tool {} moved from tier {} to {}",
-        &[p.name(), &p.old.tier, &p.new.tier],
-    );
+    let text = "tool {} moved from tier {} to {}";
+    let msg = Msg::of(text, &[p.name(), &p.old.tier, &p.new.tier]);
     d.tool(p, &p.common, msg, "tier")
 }
 
@@ -316,7 +314,7 @@ pub fn tier_changed(d: &mut Diff, n: &Node) -> Option<()> {
 /// the parameter, the tool, then `values` in its `{}`s.
 fn param_hit(d: &mut Diff, pc: &ParamChange, text: &str, values: &[&str], key: &str) -> Option<()> {
     let msg = Msg::of(text, &[&[pc.name(), pc.tool.name()], values].concat());
-    d.param(pc, &pc.tool.common, msg, pc.at(key))
+    d.param(pc, msg, pc.at(key))
 }
 
 /// [`param_hit`] on the surfaces that run the steps (what the generated tools check), if any.
@@ -346,32 +344,27 @@ pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let msg = Msg::of("parameter {} of {} was removed", &[&op.name, &t.name]);
     let msg = or_renamed(msg, twin.map(|np| &np.spec.name), &op.name);
     let at = At::gone(pc.before.clone(), pc.tool.ntp.clone());
-    d.param(pc, &pc.tool.common, msg, at)
+    d.param(pc, msg, at)
 }
 
 pub fn param_renamed(d: &mut Diff, n: &Node) -> Option<()> {
     let pc = param(n)?;
     let (op, np) = (pc.old?, pc.new?);
     (op.name != np.name).then_some(())?;
-    let msg = Msg::of(
-        "parameter {} of {} was renamed to {}",
-        &[&op.name, pc.tool.name(), &np.name],
-    );
+    let text = "parameter {} of {} was renamed to {}";
+    let msg = Msg::of(text, &[&op.name, pc.tool.name(), &np.name]);
     let at = At::both(pc.before.clone(), format!("{}.renamed_from", pc.after));
-    d.param(pc, &pc.tool.common, msg, at)
+    d.param(pc, msg, at)
 }
 
 /// A new parameter: required (`param-required-added`) or not (`param-added-optional`).
 pub fn param_added(d: &mut Diff, n: &Node, required: bool) -> Option<()> {
     let pc = param(n).filter(|pc| pc.old.is_none())?;
-    let s = pc.new.filter(|s| s.required == required)?.spec;
-    let text = if required {
-        "new required parameter {} of {}"
-    } else {
-        "new optional parameter {} of {}"
-    };
-    let msg = Msg::of(text, &[&s.name, pc.tool.name()]);
-    d.param(pc, &pc.tool.common, msg, At::added(pc.after.clone()))
+    pc.new.filter(|s| s.required == required)?;
+    let kind = if required { "required" } else { "optional" };
+    let text = format!("new {kind} parameter {{}} of {{}}");
+    let msg = Msg::of(&text, &[pc.name(), pc.tool.name()]);
+    d.param(pc, msg, At::added(pc.after.clone()))
 }
 
 fn type_text(p: &SpecParam) -> String {
@@ -411,7 +404,7 @@ pub fn enum_values(d: &mut Diff, n: &Node, removed: bool) -> Option<()> {
     let diff: Vec<&str> = from.iter().filter(|v| !to.contains(v)).map(String::as_str).collect();
     (!diff.is_empty()).then_some(())?;
     let msg = Msg::of(what, &[pc.name(), pc.tool.name()]).codes(diff);
-    d.param(pc, &pc.tool.common, msg, pc.at(key))
+    d.param(pc, msg, pc.at(key))
 }
 
 /// Bounds that moved, tighter (`bound-tightened`) or looser: a minimum or maximum (of a
@@ -423,19 +416,17 @@ pub fn bound(d: &mut Diff, n: &Node, tighter: bool) -> Option<()> {
         .same_type()
         .filter(|(a, _)| !matches!(a.ty, SpecType::Boolean | SpecType::Enum))?;
     let number = matches!(a.ty, SpecType::Integer | SpecType::Number);
-    for (key, x, y, larger_is_tighter) in [("min", &a.min, &b.min, true), ("max", &a.max, &b.max, false)] {
+    let length = if number { "" } else { " length" };
+    for (key, word, x, y) in [("min", "minimum", &a.min, &b.min), ("max", "maximum", &a.max, &b.max)] {
         let is_tighter = match (x.as_ref().and_then(|x| x.as_f64()), y.as_ref().and_then(|y| y.as_f64())) {
             (None, Some(_)) => true,
             (Some(_), None) => false,
-            (Some(p), Some(q)) if p != q => (q > p) == larger_is_tighter,
+            // A larger minimum, or a smaller maximum.
+            (Some(p), Some(q)) if p != q => (q > p) == (key == "min"),
             _ => continue,
         };
         if is_tighter == tighter {
-            let word = if key == "min" { "minimum" } else { "maximum" };
-            let text = format!(
-                "the {word}{} of parameter {{}} of {{}}: {{}} → {{}}",
-                if number { "" } else { " length" }
-            );
+            let text = format!("the {word}{length} of parameter {{}} of {{}}: {{}} → {{}}");
             let show = |v: &Option<serde_json::Number>| v.as_ref().map_or("none".to_string(), |n| n.to_string());
             param_hit(d, pc, &text, &[&show(x), &show(y)], key);
         }
@@ -554,10 +545,8 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let (a, b) = (&p.old.spec, &p.new.spec);
     let (sa, sb) = (&a.steps, &b.steps);
     if let Some(&(i, j)) = p.steps.same_interface.first() {
-        let mut msg = Msg::of(
-            "{} runs {} instead of {}",
-            &[p.name(), &exec_text(&sb[j].exec), &exec_text(&sa[i].exec)],
-        );
+        let (is, was) = (exec_text(&sb[j].exec), exec_text(&sa[i].exec));
+        let mut msg = Msg::of("{} runs {} instead of {}", &[p.name(), &is, &was]);
         let more = p.steps.same_interface.len() - 1;
         if more > 0 {
             msg = msg.t(format!(" (and {more} more such change(s))"));

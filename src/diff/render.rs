@@ -87,16 +87,8 @@ fn budget_phrase(b: &super::BudgetDelta) -> String {
 
 fn text(r: &Report) -> String {
     let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "ixgen diff: {} ({} {}) against {} ({} {})",
-        escape::terminal(&r.after.file),
-        r.after.product,
-        r.after.version,
-        escape::terminal(&r.before.file),
-        r.before.product,
-        r.before.version
-    );
+    let side = |s: &super::SideInfo| format!("{} ({} {})", escape::terminal(&s.file), s.product, s.version);
+    let _ = writeln!(o, "ixgen diff: {} against {}", side(&r.after), side(&r.before));
     if r.findings.is_empty() {
         let _ = writeln!(o, "\nno changes to the tool surfaces");
     }
@@ -199,19 +191,11 @@ fn markdown(r: &Report) -> String {
     } else {
         &r.bump.suggested_version
     };
-    let _ = writeln!(
-        o,
-        "## {} {}\n",
-        escape::md_text(&r.after.product),
-        escape::md_text(version)
-    );
-    let _ = writeln!(
-        o,
-        "Changes to the agent tools since {} {} ({}).\n",
-        escape::md_text(&r.before.product),
-        escape::md_text(&r.before.version),
-        escape::md_code(&escape::terminal(&r.before.file))
-    );
+    let (product, version) = (escape::md_text(&r.after.product), escape::md_text(version));
+    let _ = writeln!(o, "## {product} {version}\n");
+    let file = escape::md_code(&escape::terminal(&r.before.file));
+    let (product, version) = (escape::md_text(&r.before.product), escape::md_text(&r.before.version));
+    let _ = writeln!(o, "Changes to the agent tools since {product} {version} ({file}).\n");
     let active: Vec<&Finding> = r.findings.iter().filter(|f| !f.ignored).collect();
     if active.is_empty() {
         let _ = writeln!(o, "No changes to the tool surfaces.\n");

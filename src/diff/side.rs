@@ -59,14 +59,8 @@ impl Side {
 
     /// The position of a catalog path, or of its nearest ancestor that exists.
     pub fn loc(&self, path: &str) -> Loc {
-        let (line, column) = self
-            .index
-            .find(path)
-            .map(|l| {
-                let p = l.key.unwrap_or(l.value);
-                (p.line as usize, p.col as usize)
-            })
-            .unwrap_or((1, 1));
+        let p = self.index.find(path).map(|l| l.key.unwrap_or(l.value));
+        let (line, column) = p.map_or((1, 1), |p| (p.line as usize, p.col as usize));
         Loc {
             file: self.file.name.clone(),
             line,
@@ -82,20 +76,14 @@ impl Side {
 
     /// The surfaces that get a tool.
     pub fn on(&self, tool: &str) -> BTreeSet<Surface> {
-        self.surfaces
-            .iter()
-            .filter(|(_, st)| st.tools.contains(tool))
-            .map(|(s, _)| *s)
-            .collect()
+        let on = self.surfaces.iter().filter(|(_, st)| st.tools.contains(tool));
+        on.map(|(s, _)| *s).collect()
     }
 
-    /// The id a surface gives a tool, as its host computes it.
+    /// The id a surface of both sides gives a tool, as its host computes it.
     pub fn id(&self, s: Surface, tool: &str) -> String {
-        self.surfaces
-            .iter()
-            .find(|(k, _)| k.key == s.key)
-            .and_then(|(_, st)| st.ids.get(tool).cloned())
-            .unwrap_or_else(|| tool.to_string())
+        let id = self.surfaces.get(&s).and_then(|st| st.ids.get(tool));
+        id.map_or_else(|| tool.to_string(), String::clone)
     }
 
     /// The context cost of a surface, in estimated tokens.
