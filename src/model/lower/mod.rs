@@ -236,10 +236,6 @@ impl<'a> Lower<'a> {
         }
     }
 
-    fn errs(&mut self, ds: impl IntoIterator<Item = Diagnostic>) {
-        self.diags.extend(ds);
-    }
-
     /// Whether exactly one of the `kinds` (key, present) of the node at `path` is there;
     /// otherwise reports `code`: `what` (the node, "a rule") is exactly one of the keys.
     fn exactly_one(&mut self, code: &'static str, path: &str, what: &str, kinds: &[(&str, bool)], help: &str) -> bool {
@@ -292,7 +288,7 @@ impl<'a> Lower<'a> {
             let ppath = format!("{path}.params.{name}");
             // The catalog-level rules of a parameter (shared with the top-level `params`); the
             // parameter itself moves into the model once the tool lowered.
-            self.errs(validate::param(cat, &ppath, name, p));
+            self.diags.extend(validate::param(cat, &ppath, name, p));
             if params.insert(name.as_str(), p).is_some() {
                 self.diags.err_at_key(
                     "duplicate-param",
@@ -319,7 +315,7 @@ impl<'a> Lower<'a> {
         let own_fallback = self.optional_template(&path, "fallback", tool.fallback.as_deref(), &scope);
         // Confirmation and cross-parameter rules (`super::rules`); their templates and
         // conditions are checked and lowered here, in the tool's scope.
-        self.errs(rules::check_confirm(&path, tool));
+        self.diags.extend(rules::check_confirm(&path, tool));
         let (subject, preview) = match &tool.confirm {
             Some(Confirm::Rules(c)) => (
                 self.optional_template(&path, "confirm.subject", c.subject.as_deref(), &scope),
@@ -365,7 +361,8 @@ impl<'a> Lower<'a> {
                         "use [a-z_][a-z0-9_]*",
                     );
                 }
-                self.errs(validate::unsafe_value_diagnostic(&ipath, "step id", id));
+                self.diags
+                    .extend(validate::unsafe_value_diagnostic(&ipath, "step id", id));
                 if !step_ids.insert(id) {
                     self.diags.err(
                         "duplicate-step",
@@ -387,7 +384,7 @@ impl<'a> Lower<'a> {
             blocks.push(data.block(&bpath, block, &mut cond));
         }
         self.in_output = false;
-        self.errs(data.diags);
+        self.diags.extend(data.diags);
         self.clean_since(mark)?;
         // The render check passed: a block that does not lower is ixgen's bug (reported as an
         // internal error by the caller, which sees a tool without a diagnostic).
@@ -628,7 +625,7 @@ impl<'a> Lower<'a> {
         }
         let scope = Scope::new(params, &extra);
         // Exit codes, streams, limits and timeouts (`super::rules`).
-        self.errs(rules::check_step(path, step, params));
+        self.diags.extend(rules::check_step(path, step, params));
         let when = optional(step.when.as_ref(), |c| {
             self.cond(&format!("{path}.when"), c, tool, params, earlier)
         });

@@ -338,8 +338,8 @@ impl<'a> Checker<'a> {
             };
             let message =
                 format!("an output block is exactly one of `text`, `fields`, `list`, `table`; this one has {has}");
-            let d = Diagnostic::error("bad-output", path, message);
-            self.diags.push(d.help("split it into several blocks"));
+            self.diags
+                .err("bad-output", path, message, "split it into several blocks");
             optional(b.when.as_deref(), &mut *cond);
             return None;
         }
@@ -358,8 +358,7 @@ impl<'a> Checker<'a> {
         ];
         for (key, _, want) in misplaced.into_iter().filter(|m| m.1) {
             let (at, message) = (format!("{path}.{key}"), format!("`{key}` applies to {want}"));
-            self.diags
-                .push(Diagnostic::error("bad-output", at, message).at_key().help("remove it"));
+            self.diags.err_at_key("bad-output", at, message, "remove it");
         }
         let limit = match &b.limit {
             None => Some(None),
@@ -564,7 +563,7 @@ impl<'a> Checker<'a> {
             && !paths_only
         {
             self.diags
-                .push(Diagnostic::error("bad-template", path, e.message.clone()).help(super::STEP_DATA_HELP));
+                .err("bad-template", path, e.message.clone(), super::STEP_DATA_HELP);
         }
         let t = parsed.ok()?;
         for var in t
@@ -604,8 +603,7 @@ impl<'a> Checker<'a> {
         let sch = self.resolve(&at, var, scope)?;
         if !is_array(sch) {
             let message = format!("`{key}` needs an array, and `{var}` is not one in its schema");
-            self.diags
-                .push(Diagnostic::error("not-an-array", at, message).help(help));
+            self.diags.err("not-an-array", at, message, help);
             return None;
         }
         Some(element(sch))
