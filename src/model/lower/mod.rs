@@ -533,9 +533,8 @@ impl<'a> Lower<'a> {
         let body = optional(route.body.as_ref(), |b| {
             self.json_template(&format!("{rpath}.body"), b, scope)
         });
-        if route.output == RouteOutput::Markdown
-            && self.cat.runtime.as_ref().is_some_and(|r| r.markdown_field.is_none())
-        {
+        let markdown = route.output == RouteOutput::Markdown;
+        if markdown && self.cat.runtime.as_ref().is_some_and(|r| r.markdown_field.is_none()) {
             self.diags.err_at_key(
                 "no-markdown-field",
                 rpath.as_str(),
@@ -556,11 +555,8 @@ impl<'a> Lower<'a> {
             },
             path: route.path.clone(),
             body: body?,
-            markdown_field: match route.output {
-                RouteOutput::Markdown => rt.markdown_field.clone(),
-                RouteOutput::Json => None,
-            },
-            json: route.output == RouteOutput::Json,
+            markdown_field: rt.markdown_field.clone().filter(|_| markdown),
+            json: !markdown,
         })
     }
 
