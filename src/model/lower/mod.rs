@@ -186,19 +186,7 @@ fn all<T, C: FromIterator<T>>(items: Vec<Option<T>>) -> Option<C> {
 }
 
 /// The report of a check that failed: an error `code` at `path`, with what to do about it.
-trait Report {
-    fn err(&mut self, code: &'static str, path: impl Into<String>, message: impl Into<String>, help: impl Into<String>);
-    /// [`Report::err`] pointed at the key rather than its value.
-    fn err_at_key(
-        &mut self,
-        code: &'static str,
-        path: impl Into<String>,
-        message: impl Into<String>,
-        help: impl Into<String>,
-    );
-}
-
-impl Report for Vec<Diagnostic> {
+trait Report: Extend<Diagnostic> {
     fn err(
         &mut self,
         code: &'static str,
@@ -206,9 +194,10 @@ impl Report for Vec<Diagnostic> {
         message: impl Into<String>,
         help: impl Into<String>,
     ) {
-        self.push(Diagnostic::error(code, path, message).help(help));
+        self.extend([Diagnostic::error(code, path, message).help(help)]);
     }
 
+    /// [`Report::err`] pointed at the key rather than its value.
     fn err_at_key(
         &mut self,
         code: &'static str,
@@ -216,9 +205,11 @@ impl Report for Vec<Diagnostic> {
         message: impl Into<String>,
         help: impl Into<String>,
     ) {
-        self.push(Diagnostic::error(code, path, message).at_key().help(help));
+        self.extend([Diagnostic::error(code, path, message).at_key().help(help)]);
     }
 }
+
+impl Report for Vec<Diagnostic> {}
 
 struct Lower<'a> {
     cat: &'a Catalog,
