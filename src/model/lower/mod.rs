@@ -185,6 +185,32 @@ fn all<T, C: FromIterator<T>>(items: Vec<Option<T>>) -> Option<C> {
     items.into_iter().collect()
 }
 
+/// The report of a check that failed: an error `code` at `path`, with what to do about it.
+trait Report: Extend<Diagnostic> {
+    fn err(
+        &mut self,
+        code: &'static str,
+        path: impl Into<String>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) {
+        self.extend([Diagnostic::error(code, path, message).help(help)]);
+    }
+
+    /// [`Report::err`] pointed at the key rather than its value.
+    fn err_at_key(
+        &mut self,
+        code: &'static str,
+        path: impl Into<String>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) {
+        self.extend([Diagnostic::error(code, path, message).at_key().help(help)]);
+    }
+}
+
+impl Report for Vec<Diagnostic> {}
+
 struct Lower<'a> {
     cat: &'a Catalog,
     diags: Vec<Diagnostic>,
@@ -201,14 +227,6 @@ impl<'a> Lower<'a> {
         }
     }
 
-    fn err(&mut self, d: Diagnostic) {
-        self.diags.push(d);
-    }
-
-    fn errs(&mut self, ds: impl IntoIterator<Item = Diagnostic>) {
-        self.diags.extend(ds);
-    }
-
     /// Whether exactly one of the `kinds` (key, present) of the node at `path` is there;
     /// otherwise reports `code`: `what` (the node, "a rule") is exactly one of the keys.
     fn exactly_one(&mut self, code: &'static str, path: &str, what: &str, kinds: &[(&str, bool)], help: &str) -> bool {
@@ -217,7 +235,7 @@ impl<'a> Lower<'a> {
         }
         let keys: Vec<String> = kinds.iter().map(|(k, _)| format!("`{k}`")).collect();
         let message = format!("{what} is exactly one of {}", keys.join(", "));
-        self.err(Diagnostic::error(code, path, message).help(help));
+        self.diags.err(code, path, message, help);
         false
     }
 
@@ -247,13 +265,11 @@ impl<'a> Lower<'a> {
                 None => {
                     let known: Vec<&String> = cat.params.keys().collect();
                     let help = hint_for(name, &known, "declare it under the top-level `params`");
-                    self.err(
-                        Diagnostic::error(
-                            "unknown-param",
-                            format!("{path}.use_params[{j}]"),
-                            format!("no shared parameter `{name}`"),
-                        )
-                        .help(help),
+                    self.diags.err(
+                        "unknown-param",
+                        format!("{path}.use_params[{j}]"),
+                        format!("no shared parameter `{name}`"),
+                        help,
                     );
                 }
             }
@@ -263,16 +279,13 @@ impl<'a> Lower<'a> {
             let ppath = format!("{path}.params.{name}");
             // The catalog-level rules of a parameter (shared with the top-level `params`); the
             // parameter itself moves into the model once the tool lowered.
-            self.errs(validate::param(cat, &ppath, name, p));
+            self.diags.extend(validate::param(cat, &ppath, name, p));
             if params.insert(name.as_str(), p).is_some() {
-                self.err(
-                    Diagnostic::error(
-                        "duplicate-param",
-                        &ppath,
-                        format!("parameter `{name}` is also pulled in by `use_params`"),
-                    )
-                    .at_key()
-                    .help("remove one of them"),
+                self.diags.err_at_key(
+                    "duplicate-param",
+                    &ppath,
+                    format!("parameter `{name}` is also pulled in by `use_params`"),
+                    "remove one of them",
                 );
             }
         }
@@ -281,13 +294,11 @@ impl<'a> Lower<'a> {
         if let Some(tier) = &tool.tier
             && !is_identifier(tier)
         {
-            self.err(
-                Diagnostic::error(
-                    "bad-name",
-                    format!("{path}.tier"),
-                    format!("tier `{tier}` is not a valid name"),
-                )
-                .help("use a lowercase word such as `free` or `pro`"),
+            self.diags.err(
+                "bad-name",
+                format!("{path}.tier"),
+                format!("tier `{tier}` is not a valid name"),
+                "use a lowercase word such as `free` or `pro`",
             );
         }
         let scope = Scope::new(&params, &[]);
@@ -295,7 +306,7 @@ impl<'a> Lower<'a> {
         let own_fallback = self.optional_template(&path, "fallback", tool.fallback.as_deref(), &scope);
         // Confirmation and cross-parameter rules (`super::rules`); their templates and
         // conditions are checked and lowered here, in the tool's scope.
-        self.errs(rules::check_confirm(&path, tool));
+        self.diags.extend(rules::check_confirm(&path, tool));
         let (subject, preview) = match &tool.confirm {
             Some(Confirm::Rules(c)) => (
                 self.optional_template(&path, "confirm.subject", c.subject.as_deref(), &scope),
@@ -314,13 +325,11 @@ impl<'a> Lower<'a> {
         if let Some(why) = &tool.unsupported {
             self.unsupported(&path, tool, why);
         } else if tool.steps.is_empty() && tool.runtime.is_none() {
-            self.err(
-                Diagnostic::error(
-                    "no-steps",
-                    &path,
-                    format!("tool `{}` has neither `steps` nor a `runtime` route", tool.name),
-                )
-                .help("add a step such as `run: [command, \"{param}\"]`"),
+            self.diags.err(
+                "no-steps",
+                &path,
+                format!("tool `{}` has neither `steps` nor a `runtime` route", tool.name),
+                "add a step such as `run: [command, \"{param}\"]`",
             );
         }
         // Step data flow is checked in its own module, which then checks and lowers the
@@ -336,16 +345,21 @@ impl<'a> Lower<'a> {
             if let Some(id) = &step.id {
                 let ipath = format!("{spath}.id");
                 if !is_identifier(id) {
-                    self.err(
-                        Diagnostic::error("bad-name", &ipath, format!("step id `{id}` is not valid"))
-                            .help("use [a-z_][a-z0-9_]*"),
+                    self.diags.err(
+                        "bad-name",
+                        &ipath,
+                        format!("step id `{id}` is not valid"),
+                        "use [a-z_][a-z0-9_]*",
                     );
                 }
-                self.errs(validate::unsafe_value_diagnostic(&ipath, "step id", id));
+                self.diags
+                    .extend(validate::unsafe_value_diagnostic(&ipath, "step id", id));
                 if !step_ids.insert(id) {
-                    self.err(
-                        Diagnostic::error("duplicate-step", &ipath, format!("step id `{id}` is used twice"))
-                            .help("give each step its own id"),
+                    self.diags.err(
+                        "duplicate-step",
+                        &ipath,
+                        format!("step id `{id}` is used twice"),
+                        "give each step its own id",
                     );
                 }
             }
@@ -361,7 +375,7 @@ impl<'a> Lower<'a> {
             blocks.push(data.block(&bpath, block, &mut cond));
         }
         self.in_output = false;
-        self.errs(data.diags);
+        self.diags.extend(data.diags);
         self.clean_since(mark)?;
         // The render check passed: a block that does not lower is ixgen's bug (reported as an
         // internal error by the caller, which sees a tool without a diagnostic).
@@ -443,13 +457,11 @@ impl<'a> Lower<'a> {
     fn unsupported(&mut self, path: &str, tool: &Tool, why: &str) {
         let name = &tool.name;
         if why.trim().is_empty() {
-            self.err(
-                Diagnostic::error(
-                    "empty-unsupported",
-                    format!("{path}.unsupported"),
-                    format!("tool `{name}` is `unsupported` without a reason"),
-                )
-                .help("say what no catalog can express, e.g. `unsupported: \"needs the host's LLM\"`"),
+            self.diags.err(
+                "empty-unsupported",
+                format!("{path}.unsupported"),
+                format!("tool `{name}` is `unsupported` without a reason"),
+                "say what no catalog can express, e.g. `unsupported: \"needs the host's LLM\"`",
             );
         }
         let runs = [
@@ -460,19 +472,20 @@ impl<'a> Lower<'a> {
             ("parallel", tool.parallel),
         ];
         for (key, _) in runs.iter().filter(|(_, present)| *present) {
-            self.err(
-                Diagnostic::error(
-                    "unsupported-runs",
-                    format!("{path}.{key}"),
-                    format!("tool `{name}` is `unsupported`, but its `{key}` would run: no target gets the tool, so nothing of it ever runs"),
-                )
-                .at_key()
-                .help(format!("remove `{key}` (keep the description and `params` to document the tool), or remove `unsupported` if the tool works")),
+            let message = format!(
+                "tool `{name}` is `unsupported`, but its `{key}` would run: \
+                 no target gets the tool, so nothing of it ever runs"
             );
+            let help = format!(
+                "remove `{key}` (keep the description and `params` to document the tool), \
+                 or remove `unsupported` if the tool works"
+            );
+            self.diags
+                .err_at_key("unsupported-runs", format!("{path}.{key}"), message, help);
         }
         // The warning of a declaration that is right: a wrong one has its error to fix first.
         if !why.trim().is_empty() && !runs.iter().any(|(_, present)| *present) {
-            self.err(
+            self.diags.push(
                 Diagnostic::warning(
                     "unsupported-tool",
                     format!("{path}.unsupported"),
@@ -490,43 +503,34 @@ impl<'a> Lower<'a> {
         let rpath = format!("{path}.runtime");
         let mark = self.diags.len();
         if self.cat.runtime.is_none() {
-            self.err(
-                Diagnostic::error(
-                    "no-runtime",
-                    &rpath,
-                    format!(
-                        "tool `{}` has a runtime route but the catalog declares no `runtime`",
-                        tool.name
-                    ),
-                )
-                .at_key()
-                .help("add a top-level `runtime: {url_env, default_url}`"),
+            self.diags.err_at_key(
+                "no-runtime",
+                &rpath,
+                format!(
+                    "tool `{}` has a runtime route but the catalog declares no `runtime`",
+                    tool.name
+                ),
+                "add a top-level `runtime: {url_env, default_url}`",
             );
         }
         if !route.path.starts_with('/') {
-            self.err(
-                Diagnostic::error(
-                    "bad-route",
-                    format!("{rpath}.path"),
-                    format!("route path `{}` must start with `/`", route.path),
-                )
-                .help(format!("write `/{}`", route.path)),
+            self.diags.err(
+                "bad-route",
+                format!("{rpath}.path"),
+                format!("route path `{}` must start with `/`", route.path),
+                format!("write `/{}`", route.path),
             );
         }
         let body = optional(route.body.as_ref(), |b| {
             self.json_template(&format!("{rpath}.body"), b, scope)
         });
-        if route.output == RouteOutput::Markdown
-            && self.cat.runtime.as_ref().is_some_and(|r| r.markdown_field.is_none())
-        {
-            self.err(
-                Diagnostic::error(
-                    "no-markdown-field",
-                    rpath.as_str(),
-                    "the route returns markdown but `runtime.markdown_field` is not set",
-                )
-                .at_key()
-                .help("set `runtime.markdown_field`, or `output: json` on the route"),
+        let markdown = route.output == RouteOutput::Markdown;
+        if markdown && self.cat.runtime.as_ref().is_some_and(|r| r.markdown_field.is_none()) {
+            self.diags.err_at_key(
+                "no-markdown-field",
+                rpath.as_str(),
+                "the route returns markdown but `runtime.markdown_field` is not set",
+                "set `runtime.markdown_field`, or `output: json` on the route",
             );
         }
         self.clean_since(mark)?;
@@ -542,11 +546,8 @@ impl<'a> Lower<'a> {
             },
             path: route.path.clone(),
             body: body?,
-            markdown_field: match route.output {
-                RouteOutput::Markdown => rt.markdown_field.clone(),
-                RouteOutput::Json => None,
-            },
-            json: route.output == RouteOutput::Json,
+            markdown_field: rt.markdown_field.clone().filter(|_| markdown),
+            json: !markdown,
         })
     }
 
@@ -571,24 +572,20 @@ impl<'a> Lower<'a> {
         let present: Vec<&str> = kinds.iter().filter(|k| k.1).map(|k| k.0).collect();
         match present.len() {
             0 => {
-                self.err(
-                    Diagnostic::error(
-                        "bad-step",
-                        path,
-                        "a step needs one of `run`, `append`, `fold`, `update`, `signal`, `compute`",
-                    )
-                    .help("add `run: [command, \"{param}\"]` for a CLI call"),
+                self.diags.err(
+                    "bad-step",
+                    path,
+                    "a step needs one of `run`, `append`, `fold`, `update`, `signal`, `compute`",
+                    "add `run: [command, \"{param}\"]` for a CLI call",
                 );
                 return None;
             }
             1 => {}
-            _ => self.err(
-                Diagnostic::error(
-                    "bad-step",
-                    path,
-                    format!("a step does exactly one thing, this one has {}", present.join(" and ")),
-                )
-                .help("split it into several steps"),
+            _ => self.diags.err(
+                "bad-step",
+                path,
+                format!("a step does exactly one thing, this one has {}", present.join(" and ")),
+                "split it into several steps",
             ),
         }
         let mut extra: Vec<&str> = Vec::new();
@@ -599,31 +596,23 @@ impl<'a> Lower<'a> {
             match params.get(fe.as_str()) {
                 _ if data => {}
                 Some(p) if p.ty == ParamType::Array => {}
-                Some(_) => self.err(
-                    Diagnostic::error(
-                        "bad-for-each",
-                        format!("{path}.for_each"),
-                        format!("`for_each` needs an array parameter, `{fe}` is not one"),
-                    )
-                    .help("point it at an array parameter"),
+                Some(_) => self.diags.err(
+                    "bad-for-each",
+                    format!("{path}.for_each"),
+                    format!("`for_each` needs an array parameter, `{fe}` is not one"),
+                    "point it at an array parameter",
                 ),
-                None => self.err(
-                    Diagnostic::error(
-                        "unknown-param",
-                        format!("{path}.for_each"),
-                        format!("`for_each` names no parameter `{fe}`"),
-                    )
-                    .help(hint_for(
-                        fe,
-                        &params.keys().collect::<Vec<_>>(),
-                        "declare the array parameter",
-                    )),
+                None => self.diags.err(
+                    "unknown-param",
+                    format!("{path}.for_each"),
+                    format!("`for_each` names no parameter `{fe}`"),
+                    hint_for(fe, &params.keys().collect::<Vec<_>>(), "declare the array parameter"),
                 ),
             }
         }
         let scope = Scope::new(params, &extra);
         // Exit codes, streams, limits and timeouts (`super::rules`).
-        self.errs(rules::check_step(path, step, params));
+        self.diags.extend(rules::check_step(path, step, params));
         let when = optional(step.when.as_ref(), |c| {
             self.cond(&format!("{path}.when"), c, tool, params, earlier)
         });
@@ -639,9 +628,11 @@ impl<'a> Lower<'a> {
         }
         let store_step = step.append.is_some() || step.fold.is_some() || step.update.is_some();
         if store_step && self.cat.store.is_none() {
-            self.err(
-                Diagnostic::error("no-store", path, "store steps need a top-level `store`")
-                    .help("add `store: {program: xs, path: \"{store}\"}`"),
+            self.diags.err(
+                "no-store",
+                path,
+                "store steps need a top-level `store`",
+                "add `store: {program: xs, path: \"{store}\"}`",
             );
         }
         // A frame's meta may also say when it was appended (`{now_ms}`): the loop only honours
@@ -702,13 +693,11 @@ impl<'a> Lower<'a> {
             let pid = self.template(&format!("{path}.signal.pid"), &s.pid, &scope);
             let name = s.signal.strip_prefix("SIG");
             if !name.is_some_and(|n| n.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())) {
-                self.err(
-                    Diagnostic::error(
-                        "bad-signal",
-                        format!("{path}.signal.signal"),
-                        format!("`{}` is not a signal name", s.signal),
-                    )
-                    .help("use a name such as `SIGTERM` or `SIGINT`"),
+                self.diags.err(
+                    "bad-signal",
+                    format!("{path}.signal.signal"),
+                    format!("`{}` is not a signal name", s.signal),
+                    "use a name such as `SIGTERM` or `SIGINT`",
                 );
             }
             exec = pid.map(|pid| SpecExec::Signal {
@@ -759,20 +748,18 @@ impl<'a> Lower<'a> {
     /// syntax error is reported where it is, and a function only one runtime has is refused.
     fn compute(&mut self, path: &str, src: &str) -> Option<SpecExec> {
         if let Err(e) = ixgen_runtime::expr::check(src) {
-            self.err(
+            self.diags.push(
                 Diagnostic::inside("bad-expression", path, e.line, e.column, format!("the expression does not parse: {}", e.message))
                     .help("`compute:` takes a CEL expression (docs/expressions.md), e.g. `size(todos.filter(t, t.kind == 'TODO'))`; quote it in YAML when it has `:`, `#` or starts with `[`/`{`"),
             );
             return None;
         }
         if let Some(f) = ixgen_runtime::expr::not_portable(src) {
-            self.err(
-                Diagnostic::error(
-                    "bad-expression",
-                    path,
-                    format!("`{f}` exists in the Rust runtime's CEL library only, so the OpenCode runtime would fail"),
-                )
-                .help("use the functions docs/expressions.md lists, which both runtimes have"),
+            self.diags.err(
+                "bad-expression",
+                path,
+                format!("`{f}` exists in the Rust runtime's CEL library only, so the OpenCode runtime would fail"),
+                "use the functions docs/expressions.md lists, which both runtimes have",
             );
             return None;
         }
@@ -783,20 +770,19 @@ impl<'a> Lower<'a> {
     fn run(&mut self, path: &str, step: &Step, argv: &[Arg], scope: &Scope) -> Option<SpecExec> {
         let program = (step.program.clone()).or_else(|| self.cat.cli.as_ref().map(|c| c.binary.clone()));
         if program.is_none() {
-            self.err(
-                Diagnostic::error(
-                    "no-cli",
-                    format!("{path}.run"),
-                    "a `run` step needs a program, and the catalog declares no `cli`",
-                )
-                .at_key()
-                .help("add `cli: {binary: NAME}` or `program:` on the step"),
+            self.diags.err_at_key(
+                "no-cli",
+                format!("{path}.run"),
+                "a `run` step needs a program, and the catalog declares no `cli`",
+                "add `cli: {binary: NAME}` or `program:` on the step",
             );
         }
         if argv.is_empty() && step.program.is_none() {
-            self.err(
-                Diagnostic::error("bad-step", format!("{path}.run"), "`run` is empty")
-                    .help("give the command's arguments"),
+            self.diags.err(
+                "bad-step",
+                format!("{path}.run"),
+                "`run` is empty",
+                "give the command's arguments",
             );
         }
         let args = self.argv(&format!("{path}.run"), argv, scope);
@@ -876,23 +862,28 @@ impl<'a> Lower<'a> {
                             value,
                         })
                 }
-                None => self.err(
-                    Diagnostic::error("bad-arg", path, "`opt` needs a `value`")
-                        .help("e.g. `{opt: --kind, value: \"{kind}\"}`"),
+                None => self.diags.err(
+                    "bad-arg",
+                    path,
+                    "`opt` needs a `value`",
+                    "e.g. `{opt: --kind, value: \"{kind}\"}`",
                 ),
             }
         } else if s.value.is_some() {
-            self.err(
-                Diagnostic::error("bad-arg", format!("{path}.value"), "`value` goes with `opt`")
-                    .at_key()
-                    .help("remove it"),
+            self.diags.err_at_key(
+                "bad-arg",
+                format!("{path}.value"),
+                "`value` goes with `opt`",
+                "remove it",
             );
         }
         if let Some(flag) = &s.flag {
             match &s.if_param {
-                None => self.err(
-                    Diagnostic::error("bad-arg", path, "`flag` needs `if: <boolean parameter>`")
-                        .help("e.g. `{flag: --silent, if: silent}`"),
+                None => self.diags.err(
+                    "bad-arg",
+                    path,
+                    "`flag` needs `if: <boolean parameter>`",
+                    "e.g. `{flag: --silent, if: silent}`",
                 ),
                 Some(p) => {
                     if self.arg_param(path, "if", p, ParamType::Boolean, "a boolean", scope) {
@@ -904,11 +895,8 @@ impl<'a> Lower<'a> {
                 }
             }
         } else if s.if_param.is_some() {
-            self.err(
-                Diagnostic::error("bad-arg", format!("{path}.if"), "`if` goes with `flag`")
-                    .at_key()
-                    .help("remove it"),
-            );
+            self.diags
+                .err_at_key("bad-arg", format!("{path}.if"), "`if` goes with `flag`", "remove it");
         }
         if let Some(sp) = &s.spread
             && self.arg_param(path, "spread", sp, ParamType::Array, "an array", scope)
@@ -933,13 +921,11 @@ impl<'a> Lower<'a> {
     fn arg_param(&mut self, path: &str, key: &str, name: &str, ty: ParamType, a: &str, scope: &Scope) -> bool {
         match scope.params.get(name) {
             Some(p) if p.ty == ty => return true,
-            Some(_) => self.err(
-                Diagnostic::error(
-                    "bad-arg",
-                    format!("{path}.{key}"),
-                    format!("`{key}` needs {a} parameter, `{name}` is not one"),
-                )
-                .help(format!("point it at {a} parameter")),
+            Some(_) => self.diags.err(
+                "bad-arg",
+                format!("{path}.{key}"),
+                format!("`{key}` needs {a} parameter, `{name}` is not one"),
+                format!("point it at {a} parameter"),
             ),
             None => self.unknown_var(&format!("{path}.{key}"), name, scope),
         }
@@ -1004,13 +990,11 @@ impl<'a> Lower<'a> {
             c.set.is_some(),
         ];
         if tests.iter().filter(|x| **x).count() != 1 || c.matches.is_some() || c.failed.is_some() {
-            self.err(
-                Diagnostic::error(
-                    "bad-condition",
-                    path,
-                    "a parameter condition has exactly one of `in`, `equals`, `contains`, `set`",
-                )
-                .help("e.g. `{param: refresh, equals: true}`"),
+            self.diags.err(
+                "bad-condition",
+                path,
+                "a parameter condition has exactly one of `in`, `equals`, `contains`, `set`",
+                "e.g. `{param: refresh, equals: true}`",
             );
         }
         // An optional context variable may be absent: a step can be made to depend on it
@@ -1026,22 +1010,22 @@ impl<'a> Lower<'a> {
         }
         let Some(p) = params.get(pname) else {
             let known: Vec<&str> = params.keys().copied().collect();
-            self.err(
-                Diagnostic::error(
-                    "unknown-param",
-                    format!("{path}.param"),
-                    format!("condition names no parameter `{pname}`"),
-                )
-                .help(hint_for(pname, &known, "declare the parameter")),
+            self.diags.err(
+                "unknown-param",
+                format!("{path}.param"),
+                format!("condition names no parameter `{pname}`"),
+                hint_for(pname, &known, "declare the parameter"),
             );
             return None;
         };
         let ins = (c.in_values.iter().flatten().enumerate()).map(|(i, v)| (format!("{path}.in[{i}]"), v));
         for (at, v) in ins.chain(c.equals.iter().map(|v| (format!("{path}.equals"), v))) {
             if let Err(why) = check_value(p, v) {
-                self.err(
-                    Diagnostic::error("bad-condition", at, format!("`{pname}` can never be this: {why}"))
-                        .help(value_help(p)),
+                self.diags.err(
+                    "bad-condition",
+                    at,
+                    format!("`{pname}` can never be this: {why}"),
+                    value_help(p),
                 );
             }
         }
@@ -1051,24 +1035,19 @@ impl<'a> Lower<'a> {
                     if let (ParamType::Enum, Some(vals), Some(s)) = (items.ty, &items.values, v.as_str())
                         && !vals.iter().any(|x| x == s)
                     {
-                        self.err(
-                            Diagnostic::error(
-                                "bad-condition",
-                                format!("{path}.contains"),
-                                format!("`{s}` is not one of the values of `{pname}`"),
-                            )
-                            .help(format!("use one of: {}", vals.join(", "))),
+                        self.diags.err(
+                            "bad-condition",
+                            format!("{path}.contains"),
+                            format!("`{s}` is not one of the values of `{pname}`"),
+                            format!("use one of: {}", vals.join(", ")),
                         );
                     }
                 }
-                _ => self.err(
-                    Diagnostic::error(
-                        "bad-condition",
-                        format!("{path}.contains"),
-                        format!("`contains` needs an array parameter, `{pname}` is not one"),
-                    )
-                    .at_key()
-                    .help("use `equals` or `in`"),
+                _ => self.diags.err_at_key(
+                    "bad-condition",
+                    format!("{path}.contains"),
+                    format!("`contains` needs an array parameter, `{pname}` is not one"),
+                    "use `equals` or `in`",
                 ),
             }
         }
@@ -1089,54 +1068,47 @@ impl<'a> Lower<'a> {
             || c.contains.is_some()
             || c.set.is_some()
         {
-            self.err(
-                Diagnostic::error(
-                    "bad-condition",
-                    path,
-                    "a step condition has exactly one of `matches`, `failed`",
-                )
-                .help("e.g. `{step: impact, matches: \"high\"}`"),
+            self.diags.err(
+                "bad-condition",
+                path,
+                "a step condition has exactly one of `matches`, `failed`",
+                "e.g. `{step: impact, matches: \"high\"}`",
             );
         }
         let at = format!("{path}.step");
         // Output blocks are rendered after every step, parallel or not.
         if tool.parallel && !self.in_output {
-            self.err(
-                Diagnostic::error(
-                    "bad-condition",
-                    &at,
-                    "a parallel tool's steps cannot depend on each other",
-                )
-                .help("remove `parallel: true`, or the step condition"),
+            self.diags.err(
+                "bad-condition",
+                &at,
+                "a parallel tool's steps cannot depend on each other",
+                "remove `parallel: true`, or the step condition",
             );
         }
         if !earlier.contains(sname) {
             let known: Vec<&&str> = earlier.iter().collect();
             let help = hint_for(sname, &known, "a condition can only look at a step that runs before it");
-            self.err(Diagnostic::error("unknown-step", at, format!("no earlier step has id `{sname}`")).help(help));
+            self.diags
+                .err("unknown-step", at, format!("no earlier step has id `{sname}`"), help);
         }
         if let Some(re) = &c.matches
             && let Err(e) = crate::catalog::values::check_regex(re, c.flags.as_deref().unwrap_or(""), false)
         {
-            self.err(
-                Diagnostic::error(
-                    "bad-pattern",
-                    format!("{path}.matches"),
-                    format!("not a valid regular expression: {}", e),
-                )
-                .help("fix the expression"),
+            self.diags.err(
+                "bad-pattern",
+                format!("{path}.matches"),
+                format!("not a valid regular expression: {}", e),
+                "fix the expression",
             );
         }
         if let Some(flags) = &c.flags
             && let Err(e) = crate::catalog::values::check_flags(flags)
         {
-            self.err(
-                Diagnostic::error(
-                    "bad-pattern",
-                    format!("{path}.flags"),
-                    format!("`{flags}` are not usable regular expression flags: {e}"),
-                )
-                .help("use each of `i`, `m`, `s`, `u` at most once"),
+            self.diags.err(
+                "bad-pattern",
+                format!("{path}.flags"),
+                format!("`{flags}` are not usable regular expression flags: {e}"),
+                "use each of `i`, `m`, `s`, `u` at most once",
             );
         }
         let step = sname.to_string();
@@ -1156,7 +1128,7 @@ impl<'a> Lower<'a> {
     /// may name.
     fn parse(&mut self, path: &str, text: &str, help: &str) -> Option<Template> {
         Template::parse(text)
-            .map_err(|e| self.err(Diagnostic::error("bad-template", path, e.message).help(help)))
+            .map_err(|e| self.diags.err("bad-template", path, e.message, help))
             .ok()
     }
 
@@ -1196,13 +1168,11 @@ impl<'a> Lower<'a> {
                 known.join(", ")
             ),
         };
-        self.err(
-            Diagnostic::error(
-                "undeclared-placeholder",
-                path,
-                format!("`{{{var}}}` refers to no parameter or context variable"),
-            )
-            .help(help),
+        self.diags.err(
+            "undeclared-placeholder",
+            path,
+            format!("`{{{var}}}` refers to no parameter or context variable"),
+            help,
         );
     }
 
@@ -1232,7 +1202,8 @@ impl<'a> Lower<'a> {
                 let entries = (map.iter())
                     .map(|(k, item)| {
                         let kpath = format!("{path}.{k}");
-                        let unsafe_key = validate::unsafe_name_diagnostic(&kpath, "JSON key", k).map(|d| self.err(d));
+                        let unsafe_key =
+                            validate::unsafe_name_diagnostic(&kpath, "JSON key", k).map(|d| self.diags.push(d));
                         let v = self.json_template(&kpath, item, scope);
                         v.filter(|_| unsafe_key.is_none()).map(|v| (k.clone(), v))
                     })

@@ -8,7 +8,7 @@
 //! once, checked and lowered in the same walk; the conditions blocks carry are lowered by the
 //! pass's own condition lowering (`super::Lower::cond`), passed in.
 
-use super::{all, optional};
+use super::{Report, all, optional};
 use crate::catalog::{Arg, Block, Catalog, Cond, Limit, Param, ParamType, RichValue, Shape, Step, Tool, Value_};
 use crate::diagnostic::Diagnostic;
 use crate::spec::{CmpOp, JsonT, SpecBlock, SpecCond, SpecField, SpecMark, SpecValue};
@@ -204,13 +204,11 @@ impl<'a> Checker<'a> {
             c.output_schema = sch.cloned();
             // MCP: `structuredContent` is an object, so its schema's root must be one.
             if matches!(shape, Shape::Any(_)) || sch.is_some_and(|s| !has_type(s, "object")) {
-                c.diags.push(
-                    Diagnostic::error(
-                        "bad-output-schema",
-                        opath,
-                        "an output schema must be an object schema (`type: object`)",
-                    )
-                    .help("MCP carries structured results as objects; name a schema whose root is `type: object`"),
+                c.diags.err(
+                    "bad-output-schema",
+                    opath,
+                    "an output schema must be an object schema (`type: object`)",
+                    "MCP carries structured results as objects; name a schema whose root is `type: object`",
                 );
             }
         }
@@ -222,9 +220,11 @@ impl<'a> Checker<'a> {
         match shape {
             Shape::Any(true) => None,
             Shape::Any(false) => {
-                self.diags.push(
-                    Diagnostic::error("bad-json", path, "`json: false` declares nothing")
-                        .help("remove `json`, or write `json: true`"),
+                self.diags.err(
+                    "bad-json",
+                    path,
+                    "`json: false` declares nothing",
+                    "remove `json`, or write `json: true`",
                 );
                 None
             }
@@ -233,10 +233,8 @@ impl<'a> Checker<'a> {
                 None => {
                     let known: Vec<&String> = self.cat.schemas.keys().collect();
                     let help = crate::diagnostic::hint_for(n, &known, "declare it under the top-level `schemas`");
-                    self.diags.push(
-                        Diagnostic::error("unknown-schema", path, format!("no schema `{n}` under `schemas`"))
-                            .help(help),
-                    );
+                    self.diags
+                        .err("unknown-schema", path, format!("no schema `{n}` under `schemas`"), help);
                     None
                 }
             },
@@ -259,50 +257,44 @@ impl<'a> Checker<'a> {
             self.expression(&format!("{path}.compute"), src, &inner);
         }
         if step.limit.is_some() && step.for_each.is_none() {
-            self.diags.push(
-                Diagnostic::error(
-                    "bad-step",
-                    format!("{path}.limit"),
-                    "`limit` applies to `for_each` steps",
-                )
-                .at_key()
-                .help("remove it, or add `for_each`"),
+            self.diags.err_at_key(
+                "bad-step",
+                format!("{path}.limit"),
+                "`limit` applies to `for_each` steps",
+                "remove it, or add `for_each`",
             );
         }
         if step.compute.is_some() && step.id.is_none() {
-            self.diags.push(
-                Diagnostic::error("bad-step", format!("{path}.compute"), "a `compute` step needs an `id`")
-                    .at_key()
-                    .help("give the step an `id`: later steps and `output` use its value by it"),
+            self.diags.err_at_key(
+                "bad-step",
+                format!("{path}.compute"),
+                "a `compute` step needs an `id`",
+                "give the step an `id`: later steps and `output` use its value by it",
             );
         }
         if step.compute.is_some() && step.json.is_some() {
-            self.diags.push(
-                Diagnostic::error(
-                    "bad-json",
-                    format!("{path}.json"),
-                    "a `compute` step's value is data already",
-                )
-                .at_key()
-                .help("remove `json`"),
+            self.diags.err_at_key(
+                "bad-json",
+                format!("{path}.json"),
+                "a `compute` step's value is data already",
+                "remove `json`",
             );
         }
         if step.json.is_some() && step.id.is_none() {
-            self.diags.push(
-                Diagnostic::error("bad-json", format!("{path}.json"), "a `json` step needs an `id`")
-                    .at_key()
-                    .help("give the step an `id`: later steps and `output` refer to its result by it"),
+            self.diags.err_at_key(
+                "bad-json",
+                format!("{path}.json"),
+                "a `json` step needs an `id`",
+                "give the step an `id`: later steps and `output` refer to its result by it",
             );
         }
         if let Some(when) = &step.when {
             if tool.parallel && cond_uses_fields(when) {
-                self.diags.push(
-                    Diagnostic::error(
-                        "bad-condition",
-                        format!("{path}.when"),
-                        "a parallel tool's steps cannot depend on each other's results",
-                    )
-                    .help("remove `parallel: true`, or move the condition into `output`"),
+                self.diags.err(
+                    "bad-condition",
+                    format!("{path}.when"),
+                    "a parallel tool's steps cannot depend on each other's results",
+                    "remove `parallel: true`, or move the condition into `output`",
                 );
             }
             self.cond(&format!("{path}.when"), when, scope);
@@ -346,8 +338,8 @@ impl<'a> Checker<'a> {
             };
             let message =
                 format!("an output block is exactly one of `text`, `fields`, `list`, `table`; this one has {has}");
-            let d = Diagnostic::error("bad-output", path, message);
-            self.diags.push(d.help("split it into several blocks"));
+            self.diags
+                .err("bad-output", path, message, "split it into several blocks");
             optional(b.when.as_deref(), &mut *cond);
             return None;
         }
@@ -366,8 +358,7 @@ impl<'a> Checker<'a> {
         ];
         for (key, _, want) in misplaced.into_iter().filter(|m| m.1) {
             let (at, message) = (format!("{path}.{key}"), format!("`{key}` applies to {want}"));
-            self.diags
-                .push(Diagnostic::error("bad-output", at, message).at_key().help("remove it"));
+            self.diags.err_at_key("bad-output", at, message, "remove it");
         }
         let limit = match &b.limit {
             None => Some(None),
@@ -378,13 +369,11 @@ impl<'a> Checker<'a> {
                 let ok = (name.as_deref().and_then(|n| scope.params.get(n)))
                     .is_some_and(|q| matches!(q.ty, ParamType::Integer | ParamType::Number));
                 if !ok {
-                    self.diags.push(
-                        Diagnostic::error(
-                            "bad-output",
-                            format!("{path}.limit"),
-                            format!("`limit: {p}` names no number parameter"),
-                        )
-                        .help("write a number, or `\"{name}\"` of an integer parameter"),
+                    self.diags.err(
+                        "bad-output",
+                        format!("{path}.limit"),
+                        format!("`limit: {p}` names no number parameter"),
+                        "write a number, or `\"{name}\"` of an integer parameter",
                     );
                 }
                 t.map(|t| Some(name.map_or(JsonT::Tpl(t), JsonT::Var)))
@@ -420,16 +409,20 @@ impl<'a> Checker<'a> {
                         .collect(),
                 ),
                 ("list", None, _) => {
-                    self.diags.push(
-                        Diagnostic::error("bad-output", path, "a `list` block needs an `item` row")
-                            .help("e.g. `item: \"{name|code} ({kind})\"`"),
+                    self.diags.err(
+                        "bad-output",
+                        path,
+                        "a `list` block needs an `item` row",
+                        "e.g. `item: \"{name|code} ({kind})\"`",
                     );
                     None
                 }
                 _ => {
-                    self.diags.push(
-                        Diagnostic::error("bad-output", path, "a `table` block needs `columns`")
-                            .help("e.g. `columns: {Name: \"{name}\", Files: \"{files}\"}`"),
+                    self.diags.err(
+                        "bad-output",
+                        path,
+                        "a `table` block needs `columns`",
+                        "e.g. `columns: {Name: \"{name}\", Files: \"{files}\"}`",
                     );
                     None
                 }
@@ -504,9 +497,11 @@ impl<'a> Checker<'a> {
                     mark,
                 } = &**r;
                 if value.is_some() == map.is_some() {
-                    self.diags.push(
-                        Diagnostic::error("bad-output", path, "a value has exactly one of `value`, `map`")
-                            .help("e.g. `{map: impact.riskLevel, to: {low: SAFE}}` or `{value: \"{x}\", mark: …}`"),
+                    self.diags.err(
+                        "bad-output",
+                        path,
+                        "a value has exactly one of `value`, `map`",
+                        "e.g. `{map: impact.riskLevel, to: {low: SAFE}}` or `{value: \"{x}\", mark: …}`",
                     );
                 }
                 let tpl = optional(value.as_ref(), |t| {
@@ -515,15 +510,19 @@ impl<'a> Checker<'a> {
                 if let Some(m) = map {
                     self.resolve(&format!("{path}.map"), m, scope);
                     if to.is_empty() {
-                        self.diags.push(
-                            Diagnostic::error("bad-output", format!("{path}.map"), "`map` needs `to`")
-                                .help("e.g. `to: {low: SAFE TO PROCEED}`"),
+                        self.diags.err(
+                            "bad-output",
+                            format!("{path}.map"),
+                            "`map` needs `to`",
+                            "e.g. `to: {low: SAFE TO PROCEED}`",
                         );
                     }
                 } else if !to.is_empty() || otherwise.is_some() {
-                    self.diags.push(
-                        Diagnostic::error("bad-output", path, "`to` and `else` go with `map`")
-                            .help("add `map: <field>`"),
+                    self.diags.err(
+                        "bad-output",
+                        path,
+                        "`to` and `else` go with `map`",
+                        "add `map: <field>`",
                     );
                 }
                 let to = all((to.iter())
@@ -564,7 +563,7 @@ impl<'a> Checker<'a> {
             && !paths_only
         {
             self.diags
-                .push(Diagnostic::error("bad-template", path, e.message.clone()).help(super::STEP_DATA_HELP));
+                .err("bad-template", path, e.message.clone(), super::STEP_DATA_HELP);
         }
         let t = parsed.ok()?;
         for var in t
@@ -585,14 +584,12 @@ impl<'a> Checker<'a> {
             let later = !self.is_named(root, scope) && tool.steps.iter().any(|s| s.id.as_deref() == Some(root));
             if later {
                 let when = after.map_or("before any step runs".to_string(), |a| format!("after step `{a}`"));
-                self.diags.push(
-                    Diagnostic::error(
-                        "unknown-step",
-                        path,
-                        format!("`{{{var}}}`: step `{root}` runs only once the user agreed, and the question is asked {when}"),
-                    )
-                    .help("preview only the data of the steps up to `confirm.after`, or move `after` to a later step that does not change state"),
+                let message = format!(
+                    "`{{{var}}}`: step `{root}` runs only once the user agreed, and the question is asked {when}"
                 );
+                let help = "preview only the data of the steps up to `confirm.after`, \
+                            or move `after` to a later step that does not change state";
+                self.diags.err("unknown-step", path, message, help);
             } else {
                 self.resolve(path, var, scope);
             }
@@ -606,8 +603,7 @@ impl<'a> Checker<'a> {
         let sch = self.resolve(&at, var, scope)?;
         if !is_array(sch) {
             let message = format!("`{key}` needs an array, and `{var}` is not one in its schema");
-            self.diags
-                .push(Diagnostic::error("not-an-array", at, message).help(help));
+            self.diags.err("not-an-array", at, message, help);
             return None;
         }
         Some(element(sch))
@@ -642,30 +638,27 @@ impl<'a> Checker<'a> {
             if rest.is_empty() {
                 return Some(None);
             }
-            self.diags.push(
-                Diagnostic::error(
-                    "unknown-field",
-                    path,
-                    format!("`{{{var}}}`: `{root}` is a parameter or context variable, it has no fields"),
-                )
-                .help("only a step's JSON result (`json:` on the step) has fields"),
+            self.diags.err(
+                "unknown-field",
+                path,
+                format!("`{{{var}}}`: `{root}` is a parameter or context variable, it has no fields"),
+                "only a step's JSON result (`json:` on the step) has fields",
             );
         } else if let Some(Some(row)) = scope.row {
             let fields = child(row, "\u{0}").err().unwrap_or_default();
             let help = hint(root, &fields, "the rows' fields");
-            self.diags.push(
-                Diagnostic::error("unknown-field", path, format!("`{{{var}}}` names no field of the rows")).help(help),
+            self.diags.err(
+                "unknown-field",
+                path,
+                format!("`{{{var}}}` names no field of the rows"),
+                help,
             );
         } else {
-            self.diags.push(
-                Diagnostic::error(
-                    "unknown-step",
-                    path,
-                    format!(
-                        "`{{{var}}}`: `{root}` is no earlier step with a `json` result, parameter or context variable"
-                    ),
-                )
-                .help(hint(root, &self.names(scope), "names known here")),
+            self.diags.err(
+                "unknown-step",
+                path,
+                format!("`{{{var}}}`: `{root}` is no earlier step with a `json` result, parameter or context variable"),
+                hint(root, &self.names(scope), "names known here"),
             );
         }
         None
@@ -715,13 +708,11 @@ impl<'a> Checker<'a> {
             match child(s, seg) {
                 Ok(next) => cur = next,
                 Err(known) => {
-                    self.diags.push(
-                        Diagnostic::error(
-                            "unknown-field",
-                            path,
-                            format!("`{{{var}}}`: no field `{seg}` in the schema of {what}"),
-                        )
-                        .help(hint(seg, &known, "its fields")),
+                    self.diags.err(
+                        "unknown-field",
+                        path,
+                        format!("`{{{var}}}`: no field `{seg}` in the schema of {what}"),
+                        hint(seg, &known, "its fields"),
                     );
                     return None;
                 }
@@ -742,9 +733,11 @@ impl<'a> Checker<'a> {
         let cmps = [c.lt, c.lte, c.gt, c.gte].iter().filter(|x| x.is_some()).count();
         let Some(field) = &c.field else {
             if cmps > 0 {
-                self.diags.push(
-                    Diagnostic::error("bad-condition", path, "`lt`, `lte`, `gt`, `gte` go with `field`")
-                        .help("e.g. `{field: impact.summary.directDependents, gte: 3}`"),
+                self.diags.err(
+                    "bad-condition",
+                    path,
+                    "`lt`, `lte`, `gt`, `gte` go with `field`",
+                    "e.g. `{field: impact.summary.directDependents, gte: 3}`",
                 );
             }
             return;
@@ -760,13 +753,11 @@ impl<'a> Checker<'a> {
             || c.matches.is_some()
             || c.failed.is_some();
         if tests != 1 || others {
-            self.diags.push(
-                Diagnostic::error(
-                    "bad-condition",
-                    path,
-                    "a field condition has `field` and exactly one of `in`, `equals`, `set`, `lt`, `lte`, `gt`, `gte`",
-                )
-                .help("e.g. `{field: impact.riskLevel, in: [medium, high, critical]}`"),
+            self.diags.err(
+                "bad-condition",
+                path,
+                "a field condition has `field` and exactly one of `in`, `equals`, `set`, `lt`, `lte`, `gt`, `gte`",
+                "e.g. `{field: impact.riskLevel, in: [medium, high, critical]}`",
             );
         }
         self.resolve(&format!("{path}.field"), field, scope);

@@ -4,7 +4,7 @@
 //! of a step's exit codes, stream, limits, parse and data (`check_step`), amounts, and
 //! redaction. The lowering pass (`super`) calls it for each tool and step.
 
-use super::{Lower, Scope, all, optional};
+use super::{Lower, Report, Scope, all, optional};
 use crate::catalog::rules::check_value;
 use crate::catalog::{self, Amount, Cond, Confirm, Param, ParamType, ParseFormat, Redact, Rule, Step, Tool};
 use crate::diagnostic::Diagnostic;
@@ -84,7 +84,7 @@ impl Lower<'_> {
         };
         let known = |l: &mut Self, key: &str, list: Vec<&String>| {
             for n in list.into_iter().filter(|n| !params.contains_key(n.as_str())) {
-                l.err(unknown(key, n));
+                l.diags.push(unknown(key, n));
             }
         };
         let cause = (rule.when.as_ref())
@@ -96,46 +96,41 @@ impl Lower<'_> {
             for (n, v) in values {
                 if let Some(p) = params.get(n.as_str()) {
                     if p.required {
-                        self.err(
-                            Diagnostic::error(
-                                "bad-rule",
-                                format!("{rpath}.default.{n}"),
-                                format!("`{n}` is required, so a default for it never applies"),
-                            )
-                            .help("make the parameter optional, or remove this default"),
+                        self.diags.err(
+                            "bad-rule",
+                            format!("{rpath}.default.{n}"),
+                            format!("`{n}` is required, so a default for it never applies"),
+                            "make the parameter optional, or remove this default",
                         );
                     }
                     // `"{other}"`: another parameter's value, of the same type.
                     if let Some(o) = v.as_str().and_then(|s| s.strip_prefix('{')?.strip_suffix('}')) {
                         match params.get(o) {
                             Some(q) if q.ty == p.ty => {}
-                            Some(_) => self.err(
-                                Diagnostic::error(
-                                    "bad-default",
-                                    format!("{rpath}.default.{n}"),
-                                    format!("`{o}` is not of the type of `{n}`"),
-                                )
-                                .help("default a parameter to one of the same type"),
+                            Some(_) => self.diags.err(
+                                "bad-default",
+                                format!("{rpath}.default.{n}"),
+                                format!("`{o}` is not of the type of `{n}`"),
+                                "default a parameter to one of the same type",
                             ),
-                            None => self.err(unknown(&format!("default.{n}"), o)),
+                            None => self.diags.push(unknown(&format!("default.{n}"), o)),
                         }
                     } else if let Err(why) = check_value(p, v) {
-                        self.err(
-                            Diagnostic::error("bad-default", format!("{rpath}.default.{n}"), format!("`{n}` {why}"))
-                                .help("give a value of the parameter's type"),
+                        self.diags.err(
+                            "bad-default",
+                            format!("{rpath}.default.{n}"),
+                            format!("`{n}` {why}"),
+                            "give a value of the parameter's type",
                         );
                     }
                 }
             }
             if rule.message.is_some() {
-                self.err(
-                    Diagnostic::error(
-                        "bad-rule",
-                        format!("{rpath}.message"),
-                        "a `default` rule shows no message",
-                    )
-                    .at_key()
-                    .help("remove `message`"),
+                self.diags.err_at_key(
+                    "bad-rule",
+                    format!("{rpath}.message"),
+                    "a `default` rule shows no message",
+                    "remove `message`",
                 );
             }
             let (when, values) = lowered?;
@@ -145,13 +140,11 @@ impl Lower<'_> {
         for (key, list) in [("require", &rule.require), ("forbid", &rule.forbid)] {
             let Some(list) = list else { continue };
             if list.is_empty() {
-                self.err(
-                    Diagnostic::error(
-                        "bad-rule",
-                        format!("{rpath}.{key}"),
-                        format!("`{key}` lists no parameter"),
-                    )
-                    .help("name at least one parameter"),
+                self.diags.err(
+                    "bad-rule",
+                    format!("{rpath}.{key}"),
+                    format!("`{key}` lists no parameter"),
+                    "name at least one parameter",
                 );
             }
             known(self, key, list.iter().collect());
@@ -175,36 +168,33 @@ impl Lower<'_> {
         let (left, op, words, right) = match parse_check(rule.check.as_deref()?) {
             Ok(c) => c,
             Err(why) => {
-                self.err(
-                    Diagnostic::error("bad-rule", format!("{rpath}.check"), why)
-                        .help("write e.g. `end >= start` with two numeric parameters and one of >=, >, <=, <"),
+                self.diags.err(
+                    "bad-rule",
+                    format!("{rpath}.check"),
+                    why,
+                    "write e.g. `end >= start` with two numeric parameters and one of >=, >, <=, <",
                 );
                 return None;
             }
         };
         for n in [left, right] {
             match params.get(n) {
-                None => self.err(unknown("check", n)),
-                Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => self.err(
-                    Diagnostic::error(
-                        "bad-rule",
-                        format!("{rpath}.check"),
-                        format!("`{n}` is not a number, so it cannot be compared"),
-                    )
-                    .help("compare integer or number parameters"),
+                None => self.diags.push(unknown("check", n)),
+                Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => self.diags.err(
+                    "bad-rule",
+                    format!("{rpath}.check"),
+                    format!("`{n}` is not a number, so it cannot be compared"),
+                    "compare integer or number parameters",
                 ),
                 Some(_) => {}
             }
         }
         if rule.when.is_some() {
-            self.err(
-                Diagnostic::error(
-                    "bad-rule",
-                    format!("{rpath}.when"),
-                    "a `check` applies whenever both numbers are set",
-                )
-                .at_key()
-                .help("remove `when`"),
+            self.diags.err_at_key(
+                "bad-rule",
+                format!("{rpath}.when"),
+                "a `check` applies whenever both numbers are set",
+                "remove `when`",
             );
         }
         lowered?;
@@ -377,13 +367,11 @@ pub fn check_confirm(path: &str, tool: &Tool) -> Vec<Diagnostic> {
         for (key, list) in [("allow", &c.allow), ("deny", &c.deny)] {
             for (i, p) in list.iter().enumerate() {
                 if p.trim().is_empty() || p.chars().any(char::is_control) {
-                    d.push(
-                        Diagnostic::error(
-                            "bad-confirm",
-                            format!("{path}.confirm.{key}[{i}]"),
-                            "a confirm pattern must be non-empty text on one line",
-                        )
-                        .help("write a wildcard pattern such as `npm *`"),
+                    d.err(
+                        "bad-confirm",
+                        format!("{path}.confirm.{key}[{i}]"),
+                        "a confirm pattern must be non-empty text on one line",
+                        "write a wildcard pattern such as `npm *`",
                     );
                 }
             }
@@ -392,13 +380,11 @@ pub fn check_confirm(path: &str, tool: &Tool) -> Vec<Diagnostic> {
             d.extend(check_after(path, tool, after));
         }
         if c.subject.is_none() && !(c.allow.is_empty() && c.deny.is_empty()) {
-            d.push(
-                Diagnostic::error(
-                    "bad-confirm",
-                    format!("{path}.confirm"),
-                    "`allow` and `deny` patterns need a `subject` to match",
-                )
-                .help("add `subject: \"{command}\"` naming what the patterns are matched against"),
+            d.err(
+                "bad-confirm",
+                format!("{path}.confirm"),
+                "`allow` and `deny` patterns need a `subject` to match",
+                "add `subject: \"{command}\"` naming what the patterns are matched against",
             );
         }
     }
@@ -451,15 +437,19 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
     for (k, alt) in step.when_missing.iter().enumerate() {
         let (at, program) = (format!("{path}.when_missing[{k}].program"), &alt.program);
         if program.trim().is_empty() || program.contains(char::is_whitespace) {
-            d.push(
-                Diagnostic::error("bad-step", &at, format!("`{program}` is not a program name"))
-                    .help("name one program, e.g. `grep`; its arguments go in `run`"),
+            d.err(
+                "bad-step",
+                &at,
+                format!("`{program}` is not a program name"),
+                "name one program, e.g. `grep`; its arguments go in `run`",
             );
         }
         if Some(program) == step.program.as_ref() {
-            d.push(
-                Diagnostic::error("bad-step", at, format!("`{program}` is the step's own program"))
-                    .help("an alternative is another program, used when the step's is not installed"),
+            d.err(
+                "bad-step",
+                at,
+                format!("`{program}` is the step's own program"),
+                "an alternative is another program, used when the step's is not installed",
             );
         }
     }
@@ -468,13 +458,11 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
         && !dir.contains('{')
         && escapes(dir)
     {
-        d.push(
-            Diagnostic::error(
-                "bad-step",
-                format!("{path}.cwd"),
-                format!("`{dir}` is outside the project"),
-            )
-            .help("give a folder relative to the project root, without `..` above it"),
+        d.err(
+            "bad-step",
+            format!("{path}.cwd"),
+            format!("`{dir}` is outside the project"),
+            "give a folder relative to the project root, without `..` above it",
         );
     }
     let Some(p) = step.parse.as_deref() else {
@@ -511,14 +499,11 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
     };
     for (key, set) in keys {
         if set && !takes.iter().any(|t| t.0 == key) {
-            d.push(
-                Diagnostic::error(
-                    "bad-parse",
-                    format!("{ppath}.{key}"),
-                    format!("`{key}` does not apply to `format: {format}`"),
-                )
-                .at_key()
-                .help("remove it"),
+            d.err_at_key(
+                "bad-parse",
+                format!("{ppath}.{key}"),
+                format!("`{key}` does not apply to `format: {format}`"),
+                "remove it",
             );
         }
     }
@@ -527,42 +512,49 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
         if let Some(help) = help
             && !keys.contains(&(key, true))
         {
-            d.push(
-                Diagnostic::error("bad-parse", ppath.clone(), format!("`format: {format}` needs `{key}`")).help(*help),
+            d.err(
+                "bad-parse",
+                ppath.clone(),
+                format!("`format: {format}` needs `{key}`"),
+                *help,
             );
         }
     }
     if p.format == ParseFormat::Delimited && p.separator.as_deref() == Some("") {
-        d.push(
-            Diagnostic::error("bad-parse", format!("{ppath}.separator"), "the separator is empty")
-                .help("give the text between fields, e.g. `\"\\t\"` or `\":\"`"),
+        d.err(
+            "bad-parse",
+            format!("{ppath}.separator"),
+            "the separator is empty",
+            "give the text between fields, e.g. `\"\\t\"` or `\":\"`",
         );
     }
     if p.format == ParseFormat::Regex
         && let Some(re) = &p.pattern
         && let Err(e) = crate::catalog::values::check_regex(re, p.flags.as_deref().unwrap_or(""), false)
     {
-        d.push(
-            Diagnostic::error(
-                "bad-regex",
-                format!("{ppath}.pattern"),
-                format!("`{re}` is not a regular expression both runtimes read: {e}"),
-            )
-            .help("write an ECMAScript regular expression (JavaScript's `RegExp` syntax)"),
+        d.err(
+            "bad-regex",
+            format!("{ppath}.pattern"),
+            format!("`{re}` is not a regular expression both runtimes read: {e}"),
+            "write an ECMAScript regular expression (JavaScript's `RegExp` syntax)",
         );
     }
     let mut seen = std::collections::HashSet::new();
     for (i, f) in p.fields.iter().enumerate() {
         let at = format!("{ppath}.fields[{i}]");
         if !crate::template::is_identifier(f) {
-            d.push(
-                Diagnostic::error("bad-parse", at, format!("`{f}` is not a field name"))
-                    .help("use [a-z_][a-z0-9_]*: templates read it as `{row.field}`"),
+            d.err(
+                "bad-parse",
+                at,
+                format!("`{f}` is not a field name"),
+                "use [a-z_][a-z0-9_]*: templates read it as `{row.field}`",
             );
         } else if !seen.insert(f) {
-            d.push(
-                Diagnostic::error("bad-parse", at, format!("`{f}` is named twice"))
-                    .help("give each field its own name"),
+            d.err(
+                "bad-parse",
+                at,
+                format!("`{f}` is named twice"),
+                "give each field its own name",
             );
         }
     }
@@ -603,14 +595,11 @@ pub fn check_step(path: &str, step: &Step, params: &HashMap<&str, &Param>) -> Ve
     ];
     for (key, set, help) in run_only {
         if set && step.run.is_none() {
-            d.push(
-                Diagnostic::error(
-                    "bad-step",
-                    format!("{path}.{key}"),
-                    format!("`{key}` applies to `run` steps"),
-                )
-                .at_key()
-                .help(help),
+            d.err_at_key(
+                "bad-step",
+                format!("{path}.{key}"),
+                format!("`{key}` applies to `run` steps"),
+                help,
             );
         }
     }
@@ -619,23 +608,27 @@ pub fn check_step(path: &str, step: &Step, params: &HashMap<&str, &Param>) -> Ve
     for (i, code) in step.ok_exit.codes().iter().enumerate() {
         let at = format!("{path}.ok_exit[{i}]");
         if !(0..=255).contains(code) {
-            d.push(
-                Diagnostic::error("bad-exit-code", at, format!("{code} is not an exit code"))
-                    .help("exit codes are 0 to 255"),
+            d.err(
+                "bad-exit-code",
+                at,
+                format!("{code} is not an exit code"),
+                "exit codes are 0 to 255",
             );
         } else if !seen.insert(code) {
-            d.push(Diagnostic::error("bad-exit-code", at, format!("{code} is listed twice")).help("remove the repeat"));
+            d.err(
+                "bad-exit-code",
+                at,
+                format!("{code} is listed twice"),
+                "remove the repeat",
+            );
         }
     }
     if step.timeout_ms.is_some() && step.timeout_secs.is_some() {
-        d.push(
-            Diagnostic::error(
-                "bad-step",
-                format!("{path}.timeout_secs"),
-                "a step has `timeout_ms` or `timeout_secs`, not both",
-            )
-            .at_key()
-            .help("keep one"),
+        d.err_at_key(
+            "bad-step",
+            format!("{path}.timeout_secs"),
+            "a step has `timeout_ms` or `timeout_secs`, not both",
+            "keep one",
         );
     }
     for (key, amount) in [
@@ -646,27 +639,27 @@ pub fn check_step(path: &str, step: &Step, params: &HashMap<&str, &Param>) -> Ve
         let Some(a) = amount else { continue };
         let apath = format!("{path}.{key}");
         match a {
-            Amount::Fixed(0) => {
-                d.push(Diagnostic::error("bad-amount", apath, format!("`{key}` is 0")).help("give a positive number"))
-            }
+            Amount::Fixed(0) => d.err("bad-amount", apath, format!("`{key}` is 0"), "give a positive number"),
             Amount::Fixed(_) => {}
             Amount::Param(text) => match a.param() {
-                None => d.push(
-                    Diagnostic::error(
-                        "bad-amount",
-                        apath,
-                        format!("`{text}` is neither a number nor `\"{{param}}\"`"),
-                    )
-                    .help("write a number, or `\"{name}\"` naming an integer parameter"),
+                None => d.err(
+                    "bad-amount",
+                    apath,
+                    format!("`{text}` is neither a number nor `\"{{param}}\"`"),
+                    "write a number, or `\"{name}\"` naming an integer parameter",
                 ),
                 Some(name) => match params.get(name) {
-                    None => d.push(
-                        Diagnostic::error("unknown-param", apath, format!("`{key}` names no parameter `{name}`"))
-                            .help("name an integer parameter of the tool"),
+                    None => d.err(
+                        "unknown-param",
+                        apath,
+                        format!("`{key}` names no parameter `{name}`"),
+                        "name an integer parameter of the tool",
                     ),
-                    Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => d.push(
-                        Diagnostic::error("bad-amount", apath, format!("`{name}` is not a number"))
-                            .help("name an integer parameter, ideally with `min`/`max` bounds"),
+                    Some(p) if !matches!(p.ty, ParamType::Integer | ParamType::Number) => d.err(
+                        "bad-amount",
+                        apath,
+                        format!("`{name}` is not a number"),
+                        "name an integer parameter, ideally with `min`/`max` bounds",
                     ),
                     Some(p) if p.min.is_none_or(|m| m <= 0.0) => d.push(
                         Diagnostic::warning(
