@@ -28,11 +28,12 @@ mkdir -p "$J"
 # there starts about 0.2 ms slower on this machine than a copy of the same bytes (more page
 # faults when it is mapped), which no installed binary does.
 scripts/install.sh --quiet --force --root "$W/install"
-cargo build --profile dist -q --bin ixgen --example floor
+cargo build --profile dist -q --bin ixgen --example floor --example yaml_floor
 BIN=$W/install/bin/ixgen
 DYN=$W/dynamic/ixgen
 mkdir -p "$W/dynamic" && cp "$ROOT/target/dist/ixgen" "$DYN"
 FLOOR=$ROOT/target/dist/examples/floor
+YAML_FLOOR=$ROOT/target/dist/examples/yaml_floor
 bench() { # name, hyperfine args...
   local name=$1; shift
   hyperfine -N --style none --warmup 10 --runs "$RUNS" --export-json "$J/$name.json" "$@" >/dev/null
@@ -106,13 +107,14 @@ for n in $SIZES; do
   mkdir -p "$W/ix-$n" && python3 "$ROOT/benches/scale_ix.py" "$n" "$W/ix-$n" >/dev/null
   cat=$W/ix-$n/ix-$n.yaml
   runs=$((RUNS / 20 > 5 ? RUNS / 20 : 5)); [ "$n" -ge 10000 ] && runs=5
-  : > "$J/ix-$n.txt"; : > "$J/ix-floor-$n.txt"
+  : > "$J/ix-$n.txt"; : > "$J/ix-floor-$n.txt"; : > "$J/ix-yaml-$n.txt"
   "$BIN" --catalog "$cat" --out "$W/ix-$n/out" generate -q 2>/dev/null
   for i in $(seq "$runs"); do
     t0=$(now_ms)
     "$BIN" --catalog "$cat" --out "$W/ix-first-$n-$i" generate -q 2>/dev/null
     echo $(( $(now_ms) - t0 )) >> "$J/ix-$n.txt"
     "$FLOOR" "$W/ix-$n/out" "$W/ix-floor-$n-$i" 2>&1 | awk '{print $(NF-1)}' >> "$J/ix-floor-$n.txt"
+    "$YAML_FLOOR" "$cat" 2>&1 | awk '{print $(NF-1)}' >> "$J/ix-yaml-$n.txt"
   done
   hyperfine -N --style none --warmup 2 --runs "$((runs * 4))" --export-json "$J/ix-noop-$n.json" \
     "sh -c '$BIN --catalog $cat --out $W/ix-$n/out generate -q 2>/dev/null'" >/dev/null
@@ -193,6 +195,8 @@ for n in (1000, 10000):
     w, fl, nop = txt(f"ix-{n}"), txt(f"ix-floor-{n}"), ms(f"ix-noop-{n}")
     mf, mn = mb(txt(f"ix-mem-first-{n}")), mb(txt(f"ix-mem-noop-{n}"))
     print(f"| ix catalog scaled to {n:,} tools: first `generate` | {w:.0f} ms = {w / fl:.2f}× the floor's {fl:.0f} ms | {'≤ 1.5×' if t else ''} | {ok(w / fl <= 1.5) if t else ''} |")
+    y = txt(f"ix-yaml-{n}")
+    print(f"| ix catalog scaled to {n:,} tools: yaml-rust2's events alone (examples/yaml_floor.rs) | {y:.0f} ms = {y / fl:.2f}× the floor | | |")
     print(f"| ix catalog scaled to {n:,} tools: `generate`, nothing to do | {nop:.0f} ms | {'≤ 250 ms' if t else ''} | {ok(nop <= 250) if t else ''} |")
     print(f"| ix catalog scaled to {n:,} tools: peak memory, first / nothing to do | {mf:.1f} / {mn:.1f} MB | {'≤ 100 MB' if t else ''} | {ok(max(mf, mn) <= 100) if t else ''} |")
 for c, shown in (("validate", "validate"), ("list", "list"), ("diff", "diff --against itself")):
