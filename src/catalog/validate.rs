@@ -577,16 +577,9 @@ fn is_ts_constant(s: &str) -> bool {
 
 /// A name every host accepts, derived from a rejected one.
 fn suggest_name(name: &str) -> String {
-    let s: String = name
-        .to_lowercase()
-        .chars()
-        // Lowercased: no ASCII capital is left.
-        .map(|c| match c {
-            'a'..='z' | '0'..='9' | '-' | '_' => c,
-            _ => '_',
-        })
-        .collect();
-    let s = s.trim_start_matches(|c: char| !c.is_ascii_lowercase()).to_string();
+    // Lowercased: no ASCII capital is left.
+    let s = (name.to_lowercase()).replace(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-' | '_'), "_");
+    let s = s.trim_start_matches(|c: char| !c.is_ascii_lowercase());
     if s.is_empty() {
         "my_tool".into()
     } else {
