@@ -216,7 +216,6 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
 /// The lines around a diagnostic's position, as miette's source: miette reads a source from
 /// its start to find a line, and a large catalog's few warnings each scanned (and copied) all
 /// of it. Lines are numbered as in the file.
-#[derive(Debug)]
 struct Excerpt {
     /// The lines, escaped ([`escape::source_text`] keeps byte lengths, so spans still fit).
     text: String,
