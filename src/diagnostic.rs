@@ -7,7 +7,6 @@
 use crate::escape;
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
 use serde::Serialize;
-use std::fmt;
 use std::sync::Arc;
 
 /// How bad a diagnostic is.
@@ -190,14 +189,22 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
                 || matches!(diag.code, "unknown-key" | "duplicate-key");
             Excerpt::around(&lines, line, col, key)
         });
-        let mut shown = diag.clone();
-        shown.message = escape::terminal(&diag.message);
-        shown.help = diag.help.as_deref().map(escape::terminal);
-        let report = miette::Report::new(OwnedLocated {
-            diag: shown,
-            span: excerpt.as_ref().map(|e| e.span),
-            file: excerpt.map(|e| NamedSource::new(name.clone(), e)),
-        });
+        let shown = miette::MietteDiagnostic {
+            message: escape::terminal(&diag.message),
+            code: Some(diag.code.to_string()),
+            severity: Some(match diag.severity {
+                Severity::Error => miette::Severity::Error,
+                Severity::Warning => miette::Severity::Warning,
+            }),
+            help: diag.help.as_deref().map(escape::terminal),
+            url: None,
+            labels: (excerpt.as_ref()).map(|e| vec![LabeledSpan::new_primary_with_span(Some("here".into()), e.span)]),
+        };
+        let report = miette::Report::new(shown);
+        let report = match excerpt {
+            Some(e) => report.with_source_code(NamedSource::new(name.clone(), e)),
+            None => report,
+        };
         if handler.render_report(&mut out, report.as_ref()).is_err() {
             out.push_str(&escape::terminal(&diag.message));
         }
@@ -206,19 +213,9 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
     out
 }
 
-/// The owned form miette's `Report` needs ('static).
-#[derive(Debug, thiserror::Error)]
-#[error("{}", diag.message)]
-struct OwnedLocated {
-    diag: Diagnostic,
-    file: Option<NamedSource<Excerpt>>,
-    span: Option<SourceSpan>,
-}
-
 /// The lines around a diagnostic's position, as miette's source: miette reads a source from
 /// its start to find a line, and a large catalog's few warnings each scanned (and copied) all
 /// of it. Lines are numbered as in the file.
-#[derive(Debug)]
 struct Excerpt {
     /// The lines, escaped ([`escape::source_text`] keeps byte lengths, so spans still fit).
     text: String,
@@ -260,28 +257,6 @@ impl miette::SourceCode for Excerpt {
             c.column(),
             c.line_count(),
         )))
-    }
-}
-
-impl miette::Diagnostic for OwnedLocated {
-    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        Some(Box::new(self.diag.code))
-    }
-    fn severity(&self) -> Option<miette::Severity> {
-        Some(match self.diag.severity {
-            Severity::Error => miette::Severity::Error,
-            Severity::Warning => miette::Severity::Warning,
-        })
-    }
-    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        self.diag.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
-    }
-    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        self.file.as_ref().map(|f| f as &dyn miette::SourceCode)
-    }
-    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let label = LabeledSpan::new_primary_with_span(Some("here".into()), self.span?);
-        Some(Box::new(std::iter::once(label)))
     }
 }
 

@@ -17,10 +17,6 @@ pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sy
     /// Items taken from the queue at once: enough that the lock is rarely contended.
     const BATCH: usize = 16;
     let threads = threads_for(items.len());
-    if threads <= 1 {
-        let all: Vec<R> = items.into_iter().enumerate().map(|(i, x)| f(i, x)).collect();
-        return vec![all].into_iter().flatten();
-    }
     let queue = std::sync::Mutex::new(items.into_iter().enumerate());
     let work = || {
         let mut done = Vec::new();
@@ -41,8 +37,8 @@ pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sy
     let mut batches: Vec<(usize, Vec<R>)> = std::thread::scope(|s| {
         let work = &work;
         let handles: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
-        // This thread works too, rather than wait: one thread fewer to start, and the items it
-        // frees were allocated here, so their pages serve its allocations at once.
+        // This thread works too (alone, for few items): one thread fewer to start, and the items
+        // it frees were allocated here, so their pages serve its allocations at once.
         let mut all = work();
         all.extend(
             handles
@@ -52,8 +48,7 @@ pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sy
         all
     });
     batches.sort_unstable_by_key(|(first, _)| *first);
-    let batches: Vec<Vec<R>> = batches.into_iter().map(|(_, batch)| batch).collect();
-    batches.into_iter().flatten()
+    batches.into_iter().flat_map(|(_, batch)| batch)
 }
 
 /// Threads for `n` items: one per core, as long as each gets at least [`MIN_PER_THREAD`];

@@ -241,14 +241,12 @@ fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
     let mut text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
-            let (e, bytes) = (e.utf8_error(), e.into_bytes());
-            // Show the valid prefix so the position of the bad byte can be pointed at.
-            let at = yaml::Mark::after(&String::from_utf8_lossy(&bytes[..e.valid_up_to()]));
+            let (valid, bytes) = (e.utf8_error().valid_up_to(), e.into_bytes());
             let file = source(name, String::from_utf8_lossy(&bytes).into_owned());
-            let message = format!(
-                "the catalog is not UTF-8: byte 0x{:02x} cannot start a character",
-                bytes[e.valid_up_to()]
-            );
+            // The valid prefix, the lossy text's own, locates the bad byte.
+            let at = yaml::Mark::after(&file.text[..valid]);
+            let bad = bytes[valid];
+            let message = format!("the catalog is not UTF-8: byte 0x{bad:02x} cannot start a character");
             let diag = at_pos(at, "not-utf8", message).help("save the file as UTF-8");
             return Err(Error::Catalog {
                 file,

@@ -46,17 +46,11 @@ fn check_typed(
 }
 
 fn bounds(p: &Param, x: f64, what: &str) -> Result<(), String> {
-    if let Some(min) = p.min
-        && x < min
-    {
-        return Err(format!("has {what} {x}, below `min` {min}"));
+    match (p.min, p.max) {
+        (Some(min), _) if x < min => Err(format!("has {what} {x}, below `min` {min}")),
+        (_, Some(max)) if x > max => Err(format!("has {what} {x}, above `max` {max}")),
+        _ => Ok(()),
     }
-    if let Some(max) = p.max
-        && x > max
-    {
-        return Err(format!("has {what} {x}, above `max` {max}"));
-    }
-    Ok(())
 }
 
 /// The catalog's name of a parameter type.

@@ -187,30 +187,25 @@ impl<'a> Validator<'a> {
                     "remove `min`",
                 );
             }
-            if let Some(d) = &var.default {
-                let why = match (var.ty, d) {
-                    // An integer outside JavaScript's safe range was refused where the YAML is read.
-                    (ContextType::Integer, ContextDefault::Integer(n)) => {
-                        (var.min.filter(|min| n < min)).map(|min| format!("{n} is below the minimum {min}"))
-                    }
-                    (ContextType::Integer, ContextDefault::Text(_)) => {
-                        Some("an integer variable needs an integer".into())
-                    }
-                    (_, ContextDefault::Integer(_)) => Some("a string or path variable needs a string".into()),
-                    (ContextType::String, ContextDefault::Text(t)) => match var.format {
-                        Some(ContextFormat::TopicPart) => topic_part(t).err(),
-                        None => None,
-                    },
-                    (ContextType::Path, ContextDefault::Text(t)) => t.is_empty().then(|| "is empty".to_string()),
-                };
-                if let Some(why) = why {
-                    self.err(
-                        "bad-default",
-                        format!("{path}.default"),
-                        format!("bad default: {why}"),
-                        "give a value of the variable's type that its own checks accept",
-                    );
+            let why = var.default.as_ref().and_then(|d| match (var.ty, d) {
+                // An integer outside JavaScript's safe range was refused where the YAML is read.
+                (ContextType::Integer, ContextDefault::Integer(n)) => {
+                    (var.min.filter(|min| n < min)).map(|min| format!("{n} is below the minimum {min}"))
                 }
+                (ContextType::Integer, ContextDefault::Text(_)) => Some("an integer variable needs an integer".into()),
+                (_, ContextDefault::Integer(_)) => Some("a string or path variable needs a string".into()),
+                (ContextType::String, ContextDefault::Text(t)) => {
+                    var.format.and_then(|ContextFormat::TopicPart| topic_part(t).err())
+                }
+                (ContextType::Path, ContextDefault::Text(t)) => t.is_empty().then(|| "is empty".to_string()),
+            });
+            if let Some(why) = why {
+                self.err(
+                    "bad-default",
+                    format!("{path}.default"),
+                    format!("bad default: {why}"),
+                    "give a value of the variable's type that its own checks accept",
+                );
             }
             let constant = var.constant_name(name);
             if !is_ts_constant(&constant) {
@@ -577,16 +572,9 @@ fn is_ts_constant(s: &str) -> bool {
 
 /// A name every host accepts, derived from a rejected one.
 fn suggest_name(name: &str) -> String {
-    let s: String = name
-        .to_lowercase()
-        .chars()
-        // Lowercased: no ASCII capital is left.
-        .map(|c| match c {
-            'a'..='z' | '0'..='9' | '-' | '_' => c,
-            _ => '_',
-        })
-        .collect();
-    let s = s.trim_start_matches(|c: char| !c.is_ascii_lowercase()).to_string();
+    // Lowercased: no ASCII capital is left.
+    let s = (name.to_lowercase()).replace(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-' | '_'), "_");
+    let s = s.trim_start_matches(|c: char| !c.is_ascii_lowercase());
     if s.is_empty() {
         "my_tool".into()
     } else {
@@ -644,11 +632,7 @@ mod tests {
         for name in names {
             // A placeholder the backend fills: `{{ t.spec_name }}` is `SPEC_*`, and a context
             // constant is the catalog's own.
-            let name = match name {
-                "{{" => continue,
-                n => n,
-            };
-            if is_ts_constant(name) {
+            if name != "{{" && is_ts_constant(name) {
                 assert!(
                     GENERATED_CONSTANTS.contains(&name) || name.starts_with("SPEC_") || name.starts_with("__IX"),
                     "`{name}` is declared by the tool file but a context constant may be named so"

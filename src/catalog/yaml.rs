@@ -120,10 +120,10 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-fn error(code: &'static str, mark: Mark, message: String, help: &'static str) -> Error {
+fn error(code: &'static str, mark: Mark, message: impl Into<String>, help: &'static str) -> Error {
     Error {
         code,
-        message,
+        message: message.into(),
         help,
         mark,
     }
@@ -256,7 +256,7 @@ impl<'k> Builder<'k> {
                 if e.info().contains("recursion limit") {
                     too_deep(Mark::of(e.marker()))
                 } else {
-                    error("yaml-syntax", Mark::of(e.marker()), e.info().to_string(), SYNTAX_HELP)
+                    error("yaml-syntax", Mark::of(e.marker()), e.info(), SYNTAX_HELP)
                 }
             })?;
             let mark = Mark::of(&marker);
@@ -276,7 +276,7 @@ impl<'k> Builder<'k> {
                             return Err(error(
                                 "yaml-syntax",
                                 mark,
-                                "the catalog has more than one YAML document".into(),
+                                "the catalog has more than one YAML document",
                                 "keep one document: remove the `---` line and what follows it",
                             ));
                         }
@@ -285,12 +285,7 @@ impl<'k> Builder<'k> {
                     Event::StreamStart | Event::DocumentEnd | Event::Nothing => continue,
                     Event::Alias(id) => {
                         let count = self.anchors.get(&id).map(|(_, n)| *n).ok_or_else(|| {
-                            error(
-                                "yaml-syntax",
-                                mark,
-                                "an alias names no anchor before it".into(),
-                                SYNTAX_HELP,
-                            )
+                            error("yaml-syntax", mark, "an alias names no anchor before it", SYNTAX_HELP)
                         })?;
                         // Counted before it is copied: the count is what stops an alias bomb.
                         self.count(if self.locating { 1 } else { count }, mark)?;
@@ -620,13 +615,11 @@ pub fn from_node<T: de::DeserializeOwned>(node: Node, again: impl FnOnce() -> Re
             }
             _ => {}
         }
-        let inner = e.into_inner().claimed(root);
-        let message = if path.is_empty() {
-            inner.message
-        } else {
-            format!("{path}: {}", inner.message)
-        };
-        Error { message, ..inner }
+        let mut inner = e.into_inner().claimed(root);
+        if !path.is_empty() {
+            inner.message = format!("{path}: {}", inner.message);
+        }
+        inner
     })
 }
 
