@@ -198,7 +198,9 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
             }),
             help: diag.help.as_deref().map(escape::terminal),
             url: None,
-            labels: excerpt.as_ref().map(|e| vec![LabeledSpan::new_primary_with_span(Some("here".into()), e.span)]),
+            labels: excerpt
+                .as_ref()
+                .map(|e| vec![LabeledSpan::new_primary_with_span(Some("here".into()), e.span)]),
         };
         let report = miette::Report::new(shown);
         let report = match excerpt {
