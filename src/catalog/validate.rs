@@ -573,7 +573,9 @@ fn is_ts_constant(s: &str) -> bool {
 /// A name every host accepts, derived from a rejected one.
 fn suggest_name(name: &str) -> String {
     // Lowercased: no ASCII capital is left.
-    let s = (name.to_lowercase()).replace(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-' | '_'), "_");
+    let s = name
+        .to_lowercase()
+        .replace(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-' | '_'), "_");
     let s = s.trim_start_matches(|c: char| !c.is_ascii_lowercase());
     if s.is_empty() {
         "my_tool".into()
