@@ -41,31 +41,10 @@ pub struct Surface {
     pub label: &'static str,
     /// Where the surface's context cost is paid ("Claude Code session").
     pub session: &'static str,
+    /// Whether the surface runs the tool's steps and route itself (the generated interpreter),
+    /// only shows the definition, or launches the MCP server (which runs its own code, and
+    /// whose command line reaches the host).
     kind: hosts::SurfaceKind,
-}
-
-impl Surface {
-    /// The diff's view of a host's surface; `order` is its position among all surfaces.
-    pub fn of(s: &hosts::Surface, order: usize) -> Surface {
-        Surface {
-            order,
-            key: s.key,
-            label: s.label,
-            session: s.session,
-            kind: s.kind,
-        }
-    }
-
-    /// Whether the surface runs the tool's steps and route itself (the generated interpreter);
-    /// the others only show the definition, and the MCP server runs its own code.
-    pub fn executes(self) -> bool {
-        self.kind == hosts::SurfaceKind::Runs
-    }
-
-    /// Whether the host launches the product's MCP server (so the server's command line reaches it).
-    pub fn launches_server(self) -> bool {
-        self.kind == hosts::SurfaceKind::Launches
-    }
 }
 
 /// Surfaces as people call them, comma-separated.
@@ -313,22 +292,13 @@ fn invalid(side: &Side, mut diags: Vec<Diagnostic>) -> Error {
 
 fn version(side: &Side) -> Result<Version, Error> {
     let v = &side.model.product.version;
-    semver::parse(v).ok_or_else(|| {
-        invalid(
-            side,
-            vec![
-                Diagnostic::error(
-                    "not-semver",
-                    "product.version",
-                    format!(
-                        "product.version {} is not a semantic version",
-                        crate::escape::debug_quote(v)
-                    ),
-                )
-                .help("write MAJOR.MINOR.PATCH, e.g. `1.4.0` (ixgen diff suggests the bump from it)"),
-            ],
-        )
-    })
+    let why = format!(
+        "product.version {} is not a semantic version",
+        crate::escape::debug_quote(v)
+    );
+    let help = "write MAJOR.MINOR.PATCH, e.g. `1.4.0` (ixgen diff suggests the bump from it)";
+    let diag = Diagnostic::error("not-semver", "product.version", why).help(help);
+    semver::parse(v).ok_or_else(|| invalid(side, vec![diag]))
 }
 
 /// Checks `lint.breaking` of the current catalog: every id must name a rule or a class.
