@@ -246,10 +246,8 @@ impl<'a> Diff<'a> {
             }
             // A `renamed_from` naming a tool the old catalog does not have is an older rename
             // that was already released: it matches nothing, and the tool is new.
-            let Some(o) = n.renamed_from.as_ref().and_then(|f| old.model.tool(f)) else {
-                continue;
-            };
-            if !pairs.iter().any(|(p, _)| p.name == o.name) {
+            let o = n.renamed_from.as_ref().and_then(|f| old.model.tool(f));
+            if let Some(o) = o.filter(|o| !pairs.iter().any(|(p, _)| p.name == o.name)) {
                 pairs.push((o, n));
             }
         }

@@ -107,26 +107,16 @@ impl Msg {
     }
 
     /// Adds values, comma-separated.
-    pub fn codes<S: Into<String>>(mut self, values: impl IntoIterator<Item = S>) -> Msg {
-        for (i, v) in values.into_iter().enumerate() {
-            if i > 0 {
-                self = self.t(", ");
-            }
-            self = self.c(v);
-        }
-        self
+    pub fn codes<S: Into<String>>(self, values: impl IntoIterator<Item = S>) -> Msg {
+        let values = values.into_iter().enumerate();
+        values.fold(self, |m, (i, v)| if i > 0 { m.t(", ") } else { m }.c(v))
     }
 
     /// `text` with each `{}` filled with the next catalog value: `Msg::of("tool {} was removed", &[name])`.
     pub fn of(text: &str, values: &[&str]) -> Msg {
-        let mut m = Msg::default();
-        for (i, words) in text.split("{}").enumerate() {
-            if i > 0 {
-                m = m.c(values[i - 1]);
-            }
-            m = m.t(words);
-        }
-        m
+        let mut words = text.split("{}");
+        let first = Msg::default().t(words.next().unwrap_or_default());
+        words.enumerate().fold(first, |m, (i, w)| m.c(values[i]).t(w))
     }
 
     /// Renders with `code` quoting each value.
@@ -169,11 +159,9 @@ impl Finding {
         // The definition's change of context cost is what a cosmetic change costs.
         hit.tokens = hit.tokens.filter(|_| class == Class::Cosmetic);
         let by_class = lint.ignore.iter().any(|i| i == rule.id() || i == class.id());
-        let by_tool = lint.ignore_only.get(rule.id()).is_some_and(|tools| {
-            tools
-                .iter()
-                .any(|t| Some(t) == hit.tool.as_ref() || Some(t) == hit.previous_name.as_ref())
-        });
+        let named = |t: &String| Some(t) == hit.tool.as_ref() || Some(t) == hit.previous_name.as_ref();
+        let only = lint.ignore_only.get(rule.id());
+        let by_tool = only.is_some_and(|tools| tools.iter().any(named));
         Finding {
             rule,
             class,
