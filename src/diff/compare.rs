@@ -99,9 +99,8 @@ pub struct At {
 impl At {
     pub fn both(before: String, after: String) -> At {
         At {
-            anchor: after.clone(),
             before: Some(before),
-            after: Some(after),
+            ..At::added(after)
         }
     }
 

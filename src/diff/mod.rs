@@ -292,14 +292,11 @@ fn version(side: &Side) -> Result<Version, Error> {
 /// Checks `lint.breaking` of the current catalog: every id must name a rule or a class.
 fn check_lint(side: &Side) -> Result<(), Error> {
     let lint: &BreakingLint = &side.model.lint.breaking;
-    let ids: Vec<&str> = Rule::ALL
-        .iter()
-        .map(|r| r.id())
-        .chain(Class::ALL.iter().map(|c| c.id()))
-        .collect();
+    let classes = Class::ALL.map(Class::id);
+    let ids: Vec<&str> = Rule::ALL.iter().map(|r| r.id()).chain(classes).collect();
     let mut diags = Vec::new();
-    let mut unknown = |id: &str, path: String, classes: bool| {
-        let ok = Rule::from_id(id).is_some() || (classes && Class::ALL.iter().any(|c| c.id() == id));
+    let mut unknown = |id: &str, path: String, or_class: bool| {
+        let ok = Rule::from_id(id).is_some() || (or_class && classes.contains(&id));
         if !ok {
             let help = match crate::diagnostic::did_you_mean(id, &ids) {
                 Some(m) => format!("did you mean `{m}`? (`ixgen diff --list-rules` lists them)"),
