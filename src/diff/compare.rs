@@ -11,6 +11,7 @@
 use super::side::Side;
 use super::{Loc, Msg, Surface};
 use crate::diagnostic::Diagnostic;
+use crate::hosts::SurfaceKind;
 use crate::model::{Param, SpecArg, SpecExec, SpecParam, SpecStep, ToolModel};
 use crate::template::{Part, Template};
 use serde::Serialize;
@@ -46,20 +47,12 @@ pub struct Pair<'a> {
     /// The common surfaces that run the steps, and those that only show the definition.
     pub exec: Vec<Surface>,
     pub shown: Vec<Surface>,
-    /// The tool's catalog path on each side (`tools[3]`).
-    pub otp: String,
-    pub ntp: String,
     pub steps: StepDiff,
 }
 
 impl Pair<'_> {
     pub fn name(&self) -> &str {
         &self.new.name
-    }
-
-    /// `key` of the tool on both sides.
-    pub fn at(&self, key: &str) -> At {
-        At::both(format!("{}.{key}", self.otp), format!("{}.{key}", self.ntp))
     }
 }
 
@@ -106,9 +99,8 @@ pub struct At {
 impl At {
     pub fn both(before: String, after: String) -> At {
         At {
-            anchor: after.clone(),
             before: Some(before),
-            after: Some(after),
+            ..At::added(after)
         }
     }
 
@@ -205,18 +197,11 @@ impl<'a> Diff<'a> {
     }
 
     /// Records what a detector found.
-    pub fn push(
-        &mut self,
-        tool: Option<&str>,
-        param: Option<&str>,
-        surfaces: &[Surface],
-        msg: Msg,
-        at: At,
-    ) -> &mut Hit {
+    pub fn push(&mut self, tool: Option<&str>, surfaces: &[Surface], msg: Msg, at: At) -> &mut Hit {
         self.hits.push(Hit {
             tool: tool.map(str::to_string),
             previous_name: None,
-            param: param.map(str::to_string),
+            param: None,
             surfaces: surfaces.to_vec(),
             msg,
             before: at.before.map(|p| self.old.loc(&p)),
@@ -229,13 +214,14 @@ impl<'a> Diff<'a> {
 
     /// Records something about kept tool `p`, at `key` of it on both sides.
     pub fn tool(&mut self, p: &Pair, surfaces: &[Surface], msg: Msg, key: &str) -> Option<()> {
-        self.push(Some(p.name()), None, surfaces, msg, p.at(key));
+        let at = At::both(format!("{}.{key}", p.old.path), format!("{}.{key}", p.new.path));
+        self.push(Some(p.name()), surfaces, msg, at);
         Some(())
     }
 
     /// Records something about parameter `pc` of a kept tool, on the surfaces that have the tool.
     pub fn param(&mut self, pc: &ParamChange, msg: Msg, at: At) -> Option<()> {
-        self.push(Some(pc.tool.name()), Some(pc.name()), &pc.tool.common, msg, at);
+        self.push(Some(pc.tool.name()), &pc.tool.common, msg, at).param = Some(pc.name().to_string());
         Some(())
     }
 
@@ -259,10 +245,8 @@ impl<'a> Diff<'a> {
             }
             // A `renamed_from` naming a tool the old catalog does not have is an older rename
             // that was already released: it matches nothing, and the tool is new.
-            let Some(o) = n.renamed_from.as_ref().and_then(|f| old.model.tool(f)) else {
-                continue;
-            };
-            if !pairs.iter().any(|(p, _)| p.name == o.name) {
+            let o = n.renamed_from.as_ref().and_then(|f| old.model.tool(f));
+            if let Some(o) = o.filter(|o| !pairs.iter().any(|(p, _)| p.name == o.name)) {
                 pairs.push((o, n));
             }
         }
@@ -280,11 +264,9 @@ impl<'a> Diff<'a> {
             new: n,
             lost: lost.copied().collect(),
             gained: gained.copied().collect(),
-            exec: common.iter().copied().filter(|s| s.executes()).collect(),
-            shown: common.iter().copied().filter(|s| !s.executes()).collect(),
+            exec: common.iter().copied().filter(|s| s.kind == SurfaceKind::Runs).collect(),
+            shown: common.iter().copied().filter(|s| s.kind != SurfaceKind::Runs).collect(),
             common,
-            otp: old.tool_path(&o.name),
-            ntp: new.tool_path(&n.name),
             steps: StepDiff::new(&o.spec.steps, &n.spec.steps),
         };
         let from = self.hits.len();
@@ -309,20 +291,19 @@ impl<'a> Diff<'a> {
     fn params<'p>(&mut self, pair: &'p Pair<'a>) -> Vec<ParamChange<'p>> {
         let (o, n) = (pair.old, pair.new);
         let by_old: HashMap<&str, Param<'a>> = o.params().map(|p| (p.spec.name.as_str(), p)).collect();
-        let new_names: BTreeSet<&str> = n.params().map(|p| p.spec.name.as_str()).collect();
         let mut matched_old = BTreeSet::new();
         let mut out = Vec::new();
         for np in n.params() {
             let after = np.path();
             let renamed_from = np.doc.renamed_from.as_ref();
-            if let Some(from) = renamed_from.filter(|f| new_names.contains(f.as_str())) {
+            if let Some(from) = renamed_from.filter(|f| n.param(f).is_some()) {
                 let what = format!(
                     "parameter `{}` says it was renamed from `{from}`, but tool `{}` still has `{from}`",
                     np.name, n.name
                 );
                 self.errors.push(renamed_from_exists(&after, what, "parameter"));
             }
-            let by_rename = || by_old.get(renamed_from.filter(|f| !new_names.contains(f.as_str()))?.as_str());
+            let by_rename = || by_old.get(renamed_from.filter(|f| n.param(f).is_none())?.as_str());
             let found = by_old.get(np.name.as_str()).or_else(by_rename).copied();
             let op = found.filter(|op| matched_old.insert(op.spec.name.as_str()));
             out.push(ParamChange {

@@ -6,6 +6,7 @@
 
 use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text, opt};
 use super::{Msg, Surface, labels};
+use crate::hosts::SurfaceKind;
 use crate::model::{Access, Param, Server};
 use crate::model::{ExecSpec, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime};
 use crate::model::{SpecStep, SpecType, ToolModel};
@@ -71,7 +72,7 @@ pub fn surface(d: &mut Diff, n: &Node, removed: bool) -> Option<()> {
             true => At::gone(st.path.clone(), "targets".into()),
             false => At::added(st.path.clone()),
         };
-        d.push(None, None, &[*s], Msg::of(&text, &[&st.path]), at);
+        d.push(None, &[*s], Msg::of(&text, &[&st.path]), at);
     }
     Some(())
 }
@@ -81,7 +82,7 @@ fn server<'a>(d: &Diff<'a>, n: &Node) -> Option<(&'a Server, &'a Server, Vec<Sur
     let (old, new) = (d.old, d.new);
     matches!(n, Node::Catalog).then_some(())?;
     let (a, b) = (old.model.server.as_ref()?, new.model.server.as_ref()?);
-    let launches = |s: &Surface| s.launches_server() && old.surfaces.keys().any(|o| o.key == s.key);
+    let launches = |s: &Surface| s.kind == SurfaceKind::Launches && old.surfaces.keys().any(|o| o.key == s.key);
     let launched: Vec<Surface> = new.surfaces.keys().copied().filter(launches).collect();
     (!launched.is_empty()).then_some((a, b, launched))
 }
@@ -110,7 +111,7 @@ pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
         false => msg.t(" instead of ").c(was),
     };
     let at = At::both(format!("server.{key}"), format!("server.{key}"));
-    d.push(None, None, &launched, msg, at);
+    d.push(None, &launched, msg, at);
     Some(())
 }
 
@@ -120,7 +121,7 @@ pub fn server_env_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let keys = a.env.keys().chain(new_keys).filter(|k| a.env.get(*k) != b.env.get(*k));
     let msg = Msg::default().t("the server's environment changed: ").codes(keys);
     let at = At::both("server.env".into(), "server.env".into());
-    d.push(None, None, &launched, msg, at);
+    d.push(None, &launched, msg, at);
     Some(())
 }
 
@@ -152,25 +153,25 @@ pub fn tool_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let msg = Msg::of("tool {} was removed", &[&t.name]);
     let msg = or_renamed(msg, twin.map(|n| &n.name), &t.name);
     let on: Vec<Surface> = d.old.on(&t.name).into_iter().collect();
-    let at = At::gone(d.old.tool_path(&t.name), "tools".into());
-    d.push(Some(&t.name), None, &on, msg, at);
+    let at = At::gone(t.path.clone(), "tools".into());
+    d.push(Some(&t.name), &on, msg, at);
     Some(())
 }
 
 pub fn tool_added(d: &mut Diff, n: &Node) -> Option<()> {
     let Node::Added(t) = n else { return None };
     let on: Vec<Surface> = d.new.on(&t.name).into_iter().collect();
-    let at = At::added(d.new.tool_path(&t.name));
+    let at = At::added(t.path.clone());
     let msg = Msg::of("new tool {}", &[&t.name]);
-    d.push(Some(&t.name), None, &on, msg, at);
+    d.push(Some(&t.name), &on, msg, at);
     Some(())
 }
 
 pub fn tool_renamed(d: &mut Diff, n: &Node) -> Option<()> {
     let p = kept(n).filter(|p| p.old.name != p.new.name)?;
     let msg = Msg::of("tool {} was renamed to {}", &[&p.old.name, p.name()]);
-    let at = At::both(p.otp.clone(), format!("{}.renamed_from", p.ntp));
-    d.push(Some(p.name()), None, &p.common, msg, at).previous_name = Some(p.old.name.clone());
+    let at = At::both(p.old.path.clone(), format!("{}.renamed_from", p.new.path));
+    d.push(Some(p.name()), &p.common, msg, at).previous_name = Some(p.old.name.clone());
     Some(())
 }
 
@@ -185,8 +186,8 @@ pub fn tool_id_changed(d: &mut Diff, n: &Node) -> Option<()> {
         let sep = if k == 0 { " " } else { "; " };
         msg = msg.t(format!("{sep}{} ", s.label)).c(was).t(" → ").c(is);
     }
-    let at = At::both(p.otp.clone(), p.ntp.clone());
-    d.push(Some(p.name()), None, &changed, msg, at);
+    let at = At::both(p.old.path.clone(), p.new.path.clone());
+    d.push(Some(p.name()), &changed, msg, at);
     Some(())
 }
 
@@ -198,13 +199,13 @@ pub fn toolset_member_removed(d: &mut Diff, n: &Node) -> Option<()> {
         let mut msg = Msg::of(&text, &[p.name()]).codes(toolsets).t(")");
         // A tool that became `unsupported` leaves every surface it was on: a removal from
         // each, pointed at the reason.
-        let mut after = p.ntp.clone();
+        let mut after = p.new.path.clone();
         if let Some(why) = &p.new.unsupported {
             msg = msg.t(": it is now ").c("unsupported").t(format!(" ({why})"));
             after = format!("{after}.unsupported");
         }
-        let at = At::both(p.otp.clone(), after);
-        d.push(Some(p.name()), None, &p.lost, msg, at);
+        let at = At::both(p.old.path.clone(), after);
+        d.push(Some(p.name()), &p.lost, msg, at);
     }
     // A toolset no surface is built from, chosen with `ixgen opencode --toolset`. (A removed
     // or renamed tool is reported once, as such: its old name is no tool of the new catalog.)
@@ -218,7 +219,7 @@ pub fn toolset_member_removed(d: &mut Diff, n: &Node) -> Option<()> {
         if !now.contains(t) && new.model.tool(t).is_some() {
             let msg = Msg::of("toolset {} ({}) no longer has tool {}", &[name, &choose, t]);
             let at = At::both(path.clone(), path.clone());
-            d.push(Some(t), None, &surfaces, msg, at);
+            d.push(Some(t), &surfaces, msg, at);
         }
     }
     Some(())
@@ -230,8 +231,8 @@ pub fn toolset_member_added(d: &mut Diff, n: &Node) -> Option<()> {
     if p.old.unsupported.is_some() {
         msg = msg.t(": it is no longer ").c("unsupported");
     }
-    let at = At::both(p.otp.clone(), p.ntp.clone());
-    d.push(Some(p.name()), None, &p.gained, msg, at);
+    let at = At::both(p.old.path.clone(), p.new.path.clone());
+    d.push(Some(p.name()), &p.gained, msg, at);
     Some(())
 }
 
@@ -241,7 +242,7 @@ pub fn toolset_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let choose = format!("ixgen opencode --toolset {name}");
     let msg = Msg::of("toolset {} was removed ({})", &[name, &choose]);
     let at = At::gone(format!("toolsets.{name}"), "toolsets".into());
-    d.push(None, None, &opencode(d), msg, at);
+    d.push(None, &opencode(d), msg, at);
     Some(())
 }
 
@@ -343,7 +344,7 @@ pub fn param_removed(d: &mut Diff, n: &Node) -> Option<()> {
     });
     let msg = Msg::of("parameter {} of {} was removed", &[&op.name, &t.name]);
     let msg = or_renamed(msg, twin.map(|np| &np.spec.name), &op.name);
-    let at = At::gone(pc.before.clone(), pc.tool.ntp.clone());
+    let at = At::gone(pc.before.clone(), pc.tool.new.path.clone());
     d.param(pc, msg, at)
 }
 
@@ -367,10 +368,12 @@ pub fn param_added(d: &mut Diff, n: &Node, required: bool) -> Option<()> {
     d.param(pc, msg, At::added(pc.after.clone()))
 }
 
+/// A parameter's type as messages name it (a type's `Debug` is its name).
 fn type_text(p: &SpecParam) -> String {
+    let name = |ty: SpecType| format!("{ty:?}").to_lowercase();
     match (&p.items, p.ty) {
-        (Some(i), SpecType::Array) => format!("{} of {}", crate::model::type_name(p.ty), crate::model::type_name(i.ty)),
-        _ => crate::model::type_name(p.ty).to_string(),
+        (Some(i), SpecType::Array) => format!("array of {}", name(i.ty)),
+        _ => name(p.ty),
     }
 }
 
@@ -552,8 +555,11 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
             msg = msg.t(format!(" (and {more} more such change(s))"));
         }
         msg = msg.t(": the same command and options, with other values");
-        let at = At::both(format!("{}.steps[{i}]", p.otp), format!("{}.steps[{j}]", p.ntp));
-        d.push(Some(p.name()), None, &p.exec, msg, at);
+        let at = At::both(
+            format!("{}.steps[{i}]", p.old.path),
+            format!("{}.steps[{j}]", p.new.path),
+        );
+        d.push(Some(p.name()), &p.exec, msg, at);
     }
     if p.steps.exec_changed() || (sa == sb && a.parallel == b.parallel) {
         return None;
@@ -610,8 +616,8 @@ pub fn commands(d: &mut Diff, n: &Node, cli: bool) -> Option<()> {
             .codes(&a),
     };
     let steps = |tp: &str, ix: &[usize]| ix.first().map_or(format!("{tp}.steps"), |i| format!("{tp}.steps[{i}]"));
-    let at = At::both(steps(&p.otp, &ri), steps(&p.ntp, &ai));
-    d.push(Some(p.name()), None, &p.exec, msg, at);
+    let at = At::both(steps(&p.old.path, &ri), steps(&p.new.path, &ai));
+    d.push(Some(p.name()), &p.exec, msg, at);
     Some(())
 }
 
@@ -712,14 +718,14 @@ pub fn cross_rules(d: &mut Diff, n: &Node, which: Cross) -> Option<()> {
                 _ if !this => continue,
                 true => (
                     Msg::of("{} has a new {} rule", &[p.name(), kind]),
-                    At::added(format!("{}.rules[{i}]", p.ntp)),
+                    At::added(format!("{}.rules[{i}]", p.new.path)),
                 ),
                 false => (
                     Msg::of("a {} rule of {} was removed", &[kind, p.name()]),
-                    At::gone(format!("{}.rules[{i}]", p.otp), p.ntp.clone()),
+                    At::gone(format!("{}.rules[{i}]", p.old.path), p.new.path.clone()),
                 ),
             };
-            d.push(Some(p.name()), None, &p.exec, msg, at);
+            d.push(Some(p.name()), &p.exec, msg, at);
         }
     }
     Some(())

@@ -41,31 +41,10 @@ pub struct Surface {
     pub label: &'static str,
     /// Where the surface's context cost is paid ("Claude Code session").
     pub session: &'static str,
+    /// Whether the surface runs the tool's steps and route itself (the generated interpreter),
+    /// only shows the definition, or launches the MCP server (which runs its own code, and
+    /// whose command line reaches the host).
     kind: hosts::SurfaceKind,
-}
-
-impl Surface {
-    /// The diff's view of a host's surface; `order` is its position among all surfaces.
-    pub fn of(s: &hosts::Surface, order: usize) -> Surface {
-        Surface {
-            order,
-            key: s.key,
-            label: s.label,
-            session: s.session,
-            kind: s.kind,
-        }
-    }
-
-    /// Whether the surface runs the tool's steps and route itself (the generated interpreter);
-    /// the others only show the definition, and the MCP server runs its own code.
-    pub fn executes(self) -> bool {
-        self.kind == hosts::SurfaceKind::Runs
-    }
-
-    /// Whether the host launches the product's MCP server (so the server's command line reaches it).
-    pub fn launches_server(self) -> bool {
-        self.kind == hosts::SurfaceKind::Launches
-    }
 }
 
 /// Surfaces as people call them, comma-separated.
@@ -128,26 +107,16 @@ impl Msg {
     }
 
     /// Adds values, comma-separated.
-    pub fn codes<S: Into<String>>(mut self, values: impl IntoIterator<Item = S>) -> Msg {
-        for (i, v) in values.into_iter().enumerate() {
-            if i > 0 {
-                self = self.t(", ");
-            }
-            self = self.c(v);
-        }
-        self
+    pub fn codes<S: Into<String>>(self, values: impl IntoIterator<Item = S>) -> Msg {
+        let values = values.into_iter().enumerate();
+        values.fold(self, |m, (i, v)| if i > 0 { m.t(", ") } else { m }.c(v))
     }
 
     /// `text` with each `{}` filled with the next catalog value: `Msg::of("tool {} was removed", &[name])`.
     pub fn of(text: &str, values: &[&str]) -> Msg {
-        let mut m = Msg::default();
-        for (i, words) in text.split("{}").enumerate() {
-            if i > 0 {
-                m = m.c(values[i - 1]);
-            }
-            m = m.t(words);
-        }
-        m
+        let mut words = text.split("{}");
+        let first = Msg::default().t(words.next().unwrap_or_default());
+        words.enumerate().fold(first, |m, (i, w)| m.c(values[i]).t(w))
     }
 
     /// Renders with `code` quoting each value.
@@ -190,11 +159,9 @@ impl Finding {
         // The definition's change of context cost is what a cosmetic change costs.
         hit.tokens = hit.tokens.filter(|_| class == Class::Cosmetic);
         let by_class = lint.ignore.iter().any(|i| i == rule.id() || i == class.id());
-        let by_tool = lint.ignore_only.get(rule.id()).is_some_and(|tools| {
-            tools
-                .iter()
-                .any(|t| Some(t) == hit.tool.as_ref() || Some(t) == hit.previous_name.as_ref())
-        });
+        let named = |t: &String| Some(t) == hit.tool.as_ref() || Some(t) == hit.previous_name.as_ref();
+        let only = lint.ignore_only.get(rule.id());
+        let by_tool = only.is_some_and(|tools| tools.iter().any(named));
         Finding {
             rule,
             class,
@@ -313,35 +280,23 @@ fn invalid(side: &Side, mut diags: Vec<Diagnostic>) -> Error {
 
 fn version(side: &Side) -> Result<Version, Error> {
     let v = &side.model.product.version;
-    semver::parse(v).ok_or_else(|| {
-        invalid(
-            side,
-            vec![
-                Diagnostic::error(
-                    "not-semver",
-                    "product.version",
-                    format!(
-                        "product.version {} is not a semantic version",
-                        crate::escape::debug_quote(v)
-                    ),
-                )
-                .help("write MAJOR.MINOR.PATCH, e.g. `1.4.0` (ixgen diff suggests the bump from it)"),
-            ],
-        )
-    })
+    let why = format!(
+        "product.version {} is not a semantic version",
+        crate::escape::debug_quote(v)
+    );
+    let help = "write MAJOR.MINOR.PATCH, e.g. `1.4.0` (ixgen diff suggests the bump from it)";
+    let diag = Diagnostic::error("not-semver", "product.version", why).help(help);
+    semver::parse(v).ok_or_else(|| invalid(side, vec![diag]))
 }
 
 /// Checks `lint.breaking` of the current catalog: every id must name a rule or a class.
 fn check_lint(side: &Side) -> Result<(), Error> {
     let lint: &BreakingLint = &side.model.lint.breaking;
-    let ids: Vec<&str> = Rule::ALL
-        .iter()
-        .map(|r| r.id())
-        .chain(Class::ALL.iter().map(|c| c.id()))
-        .collect();
+    let classes = Class::ALL.map(Class::id);
+    let ids: Vec<&str> = Rule::ALL.iter().map(|r| r.id()).chain(classes).collect();
     let mut diags = Vec::new();
-    let mut unknown = |id: &str, path: String, classes: bool| {
-        let ok = Rule::from_id(id).is_some() || (classes && Class::ALL.iter().any(|c| c.id() == id));
+    let mut unknown = |id: &str, path: String, or_class: bool| {
+        let ok = Rule::from_id(id).is_some() || (or_class && classes.contains(&id));
         if !ok {
             let help = match crate::diagnostic::did_you_mean(id, &ids) {
                 Some(m) => format!("did you mean `{m}`? (`ixgen diff --list-rules` lists them)"),

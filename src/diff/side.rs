@@ -45,7 +45,14 @@ impl Side {
                     ids: hs.ids.iter().cloned().collect(),
                     toolset: hs.toolset.clone(),
                 };
-                (Surface::of(&hs, order), tools)
+                let surface = Surface {
+                    order,
+                    key: hs.key,
+                    label: hs.label,
+                    session: hs.session,
+                    kind: hs.kind,
+                };
+                (surface, tools)
             })
             .collect();
         let index = Located::new(&file.text);
@@ -66,12 +73,6 @@ impl Side {
             line,
             column,
         }
-    }
-
-    pub fn tool_path(&self, tool: &str) -> String {
-        self.model
-            .tool(tool)
-            .map_or_else(|| "tools".to_string(), |t| t.path.clone())
     }
 
     /// The surfaces that get a tool.

@@ -115,10 +115,7 @@ fn git_show(catalog: Option<&Path>, rev: &str) -> Result<(String, Vec<u8>), Erro
                 )
             })?;
             // Git paths use `/` whatever the platform.
-            rel.components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join("/")
+            rel.iter().map(|c| c.to_string_lossy()).collect::<Vec<_>>().join("/")
         }
     };
     let spec = format!("{rev}:{rel}");

@@ -187,16 +187,8 @@ impl From<catalog::Access> for Access {
 
 /// A host's settings (`targets.<name>`): as written, and the host's own typed value once the
 /// hosts' check parsed them (the model cannot name the hosts' types).
+#[derive(Debug)]
 pub struct Target {
     pub raw: serde_json::Value,
     pub parsed: Option<Box<dyn std::any::Any + Send + Sync>>,
-}
-
-impl std::fmt::Debug for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Target")
-            .field("raw", &self.raw)
-            .field("parsed", &self.parsed.is_some())
-            .finish()
-    }
 }

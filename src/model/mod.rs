@@ -207,19 +207,6 @@ fn spec_param(name: &str, q: &catalog::Param) -> SpecParam {
     }
 }
 
-/// How messages name a parameter type.
-pub fn type_name(ty: SpecType) -> &'static str {
-    match ty {
-        SpecType::String => "string",
-        SpecType::Integer => "integer",
-        SpecType::Number => "number",
-        SpecType::Boolean => "boolean",
-        SpecType::Enum => "enum",
-        SpecType::Array => "array",
-        SpecType::Path => "path",
-    }
-}
-
 /// A bound as JSON: whole numbers print without a fraction (`30`, not `30.0`).
 pub fn json_number(x: f64) -> serde_json::Number {
     if x.fract() == 0.0 && x.abs() < 9.0e15 {
@@ -269,14 +256,12 @@ impl Filter {
             disable: or_catalog(disable, &cat.disable),
             tier: tier.map(str::to_string).or_else(|| cat.tier.clone()),
         };
-        if let Some(tier) = &f.tier {
-            let tiers: std::collections::BTreeSet<&str> = model.tools.iter().map(|t| t.tier.as_str()).collect();
-            if !tiers.contains(tier.as_str()) {
-                return Err(Error::usage(
-                    format!("no tool has tier `{tier}`"),
-                    format!("the catalog's tiers are: {}", Vec::from_iter(tiers).join(", ")),
-                ));
-            }
+        let tiers: std::collections::BTreeSet<&str> = model.tools.iter().map(|t| t.tier.as_str()).collect();
+        if let Some(tier) = f.tier.as_ref().filter(|t| !tiers.contains(t.as_str())) {
+            return Err(Error::usage(
+                format!("no tool has tier `{tier}`"),
+                format!("the catalog's tiers are: {}", Vec::from_iter(tiers).join(", ")),
+            ));
         }
         let both = !f.enable.is_empty() && !f.disable.is_empty();
         let note = "both an allowlist (--enable-tools) and a blocklist (--disable-tools) are set: the allowlist wins";
@@ -400,9 +385,7 @@ pub fn check_context(decls: &ContextDecls, raw: &[(String, String, String)]) -> 
                         format!("pass a value between -{max} and {max}"),
                     ));
                 }
-                if let Some(min) = decl.min
-                    && n < min
-                {
+                if let Some(min) = decl.min.filter(|&min| n < min) {
                     return Err(Error::usage(
                         format!("{flag} {n} is below the minimum {min}"),
                         format!("pass {min} or more"),
