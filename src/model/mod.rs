@@ -256,8 +256,10 @@ impl Filter {
             disable: or_catalog(disable, &cat.disable),
             tier: tier.map(str::to_string).or_else(|| cat.tier.clone()),
         };
-        let tiers: std::collections::BTreeSet<&str> = model.tools.iter().map(|t| t.tier.as_str()).collect();
-        if let Some(tier) = f.tier.as_ref().filter(|t| !tiers.contains(t.as_str())) {
+        if let Some(tier) = &f.tier
+            && !model.tools.iter().any(|t| t.tier == *tier)
+        {
+            let tiers: std::collections::BTreeSet<&str> = model.tools.iter().map(|t| t.tier.as_str()).collect();
             return Err(Error::usage(
                 format!("no tool has tier `{tier}`"),
                 format!("the catalog's tiers are: {}", Vec::from_iter(tiers).join(", ")),
