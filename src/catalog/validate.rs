@@ -189,9 +189,10 @@ impl<'a> Validator<'a> {
             }
             let why = var.default.as_ref().and_then(|d| match (var.ty, d) {
                 // An integer outside JavaScript's safe range was refused where the YAML is read.
-                (ContextType::Integer, ContextDefault::Integer(n)) => {
-                    (var.min.filter(|min| n < min)).map(|min| format!("{n} is below the minimum {min}"))
-                }
+                (ContextType::Integer, ContextDefault::Integer(n)) => var
+                    .min
+                    .filter(|min| n < min)
+                    .map(|min| format!("{n} is below the minimum {min}")),
                 (ContextType::Integer, ContextDefault::Text(_)) => Some("an integer variable needs an integer".into()),
                 (_, ContextDefault::Integer(_)) => Some("a string or path variable needs a string".into()),
                 (ContextType::String, ContextDefault::Text(t)) => {
