@@ -571,28 +571,25 @@ impl App {
             let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&json).expect("serializes"));
             return 0;
         }
-        let (mut counts, verb) = ([0usize; 4], if write.dry_run { "would " } else { "" });
-        for c in &outcome.changes {
-            let (i, word) = match c.action {
-                Action::Create => (0, "create"),
-                Action::Update => (1, "update"),
-                Action::Remove => (2, "remove"),
-                Action::Unchanged => (3, ""),
+        let verb = if write.dry_run { "would " } else { "" };
+        for c in outcome.changed().filter(|_| !write.quiet) {
+            let word = match c.action {
+                Action::Create => "create",
+                Action::Update => "update",
+                _ => "remove",
             };
-            counts[i] += 1;
-            if i < 3 && !write.quiet {
-                let _ = writeln!(stdout, "{verb}{word:<7} {}", c.path);
-            }
+            let _ = writeln!(stdout, "{verb}{word:<7} {}", c.path);
         }
+        let count = |action| outcome.changes.iter().filter(|c| c.action == action).count();
         if !write.quiet || write.dry_run {
             let _ = writeln!(
                 stdout,
                 "{}{} created, {} updated, {} removed, {} unchanged in {}{}",
                 if write.dry_run { "dry run: " } else { "" },
-                counts[0],
-                counts[1],
-                counts[2],
-                counts[3],
+                count(Action::Create),
+                count(Action::Update),
+                count(Action::Remove),
+                count(Action::Unchanged),
                 escape::display_path(&self.cli.out),
                 if replayed {
                     " (same catalog and options as the last run: nothing rendered)"

@@ -438,9 +438,7 @@ pub fn md_link(text: &str, url: &str) -> Md {
     let mut dest = String::with_capacity(url.len());
     for c in url.chars() {
         if c.is_whitespace() || matches!(c, '<' | '>' | '\\') {
-            for b in c.encode_utf8(&mut [0; 4]).bytes() {
-                dest.push_str(&format!("%{b:02X}"));
-            }
+            dest.extend(c.encode_utf8(&mut [0; 4]).bytes().map(|b| format!("%{b:02X}")));
         } else {
             dest.push(c);
         }

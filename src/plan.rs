@@ -179,18 +179,6 @@ impl<'a> PlannedFile<'a> {
         };
         PlannedFile::new(path.into(), group, Content::JsonMerge(Box::new(merge)))
     }
-
-    /// Marks the file as changing with every run, and keeps its template for the run record.
-    pub fn per_run(mut self, template: RunTemplate) -> Self {
-        self.template = Some(template);
-        self
-    }
-
-    /// Says what a file found at this path that ixgen did not write usually is.
-    pub fn foreign(mut self, what: Option<String>) -> Self {
-        self.foreign = what;
-        self
-    }
 }
 
 /// Everything one run generates.

@@ -311,18 +311,13 @@ fn scalar(ty: SpecType) -> &'static str {
 
 /// The filters that chose the tools, for the doc of `toolset()`.
 fn describe_filter(f: &crate::model::Filter) -> String {
-    let mut parts = Vec::new();
-    if f.read_only {
-        parts.push("read-only tools only".to_string());
-    }
-    if !f.enable.is_empty() {
-        parts.push(format!("only {}", f.enable.join(", ")));
-    } else if !f.disable.is_empty() {
-        parts.push(format!("without {}", f.disable.join(", ")));
-    }
-    if let Some(t) = &f.tier {
-        parts.push(format!("tier {t}"));
-    }
+    let lists = [("only", &f.enable), ("without", &f.disable)];
+    let list = lists.into_iter().find(|(_, l)| !l.is_empty());
+    let parts: Vec<String> = (f.read_only.then(|| "read-only tools only".to_string()))
+        .into_iter()
+        .chain(list.map(|(word, l)| format!("{word} {}", l.join(", "))))
+        .chain(f.tier.as_ref().map(|t| format!("tier {t}")))
+        .collect();
     if parts.is_empty() {
         String::new()
     } else {

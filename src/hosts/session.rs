@@ -159,8 +159,11 @@ impl Host for Session {
             .fill(|var| opts.context.get(var).map(context_literal))
             .ok_or_else(|| Error::internal("a session file names a context variable the run has no value for"))?;
         let path = format!("{}/{}.ts", s.dir.trim_end_matches('/'), s.file);
-        let file = PlannedFile::owned(path, Self::NAME, bytes);
-        plan.files.push(file.per_run(template).foreign(s.replaces.clone()));
+        plan.files.push(PlannedFile {
+            template: Some(template),
+            foreign: s.replaces.clone(),
+            ..PlannedFile::owned(path, Self::NAME, bytes)
+        });
         Ok(())
     }
 }

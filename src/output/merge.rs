@@ -90,18 +90,11 @@ pub(super) fn merge_json(
         return Err(Error::internal(format!("a merge into `{path}` names no key to set")));
     };
     let Some(old) = old else {
-        let mut root = serde_json::Value::Object(skeleton.clone());
-        let mut node = &mut root;
-        for key in parents {
-            node = node
-                .as_object_mut()
-                .expect("built from objects")
-                .entry(key.clone())
-                .or_insert_with(|| serde_json::Value::Object(Default::default()));
-        }
-        node.as_object_mut()
-            .expect("built from objects")
-            .insert(last.clone(), value.clone());
+        // A new file: the skeleton's keys, then the value at the pointer.
+        let inner = pointer[1..].iter().rev();
+        let nested = inner.fold(value.clone(), |v, k| serde_json::json!({ k: v }));
+        let mut root = skeleton.clone();
+        root.insert(pointer[0].clone(), nested);
         let mut text = serde_json::to_string_pretty(&root).expect("a JSON value always serializes");
         text.push('\n');
         return Ok(text.into_bytes());
