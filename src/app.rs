@@ -389,12 +389,8 @@ impl App {
         }
         // How the user wrote it: `--session "a"`, `--context session="b"`.
         let shown = |flag: &str, value: &str| {
-            let q = escape::debug_quote(value);
-            if flag.starts_with("--context ") {
-                format!("{flag}={q}")
-            } else {
-                format!("{flag} {q}")
-            }
+            let sep = if flag.starts_with("--context ") { '=' } else { ' ' };
+            format!("{flag}{sep}{}", escape::debug_quote(value))
         };
         let mut unique: Vec<(String, String, String)> = Vec::new();
         for (name, flag, value) in raw {

@@ -107,15 +107,11 @@ impl RunTemplate {
 
     /// The file's bytes, with `value(var)` for each variable; `None` if one has no value.
     pub fn fill(&self, value: impl Fn(&str) -> Option<String>) -> Option<Vec<u8>> {
-        let mut bytes = Vec::with_capacity(
-            self.0
-                .iter()
-                .map(|p| match p {
-                    TemplatePart::Text(t) => t.len(),
-                    TemplatePart::Var(_) => 64,
-                })
-                .sum(),
-        );
+        let len = |p: &TemplatePart| match p {
+            TemplatePart::Text(t) => t.len(),
+            TemplatePart::Var(_) => 64,
+        };
+        let mut bytes = Vec::with_capacity(self.0.iter().map(len).sum());
         for p in &self.0 {
             match p {
                 TemplatePart::Text(t) => bytes.extend_from_slice(t.as_bytes()),

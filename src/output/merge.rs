@@ -106,10 +106,8 @@ pub(super) fn merge_json(
         )
     };
     let text = std::str::from_utf8(old).map_err(|e| invalid(format!("not UTF-8: {e}")))?;
-    let (bom, body) = match text.strip_prefix('\u{FEFF}') {
-        Some(rest) => ("\u{FEFF}", rest),
-        None => ("", text),
-    };
+    let body = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    let bom = &text[..text.len() - body.len()];
     if json_depth(body).map_err(&invalid)? > MAX_JSON_DEPTH {
         return Err(invalid(format!("nested deeper than {MAX_JSON_DEPTH} levels")));
     }
@@ -175,10 +173,7 @@ pub(super) fn merge_json(
             obj.append(last, cst_value(value));
         }
     }
-    let mut out = String::with_capacity(old.len() + 256);
-    out.push_str(bom);
-    out.push_str(&root.to_string());
-    Ok(out.into_bytes())
+    Ok(format!("{bom}{root}").into_bytes())
 }
 
 #[cfg(test)]
