@@ -526,15 +526,12 @@ pub fn check_name_lengths(surfaces: &[Surface], limit: usize, over: &str) -> Vec
     let mut diags = Vec::new();
     for s in surfaces {
         for (i, (_, full)) in s.ids.iter().enumerate().filter(|(_, (_, full))| full.len() > limit) {
+            let (label, n) = (s.label, full.len());
             diags.push(
                 Diagnostic::warning(
                     "host-name-length",
                     format!("toolsets.{}.tools[{i}]", s.toolset),
-                    format!(
-                        "{} calls this tool `{full}`, {} characters, over {over}",
-                        s.label,
-                        full.len()
-                    ),
+                    format!("{label} calls this tool `{full}`, {n} characters, over {over}"),
                 )
                 .help("shorten the tool, server or product name"),
             );

@@ -169,7 +169,7 @@ const TAKEN_TYPES: &str = "Env AskHook ToolFailed CancelOnDrop Option Some None 
 struct Field<'m> {
     name: Rs,
     param: Param<'m>,
-    /// The field's Rust type.
+    /// The field's Rust type (an `Option` when it is optional).
     ty: String,
     optional: bool,
 }
@@ -251,12 +251,12 @@ fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std::io
                 },
                 other => scalar(other).to_string(),
             };
-            let has_default = q.default.as_ref().is_some_and(|d| !d.is_null());
+            let optional = !q.required && q.default.as_ref().is_none_or(|d| d.is_null());
             fields.push(Field {
                 name: fields_names.take(rs_snake(&q.name, "p"), false),
                 param: q,
-                ty,
-                optional: !(q.required || has_default),
+                ty: if optional { format!("Option<{ty}>") } else { ty },
+                optional,
             });
         }
         write_tool(&mut out, t, rig, &tool_ty, &args_ty, &fields, &enums)?;
@@ -402,10 +402,8 @@ fn write_tool(
         }
         if f.optional {
             let _ = writeln!(out, "    #[serde(skip_serializing_if = \"Option::is_none\")]");
-            let _ = writeln!(out, "    pub {}: Option<{}>,", f.name, f.ty);
-        } else {
-            let _ = writeln!(out, "    pub {}: {},", f.name, f.ty);
         }
+        let _ = writeln!(out, "    pub {}: {},", f.name, f.ty);
     }
     let _ = writeln!(out, "}}");
     let _ = writeln!(out, "\nimpl<'de> serde::Deserialize<'de> for {args_ty} {{");
