@@ -111,10 +111,10 @@ struct TransportJson {
     kind: Transport,
 }
 
+/// A package argument: `{"type": "positional", "value": …}`.
 #[derive(Debug, Serialize)]
+#[serde(tag = "type", rename = "positional")]
 struct Argument<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
     value: &'a str,
 }
 
@@ -236,14 +236,7 @@ impl Host for McpRegistry {
                     version: &pkg.version,
                     runtime_hint: pkg.runtime_hint.as_deref(),
                     transport: TransportJson { kind: pkg.transport },
-                    package_arguments: server
-                        .args
-                        .iter()
-                        .map(|a| Argument {
-                            kind: "positional",
-                            value: a,
-                        })
-                        .collect(),
+                    package_arguments: server.args.iter().map(|value| Argument { value }).collect(),
                 })
                 .collect(),
         };
