@@ -505,11 +505,8 @@ impl App {
             && same_declarations
             && outcome.notes.is_empty()
         {
-            let inputs = p
-                .model
-                .product
-                .icon
-                .iter()
+            let icon = p.model.product.icon.iter();
+            let inputs = icon
                 .filter_map(|(path, bytes)| Some((path.clone(), output::content_hash(bytes.as_deref()?))))
                 .collect();
             record::save(&self.cli.out, &outcome, k, inputs, p.warnings);
