@@ -555,11 +555,8 @@ impl App {
         }
         let mut stdout = std::io::stdout().lock();
         if write.format == Format::Json {
-            let changes: Vec<serde_json::Value> = outcome
-                .changes
-                .iter()
-                .map(|c| serde_json::json!({ "path": c.path, "action": c.action }))
-                .collect();
+            let change = |c: &output::Change| serde_json::json!({ "path": c.path, "action": c.action });
+            let changes: Vec<_> = outcome.changes.iter().map(change).collect();
             let json = serde_json::json!({ "dry_run": write.dry_run, "replayed": replayed, "files": changes });
             let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&json).expect("serializes"));
             return 0;

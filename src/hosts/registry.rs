@@ -213,15 +213,12 @@ impl Host for McpRegistry {
         };
         plan.groups.insert(Self::NAME);
         let p = &model.product;
+        let first = s.distribution.first().map(|d| d.version.as_str());
         let json = ServerJson {
             schema: SCHEMA_URL,
             name: &s.name,
             description: s.description.as_deref().unwrap_or(&p.description),
-            version: s
-                .version
-                .as_deref()
-                .or_else(|| s.distribution.first().map(|d| d.version.as_str()))
-                .unwrap_or(&p.version),
+            version: s.version.as_deref().or(first).unwrap_or(&p.version),
             repository: p
                 .repository
                 .as_deref()

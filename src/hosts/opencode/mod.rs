@@ -158,6 +158,7 @@ impl Host for Opencode {
         if let Some(server) = cat.server.as_ref().filter(|_| s.merges_server(cat))
             && let Some(ts) = cat.toolsets.get(&server.toolset)
         {
+            let id = |t: &String| (t.clone(), mcp_tool_id(&server.name, t));
             out.push(Surface {
                 key: "opencode-mcp",
                 label: "OpenCode (MCP)",
@@ -165,11 +166,7 @@ impl Host for Opencode {
                 kind: super::SurfaceKind::Launches,
                 toolset: server.toolset.clone(),
                 namespace: "OpenCode",
-                ids: ts
-                    .tools
-                    .iter()
-                    .map(|t| (t.clone(), mcp_tool_id(&server.name, t)))
-                    .collect(),
+                ids: ts.tools.iter().map(id).collect(),
             });
         }
         out
