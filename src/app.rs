@@ -477,11 +477,9 @@ impl App {
         // The catalog is read once for the key and again to load it: a record may only say
         // what the run rendered, so a catalog that changed in between (an editor saving,
         // a checkout) keeps none.
+        let loaded = self.loaded.as_ref();
         let same_catalog = match &key {
-            Some((_, Some(hashed))) => self
-                .loaded
-                .as_ref()
-                .is_some_and(|file| blake3::hash(file.text.as_bytes()) == *hashed),
+            Some((_, Some(hashed))) => loaded.is_some_and(|file| blake3::hash(file.text.as_bytes()) == *hashed),
             _ => true,
         };
         // The catalog's text was kept to locate diagnostics, and every one is printed by now:

@@ -199,11 +199,8 @@ impl<'a> Plan<'a> {
 
 /// Whether a file says in its first lines that ixgen generated it.
 pub fn has_marker(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(400)];
-    String::from_utf8_lossy(head)
-        .lines()
-        .take(3)
-        .any(|l| l.contains(MARKER))
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(400)]);
+    head.lines().take(3).any(|l| l.contains(MARKER))
 }
 
 /// Folds merges of one shared file into its first planned merge (a host sets several keys of

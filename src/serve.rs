@@ -430,14 +430,10 @@ pub fn run(opts: ServeOptions) -> Result<i32, Error> {
 }
 
 async fn serve_stdio(server: Server) -> Result<i32, Error> {
-    let running = server
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| Error::internal(format!("the MCP session did not start: {e}")))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| Error::internal(format!("the MCP session failed: {e}")))?;
+    let running = server.serve(rmcp::transport::stdio()).await;
+    let running = running.map_err(|e| Error::internal(format!("the MCP session did not start: {e}")))?;
+    let ended = running.waiting().await;
+    ended.map_err(|e| Error::internal(format!("the MCP session failed: {e}")))?;
     Ok(0)
 }
 
