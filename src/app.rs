@@ -396,12 +396,9 @@ impl App {
         for (name, flag, value) in raw {
             match unique.iter().find(|(n, _, _)| *n == name) {
                 Some((_, f0, v0)) if *v0 != value => {
+                    let (first, second) = (shown(f0, v0), shown(&flag, &value));
                     return Err(Error::usage(
-                        format!(
-                            "`{name}` is given two values: {} and {}",
-                            shown(f0, v0),
-                            shown(&flag, &value)
-                        ),
+                        format!("`{name}` is given two values: {first} and {second}"),
                         format!("give `{name}` once"),
                     ));
                 }
@@ -487,14 +484,8 @@ impl App {
         self.loaded = None;
         crate::alloc::release_freed();
         let write = self.write_args();
-        let outcome = output::write(
-            plan,
-            &self.cli.out,
-            WriteOptions {
-                force: write.force,
-                dry_run: write.dry_run,
-            },
-        )?;
+        let (force, dry_run) = (write.force, write.dry_run);
+        let outcome = output::write(plan, &self.cli.out, WriteOptions { force, dry_run })?;
         // A replay checks its context against the declarations read before loading (the
         // command line's); it may rely on them only if they are what the full load read.
         let same_declarations = self.cli.context_decls.as_ref().is_some_and(|d| *d == p.model.context);

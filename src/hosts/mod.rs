@@ -360,13 +360,8 @@ pub fn check_allowlist(model: &Model, hosts: &[&'static dyn DynHost], filter: &F
 
 /// What the first line of a generated code file says: ixgen's marker, the catalog, the product.
 pub fn header(model: &Model) -> String {
-    format!(
-        "{} from catalog {} ({} {}).",
-        crate::plan::MARKER,
-        model.source_name,
-        model.product.name,
-        model.product.version
-    )
+    let (marker, source, p) = (crate::plan::MARKER, &model.source_name, &model.product);
+    format!("{marker} from catalog {source} ({} {}).", p.name, p.version)
 }
 
 /// The first comment line of generated code files.
