@@ -605,17 +605,15 @@ impl App {
             }
             CheckFormat::Github => {
                 for d in &drift {
-                    let path = out.join(&d.path);
+                    let file = escape::gh_property(&escape::display_path(&out.join(&d.path)));
                     let msg = match d.kind {
                         "stale" => "is out of date",
                         "missing" => "is missing",
                         _ => "is no longer generated",
                     };
-                    println!(
-                        "::error file={},title=ixgen drift::{}",
-                        escape::gh_property(&escape::display_path(&path)),
-                        escape::gh_message(&format!("{} {msg}; run ixgen generate and commit the result", d.path))
-                    );
+                    let message = format!("{} {msg}; run ixgen generate and commit the result", d.path);
+                    let message = escape::gh_message(&message);
+                    println!("::error file={file},title=ixgen drift::{message}");
                 }
             }
             CheckFormat::Text => {
@@ -629,11 +627,8 @@ impl App {
                 }
                 let shown = escape::display_path(out);
                 if drift.is_empty() {
-                    let _ = writeln!(
-                        stdout,
-                        "{} generated file(s) are up to date in {shown}",
-                        outcome.changes.len()
-                    );
+                    let n = outcome.changes.len();
+                    let _ = writeln!(stdout, "{n} generated file(s) are up to date in {shown}");
                 } else {
                     eprintln!("error: {} file(s) in {shown} are stale, missing or extra", drift.len());
                     let flag = if out == Path::new(".") {

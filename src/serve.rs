@@ -256,10 +256,8 @@ impl ServerHandler for Server {
     ) -> Result<CallToolResponse, ErrorData> {
         let served = self.current();
         if !served.tools.contains(request.name.as_ref()) {
-            return Err(ErrorData::invalid_params(
-                format!("no tool `{}` on this server", request.name),
-                None,
-            ));
+            let message = format!("no tool `{}` on this server", request.name);
+            return Err(ErrorData::invalid_params(message, None));
         }
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
         let cwd = Arc::clone(&self.cwd);
