@@ -87,14 +87,13 @@ impl Host for Session {
         for (i, c) in s.context.iter().enumerate() {
             if !cat.context.contains_key(c) {
                 let known: Vec<&String> = cat.context.keys().collect();
-                diags.push(
-                    Diagnostic::error(
-                        "unknown-context",
-                        format!("{path}.context[{i}]"),
-                        format!("no context variable `{c}`"),
-                    )
-                    .help(crate::diagnostic::hint_for(c, &known, "declare it under `context`")),
+                let hint = crate::diagnostic::hint_for(c, &known, "declare it under `context`");
+                let d = Diagnostic::error(
+                    "unknown-context",
+                    format!("{path}.context[{i}]"),
+                    format!("no context variable `{c}`"),
                 );
+                diags.push(d.help(hint));
             }
         }
         diags
