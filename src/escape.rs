@@ -78,9 +78,8 @@ pub fn ts_str(s: &str) -> Ts {
 
 /// Any serializable value as a TypeScript expression (a JSON literal, escaped as [`ts_str`]).
 pub fn ts_json<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
-    Ts(json_to_ts(
-        serde_json::to_string(value).expect("model values always serialize"),
-    ))
+    let json = serde_json::to_string(value).expect("model values always serialize");
+    Ts(json_to_ts(json))
 }
 
 /// Any serializable value as a TypeScript expression, laid out for a reviewer: a value that

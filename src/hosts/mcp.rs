@@ -93,12 +93,9 @@ impl Host for Mcp {
         // not kept in the plan.
         for &profile in &opts.profiles {
             plan.groups.insert(group(profile));
-            let opts = opts.clone();
-            plan.files.push(PlannedFile::streamed(
-                profile_path(&s.path, profile),
-                group(profile),
-                move |w| write_file(model, &s.toolset, &opts, profile, w),
-            ));
+            let (path, opts) = (profile_path(&s.path, profile), opts.clone());
+            let write = move |w: &mut dyn std::io::Write| write_file(model, &s.toolset, &opts, profile, w);
+            plan.files.push(PlannedFile::streamed(path, group(profile), write));
         }
         Ok(())
     }
