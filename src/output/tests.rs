@@ -81,15 +81,13 @@ fn a_manifest_in_the_older_pretty_layout_reads_the_same() {
         ("b/c.ts", None, None),
         ("d", Some("h2"), Some("h0")),
     ] {
-        files.insert(
-            path.to_string(),
-            ManifestEntry {
-                group: "g".to_string(),
-                blake3: blake3.map(str::to_string),
-                previous: previous.map(str::to_string),
-                ..ManifestEntry::default()
-            },
-        );
+        let entry = ManifestEntry {
+            group: "g".to_string(),
+            blake3: blake3.map(str::to_string),
+            previous: previous.map(str::to_string),
+            ..ManifestEntry::default()
+        };
+        files.insert(path.to_string(), entry);
     }
     let m = Manifest {
         generator: "ixgen".to_string(),
