@@ -389,23 +389,16 @@ impl App {
         }
         // How the user wrote it: `--session "a"`, `--context session="b"`.
         let shown = |flag: &str, value: &str| {
-            let q = escape::debug_quote(value);
-            if flag.starts_with("--context ") {
-                format!("{flag}={q}")
-            } else {
-                format!("{flag} {q}")
-            }
+            let sep = if flag.starts_with("--context ") { '=' } else { ' ' };
+            format!("{flag}{sep}{}", escape::debug_quote(value))
         };
         let mut unique: Vec<(String, String, String)> = Vec::new();
         for (name, flag, value) in raw {
             match unique.iter().find(|(n, _, _)| *n == name) {
                 Some((_, f0, v0)) if *v0 != value => {
+                    let (first, second) = (shown(f0, v0), shown(&flag, &value));
                     return Err(Error::usage(
-                        format!(
-                            "`{name}` is given two values: {} and {}",
-                            shown(f0, v0),
-                            shown(&flag, &value)
-                        ),
+                        format!("`{name}` is given two values: {first} and {second}"),
                         format!("give `{name}` once"),
                     ));
                 }
@@ -481,11 +474,9 @@ impl App {
         // The catalog is read once for the key and again to load it: a record may only say
         // what the run rendered, so a catalog that changed in between (an editor saving,
         // a checkout) keeps none.
+        let loaded = self.loaded.as_ref();
         let same_catalog = match &key {
-            Some((_, Some(hashed))) => self
-                .loaded
-                .as_ref()
-                .is_some_and(|file| blake3::hash(file.text.as_bytes()) == *hashed),
+            Some((_, Some(hashed))) => loaded.is_some_and(|file| blake3::hash(file.text.as_bytes()) == *hashed),
             _ => true,
         };
         // The catalog's text was kept to locate diagnostics, and every one is printed by now:
@@ -493,14 +484,8 @@ impl App {
         self.loaded = None;
         crate::alloc::release_freed();
         let write = self.write_args();
-        let outcome = output::write(
-            plan,
-            &self.cli.out,
-            WriteOptions {
-                force: write.force,
-                dry_run: write.dry_run,
-            },
-        )?;
+        let (force, dry_run) = (write.force, write.dry_run);
+        let outcome = output::write(plan, &self.cli.out, WriteOptions { force, dry_run })?;
         // A replay checks its context against the declarations read before loading (the
         // command line's); it may rely on them only if they are what the full load read.
         let same_declarations = self.cli.context_decls.as_ref().is_some_and(|d| *d == p.model.context);
@@ -509,11 +494,8 @@ impl App {
             && same_declarations
             && outcome.notes.is_empty()
         {
-            let inputs = p
-                .model
-                .product
-                .icon
-                .iter()
+            let icon = p.model.product.icon.iter();
+            let inputs = icon
                 .filter_map(|(path, bytes)| Some((path.clone(), output::content_hash(bytes.as_deref()?))))
                 .collect();
             record::save(&self.cli.out, &outcome, k, inputs, p.warnings);
@@ -562,37 +544,31 @@ impl App {
         }
         let mut stdout = std::io::stdout().lock();
         if write.format == Format::Json {
-            let changes: Vec<serde_json::Value> = outcome
-                .changes
-                .iter()
-                .map(|c| serde_json::json!({ "path": c.path, "action": c.action }))
-                .collect();
+            let change = |c: &output::Change| serde_json::json!({ "path": c.path, "action": c.action });
+            let changes: Vec<_> = outcome.changes.iter().map(change).collect();
             let json = serde_json::json!({ "dry_run": write.dry_run, "replayed": replayed, "files": changes });
             let _ = writeln!(stdout, "{}", serde_json::to_string_pretty(&json).expect("serializes"));
             return 0;
         }
-        let (mut counts, verb) = ([0usize; 4], if write.dry_run { "would " } else { "" });
-        for c in &outcome.changes {
-            let (i, word) = match c.action {
-                Action::Create => (0, "create"),
-                Action::Update => (1, "update"),
-                Action::Remove => (2, "remove"),
-                Action::Unchanged => (3, ""),
+        let verb = if write.dry_run { "would " } else { "" };
+        for c in outcome.changed().filter(|_| !write.quiet) {
+            let word = match c.action {
+                Action::Create => "create",
+                Action::Update => "update",
+                _ => "remove",
             };
-            counts[i] += 1;
-            if i < 3 && !write.quiet {
-                let _ = writeln!(stdout, "{verb}{word:<7} {}", c.path);
-            }
+            let _ = writeln!(stdout, "{verb}{word:<7} {}", c.path);
         }
+        let count = |action| outcome.changes.iter().filter(|c| c.action == action).count();
         if !write.quiet || write.dry_run {
             let _ = writeln!(
                 stdout,
                 "{}{} created, {} updated, {} removed, {} unchanged in {}{}",
                 if write.dry_run { "dry run: " } else { "" },
-                counts[0],
-                counts[1],
-                counts[2],
-                counts[3],
+                count(Action::Create),
+                count(Action::Update),
+                count(Action::Remove),
+                count(Action::Unchanged),
                 escape::display_path(&self.cli.out),
                 if replayed {
                     " (same catalog and options as the last run: nothing rendered)"
@@ -629,17 +605,15 @@ impl App {
             }
             CheckFormat::Github => {
                 for d in &drift {
-                    let path = out.join(&d.path);
+                    let file = escape::gh_property(&escape::display_path(&out.join(&d.path)));
                     let msg = match d.kind {
                         "stale" => "is out of date",
                         "missing" => "is missing",
                         _ => "is no longer generated",
                     };
-                    println!(
-                        "::error file={},title=ixgen drift::{}",
-                        escape::gh_property(&escape::display_path(&path)),
-                        escape::gh_message(&format!("{} {msg}; run ixgen generate and commit the result", d.path))
-                    );
+                    let message = format!("{} {msg}; run ixgen generate and commit the result", d.path);
+                    let message = escape::gh_message(&message);
+                    println!("::error file={file},title=ixgen drift::{message}");
                 }
             }
             CheckFormat::Text => {
@@ -653,11 +627,8 @@ impl App {
                 }
                 let shown = escape::display_path(out);
                 if drift.is_empty() {
-                    let _ = writeln!(
-                        stdout,
-                        "{} generated file(s) are up to date in {shown}",
-                        outcome.changes.len()
-                    );
+                    let n = outcome.changes.len();
+                    let _ = writeln!(stdout, "{n} generated file(s) are up to date in {shown}");
                 } else {
                     eprintln!("error: {} file(s) in {shown} are stale, missing or extra", drift.len());
                     let flag = if out == Path::new(".") {

@@ -78,9 +78,8 @@ pub fn ts_str(s: &str) -> Ts {
 
 /// Any serializable value as a TypeScript expression (a JSON literal, escaped as [`ts_str`]).
 pub fn ts_json<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
-    Ts(json_to_ts(
-        serde_json::to_string(value).expect("model values always serialize"),
-    ))
+    let json = serde_json::to_string(value).expect("model values always serialize");
+    Ts(json_to_ts(json))
 }
 
 /// Any serializable value as a TypeScript expression, laid out for a reviewer: a value that
@@ -101,9 +100,10 @@ fn pretty_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
 }
 
 /// Writes to `w` the text of a JSON file (with a final newline) holding a long list: an object
-/// whose entry `key` (present in `head`, whose value there is ignored) is the list `items`,
-/// each item on a line of its own however wide (other entries of `head` are laid out as
-/// [`ts_json_pretty`]).
+/// whose entry `key` (present in `head`, whose value there is ignored) is the list of
+/// `entries`, each item on a line of its own however wide, or the object of them, each
+/// `"name": value` on a line of its own, when they have names (other entries of `head` are laid
+/// out as [`ts_json_pretty`]).
 /// One item per line rather than one line per node: for a list of 10,000 tools the indentation
 /// of the nested lines was a third of the file, and a changed item still shows as one changed
 /// line of its own in a diff, with its neighbours untouched. Items are taken one at a time, so
@@ -111,32 +111,10 @@ fn pretty_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
 /// list always take several lines. The text goes to `w` as it is printed, a few items at a
 /// time, so a large list is never whole in memory either; a write error comes back as
 /// serde_json's I/O error.
-pub fn json_line_list_to(
+pub fn json_lines_to(
     head: &impl serde::Serialize,
     key: &str,
-    items: impl IntoIterator<Item = serde_json::Value>,
-    w: &mut dyn std::io::Write,
-) -> Result<(), serde_json::Error> {
-    lines_to(head, key, items.into_iter().map(|v| (None, v)), w)
-}
-
-/// [`json_line_list_to`] for an object, returned as text: the entry `key` of `head` is the
-/// object of `entries`, each `"name": value` on a line of its own.
-pub fn json_line_map(
-    head: &impl serde::Serialize,
-    key: &str,
-    entries: impl IntoIterator<Item = (String, serde_json::Value)>,
-) -> Result<String, serde_json::Error> {
-    let mut out = Vec::new();
-    lines_to(head, key, entries.into_iter().map(|(k, v)| (Some(k), v)), &mut out)?;
-    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
-}
-
-/// [`json_line_list_to`] (entries without names) and [`json_line_map`] (with).
-fn lines_to(
-    head: &impl serde::Serialize,
-    key: &str,
-    entries: impl Iterator<Item = (Option<String>, serde_json::Value)>,
+    entries: impl IntoIterator<Item = (Option<String>, serde_json::Value)>,
     w: &mut dyn std::io::Write,
 ) -> Result<(), serde_json::Error> {
     /// Bytes gathered before they are handed to `w`.
@@ -150,7 +128,7 @@ fn lines_to(
             "the head of a listing file has no `{key}`"
         )));
     }
-    let mut entries = entries.peekable();
+    let mut entries = entries.into_iter().peekable();
     // Empty: the head's own value says which (`[]` or `{}`).
     let map = entries.peek().map_or(head[key].is_object(), |(name, _)| name.is_some());
     let (open, close) = if map { (b'{', b'}') } else { (b'[', b']') };
@@ -438,9 +416,7 @@ pub fn md_link(text: &str, url: &str) -> Md {
     let mut dest = String::with_capacity(url.len());
     for c in url.chars() {
         if c.is_whitespace() || matches!(c, '<' | '>' | '\\') {
-            for b in c.encode_utf8(&mut [0; 4]).bytes() {
-                dest.push_str(&format!("%{b:02X}"));
-            }
+            dest.extend(c.encode_utf8(&mut [0; 4]).bytes().map(|b| format!("%{b:02X}")));
         } else {
             dest.push(c);
         }
@@ -769,14 +745,14 @@ mod tests {
         }
     }
 
-    /// [`json_line_list_to`] into a string.
-    fn json_line_list(
+    /// [`json_lines_to`] into a string.
+    fn json_lines(
         head: &serde_json::Value,
         key: &str,
-        items: impl IntoIterator<Item = serde_json::Value>,
+        entries: impl IntoIterator<Item = (Option<String>, serde_json::Value)>,
     ) -> Result<String, serde_json::Error> {
         let mut out = Vec::new();
-        json_line_list_to(head, key, items, &mut out)?;
+        json_lines_to(head, key, entries, &mut out)?;
         Ok(String::from_utf8(out).unwrap())
     }
 
@@ -787,7 +763,7 @@ mod tests {
             serde_json::json!({"name": "a", "note": "x\u{2028}</y"}),
             serde_json::json!({"name": "b", "long": "z".repeat(120)}),
         ];
-        let text = json_line_list(&head, "tools", items.clone()).unwrap();
+        let text = json_lines(&head, "tools", items.clone().map(|v| (None, v))).unwrap();
         assert_eq!(
             text,
             format!(
@@ -798,26 +774,29 @@ mod tests {
         let back: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back["tools"][0]["note"], "x\u{2028}</y");
         assert_eq!(
-            json_line_list(&head, "tools", []).unwrap(),
+            json_lines(&head, "tools", []).unwrap(),
             "{\n  \"tools\": [],\n  \"ttl\": 5\n}\n"
         );
-        assert!(json_line_list(&head, "other", items).is_err());
+        assert!(json_lines(&head, "other", items.map(|v| (None, v))).is_err());
     }
 
     #[test]
     fn a_map_file_has_one_line_per_entry() {
         let head = serde_json::json!({"generator": "g", "files": {}});
         let entries = [
-            ("a.ts".to_string(), serde_json::json!({"group": "x", "blake3": "h"})),
-            ("b\"c".to_string(), serde_json::json!({"group": "y"})),
+            (
+                Some("a.ts".to_string()),
+                serde_json::json!({"group": "x", "blake3": "h"}),
+            ),
+            (Some("b\"c".to_string()), serde_json::json!({"group": "y"})),
         ];
-        let text = json_line_map(&head, "files", entries).unwrap();
+        let text = json_lines(&head, "files", entries).unwrap();
         assert_eq!(
             text,
             "{\n  \"generator\": \"g\",\n  \"files\": {\n    \"a.ts\": {\"group\": \"x\", \"blake3\": \"h\"},\n    \"b\\\"c\": {\"group\": \"y\"}\n  }\n}\n"
         );
         assert_eq!(
-            json_line_map(&head, "files", []).unwrap(),
+            json_lines(&head, "files", []).unwrap(),
             "{\n  \"generator\": \"g\",\n  \"files\": {}\n}\n"
         );
     }

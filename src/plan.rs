@@ -107,15 +107,11 @@ impl RunTemplate {
 
     /// The file's bytes, with `value(var)` for each variable; `None` if one has no value.
     pub fn fill(&self, value: impl Fn(&str) -> Option<String>) -> Option<Vec<u8>> {
-        let mut bytes = Vec::with_capacity(
-            self.0
-                .iter()
-                .map(|p| match p {
-                    TemplatePart::Text(t) => t.len(),
-                    TemplatePart::Var(_) => 64,
-                })
-                .sum(),
-        );
+        let len = |p: &TemplatePart| match p {
+            TemplatePart::Text(t) => t.len(),
+            TemplatePart::Var(_) => 64,
+        };
+        let mut bytes = Vec::with_capacity(self.0.iter().map(len).sum());
         for p in &self.0 {
             match p {
                 TemplatePart::Text(t) => bytes.extend_from_slice(t.as_bytes()),
@@ -179,18 +175,6 @@ impl<'a> PlannedFile<'a> {
         };
         PlannedFile::new(path.into(), group, Content::JsonMerge(Box::new(merge)))
     }
-
-    /// Marks the file as changing with every run, and keeps its template for the run record.
-    pub fn per_run(mut self, template: RunTemplate) -> Self {
-        self.template = Some(template);
-        self
-    }
-
-    /// Says what a file found at this path that ixgen did not write usually is.
-    pub fn foreign(mut self, what: Option<String>) -> Self {
-        self.foreign = what;
-        self
-    }
 }
 
 /// Everything one run generates.
@@ -215,11 +199,8 @@ impl<'a> Plan<'a> {
 
 /// Whether a file says in its first lines that ixgen generated it.
 pub fn has_marker(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(400)];
-    String::from_utf8_lossy(head)
-        .lines()
-        .take(3)
-        .any(|l| l.contains(MARKER))
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(400)]);
+    head.lines().take(3).any(|l| l.contains(MARKER))
 }
 
 /// Folds merges of one shared file into its first planned merge (a host sets several keys of

@@ -87,15 +87,9 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
             Some(why) => format!("unsupported: {}", crate::escape::terminal(why)),
             None => ids.join(" "),
         };
-        println!(
-            "{:<width$}  {:<5}  {:<4}  {:>4}  {}",
-            r.name,
-            r.access,
-            // Tiers are free text in the catalog: escaped like every catalog string printed.
-            crate::escape::terminal(r.tier),
-            r.description_chars,
-            ids
-        );
+        // Tiers are free text in the catalog: escaped like every catalog string printed.
+        let (name, access, tier, desc) = (r.name, r.access, crate::escape::terminal(r.tier), r.description_chars);
+        println!("{name:<width$}  {access:<5}  {tier:<4}  {desc:>4}  {ids}");
     }
     println!("{} tool(s)", rows.len());
     Ok(())
@@ -178,24 +172,17 @@ pub fn budget(model: &Model, json: bool) {
         return;
     }
     for h in &costs {
+        let (host, toolset, n) = (h.host, crate::escape::terminal(&h.toolset), h.tools.len());
+        let (desc, budget) = (h.description_chars, model.lint.toolset_budget);
+        let (def, tokens) = (h.definition_chars, h.tokens);
         println!(
-            "{} (toolset `{}`): {} tools, {} description chars (budget {}), {} definition chars, ≈{} tokens",
-            h.host,
-            crate::escape::terminal(&h.toolset),
-            h.tools.len(),
-            h.description_chars,
-            model.lint.toolset_budget,
-            h.definition_chars,
-            h.tokens
+            "{host} (toolset `{toolset}`): {n} tools, {desc} description chars (budget {budget}), {def} definition \
+             chars, ≈{tokens} tokens"
         );
         for t in &h.tools {
-            println!(
-                "  {:<24} {:>4} desc  {:>5} def  ≈{:>4} tok",
-                crate::escape::terminal(t.name),
-                t.description_chars,
-                t.definition_chars,
-                t.tokens
-            );
+            let (name, desc) = (crate::escape::terminal(t.name), t.description_chars);
+            let (def, tok) = (t.definition_chars, t.tokens);
+            println!("  {name:<24} {desc:>4} desc  {def:>5} def  ≈{tok:>4} tok");
         }
     }
 }

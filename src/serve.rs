@@ -225,16 +225,10 @@ impl Server {
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         let product = self.current().model.product.name.clone();
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_tool_list_changed()
-                .build(),
-        )
-        .with_server_info(Implementation::new(
-            format!("ixgen-serve-{product}"),
-            env!("CARGO_PKG_VERSION"),
-        ))
+        let capabilities = ServerCapabilities::builder().enable_tools();
+        let capabilities = capabilities.enable_tool_list_changed().build();
+        let info = Implementation::new(format!("ixgen-serve-{product}"), env!("CARGO_PKG_VERSION"));
+        ServerConfig::new(capabilities).with_server_info(info)
     }
 
     async fn list_tools(
@@ -244,14 +238,9 @@ impl ServerHandler for Server {
     ) -> Result<ListToolsResult, ErrorData> {
         let served = self.current();
         // ISO dates compare as strings.
-        let v2026 = context
-            .protocol_version()
-            .is_some_and(|v| v.as_str() >= mcp::Profile::V2026_07_28.name());
-        Ok(if v2026 {
-            served.list_2026.clone()
-        } else {
-            served.list.clone()
-        })
+        let version = context.protocol_version();
+        let v2026 = version.is_some_and(|v| v.as_str() >= mcp::Profile::V2026_07_28.name());
+        Ok(if v2026 { &served.list_2026 } else { &served.list }.clone())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -267,10 +256,8 @@ impl ServerHandler for Server {
     ) -> Result<CallToolResponse, ErrorData> {
         let served = self.current();
         if !served.tools.contains(request.name.as_ref()) {
-            return Err(ErrorData::invalid_params(
-                format!("no tool `{}` on this server", request.name),
-                None,
-            ));
+            let message = format!("no tool `{}` on this server", request.name);
+            return Err(ErrorData::invalid_params(message, None));
         }
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
         let cwd = Arc::clone(&self.cwd);
@@ -441,14 +428,10 @@ pub fn run(opts: ServeOptions) -> Result<i32, Error> {
 }
 
 async fn serve_stdio(server: Server) -> Result<i32, Error> {
-    let running = server
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| Error::internal(format!("the MCP session did not start: {e}")))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| Error::internal(format!("the MCP session failed: {e}")))?;
+    let running = server.serve(rmcp::transport::stdio()).await;
+    let running = running.map_err(|e| Error::internal(format!("the MCP session did not start: {e}")))?;
+    let ended = running.waiting().await;
+    ended.map_err(|e| Error::internal(format!("the MCP session failed: {e}")))?;
     Ok(0)
 }
 
@@ -501,12 +484,8 @@ async fn serve_http(server: Server, addr: &str) -> Result<i32, Error> {
                 }
             }
             if let Some(want) = &token {
-                let got = req
-                    .headers()
-                    .get("authorization")
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or("");
-                let given = got.strip_prefix("Bearer ").unwrap_or("");
+                let got = req.headers().get("authorization").and_then(|v| v.to_str().ok());
+                let given = got.and_then(|g| g.strip_prefix("Bearer ")).unwrap_or("");
                 if !constant_time_eq(given.as_bytes(), want.as_bytes()) {
                     return (
                         StatusCode::UNAUTHORIZED,

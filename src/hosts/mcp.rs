@@ -93,12 +93,9 @@ impl Host for Mcp {
         // not kept in the plan.
         for &profile in &opts.profiles {
             plan.groups.insert(group(profile));
-            let opts = opts.clone();
-            plan.files.push(PlannedFile::streamed(
-                profile_path(&s.path, profile),
-                group(profile),
-                move |w| write_file(model, &s.toolset, &opts, profile, w),
-            ));
+            let (path, opts) = (profile_path(&s.path, profile), opts.clone());
+            let write = move |w: &mut dyn std::io::Write| write_file(model, &s.toolset, &opts, profile, w);
+            plan.files.push(PlannedFile::streamed(path, group(profile), write));
         }
         Ok(())
     }
@@ -377,7 +374,7 @@ pub fn list_tools(model: &Model, toolset: &str, opts: &Options, profile: Profile
 }
 
 /// Writes a toolset's `tools/list` file for a protocol revision to `w`: one tool per line
-/// (`crate::escape::json_line_list_to`), so a changed tool is one changed line in a diff and a
+/// (`crate::escape::json_lines_to`), so a changed tool is one changed line in a diff and a
 /// 10,000-tool file is not a third indentation. Tools are built, checked and printed one at a
 /// time, and handed to `w` as they are printed: the file (7.5 MB for 10,000 tools) is never
 /// whole in memory unless `w` keeps it.
@@ -402,7 +399,7 @@ pub fn write_file(
             None
         }
     });
-    crate::escape::json_line_list_to(&result_head(profile), "tools", values, w)
+    crate::escape::json_lines_to(&result_head(profile), "tools", values.map(|v| (None, v)), w)
         .map_err(|e| Error::internal(format!("a typed file does not serialize: {e}")))?;
     failed.map_or(Ok(()), Err)
 }

@@ -239,11 +239,9 @@ pub fn check(model: &mut Model) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     for name in model.targets.keys().filter(|name| get(name).is_none()) {
         let known = names();
-        diags.push(
-            Diagnostic::error("unknown-target", format!("targets.{name}"), format!("no host `{name}`"))
-                .at_key()
-                .help(hint_for(name, &known, format!("the hosts are: {}", known.join(", ")))),
-        );
+        let hint = hint_for(name, &known, format!("the hosts are: {}", known.join(", ")));
+        let d = Diagnostic::error("unknown-target", format!("targets.{name}"), format!("no host `{name}`"));
+        diags.push(d.at_key().help(hint));
     }
     let mut seen: HashMap<(&'static str, String), (&'static str, String)> = HashMap::new();
     for host in REGISTRY {
@@ -360,13 +358,8 @@ pub fn check_allowlist(model: &Model, hosts: &[&'static dyn DynHost], filter: &F
 
 /// What the first line of a generated code file says: ixgen's marker, the catalog, the product.
 pub fn header(model: &Model) -> String {
-    format!(
-        "{} from catalog {} ({} {}).",
-        crate::plan::MARKER,
-        model.source_name,
-        model.product.name,
-        model.product.version
-    )
+    let (marker, source, p) = (crate::plan::MARKER, &model.source_name, &model.product);
+    format!("{marker} from catalog {source} ({} {}).", p.name, p.version)
 }
 
 /// The first comment line of generated code files.
@@ -428,17 +421,14 @@ fn parse_settings<T: DeserializeOwned>(raw: &serde_json::Value, path: &str) -> R
             && let Some((field, expected)) = rest.split_once('`')
         {
             let expected: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+            let allowed = format!("the keys allowed here are: {}", expected.join(", "));
             Diagnostic::error(
                 "unknown-key",
                 format!("{path}.{field}"),
                 format!("`{path}`: unknown field `{field}`"),
             )
             .at_key()
-            .help(hint_for(
-                field,
-                &expected,
-                format!("the keys allowed here are: {}", expected.join(", ")),
-            ))
+            .help(hint_for(field, &expected, allowed))
         } else {
             Diagnostic::error("bad-target", path, format!("`{path}`: {message}"))
                 .help("run `ixgen schema` to see what each target takes")
@@ -453,13 +443,8 @@ pub fn check_toolset(cat: &Model, path: &str, name: &str, diags: &mut Vec<Diagno
         return;
     }
     let known: Vec<&String> = cat.toolsets.keys().collect();
-    diags.push(
-        Diagnostic::error("unknown-toolset", path, format!("no toolset `{name}`")).help(hint_for(
-            name,
-            &known,
-            "declare it under `toolsets`",
-        )),
-    );
+    let d = Diagnostic::error("unknown-toolset", path, format!("no toolset `{name}`"));
+    diags.push(d.help(hint_for(name, &known, "declare it under `toolsets`")));
 }
 
 /// A path in a host's settings: relative, inside the output folder (a folder when `path` names
@@ -526,15 +511,12 @@ pub fn check_name_lengths(surfaces: &[Surface], limit: usize, over: &str) -> Vec
     let mut diags = Vec::new();
     for s in surfaces {
         for (i, (_, full)) in s.ids.iter().enumerate().filter(|(_, (_, full))| full.len() > limit) {
+            let (label, n) = (s.label, full.len());
             diags.push(
                 Diagnostic::warning(
                     "host-name-length",
                     format!("toolsets.{}.tools[{i}]", s.toolset),
-                    format!(
-                        "{} calls this tool `{full}`, {} characters, over {over}",
-                        s.label,
-                        full.len()
-                    ),
+                    format!("{label} calls this tool `{full}`, {n} characters, over {over}"),
                 )
                 .help("shorten the tool, server or product name"),
             );

@@ -111,10 +111,10 @@ struct TransportJson {
     kind: Transport,
 }
 
+/// A package argument: `{"type": "positional", "value": …}`.
 #[derive(Debug, Serialize)]
+#[serde(tag = "type", rename = "positional")]
 struct Argument<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
     value: &'a str,
 }
 
@@ -213,15 +213,12 @@ impl Host for McpRegistry {
         };
         plan.groups.insert(Self::NAME);
         let p = &model.product;
+        let first = s.distribution.first().map(|d| d.version.as_str());
         let json = ServerJson {
             schema: SCHEMA_URL,
             name: &s.name,
             description: s.description.as_deref().unwrap_or(&p.description),
-            version: s
-                .version
-                .as_deref()
-                .or_else(|| s.distribution.first().map(|d| d.version.as_str()))
-                .unwrap_or(&p.version),
+            version: s.version.as_deref().or(first).unwrap_or(&p.version),
             repository: p
                 .repository
                 .as_deref()
@@ -236,14 +233,7 @@ impl Host for McpRegistry {
                     version: &pkg.version,
                     runtime_hint: pkg.runtime_hint.as_deref(),
                     transport: TransportJson { kind: pkg.transport },
-                    package_arguments: server
-                        .args
-                        .iter()
-                        .map(|a| Argument {
-                            kind: "positional",
-                            value: a,
-                        })
-                        .collect(),
+                    package_arguments: server.args.iter().map(|value| Argument { value }).collect(),
                 })
                 .collect(),
         };

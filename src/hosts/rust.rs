@@ -169,20 +169,13 @@ const TAKEN_TYPES: &str = "Env AskHook ToolFailed CancelOnDrop Option Some None 
 struct Field<'m> {
     name: Rs,
     param: Param<'m>,
-    /// The field's Rust type.
+    /// The field's Rust type (an `Option` when it is optional).
     ty: String,
     optional: bool,
 }
 
-/// One `enum` parameter (or array item) as a Rust enum.
-struct RustEnum<'m> {
-    name: Rs,
-    doc: String,
-    values: &'m [String],
-}
-
 /// Writes the module's text to `w`, a tool at a time.
-fn write_module<'m>(model: &'m Model, s: &Settings, opts: &Options, w: &mut dyn std::io::Write) -> Result<(), Error> {
+fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std::io::Write) -> Result<(), Error> {
     let flush = |out: &mut String, w: &mut dyn std::io::Write| -> Result<(), Error> {
         w.write_all(out.as_bytes())
             .map_err(|e| Error::internal(format!("the Rust module could not be written: {e}")))?;
@@ -211,26 +204,40 @@ fn write_module<'m>(model: &'m Model, s: &Settings, opts: &Options, w: &mut dyn 
     );
     let _ = writeln!(out, "const SHARED: &str = {};", rs_json(&model.shared));
 
-    let mut registered = Vec::new();
+    // What `TOOL_NAMES`, `SPECS` and `toolset()` list, a line a tool.
+    let (mut names, mut specs, mut builder) = (String::new(), String::new(), String::new());
     for t in &tools {
         let base = rs_camel(&t.name, "T");
         let tool_ty = types.take(base.concat("Tool"), true);
         let args_ty = types.take(base.concat("Args"), true);
-        // Fields and enums.
+        // Fields, and the text of the enums of their values.
         let mut fields_names = Names::new("");
-        let mut enums = Vec::new();
+        let mut enums = String::new();
         let mut fields = Vec::new();
-        for pm in t.params() {
-            // The spec entry itself, not through `pm`: the enums borrow its values.
-            let q = pm.spec;
+        for q in t.params() {
             // An enum of its own for the values of the parameter, or of its items (`of`).
-            let mut new_enum = |suffix: &str, of: &str, values: &'m Option<Vec<String>>| {
-                let name = types.take(base.concat(&format!("{}{suffix}", rs_camel(&pm.name, "P"))), true);
-                enums.push(RustEnum {
-                    name: name.clone(),
-                    doc: format!("The values of {of}`{}` of `{}`.", pm.name, t.name),
-                    values: values.as_deref().unwrap_or(&[]),
-                });
+            let mut new_enum = |suffix: &str, of: &str, values: &Option<Vec<String>>| {
+                let name = types.take(base.concat(&format!("{}{suffix}", rs_camel(&q.name, "P"))), true);
+                let doc = format!("The values of {of}`{}` of `{}`.", q.name, t.name);
+                let _ = writeln!(enums, "\n#[doc = {}]", rs_str(&doc));
+                let _ = writeln!(
+                    enums,
+                    "#[allow(clippy::enum_variant_names)] // the catalog's values name them"
+                );
+                let _ = writeln!(
+                    enums,
+                    "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]"
+                );
+                let _ = writeln!(enums, "pub enum {name} {{");
+                let mut variants = Names::new("");
+                for v in values.iter().flatten() {
+                    let variant = variants.take(rs_camel(v, "V"), true);
+                    let doc = format!("`{}`", one_line(v).replace('`', "'"));
+                    let _ = writeln!(enums, "    #[doc = {}]", rs_str(&doc));
+                    let _ = writeln!(enums, "    #[serde(rename = {})]", rs_str(v));
+                    let _ = writeln!(enums, "    {variant},");
+                }
+                let _ = writeln!(enums, "}}");
                 name.to_string()
             };
             let ty = match q.ty {
@@ -244,56 +251,45 @@ fn write_module<'m>(model: &'m Model, s: &Settings, opts: &Options, w: &mut dyn 
                 },
                 other => scalar(other).to_string(),
             };
-            let has_default = q.default.as_ref().is_some_and(|d| !d.is_null());
+            let optional = !q.required && q.default.as_ref().is_none_or(|d| d.is_null());
             fields.push(Field {
-                name: fields_names.take(rs_snake(&pm.name, "p"), false),
-                param: pm,
-                ty,
-                optional: !(q.required || has_default),
+                name: fields_names.take(rs_snake(&q.name, "p"), false),
+                param: q,
+                ty: if optional { format!("Option<{ty}>") } else { ty },
+                optional,
             });
         }
         write_tool(&mut out, t, rig, &tool_ty, &args_ty, &fields, &enums)?;
         flush(&mut out, w)?;
-        registered.push((t.name.clone(), tool_ty));
+        let _ = writeln!(names, "    {},", rs_str(&t.name));
+        let _ = writeln!(specs, "    ({}, {tool_ty}::SPEC),", rs_str(&t.name));
+        let _ = writeln!(builder, "        .static_tool({tool_ty} {{ env: env.clone() }})");
     }
 
-    let _ = writeln!(
-        out,
-        "\n/// The names of the tools [`toolset`] registers, in the catalog's order."
+    let doc = format!(
+        "Every tool of the toolset `{}`{} in a rig `ToolSet`, each running in `env`.",
+        s.toolset,
+        describe_filter(&opts.filter)
     );
-    let _ = writeln!(out, "pub const TOOL_NAMES: &[&str] = &[");
-    for (name, _) in &registered {
-        let _ = writeln!(out, "    {},", rs_str(name));
-    }
-    let _ = writeln!(out, "];");
-    let _ = writeln!(
+    let (doc, unused) = (rs_str(&doc), if tools.is_empty() { "    let _ = env;\n" } else { "" });
+    let _ = write!(
         out,
-        "\n/// Each tool's name and the execution spec its `call` runs (JSON), in the catalog's order."
+        "
+/// The names of the tools [`toolset`] registers, in the catalog's order.
+pub const TOOL_NAMES: &[&str] = &[
+{names}];
+
+/// Each tool's name and the execution spec its `call` runs (JSON), in the catalog's order.
+pub const SPECS: &[(&str, &str)] = &[
+{specs}];
+
+#[doc = {doc}]
+pub fn toolset(env: &Env) -> {rig}::tool::ToolSet {{
+{unused}    {rig}::tool::ToolSet::builder()
+{builder}        .build()
+}}
+"
     );
-    let _ = writeln!(out, "pub const SPECS: &[(&str, &str)] = &[");
-    for (name, ty) in &registered {
-        let _ = writeln!(out, "    ({}, {ty}::SPEC),", rs_str(name));
-    }
-    let _ = writeln!(out, "];");
-    let filters = describe_filter(&opts.filter);
-    let _ = writeln!(
-        out,
-        "\n#[doc = {}]",
-        rs_str(&format!(
-            "Every tool of the toolset `{}`{filters} in a rig `ToolSet`, each running in `env`.",
-            s.toolset
-        ))
-    );
-    let _ = writeln!(out, "pub fn toolset(env: &Env) -> {rig}::tool::ToolSet {{");
-    if registered.is_empty() {
-        let _ = writeln!(out, "    let _ = env;");
-    }
-    let _ = writeln!(out, "    {rig}::tool::ToolSet::builder()");
-    for (_, ty) in &registered {
-        let _ = writeln!(out, "        .static_tool({ty} {{ env: env.clone() }})");
-    }
-    let _ = writeln!(out, "        .build()");
-    let _ = writeln!(out, "}}");
     flush(&mut out, w)
 }
 
@@ -311,18 +307,13 @@ fn scalar(ty: SpecType) -> &'static str {
 
 /// The filters that chose the tools, for the doc of `toolset()`.
 fn describe_filter(f: &crate::model::Filter) -> String {
-    let mut parts = Vec::new();
-    if f.read_only {
-        parts.push("read-only tools only".to_string());
-    }
-    if !f.enable.is_empty() {
-        parts.push(format!("only {}", f.enable.join(", ")));
-    } else if !f.disable.is_empty() {
-        parts.push(format!("without {}", f.disable.join(", ")));
-    }
-    if let Some(t) = &f.tier {
-        parts.push(format!("tier {t}"));
-    }
+    let lists = [("only", &f.enable), ("without", &f.disable)];
+    let list = lists.into_iter().find(|(_, l)| !l.is_empty());
+    let parts: Vec<String> = (f.read_only.then(|| "read-only tools only".to_string()))
+        .into_iter()
+        .chain(list.map(|(word, l)| format!("{word} {}", l.join(", "))))
+        .chain(f.tier.as_ref().map(|t| format!("tier {t}")))
+        .collect();
     if parts.is_empty() {
         String::new()
     } else {
@@ -356,7 +347,7 @@ fn write_tool(
     tool_ty: &Rs,
     args_ty: &Rs,
     fields: &[Field<'_>],
-    enums: &[RustEnum<'_>],
+    enums: &str,
 ) -> Result<(), Error> {
     let schema = serde_json::to_value(&mcp::tool(t).input_schema)
         .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
@@ -389,31 +380,7 @@ fn write_tool(
     let _ = writeln!(out, "        &SPEC");
     let _ = writeln!(out, "    }}");
     let _ = writeln!(out, "}}");
-    // The enums.
-    for e in enums {
-        let _ = writeln!(out, "\n#[doc = {}]", rs_str(&e.doc));
-        let _ = writeln!(
-            out,
-            "#[allow(clippy::enum_variant_names)] // the catalog's values name them"
-        );
-        let _ = writeln!(
-            out,
-            "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]"
-        );
-        let _ = writeln!(out, "pub enum {} {{", e.name);
-        let mut variants = Names::new("");
-        for v in e.values {
-            let name = variants.take(rs_camel(v, "V"), true);
-            let _ = writeln!(
-                out,
-                "    #[doc = {}]",
-                rs_str(&format!("`{}`", one_line(v).replace('`', "'")))
-            );
-            let _ = writeln!(out, "    #[serde(rename = {})]", rs_str(v));
-            let _ = writeln!(out, "    {name},");
-        }
-        let _ = writeln!(out, "}}");
-    }
+    out.push_str(enums);
     // The arguments.
     let _ = writeln!(
         out,
@@ -435,10 +402,8 @@ fn write_tool(
         }
         if f.optional {
             let _ = writeln!(out, "    #[serde(skip_serializing_if = \"Option::is_none\")]");
-            let _ = writeln!(out, "    pub {}: Option<{}>,", f.name, f.ty);
-        } else {
-            let _ = writeln!(out, "    pub {}: {},", f.name, f.ty);
         }
+        let _ = writeln!(out, "    pub {}: {},", f.name, f.ty);
     }
     let _ = writeln!(out, "}}");
     let _ = writeln!(out, "\nimpl<'de> serde::Deserialize<'de> for {args_ty} {{");

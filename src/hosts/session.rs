@@ -87,14 +87,13 @@ impl Host for Session {
         for (i, c) in s.context.iter().enumerate() {
             if !cat.context.contains_key(c) {
                 let known: Vec<&String> = cat.context.keys().collect();
-                diags.push(
-                    Diagnostic::error(
-                        "unknown-context",
-                        format!("{path}.context[{i}]"),
-                        format!("no context variable `{c}`"),
-                    )
-                    .help(crate::diagnostic::hint_for(c, &known, "declare it under `context`")),
+                let hint = crate::diagnostic::hint_for(c, &known, "declare it under `context`");
+                let d = Diagnostic::error(
+                    "unknown-context",
+                    format!("{path}.context[{i}]"),
+                    format!("no context variable `{c}`"),
                 );
+                diags.push(d.help(hint));
             }
         }
         diags
@@ -159,8 +158,11 @@ impl Host for Session {
             .fill(|var| opts.context.get(var).map(context_literal))
             .ok_or_else(|| Error::internal("a session file names a context variable the run has no value for"))?;
         let path = format!("{}/{}.ts", s.dir.trim_end_matches('/'), s.file);
-        let file = PlannedFile::owned(path, Self::NAME, bytes);
-        plan.files.push(file.per_run(template).foreign(s.replaces.clone()));
+        plan.files.push(PlannedFile {
+            template: Some(template),
+            foreign: s.replaces.clone(),
+            ..PlannedFile::owned(path, Self::NAME, bytes)
+        });
         Ok(())
     }
 }

@@ -8,11 +8,10 @@ use crate::plan::PlannedFile;
 use indexmap::IndexMap;
 use serde::Serialize;
 
-/// A stdio server as VS Code writes it.
+/// A stdio server as VS Code writes it (`"type": "stdio"`).
 #[derive(Debug, Serialize)]
+#[serde(tag = "type", rename = "stdio")]
 struct VscodeServer {
-    #[serde(rename = "type")]
-    kind: &'static str,
     command: String,
     args: Vec<String>,
     env: IndexMap<String, String>,
@@ -34,7 +33,6 @@ impl ServerConfigHost for Vscode {
             Self::NAME,
             ["servers", &server.name],
             VscodeServer {
-                kind: "stdio",
                 command: server.command.clone(),
                 args: server_args(model, &opts.filter),
                 env: server.env.clone(),

@@ -65,9 +65,7 @@ pub(super) fn create_all<'a, 'f>(
                     Made::Named(full) => done.push(Done::Wrote { full, old: None }),
                 }
             }
-            Err(e) => {
-                failed.get_or_insert(e);
-            }
+            Err(e) => failed = failed.or(Some(e)),
         }
     }
     failed.map_or(Ok(Created { first: hashes, held }), Err)

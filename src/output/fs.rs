@@ -29,9 +29,7 @@ pub(super) fn resolve(out: &Path, rel: &RelPath) -> Result<PathBuf, Error> {
         match std::fs::symlink_metadata(out.join(here.as_str())) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
             Err(source) => return Err(io_error("look at", shown(out, here))(source)),
-            Ok(m) if m.file_type().is_symlink() => {
-                return Err(unsafe_path(out, here, SYMLINK));
-            }
+            Ok(m) if m.file_type().is_symlink() => return Err(unsafe_path(out, here, SYMLINK)),
             Ok(m) if !last && !m.is_dir() => {
                 return Err(unsafe_path(
                     out,

@@ -222,7 +222,7 @@ pub fn read_manifest(out: &Path) -> Result<(Manifest, Vec<String>), Error> {
     Ok((manifest, notes))
 }
 
-/// The manifest's text: one file per line (`crate::escape::json_line_map`), a tenth smaller
+/// The manifest's text: one file per line (`crate::escape::json_lines_to`), a tenth smaller
 /// than serde_json's pretty layout for 10,000 files and as easy to diff. Only whitespace
 /// differs, so any manifest written before reads the same.
 pub(super) fn manifest_bytes(m: &Manifest) -> Vec<u8> {
@@ -232,9 +232,9 @@ pub(super) fn manifest_bytes(m: &Manifest) -> Vec<u8> {
     };
     let entries = m.files.iter().map(|(path, e)| {
         let entry = serde_json::to_value(e).expect("a manifest entry always serializes");
-        (path.clone(), entry)
+        (Some(path.clone()), entry)
     });
-    crate::escape::json_line_map(&head, "files", entries)
-        .expect("the manifest always serializes")
-        .into_bytes()
+    let mut bytes = Vec::new();
+    crate::escape::json_lines_to(&head, "files", entries, &mut bytes).expect("the manifest always serializes");
+    bytes
 }

@@ -90,18 +90,11 @@ pub(super) fn merge_json(
         return Err(Error::internal(format!("a merge into `{path}` names no key to set")));
     };
     let Some(old) = old else {
-        let mut root = serde_json::Value::Object(skeleton.clone());
-        let mut node = &mut root;
-        for key in parents {
-            node = node
-                .as_object_mut()
-                .expect("built from objects")
-                .entry(key.clone())
-                .or_insert_with(|| serde_json::Value::Object(Default::default()));
-        }
-        node.as_object_mut()
-            .expect("built from objects")
-            .insert(last.clone(), value.clone());
+        // A new file: the skeleton's keys, then the value at the pointer.
+        let inner = pointer[1..].iter().rev();
+        let nested = inner.fold(value.clone(), |v, k| serde_json::json!({ k: v }));
+        let mut root = skeleton.clone();
+        root.insert(pointer[0].clone(), nested);
         let mut text = serde_json::to_string_pretty(&root).expect("a JSON value always serializes");
         text.push('\n');
         return Ok(text.into_bytes());
@@ -113,10 +106,8 @@ pub(super) fn merge_json(
         )
     };
     let text = std::str::from_utf8(old).map_err(|e| invalid(format!("not UTF-8: {e}")))?;
-    let (bom, body) = match text.strip_prefix('\u{FEFF}') {
-        Some(rest) => ("\u{FEFF}", rest),
-        None => ("", text),
-    };
+    let body = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+    let bom = &text[..text.len() - body.len()];
     if json_depth(body).map_err(&invalid)? > MAX_JSON_DEPTH {
         return Err(invalid(format!("nested deeper than {MAX_JSON_DEPTH} levels")));
     }
@@ -182,10 +173,7 @@ pub(super) fn merge_json(
             obj.append(last, cst_value(value));
         }
     }
-    let mut out = String::with_capacity(old.len() + 256);
-    out.push_str(bom);
-    out.push_str(&root.to_string());
-    Ok(out.into_bytes())
+    Ok(format!("{bom}{root}").into_bytes())
 }
 
 #[cfg(test)]

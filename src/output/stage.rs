@@ -120,11 +120,8 @@ pub(super) fn rerender(
 
 /// The hash a change that kept only its hash was compared with (the manifest's new entry).
 pub(super) fn recorded_hash<'m>(c: &Change, manifest: &'m Manifest) -> Result<&'m str, Error> {
-    manifest
-        .files
-        .get(c.path.as_str())
-        .and_then(|e| e.blake3.as_deref())
-        .ok_or_else(|| bytes_gone(c))
+    let entry = manifest.files.get(c.path.as_str());
+    entry.and_then(|e| e.blake3.as_deref()).ok_or_else(|| bytes_gone(c))
 }
 
 pub(super) fn bytes_gone(c: &Change) -> Error {

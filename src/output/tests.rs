@@ -81,15 +81,13 @@ fn a_manifest_in_the_older_pretty_layout_reads_the_same() {
         ("b/c.ts", None, None),
         ("d", Some("h2"), Some("h0")),
     ] {
-        files.insert(
-            path.to_string(),
-            ManifestEntry {
-                group: "g".to_string(),
-                blake3: blake3.map(str::to_string),
-                previous: previous.map(str::to_string),
-                ..ManifestEntry::default()
-            },
-        );
+        let entry = ManifestEntry {
+            group: "g".to_string(),
+            blake3: blake3.map(str::to_string),
+            previous: previous.map(str::to_string),
+            ..ManifestEntry::default()
+        };
+        files.insert(path.to_string(), entry);
     }
     let m = Manifest {
         generator: "ixgen".to_string(),
@@ -470,15 +468,8 @@ fn a_killed_runs_files_are_taken_over_or_removed_whatever_the_next_run_plans() {
             if !first.is_empty() {
                 // b changes: the killed run replaces it.
                 std::fs::write(dir.path().join("t/b.ts"), format!("// {MARKER}\nold\n")).unwrap();
-                write(
-                    tools(first),
-                    dir.path(),
-                    WriteOptions {
-                        force: true,
-                        dry_run: false,
-                    },
-                )
-                .unwrap();
+                let (force, dry_run) = (true, false);
+                write(tools(first), dir.path(), WriteOptions { force, dry_run }).unwrap();
                 let m = dir.path().join(".ixgen/manifest.json");
                 let text = std::fs::read_to_string(&m).unwrap();
                 let b = content_hash(format!("// {MARKER}\nexport const b = 1\n").as_bytes());

@@ -158,6 +158,7 @@ impl Host for Opencode {
         if let Some(server) = cat.server.as_ref().filter(|_| s.merges_server(cat))
             && let Some(ts) = cat.toolsets.get(&server.toolset)
         {
+            let id = |t: &String| (t.clone(), mcp_tool_id(&server.name, t));
             out.push(Surface {
                 key: "opencode-mcp",
                 label: "OpenCode (MCP)",
@@ -165,11 +166,7 @@ impl Host for Opencode {
                 kind: super::SurfaceKind::Launches,
                 toolset: server.toolset.clone(),
                 namespace: "OpenCode",
-                ids: ts
-                    .tools
-                    .iter()
-                    .map(|t| (t.clone(), mcp_tool_id(&server.name, t)))
-                    .collect(),
+                ids: ts.tools.iter().map(id).collect(),
             });
         }
         out
@@ -203,7 +200,6 @@ impl Host for Opencode {
         plan_permissions(model, config, toolset, opts, plan);
         if let Some(server) = model.server.as_ref().filter(|_| s.merges_server(model)) {
             let value = serde_json::to_value(OpencodeMcp {
-                kind: "local",
                 command: std::iter::once(server.command.clone())
                     .chain(server_args(model, &opts.filter))
                     .collect(),
@@ -467,11 +463,10 @@ pub(super) fn render(file: &impl Template) -> Result<Vec<u8>, Error> {
     Ok(text.into_bytes())
 }
 
-/// An MCP server in `opencode.json`: `command` is one array, program first.
+/// An MCP server in `opencode.json` (`"type": "local"`): `command` is one array, program first.
 #[derive(serde::Serialize)]
+#[serde(tag = "type", rename = "local")]
 struct OpencodeMcp {
-    #[serde(rename = "type")]
-    kind: &'static str,
     command: Vec<String>,
     environment: indexmap::IndexMap<String, String>,
     enabled: bool,
