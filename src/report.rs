@@ -87,9 +87,15 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
             Some(why) => format!("unsupported: {}", crate::escape::terminal(why)),
             None => ids.join(" "),
         };
-        // Tiers are free text in the catalog: escaped like every catalog string printed.
-        let (name, access, tier, desc) = (r.name, r.access, crate::escape::terminal(r.tier), r.description_chars);
-        println!("{name:<width$}  {access:<5}  {tier:<4}  {desc:>4}  {ids}");
+        println!(
+            "{:<width$}  {:<5}  {:<4}  {:>4}  {}",
+            r.name,
+            r.access,
+            // Tiers are free text in the catalog: escaped like every catalog string printed.
+            crate::escape::terminal(r.tier),
+            r.description_chars,
+            ids
+        );
     }
     println!("{} tool(s)", rows.len());
     Ok(())
@@ -172,17 +178,24 @@ pub fn budget(model: &Model, json: bool) {
         return;
     }
     for h in &costs {
-        let (host, toolset, n) = (h.host, crate::escape::terminal(&h.toolset), h.tools.len());
-        let (desc, budget) = (h.description_chars, model.lint.toolset_budget);
-        let (def, tokens) = (h.definition_chars, h.tokens);
         println!(
-            "{host} (toolset `{toolset}`): {n} tools, {desc} description chars (budget {budget}), {def} definition \
-             chars, ≈{tokens} tokens"
+            "{} (toolset `{}`): {} tools, {} description chars (budget {}), {} definition chars, ≈{} tokens",
+            h.host,
+            crate::escape::terminal(&h.toolset),
+            h.tools.len(),
+            h.description_chars,
+            model.lint.toolset_budget,
+            h.definition_chars,
+            h.tokens
         );
         for t in &h.tools {
-            let (name, desc) = (crate::escape::terminal(t.name), t.description_chars);
-            let (def, tok) = (t.definition_chars, t.tokens);
-            println!("  {name:<24} {desc:>4} desc  {def:>5} def  ≈{tok:>4} tok");
+            println!(
+                "  {:<24} {:>4} desc  {:>5} def  ≈{:>4} tok",
+                crate::escape::terminal(t.name),
+                t.description_chars,
+                t.definition_chars,
+                t.tokens
+            );
         }
     }
 }
