@@ -484,8 +484,14 @@ impl App {
         self.loaded = None;
         crate::alloc::release_freed();
         let write = self.write_args();
-        let (force, dry_run) = (write.force, write.dry_run);
-        let outcome = output::write(plan, &self.cli.out, WriteOptions { force, dry_run })?;
+        let outcome = output::write(
+            plan,
+            &self.cli.out,
+            WriteOptions {
+                force: write.force,
+                dry_run: write.dry_run,
+            },
+        )?;
         // A replay checks its context against the declarations read before loading (the
         // command line's); it may rely on them only if they are what the full load read.
         let same_declarations = self.cli.context_decls.as_ref().is_some_and(|d| *d == p.model.context);

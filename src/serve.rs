@@ -225,10 +225,16 @@ impl Server {
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         let product = self.current().model.product.name.clone();
-        let capabilities = ServerCapabilities::builder().enable_tools();
-        let capabilities = capabilities.enable_tool_list_changed().build();
-        let info = Implementation::new(format!("ixgen-serve-{product}"), env!("CARGO_PKG_VERSION"));
-        ServerConfig::new(capabilities).with_server_info(info)
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            format!("ixgen-serve-{product}"),
+            env!("CARGO_PKG_VERSION"),
+        ))
     }
 
     async fn list_tools(
@@ -428,10 +434,14 @@ pub fn run(opts: ServeOptions) -> Result<i32, Error> {
 }
 
 async fn serve_stdio(server: Server) -> Result<i32, Error> {
-    let running = server.serve(rmcp::transport::stdio()).await;
-    let running = running.map_err(|e| Error::internal(format!("the MCP session did not start: {e}")))?;
-    let ended = running.waiting().await;
-    ended.map_err(|e| Error::internal(format!("the MCP session failed: {e}")))?;
+    let running = server
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| Error::internal(format!("the MCP session did not start: {e}")))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| Error::internal(format!("the MCP session failed: {e}")))?;
     Ok(0)
 }
 

@@ -358,8 +358,13 @@ pub fn check_allowlist(model: &Model, hosts: &[&'static dyn DynHost], filter: &F
 
 /// What the first line of a generated code file says: ixgen's marker, the catalog, the product.
 pub fn header(model: &Model) -> String {
-    let (marker, source, p) = (crate::plan::MARKER, &model.source_name, &model.product);
-    format!("{marker} from catalog {source} ({} {}).", p.name, p.version)
+    format!(
+        "{} from catalog {} ({} {}).",
+        crate::plan::MARKER,
+        model.source_name,
+        model.product.name,
+        model.product.version
+    )
 }
 
 /// The first comment line of generated code files.

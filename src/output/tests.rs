@@ -468,8 +468,15 @@ fn a_killed_runs_files_are_taken_over_or_removed_whatever_the_next_run_plans() {
             if !first.is_empty() {
                 // b changes: the killed run replaces it.
                 std::fs::write(dir.path().join("t/b.ts"), format!("// {MARKER}\nold\n")).unwrap();
-                let (force, dry_run) = (true, false);
-                write(tools(first), dir.path(), WriteOptions { force, dry_run }).unwrap();
+                write(
+                    tools(first),
+                    dir.path(),
+                    WriteOptions {
+                        force: true,
+                        dry_run: false,
+                    },
+                )
+                .unwrap();
                 let m = dir.path().join(".ixgen/manifest.json");
                 let text = std::fs::read_to_string(&m).unwrap();
                 let b = content_hash(format!("// {MARKER}\nexport const b = 1\n").as_bytes());
