@@ -9,6 +9,32 @@ use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, S
 use serde::Serialize;
 use std::sync::Arc;
 
+/// The report of a check that failed: an error `code` at `path`, with what to do about it.
+pub trait Report: Extend<Diagnostic> {
+    fn err(
+        &mut self,
+        code: &'static str,
+        path: impl Into<String>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) {
+        self.extend([Diagnostic::error(code, path, message).help(help)]);
+    }
+
+    /// [`Report::err`] pointed at the key rather than its value.
+    fn err_at_key(
+        &mut self,
+        code: &'static str,
+        path: impl Into<String>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) {
+        self.extend([Diagnostic::error(code, path, message).at_key().help(help)]);
+    }
+}
+
+impl Report for Vec<Diagnostic> {}
+
 /// How bad a diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -8,7 +8,7 @@
 //! path; the loader turns paths into positions. It never renders anything.
 
 use super::types::*;
-use crate::diagnostic::{Diagnostic, hint_for};
+use crate::diagnostic::{Diagnostic, Report, hint_for};
 use crate::template::is_identifier;
 use std::collections::{HashMap, HashSet};
 
@@ -103,30 +103,16 @@ struct Validator<'a> {
     diags: Vec<Diagnostic>,
 }
 
+/// [`Report`] into the validator's diagnostics.
+impl Extend<Diagnostic> for Validator<'_> {
+    fn extend<I: IntoIterator<Item = Diagnostic>>(&mut self, iter: I) {
+        self.diags.extend(iter)
+    }
+}
+
+impl Report for Validator<'_> {}
+
 impl<'a> Validator<'a> {
-    /// An error at `path`'s value, and how to fix it.
-    fn err(
-        &mut self,
-        code: &'static str,
-        path: impl Into<String>,
-        message: impl Into<String>,
-        help: impl Into<String>,
-    ) {
-        self.diags.push(Diagnostic::error(code, path, message).help(help));
-    }
-
-    /// [`Self::err`] at `path`'s key.
-    fn err_at_key(
-        &mut self,
-        code: &'static str,
-        path: impl Into<String>,
-        message: impl Into<String>,
-        help: impl Into<String>,
-    ) {
-        self.diags
-            .push(Diagnostic::error(code, path, message).at_key().help(help));
-    }
-
     fn server(&mut self) {
         let Some(server) = &self.cat.server else { return };
         let name = &server.toolset;

@@ -17,7 +17,7 @@ use super::{Lowered, Model, ParamDoc, ToolModel};
 use crate::catalog::rules::check_value;
 use crate::catalog::validate::{self, value_help};
 use crate::catalog::{Access, Arg, Catalog, Cond, Confirm, Loaded, Param, ParamType, RouteOutput, Step, Stream, Tool};
-use crate::diagnostic::{Diagnostic, Severity, hint_for};
+use crate::diagnostic::{Diagnostic, Report, Severity, hint_for};
 use crate::error::Error;
 use crate::escape::one_line;
 use crate::spec::*;
@@ -185,32 +185,6 @@ fn all<T, C: FromIterator<T>>(items: Vec<Option<T>>) -> Option<C> {
     items.into_iter().collect()
 }
 
-/// The report of a check that failed: an error `code` at `path`, with what to do about it.
-trait Report: Extend<Diagnostic> {
-    fn err(
-        &mut self,
-        code: &'static str,
-        path: impl Into<String>,
-        message: impl Into<String>,
-        help: impl Into<String>,
-    ) {
-        self.extend([Diagnostic::error(code, path, message).help(help)]);
-    }
-
-    /// [`Report::err`] pointed at the key rather than its value.
-    fn err_at_key(
-        &mut self,
-        code: &'static str,
-        path: impl Into<String>,
-        message: impl Into<String>,
-        help: impl Into<String>,
-    ) {
-        self.extend([Diagnostic::error(code, path, message).at_key().help(help)]);
-    }
-}
-
-impl Report for Vec<Diagnostic> {}
-
 struct Lower<'a> {
     cat: &'a Catalog,
     diags: Vec<Diagnostic>,
@@ -227,16 +201,23 @@ impl<'a> Lower<'a> {
         }
     }
 
-    /// Whether exactly one of the `kinds` (key, present) of the node at `path` is there;
-    /// otherwise reports `code`: `what` (the node, "a rule") is exactly one of the keys.
-    fn exactly_one(&mut self, code: &'static str, path: &str, what: &str, kinds: &[(&str, bool)], help: &str) -> bool {
+    /// When exactly one of the `kinds` (key, present) of the node at `path` is there, a mark for
+    /// [`Self::clean_since`]; else reports `code`: `what` (the node, "a rule") is exactly one of the keys.
+    fn exactly_one(
+        &mut self,
+        code: &'static str,
+        path: &str,
+        what: &str,
+        kinds: &[(&str, bool)],
+        help: &str,
+    ) -> Option<usize> {
         if kinds.iter().filter(|k| k.1).count() == 1 {
-            return true;
+            return Some(self.diags.len());
         }
         let keys: Vec<String> = kinds.iter().map(|(k, _)| format!("`{k}`")).collect();
         let message = format!("{what} is exactly one of {}", keys.join(", "));
         self.diags.err(code, path, message, help);
-        false
+        None
     }
 
     /// `Some(())` when no error was reported since `mark` (a length of `self.diags`): a node
@@ -847,10 +828,7 @@ impl<'a> Lower<'a> {
             ("file", s.file.is_some()),
         ];
         let help = "e.g. `{opt: --kind, value: \"{kind}\"}` or `{flag: --silent, if: silent}`";
-        if !self.exactly_one("bad-arg", path, "a structured argument", &kinds, help) {
-            return None;
-        }
-        let mark = self.diags.len();
+        let mark = self.exactly_one("bad-arg", path, "a structured argument", &kinds, help)?;
         let mut lowered = None;
         if let Some(opt) = &s.opt {
             match &s.value {
@@ -952,10 +930,7 @@ impl<'a> Lower<'a> {
             ("not", c.not.is_some()),
         ];
         let help = "e.g. `{param: direction, in: [callers, all]}` or `{step: impact, failed: true}`";
-        if !self.exactly_one("bad-condition", path, "a condition", &kinds, help) {
-            return None;
-        }
-        let mark = self.diags.len();
+        let mark = self.exactly_one("bad-condition", path, "a condition", &kinds, help)?;
         let mut lowered = None;
         for (key, list) in [("all", &c.all), ("any", &c.any)] {
             let subs = (list.iter().flatten().enumerate())

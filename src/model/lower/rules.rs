@@ -66,7 +66,6 @@ impl Lower<'_> {
             })
             .collect();
         let lowered = when.zip(all(defaults));
-        let mark = self.diags.len();
         let kinds = [
             ("default", rule.default.is_some()),
             ("require", rule.require.is_some()),
@@ -74,9 +73,7 @@ impl Lower<'_> {
             ("check", rule.check.is_some()),
         ];
         let help = "e.g. `{when: {param: from, set: true}, default: {to: HEAD}}` or `{check: \"end >= start\"}`";
-        if !self.exactly_one("bad-rule", rpath, "a rule", &kinds, help) {
-            return None;
-        }
+        let mark = self.exactly_one("bad-rule", rpath, "a rule", &kinds, help)?;
         // A name the rule gives (at `key`) that is no parameter of the tool.
         let unknown = |key: &str, n: &str| {
             let message = format!("the rule names no parameter `{n}`");
