@@ -69,10 +69,7 @@ impl Host for Mcp {
         "MCP `tools/list` definitions (`mcp/tools.json`; `--profile 2026-07-28` adds that revision's file)";
 
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
-        let mut diags = Vec::new();
-        super::check_toolset(cat, &format!("{path}.toolset"), &s.toolset, &mut diags);
-        super::check_rel_path(&format!("{path}.path"), &s.path, &mut diags);
-        diags
+        super::check_toolset(cat, path, &s.toolset, "path", &s.path)
     }
 
     fn surfaces(&self, s: &Settings, cat: &Model) -> Vec<Surface> {

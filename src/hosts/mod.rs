@@ -442,14 +442,21 @@ fn parse_settings<T: DeserializeOwned>(raw: &serde_json::Value, path: &str) -> R
     })
 }
 
-/// A toolset reference in a host's settings.
-pub fn check_toolset(cat: &Model, path: &str, name: &str, diags: &mut Vec<Diagnostic>) {
-    if cat.toolsets.contains_key(name) {
-        return;
+/// The checks of a host that writes a toolset: its `toolset` reference, then where it writes
+/// (`{path}.{key}`, a `dir` or a file path: [`check_rel_path`]).
+pub fn check_toolset(cat: &Model, path: &str, name: &str, key: &str, value: &str) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    if !cat.toolsets.contains_key(name) {
+        let known: Vec<&String> = cat.toolsets.keys().collect();
+        let d = Diagnostic::error(
+            "unknown-toolset",
+            format!("{path}.toolset"),
+            format!("no toolset `{name}`"),
+        );
+        diags.push(d.help(hint_for(name, &known, "declare it under `toolsets`")));
     }
-    let known: Vec<&String> = cat.toolsets.keys().collect();
-    let d = Diagnostic::error("unknown-toolset", path, format!("no toolset `{name}`"));
-    diags.push(d.help(hint_for(name, &known, "declare it under `toolsets`")));
+    check_rel_path(&format!("{path}.{key}"), value, &mut diags);
+    diags
 }
 
 /// A path in a host's settings: relative, inside the output folder (a folder when `path` names
@@ -470,21 +477,19 @@ pub fn check_rel_path(path: &str, value: &str, diags: &mut Vec<Diagnostic>) {
 }
 
 /// The MCP server a host launches: an error at the host's settings when the catalog has none.
-pub fn check_server(cat: &Model, path: &str, diags: &mut Vec<Diagnostic>) {
-    if cat.server.is_none() {
-        diags.push(
-            Diagnostic::error(
-                "no-server",
-                path,
-                format!(
-                    "the `{}` target writes the MCP server, but the catalog declares no `server`",
-                    path.trim_start_matches("targets.")
-                ),
-            )
-            .at_key()
-            .help("add a top-level `server: {name, command, args, toolset}`"),
-        );
-    }
+pub fn check_server(cat: &Model, path: &str) -> Vec<Diagnostic> {
+    Vec::from_iter(cat.server.is_none().then(|| {
+        Diagnostic::error(
+            "no-server",
+            path,
+            format!(
+                "the `{}` target writes the MCP server, but the catalog declares no `server`",
+                path.trim_start_matches("targets.")
+            ),
+        )
+        .at_key()
+        .help("add a top-level `server: {name, command, args, toolset}`")
+    }))
 }
 
 /// Ids of the server's tools, for hosts that only launch the server. Hosts that show a tool
@@ -609,8 +614,7 @@ impl<C: ServerConfigHost> Host for C {
     const ABOUT: &'static str = <C as ServerConfigHost>::ABOUT;
 
     fn check(&self, s: &ConfigSettings, model: &Model, path: &str) -> Vec<Diagnostic> {
-        let mut diags = Vec::new();
-        check_server(model, path, &mut diags);
+        let mut diags = check_server(model, path);
         if let Some(p) = &s.path {
             check_rel_path(&format!("{path}.path"), p, &mut diags);
         }

@@ -145,8 +145,7 @@ impl Host for McpRegistry {
     const ABOUT: &'static str = "MCP Registry entry (`server.json`) for a server that ships as a package";
 
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
-        let mut diags = Vec::new();
-        super::check_server(cat, path, &mut diags);
+        let mut diags = super::check_server(cat, path);
         super::check_rel_path(&format!("{path}.path"), &s.path, &mut diags);
         if !valid_name(&s.name) {
             diags.push(

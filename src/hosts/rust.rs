@@ -72,9 +72,7 @@ impl Host for Rust {
     const ABOUT: &'static str = "a Rust module of rig tools (`rig::tool::Tool`, typed `Args`, a `ToolSet`) that run the tools with the Rust runtime";
 
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
-        let mut diags = Vec::new();
-        super::check_toolset(cat, &format!("{path}.toolset"), &s.toolset, &mut diags);
-        super::check_rel_path(&format!("{path}.path"), &s.path, &mut diags);
+        let mut diags = super::check_toolset(cat, path, &s.toolset, "path", &s.path);
         if !s.path.ends_with(".rs") {
             diags.push(
                 Diagnostic::error(

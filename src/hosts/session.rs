@@ -54,9 +54,7 @@ impl Host for Session {
     const BY_DEFAULT: bool = false;
 
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
-        let mut diags = Vec::new();
-        super::check_toolset(cat, &format!("{path}.toolset"), &s.toolset, &mut diags);
-        super::check_rel_path(&format!("{path}.dir"), &s.dir, &mut diags);
+        let mut diags = super::check_toolset(cat, path, &s.toolset, "dir", &s.dir);
         if !is_identifier(&s.file) {
             diags.push(
                 Diagnostic::error(

@@ -185,14 +185,16 @@ mod tests {
         let rel = RelPath::file("opencode.json").unwrap();
         let old = "\u{FEFF}{\n  // mine\n  \"n\": 1e2, \"big\": 12345678901234567890,\n  \"mcp\": { \"other\": {\"x\": 1} },\n}\n";
         let value = serde_json::json!({"type": "local", "command": ["ix"]});
-        let out = merge_json(
-            Some(old.as_bytes()),
-            &["mcp".into(), "ix".into()],
-            &value,
-            &Default::default(),
-            &rel,
-        )
-        .unwrap();
+        let merge = |old: &[u8]| {
+            merge_json(
+                Some(old),
+                &["mcp".into(), "ix".into()],
+                &value,
+                &Default::default(),
+                &rel,
+            )
+        };
+        let out = merge(old.as_bytes()).unwrap();
         let text = String::from_utf8(out.clone()).unwrap();
         assert!(
             text.starts_with("\u{FEFF}{\n  // mine\n  \"n\": 1e2, \"big\": 12345678901234567890,\n"),
@@ -201,14 +203,7 @@ mod tests {
         assert!(text.contains("\"other\": {\"x\": 1}"), "{text}");
         assert!(text.contains("\"ix\""), "{text}");
         // Merging again changes nothing, byte for byte.
-        let again = merge_json(
-            Some(&out),
-            &["mcp".into(), "ix".into()],
-            &value,
-            &Default::default(),
-            &rel,
-        )
-        .unwrap();
+        let again = merge(&out).unwrap();
         assert_eq!(again, out);
     }
 

@@ -106,8 +106,7 @@ impl Host for Claude {
     const ABOUT: &'static str = "Claude Code plugin (`.claude-plugin/plugin.json`, `.mcp.json`, marketplace)";
 
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
-        let mut diags = Vec::new();
-        super::check_server(cat, path, &mut diags);
+        let mut diags = super::check_server(cat, path);
         // What Claude Code's plugin directory asks that only the catalog's author can supply
         // (`claude plugin validate --profile directory`, 2.1.330): an icon (`ICON_MISSING`, a
         // warning, an error under `--strict`) and a license (`LICENSE_MISSING`, an error there).

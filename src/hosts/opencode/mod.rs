@@ -79,9 +79,7 @@ impl Host for Opencode {
     const ABOUT: &'static str = "OpenCode custom tools (`.opencode/tools/*.ts`) and the MCP server in `opencode.json`";
 
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
-        let mut diags = Vec::new();
-        super::check_toolset(cat, &format!("{path}.toolset"), &s.toolset, &mut diags);
-        super::check_rel_path(&format!("{path}.dir"), &s.dir, &mut diags);
+        let mut diags = super::check_toolset(cat, path, &s.toolset, "dir", &s.dir);
         if let Some(c) = &s.config {
             super::check_rel_path(&format!("{path}.config"), c, &mut diags);
             // `config` carries the MCP server and the permission rules of tools that confirm:
