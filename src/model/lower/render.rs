@@ -472,22 +472,14 @@ impl<'a> Checker<'a> {
         scope: &Scope<'a>,
         cond: &mut LowerCond,
     ) -> Option<SpecField> {
-        let value = self.value(path, v, scope, cond)?;
-        Some(SpecField {
-            label: label.to_string(),
-            value,
-        })
-    }
-
-    fn value(&mut self, path: &str, v: &'a Value_, scope: &Scope<'a>, cond: &mut LowerCond) -> Option<SpecValue> {
-        match v {
-            Value_::Template(t) => Some(SpecValue {
+        let value = match v {
+            Value_::Template(t) => SpecValue {
                 tpl: Some(self.template(path, t, scope, false)?),
                 map: None,
                 to: Default::default(),
                 otherwise: None,
                 mark: None,
-            }),
+            },
             Value_::Rich(r) => {
                 let RichValue {
                     value,
@@ -543,15 +535,19 @@ impl<'a> Checker<'a> {
                         })
                     })
                 });
-                Some(SpecValue {
+                SpecValue {
                     tpl: tpl?,
                     map: map.clone(),
                     to: to?,
                     otherwise: otherwise?,
                     mark: mark?,
-                })
+                }
             }
-        }
+        };
+        Some(SpecField {
+            label: label.to_string(),
+            value,
+        })
     }
 
     /// Checks a template's references and returns it parsed; `paths_only` leaves plain names
@@ -836,14 +832,8 @@ tools:
 "#
         );
         // The data checks run in the lowering pass, with every other check of a tool.
-        let loaded = match crate::catalog::load_text("t.yaml", text.as_bytes()) {
-            Ok(l) => l,
-            Err(Error::Catalog { diagnostics, .. }) => {
-                return diagnostics.iter().map(|d| d.code.to_string()).collect();
-            }
-            Err(e) => panic!("{e}"),
-        };
-        match crate::model::lower(loaded, "t.yaml", |_| Vec::new()) {
+        let loaded = crate::catalog::load_text("t.yaml", text.as_bytes());
+        match loaded.and_then(|l| crate::model::lower(l, "t.yaml", |_| Vec::new())) {
             Ok(_) => Vec::new(),
             Err(Error::Catalog { diagnostics, .. }) => diagnostics.iter().map(|d| d.code.to_string()).collect(),
             Err(e) => panic!("{e}"),
@@ -852,26 +842,25 @@ tools:
 
     const STEP: &str = "    steps:\n      - id: r\n        run: [get, --format, json]\n        json: r\n";
 
+    /// [`codes`] of the tool with step `r` ([`STEP`]) and the `output` blocks `blocks`.
+    fn output(blocks: &str) -> Vec<String> {
+        codes(&format!("{STEP}    output:\n{blocks}"))
+    }
+
     #[test]
     fn paths_follow_any_of_additional_properties_and_untyped_results() {
-        let ok = format!(
-            "{STEP}    output:\n      - text: \"{{r.a.x}} {{r.m.anything.n}} {{r.list.0.k}} {{r.list|count}}\"\n"
-        );
-        assert_eq!(codes(&ok), Vec::<String>::new());
+        let ok = "      - text: \"{r.a.x} {r.m.anything.n} {r.list.0.k} {r.list|count}\"\n";
+        assert_eq!(output(ok), Vec::<String>::new());
         let untyped = "    steps:\n      - id: u\n        run: [get]\n        json: true\n    output:\n      - text: \"{u.whatever.deep}\"\n";
         assert_eq!(codes(untyped), Vec::<String>::new());
-        let bad = format!("{STEP}    output:\n      - text: \"{{r.m.anything.nope}}\"\n");
-        assert_eq!(codes(&bad), ["unknown-field"]);
+        assert_eq!(output("      - text: \"{r.m.anything.nope}\"\n"), ["unknown-field"]);
     }
 
     #[test]
     fn parameters_have_no_fields_and_strings_are_not_lists() {
-        assert_eq!(
-            codes(&format!("{STEP}    output:\n      - text: \"{{q.x}}\"\n")),
-            ["unknown-field"]
-        );
-        let over_string = format!("{STEP}    output:\n      - list: r.s\n        item: \"{{item}}\"\n");
-        assert_eq!(codes(&over_string), ["not-an-array"]);
+        assert_eq!(output("      - text: \"{q.x}\"\n"), ["unknown-field"]);
+        let over_string = "      - list: r.s\n        item: \"{item}\"\n";
+        assert_eq!(output(over_string), ["not-an-array"]);
     }
 
     #[test]
@@ -884,21 +873,16 @@ tools:
             codes("    steps:\n      - run: [get]\n        limit: 3\n"),
             ["bad-step"]
         );
-        let limit_of_string =
-            format!("{STEP}    output:\n      - list: r.list\n        item: \"{{k}}\"\n        limit: \"{{q}}\"\n");
-        assert_eq!(codes(&limit_of_string), ["bad-output"]);
-        let limit_of_number =
-            format!("{STEP}    output:\n      - list: r.list\n        item: \"{{k}}\"\n        limit: \"{{n}}\"\n");
-        assert_eq!(codes(&limit_of_number), Vec::<String>::new());
+        let limit_of_string = "      - list: r.list\n        item: \"{k}\"\n        limit: \"{q}\"\n";
+        assert_eq!(output(limit_of_string), ["bad-output"]);
+        let limit_of_number = "      - list: r.list\n        item: \"{k}\"\n        limit: \"{n}\"\n";
+        assert_eq!(output(limit_of_number), Vec::<String>::new());
         assert_eq!(codes(&format!("{STEP}    output_schema: nope\n")), ["unknown-schema"]);
         assert_eq!(
             codes(&format!("{STEP}    output_schema: {{type: array}}\n")),
             ["bad-output-schema"]
         );
-        assert_eq!(
-            codes(&format!("{STEP}    output:\n      - text: x\n        list: r.list\n")),
-            ["bad-output"]
-        );
+        assert_eq!(output("      - text: x\n        list: r.list\n"), ["bad-output"]);
     }
 
     #[test]
