@@ -67,20 +67,6 @@ fn child<'a>(s: &'a Value, seg: &str) -> Result<Sch<'a>, Vec<String>> {
     Err(known)
 }
 
-/// Whether a schema node can be an array (unknown counts as yes).
-fn is_array(s: Sch) -> bool {
-    s.is_none_or(|s| {
-        branches(s)
-            .iter()
-            .any(|b| has_type(b, "array") || b.get("items").is_some())
-    })
-}
-
-/// The element schema of an array node.
-fn element(s: Sch) -> Sch {
-    s.and_then(|s| branches(s).into_iter().find_map(|b| b.get("items")))
-}
-
 // ---------------------------------------------------------------------------------------------
 // Checks.
 
@@ -597,12 +583,14 @@ impl<'a> Checker<'a> {
     fn elements(&mut self, path: &str, key: &str, var: &str, scope: &Scope<'a>, help: &str) -> Option<Sch<'a>> {
         let at = format!("{path}.{key}");
         let sch = self.resolve(&at, var, scope)?;
-        if !is_array(sch) {
+        let array = |b: &&Value| has_type(b, "array") || b.get("items").is_some();
+        // Data without a schema may be an array of anything.
+        if sch.is_some_and(|s| !branches(s).iter().any(array)) {
             let message = format!("`{key}` needs an array, and `{var}` is not one in its schema");
             self.diags.err("not-an-array", at, message, help);
             return None;
         }
-        Some(element(sch))
+        Some(sch.and_then(|s| branches(s).into_iter().find_map(|b| b.get("items"))))
     }
 
     /// Resolves a variable path; reports and returns `None` when it names nothing. `Some(None)`
