@@ -412,13 +412,9 @@ fn cli_signature(e: &SpecExec) -> Option<(Option<&str>, Vec<Word<'_>>)> {
             SpecArg::Tpl(t) if t.0.iter().all(|p| matches!(p, Part::Text(_))) => Some(template_text(t)),
             _ => None,
         };
+        let option = literal.as_ref().is_some_and(|text| text.starts_with('-'));
         let word = match (a, literal) {
-            (_, Some(text)) if text.starts_with('-') => {
-                after_option = true;
-                words.push(Word::Text(text));
-                continue;
-            }
-            (_, Some(text)) if !after_option => Word::Text(text),
+            (_, Some(text)) if option || !after_option => Word::Text(text),
             (SpecArg::Lit(_) | SpecArg::Tpl(_) | SpecArg::Spread { .. } | SpecArg::Json { .. }, _) => {
                 Word::Text("<value>".into())
             }
@@ -426,7 +422,7 @@ fn cli_signature(e: &SpecExec) -> Option<(Option<&str>, Vec<Word<'_>>)> {
             (SpecArg::Flag { flag, .. }, _) => Word::Text(flag.clone()),
             (SpecArg::File { .. }, _) => Word::Whole(a),
         };
-        after_option = false;
+        after_option = option;
         words.push(word);
     }
     Some((program.as_deref(), words))

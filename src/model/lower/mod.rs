@@ -941,9 +941,23 @@ impl<'a> Lower<'a> {
         params: &HashMap<&str, &Param>,
         earlier: &HashSet<&str>,
     ) -> Option<SpecCond> {
-        // A condition on a field of step data is checked by `render::Checker`.
-        if c.field.is_some() {
-            return render::field_cond(c);
+        // A condition on a field of step data is checked by `render::Checker`, and lowered here:
+        // `{field: x.y, gte: 3}` → `{param: "x.y", op, than}`.
+        if let Some(param) = c.field.clone() {
+            let cmp = [
+                (CmpOp::Lt, c.lt),
+                (CmpOp::Lte, c.lte),
+                (CmpOp::Gt, c.gt),
+                (CmpOp::Gte, c.gte),
+            ];
+            return match cmp.into_iter().find_map(|(op, v)| v.map(|v| (op, v))) {
+                Some((op, v)) => Some(SpecCond::Compare {
+                    param,
+                    op,
+                    than: super::json_number(v),
+                }),
+                None => value_test(param, c, None, Some(c.set.unwrap_or(true))),
+            };
         }
         let kinds = [
             ("param", c.param.is_some()),

@@ -11,7 +11,7 @@
 use super::{Report, all, optional};
 use crate::catalog::{Arg, Block, Catalog, Cond, Limit, Param, ParamType, RichValue, Shape, Step, Tool, Value_};
 use crate::diagnostic::Diagnostic;
-use crate::spec::{CmpOp, JsonT, SpecBlock, SpecCond, SpecField, SpecMark, SpecValue};
+use crate::spec::{JsonT, SpecBlock, SpecCond, SpecField, SpecMark, SpecValue};
 use crate::template::Template;
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -745,28 +745,6 @@ impl<'a> Checker<'a> {
             );
         }
         self.resolve(&format!("{path}.field"), field, scope);
-    }
-}
-
-/// A condition on a field of step data: `{field: x.y, gte: 3}` → `{param: "x.y", op, than}`.
-/// `None` when the condition is not a field condition.
-pub fn field_cond(c: &Cond) -> Option<SpecCond> {
-    let param = c.field.clone()?;
-    let cmp = [
-        (CmpOp::Lt, c.lt),
-        (CmpOp::Lte, c.lte),
-        (CmpOp::Gt, c.gt),
-        (CmpOp::Gte, c.gte),
-    ]
-    .into_iter()
-    .find_map(|(op, v)| v.map(|v| (op, v)));
-    match cmp {
-        Some((op, v)) => Some(SpecCond::Compare {
-            param,
-            op,
-            than: crate::model::json_number(v),
-        }),
-        None => super::value_test(param, c, None, Some(c.set.unwrap_or(true))),
     }
 }
 
