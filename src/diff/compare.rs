@@ -239,14 +239,11 @@ impl<'a> Diff<'a> {
                 self.errors.push(renamed_from_exists(&n.path, what, "tool"));
                 continue;
             }
-            if let Some(o) = old.model.tool(&n.name) {
-                pairs.push((o, n));
-                continue;
-            }
-            // A `renamed_from` naming a tool the old catalog does not have is an older rename
-            // that was already released: it matches nothing, and the tool is new.
+            // By name, else by `renamed_from`: one naming a tool the old catalog does not have is
+            // an older rename that was already released, it matches nothing and the tool is new.
             let o = n.renamed_from.as_ref().and_then(|f| old.model.tool(f));
-            if let Some(o) = o.filter(|o| !pairs.iter().any(|(p, _)| p.name == o.name)) {
+            let renamed = || o.filter(|o| !pairs.iter().any(|(p, _)| p.name == o.name));
+            if let Some(o) = old.model.tool(&n.name).or_else(renamed) {
                 pairs.push((o, n));
             }
         }

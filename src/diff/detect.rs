@@ -90,16 +90,12 @@ fn server<'a>(d: &Diff<'a>, n: &Node) -> Option<(&'a Server, &'a Server, Vec<Sur
 /// A new command line is an argv change that an installed server may not accept.
 pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let (a, b, launched) = server(d, n)?;
-    let flags = |s: &Server| {
-        let f = s.filter_flags.as_ref();
-        f.map(|f| [f.read_only.clone(), f.enable_tools.clone(), f.disable_tools.clone()])
-    };
     let line = |s: &Server| [std::slice::from_ref(&s.command), &s.args].concat().join(" ");
     let key = if a.command != b.command {
         "command"
     } else if a.args != b.args {
         "args"
-    } else if flags(a) != flags(b) {
+    } else if a.filter_flags != b.filter_flags {
         "filter_flags"
     } else {
         return None;
