@@ -239,14 +239,11 @@ impl<'a> Diff<'a> {
                 self.errors.push(renamed_from_exists(&n.path, what, "tool"));
                 continue;
             }
-            if let Some(o) = old.model.tool(&n.name) {
-                pairs.push((o, n));
-                continue;
-            }
-            // A `renamed_from` naming a tool the old catalog does not have is an older rename
-            // that was already released: it matches nothing, and the tool is new.
+            // By name, else by `renamed_from`: one naming a tool the old catalog does not have is
+            // an older rename that was already released, it matches nothing and the tool is new.
             let o = n.renamed_from.as_ref().and_then(|f| old.model.tool(f));
-            if let Some(o) = o.filter(|o| !pairs.iter().any(|(p, _)| p.name == o.name)) {
+            let renamed = || o.filter(|o| !pairs.iter().any(|(p, _)| p.name == o.name));
+            if let Some(o) = old.model.tool(&n.name).or_else(renamed) {
                 pairs.push((o, n));
             }
         }
@@ -412,13 +409,9 @@ fn cli_signature(e: &SpecExec) -> Option<(Option<&str>, Vec<Word<'_>>)> {
             SpecArg::Tpl(t) if t.0.iter().all(|p| matches!(p, Part::Text(_))) => Some(template_text(t)),
             _ => None,
         };
+        let option = literal.as_ref().is_some_and(|text| text.starts_with('-'));
         let word = match (a, literal) {
-            (_, Some(text)) if text.starts_with('-') => {
-                after_option = true;
-                words.push(Word::Text(text));
-                continue;
-            }
-            (_, Some(text)) if !after_option => Word::Text(text),
+            (_, Some(text)) if option || !after_option => Word::Text(text),
             (SpecArg::Lit(_) | SpecArg::Tpl(_) | SpecArg::Spread { .. } | SpecArg::Json { .. }, _) => {
                 Word::Text("<value>".into())
             }
@@ -426,7 +419,7 @@ fn cli_signature(e: &SpecExec) -> Option<(Option<&str>, Vec<Word<'_>>)> {
             (SpecArg::Flag { flag, .. }, _) => Word::Text(flag.clone()),
             (SpecArg::File { .. }, _) => Word::Whole(a),
         };
-        after_option = false;
+        after_option = option;
         words.push(word);
     }
     Some((program.as_deref(), words))

@@ -21,10 +21,7 @@ pub type Detector = fn(&mut Diff, &Node) -> Option<()>;
 
 /// A kept tool, at its own place (before its parameters).
 fn kept<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
-    match n {
-        Node::Tool(p) => Some(p),
-        _ => None,
-    }
+    if let Node::Tool(p) = n { Some(p) } else { None }
 }
 
 /// A kept tool that a surface still has, at its own place: its hints and tier.
@@ -34,10 +31,7 @@ fn shared<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
 
 /// A kept tool's spec and definition, after its parameters.
 fn spec<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
-    match n {
-        Node::Spec(p) => Some(p),
-        _ => None,
-    }
+    if let Node::Spec(p) = n { Some(p) } else { None }
 }
 
 /// A kept tool's spec, when a surface that runs the steps still has the tool.
@@ -46,10 +40,7 @@ fn runs<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
 }
 
 fn param<'n>(n: &'n Node) -> Option<&'n ParamChange<'n>> {
-    match n {
-        Node::Param(p) => Some(p),
-        _ => None,
-    }
+    if let Node::Param(p) = n { Some(p) } else { None }
 }
 
 /// The surfaces where a toolset no target is built from is used: `ixgen opencode --toolset`.
@@ -90,16 +81,12 @@ fn server<'a>(d: &Diff<'a>, n: &Node) -> Option<(&'a Server, &'a Server, Vec<Sur
 /// A new command line is an argv change that an installed server may not accept.
 pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let (a, b, launched) = server(d, n)?;
-    let flags = |s: &Server| {
-        let f = s.filter_flags.as_ref();
-        f.map(|f| [f.read_only.clone(), f.enable_tools.clone(), f.disable_tools.clone()])
-    };
     let line = |s: &Server| [std::slice::from_ref(&s.command), &s.args].concat().join(" ");
     let key = if a.command != b.command {
         "command"
     } else if a.args != b.args {
         "args"
-    } else if flags(a) != flags(b) {
+    } else if a.filter_flags != b.filter_flags {
         "filter_flags"
     } else {
         return None;

@@ -67,13 +67,9 @@ pub enum Level {
 }
 
 impl Level {
-    pub fn id(self) -> &'static str {
-        match self {
-            Level::None => "none",
-            Level::Patch => "patch",
-            Level::Minor => "minor",
-            Level::Major => "major",
-        }
+    /// The level's name, as JSON has it (its `Debug` is its name).
+    pub fn id(self) -> String {
+        format!("{self:?}").to_lowercase()
     }
 }
 

@@ -44,7 +44,7 @@ pub struct Server {
 }
 
 /// Command-line flags of the MCP server that mirror ixgen's filters.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FilterFlags {
     pub read_only: Option<String>,
     pub enable_tools: Option<String>,

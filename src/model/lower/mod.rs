@@ -92,16 +92,6 @@ pub fn lower(
     let store = (cat.store.as_ref())
         .and_then(|s| (top.template("store.path", &s.path, &context_only)).map(|path| (s.program.clone(), path)));
     diags.extend(top.diags);
-    let spec_shared = SpecShared {
-        runtime: cat.runtime.as_ref().map(|rt| SharedRuntime {
-            url_env: rt.url_env.clone(),
-            default_url: rt.default_url.clone(),
-            timeout_ms: rt.timeout_ms,
-            markdown_field: rt.markdown_field.clone(),
-        }),
-        fallback: cli_fallback.clone().flatten(),
-        program: cat.cli.as_ref().map(|c| c.binary.clone()),
-    };
     let shared = Shared {
         cli_fallback,
         cli_recovery,
@@ -121,7 +111,40 @@ pub fn lower(
         missing = missing.or(tool.is_none().then_some(i));
         tools.extend(tool);
     }
-    let mut model = model(catalog, source_name, tools, spec_shared);
+    // What the catalog holds beside the tools moves into the model.
+    let by_name = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
+    let f = catalog.filters;
+    let mut model = Model {
+        product: catalog.product.into(),
+        server: catalog.server.map(Into::into),
+        toolsets: (catalog.toolsets.into_iter())
+            .map(|(name, ts)| (name, super::Toolset { tools: ts.tools }))
+            .collect(),
+        context: super::context_decls(catalog.context),
+        filters: super::Filter {
+            read_only: f.read_only,
+            enable: f.enable,
+            disable: f.disable,
+            tier: f.tier,
+        },
+        lint: catalog.lint.into(),
+        targets: (catalog.targets.into_iter())
+            .map(|(name, raw)| (name, super::Target { raw, parsed: None }))
+            .collect(),
+        source_name: source_name.to_string(),
+        tools,
+        shared: SpecShared {
+            runtime: catalog.runtime.map(|rt| SharedRuntime {
+                url_env: rt.url_env,
+                default_url: rt.default_url,
+                timeout_ms: rt.timeout_ms,
+                markdown_field: rt.markdown_field,
+            }),
+            fallback: shared.cli_fallback.flatten(),
+            program: catalog.cli.map(|c| c.binary),
+        },
+        by_name,
+    };
     // The hosts' checks read the names and toolsets the catalog-level rules check, and the
     // tools that lowered; their findings come after the tools' own.
     let later = if catalog_ok { later(&mut model) } else { Vec::new() };
@@ -918,9 +941,23 @@ impl<'a> Lower<'a> {
         params: &HashMap<&str, &Param>,
         earlier: &HashSet<&str>,
     ) -> Option<SpecCond> {
-        // A condition on a field of step data is checked by `render::Checker`.
-        if c.field.is_some() {
-            return render::field_cond(c);
+        // A condition on a field of step data is checked by `render::Checker`, and lowered here:
+        // `{field: x.y, gte: 3}` → `{param: "x.y", op, than}`.
+        if let Some(param) = c.field.clone() {
+            let cmp = [
+                (CmpOp::Lt, c.lt),
+                (CmpOp::Lte, c.lte),
+                (CmpOp::Gt, c.gt),
+                (CmpOp::Gte, c.gte),
+            ];
+            return match cmp.into_iter().find_map(|(op, v)| v.map(|v| (op, v))) {
+                Some((op, v)) => Some(SpecCond::Compare {
+                    param,
+                    op,
+                    than: super::json_number(v),
+                }),
+                None => value_test(param, c, None, Some(c.set.unwrap_or(true))),
+            };
         }
         let kinds = [
             ("param", c.param.is_some()),
@@ -1190,37 +1227,20 @@ impl<'a> Lower<'a> {
     }
 }
 
-/// Builds a [`Model`] from lowered tools and what the catalog holds beside them.
-fn model(catalog: Catalog, source_name: &str, tools: Vec<ToolModel>, shared: SpecShared) -> Model {
-    let by_name = tools.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
-    let f = catalog.filters;
-    Model {
-        product: catalog.product.into(),
-        server: catalog.server.map(Into::into),
-        toolsets: (catalog.toolsets.into_iter())
-            .map(|(name, ts)| (name, super::Toolset { tools: ts.tools }))
-            .collect(),
-        context: super::context_decls(catalog.context),
-        filters: super::Filter {
-            read_only: f.read_only,
-            enable: f.enable,
-            disable: f.disable,
-            tier: f.tier,
-        },
-        lint: catalog.lint.into(),
-        targets: (catalog.targets.into_iter())
-            .map(|(name, raw)| (name, super::Target { raw, parsed: None }))
-            .collect(),
-        source_name: source_name.to_string(),
-        tools,
-        shared,
-        by_name,
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use crate::diagnostic::Diagnostic;
     use crate::error::Error;
+    use crate::model::Model;
+
+    /// What lowering `text` reports, with `later` as the hosts' check; it must not lower.
+    fn errors(text: &str, later: fn(&mut Model) -> Vec<Diagnostic>) -> Vec<Diagnostic> {
+        let loaded = crate::catalog::load_text("t.yaml", text.as_bytes()).unwrap();
+        let Err(Error::Catalog { diagnostics, .. }) = super::lower(loaded, "t.yaml", later) else {
+            panic!("a broken catalog must not lower");
+        };
+        diagnostics
+    }
 
     /// A catalog with one fault of each kind, in unrelated places: one run reports them all.
     const BROKEN: &str = r#"version: 1
@@ -1246,10 +1266,7 @@ tools:
 
     #[test]
     fn every_independent_fault_in_one_run() {
-        let loaded = crate::catalog::load_text("broken.yaml", BROKEN.as_bytes()).unwrap();
-        let Err(Error::Catalog { diagnostics, .. }) = super::super::lower(loaded, "broken.yaml", |_| Vec::new()) else {
-            panic!("a broken catalog must not lower");
-        };
+        let diagnostics = errors(BROKEN, |_| Vec::new());
         let found: Vec<(&str, Option<(usize, usize)>)> = diagnostics.iter().map(|d| (d.code, d.pos)).collect();
         assert_eq!(
             found,
@@ -1272,28 +1289,14 @@ tools:
 
     #[test]
     fn later_checks_join_tool_errors_once_the_catalog_level_passes() {
-        let host = |_: &mut crate::model::Model| {
-            vec![crate::diagnostic::Diagnostic::error(
-                "host",
-                "toolsets.main",
-                "a host finding",
-            )]
-        };
+        let host = |_: &mut Model| vec![Diagnostic::error("host", "toolsets.main", "a host finding")];
         // The product name is fixed, so only tool-level faults are left: the host's finding
         // joins them.
-        let fixed = BROKEN.replace("name: Demo", "name: demo");
-        let loaded = crate::catalog::load_text("broken.yaml", fixed.as_bytes()).unwrap();
-        let Err(Error::Catalog { diagnostics, .. }) = super::super::lower(loaded, "broken.yaml", host) else {
-            panic!("a broken catalog must not lower");
-        };
+        let diagnostics = errors(&BROKEN.replace("name: Demo", "name: demo"), host);
         let codes: Vec<&str> = diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(codes, ["host", "bad-step", "bad-arg", "bad-condition", "bad-template"]);
         // With a catalog-level fault the hosts, which read the catalog-level names, do not run.
-        let loaded = crate::catalog::load_text("broken.yaml", BROKEN.as_bytes()).unwrap();
-        let Err(Error::Catalog { diagnostics, .. }) = super::super::lower(loaded, "broken.yaml", host) else {
-            panic!("a broken catalog must not lower");
-        };
-        assert!(diagnostics.iter().all(|d| d.code != "host"));
+        assert!(errors(BROKEN, host).iter().all(|d| d.code != "host"));
     }
 
     /// A `cli.recovery` that does not parse is an error at its key; it used to be no error, and
@@ -1301,11 +1304,7 @@ tools:
     #[test]
     fn a_recovery_that_does_not_parse_is_reported() {
         let text = "version: 1\nproduct: {name: demo, version: 1.0.0, description: d}\ncli: {binary: demo, recovery: \"run {oops\"}\ntoolsets: {main: {tools: [a]}}\ntools:\n  - {name: a, description: A, steps: [{run: [a]}]}\n";
-        let loaded = crate::catalog::load_text("r.yaml", text.as_bytes()).unwrap();
-        let Err(Error::Catalog { diagnostics, .. }) = super::lower(loaded, "r.yaml", |_| Vec::new()) else {
-            panic!("a broken recovery must not lower");
-        };
-        let found: Vec<_> = diagnostics.iter().map(|d| (d.code, d.pos)).collect();
+        let found: Vec<_> = errors(text, |_| Vec::new()).iter().map(|d| (d.code, d.pos)).collect();
         assert_eq!(found, [("bad-template", Some((3, 31)))]);
     }
 

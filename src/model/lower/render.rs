@@ -11,7 +11,7 @@
 use super::{Report, all, optional};
 use crate::catalog::{Arg, Block, Catalog, Cond, Limit, Param, ParamType, RichValue, Shape, Step, Tool, Value_};
 use crate::diagnostic::Diagnostic;
-use crate::spec::{CmpOp, JsonT, SpecBlock, SpecCond, SpecField, SpecMark, SpecValue};
+use crate::spec::{JsonT, SpecBlock, SpecCond, SpecField, SpecMark, SpecValue};
 use crate::template::Template;
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -65,20 +65,6 @@ fn child<'a>(s: &'a Value, seg: &str) -> Result<Sch<'a>, Vec<String>> {
         }
     }
     Err(known)
-}
-
-/// Whether a schema node can be an array (unknown counts as yes).
-fn is_array(s: Sch) -> bool {
-    s.is_none_or(|s| {
-        branches(s)
-            .iter()
-            .any(|b| has_type(b, "array") || b.get("items").is_some())
-    })
-}
-
-/// The element schema of an array node.
-fn element(s: Sch) -> Sch {
-    s.and_then(|s| branches(s).into_iter().find_map(|b| b.get("items")))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -472,22 +458,14 @@ impl<'a> Checker<'a> {
         scope: &Scope<'a>,
         cond: &mut LowerCond,
     ) -> Option<SpecField> {
-        let value = self.value(path, v, scope, cond)?;
-        Some(SpecField {
-            label: label.to_string(),
-            value,
-        })
-    }
-
-    fn value(&mut self, path: &str, v: &'a Value_, scope: &Scope<'a>, cond: &mut LowerCond) -> Option<SpecValue> {
-        match v {
-            Value_::Template(t) => Some(SpecValue {
+        let value = match v {
+            Value_::Template(t) => SpecValue {
                 tpl: Some(self.template(path, t, scope, false)?),
                 map: None,
                 to: Default::default(),
                 otherwise: None,
                 mark: None,
-            }),
+            },
             Value_::Rich(r) => {
                 let RichValue {
                     value,
@@ -543,15 +521,19 @@ impl<'a> Checker<'a> {
                         })
                     })
                 });
-                Some(SpecValue {
+                SpecValue {
                     tpl: tpl?,
                     map: map.clone(),
                     to: to?,
                     otherwise: otherwise?,
                     mark: mark?,
-                })
+                }
             }
-        }
+        };
+        Some(SpecField {
+            label: label.to_string(),
+            value,
+        })
     }
 
     /// Checks a template's references and returns it parsed; `paths_only` leaves plain names
@@ -601,12 +583,14 @@ impl<'a> Checker<'a> {
     fn elements(&mut self, path: &str, key: &str, var: &str, scope: &Scope<'a>, help: &str) -> Option<Sch<'a>> {
         let at = format!("{path}.{key}");
         let sch = self.resolve(&at, var, scope)?;
-        if !is_array(sch) {
+        let array = |b: &&Value| has_type(b, "array") || b.get("items").is_some();
+        // Data without a schema may be an array of anything.
+        if sch.is_some_and(|s| !branches(s).iter().any(array)) {
             let message = format!("`{key}` needs an array, and `{var}` is not one in its schema");
             self.diags.err("not-an-array", at, message, help);
             return None;
         }
-        Some(element(sch))
+        Some(sch.and_then(|s| branches(s).into_iter().find_map(|b| b.get("items"))))
     }
 
     /// Resolves a variable path; reports and returns `None` when it names nothing. `Some(None)`
@@ -764,28 +748,6 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// A condition on a field of step data: `{field: x.y, gte: 3}` → `{param: "x.y", op, than}`.
-/// `None` when the condition is not a field condition.
-pub fn field_cond(c: &Cond) -> Option<SpecCond> {
-    let param = c.field.clone()?;
-    let cmp = [
-        (CmpOp::Lt, c.lt),
-        (CmpOp::Lte, c.lte),
-        (CmpOp::Gt, c.gt),
-        (CmpOp::Gte, c.gte),
-    ]
-    .into_iter()
-    .find_map(|(op, v)| v.map(|v| (op, v)));
-    match cmp {
-        Some((op, v)) => Some(SpecCond::Compare {
-            param,
-            op,
-            than: crate::model::json_number(v),
-        }),
-        None => super::value_test(param, c, None, Some(c.set.unwrap_or(true))),
-    }
-}
-
 /// Whether a condition looks at step data.
 fn cond_uses_fields(c: &Cond) -> bool {
     c.field.is_some()
@@ -836,14 +798,8 @@ tools:
 "#
         );
         // The data checks run in the lowering pass, with every other check of a tool.
-        let loaded = match crate::catalog::load_text("t.yaml", text.as_bytes()) {
-            Ok(l) => l,
-            Err(Error::Catalog { diagnostics, .. }) => {
-                return diagnostics.iter().map(|d| d.code.to_string()).collect();
-            }
-            Err(e) => panic!("{e}"),
-        };
-        match crate::model::lower(loaded, "t.yaml", |_| Vec::new()) {
+        let loaded = crate::catalog::load_text("t.yaml", text.as_bytes());
+        match loaded.and_then(|l| crate::model::lower(l, "t.yaml", |_| Vec::new())) {
             Ok(_) => Vec::new(),
             Err(Error::Catalog { diagnostics, .. }) => diagnostics.iter().map(|d| d.code.to_string()).collect(),
             Err(e) => panic!("{e}"),
@@ -852,26 +808,25 @@ tools:
 
     const STEP: &str = "    steps:\n      - id: r\n        run: [get, --format, json]\n        json: r\n";
 
+    /// [`codes`] of the tool with step `r` ([`STEP`]) and the `output` blocks `blocks`.
+    fn output(blocks: &str) -> Vec<String> {
+        codes(&format!("{STEP}    output:\n{blocks}"))
+    }
+
     #[test]
     fn paths_follow_any_of_additional_properties_and_untyped_results() {
-        let ok = format!(
-            "{STEP}    output:\n      - text: \"{{r.a.x}} {{r.m.anything.n}} {{r.list.0.k}} {{r.list|count}}\"\n"
-        );
-        assert_eq!(codes(&ok), Vec::<String>::new());
+        let ok = "      - text: \"{r.a.x} {r.m.anything.n} {r.list.0.k} {r.list|count}\"\n";
+        assert_eq!(output(ok), Vec::<String>::new());
         let untyped = "    steps:\n      - id: u\n        run: [get]\n        json: true\n    output:\n      - text: \"{u.whatever.deep}\"\n";
         assert_eq!(codes(untyped), Vec::<String>::new());
-        let bad = format!("{STEP}    output:\n      - text: \"{{r.m.anything.nope}}\"\n");
-        assert_eq!(codes(&bad), ["unknown-field"]);
+        assert_eq!(output("      - text: \"{r.m.anything.nope}\"\n"), ["unknown-field"]);
     }
 
     #[test]
     fn parameters_have_no_fields_and_strings_are_not_lists() {
-        assert_eq!(
-            codes(&format!("{STEP}    output:\n      - text: \"{{q.x}}\"\n")),
-            ["unknown-field"]
-        );
-        let over_string = format!("{STEP}    output:\n      - list: r.s\n        item: \"{{item}}\"\n");
-        assert_eq!(codes(&over_string), ["not-an-array"]);
+        assert_eq!(output("      - text: \"{q.x}\"\n"), ["unknown-field"]);
+        let over_string = "      - list: r.s\n        item: \"{item}\"\n";
+        assert_eq!(output(over_string), ["not-an-array"]);
     }
 
     #[test]
@@ -884,21 +839,16 @@ tools:
             codes("    steps:\n      - run: [get]\n        limit: 3\n"),
             ["bad-step"]
         );
-        let limit_of_string =
-            format!("{STEP}    output:\n      - list: r.list\n        item: \"{{k}}\"\n        limit: \"{{q}}\"\n");
-        assert_eq!(codes(&limit_of_string), ["bad-output"]);
-        let limit_of_number =
-            format!("{STEP}    output:\n      - list: r.list\n        item: \"{{k}}\"\n        limit: \"{{n}}\"\n");
-        assert_eq!(codes(&limit_of_number), Vec::<String>::new());
+        let limit_of_string = "      - list: r.list\n        item: \"{k}\"\n        limit: \"{q}\"\n";
+        assert_eq!(output(limit_of_string), ["bad-output"]);
+        let limit_of_number = "      - list: r.list\n        item: \"{k}\"\n        limit: \"{n}\"\n";
+        assert_eq!(output(limit_of_number), Vec::<String>::new());
         assert_eq!(codes(&format!("{STEP}    output_schema: nope\n")), ["unknown-schema"]);
         assert_eq!(
             codes(&format!("{STEP}    output_schema: {{type: array}}\n")),
             ["bad-output-schema"]
         );
-        assert_eq!(
-            codes(&format!("{STEP}    output:\n      - text: x\n        list: r.list\n")),
-            ["bad-output"]
-        );
+        assert_eq!(output("      - text: x\n        list: r.list\n"), ["bad-output"]);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::catalog::rules::check_value;
 use crate::catalog::{self, Amount, Cond, Confirm, Param, ParamType, ParseFormat, Redact, Rule, Step, Tool};
 use crate::diagnostic::Diagnostic;
 use crate::spec::*;
-use crate::template::Template;
+use crate::template::{Template, is_identifier};
 use std::collections::{HashMap, HashSet};
 
 /// The spec's confirmation of a tool: `confirm` as written, or `destructive` when it is left
@@ -162,17 +162,20 @@ impl Lower<'_> {
                 },
             });
         }
-        let (left, op, words, right) = match parse_check(rule.check.as_deref()?) {
-            Ok(c) => c,
-            Err(why) => {
-                self.diags.err(
-                    "bad-rule",
-                    format!("{rpath}.check"),
-                    why,
-                    "write e.g. `end >= start` with two numeric parameters and one of >=, >, <=, <",
-                );
-                return None;
-            }
+        let text = rule.check.as_deref()?;
+        // `"end >= start"`: the first comparison found splits it into two parameters.
+        let split = COMPARISONS
+            .into_iter()
+            .find_map(|(op, spec, words)| Some((text.split_once(op)?, spec, words)));
+        let (left, right) = split.map_or(("", ""), |((l, r), ..)| (l.trim(), r.trim()));
+        let Some((_, op, words)) = split.filter(|_| is_identifier(left) && is_identifier(right)) else {
+            self.diags.err(
+                "bad-rule",
+                format!("{rpath}.check"),
+                format!("`{text}` is not `<param> <op> <param>`"),
+                "write e.g. `end >= start` with two numeric parameters and one of >=, >, <=, <",
+            );
+            return None;
         };
         for n in [left, right] {
             match params.get(n) {
@@ -213,20 +216,6 @@ const COMPARISONS: [(&str, SpecCompareOp, &str); 4] = [
     (">", SpecCompareOp::Gt, "greater than"),
     ("<", SpecCompareOp::Lt, "less than"),
 ];
-
-/// Parses a `check:` rule, `"end >= start"`: its parameters, the comparison and its words.
-fn parse_check(text: &str) -> Result<(&str, SpecCompareOp, &'static str, &str), String> {
-    for (op, spec, words) in COMPARISONS {
-        if let Some((l, r)) = text.split_once(op) {
-            let (l, r) = (l.trim(), r.trim());
-            if crate::template::is_identifier(l) && crate::template::is_identifier(r) {
-                return Ok((l, spec, words, r));
-            }
-            break;
-        }
-    }
-    Err(format!("`{text}` is not `<param> <op> <param>`"))
-}
 
 fn value(v: &serde_json::Value) -> String {
     v.as_str().map_or_else(|| format!("`{v}`"), |s| format!("`{s}`"))
@@ -539,7 +528,7 @@ fn check_step_data(path: &str, step: &Step) -> Vec<Diagnostic> {
     let mut seen = std::collections::HashSet::new();
     for (i, f) in p.fields.iter().enumerate() {
         let at = format!("{ppath}.fields[{i}]");
-        if !crate::template::is_identifier(f) {
+        if !is_identifier(f) {
             d.err(
                 "bad-parse",
                 at,
