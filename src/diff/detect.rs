@@ -21,7 +21,10 @@ pub type Detector = fn(&mut Diff, &Node) -> Option<()>;
 
 /// A kept tool, at its own place (before its parameters).
 fn kept<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
-    if let Node::Tool(p) = n { Some(p) } else { None }
+    match n {
+        Node::Tool(p) => Some(p),
+        _ => None,
+    }
 }
 
 /// A kept tool that a surface still has, at its own place: its hints and tier.
@@ -31,7 +34,10 @@ fn shared<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
 
 /// A kept tool's spec and definition, after its parameters.
 fn spec<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
-    if let Node::Spec(p) = n { Some(p) } else { None }
+    match n {
+        Node::Spec(p) => Some(p),
+        _ => None,
+    }
 }
 
 /// A kept tool's spec, when a surface that runs the steps still has the tool.
@@ -40,7 +46,10 @@ fn runs<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
 }
 
 fn param<'n>(n: &'n Node) -> Option<&'n ParamChange<'n>> {
-    if let Node::Param(p) = n { Some(p) } else { None }
+    match n {
+        Node::Param(p) => Some(p),
+        _ => None,
+    }
 }
 
 /// The surfaces where a toolset no target is built from is used: `ixgen opencode --toolset`.
