@@ -67,9 +67,13 @@ pub enum Level {
 }
 
 impl Level {
-    /// The level's name, as JSON has it (its `Debug` is its name).
-    pub fn id(self) -> String {
-        format!("{self:?}").to_lowercase()
+    pub fn id(self) -> &'static str {
+        match self {
+            Level::None => "none",
+            Level::Patch => "patch",
+            Level::Minor => "minor",
+            Level::Major => "major",
+        }
     }
 }
 
