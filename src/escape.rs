@@ -788,9 +788,8 @@ mod tests {
             ),
             (Some("b\"c".to_string()), serde_json::json!({"group": "y"})),
         ];
-        let text = json_lines(&head, "files", entries).unwrap();
         assert_eq!(
-            text,
+            json_lines(&head, "files", entries).unwrap(),
             "{\n  \"generator\": \"g\",\n  \"files\": {\n    \"a.ts\": {\"group\": \"x\", \"blake3\": \"h\"},\n    \"b\\\"c\": {\"group\": \"y\"}\n  }\n}\n"
         );
         assert_eq!(

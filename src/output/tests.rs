@@ -160,8 +160,7 @@ fn a_new_file_never_replaces_one_that_appeared_since_the_compare() {
         let files = [("a.txt", "a"), ("sub/b.txt", "b")];
         let (outcome, manifest) = compare(plan_of(&files), dir.path(), false).unwrap();
         let (_, creates) = written(&outcome);
-        let mut created = Vec::new();
-        make_all_folders(dir.path(), &creates, &mut created).unwrap();
+        make_all_folders(dir.path(), &creates, &mut Vec::new()).unwrap();
         let folders = folders.unwrap_or_else(|| NewFolders::open(dir.path(), &creates));
         let (tick, planned) = (|| Ok(()), BTreeMap::new());
         let mut done = Vec::new();
