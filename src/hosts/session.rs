@@ -82,20 +82,17 @@ impl Host for Session {
                 .help("rename the tool"),
             );
         }
-        for (i, c) in s
-            .context
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| !cat.context.contains_key(*c))
-        {
-            let known: Vec<&String> = cat.context.keys().collect();
-            let hint = crate::diagnostic::hint_for(c, &known, "declare it under `context`");
-            let d = Diagnostic::error(
-                "unknown-context",
-                format!("{path}.context[{i}]"),
-                format!("no context variable `{c}`"),
-            );
-            diags.push(d.help(hint));
+        for (i, c) in s.context.iter().enumerate() {
+            if !cat.context.contains_key(c) {
+                let known: Vec<&String> = cat.context.keys().collect();
+                let hint = crate::diagnostic::hint_for(c, &known, "declare it under `context`");
+                let d = Diagnostic::error(
+                    "unknown-context",
+                    format!("{path}.context[{i}]"),
+                    format!("no context variable `{c}`"),
+                );
+                diags.push(d.help(hint));
+            }
         }
         diags
     }
