@@ -266,7 +266,6 @@ impl ServerHandler for Server {
             return Err(ErrorData::invalid_params(message, None));
         }
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        let cwd = Arc::clone(&self.cwd);
         let name = request.name.to_string();
         let peer = context.peer.clone();
         // A client that declared elicitation is asked through it (revision 2025-11-25; 2026-07-28 forbids a
@@ -299,7 +298,7 @@ impl ServerHandler for Server {
                 }
             };
             let ctx = ixgen_runtime::Ctx {
-                cwd: Some(cwd.as_path()),
+                cwd: Some(self.cwd.as_path()),
                 ask: Some(&ask),
                 cancel: Some(&cancel),
             };
