@@ -275,13 +275,8 @@ pub fn command(decls: &model::ContextDecls) -> clap::Command {
         .collect();
     for sub in CONTEXT_COMMANDS {
         cmd = cmd.mut_subcommand(sub, |mut s| {
-            let taken: Vec<String> = s
-                .get_arguments()
-                .filter_map(|a| a.get_long().map(String::from))
-                .chain(global.iter().cloned())
-                .collect();
             for (name, var) in decls {
-                if taken.contains(name) {
+                if global.contains(name) || s.get_arguments().any(|a| a.get_long() == Some(name.as_str())) {
                     continue;
                 }
                 let mut help = var.description.clone().unwrap_or_default();

@@ -67,14 +67,12 @@ pub fn ts_placeholder(name: &str) -> Ts {
     Ts(placeholder(name))
 }
 
-/// A TypeScript string literal holding exactly `s`.
+/// A TypeScript string literal holding exactly the string it is given ([`ts_json`] of it).
 ///
 /// JSON string syntax is valid TypeScript; on top of it U+2028 and U+2029 are escaped (older
 /// engines end a line there) and `</` becomes `<\/` so the text can never close a script
 /// element if the file is ever inlined into HTML.
-pub fn ts_str(s: &str) -> Ts {
-    ts_json(s)
-}
+pub use self::ts_json as ts_str;
 
 /// Any serializable value as a TypeScript expression (a JSON literal, escaped as [`ts_str`]).
 pub fn ts_json<T: serde::Serialize + ?Sized>(value: &T) -> Ts {
@@ -790,9 +788,8 @@ mod tests {
             ),
             (Some("b\"c".to_string()), serde_json::json!({"group": "y"})),
         ];
-        let text = json_lines(&head, "files", entries).unwrap();
         assert_eq!(
-            text,
+            json_lines(&head, "files", entries).unwrap(),
             "{\n  \"generator\": \"g\",\n  \"files\": {\n    \"a.ts\": {\"group\": \"x\", \"blake3\": \"h\"},\n    \"b\\\"c\": {\"group\": \"y\"}\n  }\n}\n"
         );
         assert_eq!(

@@ -266,7 +266,6 @@ impl ServerHandler for Server {
             return Err(ErrorData::invalid_params(message, None));
         }
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        let cwd = Arc::clone(&self.cwd);
         let name = request.name.to_string();
         let peer = context.peer.clone();
         // A client that declared elicitation is asked through it (revision 2025-11-25; 2026-07-28 forbids a
@@ -299,7 +298,7 @@ impl ServerHandler for Server {
                 }
             };
             let ctx = ixgen_runtime::Ctx {
-                cwd: Some(cwd.as_path()),
+                cwd: Some(self.cwd.as_path()),
                 ask: Some(&ask),
                 cancel: Some(&cancel),
             };
@@ -496,7 +495,8 @@ async fn serve_http(server: Server, addr: &str) -> Result<i32, Error> {
             if let Some(want) = &token {
                 let got = req.headers().get("authorization").and_then(|v| v.to_str().ok());
                 let given = got.and_then(|g| g.strip_prefix("Bearer ")).unwrap_or("");
-                if !constant_time_eq(given.as_bytes(), want.as_bytes()) {
+                // Compared as hashes: `blake3::Hash` equality takes the same time wherever they differ.
+                if blake3::hash(given.as_bytes()) != blake3::hash(want.as_bytes()) {
                     return (
                         StatusCode::UNAUTHORIZED,
                         [("www-authenticate", "Bearer")],
@@ -527,10 +527,6 @@ async fn serve_http(server: Server, addr: &str) -> Result<i32, Error> {
         .await
         .map_err(|e| Error::internal(format!("the HTTP server failed: {e}")))?;
     Ok(0)
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 #[cfg(test)]

@@ -30,8 +30,8 @@ use crate::model::{Context, Filter, Model, Server};
 use crate::paths::RelPath;
 use crate::plan::{Plan, PlannedFile};
 use schemars::JsonSchema;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// Every host, in the order `generate` writes them and `list` shows them.
@@ -124,13 +124,35 @@ impl<H: Host> DynHost for H {
     }
 
     fn configure(&self, model: &mut Model) -> Vec<Diagnostic> {
-        if let Some(target) = model.targets.get_mut(H::NAME) {
-            match parse_settings::<H::Settings>(&target.raw, &format!("targets.{}", H::NAME)) {
-                Ok(s) => target.parsed = Some(Box::new(s)),
-                Err(d) => return d,
+        let Some(target) = model.targets.get_mut(H::NAME) else {
+            return Vec::new();
+        };
+        let message = match H::Settings::deserialize(&target.raw) {
+            Ok(s) => {
+                target.parsed = Some(Box::new(s));
+                return Vec::new();
             }
-        }
-        Vec::new()
+            Err(e) => e.to_string(),
+        };
+        let path = format!("targets.{}", H::NAME);
+        // serde names the field it did not expect: point at it and suggest the closest.
+        let d = if let Some(rest) = message.strip_prefix("unknown field `")
+            && let Some((field, expected)) = rest.split_once('`')
+        {
+            let expected: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+            let allowed = format!("the keys allowed here are: {}", expected.join(", "));
+            Diagnostic::error(
+                "unknown-key",
+                format!("{path}.{field}"),
+                format!("`{path}`: unknown field `{field}`"),
+            )
+            .at_key()
+            .help(hint_for(field, &expected, allowed))
+        } else {
+            Diagnostic::error("bad-target", &path, format!("`{path}`: {message}"))
+                .help("run `ixgen schema` to see what each target takes")
+        };
+        vec![d]
     }
 
     fn check(&self, model: &Model) -> Vec<Diagnostic> {
@@ -416,31 +438,6 @@ pub fn unknown_toolset(model: &Model, name: &str) -> Error {
 
 // ---------------------------------------------------------------------------------------------
 // Checks hosts share.
-
-/// Parses a host's settings, or says why they do not parse (located at the settings).
-fn parse_settings<T: DeserializeOwned>(raw: &serde_json::Value, path: &str) -> Result<T, Vec<Diagnostic>> {
-    T::deserialize(raw).map_err(|e| {
-        let message = e.to_string();
-        // serde names the field it did not expect: point at it and suggest the closest.
-        let d = if let Some(rest) = message.strip_prefix("unknown field `")
-            && let Some((field, expected)) = rest.split_once('`')
-        {
-            let expected: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
-            let allowed = format!("the keys allowed here are: {}", expected.join(", "));
-            Diagnostic::error(
-                "unknown-key",
-                format!("{path}.{field}"),
-                format!("`{path}`: unknown field `{field}`"),
-            )
-            .at_key()
-            .help(hint_for(field, &expected, allowed))
-        } else {
-            Diagnostic::error("bad-target", path, format!("`{path}`: {message}"))
-                .help("run `ixgen schema` to see what each target takes")
-        };
-        vec![d]
-    })
-}
 
 /// The checks of a host that writes a toolset: its `toolset` reference, then where it writes
 /// (`{path}.{key}`, a `dir` or a file path: [`check_rel_path`]).

@@ -129,12 +129,6 @@ fn valid_name(name: &str) -> bool {
     })
 }
 
-/// The registry's repository source for a URL it can inspect.
-fn repository_source(url: &str) -> Option<&'static str> {
-    let sources = [("https://github.com/", "github"), ("https://gitlab.com/", "gitlab")];
-    sources.into_iter().find_map(|(p, s)| url.starts_with(p).then_some(s))
-}
-
 /// The MCP Registry host.
 pub struct McpRegistry;
 
@@ -218,10 +212,12 @@ impl Host for McpRegistry {
             name: &s.name,
             description: s.description.as_deref().unwrap_or(&p.description),
             version: s.version.as_deref().or(first).unwrap_or(&p.version),
-            repository: p
-                .repository
-                .as_deref()
-                .and_then(|url| repository_source(url).map(|source| Repository { url, source })),
+            // Only a repository at a source the registry can inspect.
+            repository: p.repository.as_deref().and_then(|url| {
+                let sources = [("https://github.com/", "github"), ("https://gitlab.com/", "gitlab")];
+                let source = sources.into_iter().find_map(|(p, s)| url.starts_with(p).then_some(s))?;
+                Some(Repository { url, source })
+            }),
             website_url: p.homepage.as_deref(),
             packages: s
                 .distribution

@@ -385,7 +385,11 @@ pub(super) fn apply(
         applied.completed = (!first.is_empty()).then(|| {
             let mut m = manifest.clone();
             for (rel, hash) in &first {
-                let entry = ManifestEntry::hashed(planned.get(rel).map_or("", |f| f.group), hash.clone());
+                let entry = ManifestEntry {
+                    group: planned.get(rel).map_or("", |f| f.group).to_string(),
+                    blake3: Some(hash.clone()),
+                    ..ManifestEntry::default()
+                };
                 m.files.insert(rel.to_string(), entry);
             }
             m

@@ -26,10 +26,18 @@ pub fn drift(outcome: &Outcome) -> Vec<Drift> {
             let (kind, diff) = match c.action {
                 Action::Create => ("missing", None),
                 Action::Remove => ("extra", None),
+                // A unified diff from the disk (`a/`) to the catalog's (`b/`). The disk's side is
+                // whatever the tree holds, so control characters in it are escaped: a diff printed
+                // to a CI log must not be able to forge a log command or move the cursor.
                 _ => {
-                    let (old, new) = (c.old.as_deref(), c.new.as_deref());
-                    let diff = unified_diff(c.path.as_str(), old.unwrap_or_default(), new.unwrap_or_default());
-                    ("stale", Some(diff))
+                    let old = String::from_utf8_lossy(c.old.as_deref().unwrap_or_default());
+                    let new = String::from_utf8_lossy(c.new.as_deref().unwrap_or_default());
+                    let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref())
+                        .unified_diff()
+                        .context_radius(3)
+                        .header(&format!("a/{}", c.path), &format!("b/{}", c.path))
+                        .to_string();
+                    ("stale", Some(escape::terminal_lines(&diff)))
                 }
             };
             Drift {
@@ -39,18 +47,4 @@ pub fn drift(outcome: &Outcome) -> Vec<Drift> {
             }
         })
         .collect()
-}
-
-/// A unified diff of two versions of a file, from the disk (`a/`) to the catalog's (`b/`).
-/// The disk's side is whatever the tree holds, so control characters in it are escaped: a
-/// diff printed to a CI log must not be able to forge a log command or move the cursor.
-pub fn unified_diff(path: &str, old: &[u8], new: &[u8]) -> String {
-    let old = String::from_utf8_lossy(old);
-    let new = String::from_utf8_lossy(new);
-    let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref())
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string();
-    escape::terminal_lines(&diff)
 }

@@ -122,7 +122,12 @@ impl<'a> OutDir<'a> {
         }
         #[cfg(target_os = "linux")]
         if let Some(dir) = &self.fd {
-            match openat2_beneath(dir, rel).map(|f| (f.metadata(), f)) {
+            use rustix::fs::OFlags;
+            let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+            match openat2(dir, rel.as_str(), flags)
+                .map(std::fs::File::from)
+                .map(|f| (f.metadata(), f))
+            {
                 // The size is known: one read, without a second one to find the end.
                 Ok((Ok(meta), mut file)) if meta.is_file() && meta.len() <= MAX_READ => {
                     let mut bytes = vec![0; meta.len() as usize];
@@ -136,14 +141,6 @@ impl<'a> OutDir<'a> {
         }
         read_rel(self.out, rel)
     }
-}
-
-/// Opens `rel` below `dir` for reading, refusing any symlink on the way (see [`OutDir`]).
-#[cfg(target_os = "linux")]
-pub(super) fn openat2_beneath(dir: &std::os::fd::OwnedFd, rel: &RelPath) -> std::io::Result<std::fs::File> {
-    use rustix::fs::OFlags;
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    openat2(dir, rel.as_str(), flags).map(std::fs::File::from)
 }
 
 /// Opens the folder `rel` below `dir` (the output folder itself when `rel` is empty), to

@@ -127,15 +127,6 @@ pub struct ManifestEntry {
 }
 
 impl ManifestEntry {
-    /// An entry for a file of `group` whose bytes hash to `blake3`.
-    pub fn hashed(group: impl Into<String>, blake3: String) -> Self {
-        ManifestEntry {
-            group: group.into(),
-            blake3: Some(blake3),
-            ..ManifestEntry::default()
-        }
-    }
-
     /// Whether `bytes` are provably what ixgen wrote: the recorded hash (or the one being
     /// replaced), a per-run file's shape filled with any values, or a pending file's marker.
     pub(super) fn matches(&self, bytes: &[u8]) -> bool {

@@ -203,8 +203,7 @@ mod tests {
         assert!(text.contains("\"other\": {\"x\": 1}"), "{text}");
         assert!(text.contains("\"ix\""), "{text}");
         // Merging again changes nothing, byte for byte.
-        let again = merge(&out).unwrap();
-        assert_eq!(again, out);
+        assert_eq!(merge(&out).unwrap(), out);
     }
 
     #[test]

@@ -268,31 +268,12 @@ pub fn runtime_text(schema: &serde_json::Value) -> Result<Vec<u8>, String> {
     .map_err(|e| e.to_string())
 }
 
-/// The folder of the runtime and shared files of the tools in `tools_dir`: `ixgen` beside it.
-fn runtime_dir(tools_dir: &str) -> String {
-    match tools_dir.trim_end_matches('/').rsplit_once('/') {
-        Some((parent, _)) if !parent.is_empty() => format!("{parent}/ixgen"),
-        _ => "ixgen".to_string(),
-    }
-}
-
 #[derive(Template)]
 #[template(path = "opencode/shared-file.ts", escape = "none")]
 struct SharedFile {
     header: Ts,
     runtime_import: Ts,
     shared: Ts,
-}
-
-/// The shared settings file of a catalog: its name (`shared-<hash>.ts`, from its bytes, so a
-/// tool file that imports it names the settings it was generated with) and its bytes.
-fn shared_file(model: &Model) -> Result<(String, Vec<u8>), Error> {
-    let bytes = render(&SharedFile {
-        header: header_text(model),
-        runtime_import: ts_str(&format!("./{}", runtime()?.0)),
-        shared: ts_json_pretty(&model.shared),
-    })?;
-    Ok((hashed_name("shared", "ts", &bytes), bytes))
 }
 
 /// `<stem>-<hash>.<ext>`: a file name that changes with the file's bytes.
@@ -306,9 +287,20 @@ fn hashed_name(stem: &str, ext: &str, bytes: &[u8]) -> String {
 /// still import it are left behind: `generate` without the session context must not take
 /// them from under the last session file.
 pub fn plan_runtime(model: &Model, tools_dir: &str, plan: &mut Plan<'_>) -> Result<Ts, Error> {
-    let (shared_name, shared_bytes) = shared_file(model)?;
+    // The catalog's shared settings file is named from its bytes (`shared-<hash>.ts`), so a tool
+    // file that imports it names the settings it was generated with.
+    let shared_bytes = render(&SharedFile {
+        header: header_text(model),
+        runtime_import: ts_str(&format!("./{}", runtime()?.0)),
+        shared: ts_json_pretty(&model.shared),
+    })?;
+    let shared_name = hashed_name("shared", "ts", &shared_bytes);
     let shared_import = ts_str(&format!("../ixgen/{shared_name}"));
-    let dir = runtime_dir(tools_dir);
+    // Both go in `ixgen` beside the tools folder.
+    let dir = match tools_dir.trim_end_matches('/').rsplit_once('/') {
+        Some((parent, _)) if !parent.is_empty() => format!("{parent}/ixgen"),
+        _ => "ixgen".to_string(),
+    };
     let mut files = vec![runtime()?.clone(), (shared_name, shared_bytes)];
     // The evaluator only for a catalog that computes: 280 kB that other projects never load.
     let computes = model
@@ -379,7 +371,7 @@ fn zod(q: Param<'_>) -> Ts {
             SpecType::Number => Ts::code("tool.schema.number()"),
             SpecType::Boolean => Ts::code("tool.schema.boolean()"),
             SpecType::Enum => {
-                let vals: Vec<Ts> = values.into_iter().flatten().map(|s| ts_str(s)).collect();
+                let vals: Vec<Ts> = values.into_iter().flatten().map(ts_str).collect();
                 Ts::code("tool.schema").call("enum", &[Ts::array(&vals)])
             }
             SpecType::Array => Ts::code("tool.schema.array(tool.schema.string())"),
