@@ -552,6 +552,12 @@ pub fn rs_str(s: &str) -> Rs {
     Rs(out)
 }
 
+/// A `#[doc]` attribute's text showing `s` as a code span, on one line: each backtick, which
+/// would end the span, becomes `'`.
+pub fn rs_doc_code(s: &str) -> Rs {
+    rs_str(&format!("`{}`", one_line(s).replace('`', "'")))
+}
+
 /// A Rust string literal holding exactly `s`, readable where it can be: a raw string
 /// (`r#"…"#`, with as many `#` as `s` needs) when `s` holds nothing of [`rs_unsafe`] but line
 /// feeds, [`rs_str`] otherwise. For JSON text, whose quotes would otherwise all be escaped.
@@ -681,6 +687,8 @@ mod tests {
         // A character a raw string cannot hold falls back to the escaped form.
         assert_eq!(rs_raw_str("\"\u{202e}\"").as_str(), r#""\"\u{202e}\"""#);
         assert_eq!(rs_comment("a\u{202e}b\nc").as_str(), "a b c");
+        // A value's backtick cannot end the code span of its doc.
+        assert_eq!(rs_doc_code("a`b\nc").as_str(), r#""`a'b c`""#);
     }
 
     #[test]

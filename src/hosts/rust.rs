@@ -26,7 +26,7 @@
 use super::{Host, Options, Surface, SurfaceKind};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
-use crate::escape::{RS_RESERVED, Rs, one_line, rs_camel, rs_comment, rs_json, rs_snake, rs_str, rs_suffixed};
+use crate::escape::{RS_RESERVED, Rs, one_line, rs_camel, rs_comment, rs_doc_code, rs_json, rs_snake, rs_str, rs_suffixed};
 use crate::model::{Model, ToolModel};
 use crate::model::{Param, SpecType};
 use crate::plan::{Plan, PlannedFile};
@@ -230,8 +230,7 @@ fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std::io
                 let mut variants = Names::new("");
                 for v in values.iter().flatten() {
                     let variant = variants.take(rs_camel(v, "V"), true);
-                    let doc = format!("`{}`", one_line(v).replace('`', "'"));
-                    let _ = writeln!(enums, "    #[doc = {}]", rs_str(&doc));
+                    let _ = writeln!(enums, "    #[doc = {}]", rs_doc_code(v));
                     let _ = writeln!(enums, "    #[serde(rename = {})]", rs_str(v));
                     let _ = writeln!(enums, "    {variant},");
                 }
