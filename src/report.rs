@@ -134,9 +134,10 @@ pub fn definition_chars(t: &ToolModel) -> usize {
     serde_json::to_string(&mcp::tool(t)).map_or(0, |s| s.chars().count())
 }
 
-/// The cost of every surface's toolset: what each host puts in the model's context.
-pub fn costs(model: &Model) -> Vec<HostCost<'_>> {
-    surfaces(model)
+/// `ixgen budget`: the cost of every surface's toolset, what each host puts in the model's
+/// context.
+pub fn budget(model: &Model, json: bool) {
+    let costs: Vec<HostCost> = surfaces(model)
         .into_iter()
         .map(|Surface { key: host, toolset, .. }| {
             let tools: Vec<ToolCost> = model
@@ -162,12 +163,7 @@ pub fn costs(model: &Model) -> Vec<HostCost<'_>> {
                 tools,
             }
         })
-        .collect()
-}
-
-/// `ixgen budget`.
-pub fn budget(model: &Model, json: bool) {
-    let costs = costs(model);
+        .collect();
     if json {
         let out = serde_json::json!({
             "description_budget": model.lint.description_budget,

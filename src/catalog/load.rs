@@ -549,26 +549,22 @@ mod tests {
         assert!(full.contains_key("session") && full.len() == 4);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.yaml");
+        let read = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            context_declarations(Some(&path))
+        };
+        let keys = |text: &str| read(text).unwrap().into_keys().collect::<Vec<_>>();
         // Reading stops after `context`: what follows is not read (even a syntax error).
-        std::fs::write(&path, "version: 1\ncontext:\n  a: {type: string}\ntools: [unclosed\n").unwrap();
-        let found = context_declarations(Some(&path)).unwrap();
-        assert_eq!(found.keys().collect::<Vec<_>>(), ["a"]);
+        assert_eq!(
+            keys("version: 1\ncontext:\n  a: {type: string}\ntools: [unclosed\n"),
+            ["a"]
+        );
         // Flow style, and no context at all.
-        std::fs::write(&path, "{version: 1, context: {b: {type: integer}}}").unwrap();
-        assert_eq!(
-            context_declarations(Some(&path)).unwrap().keys().collect::<Vec<_>>(),
-            ["b"]
-        );
-        std::fs::write(&path, "version: 1\ntools: []\n").unwrap();
-        assert!(context_declarations(Some(&path)).unwrap().is_empty());
+        assert_eq!(keys("{version: 1, context: {b: {type: integer}}}"), ["b"]);
+        assert!(keys("version: 1\ntools: []\n").is_empty());
         // A key that escapes a letter of `context` is still read.
-        std::fs::write(&path, "\"\\x63ontext\": {c: {type: string}}\n").unwrap();
-        assert_eq!(
-            context_declarations(Some(&path)).unwrap().keys().collect::<Vec<_>>(),
-            ["c"]
-        );
+        assert_eq!(keys("\"\\x63ontext\": {c: {type: string}}\n"), ["c"]);
         // A context that does not type is no context (the full load says why).
-        std::fs::write(&path, "context: [1]\n").unwrap();
-        assert!(context_declarations(Some(&path)).is_none());
+        assert!(read("context: [1]\n").is_none());
     }
 }
