@@ -43,14 +43,17 @@ pub enum Severity {
     Warning,
 }
 
-/// Where a diagnostic points before it is resolved.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    /// A node of the catalog, by dotted path; `key` points at its key instead of its value.
-    Path { path: String, key: bool },
+/// Where in its node a diagnostic points before it is resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Value,
+    Key,
     /// A place inside a string value (an expression's syntax error): its 1-based line and column
     /// within the string, found in the file from where the value is written.
-    Inside { path: String, line: usize, col: usize },
+    Inside {
+        line: usize,
+        col: usize,
+    },
 }
 
 /// One finding.
@@ -61,7 +64,9 @@ pub struct Diagnostic {
     pub code: &'static str,
     pub message: String,
     pub help: Option<String>,
-    pub target: Target,
+    /// The node of the catalog it is about, by dotted path.
+    pub path: String,
+    pub place: Place,
     /// Resolved position (1-based line, column) once the loader has located it.
     pub pos: Option<(usize, usize)>,
 }
@@ -74,10 +79,8 @@ impl Diagnostic {
             code,
             message: message.into(),
             help: None,
-            target: Target::Path {
-                path: path.into(),
-                key: false,
-            },
+            path: path.into(),
+            place: Place::Value,
             pos: None,
         }
     }
@@ -106,20 +109,14 @@ impl Diagnostic {
         message: impl Into<String>,
     ) -> Self {
         Diagnostic {
-            target: Target::Inside {
-                path: path.into(),
-                line,
-                col,
-            },
-            ..Diagnostic::error(code, "", message)
+            place: Place::Inside { line, col },
+            ..Diagnostic::error(code, path, message)
         }
     }
 
     /// Points at the key rather than the value.
     pub fn at_key(mut self) -> Self {
-        if let Target::Path { key, .. } = &mut self.target {
-            *key = true;
-        }
+        self.place = Place::Key;
         self
     }
 }
@@ -211,8 +208,7 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
         });
         let excerpt = diag.pos.filter(|_| drawable).map(|(line, col)| {
             // Errors about a key (unknown, duplicate) underline the key, not the rest of the line.
-            let key = matches!(diag.target, Target::Path { key: true, .. })
-                || matches!(diag.code, "unknown-key" | "duplicate-key");
+            let key = diag.place == Place::Key || matches!(diag.code, "unknown-key" | "duplicate-key");
             Excerpt::around(&lines, line, col, key)
         });
         let shown = miette::MietteDiagnostic {

@@ -51,11 +51,9 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
     }
     let mut toolsets: HashMap<&str, Vec<&str>> = HashMap::new();
     for (ts, set) in &model.toolsets {
+        // Once each: the catalog refuses a toolset that lists a tool twice (`duplicate-tool`).
         for name in &set.tools {
-            let named_in = toolsets.entry(name).or_default();
-            if named_in.last() != Some(&ts.as_str()) {
-                named_in.push(ts);
-            }
+            toolsets.entry(name).or_default().push(ts);
         }
     }
     let rows: Vec<ListRow> = tools

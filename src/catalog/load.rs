@@ -7,7 +7,7 @@
 
 use super::types::{Catalog, ContextVar};
 use super::yaml;
-use crate::diagnostic::{Diagnostic, SourceFile, Target, hint_for};
+use crate::diagnostic::{Diagnostic, Place, SourceFile, hint_for};
 use crate::error::Error;
 use std::path::Path;
 use std::sync::Arc;
@@ -287,21 +287,18 @@ fn source(name: &str, text: String) -> SourceFile {
 /// Resolves every diagnostic's path to a line and column, parsing the text again as far as
 /// the paths need ([`yaml::Located`]): a valid catalog's run never pays for it.
 pub fn locate(diags: &mut [Diagnostic], text: &str) {
-    let paths = diags.iter().filter(|d| d.pos.is_none()).map(|d| match &d.target {
-        Target::Path { path, .. } | Target::Inside { path, .. } => path.as_str(),
-    });
+    let paths = diags.iter().filter(|d| d.pos.is_none()).map(|d| d.path.as_str());
     let index = yaml::Located::for_paths(text, paths);
     let find = |path: &str| index.as_ref().and_then(|i| i.find(path));
     for d in diags.iter_mut().filter(|d| d.pos.is_none()) {
-        d.pos = match &d.target {
-            Target::Path { path, key } => find(path).map(|loc| {
-                let p = if *key { loc.key.unwrap_or(loc.value) } else { loc.value };
-                (p.line as usize, p.col as usize)
-            }),
-            Target::Inside { path, line, col } => {
-                find(path).map(|loc| inside(text, loc.value.line as usize, loc.value.col as usize, *line, *col))
+        d.pos = find(&d.path).map(|loc| {
+            let at = |m: yaml::Mark| (m.line as usize, m.col as usize);
+            match d.place {
+                Place::Value => at(loc.value),
+                Place::Key => at(loc.key.unwrap_or(loc.value)),
+                Place::Inside { line, col } => inside(text, at(loc.value), line, col),
             }
-        };
+        });
     }
 }
 
@@ -310,7 +307,7 @@ pub fn locate(diags: &mut [Diagnostic], text: &str) {
 /// first line of a block scalar's text). A block scalar (`|`) keeps its lines, indented by its
 /// first line's indentation; a flow scalar is one line here (YAML folds its line breaks), so
 /// escapes inside quotes, which are not undone, can put the column a little off.
-fn inside(text: &str, vline: usize, vcol: usize, line: usize, col: usize) -> (usize, usize) {
+fn inside(text: &str, (vline, vcol): (usize, usize), line: usize, col: usize) -> (usize, usize) {
     let first = text.lines().nth(vline - 1).unwrap_or("");
     // A value that starts its line is a block scalar's text, which no quote opens.
     let block = first.chars().take(vcol - 1).all(char::is_whitespace);

@@ -743,15 +743,11 @@ impl<'de> de::Deserializer<'de> for Node {
         visitor.visit_newtype_struct(self)
     }
 
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        visitor.visit_unit()
-    }
-
     forward! {
         deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
         deserialize_f32 deserialize_f64 deserialize_unit deserialize_bytes deserialize_byte_buf
-        deserialize_unit_struct[&'static str] => deserialize_any,
+        deserialize_unit_struct[&'static str] deserialize_ignored_any => deserialize_any,
         deserialize_char deserialize_string deserialize_identifier => deserialize_str,
         deserialize_tuple[usize] deserialize_tuple_struct[&'static str, usize] => deserialize_seq,
         deserialize_struct[&'static str, &'static [&'static str]] => deserialize_map,
