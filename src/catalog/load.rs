@@ -373,8 +373,8 @@ mod tests {
     use super::*;
 
     /// The code and position of each diagnostic a text loads with (none when it loads).
-    fn faults(text: &[u8]) -> Vec<(&'static str, Option<(usize, usize)>)> {
-        match load_text("c.yaml", text) {
+    fn faults(text: impl AsRef<[u8]>) -> Vec<(&'static str, Option<(usize, usize)>)> {
+        match load_text("c.yaml", text.as_ref()) {
             Ok(_) => Vec::new(),
             Err(Error::Catalog { diagnostics, .. }) => diagnostics.iter().map(|d| (d.code, d.pos)).collect(),
             Err(e) => panic!("{e}"),
@@ -443,10 +443,7 @@ mod tests {
         assert_eq!(format!("{:?}", with.catalog), format!("{:?}", without.catalog));
         assert_eq!(with.file.text, without.file.text, "the mark is no part of the text");
         // Positions on the first line count from after the mark.
-        assert_eq!(
-            faults("\u{feff}version: x\n".as_bytes()),
-            [("wrong-type", Some((1, 10)))]
-        );
+        assert_eq!(faults("\u{feff}version: x\n"), [("wrong-type", Some((1, 10)))]);
     }
 
     #[test]
@@ -455,16 +452,13 @@ mod tests {
         assert_ne!(catalog, EMBEDDED);
         let line = catalog.lines().position(|l| l.contains('\u{1}')).unwrap() + 1;
         let col = catalog.lines().nth(line - 1).unwrap().find('\u{1}').unwrap() + 1;
-        assert_eq!(faults(catalog.as_bytes()), [("control-char", Some((line, col)))]);
+        assert_eq!(faults(catalog), [("control-char", Some((line, col)))]);
         // A NUL would end the text for the parser: the catalog after it is not lost.
         assert_eq!(faults(b"version: 1\n\0tools: x\n"), [("control-char", Some((2, 1)))]);
         // A C1 control (U+0085, next line, is allowed), DEL and U+FFFF.
-        assert_eq!(
-            faults("a: \u{85}\nb: \u{9f}\n".as_bytes()),
-            [("control-char", Some((2, 4)))]
-        );
+        assert_eq!(faults("a: \u{85}\nb: \u{9f}\n"), [("control-char", Some((2, 4)))]);
         assert_eq!(faults(b"a: '\x7f'\n"), [("control-char", Some((1, 5)))]);
-        assert_eq!(faults("a: é\u{ffff}\n".as_bytes()), [("control-char", Some((1, 5)))]);
+        assert_eq!(faults("a: é\u{ffff}\n"), [("control-char", Some((1, 5)))]);
         // Tabs and CRLF line ends are not control bytes.
         assert_ne!(faults(b"a:\t1\r\nb: 2\r\n").first().map(|f| f.0), Some("control-char"));
     }
@@ -513,26 +507,23 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         let t = std::time::Instant::now();
         assert!(context_declarations(Some(&path)).is_none());
-        assert_eq!(faults(text.as_bytes()).first().map(|f| f.0), Some("too-deep"));
+        assert_eq!(faults(text).first().map(|f| f.0), Some("too-deep"));
         // A bound on quadratic work (200,000 levels), not a speed figure.
         assert!(t.elapsed().as_secs() < 30, "{:?}", t.elapsed());
         // The same in block style.
         let block = format!("context:\n{}1\n", "- ".repeat(n));
-        assert_eq!(faults(block.as_bytes()).first().map(|f| f.0), Some("too-deep"));
+        assert_eq!(faults(block).first().map(|f| f.0), Some("too-deep"));
     }
 
     #[test]
     fn a_duplicate_key_is_an_error_at_the_second_key() {
         let catalog = EMBEDDED.replacen("  name: ix\n", "  name: ix\n  name: iy\n", 1);
         let line = catalog.lines().position(|l| l == "  name: iy").unwrap() + 1;
-        assert_eq!(faults(catalog.as_bytes()), [("duplicate-key", Some((line, 3)))]);
+        assert_eq!(faults(catalog), [("duplicate-key", Some((line, 3)))]);
         assert_eq!(faults(b"a: [{k: 1, k: 2}]\n"), [("duplicate-key", Some((1, 12)))]);
         // In a mapping large enough to be checked by hashing, and a quoted key equal to a plain one.
         let keys: String = (0..40).map(|i| format!("k{i}: 1\n")).collect();
-        assert_eq!(
-            faults(format!("{keys}'k7': 2\n").as_bytes()),
-            [("duplicate-key", Some((41, 1)))]
-        );
+        assert_eq!(faults(format!("{keys}'k7': 2\n")), [("duplicate-key", Some((41, 1)))]);
         // The same key in two mappings is fine.
         assert_eq!(
             faults(b"a: {x: 1}\nb: {x: 1}\n").first().map(|f| f.0),

@@ -1031,7 +1031,8 @@ mod tests {
 
     #[test]
     fn reading_one_key_builds_no_other_value_and_keeps_the_limits() {
-        let keys = |root: &Node| -> Vec<(String, bool)> {
+        let keys = |text: &str| -> Vec<(String, bool)> {
+            let root = parse_key(text, "context").unwrap();
             let Value::Map(entries) = &root.value else {
                 panic!("{root:?}")
             };
@@ -1042,16 +1043,13 @@ mod tests {
         };
         let tools = "tools:\n  - {name: a, steps: [{run: [x]}]}\nversion: 1\n";
         // Stopped after `context`: the syntax error after it is not read.
-        let root = parse_key(
-            &format!("{tools}context: {{a: {{type: string}}}}\nlater: [unclosed\n"),
-            "context",
-        )
-        .unwrap();
-        assert_eq!(keys(&root), [("context".to_string(), false)]);
-        // Without one, every top-level key is read, and `tools` is not built (a null stands for it).
-        let root = parse_key(tools, "context").unwrap();
         assert_eq!(
-            keys(&root),
+            keys(&format!("{tools}context: {{a: {{type: string}}}}\nlater: [unclosed\n")),
+            [("context".to_string(), false)]
+        );
+        // Without one, every top-level key is read, and `tools` is not built (a null stands for it).
+        assert_eq!(
+            keys(tools),
             [("tools".to_string(), true), ("version".to_string(), false)]
         );
         // A skipped value is still held to the depth limit, and duplicate top-level keys are refused.
@@ -1067,10 +1065,9 @@ mod tests {
     fn a_path_is_located_at_its_node_or_nearest_ancestor() {
         let located = Located::new("version: 1\ntools:\n  - name: a\n    params:\n      limit: {type: integer}\n");
         let at = |line, col| Mark { line, col };
-        let v = located.find("version").unwrap();
-        assert_eq!((v.key, v.value), (Some(at(1, 1)), at(1, 10)));
-        let name = located.find("tools[0].name").unwrap();
-        assert_eq!((name.key, name.value), (Some(at(3, 5)), at(3, 11)));
+        let loc = |key, value| Some(NodeLoc { key: Some(key), value });
+        assert_eq!(located.find("version"), loc(at(1, 1), at(1, 10)));
+        assert_eq!(located.find("tools[0].name"), loc(at(3, 5), at(3, 11)));
         assert_eq!(located.find("tools[0].params.limit.type").unwrap().value, at(5, 21));
         assert_eq!(
             located.find("tools[0]").unwrap().value,
@@ -1096,14 +1093,9 @@ mod tests {
         assert_eq!(index.find("d.b").unwrap().key, Some(at(2, 3)));
         assert_eq!(index.find("e.f.c[1]").unwrap().value, at(3, 10));
         assert!(index.contains("e.f.b") && !index.contains("e.f.z"));
-        let shared = |n: &Node| matches!(n.value, Value::Alias(_));
-        let Some(Node {
-            value: Value::Map(top), ..
-        }) = &index.root
-        else {
-            panic!("a mapping")
-        };
-        assert!(shared(&top[1].1), "the alias is held as one, not copied");
+        let top = index.root.as_ref().map(|root| &root.value);
+        let shared = matches!(top, Some(Value::Map(top)) if matches!(top[1].1.value, Value::Alias(_)));
+        assert!(shared, "the alias is held as one, not copied");
     }
 
     #[test]
