@@ -163,8 +163,7 @@ impl<'a> Lines<'a> {
     /// The span of the token at a position: to the end of the line, or to `:` for a key.
     fn token_span(&self, line: usize, col: usize, key: bool) -> SourceSpan {
         let offset = self.offset(line, col);
-        let rest = &self.text[offset..];
-        let line_rest = rest.split('\n').next().unwrap_or("");
+        let line_rest = self.text[offset..].split('\n').next().unwrap_or("");
         let len = if key {
             line_rest.find(':').unwrap_or(line_rest.len())
         } else {

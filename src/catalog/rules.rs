@@ -104,10 +104,8 @@ pub fn no_effect(cat: &mut super::Catalog) -> Vec<Diagnostic> {
         .flat_map(|(t, tool)| tool.params.iter_mut().map(move |(name, p)| (Some(t), name, p)));
     for (t, name, p) in shared.chain(own) {
         if p.default.take_if(|d| d.is_null()).is_some() {
-            let path = match t {
-                Some(t) => format!("tools[{t}].params.{name}.default"),
-                None => format!("params.{name}.default"),
-            };
+            let tool = t.map_or(String::new(), |t| format!("tools[{t}]."));
+            let path = format!("{tool}params.{name}.default");
             found.push(
                 Diagnostic::warning("no-effect", path, "`default: null` is no default")
                     .at_key()

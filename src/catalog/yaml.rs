@@ -448,10 +448,8 @@ impl<'k> Builder<'k> {
                         ));
                     }
                     if seen.is_none() && entries.len() >= 16 {
-                        let mut all: HashSet<String> =
-                            entries.iter().filter_map(|(k, _)| key_text(k).cloned()).collect();
-                        all.insert(text.clone());
-                        *seen = Some(all);
+                        let all = entries.iter().filter_map(|(k, _)| key_text(k)).chain([text]);
+                        *seen = Some(all.cloned().collect());
                     }
                 }
                 *key = Some(node);
