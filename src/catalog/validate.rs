@@ -628,17 +628,15 @@ mod tests {
     /// An unsupported tool reaches no host: its description costs no session's context.
     #[test]
     fn the_toolset_budget_leaves_unsupported_tools_out() {
-        let text = |unsupported: &str| {
-            format!(
+        let codes = |unsupported: &str| -> Vec<&'static str> {
+            let text = format!(
                 "version: 1\nproduct: {{name: demo, version: 1.0.0, description: d}}\nlint: {{toolset_budget: 10}}\ntoolsets: {{main: {{tools: [a, b]}}}}\ntools:\n  - {{name: a, description: AAAA, steps: [{{run: [a]}}]}}\n  - {{name: b, description: a long description of the tool{unsupported}}}\n"
-            )
-        };
-        let codes = |t: String| -> Vec<&'static str> {
-            let loaded = crate::catalog::load_text("b.yaml", t.as_bytes()).unwrap();
+            );
+            let loaded = crate::catalog::load_text("b.yaml", text.as_bytes()).unwrap();
             validate(&loaded.catalog).iter().map(|d| d.code).collect()
         };
-        assert_eq!(codes(text(", steps: [{run: [b]}]")), ["toolset-budget"]);
-        assert!(codes(text(", unsupported: needs a model")).is_empty());
+        assert_eq!(codes(", steps: [{run: [b]}]"), ["toolset-budget"]);
+        assert!(codes(", unsupported: needs a model").is_empty());
     }
 
     #[test]

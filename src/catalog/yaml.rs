@@ -496,8 +496,15 @@ fn number_problem(s: &str, mark: Mark) -> Result<(), Error> {
     if !t.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '+')) {
         return Ok(());
     }
+    let body = t.strip_prefix(['-', '+']).unwrap_or(t);
+    // A decimal number with a fraction or exponent, as YAML 1.2's core schema reads one.
+    let float = body.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        && body.chars().any(|c| c.is_ascii_digit())
+        && body
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+' | '_'));
     let non_finite = matches!(t.to_ascii_lowercase().as_str(), ".inf" | "+.inf" | "-.inf" | ".nan")
-        || (looks_float(t) && t.parse::<f64>().is_ok_and(|f| !f.is_finite()));
+        || (float && t.parse::<f64>().is_ok_and(|f| !f.is_finite()));
     if non_finite {
         return Err(error(
             "not-finite",
@@ -506,7 +513,13 @@ fn number_problem(s: &str, mark: Mark) -> Result<(), Error> {
             "use a finite number; JSON and TypeScript have no infinity or NaN literal (quote it if you mean the text)",
         ));
     }
-    if integer_outside_safe_range(t) {
+    // An integer (decimal, `0x`, `0o`, `0b`) outside the safe range; too long for an i128 is
+    // certainly too large.
+    let (digits, radix) = radix(body).unwrap_or((body, 10));
+    if !digits.is_empty()
+        && digits.chars().all(|c| c.is_digit(radix))
+        && i128::from_str_radix(digits, radix).map_or(true, |n| n > MAX_SAFE_INTEGER)
+    {
         return Err(error(
             "unsafe-integer",
             mark,
@@ -515,26 +528,6 @@ fn number_problem(s: &str, mark: Mark) -> Result<(), Error> {
         ));
     }
     Ok(())
-}
-
-/// A decimal number with a fraction or exponent, as YAML 1.2's core schema reads one.
-fn looks_float(t: &str) -> bool {
-    let body = t.strip_prefix(['-', '+']).unwrap_or(t);
-    body.starts_with(|c: char| c.is_ascii_digit() || c == '.')
-        && body.chars().any(|c| c.is_ascii_digit())
-        && body
-            .chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+' | '_'))
-}
-
-/// Whether a scalar is an integer (decimal, `0x`, `0o`, `0b`) outside the safe range.
-fn integer_outside_safe_range(t: &str) -> bool {
-    let body = t.strip_prefix(['-', '+']).unwrap_or(t);
-    let (digits, radix) = radix(body).unwrap_or((body, 10));
-    // Too long for an i128 is certainly too large.
-    !digits.is_empty()
-        && digits.chars().all(|c| c.is_digit(radix))
-        && i128::from_str_radix(digits, radix).map_or(true, |n| n > MAX_SAFE_INTEGER)
 }
 
 fn radix(s: &str) -> Option<(&str, u32)> {
