@@ -289,9 +289,8 @@ fn source(name: &str, text: String) -> SourceFile {
 pub fn locate(diags: &mut [Diagnostic], text: &str) {
     let paths = diags.iter().filter(|d| d.pos.is_none()).map(|d| d.path.as_str());
     let index = yaml::Located::for_paths(text, paths);
-    let find = |path: &str| index.as_ref().and_then(|i| i.find(path));
     for d in diags.iter_mut().filter(|d| d.pos.is_none()) {
-        d.pos = find(&d.path).map(|loc| {
+        d.pos = index.as_ref().and_then(|i| i.find(&d.path)).map(|loc| {
             let at = |m: yaml::Mark| (m.line as usize, m.col as usize);
             match d.place {
                 Place::Value => at(loc.value),

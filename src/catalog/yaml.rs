@@ -248,7 +248,7 @@ impl<'k> Builder<'k> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         check_characters(text)?;
         let mut parser = Parser::new_from_str(text);
-        let (mut root, mut documents) = (None, 0);
+        let mut root = None;
         loop {
             let (event, marker) = parser.next_token().map_err(|e| {
                 // The scanner reads ahead, and stops at a nesting limit of its own (above this
@@ -270,19 +270,16 @@ impl<'k> Builder<'k> {
                 Skip::Ended => Node::null(mark),
                 Skip::No => match event {
                     Event::StreamEnd => break,
-                    Event::DocumentStart => {
-                        documents += 1;
-                        if documents > 1 {
-                            return Err(error(
-                                "yaml-syntax",
-                                mark,
-                                "the catalog has more than one YAML document",
-                                "keep one document: remove the `---` line and what follows it",
-                            ));
-                        }
-                        continue;
+                    // The first document's root is read (an empty one is a null): another follows.
+                    Event::DocumentStart if root.is_some() => {
+                        return Err(error(
+                            "yaml-syntax",
+                            mark,
+                            "the catalog has more than one YAML document",
+                            "keep one document: remove the `---` line and what follows it",
+                        ));
                     }
-                    Event::StreamStart | Event::DocumentEnd | Event::Nothing => continue,
+                    Event::StreamStart | Event::DocumentStart | Event::DocumentEnd | Event::Nothing => continue,
                     Event::Alias(id) => {
                         let count = self.anchors.get(&id).map(|(_, n)| *n).ok_or_else(|| {
                             error("yaml-syntax", mark, "an alias names no anchor before it", SYNTAX_HELP)
