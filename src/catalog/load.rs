@@ -412,11 +412,7 @@ mod tests {
         let from_json = load_embedded().unwrap().catalog;
         let from_yaml = load_text(EMBEDDED_NAME, EMBEDDED.as_bytes()).unwrap().catalog;
         let (a, b) = (format!("{from_json:?}"), format!("{from_yaml:?}"));
-        let at = a
-            .bytes()
-            .zip(b.bytes())
-            .position(|(x, y)| x != y)
-            .unwrap_or(a.len().min(b.len()));
+        let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
         assert!(
             a == b,
             "the JSON form differs from the YAML at byte {at}: …{}… vs …{}…",

@@ -640,8 +640,13 @@ impl Node {
         f(self.value, visitor).map_err(|e| e.claimed(mark))
     }
 
-    fn is_empty_plain(&self) -> bool {
-        matches!(&self.value, Value::Scalar { text, plain: true } if text.is_empty())
+    /// Types this node as `empty` (an empty sequence or mapping) when it is an empty value
+    /// (`tools:` with nothing after it), and as itself otherwise.
+    fn or_empty<'de, V: Visitor<'de>>(self, empty: Value, visitor: V) -> Result<V::Value, Error> {
+        match &self.value {
+            Value::Scalar { text, plain: true } if text.is_empty() => any(empty, visitor),
+            _ => de::Deserializer::deserialize_any(self, visitor),
+        }
     }
 }
 
@@ -699,19 +704,12 @@ impl<'de> de::Deserializer<'de> for Node {
         }
     }
 
-    /// An empty value is an empty sequence or mapping (`tools:` with nothing after it).
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        if self.is_empty_plain() {
-            return visitor.visit_seq(de::value::SeqDeserializer::new(std::iter::empty::<Node>()));
-        }
-        self.deserialize_any(visitor)
+        self.or_empty(Value::Seq(Vec::new()), visitor)
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        if self.is_empty_plain() {
-            return visitor.visit_map(de::value::MapDeserializer::new(std::iter::empty::<(Node, Node)>()));
-        }
-        self.deserialize_any(visitor)
+        self.or_empty(Value::Map(Vec::new()), visitor)
     }
 
     /// A unit variant, from a scalar: the only enum form a catalog uses.
