@@ -520,12 +520,10 @@ impl<'a> Validator<'a> {
 
 /// How to write a value that fits the parameter.
 pub fn value_help(p: &Param) -> String {
-    match (p.ty, &p.values) {
-        (ParamType::Enum, Some(vals)) => format!("use one of: {}", vals.join(", ")),
-        _ => match (p.min, p.max) {
-            (Some(a), Some(b)) => format!("use {} between {a} and {b}", article(p.ty)),
-            _ => format!("use {}", article(p.ty)),
-        },
+    match (p.ty, &p.values, p.min, p.max) {
+        (ParamType::Enum, Some(vals), ..) => format!("use one of: {}", vals.join(", ")),
+        (.., Some(a), Some(b)) => format!("use {} between {a} and {b}", article(p.ty)),
+        _ => format!("use {}", article(p.ty)),
     }
 }
 
