@@ -311,10 +311,7 @@ impl<'a> JsonDiagnostic<'a> {
 
 /// "did you mean" the closest of `known`, or `otherwise`.
 pub fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: impl Into<String>) -> String {
-    match did_you_mean(found, known) {
-        Some(m) => format!("did you mean `{m}`?"),
-        None => otherwise.into(),
-    }
+    did_you_mean(found, known).map_or_else(|| otherwise.into(), |m| format!("did you mean `{m}`?"))
 }
 
 /// The closest candidate, when it is close enough to be a typo.
