@@ -43,14 +43,17 @@ pub enum Severity {
     Warning,
 }
 
-/// Where a diagnostic points before it is resolved.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    /// A node of the catalog, by dotted path; `key` points at its key instead of its value.
-    Path { path: String, key: bool },
+/// Where in its node a diagnostic points before it is resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    Value,
+    Key,
     /// A place inside a string value (an expression's syntax error): its 1-based line and column
     /// within the string, found in the file from where the value is written.
-    Inside { path: String, line: usize, col: usize },
+    Inside {
+        line: usize,
+        col: usize,
+    },
 }
 
 /// One finding.
@@ -61,7 +64,9 @@ pub struct Diagnostic {
     pub code: &'static str,
     pub message: String,
     pub help: Option<String>,
-    pub target: Target,
+    /// The node of the catalog it is about, by dotted path.
+    pub path: String,
+    pub place: Place,
     /// Resolved position (1-based line, column) once the loader has located it.
     pub pos: Option<(usize, usize)>,
 }
@@ -74,10 +79,8 @@ impl Diagnostic {
             code,
             message: message.into(),
             help: None,
-            target: Target::Path {
-                path: path.into(),
-                key: false,
-            },
+            path: path.into(),
+            place: Place::Value,
             pos: None,
         }
     }
@@ -106,20 +109,14 @@ impl Diagnostic {
         message: impl Into<String>,
     ) -> Self {
         Diagnostic {
-            target: Target::Inside {
-                path: path.into(),
-                line,
-                col,
-            },
-            ..Diagnostic::error(code, "", message)
+            place: Place::Inside { line, col },
+            ..Diagnostic::error(code, path, message)
         }
     }
 
     /// Points at the key rather than the value.
     pub fn at_key(mut self) -> Self {
-        if let Target::Path { key, .. } = &mut self.target {
-            *key = true;
-        }
+        self.place = Place::Key;
         self
     }
 }
@@ -166,8 +163,7 @@ impl<'a> Lines<'a> {
     /// The span of the token at a position: to the end of the line, or to `:` for a key.
     fn token_span(&self, line: usize, col: usize, key: bool) -> SourceSpan {
         let offset = self.offset(line, col);
-        let rest = &self.text[offset..];
-        let line_rest = rest.split('\n').next().unwrap_or("");
+        let line_rest = self.text[offset..].split('\n').next().unwrap_or("");
         let len = if key {
             line_rest.find(':').unwrap_or(line_rest.len())
         } else {
@@ -211,8 +207,7 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
         });
         let excerpt = diag.pos.filter(|_| drawable).map(|(line, col)| {
             // Errors about a key (unknown, duplicate) underline the key, not the rest of the line.
-            let key = matches!(diag.target, Target::Path { key: true, .. })
-                || matches!(diag.code, "unknown-key" | "duplicate-key");
+            let key = diag.place == Place::Key || matches!(diag.code, "unknown-key" | "duplicate-key");
             Excerpt::around(&lines, line, col, key)
         });
         let shown = miette::MietteDiagnostic {
@@ -316,10 +311,7 @@ impl<'a> JsonDiagnostic<'a> {
 
 /// "did you mean" the closest of `known`, or `otherwise`.
 pub fn hint_for<S: AsRef<str>>(found: &str, known: &[S], otherwise: impl Into<String>) -> String {
-    match did_you_mean(found, known) {
-        Some(m) => format!("did you mean `{m}`?"),
-        None => otherwise.into(),
-    }
+    did_you_mean(found, known).map_or_else(|| otherwise.into(), |m| format!("did you mean `{m}`?"))
 }
 
 /// The closest candidate, when it is close enough to be a typo.

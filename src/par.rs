@@ -16,7 +16,15 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
 pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sync) -> impl Iterator<Item = R> {
     /// Items taken from the queue at once: enough that the lock is rarely contended.
     const BATCH: usize = 16;
-    let threads = threads_for(items.len());
+    // One thread per core, as long as each gets at least [`MIN_PER_THREAD`] items; one (this
+    // thread) for fewer. Asking for the core count reads cgroup files under /proc: a cost the
+    // per-iteration run of a small catalog, which never runs threads, does not pay.
+    let threads = match items.len() {
+        n if n < 2 * MIN_PER_THREAD => 1,
+        n => std::thread::available_parallelism()
+            .map_or(1, |c| c.get())
+            .min(n / MIN_PER_THREAD),
+    };
     let queue = std::sync::Mutex::new(items.into_iter().enumerate());
     let work = || {
         let mut done = Vec::new();
@@ -49,19 +57,6 @@ pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sy
     });
     batches.sort_unstable_by_key(|(first, _)| *first);
     batches.into_iter().flat_map(|(_, batch)| batch)
-}
-
-/// Threads for `n` items: one per core, as long as each gets at least [`MIN_PER_THREAD`];
-/// one (this thread) for fewer.
-fn threads_for(n: usize) -> usize {
-    // Asking for the core count reads cgroup files under /proc: a cost the per-iteration run
-    // of a small catalog, which never runs threads, does not pay.
-    if n < 2 * MIN_PER_THREAD {
-        return 1;
-    }
-    std::thread::available_parallelism()
-        .map_or(1, |c| c.get())
-        .min(n / MIN_PER_THREAD)
 }
 
 /// Fewest items worth a thread of their own.

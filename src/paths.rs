@@ -144,11 +144,6 @@ impl RelPath {
         self.0.rsplit('/').next().unwrap_or("")
     }
 
-    /// The components, outermost first.
-    pub fn components(&self) -> impl Iterator<Item = &str> {
-        self.0.split('/').filter(|p| !p.is_empty())
-    }
-
     /// The folders that hold it, outermost first (`a/b/c` → `a`, `a/b`).
     pub fn ancestors(&self) -> Vec<RelPath> {
         self.0

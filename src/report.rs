@@ -51,11 +51,9 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
     }
     let mut toolsets: HashMap<&str, Vec<&str>> = HashMap::new();
     for (ts, set) in &model.toolsets {
+        // Once each: the catalog refuses a toolset that lists a tool twice (`duplicate-tool`).
         for name in &set.tools {
-            let named_in = toolsets.entry(name).or_default();
-            if named_in.last() != Some(&ts.as_str()) {
-                named_in.push(ts);
-            }
+            toolsets.entry(name).or_default().push(ts);
         }
     }
     let rows: Vec<ListRow> = tools
@@ -134,9 +132,10 @@ pub fn definition_chars(t: &ToolModel) -> usize {
     serde_json::to_string(&mcp::tool(t)).map_or(0, |s| s.chars().count())
 }
 
-/// The cost of every surface's toolset: what each host puts in the model's context.
-pub fn costs(model: &Model) -> Vec<HostCost<'_>> {
-    surfaces(model)
+/// `ixgen budget`: the cost of every surface's toolset, what each host puts in the model's
+/// context.
+pub fn budget(model: &Model, json: bool) {
+    let costs: Vec<HostCost> = surfaces(model)
         .into_iter()
         .map(|Surface { key: host, toolset, .. }| {
             let tools: Vec<ToolCost> = model
@@ -162,12 +161,7 @@ pub fn costs(model: &Model) -> Vec<HostCost<'_>> {
                 tools,
             }
         })
-        .collect()
-}
-
-/// `ixgen budget`.
-pub fn budget(model: &Model, json: bool) {
-    let costs = costs(model);
+        .collect();
     if json {
         let out = serde_json::json!({
             "description_budget": model.lint.description_budget,

@@ -7,7 +7,7 @@
 
 use super::types::{Catalog, ContextVar};
 use super::yaml;
-use crate::diagnostic::{Diagnostic, SourceFile, Target, hint_for};
+use crate::diagnostic::{Diagnostic, Place, SourceFile, hint_for};
 use crate::error::Error;
 use std::path::Path;
 use std::sync::Arc;
@@ -287,21 +287,17 @@ fn source(name: &str, text: String) -> SourceFile {
 /// Resolves every diagnostic's path to a line and column, parsing the text again as far as
 /// the paths need ([`yaml::Located`]): a valid catalog's run never pays for it.
 pub fn locate(diags: &mut [Diagnostic], text: &str) {
-    let paths = diags.iter().filter(|d| d.pos.is_none()).map(|d| match &d.target {
-        Target::Path { path, .. } | Target::Inside { path, .. } => path.as_str(),
-    });
+    let paths = diags.iter().filter(|d| d.pos.is_none()).map(|d| d.path.as_str());
     let index = yaml::Located::for_paths(text, paths);
-    let find = |path: &str| index.as_ref().and_then(|i| i.find(path));
     for d in diags.iter_mut().filter(|d| d.pos.is_none()) {
-        d.pos = match &d.target {
-            Target::Path { path, key } => find(path).map(|loc| {
-                let p = if *key { loc.key.unwrap_or(loc.value) } else { loc.value };
-                (p.line as usize, p.col as usize)
-            }),
-            Target::Inside { path, line, col } => {
-                find(path).map(|loc| inside(text, loc.value.line as usize, loc.value.col as usize, *line, *col))
+        d.pos = index.as_ref().and_then(|i| i.find(&d.path)).map(|loc| {
+            let at = |m: yaml::Mark| (m.line as usize, m.col as usize);
+            match d.place {
+                Place::Value => at(loc.value),
+                Place::Key => at(loc.key.unwrap_or(loc.value)),
+                Place::Inside { line, col } => inside(text, at(loc.value), line, col),
             }
-        };
+        });
     }
 }
 
@@ -310,7 +306,7 @@ pub fn locate(diags: &mut [Diagnostic], text: &str) {
 /// first line of a block scalar's text). A block scalar (`|`) keeps its lines, indented by its
 /// first line's indentation; a flow scalar is one line here (YAML folds its line breaks), so
 /// escapes inside quotes, which are not undone, can put the column a little off.
-fn inside(text: &str, vline: usize, vcol: usize, line: usize, col: usize) -> (usize, usize) {
+fn inside(text: &str, (vline, vcol): (usize, usize), line: usize, col: usize) -> (usize, usize) {
     let first = text.lines().nth(vline - 1).unwrap_or("");
     // A value that starts its line is a block scalar's text, which no quote opens.
     let block = first.chars().take(vcol - 1).all(char::is_whitespace);
@@ -376,8 +372,8 @@ mod tests {
     use super::*;
 
     /// The code and position of each diagnostic a text loads with (none when it loads).
-    fn faults(text: &[u8]) -> Vec<(&'static str, Option<(usize, usize)>)> {
-        match load_text("c.yaml", text) {
+    fn faults(text: impl AsRef<[u8]>) -> Vec<(&'static str, Option<(usize, usize)>)> {
+        match load_text("c.yaml", text.as_ref()) {
             Ok(_) => Vec::new(),
             Err(Error::Catalog { diagnostics, .. }) => diagnostics.iter().map(|d| (d.code, d.pos)).collect(),
             Err(e) => panic!("{e}"),
@@ -416,11 +412,7 @@ mod tests {
         let from_json = load_embedded().unwrap().catalog;
         let from_yaml = load_text(EMBEDDED_NAME, EMBEDDED.as_bytes()).unwrap().catalog;
         let (a, b) = (format!("{from_json:?}"), format!("{from_yaml:?}"));
-        let at = a
-            .bytes()
-            .zip(b.bytes())
-            .position(|(x, y)| x != y)
-            .unwrap_or(a.len().min(b.len()));
+        let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
         assert!(
             a == b,
             "the JSON form differs from the YAML at byte {at}: …{}… vs …{}…",
@@ -446,10 +438,7 @@ mod tests {
         assert_eq!(format!("{:?}", with.catalog), format!("{:?}", without.catalog));
         assert_eq!(with.file.text, without.file.text, "the mark is no part of the text");
         // Positions on the first line count from after the mark.
-        assert_eq!(
-            faults("\u{feff}version: x\n".as_bytes()),
-            [("wrong-type", Some((1, 10)))]
-        );
+        assert_eq!(faults("\u{feff}version: x\n"), [("wrong-type", Some((1, 10)))]);
     }
 
     #[test]
@@ -458,16 +447,13 @@ mod tests {
         assert_ne!(catalog, EMBEDDED);
         let line = catalog.lines().position(|l| l.contains('\u{1}')).unwrap() + 1;
         let col = catalog.lines().nth(line - 1).unwrap().find('\u{1}').unwrap() + 1;
-        assert_eq!(faults(catalog.as_bytes()), [("control-char", Some((line, col)))]);
+        assert_eq!(faults(catalog), [("control-char", Some((line, col)))]);
         // A NUL would end the text for the parser: the catalog after it is not lost.
         assert_eq!(faults(b"version: 1\n\0tools: x\n"), [("control-char", Some((2, 1)))]);
         // A C1 control (U+0085, next line, is allowed), DEL and U+FFFF.
-        assert_eq!(
-            faults("a: \u{85}\nb: \u{9f}\n".as_bytes()),
-            [("control-char", Some((2, 4)))]
-        );
+        assert_eq!(faults("a: \u{85}\nb: \u{9f}\n"), [("control-char", Some((2, 4)))]);
         assert_eq!(faults(b"a: '\x7f'\n"), [("control-char", Some((1, 5)))]);
-        assert_eq!(faults("a: é\u{ffff}\n".as_bytes()), [("control-char", Some((1, 5)))]);
+        assert_eq!(faults("a: é\u{ffff}\n"), [("control-char", Some((1, 5)))]);
         // Tabs and CRLF line ends are not control bytes.
         assert_ne!(faults(b"a:\t1\r\nb: 2\r\n").first().map(|f| f.0), Some("control-char"));
     }
@@ -490,19 +476,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let big = dir.path().join("big.yaml");
         std::fs::File::create(&big).unwrap().set_len(1 << 40).unwrap();
-        let mut paths = vec![big.clone()];
-        if Path::new("/dev/zero").exists() {
-            paths.push("/dev/zero".into());
-        }
-        for p in paths {
+        for p in [big.as_path(), Path::new("/dev/zero")]
+            .into_iter()
+            .filter(|p| p.exists())
+        {
             let t = std::time::Instant::now();
-            let Err(Error::Catalog { diagnostics, .. }) = load(Some(&p)) else {
+            let Err(Error::Catalog { diagnostics, .. }) = load(Some(p)) else {
                 panic!("{} loads", p.display())
             };
             assert_eq!(diagnostics[0].code, "too-large", "{}", p.display());
             // A bound on a hang (reading /dev/zero to its end never ends), not a speed figure.
             assert!(t.elapsed().as_secs() < 30, "{}: {:?}", p.display(), t.elapsed());
-            assert!(context_declarations(Some(&p)).is_none());
+            assert!(context_declarations(Some(p)).is_none());
         }
         assert!(catalog_bytes(&big).is_err());
     }
@@ -516,26 +501,23 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         let t = std::time::Instant::now();
         assert!(context_declarations(Some(&path)).is_none());
-        assert_eq!(faults(text.as_bytes()).first().map(|f| f.0), Some("too-deep"));
+        assert_eq!(faults(text).first().map(|f| f.0), Some("too-deep"));
         // A bound on quadratic work (200,000 levels), not a speed figure.
         assert!(t.elapsed().as_secs() < 30, "{:?}", t.elapsed());
         // The same in block style.
         let block = format!("context:\n{}1\n", "- ".repeat(n));
-        assert_eq!(faults(block.as_bytes()).first().map(|f| f.0), Some("too-deep"));
+        assert_eq!(faults(block).first().map(|f| f.0), Some("too-deep"));
     }
 
     #[test]
     fn a_duplicate_key_is_an_error_at_the_second_key() {
         let catalog = EMBEDDED.replacen("  name: ix\n", "  name: ix\n  name: iy\n", 1);
         let line = catalog.lines().position(|l| l == "  name: iy").unwrap() + 1;
-        assert_eq!(faults(catalog.as_bytes()), [("duplicate-key", Some((line, 3)))]);
+        assert_eq!(faults(catalog), [("duplicate-key", Some((line, 3)))]);
         assert_eq!(faults(b"a: [{k: 1, k: 2}]\n"), [("duplicate-key", Some((1, 12)))]);
         // In a mapping large enough to be checked by hashing, and a quoted key equal to a plain one.
         let keys: String = (0..40).map(|i| format!("k{i}: 1\n")).collect();
-        assert_eq!(
-            faults(format!("{keys}'k7': 2\n").as_bytes()),
-            [("duplicate-key", Some((41, 1)))]
-        );
+        assert_eq!(faults(format!("{keys}'k7': 2\n")), [("duplicate-key", Some((41, 1)))]);
         // The same key in two mappings is fine.
         assert_eq!(
             faults(b"a: {x: 1}\nb: {x: 1}\n").first().map(|f| f.0),
@@ -549,26 +531,22 @@ mod tests {
         assert!(full.contains_key("session") && full.len() == 4);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("c.yaml");
+        let read = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            context_declarations(Some(&path))
+        };
+        let keys = |text: &str| read(text).unwrap().into_keys().collect::<Vec<_>>();
         // Reading stops after `context`: what follows is not read (even a syntax error).
-        std::fs::write(&path, "version: 1\ncontext:\n  a: {type: string}\ntools: [unclosed\n").unwrap();
-        let found = context_declarations(Some(&path)).unwrap();
-        assert_eq!(found.keys().collect::<Vec<_>>(), ["a"]);
+        assert_eq!(
+            keys("version: 1\ncontext:\n  a: {type: string}\ntools: [unclosed\n"),
+            ["a"]
+        );
         // Flow style, and no context at all.
-        std::fs::write(&path, "{version: 1, context: {b: {type: integer}}}").unwrap();
-        assert_eq!(
-            context_declarations(Some(&path)).unwrap().keys().collect::<Vec<_>>(),
-            ["b"]
-        );
-        std::fs::write(&path, "version: 1\ntools: []\n").unwrap();
-        assert!(context_declarations(Some(&path)).unwrap().is_empty());
+        assert_eq!(keys("{version: 1, context: {b: {type: integer}}}"), ["b"]);
+        assert!(keys("version: 1\ntools: []\n").is_empty());
         // A key that escapes a letter of `context` is still read.
-        std::fs::write(&path, "\"\\x63ontext\": {c: {type: string}}\n").unwrap();
-        assert_eq!(
-            context_declarations(Some(&path)).unwrap().keys().collect::<Vec<_>>(),
-            ["c"]
-        );
+        assert_eq!(keys("\"\\x63ontext\": {c: {type: string}}\n"), ["c"]);
         // A context that does not type is no context (the full load says why).
-        std::fs::write(&path, "context: [1]\n").unwrap();
-        assert!(context_declarations(Some(&path)).is_none());
+        assert!(read("context: [1]\n").is_none());
     }
 }

@@ -20,7 +20,11 @@ fn check_typed(
     v: &serde_json::Value,
 ) -> Result<(), String> {
     use serde_json::Value as J;
-    let within = |x, what| bounded.map_or(Ok(()), |p| bounds(p, x, what));
+    let within = |x: f64, what: &str| match bounded.map_or((None, None), |p| (p.min, p.max)) {
+        (Some(min), _) if x < min => Err(format!("has {what} {x}, below `min` {min}")),
+        (_, Some(max)) if x > max => Err(format!("has {what} {x}, above `max` {max}")),
+        _ => Ok(()),
+    };
     match (ty, v) {
         (ParamType::String | ParamType::Path, J::String(s)) => within(s.chars().count() as f64, "length"),
         (ParamType::Integer, J::Number(n)) if n.is_i64() || n.is_u64() => within(n.as_f64().unwrap_or(0.0), "value"),
@@ -42,14 +46,6 @@ fn check_typed(
             }
         }
         (ty, v) => Err(format!("is {}, not {}", json_kind(v), type_name(ty))),
-    }
-}
-
-fn bounds(p: &Param, x: f64, what: &str) -> Result<(), String> {
-    match (p.min, p.max) {
-        (Some(min), _) if x < min => Err(format!("has {what} {x}, below `min` {min}")),
-        (_, Some(max)) if x > max => Err(format!("has {what} {x}, above `max` {max}")),
-        _ => Ok(()),
     }
 }
 
@@ -104,10 +100,8 @@ pub fn no_effect(cat: &mut super::Catalog) -> Vec<Diagnostic> {
         .flat_map(|(t, tool)| tool.params.iter_mut().map(move |(name, p)| (Some(t), name, p)));
     for (t, name, p) in shared.chain(own) {
         if p.default.take_if(|d| d.is_null()).is_some() {
-            let path = match t {
-                Some(t) => format!("tools[{t}].params.{name}.default"),
-                None => format!("params.{name}.default"),
-            };
+            let tool = t.map_or(String::new(), |t| format!("tools[{t}]."));
+            let path = format!("{tool}params.{name}.default");
             found.push(
                 Diagnostic::warning("no-effect", path, "`default: null` is no default")
                     .at_key()

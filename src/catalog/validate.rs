@@ -24,30 +24,25 @@ pub const NOW_MS: &str = "now_ms";
 /// `SPEC_*` (one per tool) and `__IX*` are reserved as prefixes.
 pub const GENERATED_CONSTANTS: [&str; 2] = ["CONTEXT", "SHARED"];
 
-/// Why a name the catalog gives (a parameter, a context variable, a step id, a key of a JSON
-/// template) is unsafe in a generated language, if it is. Names are already `[a-z_][a-z0-9_]*`,
-/// which every language ixgen writes (TypeScript, JSON, TOML, shell) takes as an identifier
-/// or bare key; what is left are JavaScript's special object keys. `__proto__` in an object
-/// literal (quoted or not) or an assignment sets the object's prototype instead of a value,
-/// so the argument, variable or key would be lost. `constructor` and `prototype` are plain
-/// own keys in a literal and when assigned, and the runtime reads every name with
-/// `Object.hasOwn`, never through the prototype, so they stay allowed.
-pub fn unsafe_name(name: &str) -> Option<&'static str> {
-    (name == "__proto__").then_some(
-        "`__proto__` as a key of a JavaScript object sets the object's prototype, so its value would be lost",
-    )
-}
-
-/// The diagnostic for a name [`unsafe_name`] refuses, at the key `path` (a parameter, a
-/// context variable, a JSON key); `what` says which kind of name it is.
+/// The diagnostic for a name the catalog gives (a parameter, a context variable, a step id, a
+/// key of a JSON template) that is unsafe in a generated language, at the key `path`; `what`
+/// says which kind of name it is. Names are already `[a-z_][a-z0-9_]*`, which every language
+/// ixgen writes (TypeScript, JSON, TOML, shell) takes as an identifier or bare key; what is
+/// left are JavaScript's special object keys. `__proto__` in an object literal (quoted or not)
+/// or an assignment sets the object's prototype instead of a value, so the argument, variable
+/// or key would be lost. `constructor` and `prototype` are plain own keys in a literal and
+/// when assigned, and the runtime reads every name with `Object.hasOwn`, never through the
+/// prototype, so they stay allowed.
 pub fn unsafe_name_diagnostic(path: &str, what: &str, name: &str) -> Option<Diagnostic> {
     unsafe_value_diagnostic(path, what, name).map(Diagnostic::at_key)
 }
 
 /// [`unsafe_name_diagnostic`] for a name that is the value at `path` (a step id).
 pub fn unsafe_value_diagnostic(path: &str, what: &str, name: &str) -> Option<Diagnostic> {
-    let why = unsafe_name(name)?;
-    Some(Diagnostic::error("reserved-name", path, format!("{what} `{name}` is unsafe: {why}")).help("rename it"))
+    let why = "`__proto__` as a key of a JavaScript object sets the object's prototype, so its value would be lost";
+    (name == "__proto__").then(|| {
+        Diagnostic::error("reserved-name", path, format!("{what} `{name}` is unsafe: {why}")).help("rename it")
+    })
 }
 
 /// The tool name rule every host accepts.
@@ -525,12 +520,10 @@ impl<'a> Validator<'a> {
 
 /// How to write a value that fits the parameter.
 pub fn value_help(p: &Param) -> String {
-    match (p.ty, &p.values) {
-        (ParamType::Enum, Some(vals)) => format!("use one of: {}", vals.join(", ")),
-        _ => match (p.min, p.max) {
-            (Some(a), Some(b)) => format!("use {} between {a} and {b}", article(p.ty)),
-            _ => format!("use {}", article(p.ty)),
-        },
+    match (p.ty, &p.values, p.min, p.max) {
+        (ParamType::Enum, Some(vals), ..) => format!("use one of: {}", vals.join(", ")),
+        (.., Some(a), Some(b)) => format!("use {} between {a} and {b}", article(p.ty)),
+        _ => format!("use {}", article(p.ty)),
     }
 }
 
@@ -633,24 +626,22 @@ mod tests {
     /// An unsupported tool reaches no host: its description costs no session's context.
     #[test]
     fn the_toolset_budget_leaves_unsupported_tools_out() {
-        let text = |unsupported: &str| {
-            format!(
+        let codes = |unsupported: &str| -> Vec<&'static str> {
+            let text = format!(
                 "version: 1\nproduct: {{name: demo, version: 1.0.0, description: d}}\nlint: {{toolset_budget: 10}}\ntoolsets: {{main: {{tools: [a, b]}}}}\ntools:\n  - {{name: a, description: AAAA, steps: [{{run: [a]}}]}}\n  - {{name: b, description: a long description of the tool{unsupported}}}\n"
-            )
-        };
-        let codes = |t: String| -> Vec<&'static str> {
-            let loaded = crate::catalog::load_text("b.yaml", t.as_bytes()).unwrap();
+            );
+            let loaded = crate::catalog::load_text("b.yaml", text.as_bytes()).unwrap();
             validate(&loaded.catalog).iter().map(|d| d.code).collect()
         };
-        assert_eq!(codes(text(", steps: [{run: [b]}]")), ["toolset-budget"]);
-        assert!(codes(text(", unsupported: needs a model")).is_empty());
+        assert_eq!(codes(", steps: [{run: [b]}]"), ["toolset-budget"]);
+        assert!(codes(", unsupported: needs a model").is_empty());
     }
 
     #[test]
     fn proto_is_the_unsafe_name() {
-        assert!(unsafe_name("__proto__").is_some());
+        assert!(unsafe_value_diagnostic("p", "name", "__proto__").is_some());
         for ok in ["constructor", "prototype", "proto", "__proto", "name"] {
-            assert!(unsafe_name(ok).is_none(), "{ok}");
+            assert!(unsafe_value_diagnostic("p", "name", ok).is_none(), "{ok}");
         }
     }
 }

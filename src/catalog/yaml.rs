@@ -248,7 +248,7 @@ impl<'k> Builder<'k> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         check_characters(text)?;
         let mut parser = Parser::new_from_str(text);
-        let (mut root, mut documents) = (None, 0);
+        let mut root = None;
         loop {
             let (event, marker) = parser.next_token().map_err(|e| {
                 // The scanner reads ahead, and stops at a nesting limit of its own (above this
@@ -270,19 +270,16 @@ impl<'k> Builder<'k> {
                 Skip::Ended => Node::null(mark),
                 Skip::No => match event {
                     Event::StreamEnd => break,
-                    Event::DocumentStart => {
-                        documents += 1;
-                        if documents > 1 {
-                            return Err(error(
-                                "yaml-syntax",
-                                mark,
-                                "the catalog has more than one YAML document",
-                                "keep one document: remove the `---` line and what follows it",
-                            ));
-                        }
-                        continue;
+                    // The first document's root is read (an empty one is a null): another follows.
+                    Event::DocumentStart if root.is_some() => {
+                        return Err(error(
+                            "yaml-syntax",
+                            mark,
+                            "the catalog has more than one YAML document",
+                            "keep one document: remove the `---` line and what follows it",
+                        ));
                     }
-                    Event::StreamStart | Event::DocumentEnd | Event::Nothing => continue,
+                    Event::StreamStart | Event::DocumentStart | Event::DocumentEnd | Event::Nothing => continue,
                     Event::Alias(id) => {
                         let count = self.anchors.get(&id).map(|(_, n)| *n).ok_or_else(|| {
                             error("yaml-syntax", mark, "an alias names no anchor before it", SYNTAX_HELP)
@@ -448,10 +445,8 @@ impl<'k> Builder<'k> {
                         ));
                     }
                     if seen.is_none() && entries.len() >= 16 {
-                        let mut all: HashSet<String> =
-                            entries.iter().filter_map(|(k, _)| key_text(k).cloned()).collect();
-                        all.insert(text.clone());
-                        *seen = Some(all);
+                        let all = entries.iter().filter_map(|(k, _)| key_text(k)).chain([text]);
+                        *seen = Some(all.cloned().collect());
                     }
                 }
                 *key = Some(node);
@@ -498,8 +493,15 @@ fn number_problem(s: &str, mark: Mark) -> Result<(), Error> {
     if !t.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '.' | '-' | '+')) {
         return Ok(());
     }
+    let body = t.strip_prefix(['-', '+']).unwrap_or(t);
+    // A decimal number with a fraction or exponent, as YAML 1.2's core schema reads one.
+    let float = body.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        && body.chars().any(|c| c.is_ascii_digit())
+        && body
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+' | '_'));
     let non_finite = matches!(t.to_ascii_lowercase().as_str(), ".inf" | "+.inf" | "-.inf" | ".nan")
-        || (looks_float(t) && t.parse::<f64>().is_ok_and(|f| !f.is_finite()));
+        || (float && t.parse::<f64>().is_ok_and(|f| !f.is_finite()));
     if non_finite {
         return Err(error(
             "not-finite",
@@ -508,7 +510,13 @@ fn number_problem(s: &str, mark: Mark) -> Result<(), Error> {
             "use a finite number; JSON and TypeScript have no infinity or NaN literal (quote it if you mean the text)",
         ));
     }
-    if integer_outside_safe_range(t) {
+    // An integer (decimal, `0x`, `0o`, `0b`) outside the safe range; too long for an i128 is
+    // certainly too large.
+    let (digits, radix) = radix(body).unwrap_or((body, 10));
+    if !digits.is_empty()
+        && digits.chars().all(|c| c.is_digit(radix))
+        && i128::from_str_radix(digits, radix).map_or(true, |n| n > MAX_SAFE_INTEGER)
+    {
         return Err(error(
             "unsafe-integer",
             mark,
@@ -517,26 +525,6 @@ fn number_problem(s: &str, mark: Mark) -> Result<(), Error> {
         ));
     }
     Ok(())
-}
-
-/// A decimal number with a fraction or exponent, as YAML 1.2's core schema reads one.
-fn looks_float(t: &str) -> bool {
-    let body = t.strip_prefix(['-', '+']).unwrap_or(t);
-    body.starts_with(|c: char| c.is_ascii_digit() || c == '.')
-        && body.chars().any(|c| c.is_ascii_digit())
-        && body
-            .chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+' | '_'))
-}
-
-/// Whether a scalar is an integer (decimal, `0x`, `0o`, `0b`) outside the safe range.
-fn integer_outside_safe_range(t: &str) -> bool {
-    let body = t.strip_prefix(['-', '+']).unwrap_or(t);
-    let (digits, radix) = radix(body).unwrap_or((body, 10));
-    // Too long for an i128 is certainly too large.
-    !digits.is_empty()
-        && digits.chars().all(|c| c.is_digit(radix))
-        && i128::from_str_radix(digits, radix).map_or(true, |n| n > MAX_SAFE_INTEGER)
 }
 
 fn radix(s: &str) -> Option<(&str, u32)> {
@@ -652,8 +640,13 @@ impl Node {
         f(self.value, visitor).map_err(|e| e.claimed(mark))
     }
 
-    fn is_empty_plain(&self) -> bool {
-        matches!(&self.value, Value::Scalar { text, plain: true } if text.is_empty())
+    /// Types this node as `empty` (an empty sequence or mapping) when it is an empty value
+    /// (`tools:` with nothing after it), and as itself otherwise.
+    fn or_empty<'de, V: Visitor<'de>>(self, empty: Value, visitor: V) -> Result<V::Value, Error> {
+        match &self.value {
+            Value::Scalar { text, plain: true } if text.is_empty() => any(empty, visitor),
+            _ => de::Deserializer::deserialize_any(self, visitor),
+        }
     }
 }
 
@@ -711,19 +704,12 @@ impl<'de> de::Deserializer<'de> for Node {
         }
     }
 
-    /// An empty value is an empty sequence or mapping (`tools:` with nothing after it).
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        if self.is_empty_plain() {
-            return visitor.visit_seq(de::value::SeqDeserializer::new(std::iter::empty::<Node>()));
-        }
-        self.deserialize_any(visitor)
+        self.or_empty(Value::Seq(Vec::new()), visitor)
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        if self.is_empty_plain() {
-            return visitor.visit_map(de::value::MapDeserializer::new(std::iter::empty::<(Node, Node)>()));
-        }
-        self.deserialize_any(visitor)
+        self.or_empty(Value::Map(Vec::new()), visitor)
     }
 
     /// A unit variant, from a scalar: the only enum form a catalog uses.
@@ -743,15 +729,11 @@ impl<'de> de::Deserializer<'de> for Node {
         visitor.visit_newtype_struct(self)
     }
 
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        visitor.visit_unit()
-    }
-
     forward! {
         deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
         deserialize_f32 deserialize_f64 deserialize_unit deserialize_bytes deserialize_byte_buf
-        deserialize_unit_struct[&'static str] => deserialize_any,
+        deserialize_unit_struct[&'static str] deserialize_ignored_any => deserialize_any,
         deserialize_char deserialize_string deserialize_identifier => deserialize_str,
         deserialize_tuple[usize] deserialize_tuple_struct[&'static str, usize] => deserialize_seq,
         deserialize_struct[&'static str, &'static [&'static str]] => deserialize_map,
@@ -1035,7 +1017,8 @@ mod tests {
 
     #[test]
     fn reading_one_key_builds_no_other_value_and_keeps_the_limits() {
-        let keys = |root: &Node| -> Vec<(String, bool)> {
+        let keys = |text: &str| -> Vec<(String, bool)> {
+            let root = parse_key(text, "context").unwrap();
             let Value::Map(entries) = &root.value else {
                 panic!("{root:?}")
             };
@@ -1046,16 +1029,13 @@ mod tests {
         };
         let tools = "tools:\n  - {name: a, steps: [{run: [x]}]}\nversion: 1\n";
         // Stopped after `context`: the syntax error after it is not read.
-        let root = parse_key(
-            &format!("{tools}context: {{a: {{type: string}}}}\nlater: [unclosed\n"),
-            "context",
-        )
-        .unwrap();
-        assert_eq!(keys(&root), [("context".to_string(), false)]);
-        // Without one, every top-level key is read, and `tools` is not built (a null stands for it).
-        let root = parse_key(tools, "context").unwrap();
         assert_eq!(
-            keys(&root),
+            keys(&format!("{tools}context: {{a: {{type: string}}}}\nlater: [unclosed\n")),
+            [("context".to_string(), false)]
+        );
+        // Without one, every top-level key is read, and `tools` is not built (a null stands for it).
+        assert_eq!(
+            keys(tools),
             [("tools".to_string(), true), ("version".to_string(), false)]
         );
         // A skipped value is still held to the depth limit, and duplicate top-level keys are refused.
@@ -1071,10 +1051,9 @@ mod tests {
     fn a_path_is_located_at_its_node_or_nearest_ancestor() {
         let located = Located::new("version: 1\ntools:\n  - name: a\n    params:\n      limit: {type: integer}\n");
         let at = |line, col| Mark { line, col };
-        let v = located.find("version").unwrap();
-        assert_eq!((v.key, v.value), (Some(at(1, 1)), at(1, 10)));
-        let name = located.find("tools[0].name").unwrap();
-        assert_eq!((name.key, name.value), (Some(at(3, 5)), at(3, 11)));
+        let loc = |key, value| Some(NodeLoc { key: Some(key), value });
+        assert_eq!(located.find("version"), loc(at(1, 1), at(1, 10)));
+        assert_eq!(located.find("tools[0].name"), loc(at(3, 5), at(3, 11)));
         assert_eq!(located.find("tools[0].params.limit.type").unwrap().value, at(5, 21));
         assert_eq!(
             located.find("tools[0]").unwrap().value,
@@ -1100,14 +1079,9 @@ mod tests {
         assert_eq!(index.find("d.b").unwrap().key, Some(at(2, 3)));
         assert_eq!(index.find("e.f.c[1]").unwrap().value, at(3, 10));
         assert!(index.contains("e.f.b") && !index.contains("e.f.z"));
-        let shared = |n: &Node| matches!(n.value, Value::Alias(_));
-        let Some(Node {
-            value: Value::Map(top), ..
-        }) = &index.root
-        else {
-            panic!("a mapping")
-        };
-        assert!(shared(&top[1].1), "the alias is held as one, not copied");
+        let top = index.root.as_ref().map(|root| &root.value);
+        let shared = matches!(top, Some(Value::Map(top)) if matches!(top[1].1.value, Value::Alias(_)));
+        assert!(shared, "the alias is held as one, not copied");
     }
 
     #[test]
