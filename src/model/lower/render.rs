@@ -214,16 +214,13 @@ impl<'a> Checker<'a> {
                 );
                 None
             }
-            Shape::Named(n) => match self.cat.schemas.get(n) {
-                Some(s) => Some(s),
-                None => {
-                    let known: Vec<&String> = self.cat.schemas.keys().collect();
-                    let help = crate::diagnostic::hint_for(n, &known, "declare it under the top-level `schemas`");
-                    self.diags
-                        .err("unknown-schema", path, format!("no schema `{n}` under `schemas`"), help);
-                    None
-                }
-            },
+            Shape::Named(n) => self.cat.schemas.get(n).or_else(|| {
+                let known: Vec<&String> = self.cat.schemas.keys().collect();
+                let help = crate::diagnostic::hint_for(n, &known, "declare it under the top-level `schemas`");
+                self.diags
+                    .err("unknown-schema", path, format!("no schema `{n}` under `schemas`"), help);
+                None
+            }),
             Shape::Inline(v) => Some(v),
         }
     }
