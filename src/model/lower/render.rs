@@ -391,22 +391,14 @@ impl<'a> Checker<'a> {
                         .map(|(header, v)| self.field(&format!("{path}.columns.{header}"), header, v, &row, cond))
                         .collect(),
                 ),
-                ("list", None, _) => {
-                    self.diags.err(
-                        "bad-output",
-                        path,
-                        "a `list` block needs an `item` row",
-                        "e.g. `item: \"{name|code} ({kind})\"`",
-                    );
-                    None
-                }
+                // A `list` without `item`, or a `table` without `columns`.
                 _ => {
-                    self.diags.err(
-                        "bad-output",
-                        path,
-                        "a `table` block needs `columns`",
-                        "e.g. `columns: {Name: \"{name}\", Files: \"{files}\"}`",
-                    );
+                    let (needs, help) = match key {
+                        "list" => ("an `item` row", "e.g. `item: \"{name|code} ({kind})\"`"),
+                        _ => ("`columns`", "e.g. `columns: {Name: \"{name}\", Files: \"{files}\"}`"),
+                    };
+                    let message = format!("a `{key}` block needs {needs}");
+                    self.diags.err("bad-output", path, message, help);
                     None
                 }
             };
