@@ -247,14 +247,6 @@ impl<'a> Checker<'a> {
                 "remove it, or add `for_each`",
             );
         }
-        if step.compute.is_some() && step.id.is_none() {
-            self.diags.err_at_key(
-                "bad-step",
-                format!("{path}.compute"),
-                "a `compute` step needs an `id`",
-                "give the step an `id`: later steps and `output` use its value by it",
-            );
-        }
         if step.compute.is_some() && step.json.is_some() {
             self.diags.err_at_key(
                 "bad-json",
@@ -263,13 +255,16 @@ impl<'a> Checker<'a> {
                 "remove `json`",
             );
         }
-        if step.json.is_some() && step.id.is_none() {
-            self.diags.err_at_key(
-                "bad-json",
-                format!("{path}.json"),
-                "a `json` step needs an `id`",
-                "give the step an `id`: later steps and `output` refer to its result by it",
-            );
+        // After the check above: at `json` both, its report has always come first.
+        for (key, code, set, uses) in [
+            ("compute", "bad-step", step.compute.is_some(), "use its value"),
+            ("json", "bad-json", step.json.is_some(), "refer to its result"),
+        ] {
+            if set && step.id.is_none() {
+                let message = format!("a `{key}` step needs an `id`");
+                let help = format!("give the step an `id`: later steps and `output` {uses} by it");
+                self.diags.err_at_key(code, format!("{path}.{key}"), message, help);
+            }
         }
         if let Some(when) = &step.when {
             if tool.parallel && cond_uses_fields(when) {
