@@ -463,7 +463,7 @@ pub fn default_changed(d: &mut Diff, n: &Node) -> Option<()> {
         let (a, b) = (show(&a.default), show(&b.default));
         param_hit(d, pc, text, &[&a, &b], "default");
     }
-    cross_rules(d, n, Cross::Default)
+    cross_rules(d, n, None)
 }
 
 /// A yes-or-no field (`key`, read by `get`) of a matched parameter flipped to `now`, reported
@@ -497,18 +497,15 @@ pub fn nullable(d: &mut Diff, n: &Node, now: bool) -> Option<()> {
 pub fn equals_context(d: &mut Diff, n: &Node, added: bool) -> Option<()> {
     let pc = param(n)?;
     let (_, b) = pc.specs().filter(|(a, b)| a.equals_context != b.equals_context)?;
-    match (&b.equals_context, added) {
-        (Some(var), true) => {
-            let text = "parameter {} of {} must now equal the context value {}";
-            param_exec(d, pc, text, &[var], "equals_context");
-        }
-        (None, false) => {
-            let text = "parameter {} of {} no longer has to equal a context value";
-            param_exec(d, pc, text, &[], "equals_context");
-        }
-        _ => {}
-    }
-    Some(())
+    let (text, values) = match (&b.equals_context, added) {
+        (Some(var), true) => (
+            "parameter {} of {} must now equal the context value {}",
+            vec![var.as_str()],
+        ),
+        (None, false) => ("parameter {} of {} no longer has to equal a context value", vec![]),
+        _ => return None,
+    };
+    param_exec(d, pc, text, &values, "equals_context")
 }
 
 /// How the generated tools read an empty string: only tools that run.
@@ -684,18 +681,10 @@ pub fn confirm_changed(d: &mut Diff, n: &Node) -> Option<()> {
     d.tool(p, &p.exec, msg, "confirm")
 }
 
-/// Which rules across parameters a detector reports.
-#[derive(Clone, Copy, PartialEq)]
-pub enum Cross {
-    /// A rule other than `default` added (`rule-added`) or removed.
-    Added,
-    Removed,
-    /// A `default` rule added or removed (`default-changed`).
-    Default,
-}
-
-/// Rules across parameters added, then removed, of the kind `which`.
-pub fn cross_rules(d: &mut Diff, n: &Node, which: Cross) -> Option<()> {
+/// Rules across parameters added, then removed: those other than `default` added
+/// (`Some(true)`, `rule-added`) or removed (`Some(false)`), or the `default` rules (`None`,
+/// `default-changed`).
+pub fn cross_rules(d: &mut Diff, n: &Node, which: Option<bool>) -> Option<()> {
     let p = runs(n)?;
     let (ra, rb) = (&p.old.spec.rules, &p.new.spec.rules);
     for (added, from, other) in [(true, rb, ra), (false, ra, rb)] {
@@ -706,12 +695,10 @@ pub fn cross_rules(d: &mut Diff, n: &Node, which: Cross) -> Option<()> {
                 SpecRule::Forbid { .. } => "forbid",
                 SpecRule::Compare { .. } => "compare",
             };
-            let this = match which {
-                Cross::Default => kind == "default",
-                Cross::Added | Cross::Removed => kind != "default" && added == (which == Cross::Added),
-            };
+            if which != (kind != "default").then_some(added) {
+                continue;
+            }
             let (msg, at) = match added {
-                _ if !this => continue,
                 true => (
                     Msg::of("{} has a new {} rule", &[p.name(), kind]),
                     At::added(format!("{}.rules[{i}]", p.new.path)),

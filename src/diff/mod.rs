@@ -311,11 +311,7 @@ fn check_lint(side: &Side) -> Result<(), Error> {
     for id in lint.ignore_only.keys() {
         unknown(id, format!("lint.breaking.ignore_only.{id}"), false);
     }
-    if diags.is_empty() {
-        Ok(())
-    } else {
-        Err(invalid(side, diags))
-    }
+    diags.is_empty().then_some(()).ok_or_else(|| invalid(side, diags))
 }
 
 fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Result<Report, Error> {

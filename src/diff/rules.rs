@@ -117,7 +117,7 @@ rules! {
     NullableRemoved "nullable-removed" Breaking "a parameter no longer accepts `null` (`nullable` removed): a call that sent `null` is refused" => |d, n| nullable(d, n, false);
     EqualsContextAdded "equals-context-added" Breaking "a parameter must now equal a context value (`equals_context` added or changed): a call with another value is refused" => |d, n| equals_context(d, n, true);
     ConfirmAdded "confirm-added" Breaking "a tool now asks for confirmation before it runs (`confirm` added): an unattended call is held or refused" => confirm_added;
-    RuleAdded "rule-added" Breaking "a rule across parameters was added (`rules`: `require`, `forbid` or `check`): a call that passed may be refused" => |d, n| cross_rules(d, n, Cross::Added);
+    RuleAdded "rule-added" Breaking "a rule across parameters was added (`rules`: `require`, `forbid` or `check`): a call that passed may be refused" => |d, n| cross_rules(d, n, Some(true));
     ServerEnvChanged "server-env-changed" Behaviour "the environment the MCP hosts launch the server with changed" => server_env_changed;
     StepChanged "step-changed" Behaviour "a tool's steps changed with the same interface: conditions, titles, messages, computed expressions, order, concurrency, or other values in the same command and options" => step_changed;
     RouteChanged "route-changed" Behaviour "a tool's runtime route was added, removed, or sends a different body, timeout or output field" => route_changed;
@@ -137,7 +137,7 @@ rules! {
     ParamBecameOptional "param-became-optional" Compatible "a required parameter became optional" => |d, n| required(d, n, false);
     NullableAdded "nullable-added" Compatible "a parameter now accepts `null` (`nullable` added)" => |d, n| nullable(d, n, true);
     EqualsContextRemoved "equals-context-removed" Compatible "a parameter no longer has to equal a context value (`equals_context` removed)" => |d, n| equals_context(d, n, false);
-    RuleRemoved "rule-removed" Compatible "a rule across parameters was removed (`rules`: `require`, `forbid` or `check`)" => |d, n| cross_rules(d, n, Cross::Removed);
+    RuleRemoved "rule-removed" Compatible "a rule across parameters was removed (`rules`: `require`, `forbid` or `check`)" => |d, n| cross_rules(d, n, Some(false));
     TitleChanged "title-changed" Cosmetic "a tool's title changed" => title_changed;
     DescriptionChanged "description-changed" Cosmetic "a tool's or parameter's description changed (its context cost is reported per host)" => description_changed;
 }

@@ -246,10 +246,7 @@ impl Filter {
             }
         }
         // A list given on the command line replaces the catalog's.
-        let or_catalog = |given: &[String], catalog: &Vec<String>| match given {
-            [] => catalog.clone(),
-            given => given.to_vec(),
-        };
+        let or_catalog = |given: &[String], catalog: &[String]| if given.is_empty() { catalog } else { given }.to_vec();
         let f = Filter {
             read_only: read_only || cat.read_only,
             enable: or_catalog(enable, &cat.enable),

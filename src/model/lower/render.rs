@@ -214,16 +214,13 @@ impl<'a> Checker<'a> {
                 );
                 None
             }
-            Shape::Named(n) => match self.cat.schemas.get(n) {
-                Some(s) => Some(s),
-                None => {
-                    let known: Vec<&String> = self.cat.schemas.keys().collect();
-                    let help = crate::diagnostic::hint_for(n, &known, "declare it under the top-level `schemas`");
-                    self.diags
-                        .err("unknown-schema", path, format!("no schema `{n}` under `schemas`"), help);
-                    None
-                }
-            },
+            Shape::Named(n) => self.cat.schemas.get(n).or_else(|| {
+                let known: Vec<&String> = self.cat.schemas.keys().collect();
+                let help = crate::diagnostic::hint_for(n, &known, "declare it under the top-level `schemas`");
+                self.diags
+                    .err("unknown-schema", path, format!("no schema `{n}` under `schemas`"), help);
+                None
+            }),
             Shape::Inline(v) => Some(v),
         }
     }
@@ -250,14 +247,6 @@ impl<'a> Checker<'a> {
                 "remove it, or add `for_each`",
             );
         }
-        if step.compute.is_some() && step.id.is_none() {
-            self.diags.err_at_key(
-                "bad-step",
-                format!("{path}.compute"),
-                "a `compute` step needs an `id`",
-                "give the step an `id`: later steps and `output` use its value by it",
-            );
-        }
         if step.compute.is_some() && step.json.is_some() {
             self.diags.err_at_key(
                 "bad-json",
@@ -266,13 +255,16 @@ impl<'a> Checker<'a> {
                 "remove `json`",
             );
         }
-        if step.json.is_some() && step.id.is_none() {
-            self.diags.err_at_key(
-                "bad-json",
-                format!("{path}.json"),
-                "a `json` step needs an `id`",
-                "give the step an `id`: later steps and `output` refer to its result by it",
-            );
+        // After the check above: at `json` both, its report has always come first.
+        for (key, code, set, uses) in [
+            ("compute", "bad-step", step.compute.is_some(), "use its value"),
+            ("json", "bad-json", step.json.is_some(), "refer to its result"),
+        ] {
+            if set && step.id.is_none() {
+                let message = format!("a `{key}` step needs an `id`");
+                let help = format!("give the step an `id`: later steps and `output` {uses} by it");
+                self.diags.err_at_key(code, format!("{path}.{key}"), message, help);
+            }
         }
         if let Some(when) = &step.when {
             if tool.parallel && cond_uses_fields(when) {
@@ -394,22 +386,14 @@ impl<'a> Checker<'a> {
                         .map(|(header, v)| self.field(&format!("{path}.columns.{header}"), header, v, &row, cond))
                         .collect(),
                 ),
-                ("list", None, _) => {
-                    self.diags.err(
-                        "bad-output",
-                        path,
-                        "a `list` block needs an `item` row",
-                        "e.g. `item: \"{name|code} ({kind})\"`",
-                    );
-                    None
-                }
+                // A `list` without `item`, or a `table` without `columns`.
                 _ => {
-                    self.diags.err(
-                        "bad-output",
-                        path,
-                        "a `table` block needs `columns`",
-                        "e.g. `columns: {Name: \"{name}\", Files: \"{files}\"}`",
-                    );
+                    let (needs, help) = match key {
+                        "list" => ("an `item` row", "e.g. `item: \"{name|code} ({kind})\"`"),
+                        _ => ("`columns`", "e.g. `columns: {Name: \"{name}\", Files: \"{files}\"}`"),
+                    };
+                    let message = format!("a `{key}` block needs {needs}");
+                    self.diags.err("bad-output", path, message, help);
                     None
                 }
             };

@@ -23,10 +23,9 @@ pub fn confirm(
     preview: Option<Template>,
 ) -> Option<SpecConfirm> {
     let (allow, deny, after) = match &t.confirm {
-        None if destructive => (Vec::new(), Vec::new(), None),
-        None | Some(Confirm::Always(false)) => return None,
-        Some(Confirm::Always(true)) => (Vec::new(), Vec::new(), None),
         Some(Confirm::Rules(r)) => (r.allow.clone(), r.deny.clone(), r.after.as_deref()),
+        c if c.as_ref().map_or(destructive, Confirm::asks) => (Vec::new(), Vec::new(), None),
+        _ => return None,
     };
     // The spec counts the steps that run before the question: a step's id may be left out of it.
     let after = after.and_then(|id| t.steps.iter().position(|s| s.id.as_deref() == Some(id)));
