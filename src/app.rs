@@ -434,13 +434,10 @@ impl App {
     /// Replays the run record when it matches this run: `None` when the run must render.
     fn replay(&self, key: &str) -> Result<Option<(output::Outcome, record::Warnings)>, Error> {
         // Values the full path would refuse are its to report.
-        let values = self.cli.context_decls.as_ref().and_then(|decls| {
+        let Some(Ok(values)) = self.cli.context_decls.as_ref().map(|decls| {
             let given = self.flags().and_then(|raw| model::check_context(decls, &raw));
-            given
-                .and_then(|given| model::apply_defaults(decls, &given, &self.cli.out))
-                .ok()
-        });
-        let Some(values) = values else {
+            given.and_then(|given| model::apply_defaults(decls, &given, &self.cli.out))
+        }) else {
             return Ok(None);
         };
         let catalog = self.cli.catalog.as_deref();
