@@ -316,8 +316,7 @@ impl App {
             .ok_or_else(|| Error::internal("a command that does not plan reached prepare"))?;
         let host =
             |name: &str| hosts::get(name).ok_or_else(|| Error::internal(format!("no host `{name}` in the registry")));
-        let generate_like = matches!(asked.command, "generate" | "check");
-        let mut targets: Vec<&'static dyn DynHost> = if !generate_like {
+        let mut targets: Vec<&'static dyn DynHost> = if !matches!(asked.command, "generate" | "check") {
             vec![host(asked.command)?]
         } else if asked.targets.is_empty() {
             hosts::enabled_hosts(&model).filter(|h| h.by_default()).collect()
@@ -335,7 +334,7 @@ impl App {
         // Hosts that need the run's context come with it: given the context, `opencode` and
         // `generate` write them too.
         let names: Vec<&str> = targets.iter().map(|h| h.name()).collect();
-        if !context.is_empty() && (asked.command == "opencode" || (generate_like && names.contains(&"opencode"))) {
+        if !context.is_empty() && names.contains(&"opencode") {
             let missing = |h: &&'static dyn DynHost| !h.by_default() && !names.contains(&h.name());
             targets.extend(hosts::enabled_hosts(&model).filter(missing));
         }
@@ -434,13 +433,10 @@ impl App {
     /// Replays the run record when it matches this run: `None` when the run must render.
     fn replay(&self, key: &str) -> Result<Option<(output::Outcome, record::Warnings)>, Error> {
         // Values the full path would refuse are its to report.
-        let values = self.cli.context_decls.as_ref().and_then(|decls| {
+        let Some(Ok(values)) = self.cli.context_decls.as_ref().map(|decls| {
             let given = self.flags().and_then(|raw| model::check_context(decls, &raw));
-            given
-                .and_then(|given| model::apply_defaults(decls, &given, &self.cli.out))
-                .ok()
-        });
-        let Some(values) = values else {
+            given.and_then(|given| model::apply_defaults(decls, &given, &self.cli.out))
+        }) else {
             return Ok(None);
         };
         let catalog = self.cli.catalog.as_deref();

@@ -107,18 +107,11 @@ impl RunTemplate {
 
     /// The file's bytes, with `value(var)` for each variable; `None` if one has no value.
     pub fn fill(&self, value: impl Fn(&str) -> Option<String>) -> Option<Vec<u8>> {
-        let len = |p: &TemplatePart| match p {
-            TemplatePart::Text(t) => t.len(),
-            TemplatePart::Var(_) => 64,
-        };
-        let mut bytes = Vec::with_capacity(self.0.iter().map(len).sum());
-        for p in &self.0 {
-            match p {
-                TemplatePart::Text(t) => bytes.extend_from_slice(t.as_bytes()),
-                TemplatePart::Var(var) => bytes.extend_from_slice(value(var)?.as_bytes()),
-            }
-        }
-        Some(bytes)
+        let parts = self.0.iter().map(|p| match p {
+            TemplatePart::Text(t) => Some(std::borrow::Cow::Borrowed(t.as_str())),
+            TemplatePart::Var(var) => value(var).map(std::borrow::Cow::Owned),
+        });
+        parts.collect::<Option<String>>().map(String::into_bytes)
     }
 }
 

@@ -104,14 +104,11 @@ struct UserControls {
 }
 
 fn config_path() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os(CONFIG_ENV).filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(p));
-    }
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")))?;
-    Some(base.join("ixgen").join("serve.toml"))
+    let env = |name| std::env::var_os(name).filter(|p| !p.is_empty()).map(PathBuf::from);
+    env(CONFIG_ENV).or_else(|| {
+        let home = || std::env::var_os("HOME").map(|h| Path::new(&h).join(".config"));
+        Some(env("XDG_CONFIG_HOME").or_else(home)?.join("ixgen").join("serve.toml"))
+    })
 }
 
 /// The product's controls from the user's config file; none when there is no file or no table.

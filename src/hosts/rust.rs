@@ -26,7 +26,9 @@
 use super::{Host, Options, Surface, SurfaceKind};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
-use crate::escape::{RS_RESERVED, Rs, one_line, rs_camel, rs_comment, rs_doc_code, rs_json, rs_snake, rs_str, rs_suffixed};
+use crate::escape::{
+    RS_RESERVED, Rs, one_line, rs_camel, rs_comment, rs_doc_code, rs_json, rs_snake, rs_str, rs_suffixed,
+};
 use crate::model::{Model, ToolModel};
 use crate::model::{Param, SpecType};
 use crate::plan::{Plan, PlannedFile};
@@ -148,13 +150,11 @@ impl Names {
     }
 
     fn take(&mut self, base: Rs, camel: bool) -> Rs {
-        let mut name = base.clone();
-        let mut n = 2;
-        while !self.0.insert(name.to_string()) {
-            name = rs_suffixed(&base, n, camel);
-            n += 1;
-        }
-        name
+        let suffixed = (2..).map(|n| rs_suffixed(&base, n, camel));
+        let mut names = std::iter::once(base.clone()).chain(suffixed);
+        names
+            .find(|name| self.0.insert(name.to_string()))
+            .expect("the suffixes never run out")
     }
 }
 

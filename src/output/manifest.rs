@@ -178,19 +178,18 @@ pub fn read_manifest(out: &Path) -> Result<(Manifest, Vec<String>), Error> {
     let Some(bytes) = read_rel(out, &rel)? else {
         return Ok((Manifest::default(), Vec::new()));
     };
-    let raw: Manifest = serde_json::from_slice(&bytes).map_err(|e| Error::CorruptManifest {
+    let mut manifest: Manifest = serde_json::from_slice(&bytes).map_err(|e| Error::CorruptManifest {
         path: shown(out, &rel),
         why: e.to_string(),
     })?;
     let mut notes = Vec::new();
-    let mut files = BTreeMap::new();
-    for (key, entry) in raw.files {
+    for (key, entry) in std::mem::take(&mut manifest.files) {
         let valid = RelPath::file(&key).map_err(|e| e.to_string()).and_then(|p| {
             let hash_ok = entry.blake3.iter().chain(&entry.previous).all(|h| is_hex_digest(h))
                 && entry.shape.as_ref().is_none_or(|s| is_hex_digest(&s.texts));
             if !hash_ok {
                 Err("its hash is not a BLAKE3 hex digest".to_string())
-            } else if files.contains_key(p.as_str()) {
+            } else if manifest.files.contains_key(p.as_str()) {
                 Err(format!("it names `{p}` again"))
             } else {
                 Ok(p)
@@ -198,7 +197,7 @@ pub fn read_manifest(out: &Path) -> Result<(Manifest, Vec<String>), Error> {
         });
         match valid {
             Ok(p) => {
-                files.insert(p.to_string(), entry);
+                manifest.files.insert(p.to_string(), entry);
             }
             Err(why) => notes.push(format!(
                 "ignoring the manifest entry {} ({why}); ixgen will not touch it",
@@ -206,10 +205,6 @@ pub fn read_manifest(out: &Path) -> Result<(Manifest, Vec<String>), Error> {
             )),
         }
     }
-    let manifest = Manifest {
-        generator: raw.generator,
-        files,
-    };
     Ok((manifest, notes))
 }
 

@@ -6,7 +6,7 @@
 //! JSON Schema that schemars produces for the spec types is understood; anything else is an
 //! internal error caught by the unit test below, never silently `unknown`.
 
-use crate::escape::{Ident, ts_str};
+use crate::escape::{Ident, ts_json, ts_str};
 use serde_json::Value;
 
 /// `export type …` declarations for the schema's root and every definition, in a fixed order.
@@ -39,10 +39,10 @@ fn ty(s: &Value) -> Result<String, String> {
         }
     }
     if let Some(c) = obj.get("const") {
-        return Ok(literal(c));
+        return Ok(ts_json(c).to_string());
     }
     if let Some(values) = obj.get("enum").and_then(Value::as_array) {
-        return Ok(union(values.iter().map(literal).collect()));
+        return Ok(union(values.iter().map(|v| ts_json(v).to_string()).collect()));
     }
     match obj.get("type") {
         Some(Value::Array(types)) => {
@@ -96,10 +96,6 @@ fn union(members: Vec<String>) -> String {
     } else {
         seen.iter().map(|m| format!("({m})")).collect::<Vec<_>>().join(" | ")
     }
-}
-
-fn literal(v: &Value) -> String {
-    crate::escape::ts_json(v).to_string()
 }
 
 /// A property name: bare when it is an identifier, quoted otherwise.
