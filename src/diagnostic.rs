@@ -223,11 +223,10 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
                 .as_ref()
                 .map(|e| vec![LabeledSpan::new_primary_with_span(Some("here".into()), e.span)]),
         };
-        let report = miette::Report::new(shown);
-        let report = match excerpt {
-            Some(e) => report.with_source_code(NamedSource::new(name.clone(), e)),
-            None => report,
-        };
+        let mut report = miette::Report::new(shown);
+        if let Some(e) = excerpt {
+            report = report.with_source_code(NamedSource::new(name.clone(), e));
+        }
         if handler.render_report(&mut out, report.as_ref()).is_err() {
             out.push_str(&escape::terminal(&diag.message));
         }

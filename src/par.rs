@@ -48,11 +48,9 @@ pub fn map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sy
         // This thread works too (alone, for few items): one thread fewer to start, and the items
         // it frees were allocated here, so their pages serve its allocations at once.
         let mut all = work();
-        all.extend(
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().expect("a worker thread panicked")),
-        );
+        for h in handles {
+            all.extend(h.join().expect("a worker thread panicked"));
+        }
         all
     });
     batches.sort_unstable_by_key(|(first, _)| *first);

@@ -161,13 +161,8 @@ impl RelPath {
             && name.len() <= MAX_NAME
             && !name.contains(['/', '\\'])
             && !name.chars().any(is_forbidden_char);
-        ok.then(|| {
-            RelPath(if self.0.is_empty() {
-                name.to_string()
-            } else {
-                format!("{}/{name}", self.0)
-            })
-        })
+        let sep = if self.0.is_empty() { "" } else { "/" };
+        ok.then(|| RelPath(format!("{}{sep}{name}", self.0)))
     }
 
     /// The folder that holds it (empty for a file at the top).

@@ -30,13 +30,9 @@ pub fn surfaces(model: &Model) -> Vec<Surface> {
 /// `ixgen list`.
 pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Error> {
     let tools: Vec<&ToolModel> = match toolset {
-        Some(ts) => {
-            if !model.toolsets.contains_key(ts) {
-                return Err(hosts::unknown_toolset(model, ts));
-            }
-            // The toolset as declared: an unsupported tool is listed, with its reason.
-            model.toolset_declared(ts)
-        }
+        Some(ts) if !model.toolsets.contains_key(ts) => return Err(hosts::unknown_toolset(model, ts)),
+        // The toolset as declared: an unsupported tool is listed, with its reason.
+        Some(ts) => model.toolset_declared(ts),
         None => model.tools.iter().collect(),
     };
     // Tool → the id each surface that shows it gives it, and the toolsets that name it: each

@@ -30,14 +30,11 @@ fn check_typed(
         (ParamType::Integer, J::Number(n)) if n.is_i64() || n.is_u64() => within(n.as_f64().unwrap_or(0.0), "value"),
         (ParamType::Number, J::Number(n)) => within(n.as_f64().unwrap_or(0.0), "value"),
         (ParamType::Boolean, J::Bool(_)) => Ok(()),
-        (ParamType::Enum, J::String(s)) => {
-            let vals = values.unwrap_or_default();
-            if vals.iter().any(|x| x == s) {
-                Ok(())
-            } else {
-                Err(format!("`{s}` is not one of its values ({})", vals.join(", ")))
-            }
-        }
+        (ParamType::Enum, J::String(s)) if values.unwrap_or_default().contains(s) => Ok(()),
+        (ParamType::Enum, J::String(s)) => Err(format!(
+            "`{s}` is not one of its values ({})",
+            values.unwrap_or_default().join(", ")
+        )),
         (ParamType::Array, J::Array(items)) => {
             within(items.len() as f64, "length")?;
             match bounded.and_then(|p| p.items.as_deref()) {

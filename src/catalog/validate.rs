@@ -47,8 +47,7 @@ pub fn unsafe_value_diagnostic(path: &str, what: &str, name: &str) -> Option<Dia
 
 /// The tool name rule every host accepts.
 pub fn valid_tool_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
+    name.len() <= 64
         && name.starts_with(|c: char| c.is_ascii_lowercase())
         && name
             .chars()
@@ -566,13 +565,12 @@ fn suggest_name(name: &str) -> String {
 
 /// Checks that a value can be one part of an `xs` topic (`ralph.<part>.task`).
 pub fn topic_part(v: &str) -> Result<(), String> {
-    if v.is_empty() {
+    let Some(first) = v.chars().next() else {
         return Err("is empty".into());
-    }
+    };
     if v.len() > 128 {
         return Err("is longer than 128 bytes".into());
     }
-    let first = v.chars().next().unwrap_or('_');
     if !(first.is_ascii_alphabetic() || first == '_') {
         return Err(format!(
             "must start with a letter or `_`, not {}",

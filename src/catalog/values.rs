@@ -31,8 +31,7 @@ pub fn check_regex(re: &str, flags: &str, both_unicode: bool) -> Result<(), Stri
     check_flags(flags)?;
     regress::Regex::with_flags(re, flags).map_err(|e| e.to_string())?;
     if both_unicode && !flags.contains('u') {
-        let with_u = format!("{flags}u");
-        regress::Regex::with_flags(re, with_u.as_str())
+        regress::Regex::with_flags(re, format!("{flags}u").as_str())
             .map_err(|e| format!("{e} (with the `u` flag, which JSON Schema validators use)"))?;
     }
     VALID.with(|v| v.borrow_mut().insert(key));
