@@ -72,7 +72,9 @@ pub fn ts_placeholder(name: &str) -> Ts {
 /// JSON string syntax is valid TypeScript; on top of it U+2028 and U+2029 are escaped (older
 /// engines end a line there) and `</` becomes `<\/` so the text can never close a script
 /// element if the file is ever inlined into HTML.
-pub use self::ts_json as ts_str;
+pub fn ts_str(s: &str) -> Ts {
+    ts_json(s)
+}
 
 /// Any serializable value as a TypeScript expression (a JSON literal, escaped as [`ts_str`]).
 pub fn ts_json<T: serde::Serialize + ?Sized>(value: &T) -> Ts {

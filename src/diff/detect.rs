@@ -440,15 +440,23 @@ pub fn bound(d: &mut Diff, n: &Node, tighter: bool) -> Option<()> {
     Some(())
 }
 
-/// A pattern added (`Some(true)`), removed (`Some(false)`) or changed (`None`), when the type is
-/// unchanged.
-pub fn pattern(d: &mut Diff, n: &Node, added: Option<bool>) -> Option<()> {
+/// Which of a field's changes one rule reports: where the two sides differ in whether they have
+/// it at all, each direction is its own rule (one breaking, one not).
+#[derive(Clone, Copy, PartialEq)]
+pub enum Change {
+    Added,
+    Removed,
+    Changed,
+}
+
+/// A pattern added, removed or changed, when the type is unchanged.
+pub fn pattern(d: &mut Diff, n: &Node, which: Change) -> Option<()> {
     let pc = param(n)?;
     let (a, b) = pc.same_type()?;
-    let (text, values) = match (a.pattern.as_deref(), b.pattern.as_deref(), added) {
-        (None, Some(y), Some(true)) => ("parameter {} of {} must now match {}", vec![y]),
-        (Some(x), Some(y), None) if x != y => ("the pattern of parameter {} of {}: {} → {}", vec![x, y]),
-        (Some(x), None, Some(false)) => ("parameter {} of {} no longer has to match {}", vec![x]),
+    let (text, values) = match (a.pattern.as_deref(), b.pattern.as_deref(), which) {
+        (None, Some(y), Change::Added) => ("parameter {} of {} must now match {}", vec![y]),
+        (Some(x), Some(y), Change::Changed) if x != y => ("the pattern of parameter {} of {}: {} → {}", vec![x, y]),
+        (Some(x), None, Change::Removed) => ("parameter {} of {} no longer has to match {}", vec![x]),
         _ => return None,
     };
     param_hit(d, pc, text, &values, "pattern")
@@ -463,7 +471,7 @@ pub fn default_changed(d: &mut Diff, n: &Node) -> Option<()> {
         let (a, b) = (show(&a.default), show(&b.default));
         param_hit(d, pc, text, &[&a, &b], "default");
     }
-    cross_rules(d, n, None)
+    cross_rules(d, n, Change::Changed)
 }
 
 /// A yes-or-no field (`key`, read by `get`) of a matched parameter flipped to `now`, reported
@@ -682,9 +690,9 @@ pub fn confirm_changed(d: &mut Diff, n: &Node) -> Option<()> {
 }
 
 /// Rules across parameters added, then removed: those other than `default` added
-/// (`Some(true)`, `rule-added`) or removed (`Some(false)`), or the `default` rules (`None`,
-/// `default-changed`).
-pub fn cross_rules(d: &mut Diff, n: &Node, which: Option<bool>) -> Option<()> {
+/// (`rule-added`) or removed (`rule-removed`), or the `default` rules either way (a change of
+/// defaults, `default-changed`).
+pub fn cross_rules(d: &mut Diff, n: &Node, which: Change) -> Option<()> {
     let p = runs(n)?;
     let (ra, rb) = (&p.old.spec.rules, &p.new.spec.rules);
     for (added, from, other) in [(true, rb, ra), (false, ra, rb)] {
@@ -695,7 +703,12 @@ pub fn cross_rules(d: &mut Diff, n: &Node, which: Option<bool>) -> Option<()> {
                 SpecRule::Forbid { .. } => "forbid",
                 SpecRule::Compare { .. } => "compare",
             };
-            if which != (kind != "default").then_some(added) {
+            let change = match (kind, added) {
+                ("default", _) => Change::Changed,
+                (_, true) => Change::Added,
+                (_, false) => Change::Removed,
+            };
+            if change != which {
                 continue;
             }
             let (msg, at) = match added {

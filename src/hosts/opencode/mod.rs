@@ -371,7 +371,7 @@ fn zod(q: Param<'_>) -> Ts {
             SpecType::Number => Ts::code("tool.schema.number()"),
             SpecType::Boolean => Ts::code("tool.schema.boolean()"),
             SpecType::Enum => {
-                let vals: Vec<Ts> = values.into_iter().flatten().map(ts_str).collect();
+                let vals: Vec<Ts> = values.into_iter().flatten().map(|v| ts_str(v)).collect();
                 Ts::code("tool.schema").call("enum", &[Ts::array(&vals)])
             }
             SpecType::Array => Ts::code("tool.schema.array(tool.schema.string())"),
