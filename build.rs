@@ -17,10 +17,13 @@ use std::path::Path;
 #[path = "src/catalog/yaml.rs"]
 mod yaml;
 
-/// What the build id covers: the code, the templates and askama's settings, the embedded
+/// What the build id covers: the code (the runtime crate's too: it defines and serializes the
+/// execution spec every tool file holds), the templates and askama's settings, the embedded
 /// catalog and the locked dependency versions.
 const SOURCES: &[&str] = &[
     "src",
+    "crates/ixgen-runtime/src",
+    "crates/ixgen-runtime/Cargo.toml",
     "templates",
     "catalog",
     "askama.toml",

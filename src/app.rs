@@ -6,7 +6,7 @@
 use crate::catalog;
 use crate::cli::{
     CheckFormat, Cli, ColorChoice, Command, ContextArgs, DiffFormat, FilterArgs, Format, SchemaKind, Selection,
-    WriteArgs, parse_from,
+    WriteArgs,
 };
 use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, Severity};
 use crate::error::Error;
@@ -18,11 +18,6 @@ use crate::record;
 use std::io::{IsTerminal, Write};
 use std::mem::ManuallyDrop;
 use std::path::Path;
-
-/// Parses the process's arguments and runs them; returns the exit code.
-pub fn main() -> i32 {
-    run(parse_from(std::env::args_os()))
-}
 
 /// Runs the command line; returns the exit code.
 pub fn run(cli: Cli) -> i32 {
@@ -223,7 +218,7 @@ impl App {
                 Ok(0)
             }
             &Command::Budget { format } => {
-                crate::report::budget(&*self.load_warned()?, format == Format::Json);
+                crate::report::budget(&*self.load_warned()?, format == Format::Json)?;
                 Ok(0)
             }
             Command::Opencode { .. } | Command::Claude { .. } | Command::Mcp { .. } | Command::Generate { .. } => {

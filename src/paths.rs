@@ -44,6 +44,8 @@ pub enum PathError {
     Backslash,
     #[error("it has the control character U+{:04X}", u32::from(*.0))]
     Control(char),
+    #[error("it has the invisible character U+{:04X}, which makes it read as another path", u32::from(*.0))]
+    Invisible(char),
     #[error("it names a folder, not a file")]
     FolderOnly,
     #[error("ixgen keeps its own state there (`.ixgen/`, `.ixgen-*.tmp`)")]
@@ -64,6 +66,7 @@ impl PathError {
             }
             PathError::Backslash => "use `/` between folders",
             PathError::Control(_) => "remove the control character",
+            PathError::Invisible(_) => "remove the invisible character",
             PathError::Reserved => "choose a path outside `.ixgen/` that does not look like an ixgen temp file",
             PathError::TooLong => "shorten the path",
         }
@@ -76,6 +79,25 @@ impl PathError {
 pub fn is_forbidden_char(c: char) -> bool {
     c.is_control()
         || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// Characters that print as nothing (zero-width spaces and joiners, direction marks, a soft
+/// hyphen, fillers): in a path, `.cursor\u{200B}/mcp.json` would read as `.cursor/mcp.json`.
+/// Refused in paths only: in descriptions they have uses (a joiner inside an emoji).
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{3164}'
+            | '\u{FFA0}'
+    )
 }
 
 impl RelPath {
@@ -101,6 +123,9 @@ impl RelPath {
         }
         if let Some(c) = s.chars().find(|c| is_forbidden_char(*c)) {
             return Err(PathError::Control(c));
+        }
+        if let Some(c) = s.chars().find(|c| is_invisible(*c)) {
+            return Err(PathError::Invisible(c));
         }
         if s.contains('\\') {
             return Err(PathError::Backslash);
@@ -160,7 +185,7 @@ impl RelPath {
             && name != ".."
             && name.len() <= MAX_NAME
             && !name.contains(['/', '\\'])
-            && !name.chars().any(is_forbidden_char);
+            && !name.chars().any(|c| is_forbidden_char(c) || is_invisible(c));
         let sep = if self.0.is_empty() { "" } else { "/" };
         ok.then(|| RelPath(format!("{}{sep}{name}", self.0)))
     }
@@ -208,6 +233,9 @@ mod tests {
             ("a\n::error::x", PathError::Control('\n')),
             ("a\u{1b}[2J", PathError::Control('\u{1b}')),
             ("a\u{202e}b", PathError::Control('\u{202e}')),
+            (".cursor\u{200b}/mcp.json", PathError::Invisible('\u{200b}')),
+            ("a\u{200f}b.json", PathError::Invisible('\u{200f}')),
+            ("a\u{00ad}b.json", PathError::Invisible('\u{00ad}')),
             (".", PathError::FolderOnly),
             ("./", PathError::FolderOnly),
             ("x/", PathError::FolderOnly),

@@ -20,6 +20,9 @@ pub struct ListRow<'a> {
     /// Why no target gets the tool (the catalog's `unsupported`); absent for a tool that runs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unsupported: Option<&'a str>,
+    /// The catalog's `filters` leave the tool out of every target (absent when they keep it).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub filtered: bool,
 }
 
 /// The surfaces of every host the catalog enables, in registry order.
@@ -45,6 +48,8 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
             ids.entry(name).or_default().insert(s.key, id.clone());
         }
     }
+    // What every target gets by default: the catalog's own filters.
+    let (filter, _) = Filter::resolve(model, false, &[], &[], None)?;
     let mut toolsets: HashMap<&str, Vec<&str>> = HashMap::new();
     for (ts, set) in &model.toolsets {
         // Once each: the catalog refuses a toolset that lists a tool twice (`duplicate-tool`).
@@ -56,16 +61,19 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
         .iter()
         .map(|t| ListRow {
             name: &t.name,
-            // No host gets an unsupported tool, so it has no id anywhere.
-            ids: (ids.get(t.name.as_str()).filter(|_| t.unsupported.is_none()))
-                .cloned()
-                .unwrap_or_default(),
+            // No host gets an unsupported or filtered tool, so it has no id anywhere.
+            ids: (ids
+                .get(t.name.as_str())
+                .filter(|_| t.unsupported.is_none() && filter.keeps(t)))
+            .cloned()
+            .unwrap_or_default(),
             access: if t.is_write() { "write" } else { "read" },
             destructive: t.destructive,
             tier: &t.tier,
             toolsets: toolsets.get(t.name.as_str()).cloned().unwrap_or_default(),
             description_chars: t.description.chars().count(),
             unsupported: t.unsupported.as_deref(),
+            filtered: !filter.keeps(t),
         })
         .collect();
     if json {
@@ -79,6 +87,7 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
         let ids = match r.unsupported {
             // The reason is catalog text: escaped like every catalog string printed.
             Some(why) => format!("unsupported: {}", crate::escape::terminal(why)),
+            None if r.filtered => "left out by the catalog's `filters`".to_string(),
             None => ids.join(" "),
         };
         println!(
@@ -130,12 +139,14 @@ pub fn definition_chars(t: &ToolModel) -> usize {
 
 /// `ixgen budget`: the cost of every surface's toolset, what each host puts in the model's
 /// context.
-pub fn budget(model: &Model, json: bool) {
+pub fn budget(model: &Model, json: bool) -> Result<(), Error> {
+    // Each host's toolset as it is generated: with the catalog's own filters.
+    let (filter, _) = Filter::resolve(model, false, &[], &[], None)?;
     let costs: Vec<HostCost> = surfaces(model)
         .into_iter()
         .map(|Surface { key: host, toolset, .. }| {
             let tools: Vec<ToolCost> = model
-                .toolset(&toolset, &Filter::default())
+                .toolset(&toolset, &filter)
                 .into_iter()
                 .map(|t| {
                     let chars = definition_chars(t);
@@ -165,7 +176,7 @@ pub fn budget(model: &Model, json: bool) {
             "hosts": costs,
         });
         println!("{}", serde_json::to_string_pretty(&out).expect("serializes"));
-        return;
+        return Ok(());
     }
     for h in &costs {
         println!(
@@ -188,4 +199,5 @@ pub fn budget(model: &Model, json: bool) {
             );
         }
     }
+    Ok(())
 }

@@ -1031,6 +1031,76 @@ fn budget_figures_are_the_ones_ixgen_budget_reports() {
 }
 
 #[test]
+fn budget_list_and_diff_leave_out_what_the_catalogs_filters_leave_out() {
+    // The diff fixtures' base catalog with `wipe` filtered out of every target.
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = tmp.path().join("c.yaml");
+    let base = diff_base();
+    std::fs::write(
+        &catalog,
+        base.replacen("\ntoolsets:", "\nfilters: {disable: [wipe]}\ntoolsets:", 1),
+    )
+    .unwrap();
+    let run = |args: &[&str]| -> Value {
+        let out = ixgen().arg("--catalog").arg(&catalog).args(args).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let budget = run(&["budget", "--format", "json"]);
+    let opencode = budget["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["host"] == "opencode")
+        .unwrap();
+    let names: Vec<&str> = opencode["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["lookup"],
+        "toolset `main` is lookup and wipe; the filter leaves out wipe"
+    );
+    // `diff` counts the budget as `budget` does.
+    let (code, out, err) = diff(&catalog, &catalog.display().to_string(), &["--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let surface = r["budget"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["surface"] == "opencode")
+        .unwrap();
+    assert_eq!(surface["tokens_after"], opencode["tokens"]);
+    // `list` still lists the tool, with no id and the reason.
+    let list = run(&["list", "--format", "json"]);
+    let row = |name: &str| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row("wipe")["ids"], serde_json::json!({}));
+    assert_eq!(row("wipe")["filtered"], true);
+    assert_eq!(row("lookup")["ids"]["opencode"], "lookup");
+    assert!(row("lookup").get("filtered").is_none());
+    let text = ixgen().arg("--catalog").arg(&catalog).arg("list").output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    let wipe = text.lines().find(|l| l.starts_with("wipe ")).unwrap();
+    assert!(wipe.ends_with("left out by the catalog's `filters`"), "{wipe}");
+}
+
+#[test]
 fn an_older_catalog_is_read_with_a_bound() {
     let (after, _) = case("tool-removed");
     // A device that never ends, and a (sparse) file larger than any catalog: refused once the

@@ -891,6 +891,41 @@ fn claude_code_connects_to_ixgen_serve_from_the_generated_plugin() {
 
 /// Cancellation: the SDK client aborts a long call (it sends `notifications/cancelled`); the
 /// server stops the program's process group at once, and keeps serving.
+/// A program that exits before reading all its stdin (a filter that wants the first bytes, a
+/// preview step that gives up on a binary file) fails that write: the server lives on and
+/// answers with what the program printed.
+#[test]
+fn a_program_that_leaves_its_stdin_unread_does_not_end_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("c.yaml");
+    std::fs::write(
+        &catalog,
+        "version: 1
+product: {name: p, version: 0.1.0, description: d, license: MIT}
+toolsets: {all: {tools: [first]}}
+targets: {mcp: {toolset: all}}
+tools:
+  - name: first
+    description: The first bytes of a text
+    params: {text: {type: string, required: true}}
+    steps:
+      - {program: sh, run: [-c, \"head -c 5; echo\"], stdin: \"{text}\"}
+",
+    )
+    .unwrap();
+    let client = Client {
+        script: "mcp-list.mjs",
+        cwd: dir.path(),
+        env: vec![],
+    };
+    // More than a pipe holds (64 KiB), so the write is still going when `head` exits.
+    let text = "x".repeat(100_000);
+    let v = client.stdio(&catalog, &[], Some(("first", &serde_json::json!({ "text": text }))));
+    let call = parts(&v).1;
+    assert!(!is_error(call), "{call}");
+    assert!(call_text(call).ends_with("xxxxx"), "{call}");
+}
+
 #[test]
 fn a_cancelled_call_stops_its_program() {
     let dir = tempfile::tempdir().unwrap();

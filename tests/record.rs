@@ -299,6 +299,30 @@ fn a_changed_icon_renders() {
     assert_eq!(std::fs::read(out.join(".claude-plugin/icon.png")).unwrap(), icon);
 }
 
+/// The replay reads the icon as the full load does: an icon that became a symlink out of the
+/// catalog's folder (the same bytes) is refused, never replayed.
+#[cfg(unix)]
+#[test]
+fn an_icon_that_leads_out_of_the_catalogs_folder_is_refused_on_the_replayed_path_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("cat");
+    std::fs::create_dir(&dir).unwrap();
+    let catalog = dir.join("ix.yaml");
+    std::fs::copy("catalog/ix.yaml", &catalog).unwrap();
+    std::fs::copy("catalog/ix-icon.png", dir.join("ix-icon.png")).unwrap();
+    let out = tmp.path().join("out");
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    std::fs::rename(dir.join("ix-icon.png"), tmp.path().join("outside.png")).unwrap();
+    std::os::unix::fs::symlink("../outside.png", dir.join("ix-icon.png")).unwrap();
+    let run = ixgen(&out, Some(&catalog), &GENERATE);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("leads out of the catalog's folder"),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn a_killed_runs_temp_file_is_still_removed() {
     let (_tmp, catalog, out) = work();

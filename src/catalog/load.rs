@@ -66,14 +66,16 @@ pub fn catalog_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// The bytes of a file the catalog at `path` (or the embedded one) names, by its path relative
-/// to the catalog; `None` when it cannot be read. For the run record, which hashes them.
+/// to the catalog; `None` when it cannot be read. For the run record, which hashes them: read
+/// as the full load reads them (within the folder, bounded), so a replay never reads what a
+/// full run would refuse.
 pub fn asset_bytes(path: Option<&Path>, rel: &str) -> Option<Vec<u8>> {
     match path {
         None => EMBEDDED_FILES
             .iter()
             .find(|(name, _)| *name == rel)
             .map(|(_, b)| b.to_vec()),
-        Some(p) => std::fs::read(p.parent().unwrap_or(Path::new("")).join(rel)).ok(),
+        Some(p) => read_asset(p.parent().unwrap_or(Path::new("")), rel).ok(),
     }
 }
 

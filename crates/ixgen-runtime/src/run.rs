@@ -825,7 +825,8 @@ fn cli(x: &Cli, vars: &Vars, cwd: &Path, cancel: Option<&proc::Cancel>) -> Resul
             &argv,
             cwd,
             stdin.as_deref(),
-            ms.map(|m| Duration::from_secs_f64(m / 1000.0)),
+            // A timeout too long for a `Duration` (from a huge argument) is no timeout at all.
+            ms.and_then(|m| Duration::try_from_secs_f64(m / 1000.0).ok()),
             cancel,
         );
         if !r.missing {
@@ -925,7 +926,9 @@ fn signal(pid_t: &Template, sig: &str, expect: Option<&str>, vars: &Vars) -> Out
         err: Some(m),
         ..Out::default()
     };
-    let pid: i64 = match raw.parse() {
+    // Parsed as the system's pid type: a larger number must not wrap around to another process
+    // (2^32 + n would signal n, and 2^32 - 1 every process the user owns).
+    let pid: i32 = match raw.parse() {
         Ok(p) if raw.bytes().all(|b| b.is_ascii_digit()) && p > 1 => p,
         _ => return fail(format!("**Error:** `{raw}` is not a process id that can be signalled.")),
     };
@@ -977,7 +980,7 @@ fn signal(pid_t: &Template, sig: &str, expect: Option<&str>, vars: &Vars) -> Out
             }
         };
         // SAFETY: kill(2) with a pid checked above to be > 1; no memory is involved.
-        if unsafe { libc::kill(pid as i32, num) } != 0 {
+        if unsafe { libc::kill(pid, num) } != 0 {
             let e = std::io::Error::last_os_error();
             return fail(format!("**Error:** could not send {sig} to process {pid}: {e}"));
         }

@@ -525,6 +525,18 @@ impl<'a> Lower<'a> {
                 format!("write `/{}`", route.path),
             );
         }
+        // The path is sent as written: a `{param}` in it would reach the service literally.
+        if route.path.contains(['{', '}']) {
+            self.diags.err(
+                "bad-route",
+                format!("{rpath}.path"),
+                format!(
+                    "route path `{}` has a `{{` or `}}`: a path is not a template",
+                    route.path
+                ),
+                "pass values in the route's `body` (a POST), or call the CLI in `steps` instead",
+            );
+        }
         let body = optional(route.body.as_ref(), |b| {
             self.json_template(&format!("{rpath}.body"), b, scope)
         });
