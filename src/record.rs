@@ -13,8 +13,11 @@
 //!
 //! The record is trusted as a cache, not as a proof: everything it claims about the disk is
 //! checked by hash on every replay, and what it claims about the catalog holds because its key
-//! covers every input of the rendering. `check` never replays: it is what CI relies on, and
-//! a record in a tree under review could be forged. Context values only ever reach per-run
+//! covers every input of the rendering. A record could still come with the tree (committed,
+//! copied) and be forged together with the manifest and the files it vouches for; so it names
+//! the manifest file it was made beside by its device, inode and change time, which a checkout
+//! or a copy never reproduces: such a record is ignored, and the full path renders. `check`
+//! never replays at all: it is what CI relies on. Context values only ever reach per-run
 //! files (tests/record.rs shows that every other file is the same for any values), which is
 //! why they are not part of the key.
 
@@ -25,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The record's format; a record of another version is ignored (and replaced).
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 
 /// The run record.
 #[derive(Debug, Serialize, Deserialize)]
@@ -40,6 +43,8 @@ struct RunRecord {
     files: Vec<RecordedFile>,
     /// The manifest's hash once the run was done.
     manifest: String,
+    /// The manifest file's identity on this machine once the run was done ([`file_identity`]).
+    manifest_file: String,
     /// What the run printed as warnings, which a replay prints again.
     #[serde(default, skip_serializing_if = "Warnings::is_empty")]
     warnings: Warnings,
@@ -115,12 +120,35 @@ pub fn key(catalog: Option<(&str, &[u8])>, run: &[u8]) -> String {
 /// their bytes' hashes. Best effort: the record only saves time, so failing to write it is
 /// not the run's failure.
 pub fn save(out: &Path, outcome: &Outcome, key: String, inputs: Vec<(String, String)>, warnings: Warnings) {
-    if let Some(bytes) = record_bytes(outcome, key, inputs, warnings) {
+    if let Some(bytes) = file_identity(out).and_then(|id| record_bytes(outcome, key, inputs, warnings, id)) {
         let _ = output::write_state(out, &output::record_rel(), &bytes);
     }
 }
 
-fn record_bytes(outcome: &Outcome, key: String, inputs: Vec<(String, String)>, warnings: Warnings) -> Option<Vec<u8>> {
+/// The manifest file's device, inode and change time (to the nanosecond): set by this
+/// machine's kernel when ixgen wrote the file, so no record made elsewhere can name it. `None`
+/// where there is no such identity (no manifest; not Unix): then no record is kept.
+fn file_identity(out: &Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::symlink_metadata(out.join(output::manifest_path().as_str())).ok()?;
+        Some(format!("{}:{}:{}.{:09}", m.dev(), m.ino(), m.ctime(), m.ctime_nsec()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = out;
+        None
+    }
+}
+
+fn record_bytes(
+    outcome: &Outcome,
+    key: String,
+    inputs: Vec<(String, String)>,
+    warnings: Warnings,
+    manifest_file: String,
+) -> Option<Vec<u8>> {
     // Only a write keeps a record (a dry run has no key), and a write's outcome carries the
     // manifest it left on disk.
     let manifest_now = outcome.manifest.as_ref()?;
@@ -155,6 +183,7 @@ fn record_bytes(outcome: &Outcome, key: String, inputs: Vec<(String, String)>, w
             .collect(),
         files,
         manifest: manifest?,
+        manifest_file,
         warnings,
     };
     let mut bytes = serde_json::to_vec(&record).ok()?;
@@ -195,6 +224,10 @@ fn replayed(
     let record: RunRecord = serde_json::from_slice(&dir.read(&output::record_rel()).ok()??).ok()?;
     let same_input = |i: &Input| read_input(&i.path).is_some_and(|b| output::content_hash(&b) == i.blake3);
     if record.version != VERSION || record.key != key || !record.inputs.iter().all(same_input) {
+        return None;
+    }
+    // Made beside this very manifest file, on this machine (not brought with the tree).
+    if file_identity(out)? != record.manifest_file {
         return None;
     }
     let manifest_rel = output::manifest_path();

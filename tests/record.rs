@@ -120,7 +120,8 @@ fn context_values_reach_only_the_session_file() {
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
     ixgen(&a, None, &session_args("/x/store", "one", "1", "1")).ok();
     ixgen(&b, None, &session_args("/y/other", "two", "8", "99")).ok();
-    let (mut ta, mut tb) = (tree(&a), tree(&b));
+    // (The record aside: it names the manifest file it was made beside, another in each.)
+    let (mut ta, mut tb) = (output(&a), output(&b));
     assert_ne!(
         ta.remove(".opencode/tool/ralph.ts"),
         tb.remove(".opencode/tool/ralph.ts")
@@ -423,12 +424,33 @@ fn check_never_trusts_the_record() {
     let forged = record.replace(&hex(&manifest), &hex(forged_manifest.as_bytes()));
     assert_ne!(forged, record);
     std::fs::write(&record_path, forged).unwrap();
-    // `generate` trusts its cache (it is this machine's own state) ...
-    assert!(ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
-    // ... `check` does not.
+    // `check` never replays ...
     let run = ixgen(&out, Some(&catalog), &["check", "--format", "json"]);
     assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("lookup.ts"), "{}", run.stdout);
+    // ... and `generate` does not replay a record that names another manifest file than the
+    // one on disk (rewritten since): it renders, and puts the file back.
+    assert!(!ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+    assert_eq!(std::fs::read(&tool).unwrap(), old);
+}
+
+#[test]
+fn a_record_that_comes_with_a_copy_of_the_tree_is_not_replayed() {
+    // A record committed with the output, or copied with it, was made beside another manifest
+    // file: the copy renders (and keeps its own record from then on).
+    let (tmp, catalog, out) = work();
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    let copy = tmp.path().join("copy");
+    for (rel, bytes) in output(&out).into_iter().chain([(
+        ".ixgen/run.json".to_string(),
+        std::fs::read(out.join(".ixgen/run.json")).unwrap(),
+    )]) {
+        std::fs::create_dir_all(copy.join(&rel).parent().unwrap()).unwrap();
+        std::fs::write(copy.join(&rel), bytes).unwrap();
+    }
+    assert!(ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+    assert!(!ixgen(&copy, Some(&catalog), &GENERATE).ok().replayed());
+    assert!(ixgen(&copy, Some(&catalog), &GENERATE).ok().replayed());
 }
 
 #[test]
