@@ -1,7 +1,8 @@
 //! Semantic versions of `product.version`, and the bump a set of changes needs.
 //!
 //! Below 1.0.0 the rule is Cargo's: the left-most non-zero part is the major one, so a breaking
-//! change to 0.4.2 needs 0.5.0 and anything else needs 0.4.3. Pre-release and build suffixes
+//! change to 0.4.2 needs 0.5.0 and anything else needs 0.4.3; below 0.1.0 every release is its
+//! own major one, so any change to 0.0.3 needs 0.0.4. Pre-release and build suffixes
 //! are kept for ordering (1.0.0-rc.1 < 1.0.0) but never produced.
 
 use serde::Serialize;
@@ -27,6 +28,7 @@ pub fn bumped(v: &Version, level: Level) -> Version {
         // A pre-release is raised by its own release, whatever changed: 2.0.0-rc.1 → 2.0.0 may
         // still break what the release candidate had.
         _ if !v.pre.is_empty() => (major, minor, patch),
+        (_, 0) if minor == 0 => (0, 0, patch + 1),
         (Level::Major, 0) => (0, minor + 1, 0),
         (Level::Minor | Level::Patch, 0) => (0, minor, patch + 1),
         (Level::Major, _) => (major + 1, 0, 0),
@@ -114,6 +116,9 @@ mod tests {
         assert_eq!(bumped(&v("1.4.2"), Level::Patch).to_string(), "1.4.3");
         assert_eq!(bumped(&v("0.4.2"), Level::Major).to_string(), "0.5.0");
         assert_eq!(bumped(&v("0.4.2"), Level::Minor).to_string(), "0.4.3");
+        for level in [Level::Major, Level::Minor, Level::Patch] {
+            assert_eq!(bumped(&v("0.0.3"), level).to_string(), "0.0.4", "{level:?}");
+        }
         assert_eq!(bumped(&v("2.0.0-rc.1"), Level::Major).to_string(), "2.0.0");
     }
 
@@ -127,6 +132,8 @@ mod tests {
         assert_eq!(change(&v("1.4.2"), &v("1.4.1")), Change::Lowered);
         assert_eq!(change(&v("0.1.0"), &v("0.2.0")), Change::Raised(Level::Major));
         assert_eq!(change(&v("0.1.0"), &v("0.1.1")), Change::Raised(Level::Minor));
+        assert_eq!(change(&v("0.0.3"), &v("0.0.4")), Change::Raised(Level::Major));
+        assert!(allows(&v("0.0.3"), &v("0.0.4"), Level::Major));
         assert!(allows(&v("1.4.2"), &v("1.5.0"), Level::Patch));
         assert!(!allows(&v("1.4.2"), &v("1.5.0"), Level::Major));
     }
