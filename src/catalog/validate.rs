@@ -299,6 +299,25 @@ impl<'a> Validator<'a> {
                 "swap them",
             );
         }
+        // An integer's bounds are whole numbers, and so is a length or a count (a string's,
+        // a path's, an array's), which is also never negative: `min: 1.5` on an integer would
+        // clamp a call to 1.5 and send that, and a length of 1.5 or -1 means nothing.
+        let length = matches!(p.ty, ParamType::String | ParamType::Path | ParamType::Array);
+        for (key, bound) in [("min", p.min), ("max", p.max)] {
+            let Some(b) = bound.filter(|_| length || p.ty == ParamType::Integer) else {
+                continue;
+            };
+            if b.fract() != 0.0 || (length && b < 0.0) {
+                let message = match length {
+                    true => format!(
+                        "`{key}` ({b}) bounds the length of a {}: a whole number, 0 or more",
+                        super::rules::type_name(p.ty)
+                    ),
+                    false => format!("`{key}` ({b}) of an integer parameter must be a whole number"),
+                };
+                self.err("bad-bound", format!("{path}.{key}"), message, "write a whole number");
+            }
+        }
         if (p.min.is_some() || p.max.is_some()) && matches!(p.ty, ParamType::Boolean | ParamType::Enum) {
             self.err(
                 "bad-bound",
@@ -633,6 +652,29 @@ mod tests {
         };
         assert_eq!(codes(", steps: [{run: [b]}]"), ["toolset-budget"]);
         assert!(codes(", unsupported: needs a model").is_empty());
+    }
+
+    /// An integer's bounds and a length are whole numbers (a length is never negative); a
+    /// number's bounds may be anything.
+    #[test]
+    fn bounds_that_are_lengths_or_integers_are_whole_numbers() {
+        let paths = |params: &str| -> Vec<String> {
+            let text = format!(
+                "version: 1\nproduct: {{name: demo, version: 1.0.0, description: d}}\ntoolsets: {{main: {{tools: [a]}}}}\ntools:\n  - {{name: a, description: d, steps: [{{run: [a]}}], params: {{{params}}}}}\n"
+            );
+            let cat = crate::catalog::load_text("b.yaml", text.as_bytes()).unwrap().catalog;
+            let params = cat.tools[0].params.iter();
+            let diags = params.flat_map(|(name, p)| param(&cat, &format!("params.{name}"), name, p));
+            diags
+                .filter(|d| d.code == "bad-bound")
+                .map(|d| d.path.to_string())
+                .collect()
+        };
+        let broken = paths(
+            "i: {type: integer, min: 1.5, max: 30}, s: {type: string, min: -1, max: 10.5}, l: {type: array, max: 0.5}",
+        );
+        assert_eq!(broken, ["params.i.min", "params.s.min", "params.s.max", "params.l.max"]);
+        assert!(paths("n: {type: number, min: -0.5, max: 1.5}, i: {type: integer, min: -3, max: 3}, s: {type: string, min: 0, max: 8}").is_empty());
     }
 
     #[test]
