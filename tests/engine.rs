@@ -617,6 +617,37 @@ fn many_new_files_need_few_file_descriptors() {
 /// A catalog-wide setting lives in the shared settings file, but the file's name (its hash)
 /// is in every tool file's import: changing the setting still changes every tool file, so
 /// check reports them all and generate rewrites them all.
+/// `claude.plugin_root` prefixes a command shipped in the plugin (a relative path), never an
+/// absolute one: that program is installed on the machine.
+#[test]
+fn plugin_root_prefixes_relative_server_commands_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(MINIMAL).unwrap();
+    for (command, want) in [
+        ("bin/demo", "${CLAUDE_PLUGIN_ROOT}/bin/demo"),
+        ("./demo", "${CLAUDE_PLUGIN_ROOT}/demo"),
+        ("/usr/bin/demo", "/usr/bin/demo"),
+    ] {
+        let cat = dir.path().join("c.yaml");
+        let text = base
+            .replace("  command: demo\n", &format!("  command: {command}\n"))
+            .replace(
+                "  mcp: {toolset: main}\n",
+                "  mcp: {toolset: main}\n  claude: {plugin_root: true}\n",
+            );
+        std::fs::write(&cat, text).unwrap();
+        let out = dir.path().join(command.replace('/', "_"));
+        ixgen(&out)
+            .arg("--catalog")
+            .arg(&cat)
+            .args(["generate", "claude"])
+            .assert()
+            .success();
+        let mcp: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join(".mcp.json")).unwrap()).unwrap();
+        assert_eq!(mcp["mcpServers"]["demo"]["command"], want, "{command}");
+    }
+}
+
 #[test]
 fn a_changed_catalog_setting_changes_every_opencode_tool_file() {
     let dir = tempfile::tempdir().unwrap();

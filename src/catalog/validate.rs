@@ -74,6 +74,7 @@ pub fn validate(cat: &Catalog) -> Vec<Diagnostic> {
             "use lowercase letters, digits and `-`, starting with a letter (hosts use it as a plugin name)",
         );
     }
+    v.product();
     v.context();
     for (name, p) in &cat.params {
         v.param(&format!("params.{name}"), name, p);
@@ -107,6 +108,48 @@ impl Extend<Diagnostic> for Validator<'_> {
 impl Report for Validator<'_> {}
 
 impl<'a> Validator<'a> {
+    /// Values the hosts take as they are: an empty one, or a web address that is not one, gets
+    /// past every other check and then makes a host refuse the plugin (Claude Code: "Author
+    /// name cannot be empty", "homepage: Invalid URL") or drop the server without a word.
+    fn product(&mut self) {
+        let (cat, p) = (self.cat, &self.cat.product);
+        let author = p.author.as_ref();
+        let texts = [
+            ("product.description", Some(&p.description)),
+            ("product.license", p.license.as_ref()),
+            ("product.author.name", author.map(|a| &a.name)),
+            ("cli.binary", cat.cli.as_ref().map(|c| &c.binary)),
+            ("server.command", cat.server.as_ref().map(|s| &s.command)),
+        ];
+        for (path, value) in texts {
+            if value.is_some_and(|v| v.trim().is_empty()) {
+                self.err(
+                    "empty-value",
+                    path,
+                    format!("`{path}` is empty"),
+                    "give it a value, or leave the key out",
+                );
+            }
+        }
+        let urls = [
+            ("product.homepage", p.homepage.as_ref()),
+            ("product.repository", p.repository.as_ref()),
+            ("product.author.url", author.and_then(|a| a.url.as_ref())),
+        ];
+        for (path, value) in urls {
+            let Some(url) = value else { continue };
+            let host = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
+            if !host.is_some_and(|h| !h.is_empty() && !h.starts_with('/') && !h.contains(char::is_whitespace)) {
+                self.err(
+                    "bad-url",
+                    path,
+                    format!("`{path}` is not a web address: `{url}`"),
+                    "write an address starting with `https://`",
+                );
+            }
+        }
+    }
+
     fn server(&mut self) {
         let Some(server) = &self.cat.server else { return };
         let name = &server.toolset;
@@ -675,6 +718,38 @@ mod tests {
         );
         assert_eq!(broken, ["params.i.min", "params.s.min", "params.s.max", "params.l.max"]);
         assert!(paths("n: {type: number, min: -0.5, max: 1.5}, i: {type: integer, min: -3, max: 3}, s: {type: string, min: 0, max: 8}").is_empty());
+    }
+
+    /// What the hosts would take as it is and then refuse: empty values, and web addresses that
+    /// are not one.
+    #[test]
+    fn empty_values_and_addresses_that_are_not_web_addresses_are_refused() {
+        let found = |product: &str, rest: &str| -> Vec<(&'static str, String)> {
+            let text = format!(
+                "version: 1\nproduct: {{name: demo, version: 1.0.0, description: d{product}}}\n{rest}toolsets: {{main: {{tools: [a]}}}}\ntools:\n  - {{name: a, description: d, steps: [{{run: [a]}}]}}\n"
+            );
+            let cat = crate::catalog::load_text("b.yaml", text.as_bytes()).unwrap().catalog;
+            validate(&cat)
+                .into_iter()
+                .map(|d| (d.code, d.path.to_string()))
+                .collect()
+        };
+        let product =
+            ", license: '', author: {name: ' ', url: 'example.com'}, homepage: not a url, repository: 'https://'";
+        let rest = "cli: {binary: ''}\nserver: {name: demo, command: '', toolset: main}\n";
+        let want = [
+            ("empty-value", "product.license"),
+            ("empty-value", "product.author.name"),
+            ("empty-value", "cli.binary"),
+            ("empty-value", "server.command"),
+            ("bad-url", "product.homepage"),
+            ("bad-url", "product.repository"),
+            ("bad-url", "product.author.url"),
+        ];
+        let want: Vec<(&str, String)> = want.iter().map(|(c, p)| (*c, p.to_string())).collect();
+        assert_eq!(found(product, rest), want);
+        let good = ", license: MIT, author: {name: X, url: 'https://x.dev'}, homepage: 'http://localhost:8080/demo'";
+        assert_eq!(found(good, "cli: {binary: demo}\n"), []);
     }
 
     #[test]

@@ -156,7 +156,8 @@ impl Host for Claude {
         };
         plan.files
             .push(json_file(".claude-plugin/plugin.json", Self::NAME, &manifest)?);
-        let command = if s.plugin_root {
+        // An absolute command is a program installed on the machine, not one in the plugin.
+        let command = if s.plugin_root && !server.command.starts_with('/') {
             format!("${{CLAUDE_PLUGIN_ROOT}}/{}", server.command.trim_start_matches("./"))
         } else {
             server.command.clone()
