@@ -617,6 +617,32 @@ fn many_new_files_need_few_file_descriptors() {
 /// A catalog-wide setting lives in the shared settings file, but the file's name (its hash)
 /// is in every tool file's import: changing the setting still changes every tool file, so
 /// check reports them all and generate rewrites them all.
+/// A catalog from a pipe (`--catalog /dev/stdin`, `<(…)`) gives its bytes once, and a run reads
+/// its catalog more than once (its context flags, the run record's key, the load).
+#[cfg(unix)]
+#[test]
+fn a_catalog_read_from_a_pipe_is_the_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    ixgen(&out)
+        .args(["--catalog", "/dev/stdin", "generate"])
+        .pipe_stdin(MINIMAL)
+        .unwrap()
+        .assert()
+        .success();
+    let from_file = dir.path().join("from-file");
+    ixgen(&from_file)
+        .args(["--catalog", MINIMAL, "generate"])
+        .assert()
+        .success();
+    let (piped, read) = (tree(&out), tree(&from_file));
+    // (The tool files' headers name the catalog as it was given.)
+    assert_eq!(piped["mcp/tools.json"], read["mcp/tools.json"]);
+    for tool in [".opencode/tools/lookup.ts", ".opencode/tools/wipe.ts"] {
+        assert!(piped.contains_key(tool), "{tool}");
+    }
+}
+
 /// `claude.plugin_root` prefixes a command shipped in the plugin (a relative path), never an
 /// absolute one: that program is installed on the machine.
 #[test]

@@ -41,7 +41,7 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
         Some(p) => {
             // Read at most one byte past the limit: `--catalog /dev/zero` or a huge file is
             // refused by the size check instead of filling memory.
-            let bytes = yaml::read_file(p).map_err(|source| Error::ReadCatalog {
+            let bytes = read_catalog(p).map_err(|source| Error::ReadCatalog {
                 path: crate::escape::display_path(p),
                 source,
             })?;
@@ -51,11 +51,29 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
     }
 }
 
+/// The bytes of the catalog at `path` ([`yaml::read_file`]). A run reads its catalog up to three
+/// times (the context flags, the run record's key, the load), and a pipe or a device
+/// (`--catalog <(…)`, `/dev/stdin`) gives its bytes only once: what such a file gave is kept
+/// for the rest of the run.
+fn read_catalog(path: &Path) -> std::io::Result<Vec<u8>> {
+    static READ_ONCE: std::sync::Mutex<Vec<(std::path::PathBuf, Vec<u8>)>> = std::sync::Mutex::new(Vec::new());
+    if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return yaml::read_file(path);
+    }
+    let mut kept = READ_ONCE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, bytes)) = kept.iter().find(|(p, _)| p == path) {
+        return Ok(bytes.clone());
+    }
+    let bytes = yaml::read_file(path)?;
+    kept.push((path.to_path_buf(), bytes.clone()));
+    Ok(bytes)
+}
+
 /// The bytes of the catalog file at `path`, refused once they pass the catalog size limit:
 /// reading stops there, so a huge file or a device costs no more memory than a catalog. For
 /// the run record's key, and `diff`'s older catalog.
 pub fn catalog_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
-    let bytes = yaml::read_file(path)?;
+    let bytes = read_catalog(path)?;
     if bytes.len() > yaml::MAX_BYTES {
         return Err(std::io::Error::other(format!(
             "it is larger than {} MB, the most a catalog may hold",
