@@ -643,6 +643,31 @@ fn a_catalog_read_from_a_pipe_is_the_catalog() {
     }
 }
 
+/// A tool list on the command line replaces both of the catalog's: `--disable-tools` under a
+/// catalog allowlist leaves the tool out (the allowlist would otherwise win).
+#[test]
+fn a_blocklist_on_the_command_line_replaces_the_catalogs_allowlist() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = dir.path().join("c.yaml");
+    let base = std::fs::read_to_string(MINIMAL).unwrap();
+    std::fs::write(
+        &cat,
+        base.replacen("\ntoolsets:", "\nfilters: {enable: [lookup, wipe]}\ntoolsets:", 1),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let run = ixgen(&out)
+        .arg("--catalog")
+        .arg(&cat)
+        .args(["generate", "opencode", "--disable-tools", "wipe"])
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&run.get_output().stderr).to_string();
+    assert!(!stderr.contains("allowlist"), "{stderr}");
+    assert!(out.join(".opencode/tools/lookup.ts").exists());
+    assert!(!out.join(".opencode/tools/wipe.ts").exists());
+}
+
 /// `claude.plugin_root` prefixes a command shipped in the plugin (a relative path), never an
 /// absolute one: that program is installed on the machine.
 #[test]

@@ -245,12 +245,17 @@ impl Filter {
                 return Err(Error::usage(format!("no tool `{n}` in the catalog"), help));
             }
         }
-        // A list given on the command line replaces the catalog's.
-        let or_catalog = |given: &[String], catalog: &[String]| if given.is_empty() { catalog } else { given }.to_vec();
+        // Lists given on the command line replace the catalog's, both together: one list may be
+        // meant against the other (`--disable-tools b` under a catalog allowlist of `a, b`
+        // would otherwise keep `b`, the allowlist winning).
+        let (enable, disable) = match enable.is_empty() && disable.is_empty() {
+            true => (&cat.enable[..], &cat.disable[..]),
+            false => (enable, disable),
+        };
         let f = Filter {
             read_only: read_only || cat.read_only,
-            enable: or_catalog(enable, &cat.enable),
-            disable: or_catalog(disable, &cat.disable),
+            enable: enable.to_vec(),
+            disable: disable.to_vec(),
             tier: tier.map(str::to_string).or_else(|| cat.tier.clone()),
         };
         if let Some(tier) = &f.tier
