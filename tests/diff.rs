@@ -1100,6 +1100,39 @@ fn budget_list_and_diff_leave_out_what_the_catalogs_filters_leave_out() {
     assert!(wipe.ends_with("left out by the catalog's `filters`"), "{wipe}");
 }
 
+/// New `filter_flags` change the command line the hosts launch only when a filter of the
+/// catalog's is passed with them: without one, no host file changes, and there is no finding.
+#[test]
+fn filter_flags_change_the_launched_server_only_with_a_filter_to_pass() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = diff_base();
+    let flags = "  args: [mcp]\n  filter_flags: {disable_tools: --disable-tools}\n";
+    for (filters, findings) in [("", 0), ("filters: {disable: [wipe]}\n", 1)] {
+        let with = |flags_too: bool| {
+            let text = base.replacen("\ntoolsets:", &format!("\n{filters}toolsets:"), 1);
+            if flags_too {
+                text.replacen("  args: [mcp]\n", flags, 1)
+            } else {
+                text
+            }
+        };
+        let (before, after) = (tmp.path().join("before.yaml"), tmp.path().join("after.yaml"));
+        std::fs::write(&before, with(false)).unwrap();
+        std::fs::write(&after, with(true)).unwrap();
+        let (code, out, err) = diff(&after, &before.display().to_string(), &["--format", "json"]);
+        assert!(code != 2, "{err}");
+        let r: Value = serde_json::from_str(&out).unwrap();
+        let rules: Vec<&str> = r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap())
+            .collect();
+        assert_eq!(rules.len(), findings, "filters {filters:?}: {rules:?}");
+        assert!(rules.iter().all(|r| *r == "server-command-changed"), "{rules:?}");
+    }
+}
+
 #[test]
 fn an_older_catalog_is_read_with_a_bound() {
     let (after, _) = case("tool-removed");

@@ -87,20 +87,23 @@ fn server<'a>(d: &Diff<'a>, n: &Node) -> Option<(&'a Server, &'a Server, Vec<Sur
     (!launched.is_empty()).then_some((a, b, launched))
 }
 
-/// A new command line is an argv change that an installed server may not accept.
+/// A new command line is an argv change that an installed server may not accept: the line the
+/// hosts launch, with the catalog's filters (new `filter_flags` with no filter to pass change
+/// nothing).
 pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let (a, b, launched) = server(d, n)?;
-    let line = |s: &Server| [std::slice::from_ref(&s.command), &s.args].concat().join(" ");
+    let (args_a, args_b) = (&d.old.server_args, &d.new.server_args);
     let key = if a.command != b.command {
         "command"
     } else if a.args != b.args {
         "args"
-    } else if a.filter_flags != b.filter_flags {
+    } else if args_a != args_b {
         "filter_flags"
     } else {
         return None;
     };
-    let (now, was) = (line(b), line(a));
+    let line = |s: &Server, args: &[String]| [std::slice::from_ref(&s.command), args].concat().join(" ");
+    let (now, was) = (line(b, args_b), line(a, args_a));
     let msg = Msg::of("the MCP hosts launch the server as {}", &[&now]);
     let msg = match now == was {
         true => msg.t(" with other filter flags"),

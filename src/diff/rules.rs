@@ -113,7 +113,7 @@ rules! {
     CliArgvChanged "cli-argv-changed" Breaking "the commands a tool runs changed (program, subcommand, option or flag names, a command added or removed): an installed CLI may not accept them" => |d, n| commands(d, n, true);
     StoreStepChanged "store-step-changed" Breaking "what a store or signal step writes, reads or signals changed: the loop reading the store may not see it" => |d, n| commands(d, n, false);
     RuntimeRouteChanged "runtime-route-changed" Breaking "the method or path of a tool's runtime route changed: a running runtime may not serve it" => runtime_route_changed;
-    ServerCommandChanged "server-command-changed" Breaking "the command line the MCP hosts launch the server with changed (command, arguments, filter flags): an installed server may not accept it" => server_command_changed;
+    ServerCommandChanged "server-command-changed" Breaking "the command line the MCP hosts launch the server with changed (command, arguments, or the filter flags that pass the catalog's filters): an installed server may not accept it" => server_command_changed;
     NullableRemoved "nullable-removed" Breaking "a parameter no longer accepts `null` (`nullable` removed): a call that sent `null` is refused" => |d, n| nullable(d, n, false);
     EqualsContextAdded "equals-context-added" Breaking "a parameter must now equal a context value (`equals_context` added or changed): a call with another value is refused" => |d, n| equals_context(d, n, true);
     ConfirmAdded "confirm-added" Breaking "a tool now asks for confirmation before it runs (`confirm` added): an unattended call is held or refused" => confirm_added;

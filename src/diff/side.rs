@@ -17,6 +17,8 @@ pub struct Side {
     index: Located,
     /// Surface → the tools it gets, in order.
     pub surfaces: BTreeMap<Surface, SurfaceTools>,
+    /// The server's arguments as the MCP hosts launch it, with the catalog's own filters.
+    pub server_args: Vec<String>,
 }
 
 /// What one surface gets.
@@ -57,6 +59,7 @@ impl Side {
             .collect();
         let index = Located::new(&file.text);
         Ok(Side {
+            server_args: crate::hosts::server_args(&model, &filter),
             model,
             file,
             index,
