@@ -295,7 +295,30 @@ pub fn check(model: &mut Model) -> Vec<Diagnostic> {
             }
         }
     }
+    diags.extend(unpassed_filters(model));
     diags
+}
+
+/// The catalog's filters leave tools of the server's toolset out, but the server has no flag
+/// to pass them on (`server.filter_flags`): every host that launches it would get every tool.
+fn unpassed_filters(model: &Model) -> Option<Diagnostic> {
+    let server = model.server.as_ref()?;
+    let launched = REGISTRY.iter().flat_map(|h| h.surfaces(model));
+    if !launched.into_iter().any(|s| s.kind == SurfaceKind::Launches) {
+        return None;
+    }
+    let (filter, _) = Filter::resolve(model, false, &[], &[], None).ok()?;
+    let kept = model.tool_names(&server.toolset, &filter);
+    let left_out = kept != model.tool_names(&server.toolset, &Filter::default());
+    (left_out && server_args(model, &filter) == server.args).then(|| {
+        let message = format!(
+            "the catalog's filters leave tools of toolset `{}` out, but the server has no flag to pass them on: the hosts that launch it get every tool",
+            server.toolset
+        );
+        Diagnostic::warning("filters-not-passed", "filters", message)
+            .at_key()
+            .help("add `server.filter_flags` (at least `enable_tools: --enable-tools`) with the flags the server reads")
+    })
 }
 
 /// Plans the files of the named hosts.
