@@ -264,7 +264,12 @@ impl App {
         let (mut diags, file, failed) = match self.load() {
             Ok((model, mut warnings)) => {
                 let file = self.loaded.clone().expect("loaded");
-                let mut failed = strict && !warnings.is_empty();
+                // What `diff` (the release check) would refuse, found here before it runs.
+                let mut later = crate::diff::catalog_problems(&model);
+                catalog::load::locate(&mut later, &file.text);
+                let mut failed = later.iter().any(|d| d.severity == Severity::Error);
+                warnings.extend(later);
+                failed |= strict && !warnings.is_empty();
                 if let Some(d) = self.planned_collision(&model) {
                     warnings.push(d);
                     failed = true;

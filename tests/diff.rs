@@ -783,6 +783,40 @@ fn bad_input_exits_2_with_a_location() {
         err.contains("v.yaml:5:") && err.contains("not a semantic version"),
         "{err}"
     );
+    // `validate` (a pre-commit hook) finds it before the release check does: a warning, since
+    // only `diff` needs a semantic version; an error under `--strict`.
+    for (strict, want) in [(false, 0), (true, 2)] {
+        let mut v = ixgen();
+        v.arg("--catalog").arg(&p).arg("validate");
+        if strict {
+            v.arg("--strict");
+        }
+        let out = v.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(want), "{err}");
+        assert!(
+            err.contains("v.yaml:5:") && err.contains("not a semantic version"),
+            "{err}"
+        );
+    }
+    // A rule `lint.breaking` names that `diff` does not have: an error for `validate` too.
+    let l = tmp.path().join("l.yaml");
+    let text = std::fs::read_to_string(&after).unwrap();
+    std::fs::write(
+        &l,
+        text.replacen(
+            "\ntoolsets:",
+            "\nlint: {breaking: {ignore: [tool-remove]}}\ntoolsets:",
+            1,
+        ),
+    )
+    .unwrap();
+    for args in [&["validate"][..], &["diff", "--against", &before][..]] {
+        let out = ixgen().arg("--catalog").arg(&l).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("no `ixgen diff` rule `tool-remove`"), "{args:?}: {err}");
+    }
     // `renamed_from` naming a tool that is still there.
     let p = tmp.path().join("r.yaml");
     let text = std::fs::read_to_string(&before)

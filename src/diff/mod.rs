@@ -22,7 +22,7 @@ use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::hosts;
 use crate::model;
-use crate::model::BreakingLint;
+use crate::model::{BreakingLint, Model};
 use compare::Diff;
 use semver::{Change, Level, Version};
 use serde::Serialize;
@@ -280,18 +280,39 @@ fn invalid(side: &Side, mut diags: Vec<Diagnostic>) -> Error {
 
 fn version(side: &Side) -> Result<Version, Error> {
     let v = &side.model.product.version;
+    semver::parse(v).ok_or_else(|| invalid(side, vec![not_semver(v)]))
+}
+
+fn not_semver(v: &str) -> Diagnostic {
     let why = format!(
         "product.version {} is not a semantic version",
         crate::escape::debug_quote(v)
     );
     let help = "write MAJOR.MINOR.PATCH, e.g. `1.4.0` (ixgen diff suggests the bump from it)";
-    let diag = Diagnostic::error("not-semver", "product.version", why).help(help);
-    semver::parse(v).ok_or_else(|| invalid(side, vec![diag]))
+    Diagnostic::error("not-semver", "product.version", why).help(help)
+}
+
+/// What `diff` would refuse in a catalog before comparing anything, for `validate` (unlocated):
+/// an unknown rule in `lint.breaking`, and a `product.version` that is not a semantic version
+/// (a warning there: only `diff` needs one).
+pub fn catalog_problems(model: &Model) -> Vec<Diagnostic> {
+    let mut diags = lint_problems(model);
+    if semver::parse(&model.product.version).is_none() {
+        let mut d = not_semver(&model.product.version);
+        d.severity = crate::diagnostic::Severity::Warning;
+        diags.push(d);
+    }
+    diags
 }
 
 /// Checks `lint.breaking` of the current catalog: every id must name a rule or a class.
 fn check_lint(side: &Side) -> Result<(), Error> {
-    let lint: &BreakingLint = &side.model.lint.breaking;
+    let diags = lint_problems(&side.model);
+    diags.is_empty().then_some(()).ok_or_else(|| invalid(side, diags))
+}
+
+fn lint_problems(model: &Model) -> Vec<Diagnostic> {
+    let lint: &BreakingLint = &model.lint.breaking;
     let classes = Class::ALL.map(Class::id);
     let ids: Vec<&str> = Rule::ALL.iter().map(|r| r.id()).chain(classes).collect();
     let mut diags = Vec::new();
@@ -311,7 +332,7 @@ fn check_lint(side: &Side) -> Result<(), Error> {
     for id in lint.ignore_only.keys() {
         unknown(id, format!("lint.breaking.ignore_only.{id}"), false);
     }
-    diags.is_empty().then_some(()).ok_or_else(|| invalid(side, diags))
+    diags
 }
 
 fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Result<Report, Error> {
