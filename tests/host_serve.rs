@@ -989,3 +989,59 @@ fn steps_that_read_program_output_are_served_with_failures_as_errors() {
     assert!(!is_error(&c), "{c}");
     assert_eq!(call_text(&c), "");
 }
+
+/// A stdio client that goes away, before the handshake or after it, ends `serve` as a normal end
+/// does (exit 0); one that sends something that is not MCP is told so on stderr (exit 2). Neither
+/// is ixgen's bug (70).
+#[test]
+fn a_client_that_goes_away_ends_serve_and_one_that_is_not_mcp_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let serve = |stdin: &str| {
+        let mut child = Command::new(IXGEN)
+            .args([
+                OsStr::new("serve"),
+                OsStr::new("--catalog"),
+                catalog("steps").as_os_str(),
+            ])
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        let o = child.wait_with_output().unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    for (how, stdin) in [
+        ("closed at once", String::new()),
+        ("closed after initialize", format!("{init}\n")),
+        ("closed after the handshake", format!("{init}\n{initialized}\n")),
+    ] {
+        let (code, err) = serve(&stdin);
+        assert_eq!(code, Some(0), "{how}: {err}");
+        assert!(!err.contains("internal error"), "{how}: {err}");
+    }
+    for (how, stdin) in [
+        ("garbage first", "garbage\n".to_string()),
+        (
+            "garbage after the handshake",
+            format!("{init}\n{initialized}\ngarbage\n"),
+        ),
+    ] {
+        let (code, err) = serve(&stdin);
+        assert_eq!(code, Some(2), "{how}: {err}");
+        assert!(
+            err.contains("the client sent a line that is not a JSON-RPC message: `garbage`"),
+            "{how}: {err}"
+        );
+        assert!(err.contains("help: "), "{how}: {err}");
+    }
+    // A JSON-RPC message, but not the start of an MCP session.
+    let (code, err) = serve("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("the MCP handshake failed"), "{err}");
+}
+
