@@ -22,7 +22,8 @@
 //! and the previous catalog stays.
 //!
 //! A tool failure is a result with `isError: true` and the tool's markdown; an unknown tool is a
-//! JSON-RPC error.
+//! JSON-RPC error. A tool with an `outputSchema` answers its structured result beside the text:
+//! the data of the step that declares that schema (`ToolModel::structured_step`).
 //!
 //! Over stdio, a client that goes away ends the session normally (exit 0); one that sends what is
 //! not MCP is the peer's fault (exit 2), never ixgen's (70).
@@ -269,6 +270,7 @@ impl ServerHandler for Server {
         }
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
         let name = request.name.to_string();
+        let structured = served.model.tool(&name).and_then(|t| t.structured_step.clone());
         let peer = context.peer.clone();
         // A client that declared elicitation is asked through it (revision 2025-11-25; 2026-07-28 forbids a
         // server's requests, and rmcp refuses them there).
@@ -307,11 +309,26 @@ impl ServerHandler for Server {
             ixgen_runtime::run_tool(&tool.spec, &serde_json::Map::new(), &args, &ctx, &served.model.shared)
         });
         watcher.abort();
-        let content = vec![ContentBlock::text(answer.text)];
-        Ok(if answer.is_error {
-            CallToolResult::error(content)
-        } else {
-            CallToolResult::success(content)
+        if answer.is_error {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(answer.text)]).into());
+        }
+        let Some(step) = &structured else {
+            return Ok(CallToolResult::success(vec![ContentBlock::text(answer.text)]).into());
+        };
+        // A tool with an `outputSchema` must answer its structured result (MCP): its step's data,
+        // an object. The text stays, for the clients that read only text (the spec recommends it).
+        // Without that value (the step was skipped, or printed nothing) the call cannot succeed.
+        Ok(match answer.data.get(step.as_str()) {
+            Some(value @ serde_json::Value::Object(_)) => {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(answer.text)]);
+                result.structured_content = Some(value.clone());
+                result
+            }
+            _ => CallToolResult::error(vec![ContentBlock::text(format!(
+                "{}\n\n**Error:** no structured result: the step `{step}`, whose data the tool's output schema \
+                 describes, gave no JSON object.",
+                answer.text
+            ))]),
         }
         .into())
     }
