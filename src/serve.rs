@@ -22,7 +22,11 @@
 //! and the previous catalog stays.
 //!
 //! A tool failure is a result with `isError: true` and the tool's markdown; an unknown tool is a
-//! JSON-RPC error.
+//! JSON-RPC error. A tool with an `outputSchema` answers its structured result beside the text:
+//! the data of the step that declares that schema (`ToolModel::structured_step`).
+//!
+//! Over stdio, a client that goes away ends the session normally (exit 0); one that sends what is
+//! not MCP is the peer's fault (exit 2), never ixgen's (70).
 //!
 //! Over HTTP (`--http ADDR`, 127.0.0.1 unless an address says otherwise) a request whose `Origin`
 //! is not a loopback origin is refused with 403 (DNS rebinding: a web page may reach a local
@@ -208,6 +212,8 @@ struct Server {
     peers: Arc<Mutex<Vec<Peer<RoleServer>>>>,
     /// Where the tools run: the folder `serve` started in.
     cwd: Arc<PathBuf>,
+    /// The first line a stdio client sent that is not a JSON-RPC message (see `Watched`).
+    not_mcp: Arc<Mutex<Option<String>>>,
 }
 
 impl Server {
@@ -264,6 +270,7 @@ impl ServerHandler for Server {
         }
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
         let name = request.name.to_string();
+        let structured = served.model.tool(&name).and_then(|t| t.structured_step.clone());
         let peer = context.peer.clone();
         // A client that declared elicitation is asked through it (revision 2025-11-25; 2026-07-28 forbids a
         // server's requests, and rmcp refuses them there).
@@ -302,11 +309,26 @@ impl ServerHandler for Server {
             ixgen_runtime::run_tool(&tool.spec, &serde_json::Map::new(), &args, &ctx, &served.model.shared)
         });
         watcher.abort();
-        let content = vec![ContentBlock::text(answer.text)];
-        Ok(if answer.is_error {
-            CallToolResult::error(content)
-        } else {
-            CallToolResult::success(content)
+        if answer.is_error {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(answer.text)]).into());
+        }
+        let Some(step) = &structured else {
+            return Ok(CallToolResult::success(vec![ContentBlock::text(answer.text)]).into());
+        };
+        // A tool with an `outputSchema` must answer its structured result (MCP): its step's data,
+        // an object. The text stays, for the clients that read only text (the spec recommends it).
+        // Without that value (the step was skipped, or printed nothing) the call cannot succeed.
+        Ok(match answer.data.get(step.as_str()) {
+            Some(value @ serde_json::Value::Object(_)) => {
+                let mut result = CallToolResult::success(vec![ContentBlock::text(answer.text)]);
+                result.structured_content = Some(value.clone());
+                result
+            }
+            _ => CallToolResult::error(vec![ContentBlock::text(format!(
+                "{}\n\n**Error:** no structured result: the step `{step}`, whose data the tool's output schema \
+                 describes, gave no JSON object.",
+                answer.text
+            ))]),
         }
         .into())
     }
@@ -414,6 +436,7 @@ pub fn run(opts: ServeOptions) -> Result<i32, Error> {
         served: Arc::new(RwLock::new(Arc::new(served))),
         peers: Arc::new(Mutex::new(Vec::new())),
         cwd: Arc::new(cwd),
+        not_mcp: Arc::new(Mutex::new(None)),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -430,15 +453,92 @@ pub fn run(opts: ServeOptions) -> Result<i32, Error> {
 }
 
 async fn serve_stdio(server: Server) -> Result<i32, Error> {
-    let running = server
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| Error::internal(format!("the MCP session did not start: {e}")))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| Error::internal(format!("the MCP session failed: {e}")))?;
-    Ok(0)
+    use rmcp::service::{QuitReason, ServerInitializeError};
+    let stdin = Watched {
+        inner: tokio::io::stdin(),
+        line: Vec::new(),
+        not_mcp: Arc::clone(&server.not_mcp),
+    };
+    // A client that goes away (stdin closed, before or after `initialize`) ends the session as a
+    // normal end does; what it sent decides the exit code below.
+    let ended = match server.clone().serve((stdin, tokio::io::stdout())).await {
+        Ok(running) => match running.waiting().await {
+            Ok(QuitReason::JoinError(e)) | Err(e) => {
+                return Err(Error::internal(format!("the MCP session failed: {e}")));
+            }
+            // Closed or cancelled: the session is over.
+            Ok(_) => None,
+        },
+        Err(
+            ServerInitializeError::ConnectionClosed(_)
+            | ServerInitializeError::Cancelled
+            | ServerInitializeError::TransportError { .. },
+        ) => None,
+        // The peer answered the handshake with something else than MCP's.
+        Err(e) => Some(e.to_string()),
+    };
+    let not_mcp = server.not_mcp.lock().ok().and_then(|l| l.clone());
+    match (not_mcp, ended) {
+        (Some(line), _) => Err(Error::usage(
+            format!(
+                "the client sent a line that is not a JSON-RPC message: {}",
+                crate::escape::term_code(&line)
+            ),
+            "`ixgen serve` speaks MCP on stdin and stdout: start it from an MCP client, one JSON-RPC message per line",
+        )),
+        (None, Some(why)) => Err(Error::usage(
+            format!("the MCP handshake failed: {why}"),
+            "an MCP client starts with `initialize`; start `ixgen serve` from one",
+        )),
+        (None, None) => Ok(0),
+    }
+}
+
+/// Stdin as rmcp reads it, noting the first line that is not a JSON-RPC message: rmcp answers
+/// it with an error and reads on, but a peer that sends it is not speaking MCP, which `serve`
+/// reports when the session ends.
+struct Watched<R> {
+    inner: R,
+    /// The current line, up to its newline.
+    line: Vec<u8>,
+    not_mcp: Arc<Mutex<Option<String>>>,
+}
+
+impl<R> Watched<R> {
+    fn scan(&mut self, bytes: &[u8]) {
+        for chunk in bytes.split_inclusive(|b| *b == b'\n') {
+            self.line.extend_from_slice(chunk);
+            if chunk.ends_with(b"\n") {
+                let line = std::mem::take(&mut self.line);
+                let text = String::from_utf8_lossy(&line);
+                let text = text.trim_start_matches('\u{feff}').trim();
+                // A JSON object (a message) or array (a batch) is JSON-RPC's to judge, and rmcp's.
+                let json = serde_json::from_str::<serde_json::Value>(text).is_ok_and(|v| v.is_object() || v.is_array());
+                if !text.is_empty()
+                    && !json
+                    && let Ok(mut first) = self.not_mcp.lock()
+                {
+                    first.get_or_insert_with(|| text.chars().take(80).collect());
+                }
+            }
+        }
+    }
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Watched<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        if let std::task::Poll::Ready(Ok(())) = &polled {
+            let new = buf.filled()[before..].to_vec();
+            self.scan(&new);
+        }
+        polled
+    }
 }
 
 /// A loopback origin (`http://localhost:3000`, `http://127.0.0.1`, `http://[::1]:8080`), the only

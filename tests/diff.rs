@@ -1235,8 +1235,9 @@ const EDITS: &[(&str, &[&str])] = &[
     (
         "  - name: wipe\n",
         &[
-            "    output_schema: {type: object, properties: {hits: {type: integer}}}\n  - name: wipe\n",
-            "    output_schema: {type: object, properties: {hits: {type: string}}}\n  - name: wipe\n",
+            // An output schema is the schema of a step's data: a step that declares it comes with it.
+            "      - id: hits\n        run: [hits, \"{symbol}\"]\n        json: {type: object, properties: {hits: {type: integer}}}\n    output_schema: {type: object, properties: {hits: {type: integer}}}\n  - name: wipe\n",
+            "      - id: hits\n        run: [hits, \"{symbol}\"]\n        json: {type: object, properties: {hits: {type: string}}}\n    output_schema: {type: object, properties: {hits: {type: string}}}\n  - name: wipe\n",
         ],
     ),
     (

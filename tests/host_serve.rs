@@ -1024,3 +1024,146 @@ fn steps_that_read_program_output_are_served_with_failures_as_errors() {
     assert!(!is_error(&c), "{c}");
     assert_eq!(call_text(&c), "");
 }
+
+/// A stdio client that goes away, before the handshake or after it, ends `serve` as a normal end
+/// does (exit 0); one that sends something that is not MCP is told so on stderr (exit 2). Neither
+/// is ixgen's bug (70).
+#[test]
+fn a_client_that_goes_away_ends_serve_and_one_that_is_not_mcp_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let serve = |stdin: &str| {
+        let mut child = Command::new(IXGEN)
+            .args([
+                OsStr::new("serve"),
+                OsStr::new("--catalog"),
+                catalog("steps").as_os_str(),
+            ])
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        let o = child.wait_with_output().unwrap();
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    for (how, stdin) in [
+        ("closed at once", String::new()),
+        ("closed after initialize", format!("{init}\n")),
+        ("closed after the handshake", format!("{init}\n{initialized}\n")),
+    ] {
+        let (code, err) = serve(&stdin);
+        assert_eq!(code, Some(0), "{how}: {err}");
+        assert!(!err.contains("internal error"), "{how}: {err}");
+    }
+    for (how, stdin) in [
+        ("garbage first", "garbage\n".to_string()),
+        (
+            "garbage after the handshake",
+            format!("{init}\n{initialized}\ngarbage\n"),
+        ),
+    ] {
+        let (code, err) = serve(&stdin);
+        assert_eq!(code, Some(2), "{how}: {err}");
+        assert!(
+            err.contains("the client sent a line that is not a JSON-RPC message: `garbage`"),
+            "{how}: {err}"
+        );
+        assert!(err.contains("help: "), "{how}: {err}");
+    }
+    // A JSON-RPC message, but not the start of an MCP session.
+    let (code, err) = serve("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("the MCP handshake failed"), "{err}");
+}
+
+/// A tool with an `output_schema` answers its structured result (MCP `structuredContent`, the
+/// data of the step whose `json` declares that schema) beside its text, and the SDK client, which
+/// refuses a call without it and checks it against the schema, accepts it; a call that has no
+/// such value is an error result. The ix catalog's `smells`, served by plain `ixgen serve` with
+/// the fake `ix`, answers `ix smells --format json`'s data.
+#[test]
+fn a_tool_with_an_output_schema_answers_its_structured_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("catalog.yaml");
+    std::fs::write(
+        &small,
+        r#"version: 1
+product: {name: demo, version: 0.1.0, description: d}
+schemas: {hits: {type: object, properties: {total: {type: integer}}}}
+toolsets: {all: {tools: [search, nothing]}}
+targets: {mcp: {toolset: all}}
+tools:
+  - name: search
+    description: Search.
+    output_schema: hits
+    steps:
+      - {id: found, program: sh, run: [-c, "echo '{{\"total\": 3}}'"], json: hits}
+  - name: nothing
+    description: Finds nothing.
+    output_schema: hits
+    steps:
+      - {id: found, program: sh, run: [-c, "true"], json: hits}
+"#,
+    )
+    .unwrap();
+    let bin = dir.path().join("bin");
+    fake_ix(&bin);
+    let env = vec![("PATH", path_with(&bin))];
+    for client in clients(dir.path(), env) {
+        let what = client.script;
+        let v = client.stdio(&small, &[], Some(("search", &serde_json::json!({}))));
+        let (tools, call) = parts(&v);
+        assert_eq!(
+            tools[0]["outputSchema"]["properties"]["total"]["type"], "integer",
+            "{what}"
+        );
+        assert!(!is_error(call), "{what}: {call}");
+        assert_eq!(
+            call["structuredContent"],
+            serde_json::json!({"total": 3}),
+            "{what}: {call}"
+        );
+        assert_eq!(call_text(call), "## search\n\n{\"total\": 3}", "{what}");
+        // `true` prints nothing (data `null`): no structured result, so no success either.
+        let v = client.stdio(&small, &[], Some(("nothing", &serde_json::json!({}))));
+        let call = parts(&v).1;
+        assert!(is_error(call), "{what}: {call}");
+        assert!(call.get("structuredContent").is_none(), "{what}: {call}");
+        assert!(call_text(call).contains("no structured result"), "{what}: {call}");
+        // The ix catalog, as plain `ixgen serve` serves it.
+        let v = client.stdio(
+            &catalog("ix"),
+            &[],
+            Some(("smells", &serde_json::json!({"path": "src"}))),
+        );
+        let (tools, call) = parts(&v);
+        let smells = tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "smells")
+            .unwrap();
+        assert_eq!(smells["outputSchema"]["type"], "object", "{what}");
+        assert!(!is_error(call), "{what}: {call}");
+        let data = &call["structuredContent"];
+        assert_eq!(
+            (&data["rev"], &data["count"]),
+            (&serde_json::json!(42), &serde_json::json!(60)),
+            "{what}"
+        );
+        assert_eq!(data["candidates"].as_array().map(Vec::len), Some(60), "{what}");
+        let text = call_text(call);
+        let json = text
+            .strip_prefix("## smells\n\n")
+            .unwrap_or_else(|| panic!("{what}: {text}"));
+        assert_eq!(
+            &serde_json::from_str::<Value>(json).unwrap(),
+            data,
+            "{what}: the text is the same JSON"
+        );
+    }
+}

@@ -62,6 +62,9 @@ pub struct ToolModel {
     pub renamed_from: Option<String>,
     /// The JSON Schema of the tool's structured result (MCP `outputSchema`).
     pub output_schema: Option<serde_json::Value>,
+    /// The id of the step whose data is the tool's structured result, the value `output_schema`
+    /// describes (MCP `structuredContent`): set exactly when `output_schema` is.
+    pub structured_step: Option<String>,
     /// Why no catalog can run the tool (the catalog's `unsupported`, trimmed): no target and
     /// no `ixgen serve` gets it; `ixgen list` shows it with this reason.
     pub unsupported: Option<String>,

@@ -44,6 +44,10 @@ pub struct Ctx<'a> {
 pub struct Answer {
     pub text: String,
     pub is_error: bool,
+    /// The data of the steps that ran, by id (a `json`, `parse`, `capture` or `compute` step's):
+    /// what `output` renders, and where a host finds the tool's structured result (MCP
+    /// `structuredContent`). Empty when no step ran.
+    pub data: Map<String, Value>,
 }
 
 /// The variables of a call: context, arguments, step results, and the parameters that keep `""`.
@@ -1555,6 +1559,12 @@ struct Ran {
     data: Option<Value>,
 }
 
+/// Whether a step's result is data (a `json`, `parse`, `capture` or `compute` step): the
+/// variable named by its id, and a part of [`Answer::data`].
+fn has_data(s: &SpecStep) -> bool {
+    s.json || s.parse.is_some() || s.capture || matches!(s.exec, SpecExec::Compute { .. })
+}
+
 /// Keeps what a step that ran gave, for the steps and blocks after it: its result (by id), its
 /// data (a `json` step's), and its sections, in the order the steps ran.
 fn keep_step(
@@ -1566,7 +1576,7 @@ fn keep_step(
 ) {
     if let Some(id) = &s.id {
         results.insert(id.clone(), StepResult { ok: o.ok, out: o.out });
-        if (s.json || s.parse.is_some() || s.capture || matches!(s.exec, SpecExec::Compute { .. }))
+        if has_data(s)
             && let Some(d) = o.data
         {
             vars.map.insert(id.clone(), d);
@@ -1593,6 +1603,7 @@ pub fn run_tool(
                 spec.version
             ),
             is_error: true,
+            data: Map::new(),
         };
     }
     let mut head = head;
@@ -1662,6 +1673,7 @@ fn checked(
         return Ok(Err(Answer {
             text: redact(&format!("{head}**Invalid arguments:** {}", errors.join("; "))),
             is_error: true,
+            data: Map::new(),
         }));
     }
     Ok(Ok((given, vars)))
@@ -1706,6 +1718,7 @@ fn runtime_failed(head: &str, e: &str) -> Answer {
     Answer {
         text: redact(&format!("{head}**Error:** the ixgen runtime failed: {e}")),
         is_error: true,
+        data: Map::new(),
     }
 }
 
@@ -1747,6 +1760,7 @@ fn run_inner(
     let refused = |text: String| Answer {
         text: redact(&(head.clone() + &text)),
         is_error: true,
+        data: Map::new(),
     };
     // The question comes before the steps, or after the first `after` of them (they compute its preview).
     let mut ask_at: Option<usize> = None;
@@ -1775,6 +1789,7 @@ fn run_inner(
             redact(&t)
         },
         is_error,
+        data: Map::new(),
     };
     if let Some(rt) = &spec.runtime {
         let r = route(rt, shared.runtime.as_ref(), &vars)?;
@@ -1802,6 +1817,7 @@ fn run_inner(
                     r.url
                 )),
                 is_error: true,
+                data: Map::new(),
             });
         }
         let mut o = Map::new();
@@ -1957,6 +1973,7 @@ fn run_inner(
                 }),
         ),
         is_error: true,
+        data: Map::new(),
     };
     if spec.parallel {
         let mut chosen = Vec::new();
@@ -2046,7 +2063,19 @@ fn run_inner(
     let body = secs.join("\n\n");
     let body = if body.is_empty() { empty_text(&vars) } else { body };
     let tail = if cancelled() { "\n\n_Cancelled._" } else { "" };
-    Ok(answer(head + &body + tail, failed || cancelled()))
+    let mut a = answer(head + &body + tail, failed || cancelled());
+    // The steps' data, redacted as the text is: a host may send it beside the text.
+    for id in spec.steps.iter().filter(|s| has_data(s)).filter_map(|s| s.id.as_ref()) {
+        if let Some(v) = vars.map.get(id) {
+            let v = if matches!(spec.redact, SpecRedact::Errors | SpecRedact::None) {
+                v.clone()
+            } else {
+                redact_deep(v)
+            };
+            a.data.insert(id.clone(), v);
+        }
+    }
+    Ok(a)
 }
 
 fn rules(spec: &ExecSpec, vals: &mut Map<String, Value>, base: &Path) -> Result<Vec<String>, String> {

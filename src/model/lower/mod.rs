@@ -419,7 +419,7 @@ impl<'a> Lower<'a> {
             recovery,
             output,
         };
-        let output_schema = data.output_schema;
+        let (output_schema, structured_step) = (data.output_schema, data.structured_step);
         let (access, idempotent, open_world) = (tool.access, tool.idempotent, tool.open_world);
         let Tool {
             name,
@@ -447,6 +447,7 @@ impl<'a> Lower<'a> {
             confirm: spec.confirm.is_some(),
             param_docs,
             output_schema,
+            structured_step,
             spec,
             path,
             renamed_from,

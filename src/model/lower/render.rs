@@ -116,6 +116,8 @@ pub(super) struct Checker<'a> {
     pub diags: Vec<Diagnostic>,
     /// The tool's declared output schema, resolved (MCP `outputSchema`).
     pub output_schema: Option<Value>,
+    /// The id of the step whose data the output schema describes: the tool's structured result.
+    pub structured_step: Option<String>,
     /// Every step's data, for the output blocks.
     scope: Scope<'a>,
 }
@@ -140,6 +142,7 @@ impl<'a> Checker<'a> {
             cat,
             diags: Vec::new(),
             output_schema: None,
+            structured_step: None,
             scope: Scope {
                 params,
                 steps: IndexMap::new(),
@@ -196,10 +199,51 @@ impl<'a> Checker<'a> {
                     "an output schema must be an object schema (`type: object`)",
                     "MCP carries structured results as objects; name a schema whose root is `type: object`",
                 );
+            } else if let Some(want) = sch {
+                c.structured_step = c.structured_step(&opath, tool, want);
             }
         }
         c.scope = scope;
         c
+    }
+
+    /// The step whose data the output schema `want` describes: the one step whose `json` declares
+    /// that schema (by name or the same inline schema), outside `for_each` (which makes an array).
+    /// An MCP server must answer every successful call with that value (`structuredContent`), so a
+    /// schema no step's data has, or two steps', is an error.
+    fn structured_step(&mut self, path: &str, tool: &'a Tool, want: &Value) -> Option<String> {
+        let declared = |step: &&'a Step| {
+            step.for_each.is_none()
+                && step.id.is_some()
+                && match step.json.as_deref() {
+                    Some(Shape::Named(n)) => self.cat.schemas.get(n) == Some(want),
+                    Some(Shape::Inline(v)) => v == want,
+                    _ => false,
+                }
+        };
+        let steps: Vec<&Step> = tool.steps.iter().filter(declared).collect();
+        match steps.as_slice() {
+            [one] => one.id.clone(),
+            [] => {
+                self.diags.err(
+                    "bad-output-schema",
+                    path,
+                    "the output schema describes no step's data: no step (with an `id`, without `for_each`) declares it as its `json`",
+                    "the tool's structured result is the data of the step whose `json` names the same schema: \
+                     add it to the step that prints that JSON, or remove `output_schema`",
+                );
+                None
+            }
+            _ => {
+                self.diags.err(
+                    "bad-output-schema",
+                    path,
+                    format!("{} steps declare the output schema as their `json`", steps.len()),
+                    "the tool's structured result is one step's data: keep the schema on one step, give the others `json: true`",
+                );
+                None
+            }
+        }
     }
 
     fn shape(&mut self, path: &str, shape: &'a Shape) -> Sch<'a> {
@@ -833,6 +877,26 @@ tools:
             ["bad-output-schema"]
         );
         assert_eq!(output("      - text: x\n        list: r.list\n"), ["bad-output"]);
+    }
+
+    /// The output schema describes one step's data: the step whose `json` names it (or is it).
+    #[test]
+    fn an_output_schema_is_the_schema_of_one_steps_data() {
+        assert_eq!(codes(&format!("{STEP}    output_schema: r\n")), Vec::<String>::new());
+        let inline = "{type: object, properties: {k: {type: string}}}";
+        let same = format!("    steps:\n      - id: i\n        run: [get]\n        json: {inline}\n");
+        assert_eq!(
+            codes(&format!("{same}    output_schema: {inline}\n")),
+            Vec::<String>::new()
+        );
+        // A step that prints text, a step with no id, a step of another schema: no structured result.
+        let text = "    steps:\n      - run: [get, --format, json]\n    output_schema: r\n";
+        assert_eq!(codes(text), ["bad-output-schema"]);
+        assert_eq!(codes(&format!("{same}    output_schema: r\n")), ["bad-output-schema"]);
+        let each = "    steps:\n      - id: u\n        run: [get]\n        json: true\n      - id: e\n        for_each: u\n        run: [get, \"{item}\"]\n        json: r\n";
+        assert_eq!(codes(&format!("{each}    output_schema: r\n")), ["bad-output-schema"]);
+        let two = format!("{STEP}      - id: r2\n        run: [get]\n        json: r\n    output_schema: r\n");
+        assert_eq!(codes(&two), ["bad-output-schema"]);
     }
 
     #[test]
