@@ -272,11 +272,14 @@ impl miette::SourceCode for Excerpt {
         after: usize,
     ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
         let c = self.text.read_span(span, before, after)?;
+        // In characters, as the `file:line:col` above counts it (miette counts bytes).
+        let at = span.offset().min(self.text.len());
+        let line_start = self.text[..at].rfind('\n').map_or(0, |i| i + 1);
         Ok(Box::new(miette::MietteSpanContents::new(
             c.data(),
             *c.span(),
             c.line() + self.first_line,
-            c.column(),
+            self.text[line_start..at].chars().count(),
             c.line_count(),
         )))
     }
@@ -350,5 +353,20 @@ mod tests {
         );
         // A text that ends with a line feed has an empty last line.
         assert_eq!(Lines::new("a\n").line(2), Some((2, "")));
+    }
+
+    /// The drawn excerpt names the column the `file:line:col` line names: in characters, after
+    /// text of several bytes a character.
+    #[test]
+    fn the_excerpt_counts_columns_in_characters() {
+        let file = SourceFile {
+            name: "c.yaml".into(),
+            text: Arc::new("a: 1\nb: \"日本語😀é\", bogus: 1\n".into()),
+        };
+        let mut d = Diagnostic::error("unknown-key", "b", "no");
+        d.pos = Some((2, 15));
+        let out = render(&[d], &file, false);
+        assert!(out.starts_with("c.yaml:2:15\n"), "{out}");
+        assert!(out.contains("[c.yaml:2:15]"), "{out}");
     }
 }
