@@ -4,7 +4,7 @@
 //! model is called.
 //!
 //! ```sh
-//! cargo run -- ix-locate '{"symbol": "UserService"}'
+//! cargo run -- ix-locate '{"pattern": "UserService"}'
 //! ```
 
 // Generated code is not rustfmt's to rewrite: `ixgen check` compares it with what it wrote.
