@@ -104,26 +104,47 @@ fn text(bytes: Vec<u8>) -> String {
     }
 }
 
+/// The signals by name, as Node and Bun name them: what a `signal` step may send, and how a
+/// program stopped by one is described.
+#[cfg(unix)]
+pub(crate) const SIGNALS: &[(&str, i32)] = &[
+    ("SIGHUP", libc::SIGHUP),
+    ("SIGINT", libc::SIGINT),
+    ("SIGQUIT", libc::SIGQUIT),
+    ("SIGILL", libc::SIGILL),
+    ("SIGTRAP", libc::SIGTRAP),
+    ("SIGABRT", libc::SIGABRT),
+    ("SIGBUS", libc::SIGBUS),
+    ("SIGFPE", libc::SIGFPE),
+    ("SIGKILL", libc::SIGKILL),
+    ("SIGUSR1", libc::SIGUSR1),
+    ("SIGSEGV", libc::SIGSEGV),
+    ("SIGUSR2", libc::SIGUSR2),
+    ("SIGPIPE", libc::SIGPIPE),
+    ("SIGALRM", libc::SIGALRM),
+    ("SIGTERM", libc::SIGTERM),
+    ("SIGCHLD", libc::SIGCHLD),
+    ("SIGCONT", libc::SIGCONT),
+    ("SIGSTOP", libc::SIGSTOP),
+    ("SIGTSTP", libc::SIGTSTP),
+    ("SIGTTIN", libc::SIGTTIN),
+    ("SIGTTOU", libc::SIGTTOU),
+    ("SIGURG", libc::SIGURG),
+    ("SIGXCPU", libc::SIGXCPU),
+    ("SIGXFSZ", libc::SIGXFSZ),
+    ("SIGVTALRM", libc::SIGVTALRM),
+    ("SIGPROF", libc::SIGPROF),
+    ("SIGWINCH", libc::SIGWINCH),
+    ("SIGIO", libc::SIGIO),
+    ("SIGSYS", libc::SIGSYS),
+];
+
 #[cfg(unix)]
 fn signal_name(sig: i32) -> String {
-    let name = match sig {
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGINT => "SIGINT",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGILL => "SIGILL",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGALRM => "SIGALRM",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGUSR1 => "SIGUSR1",
-        libc::SIGUSR2 => "SIGUSR2",
-        _ => return format!("signal {sig}"),
-    };
-    name.to_string()
+    match SIGNALS.iter().find(|(_, n)| *n == sig) {
+        Some((name, _)) => name.to_string(),
+        None => format!("signal {sig}"),
+    }
 }
 
 /// Runs `program` with `argv` in `cwd`; `stdin` `None` gives it no input at all.

@@ -967,21 +967,10 @@ fn signal(pid_t: &Template, sig: &str, expect: Option<&str>, vars: &Vars) -> Out
     }
     #[cfg(unix)]
     {
-        let num = match sig {
-            "SIGTERM" => libc::SIGTERM,
-            "SIGKILL" => libc::SIGKILL,
-            "SIGINT" => libc::SIGINT,
-            "SIGHUP" => libc::SIGHUP,
-            "SIGQUIT" => libc::SIGQUIT,
-            "SIGUSR1" => libc::SIGUSR1,
-            "SIGUSR2" => libc::SIGUSR2,
-            "SIGSTOP" => libc::SIGSTOP,
-            "SIGCONT" => libc::SIGCONT,
-            _ => {
-                return fail(format!(
-                    "**Error:** could not send {sig} to process {pid}: Unknown signal: {sig}"
-                ));
-            }
+        let Some(&(_, num)) = proc::SIGNALS.iter().find(|(name, _)| *name == sig) else {
+            return fail(format!(
+                "**Error:** could not send {sig} to process {pid}: Unknown signal: {sig}"
+            ));
         };
         // SAFETY: kill(2) with a pid checked above to be > 1; no memory is involved.
         if unsafe { libc::kill(pid, num) } != 0 {

@@ -1,6 +1,6 @@
-//! Arguments at the edge of what the system can take: a pid past the system's pid type never
-//! wraps around to another process, and a timeout past what a `Duration` holds runs the program
-//! (a client's huge number must not take down `ixgen serve`).
+//! Edges of what the system can take: a pid past the system's pid type never wraps around to
+//! another process, a timeout past what a `Duration` holds runs the program (a client's huge
+//! number must not take down `ixgen serve`), and every signal is known by its name, both ways.
 
 use ixgen_runtime::spec::{ExecSpec, SpecShared};
 use ixgen_runtime::{Ctx, run_tool};
@@ -52,4 +52,42 @@ fn a_timeout_too_long_for_a_duration_runs_the_program() {
     );
     assert!(!is_error, "{text}");
     assert!(text.contains("ran"), "{text}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_program_stopped_by_any_signal_is_told_by_its_name() {
+    let (text, is_error) = run(
+        json!({"exec": {"kind": "cli", "program": "sh", "argv": ["-c", "kill -TRAP $$"]}}),
+        json!({}),
+    );
+    assert!(is_error, "{text}");
+    assert!(text.contains("was stopped by SIGTRAP"), "{text}");
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_step_sends_any_signal_by_its_name() {
+    let mut job = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+    let (text, is_error) = run(
+        json!({"exec": {"kind": "signal", "pid": [{"var": "pid"}], "signal": "SIGTSTP"}}),
+        json!({"pid": job.id().to_string()}),
+    );
+    // The state field of /proc/PID/stat, after the command name in parentheses: `T`, stopped.
+    let state = |pid: u32| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        stat.rsplit_once(") ").unwrap().1.chars().next().unwrap()
+    };
+    let mut stopped = false;
+    for _ in 0..50 {
+        stopped = state(job.id()) == 'T';
+        if stopped {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    job.kill().ok();
+    job.wait().ok();
+    assert!(!is_error, "{text}");
+    assert!(stopped, "SIGTSTP did not stop the job: {text}");
 }
