@@ -1260,6 +1260,10 @@ const EDITS: &[(&str, &[&str])] = &[
     ),
     ("title: Lookup", &["title: Look up"]),
     (
+        "symbol: {type: string, required: true, description: The symbol}",
+        &["symbol: {type: string, required: true, title: Symbol, description: The symbol}"],
+    ),
+    (
         "    description: Wipe the cache\n    access: write\n",
         &[
             "    description: Wipe the cache\n    access: read\n",

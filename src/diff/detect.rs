@@ -763,6 +763,12 @@ pub fn output_changed(d: &mut Diff, n: &Node) -> Option<()> {
 }
 
 pub fn title_changed(d: &mut Diff, n: &Node) -> Option<()> {
+    if let Some(pc) = param(n) {
+        let (a, b) = (pc.old?, pc.new?);
+        if a.doc.title != b.doc.title {
+            param_hit(d, pc, "the title of parameter {} of {} changed", &[], "title");
+        }
+    }
     let p = spec(n).filter(|p| p.old.title != p.new.title && !p.shown.is_empty())?;
     let msg = Msg::of("the title of {} changed", &[p.name()]);
     d.tool(p, &p.shown, msg, "title")

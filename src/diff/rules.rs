@@ -138,7 +138,7 @@ rules! {
     NullableAdded "nullable-added" Compatible "a parameter now accepts `null` (`nullable` added)" => |d, n| nullable(d, n, true);
     EqualsContextRemoved "equals-context-removed" Compatible "a parameter no longer has to equal a context value (`equals_context` removed)" => |d, n| equals_context(d, n, false);
     RuleRemoved "rule-removed" Compatible "a rule across parameters was removed (`rules`: `require`, `forbid` or `check`)" => |d, n| cross_rules(d, n, Change::Removed);
-    TitleChanged "title-changed" Cosmetic "a tool's title changed" => title_changed;
+    TitleChanged "title-changed" Cosmetic "a tool's or parameter's title changed" => title_changed;
     DescriptionChanged "description-changed" Cosmetic "a tool's or parameter's description changed (its context cost is reported per host)" => description_changed;
 }
 
