@@ -49,6 +49,10 @@ pub fn run(cli: Cli) -> i32 {
 struct Prepared {
     model: ManuallyDrop<Model>,
     hosts: Vec<&'static dyn DynHost>,
+    /// Whether the run covers every target the catalog enables (`generate` or `check` naming
+    /// none): it then also covers the targets the catalog no longer enables, and removes (or
+    /// reports) what they wrote.
+    every: bool,
     opts: Options,
     /// Warnings about the options, printed before the results.
     notes: Vec<String>,
@@ -316,9 +320,10 @@ impl App {
             .ok_or_else(|| Error::internal("a command that does not plan reached prepare"))?;
         let host =
             |name: &str| hosts::get(name).ok_or_else(|| Error::internal(format!("no host `{name}` in the registry")));
+        let every = matches!(asked.command, "generate" | "check") && asked.targets.is_empty();
         let mut targets: Vec<&'static dyn DynHost> = if !matches!(asked.command, "generate" | "check") {
             vec![host(asked.command)?]
-        } else if asked.targets.is_empty() {
+        } else if every {
             hosts::enabled_hosts(&model).filter(|h| h.by_default()).collect()
         } else {
             asked.targets.iter().map(|t| host(t)).collect::<Result<_, _>>()?
@@ -363,6 +368,7 @@ impl App {
         Ok(Prepared {
             model,
             hosts: targets,
+            every,
             opts,
             notes,
             warnings,
@@ -448,6 +454,23 @@ impl App {
         )
     }
 
+    /// The plan of a write or check: its hosts' files and, when it covers every target the
+    /// catalog enables, the groups of the targets it no longer enables, so that what they
+    /// wrote is removed (`generate`) or reported as extra (`check`).
+    fn plan<'m>(
+        &self,
+        model: &'m Model,
+        targets: &[&'static dyn DynHost],
+        opts: &Options,
+        every: bool,
+    ) -> Result<crate::plan::Plan<'m>, Error> {
+        let mut plan = hosts::plan(model, targets, opts).map_err(|e| self.on_catalog(e))?;
+        if every {
+            hosts::retire_disabled(model, &mut plan);
+        }
+        Ok(plan)
+    }
+
     fn generate(&mut self) -> Result<i32, Error> {
         // A run that can change nothing but its per-run files replays the last run's record
         // instead of loading and rendering the catalog (`crate::record`).
@@ -459,7 +482,7 @@ impl App {
             return Ok(self.report_written(&outcome, true));
         }
         let mut p = self.prepare()?;
-        let plan = hosts::plan(&p.model, &p.hosts, &p.opts).map_err(|e| self.on_catalog(e))?;
+        let plan = self.plan(&p.model, &p.hosts, &p.opts, p.every)?;
         // The notes about the options are warnings too, and are replayed with the catalog's.
         for n in p.notes {
             let line = format!("warning: {}\n", escape::terminal(&n));
@@ -584,7 +607,7 @@ impl App {
 
     fn check(&mut self, format: CheckFormat) -> Result<i32, Error> {
         let p = self.prepare()?;
-        let plan = hosts::plan(&p.model, &p.hosts, &p.opts).map_err(|e| self.on_catalog(e))?;
+        let plan = self.plan(&p.model, &p.hosts, &p.opts, p.every)?;
         // A writer holds the lock exclusively: waiting for it means never reporting a
         // half-applied run as drift.
         let _lock = output::lock_shared(&self.cli.out)?;
