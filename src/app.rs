@@ -336,20 +336,33 @@ impl App {
             &filters.disable_tools,
             filters.tier.as_deref(),
         )?;
-        // Hosts that need the run's context come with it: given the context, `opencode` and
-        // `generate` write them too.
+        // Hosts that need the run's context come with it: given the context, `opencode`, and
+        // `generate` or `check` of every enabled target (whether or not that includes
+        // `opencode`), write them too.
         let names: Vec<&str> = targets.iter().map(|h| h.name()).collect();
-        if !context.is_empty() && names.contains(&"opencode") {
+        if !context.is_empty() && (every || names.contains(&"opencode")) {
             let missing = |h: &&'static dyn DynHost| !h.by_default() && !names.contains(&h.name());
             targets.extend(hosts::enabled_hosts(&model).filter(missing));
         }
         if !context.is_empty() && targets.iter().all(|h| h.by_default()) {
+            let takers: Vec<String> = hosts::enabled_hosts(&model)
+                .filter(|h| !h.by_default())
+                .map(|h| format!("`{}`", h.name()))
+                .collect();
+            let help = if takers.is_empty() {
+                "the catalog enables no target that takes them (`targets.session`): leave them out".to_string()
+            } else {
+                format!(
+                    "name {} among the targets (or name none), or leave them out",
+                    takers.join(", ")
+                )
+            };
             return Err(Error::usage(
                 format!(
                     "context values ({}) only apply to the session tools, which this command does not write",
                     context.keys().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
                 ),
-                "run `ixgen opencode` with them, or leave them out",
+                help,
             ));
         }
         // The session tools get the catalog's defaults for what the run did not give.
