@@ -17,7 +17,6 @@ use crate::output::{self, Action, WriteOptions};
 use crate::record;
 use std::io::{IsTerminal, Write};
 use std::mem::ManuallyDrop;
-use std::path::Path;
 
 /// Parses the process's arguments and runs them; returns the exit code.
 pub fn main() -> i32 {
@@ -630,6 +629,15 @@ impl App {
         }
         let drift = output::drift(&outcome);
         let out = &self.cli.out;
+        // What brings the output up to date: this command line, as `generate` (built only for
+        // drift: it parses the command-line definitions again).
+        let generate = if drift.is_empty() {
+            String::new()
+        } else {
+            let words = crate::cli::generate_for_check(&self.cli.args);
+            let words: Vec<String> = words.iter().map(|w| escape::shell_word(w)).collect();
+            escape::terminal(&format!("ixgen {}", words.join(" ")))
+        };
         match format {
             CheckFormat::Json => {
                 let json = serde_json::json!({
@@ -649,7 +657,7 @@ impl App {
                         "missing" => "is missing",
                         _ => "is no longer generated",
                     };
-                    let message = format!("{} {msg}; run ixgen generate and commit the result", d.path);
+                    let message = format!("{} {msg}; run `{generate}` and commit the result", d.path);
                     let message = escape::gh_message(&message);
                     println!("::error file={file},title=ixgen drift::{message}");
                 }
@@ -669,12 +677,7 @@ impl App {
                     let _ = writeln!(stdout, "{n} generated file(s) are up to date in {shown}");
                 } else {
                     eprintln!("error: {} file(s) in {shown} are stale, missing or extra", drift.len());
-                    let flag = if out == Path::new(".") {
-                        String::new()
-                    } else {
-                        format!(" --out {shown}")
-                    };
-                    eprintln!("  help: run `ixgen generate{flag}` and commit the result");
+                    eprintln!("  help: run `{generate}` and commit the result");
                 }
             }
         }

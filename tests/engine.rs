@@ -881,3 +881,52 @@ fn a_session_or_revision_file_stays_until_its_target_leaves_the_catalog() {
     assert!(out.join(".opencode/tools/t.ts").exists());
     ixgen_in(dir.path()).arg("check").assert().code(0);
 }
+
+/// `check`'s hint is the command line that brings the output up to date: the user's own, with
+/// `generate` for `check`, quoted for the shell, and without check's `--format`.
+#[test]
+fn checks_hint_is_the_same_command_line_as_generate_and_running_it_fixes_the_drift() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, cat) = (dir.path().join("out"), dir.path().join("my catalog.yaml"));
+    let base = std::fs::read_to_string(MINIMAL).unwrap();
+    std::fs::write(&cat, &base).unwrap();
+    let check = |format: &str| {
+        let mut c = ixgen(&out);
+        c.arg("--catalog")
+            .arg(&cat)
+            .args(["check", "opencode", "--format", format]);
+        c
+    };
+    ixgen(&out)
+        .arg("--catalog")
+        .arg(&cat)
+        .args(["generate", "opencode"])
+        .assert()
+        .success();
+    std::fs::write(&cat, base.replace("tools: [lookup, wipe]", "tools: [lookup]")).unwrap();
+
+    let want = format!(
+        "ixgen --out {} --catalog '{}' generate opencode",
+        out.display(),
+        cat.display()
+    );
+    let failed = check("text").assert().code(1);
+    let stderr = String::from_utf8_lossy(&failed.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains(&format!("help: run `{want}` and commit the result")),
+        "{stderr}"
+    );
+    let github = stdout(&mut check("github"), 1);
+    assert!(github.contains(&format!("run `{want}` and commit")), "{github}");
+
+    // Run as the shell reads it, it writes what check compares with, and nothing else.
+    let bin = assert_cmd::cargo::cargo_bin("ixgen");
+    let line = want.replacen("ixgen", &format!("'{}'", bin.display()), 1);
+    let run = std::process::Command::new("sh").args(["-c", &line]).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    check("text").assert().code(0);
+    assert!(
+        !out.join("mcp/tools.json").exists(),
+        "the hint wrote a target check did not name"
+    );
+}
