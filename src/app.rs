@@ -17,7 +17,6 @@ use crate::output::{self, Action, WriteOptions};
 use crate::record;
 use std::io::{IsTerminal, Write};
 use std::mem::ManuallyDrop;
-use std::path::Path;
 
 /// Runs the command line; returns the exit code.
 pub fn run(cli: Cli) -> i32 {
@@ -44,6 +43,10 @@ pub fn run(cli: Cli) -> i32 {
 struct Prepared {
     model: ManuallyDrop<Model>,
     hosts: Vec<&'static dyn DynHost>,
+    /// Whether the run covers every target the catalog enables (`generate` or `check` naming
+    /// none): it then also covers the targets the catalog no longer enables, and removes (or
+    /// reports) what they wrote.
+    every: bool,
     opts: Options,
     /// Warnings about the options, printed before the results.
     notes: Vec<String>,
@@ -316,9 +319,10 @@ impl App {
             .ok_or_else(|| Error::internal("a command that does not plan reached prepare"))?;
         let host =
             |name: &str| hosts::get(name).ok_or_else(|| Error::internal(format!("no host `{name}` in the registry")));
+        let every = matches!(asked.command, "generate" | "check") && asked.targets.is_empty();
         let mut targets: Vec<&'static dyn DynHost> = if !matches!(asked.command, "generate" | "check") {
             vec![host(asked.command)?]
-        } else if asked.targets.is_empty() {
+        } else if every {
             hosts::enabled_hosts(&model).filter(|h| h.by_default()).collect()
         } else {
             asked.targets.iter().map(|t| host(t)).collect::<Result<_, _>>()?
@@ -331,20 +335,33 @@ impl App {
             &filters.disable_tools,
             filters.tier.as_deref(),
         )?;
-        // Hosts that need the run's context come with it: given the context, `opencode` and
-        // `generate` write them too.
+        // Hosts that need the run's context come with it: given the context, `opencode`, and
+        // `generate` or `check` of every enabled target (whether or not that includes
+        // `opencode`), write them too.
         let names: Vec<&str> = targets.iter().map(|h| h.name()).collect();
-        if !context.is_empty() && names.contains(&"opencode") {
+        if !context.is_empty() && (every || names.contains(&"opencode")) {
             let missing = |h: &&'static dyn DynHost| !h.by_default() && !names.contains(&h.name());
             targets.extend(hosts::enabled_hosts(&model).filter(missing));
         }
         if !context.is_empty() && targets.iter().all(|h| h.by_default()) {
+            let takers: Vec<String> = hosts::enabled_hosts(&model)
+                .filter(|h| !h.by_default())
+                .map(|h| format!("`{}`", h.name()))
+                .collect();
+            let help = if takers.is_empty() {
+                "the catalog enables no target that takes them (`targets.session`): leave them out".to_string()
+            } else {
+                format!(
+                    "name {} among the targets (or name none), or leave them out",
+                    takers.join(", ")
+                )
+            };
             return Err(Error::usage(
                 format!(
                     "context values ({}) only apply to the session tools, which this command does not write",
                     context.keys().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
                 ),
-                "run `ixgen opencode` with them, or leave them out",
+                help,
             ));
         }
         // The session tools get the catalog's defaults for what the run did not give.
@@ -363,6 +380,7 @@ impl App {
         Ok(Prepared {
             model,
             hosts: targets,
+            every,
             opts,
             notes,
             warnings,
@@ -448,6 +466,23 @@ impl App {
         )
     }
 
+    /// The plan of a write or check: its hosts' files and, when it covers every target the
+    /// catalog enables, the groups of the targets it no longer enables, so that what they
+    /// wrote is removed (`generate`) or reported as extra (`check`).
+    fn plan<'m>(
+        &self,
+        model: &'m Model,
+        targets: &[&'static dyn DynHost],
+        opts: &Options,
+        every: bool,
+    ) -> Result<crate::plan::Plan<'m>, Error> {
+        let mut plan = hosts::plan(model, targets, opts).map_err(|e| self.on_catalog(e))?;
+        if every {
+            hosts::retire_disabled(model, &mut plan);
+        }
+        Ok(plan)
+    }
+
     fn generate(&mut self) -> Result<i32, Error> {
         // A run that can change nothing but its per-run files replays the last run's record
         // instead of loading and rendering the catalog (`crate::record`).
@@ -459,7 +494,7 @@ impl App {
             return Ok(self.report_written(&outcome, true));
         }
         let mut p = self.prepare()?;
-        let plan = hosts::plan(&p.model, &p.hosts, &p.opts).map_err(|e| self.on_catalog(e))?;
+        let plan = self.plan(&p.model, &p.hosts, &p.opts, p.every)?;
         // The notes about the options are warnings too, and are replayed with the catalog's.
         for n in p.notes {
             let line = format!("warning: {}\n", escape::terminal(&n));
@@ -584,7 +619,7 @@ impl App {
 
     fn check(&mut self, format: CheckFormat) -> Result<i32, Error> {
         let p = self.prepare()?;
-        let plan = hosts::plan(&p.model, &p.hosts, &p.opts).map_err(|e| self.on_catalog(e))?;
+        let plan = self.plan(&p.model, &p.hosts, &p.opts, p.every)?;
         // A writer holds the lock exclusively: waiting for it means never reporting a
         // half-applied run as drift.
         let _lock = output::lock_shared(&self.cli.out)?;
@@ -594,6 +629,15 @@ impl App {
         }
         let drift = output::drift(&outcome);
         let out = &self.cli.out;
+        // What brings the output up to date: this command line, as `generate` (built only for
+        // drift: it parses the command-line definitions again).
+        let generate = if drift.is_empty() {
+            String::new()
+        } else {
+            let words = crate::cli::generate_for_check(&self.cli.args);
+            let words: Vec<String> = words.iter().map(|w| escape::shell_word(w)).collect();
+            escape::terminal(&format!("ixgen {}", words.join(" ")))
+        };
         match format {
             CheckFormat::Json => {
                 let json = serde_json::json!({
@@ -613,7 +657,7 @@ impl App {
                         "missing" => "is missing",
                         _ => "is no longer generated",
                     };
-                    let message = format!("{} {msg}; run ixgen generate and commit the result", d.path);
+                    let message = format!("{} {msg}; run `{generate}` and commit the result", d.path);
                     let message = escape::gh_message(&message);
                     println!("::error file={file},title=ixgen drift::{message}");
                 }
@@ -633,12 +677,7 @@ impl App {
                     let _ = writeln!(stdout, "{n} generated file(s) are up to date in {shown}");
                 } else {
                     eprintln!("error: {} file(s) in {shown} are stale, missing or extra", drift.len());
-                    let flag = if out == Path::new(".") {
-                        String::new()
-                    } else {
-                        format!(" --out {shown}")
-                    };
-                    eprintln!("  help: run `ixgen generate{flag}` and commit the result");
+                    eprintln!("  help: run `{generate}` and commit the result");
                 }
             }
         }

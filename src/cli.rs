@@ -40,6 +40,9 @@ pub struct Cli {
     /// loaded); a run that replays the run record checks its context against them.
     #[arg(skip)]
     pub context_decls: Option<model::ContextDecls>,
+    /// The command line as given, program name first (`check` repeats it in its hint).
+    #[arg(skip)]
+    pub args: Vec<OsString>,
 }
 
 /// When to use color.
@@ -316,7 +319,7 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
     // to end: the tree is leaked on purpose (`mem::forget`), and the matches are taken apart
     // in place instead of cloned.
     let mut cmd = command(&decls);
-    let parsed = cmd.try_get_matches_from_mut(args);
+    let parsed = cmd.try_get_matches_from_mut(&args);
     std::mem::forget(cmd);
     let mut matches = match parsed {
         Ok(m) => m,
@@ -343,7 +346,43 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
     let mut cli = Cli::from_arg_matches_mut(&mut matches).unwrap_or_else(|e| e.exit());
     cli.context_decls = found;
     cli.context_flags = context_flags;
+    cli.args = args;
     cli
+}
+
+/// The arguments of a `check` command line (`args`, program name first) as the `generate`
+/// that brings the output up to date: the same ones, `generate` in place of `check`, and
+/// without check's `--format` (generate's takes other values, for another purpose).
+pub fn generate_for_check(args: &[OsString]) -> Vec<String> {
+    // Before the command name come only the global options, some with a value: `check` there
+    // may be a value (`--out check`).
+    let cmd = Cli::command();
+    let valued: Vec<String> = cmd
+        .get_arguments()
+        .filter(|a| a.get_action().takes_values())
+        .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+        .collect();
+    let mut words = Vec::new();
+    let mut it = args.iter().skip(1).map(|a| a.to_string_lossy().into_owned());
+    while let Some(a) = it.next() {
+        if a == "check" {
+            words.push("generate".to_string());
+            break;
+        }
+        let value = valued.contains(&a).then(|| it.next()).flatten();
+        words.extend(std::iter::once(a).chain(value));
+    }
+    while let Some(a) = it.next() {
+        if a == "--" {
+            words.push(a);
+            words.extend(it.by_ref());
+        } else if a == "--format" {
+            it.next();
+        } else if !a.starts_with("--format=") {
+            words.push(a);
+        }
+    }
+    words
 }
 
 /// Prints the shell completions of the command line a catalog with these context variables

@@ -424,6 +424,16 @@ pub fn md_link(text: &str, url: &str) -> Md {
     Md(format!("[{}](<{dest}>)", md_text(text)))
 }
 
+/// A word of a shell command line (POSIX sh) shown for the user to run: as it is when it has
+/// no character the shell treats specially, else in single quotes (a `'` in it as `'\''`).
+pub fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:@%+=,".contains(c);
+    if !s.is_empty() && !s.starts_with('=') && s.chars().all(plain) {
+        return s.to_string();
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
 /// A value shown in a message: quoted and with control characters escaped, so a newline or an
 /// escape sequence in user input cannot forge output lines.
 pub fn debug_quote(s: &str) -> String {
@@ -672,6 +682,17 @@ pub fn rs_suffixed(name: &Rs, n: usize, camel: bool) -> Rs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shell_words_are_quoted_only_when_the_shell_would_read_them_otherwise() {
+        assert_eq!(shell_word("--out=gen/a.b"), "--out=gen/a.b");
+        assert_eq!(shell_word("tools catalog.yaml"), "'tools catalog.yaml'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("$HOME"), "'$HOME'");
+        assert_eq!(shell_word("=cmd"), "'=cmd'");
+        assert_eq!(shell_word("*"), "'*'");
+    }
 
     #[test]
     fn rust_literals_escape_what_rustc_refuses_and_nothing_else() {

@@ -840,3 +840,180 @@ fn a_manifest_without_hashes_proves_nothing_so_nothing_is_overwritten_or_removed
         assert!(line.contains("\"blake3\""), "every entry carries a hash again: {line}");
     }
 }
+
+/// A catalog of one tool `t` with these `targets` (YAML flow mapping entries), its context
+/// variables, and the session toolset `s`.
+fn targets_catalog(targets: &str) -> String {
+    format!(
+        "version: 1\nproduct: {{name: demo, version: 0.1.0, description: d}}\n\
+         store: {{path: \"{{store}}\"}}\n\
+         context:\n  store: {{type: path, default: .loop/store}}\n  session: {{type: string, format: topic-part}}\n\
+         toolsets: {{all: {{tools: [t]}}, s: {{tools: [note_add]}}}}\n\
+         targets: {{{targets}}}\n\
+         tools:\n  - {{name: t, description: d, steps: [{{program: echo, run: [a]}}]}}\n  \
+         - name: note_add\n    description: Leave a note.\n    access: write\n    destructive: false\n    \
+         steps:\n      - append: {{topic: \"loop.{{session}}.note\", meta: {{action: add}}}}\n"
+    )
+}
+
+/// ixgen with `--catalog` and `--out` in `dir`.
+fn ixgen_in(dir: &Path) -> Command {
+    let mut c = ixgen(&dir.join("out"));
+    c.arg("--catalog").arg(dir.join("c.yaml"));
+    c
+}
+
+fn check_json(dir: &Path, code: i32) -> serde_json::Value {
+    serde_json::from_str(&stdout(ixgen_in(dir).args(["check", "--format", "json"]), code)).unwrap()
+}
+
+#[test]
+fn a_target_dropped_from_the_catalog_has_its_files_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cat, out) = (dir.path().join("c.yaml"), dir.path().join("out"));
+    let all = "opencode: {toolset: all}, mcp: {toolset: all}, rust: {toolset: all}";
+    std::fs::write(&cat, targets_catalog(all)).unwrap();
+    ixgen_in(dir.path()).args(["generate", "-q"]).assert().success();
+    let dropped = [".opencode/tools/t.ts", "rust/tools.rs"];
+    for f in dropped {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    std::fs::write(&cat, targets_catalog("mcp: {toolset: all}")).unwrap();
+
+    // A run of named targets leaves the other targets' files alone.
+    let report = stdout(ixgen_in(dir.path()).args(["generate", "mcp"]), 0);
+    assert!(report.contains("0 removed"), "{report}");
+    for f in dropped {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    ixgen_in(dir.path()).args(["check", "mcp"]).assert().code(0);
+
+    // A run of every target covers the dropped ones: check lists their files as extra.
+    let report = stdout(ixgen_in(dir.path()).arg("check"), 1);
+    for f in dropped {
+        assert!(report.contains(&format!("extra:   {f} (owned by ixgen")), "{report}");
+    }
+    let json = check_json(dir.path(), 1);
+    let extra: Vec<&str> = json["extra"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for f in dropped {
+        assert!(extra.contains(&f), "{json}");
+    }
+    assert!(!extra.contains(&"mcp/tools.json"), "{json}");
+
+    // A file edited since ixgen wrote it is not removed without --force.
+    std::fs::write(out.join("rust/tools.rs"), "// mine now\n").unwrap();
+    let refused = ixgen_in(dir.path()).arg("generate").assert().code(2);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(stderr.contains("edited since ixgen wrote it"), "{stderr}");
+    for f in dropped {
+        assert!(out.join(f).exists(), "{f}: a refused run removed it");
+    }
+    let report = stdout(ixgen_in(dir.path()).args(["generate", "--force"]), 0);
+    for f in dropped {
+        assert!(report.contains(&format!("remove  {f}")), "{report}");
+        assert!(!out.join(f).exists(), "{f}");
+    }
+    let left: Vec<String> = tree(&out).into_keys().collect();
+    assert!(
+        !left.iter().any(|f| f.starts_with(".opencode/")),
+        "the runtime stayed: {left:?}"
+    );
+    assert!(out.join("mcp/tools.json").exists());
+    let json = check_json(dir.path(), 0);
+    assert_eq!(json["extra"], serde_json::json!([]), "{json}");
+    let manifest = std::fs::read_to_string(out.join(".ixgen/manifest.json")).unwrap();
+    assert!(
+        !manifest.contains("opencode") && !manifest.contains("rust"),
+        "{manifest}"
+    );
+}
+
+/// Files a run option writes stay while the catalog enables their target, whatever the run
+/// options, and go with the target: the session file (written only with its context) and an
+/// MCP revision's file (written only with `--profile`).
+#[test]
+fn a_session_or_revision_file_stays_until_its_target_leaves_the_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cat, out) = (dir.path().join("c.yaml"), dir.path().join("out"));
+    let all =
+        "opencode: {toolset: all}, mcp: {toolset: all}, session: {toolset: s, file: loop, context: [store, session]}";
+    std::fs::write(&cat, targets_catalog(all)).unwrap();
+    let (session, revision) = (".opencode/tools/loop.ts", "mcp/tools.2026-07-28.json");
+    let both = ["--session", "s1", "--profile", "2025-11-25", "--profile", "2026-07-28"];
+    ixgen_in(dir.path()).arg("generate").args(both).assert().success();
+    assert!(out.join(session).exists() && out.join(revision).exists());
+
+    // Without the context and the revision, they stay, and check finds nothing extra.
+    let report = stdout(ixgen_in(dir.path()).arg("generate"), 0);
+    assert!(report.contains("0 removed"), "{report}");
+    assert!(out.join(session).exists() && out.join(revision).exists());
+    ixgen_in(dir.path()).arg("check").assert().code(0);
+
+    // Once the catalog drops their targets, they go (and the runtime, which no tool imports).
+    std::fs::write(&cat, targets_catalog("opencode: {toolset: all}")).unwrap();
+    let json = check_json(dir.path(), 1);
+    let extra = json["extra"].as_array().unwrap();
+    for f in [session, revision, "mcp/tools.json"] {
+        assert!(extra.contains(&serde_json::json!(f)), "{json}");
+    }
+    ixgen_in(dir.path()).arg("generate").assert().success();
+    for f in [session, revision, "mcp/tools.json"] {
+        assert!(!out.join(f).exists(), "{f}");
+    }
+    assert!(out.join(".opencode/tools/t.ts").exists());
+    ixgen_in(dir.path()).arg("check").assert().code(0);
+}
+
+/// `check`'s hint is the command line that brings the output up to date: the user's own, with
+/// `generate` for `check`, quoted for the shell, and without check's `--format`.
+#[test]
+fn checks_hint_is_the_same_command_line_as_generate_and_running_it_fixes_the_drift() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, cat) = (dir.path().join("out"), dir.path().join("my catalog.yaml"));
+    let base = std::fs::read_to_string(MINIMAL).unwrap();
+    std::fs::write(&cat, &base).unwrap();
+    let check = |format: &str| {
+        let mut c = ixgen(&out);
+        c.arg("--catalog")
+            .arg(&cat)
+            .args(["check", "opencode", "--format", format]);
+        c
+    };
+    ixgen(&out)
+        .arg("--catalog")
+        .arg(&cat)
+        .args(["generate", "opencode"])
+        .assert()
+        .success();
+    std::fs::write(&cat, base.replace("tools: [lookup, wipe]", "tools: [lookup]")).unwrap();
+
+    let want = format!(
+        "ixgen --out {} --catalog '{}' generate opencode",
+        out.display(),
+        cat.display()
+    );
+    let failed = check("text").assert().code(1);
+    let stderr = String::from_utf8_lossy(&failed.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains(&format!("help: run `{want}` and commit the result")),
+        "{stderr}"
+    );
+    let github = stdout(&mut check("github"), 1);
+    assert!(github.contains(&format!("run `{want}` and commit")), "{github}");
+
+    // Run as the shell reads it, it writes what check compares with, and nothing else.
+    let bin = assert_cmd::cargo::cargo_bin("ixgen");
+    let line = want.replacen("ixgen", &format!("'{}'", bin.display()), 1);
+    let run = std::process::Command::new("sh").args(["-c", &line]).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    check("text").assert().code(0);
+    assert!(
+        !out.join("mcp/tools.json").exists(),
+        "the hint wrote a target check did not name"
+    );
+}

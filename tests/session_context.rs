@@ -359,3 +359,93 @@ tools:
         "{err}"
     );
 }
+
+/// A loop's catalog whose only target is the session tools.
+const SESSION_ONLY: &str = r#"version: 1
+product: {name: loop, version: 0.1.0, description: d}
+store: {path: "{store}"}
+context:
+  store: {type: path, default: .loop/store}
+  session: {type: string, format: topic-part}
+toolsets: {s: {tools: [note_add]}}
+targets: {session: {toolset: s, file: loop, context: [store, session]}}
+tools:
+  - name: note_add
+    description: Leave a note.
+    access: write
+    destructive: false
+    steps:
+      - append: {topic: "loop.{session}.note", meta: {action: add}}
+"#;
+
+/// Context values turn the session tools on for `generate` and `check` of every target, also
+/// in a catalog without `targets.opencode`.
+#[test]
+fn context_values_turn_the_session_tools_on_without_opencode() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("c.yaml"), SESSION_ONLY).unwrap();
+    let run = |args: &[&str]| {
+        ixgen(tmp.path())
+            .args(["--catalog", "c.yaml"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["check", "--session", "s1"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("missing: .opencode/tools/loop.ts"));
+    let out = run(&["generate", "--session", "s1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let src = std::fs::read_to_string(tmp.path().join(".opencode/tools/loop.ts")).unwrap();
+    assert!(src.contains("const SESSION = \"s1\"\n"), "{src}");
+    let out = run(&["check", "--session", "s1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = run(&["check", "--context", "session=s2"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("+const SESSION = \"s2\""));
+    // Without context the session file is left as it is.
+    let out = run(&["generate"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(tmp.path().join(".opencode/tools/loop.ts").exists());
+}
+
+/// Context given to a run whose targets do not take it is an error whose hint works.
+#[test]
+fn context_for_targets_that_do_not_take_it_names_the_ones_that_do() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = ixgen(tmp.path())
+        .args(["generate", "mcp", "--session", "s1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("only apply to the session tools"), "{err}");
+    assert!(
+        err.contains("help: name `session` among the targets (or name none)"),
+        "{err}"
+    );
+    // The hint's way works.
+    let out = ixgen(tmp.path())
+        .args(["generate", "mcp", "session", "--session", "s1", "--iteration", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(tmp.path().join(SESSION_FILE).exists());
+
+    // A catalog that enables no session target says so.
+    let catalog = SESSION_ONLY.replace(
+        "targets: {session: {toolset: s, file: loop, context: [store, session]}}",
+        "targets: {mcp: {toolset: s}}",
+    );
+    std::fs::write(tmp.path().join("c.yaml"), catalog).unwrap();
+    let out = ixgen(tmp.path())
+        .args(["--catalog", "c.yaml", "generate", "--session", "s1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("the catalog enables no target that takes them"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -96,6 +96,12 @@ impl Host for Mcp {
         }
         Ok(())
     }
+
+    /// Every revision's file: a run without `--profile` keeps another revision's file while
+    /// the catalog enables the target (it was asked for on its own), but not once it does not.
+    fn retire(&self, plan: &mut Plan<'_>) {
+        plan.groups.extend(Profile::ALL.map(group));
+    }
 }
 
 /// A `tools/list` result.

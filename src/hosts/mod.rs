@@ -81,6 +81,13 @@ pub trait Host: Sync {
         opts: &Options,
         plan: &mut Plan<'m>,
     ) -> Result<(), Error>;
+
+    /// Covers every manifest group of the host in a run that plans none of its files, once the
+    /// catalog no longer enables it: the run removes the files the host wrote before (`check`
+    /// reports them as extra). One group, the host's name, unless the host writes more.
+    fn retire(&self, plan: &mut Plan<'_>) {
+        plan.groups.insert(Self::NAME);
+    }
 }
 
 /// A host as the registry holds it: [`Host`] with its settings type hidden. Every [`Host`] is
@@ -99,6 +106,8 @@ pub trait DynHost: Sync {
     fn surfaces(&self, model: &Model) -> Vec<Surface>;
     /// [`Host::plan`].
     fn plan<'m>(&self, model: &'m Model, opts: &Options, plan: &mut Plan<'m>) -> Result<(), Error>;
+    /// [`Host::retire`].
+    fn retire(&self, plan: &mut Plan<'_>);
 }
 
 /// A host's parsed settings, when the catalog enables it and they parsed.
@@ -169,6 +178,10 @@ impl<H: Host> DynHost for H {
         let s = settings::<H>(model)
             .ok_or_else(|| Error::internal(format!("the settings of `{}` were never parsed", H::NAME)))?;
         Host::plan(self, s, model, opts, plan)
+    }
+
+    fn retire(&self, plan: &mut Plan<'_>) {
+        Host::retire(self, plan)
     }
 }
 
@@ -350,6 +363,15 @@ pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn DynHost], opts: &Options
         });
     }
     Ok(plan)
+}
+
+/// Covers the groups of every host the catalog does not enable (see [`Host::retire`]): a run
+/// of every target the catalog enables then removes what a target dropped from the catalog
+/// wrote. A run of named targets must not call it: it leaves the other targets' files alone.
+pub fn retire_disabled(model: &Model, plan: &mut Plan<'_>) {
+    for host in REGISTRY.iter().filter(|h| !enabled(model, **h)) {
+        host.retire(plan);
+    }
 }
 
 /// The catalog target (`targets.<name>`) a planned file's group belongs to: the host's name,

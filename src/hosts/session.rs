@@ -163,6 +163,12 @@ impl Host for Session {
         });
         Ok(())
     }
+
+    /// With the runtime, which the OpenCode tools keep while they may import it.
+    fn retire(&self, plan: &mut Plan<'_>) {
+        plan.groups.insert(Self::NAME);
+        super::opencode::cover_runtime(plan);
+    }
 }
 
 /// How a context value is spelled in the session file (TypeScript). The run that renders and

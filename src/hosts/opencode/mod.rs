@@ -209,6 +209,12 @@ impl Host for Opencode {
         }
         Ok(())
     }
+
+    /// With the runtime, which the session tools keep while they may import it.
+    fn retire(&self, plan: &mut Plan<'_>) {
+        plan.groups.insert(Self::NAME);
+        cover_runtime(plan);
+    }
 }
 
 /// The interpreter's code, without its types (those come from the spec's schema).
@@ -317,10 +323,16 @@ pub fn plan_runtime(model: &Model, tools_dir: &str, plan: &mut Plan<'_>) -> Resu
             plan.files.push(PlannedFile::owned(path, RUNTIME_GROUP, bytes));
         }
     }
+    cover_runtime(plan);
+    Ok(shared_import)
+}
+
+/// Covers the runtime's group, guarded: its old files stay while the tools of a group the run
+/// does not cover may still import them (the session file, written only with its context).
+pub(super) fn cover_runtime(plan: &mut Plan<'_>) {
     if plan.groups.insert(RUNTIME_GROUP) {
         plan.guards.push((RUNTIME_GROUP, &["opencode", "session"]));
     }
-    Ok(shared_import)
 }
 
 #[derive(Template)]
