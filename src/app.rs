@@ -325,7 +325,10 @@ impl App {
         } else if every {
             hosts::enabled_hosts(&model).filter(|h| h.by_default()).collect()
         } else {
-            asked.targets.iter().map(|t| host(t)).collect::<Result<_, _>>()?
+            // A target named twice is one target (`generate mcp mcp`), not two that collide.
+            let first = |(i, t): &(usize, &String)| !asked.targets[..*i].contains(t);
+            let named = asked.targets.iter().enumerate().filter(first);
+            named.map(|(_, t)| host(t)).collect::<Result<_, _>>()?
         };
         let (context, filters) = (model::check_context(&model.context, &self.flags()?)?, asked.filters);
         let (filter, mut notes) = Filter::resolve(
@@ -375,7 +378,13 @@ impl App {
             filter,
             context,
             toolset: asked.toolset.map(str::to_string),
-            profiles: asked.profiles.to_vec(),
+            // As the targets: a revision named twice is written once.
+            profiles: asked.profiles.iter().fold(Vec::new(), |mut all, p| {
+                if !all.contains(p) {
+                    all.push(*p);
+                }
+                all
+            }),
         };
         Ok(Prepared {
             model,

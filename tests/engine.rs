@@ -668,6 +668,18 @@ fn a_blocklist_on_the_command_line_replaces_the_catalogs_allowlist() {
     assert!(!out.join(".opencode/tools/wipe.ts").exists());
 }
 
+/// A target or a revision named twice on the command line is written once: the catalog is not
+/// to blame for two targets that collide.
+#[test]
+fn a_target_or_revision_named_twice_is_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    ixgen(&out).args(["generate", "mcp", "mcp"]).assert().success();
+    let twice = ["mcp", "--profile", "2026-07-28", "--profile", "2026-07-28"];
+    ixgen(&out).args(twice).assert().success();
+    assert!(out.join("mcp/tools.json").exists() && out.join("mcp/tools.2026-07-28.json").exists());
+}
+
 /// `claude.plugin_root` prefixes a command shipped in the plugin (a relative path), never an
 /// absolute one: that program is installed on the machine.
 #[test]
