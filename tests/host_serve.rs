@@ -889,8 +889,6 @@ fn claude_code_connects_to_ixgen_serve_from_the_generated_plugin() {
     }
 }
 
-/// Cancellation: the SDK client aborts a long call (it sends `notifications/cancelled`); the
-/// server stops the program's process group at once, and keeps serving.
 /// A program that exits before reading all its stdin (a filter that wants the first bytes, a
 /// preview step that gives up on a binary file) fails that write: the server lives on and
 /// answers with what the program printed.
@@ -926,6 +924,8 @@ tools:
     assert!(call_text(call).ends_with("xxxxx"), "{call}");
 }
 
+/// Cancellation: the SDK client aborts a long call (it sends `notifications/cancelled`); the
+/// server stops the program's process group at once, and keeps serving.
 #[test]
 fn a_cancelled_call_stops_its_program() {
     let dir = tempfile::tempdir().unwrap();
