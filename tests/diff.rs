@@ -1064,6 +1064,14 @@ fn budget_figures_are_the_ones_ixgen_budget_reports() {
     }
 }
 
+/// The entry of a JSON array whose `key` is `value`.
+fn entry<'a>(array: &'a Value, key: &str, value: &str) -> &'a Value {
+    let all = array.as_array().unwrap_or_else(|| panic!("not an array: {array}"));
+    all.iter()
+        .find(|e| e[key] == value)
+        .unwrap_or_else(|| panic!("no {key} {value} in {array}"))
+}
+
 #[test]
 fn budget_list_and_diff_leave_out_what_the_catalogs_filters_leave_out() {
     // The diff fixtures' base catalog with `wipe` filtered out of every target.
@@ -1086,12 +1094,7 @@ fn budget_list_and_diff_leave_out_what_the_catalogs_filters_leave_out() {
         serde_json::from_slice(&out.stdout).unwrap()
     };
     let budget = run(&["budget", "--format", "json"]);
-    let opencode = budget["hosts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|h| h["host"] == "opencode")
-        .unwrap();
+    let opencode = entry(&budget["hosts"], "host", "opencode");
     let names: Vec<&str> = opencode["tools"]
         .as_array()
         .unwrap()
@@ -1107,23 +1110,11 @@ fn budget_list_and_diff_leave_out_what_the_catalogs_filters_leave_out() {
     let (code, out, err) = diff(&catalog, &catalog.display().to_string(), &["--format", "json"]);
     assert_eq!(code, 0, "{err}");
     let r: Value = serde_json::from_str(&out).unwrap();
-    let surface = r["budget"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["surface"] == "opencode")
-        .unwrap();
+    let surface = entry(&r["budget"], "surface", "opencode");
     assert_eq!(surface["tokens_after"], opencode["tokens"]);
     // `list` still lists the tool, with no id and the reason.
     let list = run(&["list", "--format", "json"]);
-    let row = |name: &str| {
-        list.as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["name"] == name)
-            .unwrap()
-            .clone()
-    };
+    let row = |name: &str| entry(&list, "name", name).clone();
     assert_eq!(row("wipe")["ids"], serde_json::json!({}));
     assert_eq!(row("wipe")["filtered"], true);
     assert_eq!(row("lookup")["ids"]["opencode"], "lookup");

@@ -446,20 +446,20 @@ pub fn bound(d: &mut Diff, n: &Node, tighter: bool) -> Option<()> {
 /// Which of a field's changes one rule reports: where the two sides differ in whether they have
 /// it at all, each direction is its own rule (one breaking, one not).
 #[derive(Clone, Copy, PartialEq)]
-pub enum Change {
+pub enum Delta {
     Added,
     Removed,
     Changed,
 }
 
 /// A pattern added, removed or changed, when the type is unchanged.
-pub fn pattern(d: &mut Diff, n: &Node, which: Change) -> Option<()> {
+pub fn pattern(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
     let pc = param(n)?;
     let (a, b) = pc.same_type()?;
     let (text, values) = match (a.pattern.as_deref(), b.pattern.as_deref(), which) {
-        (None, Some(y), Change::Added) => ("parameter {} of {} must now match {}", vec![y]),
-        (Some(x), Some(y), Change::Changed) if x != y => ("the pattern of parameter {} of {}: {} → {}", vec![x, y]),
-        (Some(x), None, Change::Removed) => ("parameter {} of {} no longer has to match {}", vec![x]),
+        (None, Some(y), Delta::Added) => ("parameter {} of {} must now match {}", vec![y]),
+        (Some(x), Some(y), Delta::Changed) if x != y => ("the pattern of parameter {} of {}: {} → {}", vec![x, y]),
+        (Some(x), None, Delta::Removed) => ("parameter {} of {} no longer has to match {}", vec![x]),
         _ => return None,
     };
     param_hit(d, pc, text, &values, "pattern")
@@ -474,7 +474,7 @@ pub fn default_changed(d: &mut Diff, n: &Node) -> Option<()> {
         let (a, b) = (show(&a.default), show(&b.default));
         param_hit(d, pc, text, &[&a, &b], "default");
     }
-    cross_rules(d, n, Change::Changed)
+    cross_rules(d, n, Delta::Changed)
 }
 
 /// A yes-or-no field (`key`, read by `get`) of a matched parameter flipped to `now`, reported
@@ -695,7 +695,7 @@ pub fn confirm_changed(d: &mut Diff, n: &Node) -> Option<()> {
 /// Rules across parameters added, then removed: those other than `default` added
 /// (`rule-added`) or removed (`rule-removed`), or the `default` rules either way (a change of
 /// defaults, `default-changed`).
-pub fn cross_rules(d: &mut Diff, n: &Node, which: Change) -> Option<()> {
+pub fn cross_rules(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
     let p = runs(n)?;
     let (ra, rb) = (&p.old.spec.rules, &p.new.spec.rules);
     for (added, from, other) in [(true, rb, ra), (false, ra, rb)] {
@@ -707,9 +707,9 @@ pub fn cross_rules(d: &mut Diff, n: &Node, which: Change) -> Option<()> {
                 SpecRule::Compare { .. } => "compare",
             };
             let change = match (kind, added) {
-                ("default", _) => Change::Changed,
-                (_, true) => Change::Added,
-                (_, false) => Change::Removed,
+                ("default", _) => Delta::Changed,
+                (_, true) => Delta::Added,
+                (_, false) => Delta::Removed,
             };
             if change != which {
                 continue;

@@ -105,8 +105,8 @@ rules! {
     ParamTypeChanged "param-type-changed" Breaking "a parameter's type (or its array items' type) changed" => param_type_changed;
     EnumValueRemoved "enum-value-removed" Breaking "an allowed value was removed from an enum" => |d, n| enum_values(d, n, true);
     BoundTightened "bound-tightened" Breaking "a minimum was raised or added, a maximum lowered or added, or out-of-range numbers are now refused instead of clamped" => |d, n| bound(d, n, true);
-    PatternAdded "pattern-added" Breaking "a string parameter gained a pattern" => |d, n| pattern(d, n, Change::Added);
-    PatternChanged "pattern-changed" Breaking "a parameter's pattern changed (ixgen cannot prove a regular expression wider, so it may narrow)" => |d, n| pattern(d, n, Change::Changed);
+    PatternAdded "pattern-added" Breaking "a string parameter gained a pattern" => |d, n| pattern(d, n, Delta::Added);
+    PatternChanged "pattern-changed" Breaking "a parameter's pattern changed (ixgen cannot prove a regular expression wider, so it may narrow)" => |d, n| pattern(d, n, Delta::Changed);
     ParamBecameRequired "param-became-required" Breaking "an optional parameter became required" => |d, n| required(d, n, true);
     ToolBecameWrite "tool-became-write" Breaking "a read tool became a write tool (read-only clients and filters drop it)" => tool_became_write;
     ToolBecameDestructive "tool-became-destructive" Breaking "a tool became destructive" => tool_became_destructive;
@@ -117,7 +117,7 @@ rules! {
     NullableRemoved "nullable-removed" Breaking "a parameter no longer accepts `null` (`nullable` removed): a call that sent `null` is refused" => |d, n| nullable(d, n, false);
     EqualsContextAdded "equals-context-added" Breaking "a parameter must now equal a context value (`equals_context` added or changed): a call with another value is refused" => |d, n| equals_context(d, n, true);
     ConfirmAdded "confirm-added" Breaking "a tool now asks for confirmation before it runs (`confirm` added): an unattended call is held or refused" => confirm_added;
-    RuleAdded "rule-added" Breaking "a rule across parameters was added (`rules`: `require`, `forbid` or `check`): a call that passed may be refused" => |d, n| cross_rules(d, n, Change::Added);
+    RuleAdded "rule-added" Breaking "a rule across parameters was added (`rules`: `require`, `forbid` or `check`): a call that passed may be refused" => |d, n| cross_rules(d, n, Delta::Added);
     ServerEnvChanged "server-env-changed" Behaviour "the environment the MCP hosts launch the server with changed" => server_env_changed;
     StepChanged "step-changed" Behaviour "a tool's steps changed with the same interface: conditions, titles, messages, computed expressions, order, concurrency, or other values in the same command and options" => step_changed;
     RouteChanged "route-changed" Behaviour "a tool's runtime route was added, removed, or sends a different body, timeout or output field" => route_changed;
@@ -133,11 +133,11 @@ rules! {
     ParamAddedOptional "param-added-optional" Compatible "a new optional parameter" => |d, n| param_added(d, n, false);
     EnumValueAdded "enum-value-added" Compatible "an enum gained an allowed value" => |d, n| enum_values(d, n, false);
     BoundRelaxed "bound-relaxed" Compatible "a minimum was lowered or removed, a maximum raised or removed, or out-of-range numbers are now clamped" => |d, n| bound(d, n, false);
-    PatternRemoved "pattern-removed" Compatible "a parameter's pattern was removed" => |d, n| pattern(d, n, Change::Removed);
+    PatternRemoved "pattern-removed" Compatible "a parameter's pattern was removed" => |d, n| pattern(d, n, Delta::Removed);
     ParamBecameOptional "param-became-optional" Compatible "a required parameter became optional" => |d, n| required(d, n, false);
     NullableAdded "nullable-added" Compatible "a parameter now accepts `null` (`nullable` added)" => |d, n| nullable(d, n, true);
     EqualsContextRemoved "equals-context-removed" Compatible "a parameter no longer has to equal a context value (`equals_context` removed)" => |d, n| equals_context(d, n, false);
-    RuleRemoved "rule-removed" Compatible "a rule across parameters was removed (`rules`: `require`, `forbid` or `check`)" => |d, n| cross_rules(d, n, Change::Removed);
+    RuleRemoved "rule-removed" Compatible "a rule across parameters was removed (`rules`: `require`, `forbid` or `check`)" => |d, n| cross_rules(d, n, Delta::Removed);
     TitleChanged "title-changed" Cosmetic "a tool's or parameter's title changed" => title_changed;
     DescriptionChanged "description-changed" Cosmetic "a tool's or parameter's description changed (its context cost is reported per host)" => description_changed;
 }
