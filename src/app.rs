@@ -184,6 +184,9 @@ impl App {
     }
 
     fn report(&self, e: &Error) {
+        if self.json_output() {
+            self.report_json(e);
+        }
         match e {
             Error::Catalog { file, diagnostics } => self.print_problems(diagnostics, file, "; nothing was written"),
             other => {
@@ -195,6 +198,55 @@ impl App {
                 }
             }
         }
+    }
+
+    /// Whether the command reports as JSON (`--format json`).
+    fn json_output(&self) -> bool {
+        match &self.cli.command {
+            Command::Validate { format, .. } | Command::List { format, .. } | Command::Budget { format } => {
+                *format == Format::Json
+            }
+            Command::Check { format, .. } => *format == CheckFormat::Json,
+            Command::Diff { format, .. } => *format == DiffFormat::Json,
+            _ => self
+                .asked()
+                .and_then(|a| a.write)
+                .is_some_and(|w| w.format == Format::Json),
+        }
+    }
+
+    /// A failure, as JSON on stdout, for the script that parses the command's JSON: it gets
+    /// an object that says why, not an empty output. The text still goes to stderr.
+    fn report_json(&self, e: &Error) {
+        /// The failure's object.
+        #[derive(serde::Serialize)]
+        struct Failure<'a> {
+            error: String,
+            help: Option<String>,
+            exit_code: i32,
+            /// An invalid catalog's problems, as `validate --format json` gives them.
+            #[serde(skip_serializing_if = "Vec::is_empty")]
+            diagnostics: Vec<JsonDiagnostic<'a>>,
+        }
+        let failure = match e {
+            Error::Catalog { file, diagnostics } => Failure {
+                error: format!(
+                    "{} problem(s) in {}; nothing was written",
+                    diagnostics.iter().filter(|d| d.severity == Severity::Error).count(),
+                    file.name
+                ),
+                help: None,
+                exit_code: e.exit_code(),
+                diagnostics: diagnostics.iter().map(|d| JsonDiagnostic::new(d, file)).collect(),
+            },
+            other => Failure {
+                error: other.to_string(),
+                help: other.help(),
+                exit_code: e.exit_code(),
+                diagnostics: Vec::new(),
+            },
+        };
+        println!("{}", serde_json::to_string_pretty(&failure).expect("serializes"));
     }
 
     fn dispatch(&mut self) -> Result<i32, Error> {

@@ -103,6 +103,59 @@ fn a_missing_catalog_file_exits_2_with_a_hint() {
     assert!(stderr.contains("help:"), "{stderr}");
 }
 
+/// A command asked for JSON prints JSON when it fails too: a CI script parsing `diff`'s,
+/// `check`'s or `list`'s output got an empty stdout (the text went to stderr, as it still does).
+#[test]
+fn a_failure_under_format_json_is_a_json_object() {
+    let broken = "tests/fixtures/broken/unknown-key.yaml";
+    let out = tempfile::tempdir().unwrap();
+    let out = out.path().to_str().unwrap();
+    let runs: [&[&str]; 5] = [
+        &[
+            "--catalog",
+            broken,
+            "diff",
+            "--against",
+            "catalog/ix.yaml",
+            "--format",
+            "json",
+        ],
+        &["--catalog", broken, "list", "--format", "json"],
+        &["--catalog", broken, "--out", out, "check", "--format", "json"],
+        &["--catalog", broken, "--out", out, "generate", "--format", "json"],
+        &[
+            "--catalog",
+            "tests/fixtures/does-not-exist.yaml",
+            "budget",
+            "--format",
+            "json",
+        ],
+    ];
+    for args in runs {
+        let assert = ixgen().args(args).assert().code(2);
+        let output = assert.get_output();
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: stdout is not JSON ({e}): {:?}", output.stdout));
+        assert_eq!(json["exit_code"], 2, "{args:?}");
+        assert!(!output.stderr.is_empty(), "{args:?}: the text still goes to stderr");
+        if args[1] == broken {
+            let d = &json["diagnostics"][0];
+            assert_eq!(
+                (d["code"].as_str(), d["line"].as_u64(), d["column"].as_u64()),
+                (Some("unknown-key"), Some(35), Some(60)),
+                "{args:?}"
+            );
+        } else {
+            assert!(
+                json["error"].as_str().unwrap().contains("cannot read the catalog"),
+                "{json}"
+            );
+            assert!(json["help"].is_string(), "{json}");
+        }
+    }
+    assert!(std::fs::read_dir(out).unwrap().next().is_none(), "nothing was written");
+}
+
 #[test]
 fn warnings_pass_validate_but_fail_it_under_strict() {
     let dir = tempfile::tempdir().unwrap();

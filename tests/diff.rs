@@ -710,6 +710,23 @@ fn version_bumps_are_checked() {
     assert!(err.contains("went down"), "{err}");
 }
 
+/// A release candidate of the next major version may break (cargo-semver-checks' rule): it
+/// once counted as "enough for a minor change" and failed the release check.
+#[test]
+fn a_pre_release_may_carry_a_breaking_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, before) = case("param-removed");
+    let after = with_version(tmp.path(), "param-removed", "2.0.0-rc.1");
+    let (code, out, err) = diff(&after, &before, &["--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["bump"]["actual"], "major");
+    assert_eq!(r["bump"]["satisfied"], true);
+    // The release notes are headed by the version released, not the suggested one.
+    let (_, md, _) = diff(&after, &before, &["--format", "markdown"]);
+    assert!(md.starts_with("## demo 2.0.0-rc.1\n"), "{md}");
+}
+
 #[test]
 fn zero_major_versions_follow_cargo() {
     let tmp = tempfile::tempdir().unwrap();

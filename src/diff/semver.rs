@@ -3,7 +3,10 @@
 //! Below 1.0.0 the rule is Cargo's: the left-most non-zero part is the major one, so a breaking
 //! change to 0.4.2 needs 0.5.0 and anything else needs 0.4.3; below 0.1.0 every release is its
 //! own major one, so any change to 0.0.3 needs 0.0.4. Pre-release and build suffixes
-//! are kept for ordering (1.0.0-rc.1 < 1.0.0) but never produced.
+//! are kept for ordering (1.0.0-rc.1 < 1.0.0) but never produced. A raise to a pre-release
+//! allows any change, as in cargo-semver-checks: a pre-release promises no compatibility
+//! (semantic versioning, item 9), so 1.4.2 → 2.0.0-rc.1 may break, and so may 2.0.0-rc.1 →
+//! 2.0.0-rc.2; the release itself is then checked against the last release.
 
 use serde::Serialize;
 use std::cmp::Ordering;
@@ -38,12 +41,14 @@ pub fn bumped(v: &Version, level: Level) -> Version {
     Version::new(major, minor, patch)
 }
 
-/// Whether `new` is raised enough from `old` for a change of `level`.
+/// Whether `new` is raised enough from `old` for a change of `level`: any raise to a
+/// pre-release is (see the module's comment).
 pub fn allows(old: &Version, new: &Version, level: Level) -> bool {
-    if level == Level::None {
-        return new >= old;
+    match level {
+        Level::None => new >= old,
+        _ if !new.pre.is_empty() => new > old,
+        _ => new >= &bumped(old, level),
     }
-    new >= &bumped(old, level)
 }
 
 /// How far `new` was raised from `old`.
@@ -142,11 +147,27 @@ mod tests {
     /// which a comparison of the suffixes as text gets wrong.
     #[test]
     fn pre_releases_compare_by_precedence() {
-        // From one pre-release to a later one is a raise short of any release (as before), never
-        // a lowering; the other way round is one.
-        assert_eq!(change(&v("2.0.0-rc.2"), &v("2.0.0-rc.10")), Change::Unchanged);
+        // From one pre-release to a later one is a raise (to a pre-release: enough for any
+        // change), never a lowering; the other way round is one.
+        assert_eq!(
+            change(&v("2.0.0-rc.2"), &v("2.0.0-rc.10")),
+            Change::Raised(Level::Major)
+        );
         assert_eq!(change(&v("2.0.0-rc.10"), &v("2.0.0-rc.2")), Change::Lowered);
         assert_eq!(change(&v("2.0.0-alpha.1"), &v("2.0.0-alpha")), Change::Lowered);
         assert_eq!(change(&v("2.0.0-rc.1"), &v("2.0.0")), Change::Raised(Level::Major));
+    }
+
+    /// A release candidate of the next major version may carry a breaking change (it once
+    /// counted as "enough for a minor change", so `diff` refused 1.0.0 → 2.0.0-rc.1).
+    #[test]
+    fn a_raise_to_a_pre_release_allows_any_change() {
+        for new in ["2.0.0-rc.1", "1.1.0-rc.1", "1.0.1-alpha"] {
+            assert_eq!(change(&v("1.0.0"), &v(new)), Change::Raised(Level::Major), "{new}");
+            assert!(allows(&v("1.0.0"), &v(new), Level::Major), "{new}");
+        }
+        assert_eq!(change(&v("1.0.0"), &v("1.0.0-rc.1")), Change::Lowered);
+        assert!(!allows(&v("1.0.0"), &v("1.0.0-rc.1"), Level::Patch));
+        assert!(!allows(&v("2.0.0-rc.2"), &v("2.0.0-rc.2"), Level::Patch));
     }
 }
