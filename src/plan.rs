@@ -180,6 +180,9 @@ pub struct Plan<'a> {
     /// tools import): its old files are removed only when each of those groups is covered
     /// too, or owns no file.
     pub guards: Vec<(&'static str, &'static [&'static str])>,
+    /// The product whose catalog this is (`product.name`): the manifest records it, and a run
+    /// refuses a folder that holds another product's files (see `output::compare`).
+    pub product: String,
 }
 
 impl<'a> Plan<'a> {

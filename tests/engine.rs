@@ -221,6 +221,28 @@ fn an_owned_file_edited_by_hand_is_not_removed_without_force() {
     assert!(!out.join(".opencode/tools/wipe.ts").exists());
 }
 
+/// A folder holds one product's files: a second catalog generated into it once removed the
+/// first's tools as files no longer planned (and the two then took turns). It is refused, with
+/// nothing touched, until `--force` hands the folder over.
+#[test]
+fn another_products_folder_is_refused_until_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, _, _) = generated_minimal(dir.path());
+    let before = tree(&out);
+    // The embedded catalog is ix's; the minimal one is another product's.
+    let assert = ixgen(&out).arg("generate").assert().code(2);
+    let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        err.contains("holds the generated files of \"demo\"") && err.contains("--force"),
+        "{err}"
+    );
+    assert_eq!(tree(&out), before, "nothing was written or removed");
+    ixgen(&out).args(["generate", "--force"]).assert().success();
+    assert!(!out.join(".opencode/tools/wipe.ts").exists());
+    assert!(out.join(".opencode/tools/ix_query.ts").exists());
+    ixgen(&out).arg("check").assert().code(0);
+}
+
 #[test]
 fn two_output_directories_hold_identical_bytes() {
     let a = tempfile::tempdir().unwrap();

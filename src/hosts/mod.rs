@@ -336,7 +336,10 @@ fn unpassed_filters(model: &Model) -> Option<Diagnostic> {
 
 /// Plans the files of the named hosts.
 pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn DynHost], opts: &Options) -> Result<Plan<'m>, Error> {
-    let mut plan = Plan::default();
+    let mut plan = Plan {
+        product: model.product.name.clone(),
+        ..Plan::default()
+    };
     for &host in hosts {
         if !enabled(model, host) {
             return Err(Error::usage(

@@ -35,8 +35,32 @@ pub(super) fn compare_files(
     keep_new: bool,
     defer_new: bool,
 ) -> Result<(Outcome, Manifest), Error> {
-    let Plan { files, groups, guards } = plan;
+    let Plan {
+        files,
+        groups,
+        guards,
+        product,
+    } = plan;
     let (old_manifest, mut notes) = read_manifest(out)?;
+    // Another product's files: this run would remove those of the groups it covers as files
+    // it no longer plans (two catalogs took turns deleting each other's tools).
+    if let Some(other) = old_manifest.product.as_ref().filter(|p| *p != product && !force)
+        && !old_manifest.files.is_empty()
+    {
+        return Err(Error::usage(
+            format!(
+                "{} holds the generated files of {} (its manifest says so), not of this catalog's {}: writing here would remove them",
+                escape::display_path(out),
+                escape::debug_quote(other),
+                escape::debug_quote(product)
+            ),
+            format!(
+                "generate each product into a folder of its own (--out), or pass --force to replace {}'s files with {}'s",
+                escape::debug_quote(other),
+                escape::debug_quote(product)
+            ),
+        ));
+    }
     // One name per file: two targets (or `./a` and `a`) must not both claim a path.
     let mut planned: BTreeSet<RelPath> = BTreeSet::new();
     let mut rels = Vec::with_capacity(files.len());
@@ -60,6 +84,7 @@ pub(super) fn compare_files(
     }
     let mut manifest = Manifest {
         generator: "ixgen".into(),
+        product: Some(product.clone()),
         files: old_manifest
             .files
             .iter()

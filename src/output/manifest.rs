@@ -97,6 +97,10 @@ pub(super) fn is_hex_digest(h: &str) -> bool {
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub generator: String,
+    /// The product whose files these are (`product.name`); none in a manifest written before
+    /// ixgen recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product: Option<String>,
     pub files: BTreeMap<String, ManifestEntry>,
 }
 
@@ -214,6 +218,7 @@ pub fn read_manifest(out: &Path) -> Result<(Manifest, Vec<String>), Error> {
 pub(super) fn manifest_bytes(m: &Manifest) -> Vec<u8> {
     let head = Manifest {
         generator: m.generator.clone(),
+        product: m.product.clone(),
         files: BTreeMap::new(),
     };
     let entries = m.files.iter().map(|(path, e)| {

@@ -17,6 +17,7 @@ fn in_g(files: Vec<PlannedFile<'_>>) -> Plan<'_> {
         files,
         groups: ["g"].into_iter().collect(),
         guards: Vec::new(),
+        product: "p".to_string(),
     }
 }
 
@@ -91,6 +92,7 @@ fn a_manifest_in_the_older_pretty_layout_reads_the_same() {
     }
     let m = Manifest {
         generator: "ixgen".to_string(),
+        product: None,
         files,
     };
     let now = manifest_bytes(&m);
