@@ -189,7 +189,7 @@ function __ixgenCond(c: __IxCond, vars: __IxVars, res: __IxResults, handled: Set
   if ("in" in c) return (Array.isArray(v) ? v : [v]).some((x) => c.in.includes(x))
   if ("equals" in c) return v === c.equals || JSON.stringify(v) === JSON.stringify(c.equals)
   if ("contains" in c) return Array.isArray(v) ? v.includes(c.contains) : typeof v === "string" && v.includes(String(c.contains))
-  return __ixgenIsSet(v) === c.set
+  return __ixgenGiven(vars, c.param) === c.set
 }
 
 async function __ixgenSpawn(program: string, argv: string[], cwd: string, stdin: string | null, signal?: AbortSignal): Promise<__IxProc> {
@@ -198,12 +198,23 @@ async function __ixgenSpawn(program: string, argv: string[], cwd: string, stdin:
   const exe = program.includes("/") ? program : Bun.which(program, { PATH: process.env.PATH ?? "" })
   if (exe === null) return { ...none, missing: true }
   try {
+    // Its own process group (`detached`: setsid), so that a timeout or a cancel stops the program's children too, as
+    // the Rust runtime does: killing only the direct child leaves a script's children running and holding the pipes.
     const proc = Bun.spawn([exe, ...argv], {
-      cwd, env: { ...process.env }, stdin: stdin === null ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe", signal,
+      cwd, env: { ...process.env }, stdin: stdin === null ? "ignore" : new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe", detached: true,
     })
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-    const why = code === 0 ? undefined : signal?.aborted ? "was cancelled" : proc.signalCode ? `was stopped by ${proc.signalCode}` : `exited with code ${code}`
-    return { code, stdout, stderr, why }
+    const stop = () => { try { process.kill(-proc.pid, "SIGKILL") } catch { /* the group is gone already */ } }
+    if (signal?.aborted) stop()
+    else signal?.addEventListener("abort", stop, { once: true })
+    try {
+      const [stdout, stderr, status] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+      // Bun reports a death by signal N as exit code 128+N (a shell's convention); the program exited with no code.
+      const code = proc.signalCode ? null : status
+      const why = code === 0 ? undefined : signal?.aborted ? "was cancelled" : proc.signalCode ? `was stopped by ${proc.signalCode}` : `exited with code ${code}`
+      return { code, stdout, stderr, why }
+    } finally {
+      signal?.removeEventListener("abort", stop)
+    }
   } catch (e) {
     const enoent = (e as { code?: unknown }).code === "ENOENT" || /ENOENT|not found/i.test(__ixgenMsg(e))
     return enoent && program.includes("/") ? { ...none, missing: true } : { ...none, why: `could not be started: ${__ixgenMsg(e)}` }
@@ -407,6 +418,8 @@ function __ixgenKeptEmpty(vars: __IxVars, k: string): boolean {
   const keep = (vars as { [__ixgenKeepKey]?: ReadonlySet<string> })[__ixgenKeepKey]
   return keep !== undefined && keep.has(k) && __ixgenGet(vars, k) === ""
 }
+// Given: set, or a kept "" (what `require`, `forbid`, a rule's `default` and a `set` condition test).
+const __ixgenGiven = (vars: __IxVars, k: string): boolean => __ixgenIsSet(__ixgenGet(vars, k)) || __ixgenKeptEmpty(vars, k)
 function __ixgenAmount(a: SpecAmount | null | undefined, vars: __IxVars): number | undefined {
   if (a === undefined || a === null) return undefined
   if (typeof a === "number") return a
@@ -506,12 +519,12 @@ function __ixgenRules(spec: __IxSpec, vals: __IxVars, base: string): string[] {
       for (const [k, v] of Object.entries(r.values)) {
         const p = spec.params.find((q) => q.name === k)
         const x = __ixgenJson(v, vals)
-        if (p && !__ixgenIsSet(__ixgenGet(vals, k)) && __ixgenIsSet(x)) vals[k] = __ixgenCoerce(p, x, k, base)
+        if (p && !__ixgenGiven(vals, k) && __ixgenIsSet(x)) vals[k] = __ixgenCoerce(p, x, k, base)
       }
     } else if (r.rule === "require") {
-      if (!r.params.every((k) => __ixgenIsSet(__ixgenGet(vals, k)) || __ixgenKeptEmpty(vals, k))) errors.push(r.message)
+      if (!r.params.every((k) => __ixgenGiven(vals, k))) errors.push(r.message)
     } else if (r.rule === "forbid") {
-      if (r.params.some((k) => __ixgenIsSet(__ixgenGet(vals, k)))) errors.push(r.message)
+      if (r.params.some((k) => __ixgenGiven(vals, k))) errors.push(r.message)
     } else {
       const a = __ixgenGet(vals, r.left), b = __ixgenGet(vals, r.right)
       if (typeof a !== "number" || typeof b !== "number") continue
@@ -618,7 +631,9 @@ function __ixgenOutput(blocks: readonly SpecBlock[], vars: __IxVars, res: __IxRe
     const all = __ixgenGet(vars, "list" in b ? b.list : b.table)
     if (!Array.isArray(all)) continue
     if (!all.length) { if (b.empty) out.push(__ixgenRender(b.empty, vars, true)); continue }
-    const limit = b.limit != null ? Number(__ixgenJson(b.limit, vars)) : NaN
+    // A limit that is unset or renders empty (`"{limit}"` left out) cuts nothing; Number(null) would be 0 rows.
+    const lim = b.limit != null ? __ixgenJson(b.limit, vars) : null
+    const limit = __ixgenIsSet(lim) ? Number(lim) : NaN
     const rows = Number.isFinite(limit) && limit >= 0 ? all.slice(0, limit) : all
     // `total`: the count before a CLI's own limit cut the array short.
     const t = b.total ? __ixgenGet(vars, b.total) : undefined, total = typeof t === "number" && t > all.length ? t : all.length
@@ -865,9 +880,12 @@ export async function runToolAnswer(raw: ExecSpec, context: Record<string, unkno
     // OpenCode reports worktree "/" outside a git repository; the session directory is the better root then.
     const wt = ctx?.worktree, cwd = wt && wt !== "/" ? wt : ctx?.directory || wt || process.cwd()
     const { vals, errors } = __ixgenArgs(spec.params, args, cwd, context)
+    // The rules see the parameters that keep "" too: a kept "" is a given value (`require` holds, `forbid` refuses it).
+    const keeps = new Set(spec.params.filter((p) => p.keep_empty).map((p) => p.name))
+    ;(vals as { [__ixgenKeepKey]?: ReadonlySet<string> })[__ixgenKeepKey] = keeps
     if (!errors.length) errors.push(...__ixgenRules(spec, vals, cwd))
     const vars: __IxVars = { ...context, ...vals }
-    ;(vars as { [__ixgenKeepKey]?: ReadonlySet<string> })[__ixgenKeepKey] = new Set(spec.params.filter((p) => p.keep_empty).map((p) => p.name))
+    ;(vars as { [__ixgenKeepKey]?: ReadonlySet<string> })[__ixgenKeepKey] = keeps
     head = spec.answer?.heading === false ? ""
       : `## ${__ixgenRender(spec.heading, vars).replace(/\s+/g, " ").replace(/[\s:]+$/, "").trim() || spec.name}\n\n`
     if (errors.length) return fail(__ixgenRedact(`${head}**Invalid arguments:** ${errors.join("; ")}`))

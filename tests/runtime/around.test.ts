@@ -61,6 +61,27 @@ describe("exit codes and output", () => {
     expect(out).toContain("timed out after 200 ms")
     expect(Date.now() - started).toBeLessThan(4000)
   })
+  // A script whose child outlives it: the child holds the pipes and would touch the marker after 2 s.
+  const orphan = (marker: string) => ({ exec: { kind: "cli", program: "sh", argv: ["-c", `(sleep 2; touch '${marker}') & sleep 3`] } })
+  test("a timeout stops the program's children too (its process group), and the call ends at the timeout", async () => {
+    const marker = join(work, "timeout-child-ran")
+    const s = spec({ steps: [{ ...orphan(marker), exec: { ...orphan(marker).exec, timeout_ms: 300 } }] })
+    const started = Date.now()
+    expect(await runTool(s, {}, {}, ctx())).toBe("## t\n\n**Error:** `sh -c` timed out after 300 ms")
+    expect(Date.now() - started).toBeLessThan(1500)
+    await Bun.sleep(2500)
+    expect(existsSync(marker)).toBe(false)
+  })
+  test("a cancelled call stops the program's children too", async () => {
+    const marker = join(work, "cancel-child-ran"), c = new AbortController()
+    setTimeout(() => c.abort(), 300)
+    const started = Date.now()
+    const out = await runTool(spec({ steps: [orphan(marker)] }), {}, {}, ctx({ abort: c.signal }))
+    expect(out).toBe("## t\n\n**Error:** `sh -c` was cancelled\n\n_Cancelled._")
+    expect(Date.now() - started).toBeLessThan(1500)
+    await Bun.sleep(2500)
+    expect(existsSync(marker)).toBe(false)
+  })
 })
 
 describe("file arguments", () => {

@@ -141,6 +141,22 @@ fn kept_empty(vars: &Vars, k: &str) -> bool {
     vars.keep.as_ref().is_some_and(|keep| keep.contains(k)) && vars.get(k) == Some(Value::String(String::new()))
 }
 
+/// Given: set, or a kept `""` (what `require`, `forbid`, a rule's `default` and a `set` condition test).
+fn given(vars: &Vars, k: &str) -> bool {
+    is_set(vars.get(k).as_ref()) || kept_empty(vars, k)
+}
+
+/// The parameters whose `""` is a value (`keep_empty`).
+fn keep_empty(spec: &ExecSpec) -> std::sync::Arc<HashSet<String>> {
+    std::sync::Arc::new(
+        spec.params
+            .iter()
+            .filter(|p| p.keep_empty)
+            .map(|p| p.name.clone())
+            .collect(),
+    )
+}
+
 fn render(t: &Template, vars: &Vars, md: bool) -> String {
     t.0.iter()
         .map(|p| match p {
@@ -656,7 +672,7 @@ fn cond(c: &SpecCond, vars: &Vars, res: &Results, handled: &mut HashSet<String>)
             Some(Value::String(s)) => s.contains(&js::string(contains)),
             _ => false,
         },
-        SpecCond::ParamSet { param, set } => is_set(vars.get(param).as_ref()) == *set,
+        SpecCond::ParamSet { param, set } => given(vars, param) == *set,
     })
 }
 
@@ -1306,7 +1322,11 @@ fn output(blocks: &[SpecBlock], vars: &Vars, res: &Results, handled: &mut HashSe
             }
             continue;
         }
-        let limit = limit.as_ref().map_or(f64::NAN, |l| js::to_number(&json_t(l, vars)));
+        // A limit that is unset or renders empty (`"{limit}"` left out) cuts nothing, where a number would be 0 rows.
+        let limit = match limit.as_ref().map(|l| json_t(l, vars)) {
+            Some(l) if is_set(Some(&l)) => js::to_number(&l),
+            _ => f64::NAN,
+        };
         let rows: &[Value] = if limit.is_finite() && limit >= 0.0 {
             &all[..(limit as usize).min(all.len())]
         } else {
@@ -1624,15 +1644,9 @@ fn checked(
     for (k, v) in vals {
         map.insert(k, v);
     }
-    let keep: HashSet<String> = spec
-        .params
-        .iter()
-        .filter(|p| p.keep_empty)
-        .map(|p| p.name.clone())
-        .collect();
     let vars = Vars {
         map,
-        keep: Some(std::sync::Arc::new(keep)),
+        keep: Some(keep_empty(spec)),
     };
     let rendered = render(&spec.heading, &vars, false);
     let collapsed: String = {
@@ -2069,11 +2083,12 @@ fn run_inner(
 
 fn rules(spec: &ExecSpec, vals: &mut Map<String, Value>, base: &Path) -> Result<Vec<String>, String> {
     let mut errors = Vec::new();
+    // The rules see the parameters that keep "" too: a kept "" is a given value (`require` holds, `forbid` refuses it).
+    let keep = keep_empty(spec);
     for r in &spec.rules {
-        // The rules see the arguments only, without the parameters that keep "" (as the TypeScript runtime).
         let v = Vars {
             map: vals.clone(),
-            keep: None,
+            keep: Some(keep.clone()),
         };
         let when = match r {
             SpecRule::Default { when, .. } | SpecRule::Require { when, .. } | SpecRule::Forbid { when, .. } => {
@@ -2091,12 +2106,12 @@ fn rules(spec: &ExecSpec, vals: &mut Map<String, Value>, base: &Path) -> Result<
                 for (k, x) in values {
                     let v = Vars {
                         map: vals.clone(),
-                        keep: None,
+                        keep: Some(keep.clone()),
                     };
                     let p = spec.params.iter().find(|q| &q.name == k);
                     let x = json_t(x, &v);
                     if let Some(p) = p
-                        && !is_set(v.get(k).as_ref())
+                        && !given(&v, k)
                         && is_set(Some(&x))
                     {
                         match coerce(&TypeView::of(p), &x, k, base) {
@@ -2109,12 +2124,12 @@ fn rules(spec: &ExecSpec, vals: &mut Map<String, Value>, base: &Path) -> Result<
                 }
             }
             SpecRule::Require { params, message, .. } => {
-                if !params.iter().all(|k| is_set(v.get(k).as_ref()) || kept_empty(&v, k)) {
+                if !params.iter().all(|k| given(&v, k)) {
                     errors.push(message.clone());
                 }
             }
             SpecRule::Forbid { params, message, .. } => {
-                if params.iter().any(|k| is_set(v.get(k).as_ref())) {
+                if params.iter().any(|k| given(&v, k)) {
                     errors.push(message.clone());
                 }
             }
