@@ -492,9 +492,13 @@ pub fn source_text(s: &str) -> String {
     })
 }
 
-/// A GitHub workflow command's message (`::error …::<message>`): `%`, CR and LF are encoded.
+/// A GitHub workflow command's message (`::error …::<message>`): `%`, CR and LF are encoded, and
+/// every other unprintable character is written as a Rust escape (`\u{1b}`).
 pub fn gh_message(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    // The log shows it raw: an escape sequence would color or hide text, a direction override
+    // reverse it. Line breaks are the message's own, encoded.
+    let shown = replace_unprintable(s, &['\n', '\r'], |c, out| out.extend(c.escape_default()));
+    shown.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
 /// A GitHub workflow command's property value (`file=<value>`): as a message, plus `:` and `,`.

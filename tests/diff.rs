@@ -727,6 +727,30 @@ fn a_pre_release_may_carry_a_breaking_change() {
     assert!(md.starts_with("## demo 2.0.0-rc.1\n"), "{md}");
 }
 
+/// A catalog value with an escape sequence or a direction override (a double-quoted `"\x1b"`
+/// passes the catalog's character check) reaches the release notes and the CI log escaped, as
+/// the text format shows it: it once colored the log and reversed the notes' text.
+#[test]
+fn markdown_and_annotations_escape_unprintable_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (after, before) = case("enum-value-added");
+    let text = std::fs::read_to_string(&after).unwrap();
+    let hostile = text.replace(
+        "[class, function, module]",
+        r#"[class, function, "mod\x1b[31mule\u202egnp.exe"]"#,
+    );
+    assert_ne!(hostile, text);
+    let after = tmp.path().join("after.yaml");
+    std::fs::write(&after, hostile).unwrap();
+    for format in ["markdown", "github"] {
+        let (code, out, err) = diff(&after, &before, &["--format", format]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("enum-value-added"), "{out}");
+        assert!(!out.contains(['\u{1b}', '\u{202e}']), "{format}: {out:?}");
+        assert!(out.contains(r"mod\u{1b}[31mule\u{202e}gnp.exe"), "{format}: {out}");
+    }
+}
+
 #[test]
 fn zero_major_versions_follow_cargo() {
     let tmp = tempfile::tempdir().unwrap();

@@ -215,7 +215,11 @@ fn markdown(r: &Report) -> String {
             let _ = writeln!(
                 o,
                 "- {} ({}; `{}`)",
-                f.hit.msg.render(|s| escape::md_code(s).to_string()),
+                // Catalog values on one line, with what is unprintable escaped as the text format
+                // shows it: no escape sequence or direction override reaches the notes raw.
+                f.hit
+                    .msg
+                    .render(|s| escape::md_code(&escape::terminal(&escape::one_line(s))).to_string()),
                 escape::md_text(&surfaces(f)),
                 f.rule.id()
             );
