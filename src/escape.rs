@@ -535,17 +535,14 @@ impl Rs {
     }
 }
 
-/// Characters a Rust literal or comment must not hold as they are: control characters (a bare
-/// CR is an error in a doc comment), the line and paragraph separators, the byte-order mark,
-/// and the bidirectional controls, which rustc refuses in literals and comments
-/// (`text_direction_codepoint_in_literal`, deny by default: they can make code read unlike
-/// what it does).
+/// Characters a Rust literal or comment must not hold as they are: what no path may hold
+/// ([`crate::paths::is_forbidden_char`]: control characters, as a bare CR is an error in a doc
+/// comment; the line and paragraph separators, the byte-order mark, the bidirectional
+/// overrides), and the direction marks: rustc refuses bidirectional controls in literals and
+/// comments (`text_direction_codepoint_in_literal`, deny by default: they can make code read
+/// unlike what it does).
 fn rs_unsafe(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-        )
+    crate::paths::is_forbidden_char(c) || matches!(c, '\u{200e}' | '\u{200f}')
 }
 
 /// A Rust string literal holding exactly `s`: `"…"` with `\\`, `\"` and every character of

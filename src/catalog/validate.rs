@@ -59,7 +59,7 @@ pub fn valid_tool_name(name: &str) -> bool {
 pub fn validate(cat: &Catalog) -> Vec<Diagnostic> {
     let mut v = Validator { cat, diags: Vec::new() };
     if cat.version != 1 {
-        v.err(
+        v.diags.err(
             "version",
             "version",
             format!("catalog format version {} is not supported", cat.version),
@@ -67,7 +67,7 @@ pub fn validate(cat: &Catalog) -> Vec<Diagnostic> {
         );
     }
     if !is_kebab(&cat.product.name) {
-        v.err(
+        v.diags.err(
             "bad-name",
             "product.name",
             format!("product name `{}` must be kebab-case", cat.product.name),
@@ -98,15 +98,6 @@ struct Validator<'a> {
     diags: Vec<Diagnostic>,
 }
 
-/// [`Report`] into the validator's diagnostics.
-impl Extend<Diagnostic> for Validator<'_> {
-    fn extend<I: IntoIterator<Item = Diagnostic>>(&mut self, iter: I) {
-        self.diags.extend(iter)
-    }
-}
-
-impl Report for Validator<'_> {}
-
 impl<'a> Validator<'a> {
     /// Values the hosts take as they are: an empty one, or a web address that is not one, gets
     /// past every other check and then makes a host refuse the plugin (Claude Code: "Author
@@ -123,7 +114,7 @@ impl<'a> Validator<'a> {
         ];
         for (path, value) in texts {
             if value.is_some_and(|v| v.trim().is_empty()) {
-                self.err(
+                self.diags.err(
                     "empty-value",
                     path,
                     format!("`{path}` is empty"),
@@ -140,7 +131,7 @@ impl<'a> Validator<'a> {
             let Some(url) = value else { continue };
             let host = url.strip_prefix("https://").or_else(|| url.strip_prefix("http://"));
             if !host.is_some_and(|h| !h.is_empty() && !h.starts_with('/') && !h.contains(char::is_whitespace)) {
-                self.err(
+                self.diags.err(
                     "bad-url",
                     path,
                     format!("`{path}` is not a web address: `{url}`"),
@@ -155,7 +146,7 @@ impl<'a> Validator<'a> {
         let name = &server.toolset;
         if !self.cat.toolsets.contains_key(name) {
             let known: Vec<&String> = self.cat.toolsets.keys().collect();
-            self.err(
+            self.diags.err(
                 "unknown-toolset",
                 "server.toolset",
                 format!("no toolset `{name}`"),
@@ -163,7 +154,7 @@ impl<'a> Validator<'a> {
             );
         }
         if !valid_tool_name(&server.name) {
-            self.err(
+            self.diags.err(
                 "bad-name",
                 "server.name",
                 format!("server name `{}` is not accepted by every host", server.name),
@@ -177,7 +168,7 @@ impl<'a> Validator<'a> {
         for (name, var) in &self.cat.context {
             let path = format!("context.{name}");
             if !is_identifier(name) {
-                self.err_at_key(
+                self.diags.err_at_key(
                     "bad-name",
                     &path,
                     format!("context variable `{name}` is not a valid name"),
@@ -187,7 +178,7 @@ impl<'a> Validator<'a> {
             self.diags
                 .extend(unsafe_name_diagnostic(&path, "context variable", name));
             if RESERVED_VARS.contains(&name.as_str()) {
-                self.err_at_key(
+                self.diags.err_at_key(
                     "reserved-name",
                     &path,
                     format!("`{name}` is reserved for values the steps bind"),
@@ -195,7 +186,7 @@ impl<'a> Validator<'a> {
                 );
             }
             if var.format.is_some() && var.ty != ContextType::String {
-                self.err(
+                self.diags.err(
                     "bad-format",
                     format!("{path}.format"),
                     "`format` applies to string variables",
@@ -203,7 +194,7 @@ impl<'a> Validator<'a> {
                 );
             }
             if var.min.is_some() && var.ty != ContextType::Integer {
-                self.err(
+                self.diags.err(
                     "bad-bound",
                     format!("{path}.min"),
                     "`min` applies to integer variables",
@@ -224,7 +215,7 @@ impl<'a> Validator<'a> {
                 (ContextType::Path, ContextDefault::Text(t)) => t.is_empty().then(|| "is empty".to_string()),
             });
             if let Some(why) = why {
-                self.err(
+                self.diags.err(
                     "bad-default",
                     format!("{path}.default"),
                     format!("bad default: {why}"),
@@ -233,7 +224,7 @@ impl<'a> Validator<'a> {
             }
             let constant = var.constant_name(name);
             if !is_ts_constant(&constant) {
-                self.err(
+                self.diags.err(
                     "bad-name",
                     format!("{path}.constant"),
                     format!("`{constant}` is not a usable TypeScript constant name"),
@@ -243,14 +234,14 @@ impl<'a> Validator<'a> {
                 || constant.starts_with("SPEC_")
                 || constant.starts_with("__IX")
             {
-                self.err(
+                self.diags.err(
                     "reserved-name",
                     format!("{path}.constant"),
                     format!("constant `{constant}` clashes with a name of the generated code"),
                     "set `constant:` to another name",
                 );
             } else if !constants.insert(constant.clone()) {
-                self.err(
+                self.diags.err(
                     "duplicate-name",
                     format!("{path}.constant"),
                     format!("constant `{constant}` is used by two context variables"),
@@ -262,7 +253,7 @@ impl<'a> Validator<'a> {
 
     fn param(&mut self, path: &str, name: &str, p: &Param) {
         if !is_identifier(name) {
-            self.err_at_key(
+            self.diags.err_at_key(
                 "bad-name",
                 path,
                 format!("parameter name `{name}` is not valid"),
@@ -271,7 +262,7 @@ impl<'a> Validator<'a> {
         }
         self.diags.extend(unsafe_name_diagnostic(path, "parameter", name));
         if self.cat.context.contains_key(name) || RESERVED_VARS.contains(&name) {
-            self.err_at_key(
+            self.diags.err_at_key(
                 "shadowed-name",
                 path,
                 format!("parameter `{name}` has the name of a context variable or step result"),
@@ -281,7 +272,7 @@ impl<'a> Validator<'a> {
         if let Some(var) = &p.equals_context {
             if !self.cat.context.contains_key(var) {
                 let known: Vec<&String> = self.cat.context.keys().collect();
-                self.err(
+                self.diags.err(
                     "unknown-context",
                     format!("{path}.equals_context"),
                     format!("no context variable `{var}`"),
@@ -289,7 +280,7 @@ impl<'a> Validator<'a> {
                 );
             }
             if p.ty != ParamType::String {
-                self.err(
+                self.diags.err(
                     "bad-type",
                     format!("{path}.equals_context"),
                     "`equals_context` applies to string parameters",
@@ -298,7 +289,7 @@ impl<'a> Validator<'a> {
             }
         }
         if p.required && p.default.is_some() {
-            self.err(
+            self.diags.err(
                 "required-default",
                 format!("{path}.default"),
                 format!("required parameter `{name}` has a default"),
@@ -308,13 +299,13 @@ impl<'a> Validator<'a> {
         let what = format!("enum parameter `{name}` has");
         self.values(path, p.ty, &p.values, &what, "the parameter");
         match (p.ty, &p.items) {
-            (ParamType::Array, None) => self.err(
+            (ParamType::Array, None) => self.diags.err(
                 "array-items",
                 path,
                 format!("array parameter `{name}` has no `items`"),
                 "add `items: {type: string}`: OpenAI and VS Code refuse arrays without items",
             ),
-            (ParamType::Array, Some(items)) if items.ty == ParamType::Array => self.err(
+            (ParamType::Array, Some(items)) if items.ty == ParamType::Array => self.diags.err(
                 "array-items",
                 format!("{path}.items.type"),
                 "arrays of arrays are not supported",
@@ -324,7 +315,7 @@ impl<'a> Validator<'a> {
                 let ipath = format!("{path}.items");
                 self.values(&ipath, items.ty, &items.values, "enum items have", "the items");
             }
-            (_, Some(_)) => self.err_at_key(
+            (_, Some(_)) => self.diags.err_at_key(
                 "array-items",
                 format!("{path}.items"),
                 "`items` applies to `type: array`",
@@ -335,7 +326,7 @@ impl<'a> Validator<'a> {
         if let (Some(min), Some(max)) = (p.min, p.max)
             && min > max
         {
-            self.err(
+            self.diags.err(
                 "bad-bound",
                 format!("{path}.min"),
                 format!("`min` ({min}) is greater than `max` ({max})"),
@@ -358,11 +349,12 @@ impl<'a> Validator<'a> {
                     ),
                     false => format!("`{key}` ({b}) of an integer parameter must be a whole number"),
                 };
-                self.err("bad-bound", format!("{path}.{key}"), message, "write a whole number");
+                self.diags
+                    .err("bad-bound", format!("{path}.{key}"), message, "write a whole number");
             }
         }
         if (p.min.is_some() || p.max.is_some()) && matches!(p.ty, ParamType::Boolean | ParamType::Enum) {
-            self.err(
+            self.diags.err(
                 "bad-bound",
                 path,
                 format!("bounds do not apply to a {} parameter", super::rules::type_name(p.ty)),
@@ -370,7 +362,7 @@ impl<'a> Validator<'a> {
             );
         }
         if p.clamp.is_some() && !matches!(p.ty, ParamType::Integer | ParamType::Number) {
-            self.err_at_key(
+            self.diags.err_at_key(
                 "bad-bound",
                 format!("{path}.clamp"),
                 "`clamp` applies to numbers",
@@ -379,14 +371,14 @@ impl<'a> Validator<'a> {
         }
         if let Some(pat) = &p.pattern {
             if !matches!(p.ty, ParamType::String | ParamType::Path) {
-                self.err_at_key(
+                self.diags.err_at_key(
                     "bad-pattern",
                     format!("{path}.pattern"),
                     "`pattern` applies to strings",
                     "remove `pattern`",
                 );
             } else if let Err(e) = super::values::check_regex(pat, "", true) {
-                self.err(
+                self.diags.err(
                     "bad-pattern",
                     format!("{path}.pattern"),
                     format!("`pattern` is not a valid regular expression: {}", e),
@@ -395,7 +387,7 @@ impl<'a> Validator<'a> {
             }
         }
         if p.keep_empty && !matches!(p.ty, ParamType::String) {
-            self.err_at_key(
+            self.diags.err_at_key(
                 "bad-keep-empty",
                 format!("{path}.keep_empty"),
                 "`keep_empty` applies to strings",
@@ -403,7 +395,7 @@ impl<'a> Validator<'a> {
             );
         }
         if p.keep_empty && p.min.is_some_and(|m| m > 0.0) {
-            self.err_at_key(
+            self.diags.err_at_key(
                 "bad-keep-empty",
                 format!("{path}.keep_empty"),
                 "`keep_empty` keeps `\"\"`, but `min` refuses it",
@@ -411,7 +403,7 @@ impl<'a> Validator<'a> {
             );
         }
         if p.nullable && p.required {
-            self.err_at_key(
+            self.diags.err_at_key(
                 "bad-nullable",
                 format!("{path}.nullable"),
                 "a required parameter cannot be null (null means unset)",
@@ -421,7 +413,7 @@ impl<'a> Validator<'a> {
         if let Some(def) = &p.default
             && let Err(why) = super::rules::check_value(p, def)
         {
-            self.err(
+            self.diags.err(
                 "bad-default",
                 format!("{path}.default"),
                 format!("default of `{name}` {why}"),
@@ -436,7 +428,7 @@ impl<'a> Validator<'a> {
         let vals = match (ty, values) {
             (ParamType::Enum, Some(vals)) => vals,
             (ParamType::Enum, None) => {
-                return self.err(
+                return self.diags.err(
                     "enum-values",
                     path,
                     format!("{what} no `values`"),
@@ -444,7 +436,7 @@ impl<'a> Validator<'a> {
                 );
             }
             (_, Some(_)) => {
-                return self.err_at_key(
+                return self.diags.err_at_key(
                     "enum-values",
                     format!("{path}.values"),
                     "`values` applies to `type: enum`",
@@ -455,7 +447,7 @@ impl<'a> Validator<'a> {
         };
         let path = format!("{path}.values");
         if vals.is_empty() {
-            self.err(
+            self.diags.err(
                 "enum-values",
                 &path,
                 "an enum needs at least one value",
@@ -465,7 +457,7 @@ impl<'a> Validator<'a> {
         let mut seen = HashSet::new();
         for (i, v) in vals.iter().enumerate() {
             if !seen.insert(v) {
-                self.err(
+                self.diags.err(
                     "enum-values",
                     format!("{path}[{i}]"),
                     format!("enum value `{v}` is listed twice"),
@@ -487,9 +479,9 @@ impl<'a> Validator<'a> {
                     suggest_name(&tool.name)
                 );
                 let message = format!("tool name `{}` is not accepted by every host", tool.name);
-                self.err("bad-tool-name", format!("{path}.name"), message, help);
+                self.diags.err("bad-tool-name", format!("{path}.name"), message, help);
             } else if let Some(first) = names.insert(&tool.name, i) {
-                self.err(
+                self.diags.err(
                     "duplicate-tool",
                     format!("{path}.name"),
                     format!("tool `{}` is defined twice", tool.name),
@@ -504,7 +496,7 @@ impl<'a> Validator<'a> {
                 );
             }
             if tool.description.trim().is_empty() {
-                self.err(
+                self.diags.err(
                     "empty-description",
                     format!("{path}.description"),
                     format!("tool `{}` has an empty description", tool.name),
@@ -523,7 +515,7 @@ impl<'a> Validator<'a> {
         for (set, ts) in &self.cat.toolsets {
             let path = format!("toolsets.{set}");
             if !is_identifier(&set.replace('-', "_")) {
-                self.err_at_key(
+                self.diags.err_at_key(
                     "bad-name",
                     &path,
                     format!("toolset name `{set}` is not valid"),
@@ -537,7 +529,7 @@ impl<'a> Validator<'a> {
                     // An unsupported tool reaches no host, so no session pays for it.
                     Some(tool) if tool.unsupported.is_some() => {}
                     Some(tool) => total += tool.description.chars().count(),
-                    None => self.err(
+                    None => self.diags.err(
                         "unknown-tool",
                         format!("{path}.tools[{i}]"),
                         format!("toolset `{set}` names no tool `{t}`"),
@@ -545,7 +537,7 @@ impl<'a> Validator<'a> {
                     ),
                 }
                 if !seen.insert(t) {
-                    self.err(
+                    self.diags.err(
                         "duplicate-tool",
                         format!("{path}.tools[{i}]"),
                         format!("`{t}` is listed twice in toolset `{set}`"),
@@ -567,7 +559,7 @@ impl<'a> Validator<'a> {
         ] {
             for (i, n) in list.iter().enumerate() {
                 if !names.contains(&n) {
-                    self.err(
+                    self.diags.err(
                         "unknown-tool",
                         format!("filters.{key}[{i}]"),
                         format!("no tool `{n}`"),

@@ -866,51 +866,43 @@ impl<'a> Lower<'a> {
         let help = "e.g. `{opt: --kind, value: \"{kind}\"}` or `{flag: --silent, if: silent}`";
         let mark = self.exactly_one("bad-arg", path, "a structured argument", &kinds, help)?;
         let mut lowered = None;
-        if let Some(opt) = &s.opt {
-            match &s.value {
-                Some(v) => {
-                    lowered = self
-                        .template(&format!("{path}.value"), v, scope)
-                        .map(|value| SpecArg::Opt {
-                            opt: opt.clone(),
-                            value,
-                        })
-                }
-                None => self.diags.err(
-                    "bad-arg",
-                    path,
-                    "`opt` needs a `value`",
-                    "e.g. `{opt: --kind, value: \"{kind}\"}`",
-                ),
+        // `opt` and `flag` each take a second key, which goes with them only.
+        match (&s.opt, &s.value) {
+            (Some(opt), Some(v)) => {
+                lowered = (self.template(&format!("{path}.value"), v, scope)).map(|value| SpecArg::Opt {
+                    opt: opt.clone(),
+                    value,
+                })
             }
-        } else if s.value.is_some() {
-            self.diags.err_at_key(
+            (Some(_), None) => {
+                let help = "e.g. `{opt: --kind, value: \"{kind}\"}`";
+                self.diags.err("bad-arg", path, "`opt` needs a `value`", help)
+            }
+            (None, Some(_)) => self.diags.err_at_key(
                 "bad-arg",
                 format!("{path}.value"),
                 "`value` goes with `opt`",
                 "remove it",
-            );
+            ),
+            (None, None) => {}
         }
-        if let Some(flag) = &s.flag {
-            match &s.if_param {
-                None => self.diags.err(
-                    "bad-arg",
-                    path,
-                    "`flag` needs `if: <boolean parameter>`",
-                    "e.g. `{flag: --silent, if: silent}`",
-                ),
-                Some(p) => {
-                    if self.arg_param(path, "if", p, ParamType::Boolean, "a boolean", scope) {
-                        lowered = Some(SpecArg::Flag {
-                            flag: flag.clone(),
-                            if_param: p.clone(),
-                        })
-                    }
-                }
+        match (&s.flag, &s.if_param) {
+            (Some(flag), Some(p)) if self.arg_param(path, "if", p, ParamType::Boolean, "a boolean", scope) => {
+                lowered = Some(SpecArg::Flag {
+                    flag: flag.clone(),
+                    if_param: p.clone(),
+                })
             }
-        } else if s.if_param.is_some() {
-            self.diags
-                .err_at_key("bad-arg", format!("{path}.if"), "`if` goes with `flag`", "remove it");
+            (Some(_), Some(_)) | (None, None) => {}
+            (Some(_), None) => {
+                let help = "e.g. `{flag: --silent, if: silent}`";
+                self.diags
+                    .err("bad-arg", path, "`flag` needs `if: <boolean parameter>`", help)
+            }
+            (None, Some(_)) => {
+                self.diags
+                    .err_at_key("bad-arg", format!("{path}.if"), "`if` goes with `flag`", "remove it")
+            }
         }
         if let Some(sp) = &s.spread
             && self.arg_param(path, "spread", sp, ParamType::Array, "an array", scope)
