@@ -431,12 +431,10 @@ impl App {
             context,
             toolset: asked.toolset.map(str::to_string),
             // As the targets: a revision named twice is written once.
-            profiles: asked.profiles.iter().fold(Vec::new(), |mut all, p| {
-                if !all.contains(p) {
-                    all.push(*p);
-                }
-                all
-            }),
+            profiles: Profile::ALL
+                .into_iter()
+                .filter(|p| asked.profiles.contains(p))
+                .collect(),
         };
         Ok(Prepared {
             model,

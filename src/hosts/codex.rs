@@ -5,8 +5,7 @@
 
 use super::{Options, ServerConfigHost, header_text, server_args};
 use crate::error::Error;
-use crate::model::Model;
-use crate::model::Server;
+use crate::model::{Model, Server};
 use crate::plan::PlannedFile;
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -27,7 +26,6 @@ struct CodexServer {
     enabled_tools: Option<Vec<String>>,
 }
 
-/// The Codex host.
 pub struct Codex;
 
 impl ServerConfigHost for Codex {

@@ -4,14 +4,12 @@
 
 use super::{Options, ServerConfigHost, server_args};
 use crate::error::Error;
-use crate::model::Model;
-use crate::model::Server;
+use crate::model::{Model, Server};
 use crate::plan::PlannedFile;
 
 /// Longest server + tool name Cursor keeps.
 pub const NAME_LIMIT: usize = 60;
 
-/// The Cursor host.
 pub struct Cursor;
 
 impl ServerConfigHost for Cursor {

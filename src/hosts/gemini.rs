@@ -4,8 +4,7 @@
 
 use super::{Options, ServerConfigHost, json_file, server_args};
 use crate::error::Error;
-use crate::model::Model;
-use crate::model::Server;
+use crate::model::{Model, Server};
 use crate::plan::PlannedFile;
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -27,7 +26,6 @@ struct GeminiServer {
     args: Vec<String>,
 }
 
-/// The Gemini CLI host.
 pub struct Gemini;
 
 impl ServerConfigHost for Gemini {

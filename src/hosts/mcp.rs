@@ -58,7 +58,6 @@ impl Profile {
     }
 }
 
-/// The MCP `tools/list` host.
 pub struct Mcp;
 
 impl Host for Mcp {

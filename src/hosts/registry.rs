@@ -129,7 +129,6 @@ fn valid_name(name: &str) -> bool {
     })
 }
 
-/// The MCP Registry host.
 pub struct McpRegistry;
 
 impl Host for McpRegistry {

@@ -29,8 +29,7 @@ use crate::error::Error;
 use crate::escape::{
     RS_RESERVED, Rs, one_line, rs_camel, rs_comment, rs_doc_code, rs_json, rs_snake, rs_str, rs_suffixed,
 };
-use crate::model::{Model, ToolModel};
-use crate::model::{Param, SpecType};
+use crate::model::{Model, Param, SpecType, ToolModel};
 use crate::plan::{Plan, PlannedFile};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -64,7 +63,6 @@ fn default_rig_crate() -> String {
     "rig".to_string()
 }
 
-/// The Rust host.
 pub struct Rust;
 
 impl Host for Rust {

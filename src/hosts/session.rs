@@ -41,7 +41,6 @@ pub fn session_id(file: &str, name: &str) -> String {
     format!("{file}_{}", tool_id(name))
 }
 
-/// The session tools host.
 pub struct Session;
 
 impl Host for Session {

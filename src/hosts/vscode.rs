@@ -2,8 +2,7 @@
 
 use super::{Options, ServerConfigHost, server_args};
 use crate::error::Error;
-use crate::model::Model;
-use crate::model::Server;
+use crate::model::{Model, Server};
 use crate::plan::PlannedFile;
 use indexmap::IndexMap;
 use serde::Serialize;
@@ -17,7 +16,6 @@ struct VscodeServer {
     env: IndexMap<String, String>,
 }
 
-/// The VS Code host.
 pub struct Vscode;
 
 impl ServerConfigHost for Vscode {

@@ -96,7 +96,6 @@ struct MarketPlugin<'a> {
     version: &'a str,
 }
 
-/// The Claude Code host.
 pub struct Claude;
 
 impl Host for Claude {

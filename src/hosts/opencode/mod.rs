@@ -69,7 +69,6 @@ pub fn mcp_tool_id(server: &str, name: &str) -> String {
     format!("{server}_{name}")
 }
 
-/// The OpenCode host.
 pub struct Opencode;
 
 impl Host for Opencode {
