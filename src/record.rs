@@ -230,6 +230,9 @@ fn replayed(
     if file_identity(out)? != record.manifest_file {
         return None;
     }
+    // A run that saves the record puts back a deleted `.gitignore`, which keeps the record
+    // out of version control; a replay saves none.
+    dir.read(&RelPath::state(".gitignore")).ok()??;
     let manifest_rel = output::manifest_path();
     let jobs: Vec<_> = (record.files.iter())
         .map(|f| Some((f, RelPath::file(&f.path).ok()?)))

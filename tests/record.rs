@@ -254,6 +254,20 @@ fn a_removed_file_comes_back() {
     assert_eq!(output(&out), before);
 }
 
+/// `.ixgen/.gitignore` keeps the record (one machine's cache) out of version control: one
+/// deleted is put back, though nothing else changed (replays and no-op runs once left it gone).
+#[test]
+fn a_removed_gitignore_comes_back() {
+    let (_tmp, catalog, out) = work();
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    let ignore = out.join(".ixgen/.gitignore");
+    let bytes = std::fs::read(&ignore).unwrap();
+    std::fs::remove_file(&ignore).unwrap();
+    assert!(!ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+    assert_eq!(std::fs::read(&ignore).unwrap(), bytes);
+    assert!(ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+}
+
 #[test]
 fn another_catalog_or_other_options_render() {
     let (_tmp, catalog, out) = work();

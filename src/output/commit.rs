@@ -108,9 +108,6 @@ pub(crate) fn apply_per_run(out: &Path, outcome: &Outcome) -> Result<(), Error> 
 /// (one machine's cache) is not committed with the manifest.
 pub(crate) fn write_state(out: &Path, rel: &RelPath, bytes: &[u8]) -> Result<(), Error> {
     let _lock = lock(out)?;
-    if read_rel(out, rel)?.as_deref() == Some(bytes) {
-        return Ok(());
-    }
     let mut created = Vec::new();
     make_folders(out, rel, &mut created)?;
     let ignore = RelPath::state(".gitignore");
@@ -119,6 +116,9 @@ pub(crate) fn write_state(out: &Path, rel: &RelPath, bytes: &[u8]) -> Result<(),
         stage(out, &ignore, &full, GITIGNORE.as_bytes())?
             .persist_noclobber(&full)
             .map_err(io_error("write", shown(out, &ignore)))?;
+    }
+    if read_rel(out, rel)?.as_deref() == Some(bytes) {
+        return Ok(());
     }
     let full = resolve(out, rel)?;
     stage(out, rel, &full, bytes)?
