@@ -91,3 +91,57 @@ fn registry_settings_the_registry_would_refuse_are_located_errors() {
         "{found:?}"
     );
 }
+
+/// What the registry's own checks refuse after its schema (`validators.go`: the name's parts
+/// start and end with a letter or digit, no range or `latest` for the server's version or a
+/// package's, no space in a package name) is a located error too; `validate` once passed it.
+#[test]
+fn names_versions_and_identifiers_the_registry_refuses_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = std::fs::read_to_string(support::root().join("catalog/ix.yaml"))
+        .unwrap()
+        .replace(
+            "name: io.github.ix-infrastructure/ix",
+            "name: io.github.ix-infrastructure/ix.\n    version: latest",
+        )
+        .replace(
+            "identifier: \"@ix/cli\"\n        version: 0.9.3",
+            "identifier: \"@ix/c li\"\n        version: \"=0.9.3\"",
+        )
+        .replace(
+            "        runtime_hint: npx\n",
+            "        runtime_hint: npx\n      - {registry: npm, identifier: \"@ix/cli\", version: 1.X}\n",
+        );
+    let path = dir.path().join("catalog.yaml");
+    std::fs::write(&path, catalog).unwrap();
+    std::fs::copy(
+        support::root().join("catalog/ix-icon.png"),
+        dir.path().join("ix-icon.png"),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ixgen"))
+        .env("NO_COLOR", "1")
+        .arg("--catalog")
+        .arg(&path)
+        .args(["validate", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let errors: Vec<String> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "error" && d["line"].as_u64().is_some())
+        .map(|d| d["message"].as_str().unwrap().to_string())
+        .collect();
+    for refused in [
+        "`io.github.ix-infrastructure/ix.`",
+        "`latest`",
+        "`=0.9.3`",
+        "`1.X`",
+        "`@ix/c li`",
+    ] {
+        assert!(errors.iter().any(|m| m.contains(refused)), "{refused}: {errors:?}");
+    }
+}

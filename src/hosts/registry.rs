@@ -118,15 +118,32 @@ struct Argument<'a> {
     value: &'a str,
 }
 
-/// The registry's name rule: `namespace/name`, reverse-DNS namespace.
+/// The registry's name rule: `namespace/name`, reverse-DNS namespace, each part starting
+/// and ending with a letter or digit (the registry's `namespacePattern` and `namePartPattern`).
 fn valid_name(name: &str) -> bool {
-    name.split_once('/').is_some_and(|(ns, rest)| {
-        (3..=200).contains(&name.len())
-            && !ns.is_empty()
-            && !rest.is_empty()
-            && ns.chars().all(|c| c.is_ascii_alphanumeric() || ".-".contains(c))
-            && rest.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
-    })
+    let part = |s: &str, inner: &str| {
+        let ends = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+        s.len() >= 2
+            && ends(s.chars().next())
+            && ends(s.chars().last())
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || inner.contains(c))
+    };
+    name.split_once('/')
+        .is_some_and(|(ns, rest)| (3..=200).contains(&name.len()) && part(ns, ".-") && part(rest, "._-"))
+}
+
+/// Whether the registry refuses `v` as a version: empty, `latest`, or what its
+/// `looksLikeVersionRange` takes for a range (a comparator such as `^`, `~`, `>=` or `=`, a
+/// hyphen or `||` range, or a wildcard part `x`, `X` or `*` in a dotted version).
+fn not_one_version(v: &str) -> bool {
+    let v = v.trim();
+    let release = v.split('-').next().unwrap_or(v);
+    v.is_empty()
+        || v == "latest"
+        || v.starts_with(['^', '~', '>', '<', '='])
+        || v.contains([' ', '*'])
+        || v.contains("||")
+        || (release.contains('.') && release.split('.').any(|p| matches!(p, "x" | "X")))
 }
 
 pub struct McpRegistry;
@@ -177,18 +194,26 @@ impl Host for McpRegistry {
                 .help("list at least one `{registry, identifier, version}`"),
             );
         }
+        let versions = s.version.iter().map(|v| (v, format!("{path}.version")));
+        let packages =
+            (s.distribution.iter().enumerate()).map(|(i, p)| (&p.version, format!("{path}.distribution[{i}].version")));
+        for (v, at) in versions.chain(packages).filter(|(v, _)| not_one_version(v)) {
+            diags.push(
+                Diagnostic::error("registry-package", at, format!("`{v}` is not one exact version"))
+                    .help("give the exact published version, e.g. `1.2.3` (the registry rejects ranges and `latest`)"),
+            );
+        }
         for (i, p) in s.distribution.iter().enumerate() {
-            let v = p.version.trim();
-            let ranged =
-                v.is_empty() || v == "latest" || v.contains(['^', '~', '>', '<', '*', ' ']) || v.ends_with(".x");
-            if ranged {
+            if p.identifier.is_empty() || p.identifier.contains(char::is_whitespace) {
                 diags.push(
                     Diagnostic::error(
                         "registry-package",
-                        format!("{path}.distribution[{i}].version"),
-                        format!("`{}` is not one exact version", p.version),
+                        format!("{path}.distribution[{i}].identifier"),
+                        format!("`{}` is not a package name", p.identifier),
                     )
-                    .help("give the exact published version, e.g. `1.2.3` (the registry rejects ranges and `latest`)"),
+                    .help(
+                        "give the package's name in its registry, e.g. `@owner/server` (the registry refuses spaces)",
+                    ),
                 );
             }
         }
