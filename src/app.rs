@@ -8,7 +8,7 @@ use crate::cli::{
     CheckFormat, Cli, ColorChoice, Command, ContextArgs, DiffFormat, FilterArgs, Format, SchemaKind, Selection,
     WriteArgs,
 };
-use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, Severity};
+use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, JsonFailure, Severity};
 use crate::error::Error;
 use crate::escape;
 use crate::hosts::{self, DynHost, Options, mcp::Profile};
@@ -215,21 +215,10 @@ impl App {
         }
     }
 
-    /// A failure, as JSON on stdout, for the script that parses the command's JSON: it gets
-    /// an object that says why, not an empty output. The text still goes to stderr.
+    /// A failure, as JSON on stdout ([`JsonFailure`]).
     fn report_json(&self, e: &Error) {
-        /// The failure's object.
-        #[derive(serde::Serialize)]
-        struct Failure<'a> {
-            error: String,
-            help: Option<String>,
-            exit_code: i32,
-            /// An invalid catalog's problems, as `validate --format json` gives them.
-            #[serde(skip_serializing_if = "Vec::is_empty")]
-            diagnostics: Vec<JsonDiagnostic<'a>>,
-        }
         let failure = match e {
-            Error::Catalog { file, diagnostics } => Failure {
+            Error::Catalog { file, diagnostics } => JsonFailure {
                 error: format!(
                     "{} problem(s) in {}; nothing was written",
                     diagnostics.iter().filter(|d| d.severity == Severity::Error).count(),
@@ -239,14 +228,14 @@ impl App {
                 exit_code: e.exit_code(),
                 diagnostics: diagnostics.iter().map(|d| JsonDiagnostic::new(d, file)).collect(),
             },
-            other => Failure {
+            other => JsonFailure {
                 error: other.to_string(),
                 help: other.help(),
                 exit_code: e.exit_code(),
                 diagnostics: Vec::new(),
             },
         };
-        println!("{}", serde_json::to_string_pretty(&failure).expect("serializes"));
+        failure.print();
     }
 
     fn dispatch(&mut self) -> Result<i32, Error> {
@@ -693,7 +682,15 @@ impl App {
         let generate = if drift.is_empty() {
             String::new()
         } else {
-            let words = crate::cli::generate_for_check(&self.cli.args);
+            let mut words = crate::cli::generate_for_check(&self.cli.args);
+            // Another product's folder: `generate` refuses it without `--force`.
+            if outcome.other_product.is_some() {
+                let at = words
+                    .iter()
+                    .position(|w| w == "generate")
+                    .map_or(words.len(), |i| i + 1);
+                words.insert(at, "--force".to_string());
+            }
             let words: Vec<String> = words.iter().map(|w| escape::shell_word(w)).collect();
             escape::terminal(&format!("ixgen {}", words.join(" ")))
         };

@@ -331,6 +331,20 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
                     p.display()
                 );
             }
+            // A command line asking for JSON gets its failure as JSON too (not `--help`).
+            let json = args.windows(2).any(|w| w[0] == "--format" && w[1] == "json")
+                || args.iter().any(|a| a == "--format=json");
+            if json && e.use_stderr() {
+                let text = e.render().to_string();
+                let first = text.lines().next().unwrap_or_default();
+                crate::diagnostic::JsonFailure {
+                    error: first.strip_prefix("error: ").unwrap_or(first).to_string(),
+                    help: Some("run the command with --help for its arguments".to_string()),
+                    exit_code: e.exit_code(),
+                    diagnostics: Vec::new(),
+                }
+                .print();
+            }
             e.exit()
         }
     };

@@ -285,6 +285,24 @@ impl miette::SourceCode for Excerpt {
     }
 }
 
+/// A failed command's JSON (`--format json`), on stdout: a script that parses the command's
+/// output gets an object that says why, not an empty output. The text still goes to stderr.
+#[derive(Debug, Serialize)]
+pub struct JsonFailure<'a> {
+    pub error: String,
+    pub help: Option<String>,
+    pub exit_code: i32,
+    /// An invalid catalog's problems, as `validate --format json` gives them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<JsonDiagnostic<'a>>,
+}
+
+impl JsonFailure<'_> {
+    pub fn print(&self) {
+        println!("{}", serde_json::to_string_pretty(self).expect("serializes"));
+    }
+}
+
 /// The JSON form of a diagnostic (`--format json`).
 #[derive(Debug, Serialize)]
 pub struct JsonDiagnostic<'a> {

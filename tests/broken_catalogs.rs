@@ -154,6 +154,17 @@ fn a_failure_under_format_json_is_a_json_object() {
         }
     }
     assert!(std::fs::read_dir(out).unwrap().next().is_none(), "nothing was written");
+    // A command line clap refuses, with `--format json` in it, too.
+    for args in [
+        &["validate", "--format", "json", "--bogus"][..],
+        &["check", "--format=json", "--profile", "1999"],
+    ] {
+        let assert = ixgen().args(args).assert().code(2);
+        let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: stdout is not JSON ({e})"));
+        assert_eq!(json["exit_code"], 2, "{args:?}");
+        assert!(json["error"].as_str().unwrap().contains(args[3]), "{json}");
+    }
 }
 
 #[test]

@@ -237,6 +237,13 @@ fn another_products_folder_is_refused_until_force() {
         "{err}"
     );
     assert_eq!(tree(&out), before, "nothing was written or removed");
+    // `check` reports the drift, and its hint is a command that works.
+    let assert = ixgen(&out).arg("check").assert().code(1);
+    let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        err.contains("holds the generated files of \"demo\"") && err.contains("generate --force"),
+        "{err}"
+    );
     ixgen(&out).args(["generate", "--force"]).assert().success();
     assert!(!out.join(".opencode/tools/wipe.ts").exists());
     assert!(out.join(".opencode/tools/ix_query.ts").exists());

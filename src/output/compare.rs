@@ -43,10 +43,20 @@ pub(super) fn compare_files(
     } = plan;
     let (old_manifest, mut notes) = read_manifest(out)?;
     // Another product's files: this run would remove those of the groups it covers as files
-    // it no longer plans (two catalogs took turns deleting each other's tools).
-    if let Some(other) = old_manifest.product.as_ref().filter(|p| *p != product && !force)
-        && !old_manifest.files.is_empty()
-    {
+    // it no longer plans (two catalogs took turns deleting each other's tools). A forced run
+    // (and `check`, which compares as one) takes them over, and says so.
+    let other_product = (old_manifest.product.as_ref())
+        .filter(|p| *p != product && !old_manifest.files.is_empty())
+        .cloned();
+    if let Some(other) = &other_product {
+        notes.push(format!(
+            "{} holds the generated files of {}, not of this catalog's {}",
+            escape::display_path(out),
+            escape::debug_quote(other),
+            escape::debug_quote(product)
+        ));
+    }
+    if let Some(other) = other_product.as_ref().filter(|_| !force) {
         return Err(Error::usage(
             format!(
                 "{} holds the generated files of {} (its manifest says so), not of this catalog's {}: writing here would remove them",
@@ -169,6 +179,7 @@ pub(super) fn compare_files(
         changes,
         notes,
         manifest: None,
+        other_product,
     };
     Ok((outcome, manifest))
 }

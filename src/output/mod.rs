@@ -78,6 +78,9 @@ pub struct Outcome {
     /// The manifest a write leaves on disk (the run record checks against it without reading
     /// it back); None for a compare.
     pub manifest: Option<Manifest>,
+    /// The product whose files the folder held, when it was another's: only a forced write
+    /// takes them over (`check`'s hint then asks for `--force`).
+    pub other_product: Option<String>,
 }
 
 /// One path's action.
