@@ -56,13 +56,9 @@ fn server_json_of_the_ix_catalog_validates_against_the_registry_schema() {
     assert!(text.contains("/name") && text.contains("/packages/0/version"), "{text}");
 }
 
-#[test]
-fn registry_settings_the_registry_would_refuse_are_located_errors() {
+/// `ixgen validate --format json` of a catalog text (beside the ix catalog's icon).
+fn validate_json(catalog: &str) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
-    let catalog = std::fs::read_to_string(support::root().join("catalog/ix.yaml"))
-        .unwrap()
-        .replace("name: io.github.ix-infrastructure/ix", "name: ix")
-        .replace("version: 0.9.3", "version: ^0.9");
     let path = dir.path().join("catalog.yaml");
     std::fs::write(&path, catalog).unwrap();
     std::fs::copy(
@@ -70,13 +66,22 @@ fn registry_settings_the_registry_would_refuse_are_located_errors() {
         dir.path().join("ix-icon.png"),
     )
     .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ixgen"))
+    std::process::Command::new(env!("CARGO_BIN_EXE_ixgen"))
         .env("NO_COLOR", "1")
         .arg("--catalog")
         .arg(&path)
         .args(["validate", "--format", "json"])
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn registry_settings_the_registry_would_refuse_are_located_errors() {
+    let catalog = std::fs::read_to_string(support::root().join("catalog/ix.yaml"))
+        .unwrap()
+        .replace("name: io.github.ix-infrastructure/ix", "name: ix")
+        .replace("version: 0.9.3", "version: ^0.9");
+    let out = validate_json(&catalog);
     assert_eq!(out.status.code(), Some(2));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let found: Vec<(String, u64)> = report["diagnostics"]
@@ -97,7 +102,6 @@ fn registry_settings_the_registry_would_refuse_are_located_errors() {
 /// package's, no space in a package name) is a located error too; `validate` once passed it.
 #[test]
 fn names_versions_and_identifiers_the_registry_refuses_are_errors() {
-    let dir = tempfile::tempdir().unwrap();
     let catalog = std::fs::read_to_string(support::root().join("catalog/ix.yaml"))
         .unwrap()
         .replace(
@@ -112,20 +116,7 @@ fn names_versions_and_identifiers_the_registry_refuses_are_errors() {
             "        runtime_hint: npx\n",
             "        runtime_hint: npx\n      - {registry: npm, identifier: \"@ix/cli\", version: 1.X}\n",
         );
-    let path = dir.path().join("catalog.yaml");
-    std::fs::write(&path, catalog).unwrap();
-    std::fs::copy(
-        support::root().join("catalog/ix-icon.png"),
-        dir.path().join("ix-icon.png"),
-    )
-    .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ixgen"))
-        .env("NO_COLOR", "1")
-        .arg("--catalog")
-        .arg(&path)
-        .args(["validate", "--format", "json"])
-        .output()
-        .unwrap();
+    let out = validate_json(&catalog);
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let errors: Vec<String> = report["diagnostics"]
