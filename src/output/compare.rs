@@ -49,27 +49,20 @@ pub(super) fn compare_files(
         .filter(|p| *p != product && !old_manifest.files.is_empty())
         .cloned();
     if let Some(other) = &other_product {
-        notes.push(format!(
-            "{} holds the generated files of {}, not of this catalog's {}",
-            escape::display_path(out),
-            escape::debug_quote(other),
-            escape::debug_quote(product)
-        ));
-    }
-    if let Some(other) = other_product.as_ref().filter(|_| !force) {
-        return Err(Error::usage(
-            format!(
-                "{} holds the generated files of {} (its manifest says so), not of this catalog's {}: writing here would remove them",
-                escape::display_path(out),
-                escape::debug_quote(other),
-                escape::debug_quote(product)
-            ),
-            format!(
-                "generate each product into a folder of its own (--out), or pass --force to replace {}'s files with {}'s",
-                escape::debug_quote(other),
-                escape::debug_quote(product)
-            ),
-        ));
+        let (theirs, ours) = (escape::debug_quote(other), escape::debug_quote(product));
+        let held = format!(
+            "{} holds the generated files of {theirs}, not of this catalog's {ours}",
+            escape::display_path(out)
+        );
+        if !force {
+            return Err(Error::usage(
+                format!("{held}: writing here would remove them"),
+                format!(
+                    "generate each product into a folder of its own (--out), or pass --force to replace {theirs}'s files with {ours}'s"
+                ),
+            ));
+        }
+        notes.push(held);
     }
     // One name per file: two targets (or `./a` and `a`) must not both claim a path.
     let mut planned: BTreeSet<RelPath> = BTreeSet::new();
