@@ -36,9 +36,9 @@ pub struct Merge {
     pub value: serde_json::Value,
     /// Keys of a new file, written before the merged key (e.g. `$schema`).
     pub skeleton: serde_json::Map<String, serde_json::Value>,
-    /// Further keys set in the same file, in order (several planned merges of one file are
-    /// folded into the first by [`compare`](crate::output::compare)).
-    pub more: Vec<(Vec<String>, serde_json::Value)>,
+    /// Further keys set in the same file, in order, each with its group (several planned merges
+    /// of one file are folded into the first by [`compare`](crate::output::compare)).
+    pub more: Vec<(&'static str, Vec<String>, serde_json::Value)>,
 }
 
 /// Writes a streamed file's bytes to the sink it is given.
@@ -217,7 +217,7 @@ pub fn fold_merges(files: &mut Vec<PlannedFile<'_>>) {
                 let f = files.remove(j);
                 if let (Content::JsonMerge(first), Content::JsonMerge(later)) = (&mut files[i].content, f.content) {
                     let Merge { pointer, value, .. } = *later;
-                    first.more.push((pointer, value));
+                    first.more.push((f.group, pointer, value));
                 }
             }
             None => i += 1,

@@ -292,6 +292,66 @@ fn opencode_json_is_merged_without_losing_other_keys() {
     assert_eq!(std::fs::read_to_string(&cfg).unwrap(), "{ not json");
 }
 
+/// A target the catalog drops takes its key out of the user's shared file again (the file's
+/// other keys stay), and a key edited since ixgen set it is taken out only with `--force`.
+#[test]
+fn a_dropped_target_s_key_leaves_the_shared_file() {
+    let (dir, cat) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // Two catalogs of one file name, so that the files they share are the same bytes.
+    let full = std::fs::read_to_string("catalog/ix.yaml").unwrap();
+    assert!(full.contains("\n  cursor: {}\n"));
+    let catalog = |name: &str, text: &str| {
+        std::fs::create_dir_all(cat.path().join(name)).unwrap();
+        std::fs::copy("catalog/ix-icon.png", cat.path().join(name).join("ix-icon.png")).unwrap();
+        std::fs::write(cat.path().join(name).join("ix.yaml"), text).unwrap();
+        cat.path().join(name).join("ix.yaml")
+    };
+    let (with, without) = (
+        catalog("with", &full),
+        catalog("without", &full.replace("\n  cursor: {}\n", "\n")),
+    );
+    let cfg = dir.path().join(".cursor/mcp.json");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(&cfg, "{\"mcpServers\": {\"mine\": {\"command\": \"x\"}}}\n").unwrap();
+    let run = |catalog: &Path, args: &[&str]| {
+        let mut c = ixgen(dir.path());
+        c.arg("--catalog").arg(catalog).args(args);
+        c
+    };
+    let servers = || {
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&cfg).unwrap()).unwrap();
+        let mut names: Vec<String> = v["mcpServers"].as_object().unwrap().keys().cloned().collect();
+        names.sort();
+        names
+    };
+    run(&with, &["generate"]).assert().success();
+    assert_eq!(servers(), ["ix-memory", "mine"]);
+    // Dropped: `check` reports the key as drift, and `generate` takes it out.
+    run(&without, &["check"]).assert().code(1);
+    run(&without, &["generate"]).assert().success();
+    assert_eq!(servers(), ["mine"]);
+    run(&without, &["check"]).assert().code(0);
+    // Edited since ixgen set it: refused, the file untouched, until --force.
+    run(&with, &["generate"]).assert().success();
+    let edited = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("\"mcp\"", "\"mcp\", \"--verbose\"");
+    std::fs::write(&cfg, &edited).unwrap();
+    for (catalog, what) in [(&with, "will not overwrite it"), (&without, "will not take it out")] {
+        let refused = run(catalog, &["generate"]).assert().code(2);
+        let stderr = String::from_utf8_lossy(&refused.get_output().stderr).to_string();
+        assert!(
+            stderr.contains("`mcpServers.ix-memory` was edited since") && stderr.contains(what),
+            "{stderr}"
+        );
+        assert!(stderr.contains("--force"), "{stderr}");
+        assert_eq!(std::fs::read_to_string(&cfg).unwrap(), edited);
+    }
+    run(&with, &["check"]).assert().code(1);
+    run(&without, &["generate", "--force"]).assert().success();
+    assert_eq!(servers(), ["mine"]);
+}
+
 #[test]
 fn concurrent_runs_leave_only_complete_files() {
     let dir = tempfile::tempdir().unwrap();

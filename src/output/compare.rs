@@ -5,8 +5,10 @@
 //! so a check reports exactly what a write would do.
 
 use super::fs::{OutDir, open_rel, read_rel};
-use super::manifest::{Manifest, ManifestEntry, Shape, content_hash, manifest_bytes, manifest_path, read_manifest};
-use super::merge::merge_json;
+use super::manifest::{
+    Manifest, ManifestEntry, MergedKey, Shape, content_hash, manifest_bytes, manifest_path, read_manifest,
+};
+use super::merge::{merge_json, remove_keys};
 use super::{Action, Change, Outcome, shown};
 use crate::error::Error;
 use crate::escape;
@@ -95,6 +97,7 @@ pub(super) fn compare_files(
             .filter(|(_, e)| !groups.contains(e.group.as_str()) && !e.pending)
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
+        keys: Default::default(),
     };
     // Each file is rendered, read and compared on its own (in parallel for a large plan); only
     // changed files keep their bytes.
@@ -151,6 +154,7 @@ pub(super) fn compare_files(
             });
         }
     }
+    take_out_keys(plan, &rels, out, force, &old_manifest, &mut manifest, &mut changes)?;
     // The manifest itself is part of the output.
     if !manifest.files.is_empty() || !old_manifest.files.is_empty() {
         let rel = manifest_path();
@@ -175,6 +179,71 @@ pub(super) fn compare_files(
         other_product,
     };
     Ok((outcome, manifest))
+}
+
+/// Records the keys this run sets in shared files, and takes out of them the keys of the
+/// groups it covers that it no longer sets (a dropped target's server, a renamed one, a
+/// tool's permission rule): the file's change then leaves them out.
+fn take_out_keys(
+    plan: &Plan<'_>,
+    rels: &[RelPath],
+    out: &Path,
+    force: bool,
+    old_manifest: &Manifest,
+    manifest: &mut Manifest,
+    changes: &mut Vec<Change>,
+) -> Result<(), Error> {
+    for (f, rel) in plan.files.iter().zip(rels) {
+        if let Content::JsonMerge(m) = &f.content {
+            let first = std::iter::once((f.group, &m.pointer, &m.value));
+            let keys = first.chain(m.more.iter().map(|(g, p, v)| (*g, p, v)));
+            let keys = keys.map(|(g, p, v)| MergedKey::new(g, p, v));
+            manifest.keys.insert(rel.to_string(), keys.collect());
+        }
+    }
+    for (path, keys) in &old_manifest.keys {
+        let planned = manifest.keys.get(path);
+        let (stale, kept): (Vec<&MergedKey>, Vec<&MergedKey>) = keys
+            .iter()
+            .filter(|k| planned.is_none_or(|p| p.iter().all(|n| n.key != k.key)))
+            .partition(|k| plan.groups.contains(k.group.as_str()));
+        let rel = RelPath::file(path)
+            .map_err(|why| Error::internal(format!("a manifest path passed read_manifest but is invalid: {why}")))?;
+        if !kept.is_empty() {
+            manifest
+                .keys
+                .entry(path.clone())
+                .or_default()
+                .extend(kept.into_iter().cloned());
+        }
+        if stale.is_empty() {
+            continue;
+        }
+        // Taken out of what this run writes there, or out of the file as it is.
+        let change = changes.iter_mut().find(|c| c.path == rel && c.new.is_some());
+        let Some(disk) = read_rel(out, &rel)? else { continue };
+        let base = change
+            .as_ref()
+            .and_then(|c| c.new.clone())
+            .unwrap_or_else(|| disk.clone());
+        let Some(new) = remove_keys(&base, &stale, force, &rel)? else {
+            continue;
+        };
+        let hash = Some(content_hash(&new));
+        match changes.iter_mut().find(|c| c.path == rel) {
+            Some(c) => {
+                c.action = Action::Update;
+                c.hash = c.hash.as_ref().and(hash);
+                (c.new, c.old) = (Some(new), Some(disk));
+            }
+            None => changes.push(Change {
+                new: Some(new),
+                old: Some(disk),
+                ..Change::new(rel, Action::Update)
+            }),
+        }
+    }
+    Ok(())
 }
 
 /// Renders one planned file, compares it with the disk, and gives its change and manifest entry.
@@ -291,10 +360,16 @@ pub(super) fn compare_one(
                 skeleton,
                 more,
             } = &**m;
+            // The hash of the value ixgen set at a key before: a value edited since is not
+            // overwritten without --force.
+            let recorded = |key: &[String]| {
+                let keys = old_manifest.keys.get(rel.as_str()).filter(|_| !force)?;
+                keys.iter().find(|k| k.key == key).map(|k| k.blake3.as_str())
+            };
             let merge = |old: Option<&[u8]>| -> Result<Vec<u8>, Error> {
-                let mut bytes = merge_json(old, pointer, value, skeleton, rel)?;
-                for (p, v) in more {
-                    bytes = merge_json(Some(&bytes), p, v, skeleton, rel)?;
+                let mut bytes = merge_json(old, pointer, value, skeleton, rel, recorded(pointer))?;
+                for (_, p, v) in more {
+                    bytes = merge_json(Some(&bytes), p, v, skeleton, rel, recorded(p))?;
                 }
                 Ok(bytes)
             };

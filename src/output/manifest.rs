@@ -102,6 +102,38 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub product: Option<String>,
     pub files: BTreeMap<String, ManifestEntry>,
+    /// The keys ixgen set in shared JSON files (`opencode.json`, `.cursor/mcp.json`, ...), by
+    /// file: a key no run plans any more (a dropped target, a renamed server, a tool that no
+    /// longer asks for confirmation) is taken out again, and only while it holds what ixgen set.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub keys: BTreeMap<String, Vec<MergedKey>>,
+}
+
+/// One key ixgen set in a shared JSON file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MergedKey {
+    pub group: String,
+    /// Where it is: the object keys from the file's top level.
+    pub key: Vec<String>,
+    /// BLAKE3 of the value's compact JSON, as ixgen set it.
+    pub blake3: String,
+}
+
+impl MergedKey {
+    pub(super) fn new(group: &str, key: &[String], value: &serde_json::Value) -> MergedKey {
+        MergedKey {
+            group: group.to_string(),
+            key: key.to_vec(),
+            blake3: value_hash(value),
+        }
+    }
+}
+
+/// The hash a [`MergedKey`] records of a value: of its compact JSON (serde_json keeps an
+/// object's key order, so a value read back from the file hashes as the one ixgen set).
+pub(super) fn value_hash(value: &serde_json::Value) -> String {
+    content_hash(&serde_json::to_vec(value).expect("a JSON value always serializes"))
 }
 
 /// One owned file, with what proves that the bytes at its path are ixgen's: an entry that
@@ -209,6 +241,21 @@ pub fn read_manifest(out: &Path) -> Result<(Manifest, Vec<String>), Error> {
             )),
         }
     }
+    for (file, keys) in std::mem::take(&mut manifest.keys) {
+        let valid = RelPath::file(&file).map_err(|e| e.to_string()).and_then(|p| {
+            match keys.iter().all(|k| is_hex_digest(&k.blake3) && !k.key.is_empty()) {
+                true => Ok(p),
+                false => Err("a key's hash is not a BLAKE3 hex digest, or it names no key".to_string()),
+            }
+        });
+        match valid {
+            Ok(p) => manifest.keys.entry(p.to_string()).or_default().extend(keys),
+            Err(why) => notes.push(format!(
+                "ignoring the manifest's keys of {} ({why}); ixgen will not take them out",
+                escape::debug_quote(&file)
+            )),
+        }
+    }
     Ok((manifest, notes))
 }
 
@@ -220,6 +267,7 @@ pub(super) fn manifest_bytes(m: &Manifest) -> Vec<u8> {
         generator: m.generator.clone(),
         product: m.product.clone(),
         files: BTreeMap::new(),
+        keys: m.keys.clone(),
     };
     let entries = m.files.iter().map(|(path, e)| {
         let entry = serde_json::to_value(e).expect("a manifest entry always serializes");

@@ -5,6 +5,7 @@
 //! guesses at) a file that is not JSON with comments, that nests too deeply, or that holds a key
 //! twice.
 
+use super::manifest::{MergedKey, value_hash};
 use crate::error::Error;
 use crate::escape;
 use crate::paths::RelPath;
@@ -75,30 +76,9 @@ pub(super) fn duplicate_key(v: &jsonc_parser::ast::Value<'_>, at: &mut Vec<Strin
     }
 }
 
-/// Renders a merged JSON file from what is on disk: the user's JSON or JSONC is edited in
-/// place, so only ixgen's key changes and every other byte (comments, formatting, number
-/// spellings, a byte-order mark) stays as the user wrote it.
-pub(super) fn merge_json(
-    old: Option<&[u8]>,
-    pointer: &[String],
-    value: &serde_json::Value,
-    skeleton: &serde_json::Map<String, serde_json::Value>,
-    path: &RelPath,
-) -> Result<Vec<u8>, Error> {
-    // A host plans the pointer; an empty one is a bug in that host, not the user's file.
-    let Some((last, parents)) = pointer.split_last() else {
-        return Err(Error::internal(format!("a merge into `{path}` names no key to set")));
-    };
-    let Some(old) = old else {
-        // A new file: the skeleton's keys, then the value at the pointer.
-        let inner = pointer[1..].iter().rev();
-        let nested = inner.fold(value.clone(), |v, k| serde_json::json!({ k: v }));
-        let mut root = skeleton.clone();
-        root.insert(pointer[0].clone(), nested);
-        let mut text = serde_json::to_string_pretty(&root).expect("a JSON value always serializes");
-        text.push('\n');
-        return Ok(text.into_bytes());
-    };
+/// Parses a shared file as its hosts read it (JSON with comments), refusing what ixgen would
+/// have to guess at: its byte-order mark, if any, and its editable tree.
+fn parse_shared<'t>(old: &'t [u8], path: &RelPath) -> Result<(&'t str, jsonc_parser::cst::CstRootNode), Error> {
     let invalid = |why: String| {
         Error::usage(
             format!("`{path}` is not valid JSON ({why}); ixgen merges its server into it and will not guess"),
@@ -135,6 +115,37 @@ pub(super) fn merge_json(
         )));
     }
     let root = jsonc_parser::cst::CstRootNode::parse(body, &options).map_err(|e| invalid(e.to_string()))?;
+    Ok((bom, root))
+}
+
+/// Renders a merged JSON file from what is on disk: the user's JSON or JSONC is edited in
+/// place, so only ixgen's key changes and every other byte (comments, formatting, number
+/// spellings, a byte-order mark) stays as the user wrote it. With `recorded` (the hash of the
+/// value ixgen set there before; none with `--force`), a value edited since is refused rather
+/// than overwritten.
+pub(super) fn merge_json(
+    old: Option<&[u8]>,
+    pointer: &[String],
+    value: &serde_json::Value,
+    skeleton: &serde_json::Map<String, serde_json::Value>,
+    path: &RelPath,
+    recorded: Option<&str>,
+) -> Result<Vec<u8>, Error> {
+    // A host plans the pointer; an empty one is a bug in that host, not the user's file.
+    let Some((last, parents)) = pointer.split_last() else {
+        return Err(Error::internal(format!("a merge into `{path}` names no key to set")));
+    };
+    let Some(old) = old else {
+        // A new file: the skeleton's keys, then the value at the pointer.
+        let inner = pointer[1..].iter().rev();
+        let nested = inner.fold(value.clone(), |v, k| serde_json::json!({ k: v }));
+        let mut root = skeleton.clone();
+        root.insert(pointer[0].clone(), nested);
+        let mut text = serde_json::to_string_pretty(&root).expect("a JSON value always serializes");
+        text.push('\n');
+        return Ok(text.into_bytes());
+    };
+    let (bom, root) = parse_shared(old, path)?;
     let not_object = |at: &[String]| {
         let at = if at.is_empty() {
             "the top level".to_string()
@@ -168,12 +179,72 @@ pub(super) fn merge_json(
         Some(prop) if prop.value().and_then(|v| v.to_serde_value()).as_ref() == Some(value) => {
             return Ok(old.to_vec());
         }
-        Some(prop) => prop.set_value(cst_value(value)),
+        Some(prop) => {
+            let current = prop.value().and_then(|v| v.to_serde_value());
+            if recorded.is_some_and(|h| current.is_none_or(|v| value_hash(&v) != h)) {
+                return Err(edited_key(path, pointer, false));
+            }
+            prop.set_value(cst_value(value))
+        }
         None => {
             obj.append(last, cst_value(value));
         }
     }
     Ok(format!("{bom}{root}").into_bytes())
+}
+
+/// Takes out of a shared file the keys ixgen set there and no longer plans: a key that is gone
+/// already is left alone, and one whose value is not what ixgen set (an edit) is refused
+/// unless `force`. `None` when nothing is taken out.
+pub(super) fn remove_keys(
+    old: &[u8],
+    keys: &[&MergedKey],
+    force: bool,
+    path: &RelPath,
+) -> Result<Option<Vec<u8>>, Error> {
+    let (bom, root) = parse_shared(old, path)?;
+    let mut removed = false;
+    for k in keys {
+        let Some((last, parents)) = k.key.split_last() else {
+            continue;
+        };
+        let mut obj = root.value().and_then(|v| v.as_object());
+        for key in parents {
+            obj = obj.and_then(|o| o.get(key)).and_then(|p| p.object_value());
+        }
+        let Some(prop) = obj.and_then(|o| o.get(last)) else {
+            continue;
+        };
+        let value = prop.value().and_then(|v| v.to_serde_value());
+        if !force && value.is_none_or(|v| value_hash(&v) != k.blake3) {
+            return Err(edited_key(path, &k.key, true));
+        }
+        prop.remove();
+        removed = true;
+    }
+    Ok(removed.then(|| format!("{bom}{root}").into_bytes()))
+}
+
+/// A key of a shared file whose value is not the one ixgen set there: an edit, which ixgen
+/// neither overwrites nor (`removing`) takes out without `--force`, as with a file it owns.
+fn edited_key(path: &RelPath, key: &[String], removing: bool) -> Error {
+    let (done, hint) = match removing {
+        true => (
+            "no longer sets it and will not take it out",
+            "take the key out yourself",
+        ),
+        false => (
+            "will not overwrite it",
+            "move your change elsewhere or into the catalog",
+        ),
+    };
+    Error::usage(
+        format!(
+            "`{path}`: `{}` was edited since ixgen set it; ixgen {done}",
+            key.join(".")
+        ),
+        format!("{hint}, or pass --force to let ixgen replace it"),
+    )
 }
 
 #[cfg(test)]
@@ -192,6 +263,7 @@ mod tests {
                 &value,
                 &Default::default(),
                 &rel,
+                None,
             )
         };
         let out = merge(old.as_bytes()).unwrap();
@@ -216,6 +288,7 @@ mod tests {
             &serde_json::json!(1),
             &Default::default(),
             &rel,
+            None,
         );
         assert!(e.unwrap_err().to_string().contains("nested deeper"));
     }

@@ -94,6 +94,7 @@ fn a_manifest_in_the_older_pretty_layout_reads_the_same() {
         generator: "ixgen".to_string(),
         product: None,
         files,
+        keys: Default::default(),
     };
     let now = manifest_bytes(&m);
     assert_eq!(serde_json::from_slice::<Manifest>(&now).unwrap(), m);
