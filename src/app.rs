@@ -186,6 +186,17 @@ impl App {
     fn report(&self, e: &Error) {
         if self.json_output() {
             self.report_json(e);
+        } else if matches!(
+            &self.cli.command,
+            Command::Check {
+                format: CheckFormat::Github,
+                ..
+            } | Command::Diff {
+                format: DiffFormat::Github,
+                ..
+            }
+        ) {
+            report_github(e);
         }
         match e {
             Error::Catalog { file, diagnostics } => self.print_problems(diagnostics, file, "; nothing was written"),
@@ -738,5 +749,40 @@ impl App {
             }
         }
         Ok(if drift.is_empty() { 0 } else { 1 })
+    }
+}
+
+/// A failure as GitHub Actions annotations on stdout (`check` and `diff` with `--format
+/// github`): one a diagnostic, on its line, so that a pull request that breaks the catalog shows
+/// where, and not only a failed step. The text still goes to stderr.
+fn report_github(e: &Error) {
+    let with_help = |message: &str, help: Option<&str>| match help {
+        Some(h) => escape::gh_message(&format!("{message} (help: {h})")),
+        None => escape::gh_message(message),
+    };
+    match e {
+        Error::Catalog { file, diagnostics } => {
+            for d in diagnostics {
+                let kind = if d.severity == Severity::Error {
+                    "error"
+                } else {
+                    "warning"
+                };
+                let at = d
+                    .pos
+                    .map(|(line, col)| format!(",line={line},col={col}"))
+                    .unwrap_or_default();
+                println!(
+                    "::{kind} file={}{at},title=ixgen {}::{}",
+                    escape::gh_property(&file.name),
+                    escape::gh_property(d.code),
+                    with_help(&d.message, d.help.as_deref())
+                );
+            }
+        }
+        other => println!(
+            "::error title=ixgen::{}",
+            with_help(&other.to_string(), other.help().as_deref())
+        ),
     }
 }

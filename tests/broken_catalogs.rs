@@ -105,6 +105,51 @@ fn a_missing_catalog_file_exits_2_with_a_hint() {
 
 /// A command asked for JSON prints JSON when it fails too: a CI script parsing `diff`'s,
 /// `check`'s or `list`'s output got an empty stdout (the text went to stderr, as it still does).
+/// `check` and `diff` with `--format github` (what the Action runs) annotate an invalid catalog
+/// on its line, so that a pull request that breaks it shows where.
+#[test]
+fn a_failure_under_format_github_is_annotated_on_its_line() {
+    let broken = "tests/fixtures/broken/unknown-key.yaml";
+    let out = tempfile::tempdir().unwrap();
+    let out = out.path().to_str().unwrap();
+    let diff = [
+        "--catalog",
+        broken,
+        "diff",
+        "--against",
+        "catalog/ix.yaml",
+        "--format",
+        "github",
+    ];
+    let check = ["--catalog", broken, "--out", out, "check", "--format", "github"];
+    for args in [&diff[..], &check[..]] {
+        let assert = ixgen().args(args).assert().code(2);
+        let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+        assert!(
+            stdout.starts_with(&format!(
+                "::error file={broken},line=35,col=60,title=ixgen unknown-key::"
+            )),
+            "{args:?}: {stdout}"
+        );
+        assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    }
+    let missing = [
+        "--catalog",
+        "tests/fixtures/does-not-exist.yaml",
+        "--out",
+        out,
+        "check",
+        "--format",
+        "github",
+    ];
+    let assert = ixgen().args(missing).assert().code(2);
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(
+        stdout.starts_with("::error title=ixgen::cannot read the catalog"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn a_failure_under_format_json_is_a_json_object() {
     let broken = "tests/fixtures/broken/unknown-key.yaml";
