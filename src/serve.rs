@@ -45,7 +45,7 @@ use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 
 /// The environment variable that holds the HTTP transport's bearer token.
 pub const TOKEN_ENV: &str = "IXGEN_SERVE_TOKEN";
@@ -189,13 +189,24 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
     // One code path with `mcp/tools.json` (and its 2026-07-28 file): the MCP host's own `tools/list`
     // results, as JSON.
     let list_of = |profile: mcp::Profile| -> Result<ListToolsResult, Error> {
-        let result = mcp::list_tools(&model, &settings, &options, profile)?;
+        let mut result = mcp::list_tools(&model, &settings, &options, profile)?;
+        // Unlike a release's file, this list changes when the catalog is saved, and follows this
+        // user's serve.toml and environment: never cached for long, nor across users.
+        if result.ttl_ms.is_some() {
+            (result.ttl_ms, result.cache_scope) = (Some(0), Some("private"));
+        }
         let value = serde_json::to_value(&result).map_err(|e| Error::internal(format!("tools/list: {e}")))?;
         serde_json::from_value(value).map_err(|e| Error::internal(format!("tools/list does not read back: {e}")))
     };
     let list = list_of(mcp::Profile::V2025_11_25)?;
     let list_2026 = list_of(mcp::Profile::V2026_07_28)?;
     let tools = list.tools.iter().map(|t| t.name.to_string()).collect();
+    // A runtime route answers the daemon's own text, not the data a tool's output schema
+    // describes: a tool with a structured result is answered by its steps, which give that data.
+    let mut model = model;
+    for t in model.tools.iter_mut().filter(|t| t.structured_step.is_some()) {
+        t.spec.runtime = None;
+    }
     Ok(Served {
         list,
         list_2026,
@@ -214,6 +225,8 @@ struct Server {
     cwd: Arc<PathBuf>,
     /// The first line a stdio client sent that is not a JSON-RPC message (see `Watched`).
     not_mcp: Arc<Mutex<Option<String>>>,
+    /// The calls running now, stopped when `serve` is (see [`stop_on_signal`]).
+    calls: Arc<Mutex<Vec<Weak<ixgen_runtime::Cancel>>>>,
 }
 
 impl Server {
@@ -278,6 +291,10 @@ impl ServerHandler for Server {
         let handle = tokio::runtime::Handle::current();
         // `notifications/cancelled` (rmcp cancels the request's token) stops the call's programs.
         let cancel = Arc::new(ixgen_runtime::Cancel::new());
+        if let Ok(mut calls) = self.calls.lock() {
+            calls.retain(|c| c.strong_count() > 0);
+            calls.push(Arc::downgrade(&cancel));
+        }
         let watcher = {
             let (cancel, ct) = (Arc::clone(&cancel), context.ct.clone());
             tokio::spawn(async move {
@@ -437,6 +454,7 @@ pub fn run(opts: ServeOptions) -> Result<i32, Error> {
         peers: Arc::new(Mutex::new(Vec::new())),
         cwd: Arc::new(cwd),
         not_mcp: Arc::new(Mutex::new(None)),
+        calls: Arc::new(Mutex::new(Vec::new())),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -445,11 +463,36 @@ pub fn run(opts: ServeOptions) -> Result<i32, Error> {
         .map_err(|e| Error::internal(format!("the async runtime: {e}")))?;
     rt.block_on(async move {
         tokio::spawn(watch(server.clone(), opts.clone()));
+        tokio::spawn(stop_on_signal(Arc::clone(&server.calls)));
         match &opts.http {
             None => serve_stdio(server).await,
             Some(addr) => serve_http(server, addr).await,
         }
     })
+}
+
+/// Ends `serve` on SIGTERM or SIGINT (a host closes stdin, waits, then sends SIGTERM; Ctrl-C in
+/// a terminal) with exit 0, stopping first the programs of the calls still running: each runs in
+/// a process group of its own, so that a cancelled call can stop it, and would otherwise outlive
+/// the server and finish what the client gave up on.
+async fn stop_on_signal(calls: Arc<Mutex<Vec<Weak<ixgen_runtime::Cancel>>>>) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+    if let Ok(calls) = calls.lock() {
+        calls.iter().filter_map(Weak::upgrade).for_each(|c| c.cancel());
+    }
+    std::process::exit(0);
 }
 
 async fn serve_stdio(server: Server) -> Result<i32, Error> {
@@ -617,10 +660,8 @@ async fn serve_http(server: Server, addr: &str) -> Result<i32, Error> {
     let local = listener.local_addr().map_err(|e| Error::internal(e.to_string()))?;
     // The address on stderr, so that a caller that asked for port 0 learns the one it got.
     eprintln!("ixgen serve: listening on http://{local}/mcp");
+    // It ends by a signal ([`stop_on_signal`]).
     axum::serve(listener, router)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
         .await
         .map_err(|e| Error::internal(format!("the HTTP server failed: {e}")))?;
     Ok(0)

@@ -8,9 +8,8 @@
 mod support;
 
 use serde_json::json;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use support::{OpencodeProject, argv_log, fake_ix, path_with, path_without_ix};
+use support::{OpencodeProject, argv_log, fake_ix, path_with, path_without_ix, runtime_server};
 
 /// A port nothing listens on: the runtime route fails at once and the CLI steps run.
 const DEAD_RUNTIME: &str = "http://127.0.0.1:9";
@@ -207,50 +206,6 @@ fn without_ix_every_tool_returns_its_fallback_markdown() {
             "{id}: a missing program is not a failing command:\n{output}"
         );
     }
-}
-
-/// A one-shot HTTP server on loopback: answers every request with `body`, records requests.
-fn runtime_server(body: String) -> (String, std::sync::mpsc::Receiver<String>) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        // Bounded: the test makes one call; a few more are tolerated, then the thread ends.
-        for stream in listener.incoming().take(4) {
-            let Ok(mut s) = stream else { break };
-            s.set_read_timeout(Some(std::time::Duration::from_secs(5))).ok();
-            let mut req = Vec::new();
-            let mut buf = [0u8; 8192];
-            loop {
-                let n = s.read(&mut buf).unwrap_or(0);
-                if n == 0 {
-                    break;
-                }
-                req.extend_from_slice(&buf[..n]);
-                let text = String::from_utf8_lossy(&req);
-                if let Some(h) = text.find("\r\n\r\n") {
-                    let len = text[..h]
-                        .lines()
-                        .find_map(|l| {
-                            l.to_ascii_lowercase()
-                                .strip_prefix("content-length:")
-                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                        })
-                        .unwrap_or(0);
-                    if req.len() >= h + 4 + len {
-                        break;
-                    }
-                }
-            }
-            let _ = tx.send(String::from_utf8_lossy(&req).into_owned());
-            let resp = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            );
-            let _ = s.write_all(resp.as_bytes());
-        }
-    });
-    (url, rx)
 }
 
 #[test]

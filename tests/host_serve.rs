@@ -233,11 +233,19 @@ fn both_sdk_clients_list_and_call_the_ix_tools_over_stdio_and_http() {
             let (tools, call) = parts(&v);
             if client.script.starts_with("next/") {
                 assert_eq!(v["protocolVersion"], "2026-07-28", "the 2.x client over {how}");
-                // The 2026-07-28 result is that revision's file, cache hints and all. (Its `resultType`, which
-                // the client consumes and does not print, is there: the client refuses a list without one.)
-                for k in ["ttlMs", "cacheScope"] {
-                    assert_eq!(v["list"][k], want_2026[k], "{k} over {how}");
-                }
+                // The 2026-07-28 result is that revision's file, but for its cache hints. (Its `resultType`, which
+                // the client consumes and does not print, is there: the client refuses a list without one.) A
+                // release's file may be cached for an hour by anyone; the list `serve` answers changes when the
+                // catalog is saved and follows this user's settings, so it is stale at once and private.
+                assert_eq!(
+                    (&want_2026["ttlMs"], &want_2026["cacheScope"]),
+                    (&3_600_000.into(), &"public".into())
+                );
+                assert_eq!(
+                    (&v["list"]["ttlMs"], &v["list"]["cacheScope"]),
+                    (&0.into(), &"private".into()),
+                    "{how}"
+                );
                 assert_eq!(v["list"]["tools"], want_2026["tools"]);
             }
             assert_eq!(
@@ -974,6 +982,76 @@ fn a_cancelled_call_stops_its_program() {
     assert!(parts(&v).1["content"][0]["text"].is_string(), "{v}");
 }
 
+/// A host stops `serve` with SIGTERM (after closing stdin) or Ctrl-C: the programs of a call still
+/// running stop with it, rather than run on, orphaned, and finish what nobody waits for.
+#[test]
+fn stopping_serve_stops_the_programs_of_a_running_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = format!("sleep 32.{}", std::process::id());
+    let small = dir.path().join("catalog.yaml");
+    std::fs::write(
+        &small,
+        format!(
+            r#"version: 1
+product: {{name: demo, version: 0.1.0, description: d}}
+toolsets: {{all: {{tools: [slow]}}}}
+targets: {{mcp: {{toolset: all}}}}
+tools:
+  - name: slow
+    description: Slow write.
+    access: write
+    destructive: false
+    steps: [{{program: sh, run: [-c, "{marker}; echo late > side-effect"]}}]
+"#
+        ),
+    )
+    .unwrap();
+    let running = || {
+        Command::new("pgrep")
+            .args(["-f", &marker])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    for signal in ["TERM", "INT"] {
+        let mut child = Command::new(IXGEN)
+            .args([OsStr::new("serve"), OsStr::new("--catalog"), small.as_os_str()])
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        for line in [
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}"#,
+        ] {
+            writeln!(stdin, "{line}").unwrap();
+        }
+        // The call has started: its program runs.
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !running() && std::time::Instant::now() < end {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(running(), "the call's program started");
+        let kill = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(child.id().to_string())
+            .status();
+        assert!(kill.unwrap().success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "SIG{signal} ends serve normally");
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while running() && std::time::Instant::now() < end {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert!(!running(), "`{marker}` still runs after SIG{signal} stopped serve");
+        assert!(!dir.path().join("side-effect").exists());
+        drop(stdin);
+    }
+}
+
 /// The steps fixture (`tests/fixtures/steps/catalog.yaml`) served to the SDK client: a failed
 /// call is `isError` with its text, a file comes back as printed (no heading, not trimmed), the
 /// `rg`-else-`grep` records are listed, and git runs in the folder a step names.
@@ -1093,10 +1171,17 @@ fn a_tool_with_an_output_schema_answers_its_structured_result() {
         &small,
         r#"version: 1
 product: {name: demo, version: 0.1.0, description: d}
+runtime: {url_env: DEMO_URL, default_url: "http://127.0.0.1:9", timeout_ms: 5000}
 schemas: {hits: {type: object, properties: {total: {type: integer}}}}
-toolsets: {all: {tools: [search, nothing]}}
+toolsets: {all: {tools: [search, nothing, routed]}}
 targets: {mcp: {toolset: all}}
 tools:
+  - name: routed
+    description: Search, through the runtime's route when it answers.
+    output_schema: hits
+    runtime: {method: GET, path: /v1/hits, output: json}
+    steps:
+      - {id: found, program: sh, run: [-c, "echo '{{\"total\": 5}}'"], json: hits}
   - name: search
     description: Search.
     output_schema: hits
@@ -1134,6 +1219,22 @@ tools:
         assert!(is_error(call), "{what}: {call}");
         assert!(call.get("structuredContent").is_none(), "{what}: {call}");
         assert!(call_text(call).contains("no structured result"), "{what}: {call}");
+        // A route answers the daemon's own JSON, which the output schema does not describe: a tool
+        // with a structured result is answered by its steps, also while the route is up.
+        let (url, requests) = support::runtime_server(r#"{"total": "seven", "other": 1}"#.to_string());
+        let routed = Client {
+            env: vec![("PATH", path_with(&bin)), ("DEMO_URL", url)],
+            ..client
+        };
+        let v = routed.stdio(&small, &[], Some(("routed", &serde_json::json!({}))));
+        let call = parts(&v).1;
+        assert!(!is_error(call), "{what}: {call}");
+        assert_eq!(
+            call["structuredContent"],
+            serde_json::json!({"total": 5}),
+            "{what}: {call}"
+        );
+        assert!(requests.try_recv().is_err(), "{what}: the route was asked");
         // The ix catalog, as plain `ixgen serve` serves it.
         let v = client.stdio(
             &catalog("ix"),
