@@ -287,7 +287,11 @@ impl ServerHandler for Server {
         let peer = context.peer.clone();
         // A client that declared elicitation is asked through it (revision 2025-11-25; 2026-07-28 forbids a
         // server's requests, and rmcp refuses them there).
-        let elicits = peer.peer_info().is_some_and(|i| i.capabilities.elicitation.is_some());
+        // The question is a form: a client that declared only URL elicitation cannot show it (an empty
+        // `elicitation: {}` means forms, as before the modes were named).
+        let elicits = peer.peer_info().is_some_and(|i| {
+            (i.capabilities.elicitation.as_ref()).is_some_and(|e| e.form.is_some() || e.url.is_none())
+        });
         let handle = tokio::runtime::Handle::current();
         // `notifications/cancelled` (rmcp cancels the request's token) stops the call's programs.
         let cancel = Arc::new(ixgen_runtime::Cancel::new());

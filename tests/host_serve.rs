@@ -690,10 +690,13 @@ fn confirm_tools_ask_by_elicitation_or_rely_on_the_destructive_annotation() {
         cwd: dir.path(),
         env: vec![],
     };
-    let run = |elicit: Option<&str>, tool: &str, args: Value| -> Value {
+    let run_with = |elicit: Option<&str>, modes: Option<&str>, tool: &str, args: Value| -> Value {
         let mut target: Vec<&OsStr> = Vec::new();
         if let Some(e) = elicit {
             target.extend([OsStr::new("--elicit"), OsStr::new(e)]);
+        }
+        if let Some(m) = modes {
+            target.extend([OsStr::new("--elicit-modes"), OsStr::new(m)]);
         }
         target.extend([
             OsStr::new("--"),
@@ -704,6 +707,7 @@ fn confirm_tools_ask_by_elicitation_or_rely_on_the_destructive_annotation() {
         target.push(ipuaro.as_os_str());
         json_of(client.run(Some((tool, &args)), &target), "mcp-list.mjs")
     };
+    let run = |elicit: Option<&str>, tool: &str, args: Value| run_with(elicit, None, tool, args);
     let v = run(
         Some("accept"),
         "create_file",
@@ -754,6 +758,17 @@ fn confirm_tools_ask_by_elicitation_or_rely_on_the_destructive_annotation() {
     let v = run(None, "delete_file", serde_json::json!({"path": "made.txt"}));
     assert!(!is_error(&v["call"]), "{v}");
     assert!(!dir.path().join("made.txt").exists());
+    // A client that declared URL elicitation alone cannot show the question's form: it is not
+    // asked, and the destructive annotation decides, as without elicitation. One that names
+    // `form` is asked.
+    let args = serde_json::json!({"path": "url.txt", "content": "x"});
+    let v = run_with(Some("decline"), Some("url"), "create_file", args.clone());
+    assert!(!is_error(&v["call"]), "{v}");
+    assert_eq!(v["elicited"], serde_json::json!([]), "{v}");
+    assert!(dir.path().join("url.txt").exists());
+    let v = run_with(Some("decline"), Some("form,url"), "create_file", args);
+    assert!(is_error(&v["call"]), "{v}");
+    assert_eq!(v["elicited"].as_array().map(Vec::len), Some(1), "{v}");
 }
 
 /// Confirmation with a preview, in a real MCP client: the elicitation's message carries the diff

@@ -4,6 +4,7 @@
 //   (--url: the server is already listening for Streamable HTTP there; --token is sent as a bearer token)
 //   --elicit accept|decline: the client offers elicitation and answers every request so
 //   (the requests' messages are printed as "elicited": [...])
+//   --elicit-modes <m,...>: the modes the elicitation capability names (`form`, `url`); without it, `{}`
 //   --cancel-after <ms>: the call is aborted after <ms> (the client sends notifications/cancelled);
 //   the abort is printed as "call": {"aborted": <message>} instead of a result
 //
@@ -37,6 +38,7 @@ let call = null;
 let timeout = 30000;
 let url = null;
 let elicit = null;
+let elicitModes = null;
 let cancelAfter = null;
 const elicited = [];
 let token = null;
@@ -59,6 +61,8 @@ for (; i < argv.length && argv[i] !== "--"; i++) {
     cancelAfter = Number(argv[++i]);
   } else if (argv[i] === "--elicit") {
     elicit = argv[++i];
+  } else if (argv[i] === "--elicit-modes") {
+    elicitModes = argv[++i].split(",");
   } else if (argv[i] === "--token") {
     token = argv[++i];
   } else if (argv[i] === "--timeout") {
@@ -99,7 +103,7 @@ transport.send = (message, options) => {
   p.then(() => inFlight.delete(p), () => inFlight.delete(p));
   return p;
 };
-const client = new Client({ name: "ixgen-mcp-list", version: "0.0.0" }, { capabilities: elicit === null ? {} : { elicitation: {} } });
+const client = new Client({ name: "ixgen-mcp-list", version: "0.0.0" }, { capabilities: elicit === null ? {} : { elicitation: elicitModes === null ? {} : Object.fromEntries(elicitModes.map((m) => [m, {}])) } });
 if (elicit !== null) {
   client.setRequestHandler(ElicitRequestSchema, (req) => {
     elicited.push(req.params.message);
