@@ -638,7 +638,10 @@ async fn serve_http(server: Server, addr: &str) -> Result<i32, Error> {
             }
             if let Some(want) = &token {
                 let got = req.headers().get("authorization").and_then(|v| v.to_str().ok());
-                let given = got.and_then(|g| g.strip_prefix("Bearer ")).unwrap_or("");
+                // The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` is `Bearer`.
+                let given = (got.and_then(|g| g.split_once(' ')))
+                    .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                    .map_or("", |(_, token)| token.trim_start());
                 // Compared as hashes: `blake3::Hash` equality takes the same time wherever they differ.
                 if blake3::hash(given.as_bytes()) != blake3::hash(want.as_bytes()) {
                     return (

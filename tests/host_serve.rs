@@ -377,6 +377,15 @@ fn http_refuses_a_foreign_origin_and_a_missing_or_wrong_token() {
         guarded.post_status(&[("Authorization", "Bearer s3cret-token-for-tests")]),
         200
     );
+    // The scheme's name is case-insensitive (RFC 9110 §11.1); the token is not.
+    for (header, status) in [
+        ("bearer s3cret-token-for-tests", 200),
+        ("BEARER s3cret-token-for-tests", 200),
+        ("Bearer S3CRET-TOKEN-FOR-TESTS", 401),
+        ("Basic s3cret-token-for-tests", 401),
+    ] {
+        assert_eq!(guarded.post_status(&[("Authorization", header)]), status, "{header}");
+    }
     let [one, _] = clients(dir.path(), env);
     let v = one.http(&guarded.url, Some("s3cret-token-for-tests"), None);
     assert_eq!(parts(&v).0, &generated_tools(&iris, &[]));
