@@ -1177,6 +1177,18 @@ impl<'a> Lower<'a> {
         let context = self.cat.context.keys().map(String::as_str);
         let mut known: Vec<&str> = scope.params.keys().chain(scope.extra).copied().chain(context).collect();
         known.sort();
+        // A key that takes a name (`if`, `spread`) given a placeholder: the name is declared.
+        if let Some(name) = var.strip_prefix('{').and_then(|v| v.strip_suffix('}'))
+            && known.contains(&name)
+        {
+            self.diags.err(
+                "undeclared-placeholder",
+                path,
+                format!("`{var}` is a placeholder where the name of a parameter or context variable is expected"),
+                format!("write the name alone: `{name}`"),
+            );
+            return;
+        }
         let help = match crate::diagnostic::did_you_mean(var, &known) {
             Some(m) => format!("did you mean `{m}`?"),
             None if known.is_empty() => "declare it as a parameter of the tool or a context variable".to_string(),
