@@ -69,6 +69,59 @@ struct Served {
     tools: HashSet<String>,
     /// The catalog, whose tools' specs a call runs.
     model: Model,
+    /// The served tools' output schemas, compiled.
+    output: OutputSchemas,
+}
+
+/// The served tools' output schemas, compiled: a structured result is checked against its tool's
+/// before it is answered. MCP requires it to conform, and the SDK clients refuse the whole call
+/// (text and all) when it does not.
+struct OutputSchemas {
+    schemas: boon::Schemas,
+    by_tool: HashMap<String, boon::SchemaIndex>,
+}
+
+impl OutputSchemas {
+    fn compile(model: &Model, served: &HashSet<String>) -> OutputSchemas {
+        let mut compiler = boon::Compiler::new();
+        compiler.set_default_draft(boon::Draft::V2020_12);
+        // A schema is the catalog's, whole: a `$ref` to a file or the web is not followed.
+        compiler.use_loader(Box::new(boon::SchemeUrlLoader::new()));
+        let (mut schemas, mut by_tool) = (boon::Schemas::new(), HashMap::new());
+        for t in model.tools.iter().filter(|t| served.contains(&t.name)) {
+            let Some(schema) = &t.output_schema else { continue };
+            let url = format!("urn:ixgen:output-schema:{}", t.name);
+            let compiled = match compiler.add_resource(&url, schema.clone()) {
+                Ok(()) => compiler.compile(&url, &mut schemas),
+                Err(e) => Err(e),
+            };
+            match compiled {
+                Ok(index) => {
+                    by_tool.insert(t.name.clone(), index);
+                }
+                Err(e) => eprintln!(
+                    "ixgen serve: warning: the output schema of `{}` is not a JSON Schema its results can be checked against ({e})",
+                    t.name
+                ),
+            }
+        }
+        OutputSchemas { schemas, by_tool }
+    }
+
+    /// Why `value` does not conform to the output schema of `tool`, if it does not.
+    fn mismatch(&self, tool: &str, value: &serde_json::Value) -> Option<String> {
+        let index = *self.by_tool.get(tool)?;
+        let e = self.schemas.validate(value, index).err()?;
+        // The error's first line names the schema; the lines below it, each place that fails.
+        let causes = e
+            .to_string()
+            .lines()
+            .skip(1)
+            .map(|l| l.trim().trim_start_matches("- "))
+            .collect::<Vec<_>>()
+            .join("; ");
+        Some(if causes.is_empty() { e.to_string() } else { causes })
+    }
 }
 
 /// The product's name as an environment variable prefix: `git-iris` → `GIT_IRIS`.
@@ -207,11 +260,13 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
     for t in model.tools.iter_mut().filter(|t| t.structured_step.is_some()) {
         t.spec.runtime = None;
     }
+    let output = OutputSchemas::compile(&model, &tools);
     Ok(Served {
         list,
         list_2026,
         tools,
         model,
+        output,
     })
 }
 
@@ -284,6 +339,7 @@ impl ServerHandler for Server {
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
         let name = request.name.to_string();
         let structured = served.model.tool(&name).and_then(|t| t.structured_step.clone());
+        let (checked, checked_name) = (Arc::clone(&served), name.clone());
         let peer = context.peer.clone();
         // A client that declared elicitation is asked through it (revision 2025-11-25; 2026-07-28 forbids a
         // server's requests, and rmcp refuses them there).
@@ -340,11 +396,20 @@ impl ServerHandler for Server {
         // an object. The text stays, for the clients that read only text (the spec recommends it).
         // Without that value (the step was skipped, or printed nothing) the call cannot succeed.
         Ok(match answer.data.get(step.as_str()) {
-            Some(value @ serde_json::Value::Object(_)) => {
-                let mut result = CallToolResult::success(vec![ContentBlock::text(answer.text)]);
-                result.structured_content = Some(value.clone());
-                result
-            }
+            Some(value @ serde_json::Value::Object(_)) => match checked.output.mismatch(&checked_name, value) {
+                None => {
+                    let mut result = CallToolResult::success(vec![ContentBlock::text(answer.text)]);
+                    result.structured_content = Some(value.clone());
+                    result
+                }
+                // The program's answer is not what the catalog says it is: the text still reaches
+                // the model, as an error that says why.
+                Some(why) => CallToolResult::error(vec![ContentBlock::text(format!(
+                    "{}\n\n**Error:** the structured result does not match the tool's output schema: {}",
+                    answer.text,
+                    crate::escape::one_line(&why)
+                ))]),
+            },
             _ => CallToolResult::error(vec![ContentBlock::text(format!(
                 "{}\n\n**Error:** no structured result: the step `{step}`, whose data the tool's output schema \
                  describes, gave no JSON object.",

@@ -1197,9 +1197,14 @@ fn a_tool_with_an_output_schema_answers_its_structured_result() {
 product: {name: demo, version: 0.1.0, description: d}
 runtime: {url_env: DEMO_URL, default_url: "http://127.0.0.1:9", timeout_ms: 5000}
 schemas: {hits: {type: object, properties: {total: {type: integer}}}}
-toolsets: {all: {tools: [search, nothing, routed]}}
+toolsets: {all: {tools: [search, nothing, routed, wrong]}}
 targets: {mcp: {toolset: all}}
 tools:
+  - name: wrong
+    description: Answers a total that is not a number.
+    output_schema: hits
+    steps:
+      - {id: found, program: sh, run: [-c, "echo '{{\"total\": \"3\"}}'"], json: hits}
   - name: routed
     description: Search, through the runtime's route when it answers.
     output_schema: hits
@@ -1243,6 +1248,16 @@ tools:
         assert!(is_error(call), "{what}: {call}");
         assert!(call.get("structuredContent").is_none(), "{what}: {call}");
         assert!(call_text(call).contains("no structured result"), "{what}: {call}");
+        // A result the schema does not describe is an error that says why, with the text: as
+        // `structuredContent`, the clients would refuse the whole call.
+        let v = client.stdio(&small, &[], Some(("wrong", &serde_json::json!({}))));
+        let call = parts(&v).1;
+        assert!(is_error(call), "{what}: {call}");
+        assert!(call.get("structuredContent").is_none(), "{what}: {call}");
+        assert!(
+            call_text(call).starts_with("## wrong\n\n{\"total\": \"3\"}\n\n**Error:** the structured result does not match the tool's output schema: at '/total': want integer, but got string"),
+            "{what}: {call}"
+        );
         // A route answers the daemon's own JSON, which the output schema does not describe: a tool
         // with a structured result is answered by its steps, also while the route is up.
         let (url, requests) = support::runtime_server(r#"{"total": "seven", "other": 1}"#.to_string());
