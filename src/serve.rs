@@ -160,6 +160,16 @@ struct UserControls {
     disable_tools: Vec<String>,
 }
 
+/// The tool lists of a product's table, with where each name is: a name the catalog does not
+/// have is reported at its line and column, as any other mistake in the file.
+#[derive(Debug, Default, serde::Deserialize)]
+struct ToolLists {
+    #[serde(default)]
+    enable_tools: Vec<toml::Spanned<String>>,
+    #[serde(default)]
+    disable_tools: Vec<toml::Spanned<String>>,
+}
+
 fn config_path() -> Option<PathBuf> {
     let env = |name| std::env::var_os(name).filter(|p| !p.is_empty()).map(PathBuf::from);
     env(CONFIG_ENV).or_else(|| {
@@ -170,7 +180,7 @@ fn config_path() -> Option<PathBuf> {
 
 /// The product's controls from the user's config file; none when there is no file or no table.
 /// A file that is not valid is a usage error (exit 2), with its line and column.
-fn user_controls(product: &str) -> Result<UserControls, Error> {
+fn user_controls(product: &str, tools: &[&str]) -> Result<UserControls, Error> {
     let Some(path) = config_path() else {
         return Ok(UserControls::default());
     };
@@ -197,6 +207,23 @@ fn user_controls(product: &str) -> Result<UserControls, Error> {
     };
     // Every product's table is checked, not only this one's: a mistake is found the first time.
     let mut tables: HashMap<String, UserControls> = toml::from_str(&text).map_err(invalid)?;
+    let mut lists: HashMap<String, ToolLists> = toml::from_str(&text).map_err(invalid)?;
+    let lists = lists.remove(product).unwrap_or_default();
+    if let Some(name) =
+        (lists.enable_tools.iter().chain(&lists.disable_tools)).find(|n| !tools.contains(&n.get_ref().as_str()))
+    {
+        let at = crate::catalog::yaml::Mark::after(&text[..name.span().start.min(text.len())]);
+        return Err(Error::usage(
+            format!(
+                "{}:{}:{}: no tool `{}` in the catalog of {product}",
+                path.display(),
+                at.line,
+                at.col,
+                name.get_ref()
+            ),
+            crate::diagnostic::hint_for(name.get_ref(), tools, "run `ixgen list` to see the tool names"),
+        ));
+    }
     Ok(tables.remove(product).unwrap_or_default())
 }
 
@@ -207,7 +234,7 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
         eprintln!("ixgen serve: warning: {}", w.message);
     }
     let product = model.product.name.clone();
-    let user = user_controls(&product)?;
+    let user = user_controls(&product, &model.all_tool_names())?;
     let f = &opts.filters;
     let read_only = f.read_only
         || env_flag(&format!("{}_TOOLS_READ_ONLY", env_prefix(&product))).unwrap_or(false)
@@ -508,7 +535,7 @@ pub fn run(opts: ServeOptions) -> Result<i32, Error> {
     let off = match env_flag(&kill) {
         Some(true) => Some(format!("{kill}; unset it")),
         Some(false) => None,
-        None => (user_controls(&product)?.enabled == Some(false)).then(|| {
+        None => (user_controls(&product, &served.model.all_tool_names())?.enabled == Some(false)).then(|| {
             let file = config_path().map(|p| p.display().to_string()).unwrap_or_default();
             format!("`enabled = false` in [{product}] of {file}; remove it or set {kill}=0")
         }),

@@ -559,6 +559,15 @@ fn the_user_config_file_sets_the_controls_and_the_environment_overrides_it() {
         err.contains("serve.toml:3:1") && err.contains("unknown field `enable`"),
         "{err}"
     );
+    // A tool the catalog does not have, at its line and column too.
+    std::fs::write(&config, "[ipuaro]\nenable_tools = [\"get_lines\",\n  \"get_line\"]\n").unwrap();
+    let o = serve(&[]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("serve.toml:3:3: no tool `get_line`") && err.contains("did you mean `get_lines`?"),
+        "{err}"
+    );
 }
 
 /// `type: path` means the same as in OpenCode: an absolute path inside the project is served

@@ -241,9 +241,9 @@ impl Filter {
         tier: Option<&str>,
     ) -> Result<(Filter, Vec<String>), Error> {
         let cat = &model.filters;
-        let names: Vec<&String> = model.tools.iter().map(|t| &t.name).collect();
+        let names = model.all_tool_names();
         for n in enable.iter().chain(disable) {
-            if !names.contains(&n) {
+            if !names.contains(&n.as_str()) {
                 let help = crate::diagnostic::hint_for(n, &names, "run `ixgen list` to see the tool names");
                 return Err(Error::usage(format!("no tool `{n}` in the catalog"), help));
             }
@@ -316,6 +316,11 @@ impl Model {
     /// A tool by name.
     pub fn tool(&self, name: &str) -> Option<&ToolModel> {
         self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+
+    /// Every tool's name, in the catalog's order.
+    pub fn all_tool_names(&self) -> Vec<&str> {
+        self.tools.iter().map(|t| t.name.as_str()).collect()
     }
 }
 
