@@ -105,6 +105,13 @@ function __ixgenTail(s: string): string {
   return t.length > 2000 ? "…" + t.slice(-2000) : t
 }
 
+// Every regular expression of a spec is read in Unicode mode (`u`), as the Rust runtime reads it: `.` and `{n}` count
+// code points, not UTF-16 units (half an emoji). ixgen's validation accepts only patterns valid with `u`.
+function __ixgenRegExp(pattern: string, flags: string | null | undefined): RegExp {
+  const f = (flags ?? "").replace(/[gy]/g, "")
+  return new RegExp(pattern, f.includes("u") ? f : f + "u")
+}
+
 class __IxgenArgError extends Error {}
 // Text shown inside one inline code span of an error: runs of backticks and line breaks become one space.
 function __ixgenOneRun(s: string): string {
@@ -151,7 +158,7 @@ function __ixgenCoerce(p: __IxType, v: unknown, label: string, base: string): un
   }
   if (p.type !== "enum" && lo !== undefined && s.length < lo) bad(`must be at least ${lo} characters long`)
   if (p.type !== "enum" && hi !== undefined && s.length > hi) bad(`must be at most ${hi} characters long`)
-  if (p.pattern && !new RegExp(p.pattern).test(s)) bad(`must match ${p.pattern}, got ${show(v)}`)
+  if (p.pattern && !__ixgenRegExp(p.pattern, "").test(s)) bad(`must match ${p.pattern}, got ${show(v)}`)
   return s
 }
 function __ixgenArgs(params: readonly __IxParam[], args: unknown, base: string, context: __IxVars = {}): { vals: __IxVars; errors: string[] } {
@@ -180,7 +187,7 @@ function __ixgenCond(c: __IxCond, vars: __IxVars, res: __IxResults, handled: Set
   if ("step" in c) {
     const r = res.get(c.step)
     if (!r) return false
-    if ("matches" in c) return r.ok && new RegExp(c.matches, c.flags ?? "").test(r.out)
+    if ("matches" in c) return r.ok && __ixgenRegExp(c.matches, c.flags).test(r.out)
     if (c.failed && !r.ok) handled.add(c.step)
     return c.failed ? !r.ok : r.ok
   }
@@ -487,7 +494,7 @@ async function __ixgenCli(x: __IxCli, vars: __IxVars, cwd: string, signal?: Abor
 // `json` step's output that is not JSON does.
 function __ixgenParse(r: __IxOut, p: SpecParse, x: __IxExec): __IxOut {
   const records: unknown[] = []
-  const re = p.format === "regex" ? new RegExp(p.pattern, (p.flags ?? "").replace(/[gy]/g, "")) : null
+  const re = p.format === "regex" ? __ixgenRegExp(p.pattern, p.flags) : null
   const lines = (r.stream ?? r.out).split("\n")
   for (let n = 0; n < lines.length; n++) {
     const line = (lines[n] as string).replace(/\r$/, "")
@@ -718,7 +725,7 @@ function __ixgenCel(): Promise<{ lib: __IxCelLib; env: unknown }> {
       m("replaceRe", 2, function (p, rep) {
         const s = str(this), r = str(rep)
         let out = "", last = 0
-        for (const g of s.matchAll(new RegExp(str(p), "g"))) {
+        for (const g of s.matchAll(new RegExp(str(p), "gu"))) {
           out += s.slice(last, g.index) + __ixgenExpand(r, g)
           last = g.index + g[0].length
         }

@@ -301,8 +301,16 @@ fn fmt(v: Option<&Value>, f: Option<Fmt>, md: bool) -> String {
     }
 }
 
+/// A spec's regular expression, read in Unicode mode (`u`) as the TypeScript runtime reads it:
+/// there JavaScript without `u` would count UTF-16 units (`.` matching half an emoji), so both
+/// runtimes count code points. ixgen's validation accepts only patterns valid with `u`.
 fn regex(pattern: &str, flags: &str) -> Result<regress::Regex, String> {
-    regress::Regex::with_flags(pattern, flags).map_err(|e| format!("Invalid regular expression: /{pattern}/: {e}"))
+    let mut flags = flags.to_string();
+    if !flags.contains('u') {
+        flags.push('u');
+    }
+    regress::Regex::with_flags(pattern, flags.as_str())
+        .map_err(|e| format!("Invalid regular expression: /{pattern}/: {e}"))
 }
 
 // ---- Arguments --------------------------------------------------------------------------------
