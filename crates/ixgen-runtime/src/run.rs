@@ -1516,6 +1516,15 @@ fn route(rt: &SpecRuntime, shared: Option<&SharedRuntime>, vars: &Vars) -> Resul
             why: Some(why),
         })
     };
+    // Why a route failed is one of a few fixed texts, the TypeScript runtime's too: ureq's and
+    // serde_json's messages differ from Bun's fetch and JSON.parse, and would make the answers differ.
+    let transport = |e: ureq::Error| match e {
+        ureq::Error::Timeout(_) => format!("timed out after {timeout_ms} ms"),
+        ureq::Error::Io(e) if e.kind() == std::io::ErrorKind::TimedOut => format!("timed out after {timeout_ms} ms"),
+        // A limit of this runtime's own (ureq's 10 MB), which the TypeScript one does not have.
+        ureq::Error::BodyExceedsLimit(n) => format!("the answer is larger than {n} bytes"),
+        _ => "the connection failed".to_string(),
+    };
     let response = match (rt.method, &rt.body) {
         (HttpMethod::POST, Some(body)) => {
             let body = js::stringify(&redact_deep(&json_t(body, vars)));
@@ -1529,18 +1538,19 @@ fn route(rt: &SpecRuntime, shared: Option<&SharedRuntime>, vars: &Vars) -> Resul
     };
     let mut response = match response {
         Ok(r) => r,
-        Err(e) => return fail(e.to_string()),
+        Err(e) => return fail(transport(e)),
     };
     if !response.status().is_success() {
         return fail(format!("HTTP {}", response.status().as_u16()));
     }
-    let text = match response.body_mut().read_to_string() {
-        Ok(t) => t,
-        Err(e) => return fail(e.to_string()),
+    // Bytes, read as fetch's `text()` reads them: a leading BOM dropped, what is not UTF-8
+    // becomes U+FFFD (not a failure).
+    let text = match response.body_mut().read_to_vec() {
+        Ok(b) => String::from_utf8_lossy(b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&b)).into_owned(),
+        Err(e) => return fail(transport(e)),
     };
-    let data: Value = match serde_json::from_str(&text) {
-        Ok(d) => d,
-        Err(e) => return fail(format!("JSON Parse error: {e}")),
+    let Ok(data) = serde_json::from_str::<Value>(&text) else {
+        return fail("the answer is not JSON".into());
     };
     let Some(field) = markdown_field else {
         return Ok(Route {

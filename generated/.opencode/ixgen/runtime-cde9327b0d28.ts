@@ -432,9 +432,13 @@ async function __ixgenSignal(pidT: __IxTpl, sig: string, expect: string | null, 
   return { ok: true, out: `Sent ${sig} to process ${pid}.`, result: raw }
 }
 
+// Why a route failed is one of a few fixed texts, the Rust runtime's too (docs/exec-spec.md, "Runtime"): the error
+// messages of Bun's fetch and of JSON.parse differ from ureq's and serde_json's, and would make the answers differ.
 async function __ixgenRuntime(rt: __IxRuntime, vars: __IxVars, abort?: AbortSignal): Promise<{ md?: string; json?: unknown; url: string; why?: string }> {
   const url = (process.env[rt.url_env] || rt.default_url).replace(/\/+$/, "") + rt.path
-  const signals = [AbortSignal.timeout(rt.timeout_ms), ...(abort ? [abort] : [])]
+  const timeout = AbortSignal.timeout(rt.timeout_ms)
+  const failed = () => ({ url, why: timeout.aborted ? `timed out after ${rt.timeout_ms} ms` : abort?.aborted ? "the call was cancelled" : "the connection failed" })
+  const signals = [timeout, ...(abort ? [abort] : [])]
   let signal: AbortSignal
   if (typeof AbortSignal.any === "function") signal = AbortSignal.any(signals)
   else { // Older runtimes: combine the signals by hand.
@@ -442,20 +446,21 @@ async function __ixgenRuntime(rt: __IxRuntime, vars: __IxVars, abort?: AbortSign
     for (const s of signals) s.aborted ? c.abort() : s.addEventListener("abort", () => c.abort(), { once: true })
     signal = c.signal
   }
+  const method = (rt.method || "POST").toUpperCase(), withBody = rt.body != null && method !== "GET" && method !== "HEAD"
+  const body = withBody ? JSON.stringify(__ixgenRedactDeep(__ixgenJson(rt.body as __IxJsonT, vars))) : undefined
+  let text: string
   try {
-    const method = (rt.method || "POST").toUpperCase(), withBody = rt.body != null && method !== "GET" && method !== "HEAD"
-    const res = await fetch(url, {
-      method, signal, headers: withBody ? { "content-type": "application/json" } : {},
-      body: withBody ? JSON.stringify(__ixgenRedactDeep(__ixgenJson(rt.body as __IxJsonT, vars))) : undefined,
-    })
+    const res = await fetch(url, { method, signal, headers: withBody ? { "content-type": "application/json" } : {}, body })
     if (!res.ok) return { url, why: `HTTP ${res.status}` }
-    const data: unknown = await res.json()
-    if (!rt.markdown_field) return { url, json: data }
-    const md = data && typeof data === "object" ? (data as Record<string, unknown>)[rt.markdown_field] : undefined
-    return typeof md === "string" && md.trim() ? { url, md } : { url, why: `no \`${rt.markdown_field}\` in the answer` }
-  } catch (e) {
-    return { url, why: __ixgenMsg(e) }
+    text = await res.text()
+  } catch {
+    return failed()
   }
+  let data: unknown
+  try { data = JSON.parse(text) } catch { return { url, why: "the answer is not JSON" } }
+  if (!rt.markdown_field) return { url, json: data }
+  const md = data && typeof data === "object" ? (data as Record<string, unknown>)[rt.markdown_field] : undefined
+  return typeof md === "string" && md.trim() ? { url, md } : { url, why: `no \`${rt.markdown_field}\` in the answer` }
 }
 
 // ---- CLI steps: argv (with temp-file arguments), accepted exit codes, stream, output cap, timeout (docs/exec-spec.md).
