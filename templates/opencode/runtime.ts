@@ -112,6 +112,23 @@ function __ixgenRegExp(pattern: string, flags: string | null | undefined): RegEx
   return new RegExp(pattern, f.includes("u") ? f : f + "u")
 }
 
+// The deepest nesting of arrays and objects read from a program's or a route's JSON, as the Rust runtime's
+// MAX_JSON_DEPTH: serde_json refuses 128 levels where JSON.parse accepts thousands, and both runtimes walk values
+// recursively. The nesting is counted outside strings before parsing, so any depth is refused safely.
+const __IXGEN_MAX_JSON_DEPTH = 100
+class __IxgenTooDeep extends Error {}
+function __ixgenParseJson(text: string): unknown {
+  let depth = 0, inStr = false, esc = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inStr) { if (esc) esc = false; else if (c === 92) esc = true; else if (c === 34) inStr = false; continue }
+    if (c === 34) inStr = true
+    else if (c === 91 || c === 123) { if (++depth > __IXGEN_MAX_JSON_DEPTH) throw new __IxgenTooDeep() }
+    else if ((c === 93 || c === 125) && depth > 0) depth--
+  }
+  return JSON.parse(text)
+}
+
 class __IxgenArgError extends Error {}
 // Text shown inside one inline code span of an error: runs of backticks and line breaks become one space.
 function __ixgenOneRun(s: string): string {
@@ -137,7 +154,7 @@ function __ixgenCoerce(p: __IxType, v: unknown, label: string, base: string): un
   if (p.type === "array") {
     let list: unknown = v
     // Models sometimes send a JSON-encoded array as a string.
-    if (typeof v === "string" && v.trim().startsWith("[")) try { list = JSON.parse(v) } catch { /* keep it as one element */ }
+    if (typeof v === "string" && v.trim().startsWith("[")) try { list = __ixgenParseJson(v) } catch { /* keep it as one element */ }
     const items = (Array.isArray(list) ? list : [list]).filter((x) => x !== undefined && x !== null)
     const out = items.map((x, i) => __ixgenCoerce(p.items ?? { type: "string" }, x, `${label}[${i}]`, base))
     if (lo !== undefined && out.length < lo) bad(`needs at least ${lo} item(s)`)
@@ -416,7 +433,9 @@ async function __ixgenRuntime(rt: __IxRuntime, vars: __IxVars, abort?: AbortSign
     return failed()
   }
   let data: unknown
-  try { data = JSON.parse(text) } catch { return { url, why: "the answer is not JSON" } }
+  try { data = __ixgenParseJson(text) } catch (e) {
+    return { url, why: e instanceof __IxgenTooDeep ? `the answer is nested deeper than ${__IXGEN_MAX_JSON_DEPTH} levels` : "the answer is not JSON" }
+  }
   if (!rt.markdown_field) return { url, json: data }
   const md = data && typeof data === "object" ? (data as Record<string, unknown>)[rt.markdown_field] : undefined
   return typeof md === "string" && md.trim() ? { url, md } : { url, why: `no \`${rt.markdown_field}\` in the answer` }
@@ -505,9 +524,10 @@ function __ixgenParse(r: __IxOut, p: SpecParse, x: __IxExec): __IxOut {
     const line = (lines[n] as string).replace(/\r$/, "")
     if (!line.trim()) continue
     if (p.format === "jsonl") {
-      try { records.push(JSON.parse(line)) } catch {
+      try { records.push(__ixgenParseJson(line)) } catch (e) {
         const label = r.label ?? (x.kind === "cli" ? [x.program, ...x.argv.slice(0, 1).filter((a) => typeof a === "string")].join(" ") : "step")
-        return { ok: false, out: r.out, process: r.process, err: `**Error:** \`${__ixgenOneRun(label)}\` did not print JSON Lines (line ${n + 1}).\n\n` + __ixgenFence(__ixgenTail(line)) }
+        const deep = e instanceof __IxgenTooDeep ? `: nested deeper than ${__IXGEN_MAX_JSON_DEPTH} levels` : ""
+        return { ok: false, out: r.out, process: r.process, err: `**Error:** \`${__ixgenOneRun(label)}\` did not print JSON Lines (line ${n + 1}${deep}).\n\n` + __ixgenFence(__ixgenTail(line)) }
       }
     } else if (p.format === "delimited") {
       const parts = line.split(p.separator)
@@ -608,9 +628,10 @@ function __ixgenCompare(v: unknown, op: CmpOp, than: number): boolean {
 // A JSON step's stdout, parsed; empty output (the CLI's "not found" in JSON mode) is null.
 function __ixgenJsonOut(r: __IxOut, x: __IxExec): __IxOut {
   const text = r.out.trim()
-  try { return { ...r, result: text ? JSON.parse(text) : null } } catch {
+  try { return { ...r, result: text ? __ixgenParseJson(text) : null } } catch (e) {
     const label = x.kind === "cli" ? [x.program, ...x.argv.slice(0, 1).filter((a) => typeof a === "string")].join(" ") : x.kind
-    return { ok: false, out: r.out, err: `**Error:** \`${__ixgenOneRun(label)}\` did not print JSON.` + (text ? "\n\n" + __ixgenFence(__ixgenTail(text)) : "") }
+    const what = e instanceof __IxgenTooDeep ? `printed JSON nested deeper than ${__IXGEN_MAX_JSON_DEPTH} levels` : "did not print JSON"
+    return { ok: false, out: r.out, err: `**Error:** \`${__ixgenOneRun(label)}\` ${what}.` + (text ? "\n\n" + __ixgenFence(__ixgenTail(text)) : "") }
   }
 }
 // A value as markdown, or null when it is unset (a field line is then left out).

@@ -354,6 +354,8 @@ describe("runtime route", () => {
     expect(await why()).toBe("HTTP 503")
     reply = () => new Response('{"preview_markdown": ', { headers: { "content-type": "application/json" } })
     expect(await why()).toBe("the answer is not JSON")
+    reply = () => new Response("[".repeat(5000) + "]".repeat(5000))
+    expect(await why()).toBe("the answer is nested deeper than 100 levels")
     reply = () => new Response(new ReadableStream({ async start(c) { await Bun.sleep(1500); c.close() } }))
     expect(await why({ timeout_ms: 300 })).toBe("timed out after 300 ms")
     delete process.env.IXGEN_TEST_RUNTIME_URL

@@ -5,6 +5,48 @@
 
 use serde_json::Value;
 
+/// The deepest nesting of arrays and objects read from a program's or a route's JSON, in both
+/// runtimes (`__ixgenParseJson`): the runtimes walk values recursively, and serde_json refuses
+/// 128 levels where `JSON.parse` accepts thousands, so one limit below both holds everywhere.
+pub const MAX_JSON_DEPTH: usize = 100;
+
+/// Why text is not a JSON value the runtimes read.
+#[derive(Debug, PartialEq)]
+pub enum JsonFail {
+    Invalid,
+    /// Nested deeper than [`MAX_JSON_DEPTH`].
+    TooDeep,
+}
+
+/// `JSON.parse(text)`, refusing text nested deeper than [`MAX_JSON_DEPTH`] before it is parsed
+/// (the nesting is counted outside strings, without recursion, so any depth is safe to refuse).
+pub fn parse_json(text: &str) -> Result<Value, JsonFail> {
+    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
+    for b in text.bytes() {
+        if in_str {
+            match b {
+                _ if esc => esc = false,
+                b'\\' => esc = true,
+                b'"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    return Err(JsonFail::TooDeep);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    serde_json::from_str(text).map_err(|_| JsonFail::Invalid)
+}
+
 /// JavaScript's `\s` (and what `String.prototype.trim` removes).
 pub fn is_space(c: char) -> bool {
     matches!(
@@ -275,5 +317,21 @@ mod tests {
         assert_eq!(len16("a😀"), 3);
         assert_eq!(head16("a😀b", 2), "a");
         assert_eq!(tail16("a😀b", 3), "😀b");
+    }
+
+    #[test]
+    fn json_deeper_than_the_limit_is_refused_before_it_is_parsed() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(parse_json(&deep(MAX_JSON_DEPTH)).is_ok());
+        assert_eq!(parse_json(&deep(MAX_JSON_DEPTH + 1)), Err(JsonFail::TooDeep));
+        // Far beyond any stack: refused without recursion.
+        assert_eq!(parse_json(&"[".repeat(1_000_000)), Err(JsonFail::TooDeep));
+        // Brackets inside strings, escaped quotes among them, are not nesting.
+        let text = format!(
+            "[{}]",
+            serde_json::to_string(&format!("\"{}", "[".repeat(500))).unwrap()
+        );
+        assert!(parse_json(&text).is_ok());
+        assert_eq!(parse_json("[1,"), Err(JsonFail::Invalid));
     }
 }

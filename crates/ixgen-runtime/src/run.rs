@@ -422,7 +422,7 @@ fn coerce(p: &TypeView, v: &Value, label: &str, base: &Path) -> Coerced {
             let mut list = v.clone();
             if let Value::String(s) = v
                 && js::trim(s).starts_with('[')
-                && let Ok(parsed) = serde_json::from_str::<Value>(s)
+                && let Ok(parsed) = js::parse_json(s)
             {
                 list = parsed;
             }
@@ -1117,9 +1117,9 @@ fn json_out(r: Out, x: &SpecExec, shared_program: Option<&str>) -> Out {
             ..r
         };
     }
-    match serde_json::from_str::<Value>(&text) {
+    match js::parse_json(&text) {
         Ok(v) => Out { result: Some(v), ..r },
-        Err(_) => {
+        Err(fail) => {
             let label = match x {
                 SpecExec::Cli { program, argv, .. } => {
                     let mut l = program.as_deref().or(shared_program).unwrap_or("").to_string();
@@ -1135,7 +1135,14 @@ fn json_out(r: Out, x: &SpecExec, shared_program: Option<&str>) -> Out {
                 SpecExec::Signal { .. } => "signal".into(),
                 SpecExec::Compute { .. } => "compute".into(),
             };
-            let mut err = format!("**Error:** `{}` did not print JSON.", one_run(&label));
+            let mut err = match fail {
+                js::JsonFail::Invalid => format!("**Error:** `{}` did not print JSON.", one_run(&label)),
+                js::JsonFail::TooDeep => format!(
+                    "**Error:** `{}` printed JSON nested deeper than {} levels.",
+                    one_run(&label),
+                    js::MAX_JSON_DEPTH
+                ),
+            };
             if !text.is_empty() {
                 err.push_str("\n\n");
                 err.push_str(&fence(&tail(&text)));
@@ -1168,9 +1175,9 @@ fn parse_out(r: Out, p: &SpecParse, x: &SpecExec, shared_program: Option<&str>) 
             continue;
         }
         match p {
-            SpecParse::Jsonl => match serde_json::from_str::<Value>(line) {
+            SpecParse::Jsonl => match js::parse_json(line) {
                 Ok(v) => records.push(v),
-                Err(_) => {
+                Err(fail) => {
                     let label = match x {
                         SpecExec::Cli { program, argv, .. } => {
                             if let Some(l) = &r.label {
@@ -1190,9 +1197,14 @@ fn parse_out(r: Out, p: &SpecParse, x: &SpecExec, shared_program: Option<&str>) 
                         ok: false,
                         out: r.out,
                         err: Some(format!(
-                            "**Error:** `{}` did not print JSON Lines (line {}).\n\n{}",
+                            "**Error:** `{}` did not print JSON Lines (line {}{}).\n\n{}",
                             one_run(&label),
                             n + 1,
+                            if fail == js::JsonFail::TooDeep {
+                                format!(": nested deeper than {} levels", js::MAX_JSON_DEPTH)
+                            } else {
+                                String::new()
+                            },
                             fence(&tail(line))
                         )),
                         process: r.process,
@@ -1549,8 +1561,15 @@ fn route(rt: &SpecRuntime, shared: Option<&SharedRuntime>, vars: &Vars) -> Resul
         Ok(b) => String::from_utf8_lossy(b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&b)).into_owned(),
         Err(e) => return fail(transport(e)),
     };
-    let Ok(data) = serde_json::from_str::<Value>(&text) else {
-        return fail("the answer is not JSON".into());
+    let data = match js::parse_json(&text) {
+        Ok(d) => d,
+        Err(js::JsonFail::Invalid) => return fail("the answer is not JSON".into()),
+        Err(js::JsonFail::TooDeep) => {
+            return fail(format!(
+                "the answer is nested deeper than {} levels",
+                js::MAX_JSON_DEPTH
+            ));
+        }
     };
     let Some(field) = markdown_field else {
         return Ok(Route {

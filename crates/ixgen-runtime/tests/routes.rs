@@ -51,6 +51,7 @@ fn server() -> (String, Seen) {
                     "/json" => ("200 OK", json!({"a": 1.0, "b": [true, null], "c": {}}).to_string()),
                     "/nomd" => ("200 OK", json!({"markdown": "  "}).to_string()),
                     "/notjson" => ("200 OK", "{\"markdown\": ".to_string()),
+                    "/deep" => ("200 OK", format!("{}{}", "[".repeat(5000), "]".repeat(5000))),
                     "/slow" => {
                         std::thread::sleep(Duration::from_secs(3));
                         ("200 OK", json!({"markdown": "too late"}).to_string())
@@ -147,6 +148,15 @@ fn a_route_answers_markdown_json_or_falls_back() {
     assert_eq!(
         a.text,
         format!("## route: x\n\n**Error:** the runtime is unreachable at {base}/notjson (the answer is not JSON).")
+    );
+    // JSON nested deeper than both runtimes read (100 levels) is refused, and safely: no stack
+    // overflow at any depth.
+    let a = run(&spec(&base, "/deep", true, json!([])), "x");
+    assert_eq!(
+        a.text,
+        format!(
+            "## route: x\n\n**Error:** the runtime is unreachable at {base}/deep (the answer is nested deeper than 100 levels)."
+        )
     );
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let nobody = format!("http://{}", closed.local_addr().unwrap());
