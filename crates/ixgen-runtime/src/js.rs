@@ -185,7 +185,7 @@ fn write_json(v: &Value, indent: Option<usize>, depth: usize, out: &mut String) 
                 return;
             }
             out.push('{');
-            for (i, (k, x)) in map.iter().enumerate() {
+            for (i, (k, x)) in own_keys(map).into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
@@ -201,6 +201,22 @@ fn write_json(v: &Value, indent: Option<usize>, depth: usize, out: &mut String) 
             out.push('}');
         }
     }
+}
+
+/// An object's entries in JavaScript's order (`OrdinaryOwnPropertyKeys`): the keys that are array
+/// indices (`0` to `4294967294`, written without leading zeros) first, in ascending order, then
+/// the others in the order they were added. `JSON.parse` builds objects so, and the TypeScript
+/// runtime cannot keep a program's order without a parser of its own.
+fn own_keys(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
+    let index = |k: &str| -> Option<u32> {
+        let n: u32 = k.parse().ok()?;
+        (n != u32::MAX && n.to_string() == k).then_some(n)
+    };
+    let mut indices: Vec<(u32, (&String, &Value))> =
+        map.iter().filter_map(|(k, v)| index(k).map(|n| (n, (k, v)))).collect();
+    indices.sort_by_key(|(n, _)| *n);
+    let others = map.iter().filter(|(k, _)| index(k).is_none());
+    indices.into_iter().map(|(_, e)| e).chain(others).collect()
 }
 
 /// A JSON string literal as `JSON.stringify` writes it.
@@ -317,6 +333,16 @@ mod tests {
         assert_eq!(len16("a😀"), 3);
         assert_eq!(head16("a😀b", 2), "a");
         assert_eq!(tail16("a😀b", 3), "😀b");
+    }
+
+    #[test]
+    fn objects_print_their_index_keys_first_as_javascript_does() {
+        let v: Value =
+            serde_json::from_str(r#"{"b":1,"10":2,"2":3,"01":4,"-1":5,"4294967295":6,"4294967294":7}"#).unwrap();
+        assert_eq!(
+            stringify(&v),
+            r#"{"2":3,"10":2,"4294967294":7,"b":1,"01":4,"-1":5,"4294967295":6}"#
+        );
     }
 
     #[test]
