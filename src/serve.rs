@@ -170,15 +170,18 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
     for n in &notes {
         eprintln!("ixgen serve: warning: {n}");
     }
-    // The MCP target's toolset; without one, the toolset the catalog's `server` exposes (a catalog whose
-    // server is `ixgen serve` may write no mcp/tools.json).
-    let settings = hosts::settings::<mcp::Mcp>(&model)
+    // The toolset the catalog's `server` exposes: every host config ixgen writes launches that server,
+    // and names its tools from `server.toolset` (Codex's `enabled_tools`, a filter passed as the exact
+    // list), so `ixgen serve` launched by one must serve those. Without a `server`, the MCP target's.
+    let settings = model
+        .server
+        .as_ref()
         .map(|s| s.toolset.clone())
-        .or_else(|| model.server.as_ref().map(|s| s.toolset.clone()))
+        .or_else(|| hosts::settings::<mcp::Mcp>(&model).map(|s| s.toolset.clone()))
         .ok_or_else(|| {
             Error::usage(
-                "the catalog has neither `targets.mcp.toolset` nor a `server.toolset`",
-                "ixgen serve serves the MCP target's toolset: add `targets: {mcp: {toolset: NAME}}`",
+                "the catalog has neither a `server.toolset` nor `targets.mcp.toolset`",
+                "ixgen serve serves the server's toolset: add `server: {…, toolset: NAME}` or `targets: {mcp: {toolset: NAME}}`",
             )
         })?;
     // Each `tools/list` below is for the revision it names.
