@@ -1078,6 +1078,53 @@ fn a_client_that_goes_away_ends_serve_and_one_that_is_not_mcp_is_a_usage_error()
     let (code, err) = serve("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("the MCP handshake failed"), "{err}");
+
+    // A client that sends garbage and keeps stdin open: answered with JSON-RPC's parse error and
+    // ended at once (exit 2), not when it closes stdin.
+    for (how, stdin) in [
+        ("garbage first", "garbage\n".to_string()),
+        (
+            "garbage after the handshake",
+            format!("{init}\n{initialized}\ngarbage\n"),
+        ),
+    ] {
+        let mut child = Command::new(IXGEN)
+            .args([
+                OsStr::new("serve"),
+                OsStr::new("--catalog"),
+                catalog("steps").as_os_str(),
+            ])
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut open = child.stdin.take().unwrap();
+        open.write_all(stdin.as_bytes()).unwrap();
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if start.elapsed() > std::time::Duration::from_secs(10) {
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        drop(open);
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(status.is_some(), "{how}: serve waited for stdin to close: {err}");
+        assert_eq!(o.status.code(), Some(2), "{how}: {err}");
+        let last: Value =
+            serde_json::from_str(String::from_utf8_lossy(&o.stdout).lines().last().unwrap_or("")).unwrap();
+        assert_eq!(
+            last,
+            serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}),
+            "{how}"
+        );
+    }
 }
 
 /// A tool with an `output_schema` answers its structured result (MCP `structuredContent`, the
