@@ -250,15 +250,18 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
     for n in &notes {
         eprintln!("ixgen serve: warning: {n}");
     }
-    // The MCP target's toolset; without one, the toolset the catalog's `server` exposes (a catalog whose
-    // server is `ixgen serve` may write no mcp/tools.json).
-    let settings = hosts::settings::<mcp::Mcp>(&model)
+    // The toolset the catalog's `server` exposes: every host config ixgen writes launches that server,
+    // and names its tools from `server.toolset` (Codex's `enabled_tools`, a filter passed as the exact
+    // list), so `ixgen serve` launched by one must serve those. Without a `server`, the MCP target's.
+    let settings = model
+        .server
+        .as_ref()
         .map(|s| s.toolset.clone())
-        .or_else(|| model.server.as_ref().map(|s| s.toolset.clone()))
+        .or_else(|| hosts::settings::<mcp::Mcp>(&model).map(|s| s.toolset.clone()))
         .ok_or_else(|| {
             Error::usage(
-                "the catalog has neither `targets.mcp.toolset` nor a `server.toolset`",
-                "ixgen serve serves the MCP target's toolset: add `targets: {mcp: {toolset: NAME}}`",
+                "the catalog has neither a `server.toolset` nor `targets.mcp.toolset`",
+                "ixgen serve serves the server's toolset: add `server: {…, toolset: NAME}` or `targets: {mcp: {toolset: NAME}}`",
             )
         })?;
     // Each `tools/list` below is for the revision it names.
@@ -306,7 +309,7 @@ struct Server {
     /// Where the tools run: the folder `serve` started in.
     cwd: Arc<PathBuf>,
     /// The first line a stdio client sent that is not a JSON-RPC message (see `Watched`).
-    not_mcp: Arc<Mutex<Option<String>>>,
+    not_mcp: Arc<Mutex<Option<NotMcp>>>,
     /// The calls running now, stopped when `serve` is (see [`stop_on_signal`]).
     calls: Arc<Mutex<Vec<Weak<ixgen_runtime::Cancel>>>>,
 }
@@ -597,6 +600,7 @@ async fn serve_stdio(server: Server) -> Result<i32, Error> {
         inner: tokio::io::stdin(),
         line: Vec::new(),
         not_mcp: Arc::clone(&server.not_mcp),
+        ended: false,
     };
     // A client that goes away (stdin closed, before or after `initialize`) ends the session as a
     // normal end does; what it sent decides the exit code below.
@@ -617,11 +621,18 @@ async fn serve_stdio(server: Server) -> Result<i32, Error> {
         Err(e) => Some(e.to_string()),
     };
     let not_mcp = server.not_mcp.lock().ok().and_then(|l| l.clone());
+    if let Some(line) = &not_mcp
+        && !line.json
+    {
+        // JSON-RPC's answer to a line that is not JSON: rmcp drops such a line without one (JSON
+        // that is no message, it answers itself with `-32600`).
+        answer_parse_error()?;
+    }
     match (not_mcp, ended) {
         (Some(line), _) => Err(Error::usage(
             format!(
                 "the client sent a line that is not a JSON-RPC message: {}",
-                crate::escape::term_code(&line)
+                crate::escape::term_code(&line.text)
             ),
             "`ixgen serve` speaks MCP on stdin and stdout: start it from an MCP client, one JSON-RPC message per line",
         )),
@@ -633,14 +644,58 @@ async fn serve_stdio(server: Server) -> Result<i32, Error> {
     }
 }
 
-/// Stdin as rmcp reads it, noting the first line that is not a JSON-RPC message: rmcp answers
-/// it with an error and reads on, but a peer that sends it is not speaking MCP, which `serve`
-/// reports when the session ends.
+/// The first line a stdio client sent that is not a JSON-RPC message.
+#[derive(Clone)]
+struct NotMcp {
+    /// Its first 80 characters, for the message.
+    text: String,
+    /// Whether it was JSON at all (an invalid request, which rmcp answers; else a parse error).
+    json: bool,
+}
+
+/// JSON-RPC's error response to a line that is not JSON, whose id it cannot know (`null`).
+#[derive(serde::Serialize)]
+struct RpcError {
+    jsonrpc: &'static str,
+    id: Option<u64>,
+    error: RpcErrorBody,
+}
+
+#[derive(serde::Serialize)]
+struct RpcErrorBody {
+    code: i32,
+    message: &'static str,
+}
+
+/// Writes JSON-RPC's parse error (`-32700`) to stdout, after everything rmcp wrote.
+fn answer_parse_error() -> Result<(), Error> {
+    use std::io::Write;
+    let answer = RpcError {
+        jsonrpc: "2.0",
+        id: None,
+        error: RpcErrorBody {
+            code: -32700,
+            message: "Parse error",
+        },
+    };
+    let text = serde_json::to_string(&answer).map_err(|e| Error::internal(format!("a JSON-RPC error: {e}")))?;
+    let mut out = std::io::stdout().lock();
+    // A client that is already gone cannot read it; the exit code and stderr still say why.
+    let _ = writeln!(out, "{text}").and_then(|()| out.flush());
+    Ok(())
+}
+
+/// Stdin as rmcp reads it, noting the first line that is not a JSON-RPC message. rmcp reads on
+/// after such a line, but a peer that sends it is not speaking MCP: stdin ends there (`ended`),
+/// so the session ends at once instead of when the peer closes stdin, and `serve` exits 2 (after
+/// JSON-RPC's parse error when the line is not JSON, which rmcp does not answer).
 struct Watched<R> {
     inner: R,
     /// The current line, up to its newline.
     line: Vec<u8>,
-    not_mcp: Arc<Mutex<Option<String>>>,
+    not_mcp: Arc<Mutex<Option<NotMcp>>>,
+    /// A line that is not JSON-RPC was read: what follows it is not read.
+    ended: bool,
 }
 
 impl<R> Watched<R> {
@@ -652,12 +707,16 @@ impl<R> Watched<R> {
                 let text = String::from_utf8_lossy(&line);
                 let text = text.trim_start_matches('\u{feff}').trim();
                 // A JSON object (a message) or array (a batch) is JSON-RPC's to judge, and rmcp's.
-                let json = serde_json::from_str::<serde_json::Value>(text).is_ok_and(|v| v.is_object() || v.is_array());
-                if !text.is_empty()
-                    && !json
-                    && let Ok(mut first) = self.not_mcp.lock()
-                {
-                    first.get_or_insert_with(|| text.chars().take(80).collect());
+                let value = serde_json::from_str::<serde_json::Value>(text).ok();
+                let rpc = value.as_ref().is_some_and(|v| v.is_object() || v.is_array());
+                if !text.is_empty() && !rpc {
+                    self.ended = true;
+                    if let Ok(mut first) = self.not_mcp.lock() {
+                        first.get_or_insert_with(|| NotMcp {
+                            text: text.chars().take(80).collect(),
+                            json: value.is_some(),
+                        });
+                    }
                 }
             }
         }
@@ -670,6 +729,10 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Watched<R> {
         cx: &mut std::task::Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
+        if self.ended {
+            // End of input: the lines already read are rmcp's, and then the session ends.
+            return std::task::Poll::Ready(Ok(()));
+        }
         let before = buf.filled().len();
         let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
         if let std::task::Poll::Ready(Ok(())) = &polled {

@@ -1189,6 +1189,53 @@ fn a_client_that_goes_away_ends_serve_and_one_that_is_not_mcp_is_a_usage_error()
     let (code, err) = serve("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("the MCP handshake failed"), "{err}");
+
+    // A client that sends garbage and keeps stdin open: answered with JSON-RPC's parse error and
+    // ended at once (exit 2), not when it closes stdin.
+    for (how, stdin) in [
+        ("garbage first", "garbage\n".to_string()),
+        (
+            "garbage after the handshake",
+            format!("{init}\n{initialized}\ngarbage\n"),
+        ),
+    ] {
+        let mut child = Command::new(IXGEN)
+            .args([
+                OsStr::new("serve"),
+                OsStr::new("--catalog"),
+                catalog("steps").as_os_str(),
+            ])
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut open = child.stdin.take().unwrap();
+        open.write_all(stdin.as_bytes()).unwrap();
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if start.elapsed() > std::time::Duration::from_secs(10) {
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        drop(open);
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(status.is_some(), "{how}: serve waited for stdin to close: {err}");
+        assert_eq!(o.status.code(), Some(2), "{how}: {err}");
+        let last: Value =
+            serde_json::from_str(String::from_utf8_lossy(&o.stdout).lines().last().unwrap_or("")).unwrap();
+        assert_eq!(
+            last,
+            serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}),
+            "{how}"
+        );
+    }
 }
 
 /// A tool with an `output_schema` answers its structured result (MCP `structuredContent`, the
@@ -1315,4 +1362,85 @@ tools:
             "{what}: the text is the same JSON"
         );
     }
+}
+
+/// A catalog whose `server` (launched as `ixgen serve` by every host config ixgen writes) has
+/// another toolset than `targets.mcp`: a client that launches it from the generated `.mcp.json`
+/// gets the server's tools, the ones its config names, not the MCP target's.
+#[test]
+fn serve_serves_the_toolset_the_generated_configs_launch_it_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("catalog.yaml");
+    let text = std::fs::read_to_string(catalog("steps")).unwrap();
+    let text = text
+        .replace("toolsets:\n", "toolsets:\n  served:\n    tools: [search, lines]\n")
+        .replace(
+            "  mcp: {toolset: main}\n",
+            "  mcp: {toolset: main}\n  claude: {readme: false}\n  codex: {}\n",
+        )
+        .replace(
+            "  args: [serve]\n  toolset: main\n",
+            "  args: [serve]\n  toolset: served\n",
+        );
+    assert!(text.contains("toolset: served") && text.contains("claude: {readme: false}"));
+    std::fs::write(&file, &text).unwrap();
+    let out = dir.path().join("out");
+    let o = Command::new(IXGEN)
+        .args([
+            OsStr::new("--catalog"),
+            file.as_os_str(),
+            OsStr::new("--out"),
+            out.as_os_str(),
+        ])
+        .args(["generate", "--read-only"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The plugin's config launches `ixgen serve`; Codex's names the tools it keeps.
+    let mcp: Value = serde_json::from_str(&std::fs::read_to_string(out.join(".mcp.json")).unwrap()).unwrap();
+    let server = &mcp["mcpServers"]["steps"];
+    assert_eq!(server["command"], "ixgen", "{mcp}");
+    assert_eq!(server["args"][0], "serve", "{mcp}");
+    let codex = std::fs::read_to_string(out.join(".codex/config.toml")).unwrap();
+    assert!(codex.contains(r#"enabled_tools = ["search", "lines"]"#), "{codex}");
+
+    // What that client gets.
+    let args: Vec<String> = server["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    let mut child = Command::new(IXGEN)
+        .args(&args)
+        .args([OsStr::new("--catalog"), file.as_os_str()])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for m in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    ] {
+        writeln!(stdin, "{m}").unwrap();
+    }
+    let list = BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map_while(Result::ok)
+        .map(|l| serde_json::from_str::<Value>(&l).unwrap_or(Value::Null))
+        .find(|v| v["id"] == 2)
+        .expect("the tools/list answer");
+    drop(stdin);
+    let _ = child.wait();
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["search", "lines"], "{list}");
 }

@@ -9,9 +9,10 @@ use std::collections::HashSet;
 const MAX_REGEX_LEN: usize = 4096;
 const MAX_REGEX_GROUPS: usize = 256;
 
-/// Checks a regular expression as JavaScript's `RegExp` will read it, with `flags`. Hosts
-/// differ on the `u` flag for schema `pattern`s (Ajv sets it, zod does not), so a pattern must
-/// be valid both ways (`both_unicode`).
+/// Checks a regular expression as JavaScript's `RegExp` will read it, with `flags`. Both
+/// runtimes read every expression with the `u` flag added (code points, not UTF-16 units), so it
+/// must be valid with `u`. Hosts differ on `u` for schema `pattern`s (Ajv sets it, zod does not),
+/// so a parameter's pattern must also be valid without it (`both_unicode`).
 pub fn check_regex(re: &str, flags: &str, both_unicode: bool) -> Result<(), String> {
     // A catalog repeats its patterns (a `matches` in every tool): each is compiled once per
     // thread. Only valid ones are kept; an invalid one is reported where it is.
@@ -30,9 +31,14 @@ pub fn check_regex(re: &str, flags: &str, both_unicode: bool) -> Result<(), Stri
     }
     check_flags(flags)?;
     regress::Regex::with_flags(re, flags).map_err(|e| e.to_string())?;
-    if both_unicode && !flags.contains('u') {
+    if !flags.contains('u') {
+        let why = if both_unicode {
+            "JSON Schema validators and both runtimes"
+        } else {
+            "both runtimes"
+        };
         regress::Regex::with_flags(re, format!("{flags}u").as_str())
-            .map_err(|e| format!("{e} (with the `u` flag, which JSON Schema validators use)"))?;
+            .map_err(|e| format!("{e} (with the `u` flag, which {why} use)"))?;
     }
     VALID.with(|v| v.borrow_mut().insert(key));
     Ok(())
@@ -68,7 +74,11 @@ mod tests {
         assert!(check_regex("a", "g", false).is_err());
         assert!(check_regex("a", "iu", false).is_ok());
         // Valid without `u`, not with it: a schema pattern must work for both kinds of host.
-        assert!(check_regex(r"\-", "", false).is_ok());
         assert!(check_regex(r"\-", "", true).is_err());
+        // The runtimes read every expression with `u` (code points), so a `matches` or a
+        // `parse` pattern must be valid with it too.
+        let e = check_regex(r"\-", "", false).unwrap_err();
+        assert!(e.ends_with("(with the `u` flag, which both runtimes use)"), "{e}");
+        assert!(check_regex(r"^.{3}$", "i", false).is_ok());
     }
 }

@@ -105,6 +105,30 @@ function __ixgenTail(s: string): string {
   return t.length > 2000 ? "…" + t.slice(-2000) : t
 }
 
+// Every regular expression of a spec is read in Unicode mode (`u`), as the Rust runtime reads it: `.` and `{n}` count
+// code points, not UTF-16 units (half an emoji). ixgen's validation accepts only patterns valid with `u`.
+function __ixgenRegExp(pattern: string, flags: string | null | undefined): RegExp {
+  const f = (flags ?? "").replace(/[gy]/g, "")
+  return new RegExp(pattern, f.includes("u") ? f : f + "u")
+}
+
+// The deepest nesting of arrays and objects read from a program's or a route's JSON, as the Rust runtime's
+// MAX_JSON_DEPTH: serde_json refuses 128 levels where JSON.parse accepts thousands, and both runtimes walk values
+// recursively. The nesting is counted outside strings before parsing, so any depth is refused safely.
+const __IXGEN_MAX_JSON_DEPTH = 100
+class __IxgenTooDeep extends Error {}
+function __ixgenParseJson(text: string): unknown {
+  let depth = 0, inStr = false, esc = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inStr) { if (esc) esc = false; else if (c === 92) esc = true; else if (c === 34) inStr = false; continue }
+    if (c === 34) inStr = true
+    else if (c === 91 || c === 123) { if (++depth > __IXGEN_MAX_JSON_DEPTH) throw new __IxgenTooDeep() }
+    else if ((c === 93 || c === 125) && depth > 0) depth--
+  }
+  return JSON.parse(text)
+}
+
 class __IxgenArgError extends Error {}
 // Text shown inside one inline code span of an error: runs of backticks and line breaks become one space.
 function __ixgenOneRun(s: string): string {
@@ -130,7 +154,7 @@ function __ixgenCoerce(p: __IxType, v: unknown, label: string, base: string): un
   if (p.type === "array") {
     let list: unknown = v
     // Models sometimes send a JSON-encoded array as a string.
-    if (typeof v === "string" && v.trim().startsWith("[")) try { list = JSON.parse(v) } catch { /* keep it as one element */ }
+    if (typeof v === "string" && v.trim().startsWith("[")) try { list = __ixgenParseJson(v) } catch { /* keep it as one element */ }
     const items = (Array.isArray(list) ? list : [list]).filter((x) => x !== undefined && x !== null)
     const out = items.map((x, i) => __ixgenCoerce(p.items ?? { type: "string" }, x, `${label}[${i}]`, base))
     if (lo !== undefined && out.length < lo) bad(`needs at least ${lo} item(s)`)
@@ -151,7 +175,7 @@ function __ixgenCoerce(p: __IxType, v: unknown, label: string, base: string): un
   }
   if (p.type !== "enum" && lo !== undefined && s.length < lo) bad(`must be at least ${lo} characters long`)
   if (p.type !== "enum" && hi !== undefined && s.length > hi) bad(`must be at most ${hi} characters long`)
-  if (p.pattern && !new RegExp(p.pattern).test(s)) bad(`must match ${p.pattern}, got ${show(v)}`)
+  if (p.pattern && !__ixgenRegExp(p.pattern, "").test(s)) bad(`must match ${p.pattern}, got ${show(v)}`)
   return s
 }
 function __ixgenArgs(params: readonly __IxParam[], args: unknown, base: string, context: __IxVars = {}): { vals: __IxVars; errors: string[] } {
@@ -180,7 +204,7 @@ function __ixgenCond(c: __IxCond, vars: __IxVars, res: __IxResults, handled: Set
   if ("step" in c) {
     const r = res.get(c.step)
     if (!r) return false
-    if ("matches" in c) return r.ok && new RegExp(c.matches, c.flags ?? "").test(r.out)
+    if ("matches" in c) return r.ok && __ixgenRegExp(c.matches, c.flags).test(r.out)
     if (c.failed && !r.ok) handled.add(c.step)
     return c.failed ? !r.ok : r.ok
   }
@@ -384,9 +408,13 @@ async function __ixgenSignal(pidT: __IxTpl, sig: string, expect: string | null, 
   return { ok: true, out: `Sent ${sig} to process ${pid}.`, result: raw }
 }
 
+// Why a route failed is one of a few fixed texts, the Rust runtime's too (docs/exec-spec.md, "Runtime"): the error
+// messages of Bun's fetch and of JSON.parse differ from ureq's and serde_json's, and would make the answers differ.
 async function __ixgenRuntime(rt: __IxRuntime, vars: __IxVars, abort?: AbortSignal): Promise<{ md?: string; json?: unknown; url: string; why?: string }> {
   const url = (process.env[rt.url_env] || rt.default_url).replace(/\/+$/, "") + rt.path
-  const signals = [AbortSignal.timeout(rt.timeout_ms), ...(abort ? [abort] : [])]
+  const timeout = AbortSignal.timeout(rt.timeout_ms)
+  const failed = () => ({ url, why: timeout.aborted ? `timed out after ${rt.timeout_ms} ms` : abort?.aborted ? "the call was cancelled" : "the connection failed" })
+  const signals = [timeout, ...(abort ? [abort] : [])]
   let signal: AbortSignal
   if (typeof AbortSignal.any === "function") signal = AbortSignal.any(signals)
   else { // Older runtimes: combine the signals by hand.
@@ -394,20 +422,23 @@ async function __ixgenRuntime(rt: __IxRuntime, vars: __IxVars, abort?: AbortSign
     for (const s of signals) s.aborted ? c.abort() : s.addEventListener("abort", () => c.abort(), { once: true })
     signal = c.signal
   }
+  const method = (rt.method || "POST").toUpperCase(), withBody = rt.body != null && method !== "GET" && method !== "HEAD"
+  const body = withBody ? JSON.stringify(__ixgenRedactDeep(__ixgenJson(rt.body as __IxJsonT, vars))) : undefined
+  let text: string
   try {
-    const method = (rt.method || "POST").toUpperCase(), withBody = rt.body != null && method !== "GET" && method !== "HEAD"
-    const res = await fetch(url, {
-      method, signal, headers: withBody ? { "content-type": "application/json" } : {},
-      body: withBody ? JSON.stringify(__ixgenRedactDeep(__ixgenJson(rt.body as __IxJsonT, vars))) : undefined,
-    })
+    const res = await fetch(url, { method, signal, headers: withBody ? { "content-type": "application/json" } : {}, body })
     if (!res.ok) return { url, why: `HTTP ${res.status}` }
-    const data: unknown = await res.json()
-    if (!rt.markdown_field) return { url, json: data }
-    const md = data && typeof data === "object" ? (data as Record<string, unknown>)[rt.markdown_field] : undefined
-    return typeof md === "string" && md.trim() ? { url, md } : { url, why: `no \`${rt.markdown_field}\` in the answer` }
-  } catch (e) {
-    return { url, why: __ixgenMsg(e) }
+    text = await res.text()
+  } catch {
+    return failed()
   }
+  let data: unknown
+  try { data = __ixgenParseJson(text) } catch (e) {
+    return { url, why: e instanceof __IxgenTooDeep ? `the answer is nested deeper than ${__IXGEN_MAX_JSON_DEPTH} levels` : "the answer is not JSON" }
+  }
+  if (!rt.markdown_field) return { url, json: data }
+  const md = data && typeof data === "object" ? (data as Record<string, unknown>)[rt.markdown_field] : undefined
+  return typeof md === "string" && md.trim() ? { url, md } : { url, why: `no \`${rt.markdown_field}\` in the answer` }
 }
 
 // ---- CLI steps: argv (with temp-file arguments), accepted exit codes, stream, output cap, timeout (docs/exec-spec.md).
@@ -487,15 +518,16 @@ async function __ixgenCli(x: __IxCli, vars: __IxVars, cwd: string, signal?: Abor
 // `json` step's output that is not JSON does.
 function __ixgenParse(r: __IxOut, p: SpecParse, x: __IxExec): __IxOut {
   const records: unknown[] = []
-  const re = p.format === "regex" ? new RegExp(p.pattern, (p.flags ?? "").replace(/[gy]/g, "")) : null
+  const re = p.format === "regex" ? __ixgenRegExp(p.pattern, p.flags) : null
   const lines = (r.stream ?? r.out).split("\n")
   for (let n = 0; n < lines.length; n++) {
     const line = (lines[n] as string).replace(/\r$/, "")
     if (!line.trim()) continue
     if (p.format === "jsonl") {
-      try { records.push(JSON.parse(line)) } catch {
+      try { records.push(__ixgenParseJson(line)) } catch (e) {
         const label = r.label ?? (x.kind === "cli" ? [x.program, ...x.argv.slice(0, 1).filter((a) => typeof a === "string")].join(" ") : "step")
-        return { ok: false, out: r.out, process: r.process, err: `**Error:** \`${__ixgenOneRun(label)}\` did not print JSON Lines (line ${n + 1}).\n\n` + __ixgenFence(__ixgenTail(line)) }
+        const deep = e instanceof __IxgenTooDeep ? `: nested deeper than ${__IXGEN_MAX_JSON_DEPTH} levels` : ""
+        return { ok: false, out: r.out, process: r.process, err: `**Error:** \`${__ixgenOneRun(label)}\` did not print JSON Lines (line ${n + 1}${deep}).\n\n` + __ixgenFence(__ixgenTail(line)) }
       }
     } else if (p.format === "delimited") {
       const parts = line.split(p.separator)
@@ -596,9 +628,10 @@ function __ixgenCompare(v: unknown, op: CmpOp, than: number): boolean {
 // A JSON step's stdout, parsed; empty output (the CLI's "not found" in JSON mode) is null.
 function __ixgenJsonOut(r: __IxOut, x: __IxExec): __IxOut {
   const text = r.out.trim()
-  try { return { ...r, result: text ? JSON.parse(text) : null } } catch {
+  try { return { ...r, result: text ? __ixgenParseJson(text) : null } } catch (e) {
     const label = x.kind === "cli" ? [x.program, ...x.argv.slice(0, 1).filter((a) => typeof a === "string")].join(" ") : x.kind
-    return { ok: false, out: r.out, err: `**Error:** \`${__ixgenOneRun(label)}\` did not print JSON.` + (text ? "\n\n" + __ixgenFence(__ixgenTail(text)) : "") }
+    const what = e instanceof __IxgenTooDeep ? `printed JSON nested deeper than ${__IXGEN_MAX_JSON_DEPTH} levels` : "did not print JSON"
+    return { ok: false, out: r.out, err: `**Error:** \`${__ixgenOneRun(label)}\` ${what}.` + (text ? "\n\n" + __ixgenFence(__ixgenTail(text)) : "") }
   }
 }
 // A value as markdown, or null when it is unset (a field line is then left out).
@@ -718,7 +751,7 @@ function __ixgenCel(): Promise<{ lib: __IxCelLib; env: unknown }> {
       m("replaceRe", 2, function (p, rep) {
         const s = str(this), r = str(rep)
         let out = "", last = 0
-        for (const g of s.matchAll(new RegExp(str(p), "g"))) {
+        for (const g of s.matchAll(new RegExp(str(p), "gu"))) {
           out += s.slice(last, g.index) + __ixgenExpand(r, g)
           last = g.index + g[0].length
         }

@@ -347,6 +347,20 @@ describe("runtime route", () => {
     expect(await runTool(rtSpec(), {}, { pattern: "r" }, ctx())).toBe("## ix-locate: r\n\nix locate r")
     expect(await runTool(rtSpec({}, []), {}, { pattern: "r" }, ctx())).toStartWith("## ix-locate: r\n\n**Error:** the runtime is unreachable at http://127.0.0.1:9/v2/ix_query (")
   })
+  test("why a route failed is in the Rust runtime's words: HTTP status, not JSON, no connection, timed out", async () => {
+    process.env.IXGEN_TEST_RUNTIME_URL = `http://127.0.0.1:${server.port}`
+    const why = async (over: Obj = {}) => (await runTool(rtSpec(over, []), {}, { pattern: "p" }, ctx())).replace(/^[\s\S]*\(|\)\.$/g, "")
+    reply = () => new Response("no", { status: 503 })
+    expect(await why()).toBe("HTTP 503")
+    reply = () => new Response('{"preview_markdown": ', { headers: { "content-type": "application/json" } })
+    expect(await why()).toBe("the answer is not JSON")
+    reply = () => new Response("[".repeat(5000) + "]".repeat(5000))
+    expect(await why()).toBe("the answer is nested deeper than 100 levels")
+    reply = () => new Response(new ReadableStream({ async start(c) { await Bun.sleep(1500); c.close() } }))
+    expect(await why({ timeout_ms: 300 })).toBe("timed out after 300 ms")
+    delete process.env.IXGEN_TEST_RUNTIME_URL
+    expect(await why()).toBe("the connection failed")
+  })
   test("a slow runtime times out and falls through", async () => {
     process.env.IXGEN_TEST_RUNTIME_URL = `http://127.0.0.1:${server.port}`
     reply = () => new Response(new ReadableStream({ async start(c) { await Bun.sleep(1500); c.close() } }), { headers: { "content-type": "application/json" } })

@@ -332,7 +332,8 @@ fn replace_re(ftx: &FunctionContext, This(this): This<Cel>, pattern: Cel, replac
     let s = string_of(ftx, &this)?;
     let p = string_of(ftx, &pattern)?;
     let rep = string_of(ftx, &replacement)?;
-    let re = regress::Regex::with_flags(&p, "").map_err(|e| ftx.error(e))?;
+    // Unicode mode, as the TypeScript runtime's `RegExp(pattern, "gu")`: code points, not UTF-16 units.
+    let re = regress::Regex::with_flags(&p, "u").map_err(|e| ftx.error(e))?;
     let mut out = String::new();
     let mut last = 0;
     for m in re.find_iter(&s) {

@@ -5,6 +5,48 @@
 
 use serde_json::Value;
 
+/// The deepest nesting of arrays and objects read from a program's or a route's JSON, in both
+/// runtimes (`__ixgenParseJson`): the runtimes walk values recursively, and serde_json refuses
+/// 128 levels where `JSON.parse` accepts thousands, so one limit below both holds everywhere.
+pub const MAX_JSON_DEPTH: usize = 100;
+
+/// Why text is not a JSON value the runtimes read.
+#[derive(Debug, PartialEq)]
+pub enum JsonFail {
+    Invalid,
+    /// Nested deeper than [`MAX_JSON_DEPTH`].
+    TooDeep,
+}
+
+/// `JSON.parse(text)`, refusing text nested deeper than [`MAX_JSON_DEPTH`] before it is parsed
+/// (the nesting is counted outside strings, without recursion, so any depth is safe to refuse).
+pub fn parse_json(text: &str) -> Result<Value, JsonFail> {
+    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
+    for b in text.bytes() {
+        if in_str {
+            match b {
+                _ if esc => esc = false,
+                b'\\' => esc = true,
+                b'"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_JSON_DEPTH {
+                    return Err(JsonFail::TooDeep);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    serde_json::from_str(text).map_err(|_| JsonFail::Invalid)
+}
+
 /// JavaScript's `\s` (and what `String.prototype.trim` removes).
 pub fn is_space(c: char) -> bool {
     matches!(
@@ -143,7 +185,7 @@ fn write_json(v: &Value, indent: Option<usize>, depth: usize, out: &mut String) 
                 return;
             }
             out.push('{');
-            for (i, (k, x)) in map.iter().enumerate() {
+            for (i, (k, x)) in own_keys(map).into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
@@ -159,6 +201,22 @@ fn write_json(v: &Value, indent: Option<usize>, depth: usize, out: &mut String) 
             out.push('}');
         }
     }
+}
+
+/// An object's entries in JavaScript's order (`OrdinaryOwnPropertyKeys`): the keys that are array
+/// indices (`0` to `4294967294`, written without leading zeros) first, in ascending order, then
+/// the others in the order they were added. `JSON.parse` builds objects so, and the TypeScript
+/// runtime cannot keep a program's order without a parser of its own.
+fn own_keys(map: &serde_json::Map<String, Value>) -> Vec<(&String, &Value)> {
+    let index = |k: &str| -> Option<u32> {
+        let n: u32 = k.parse().ok()?;
+        (n != u32::MAX && n.to_string() == k).then_some(n)
+    };
+    let mut indices: Vec<(u32, (&String, &Value))> =
+        map.iter().filter_map(|(k, v)| index(k).map(|n| (n, (k, v)))).collect();
+    indices.sort_by_key(|(n, _)| *n);
+    let others = map.iter().filter(|(k, _)| index(k).is_none());
+    indices.into_iter().map(|(_, e)| e).chain(others).collect()
 }
 
 /// A JSON string literal as `JSON.stringify` writes it.
@@ -275,5 +333,31 @@ mod tests {
         assert_eq!(len16("a😀"), 3);
         assert_eq!(head16("a😀b", 2), "a");
         assert_eq!(tail16("a😀b", 3), "😀b");
+    }
+
+    #[test]
+    fn objects_print_their_index_keys_first_as_javascript_does() {
+        let v: Value =
+            serde_json::from_str(r#"{"b":1,"10":2,"2":3,"01":4,"-1":5,"4294967295":6,"4294967294":7}"#).unwrap();
+        assert_eq!(
+            stringify(&v),
+            r#"{"2":3,"10":2,"4294967294":7,"b":1,"01":4,"-1":5,"4294967295":6}"#
+        );
+    }
+
+    #[test]
+    fn json_deeper_than_the_limit_is_refused_before_it_is_parsed() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(parse_json(&deep(MAX_JSON_DEPTH)).is_ok());
+        assert_eq!(parse_json(&deep(MAX_JSON_DEPTH + 1)), Err(JsonFail::TooDeep));
+        // Far beyond any stack: refused without recursion.
+        assert_eq!(parse_json(&"[".repeat(1_000_000)), Err(JsonFail::TooDeep));
+        // Brackets inside strings, escaped quotes among them, are not nesting.
+        let text = format!(
+            "[{}]",
+            serde_json::to_string(&format!("\"{}", "[".repeat(500))).unwrap()
+        );
+        assert!(parse_json(&text).is_ok());
+        assert_eq!(parse_json("[1,"), Err(JsonFail::Invalid));
     }
 }

@@ -301,8 +301,16 @@ fn fmt(v: Option<&Value>, f: Option<Fmt>, md: bool) -> String {
     }
 }
 
+/// A spec's regular expression, read in Unicode mode (`u`) as the TypeScript runtime reads it:
+/// there JavaScript without `u` would count UTF-16 units (`.` matching half an emoji), so both
+/// runtimes count code points. ixgen's validation accepts only patterns valid with `u`.
 fn regex(pattern: &str, flags: &str) -> Result<regress::Regex, String> {
-    regress::Regex::with_flags(pattern, flags).map_err(|e| format!("Invalid regular expression: /{pattern}/: {e}"))
+    let mut flags = flags.to_string();
+    if !flags.contains('u') {
+        flags.push('u');
+    }
+    regress::Regex::with_flags(pattern, flags.as_str())
+        .map_err(|e| format!("Invalid regular expression: /{pattern}/: {e}"))
 }
 
 // ---- Arguments --------------------------------------------------------------------------------
@@ -414,7 +422,7 @@ fn coerce(p: &TypeView, v: &Value, label: &str, base: &Path) -> Coerced {
             let mut list = v.clone();
             if let Value::String(s) = v
                 && js::trim(s).starts_with('[')
-                && let Ok(parsed) = serde_json::from_str::<Value>(s)
+                && let Ok(parsed) = js::parse_json(s)
             {
                 list = parsed;
             }
@@ -1109,9 +1117,9 @@ fn json_out(r: Out, x: &SpecExec, shared_program: Option<&str>) -> Out {
             ..r
         };
     }
-    match serde_json::from_str::<Value>(&text) {
+    match js::parse_json(&text) {
         Ok(v) => Out { result: Some(v), ..r },
-        Err(_) => {
+        Err(fail) => {
             let label = match x {
                 SpecExec::Cli { program, argv, .. } => {
                     let mut l = program.as_deref().or(shared_program).unwrap_or("").to_string();
@@ -1127,7 +1135,14 @@ fn json_out(r: Out, x: &SpecExec, shared_program: Option<&str>) -> Out {
                 SpecExec::Signal { .. } => "signal".into(),
                 SpecExec::Compute { .. } => "compute".into(),
             };
-            let mut err = format!("**Error:** `{}` did not print JSON.", one_run(&label));
+            let mut err = match fail {
+                js::JsonFail::Invalid => format!("**Error:** `{}` did not print JSON.", one_run(&label)),
+                js::JsonFail::TooDeep => format!(
+                    "**Error:** `{}` printed JSON nested deeper than {} levels.",
+                    one_run(&label),
+                    js::MAX_JSON_DEPTH
+                ),
+            };
             if !text.is_empty() {
                 err.push_str("\n\n");
                 err.push_str(&fence(&tail(&text)));
@@ -1160,9 +1175,9 @@ fn parse_out(r: Out, p: &SpecParse, x: &SpecExec, shared_program: Option<&str>) 
             continue;
         }
         match p {
-            SpecParse::Jsonl => match serde_json::from_str::<Value>(line) {
+            SpecParse::Jsonl => match js::parse_json(line) {
                 Ok(v) => records.push(v),
-                Err(_) => {
+                Err(fail) => {
                     let label = match x {
                         SpecExec::Cli { program, argv, .. } => {
                             if let Some(l) = &r.label {
@@ -1182,9 +1197,14 @@ fn parse_out(r: Out, p: &SpecParse, x: &SpecExec, shared_program: Option<&str>) 
                         ok: false,
                         out: r.out,
                         err: Some(format!(
-                            "**Error:** `{}` did not print JSON Lines (line {}).\n\n{}",
+                            "**Error:** `{}` did not print JSON Lines (line {}{}).\n\n{}",
                             one_run(&label),
                             n + 1,
+                            if fail == js::JsonFail::TooDeep {
+                                format!(": nested deeper than {} levels", js::MAX_JSON_DEPTH)
+                            } else {
+                                String::new()
+                            },
                             fence(&tail(line))
                         )),
                         process: r.process,
@@ -1508,6 +1528,15 @@ fn route(rt: &SpecRuntime, shared: Option<&SharedRuntime>, vars: &Vars) -> Resul
             why: Some(why),
         })
     };
+    // Why a route failed is one of a few fixed texts, the TypeScript runtime's too: ureq's and
+    // serde_json's messages differ from Bun's fetch and JSON.parse, and would make the answers differ.
+    let transport = |e: ureq::Error| match e {
+        ureq::Error::Timeout(_) => format!("timed out after {timeout_ms} ms"),
+        ureq::Error::Io(e) if e.kind() == std::io::ErrorKind::TimedOut => format!("timed out after {timeout_ms} ms"),
+        // A limit of this runtime's own (ureq's 10 MB), which the TypeScript one does not have.
+        ureq::Error::BodyExceedsLimit(n) => format!("the answer is larger than {n} bytes"),
+        _ => "the connection failed".to_string(),
+    };
     let response = match (rt.method, &rt.body) {
         (HttpMethod::POST, Some(body)) => {
             let body = js::stringify(&redact_deep(&json_t(body, vars)));
@@ -1521,18 +1550,26 @@ fn route(rt: &SpecRuntime, shared: Option<&SharedRuntime>, vars: &Vars) -> Resul
     };
     let mut response = match response {
         Ok(r) => r,
-        Err(e) => return fail(e.to_string()),
+        Err(e) => return fail(transport(e)),
     };
     if !response.status().is_success() {
         return fail(format!("HTTP {}", response.status().as_u16()));
     }
-    let text = match response.body_mut().read_to_string() {
-        Ok(t) => t,
-        Err(e) => return fail(e.to_string()),
+    // Bytes, read as fetch's `text()` reads them: a leading BOM dropped, what is not UTF-8
+    // becomes U+FFFD (not a failure).
+    let text = match response.body_mut().read_to_vec() {
+        Ok(b) => String::from_utf8_lossy(b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&b)).into_owned(),
+        Err(e) => return fail(transport(e)),
     };
-    let data: Value = match serde_json::from_str(&text) {
+    let data = match js::parse_json(&text) {
         Ok(d) => d,
-        Err(e) => return fail(format!("JSON Parse error: {e}")),
+        Err(js::JsonFail::Invalid) => return fail("the answer is not JSON".into()),
+        Err(js::JsonFail::TooDeep) => {
+            return fail(format!(
+                "the answer is nested deeper than {} levels",
+                js::MAX_JSON_DEPTH
+            ));
+        }
     };
     let Some(field) = markdown_field else {
         return Ok(Route {
