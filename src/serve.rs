@@ -596,12 +596,7 @@ async fn stop_on_signal(calls: Arc<Mutex<Vec<Weak<ixgen_runtime::Cancel>>>>) {
 
 async fn serve_stdio(server: Server) -> Result<i32, Error> {
     use rmcp::service::{QuitReason, ServerInitializeError};
-    let stdin = Watched {
-        inner: tokio::io::stdin(),
-        line: Vec::new(),
-        not_mcp: Arc::clone(&server.not_mcp),
-        ended: false,
-    };
+    let stdin = Watched::new(tokio::io::stdin(), Arc::clone(&server.not_mcp));
     // A client that goes away (stdin closed, before or after `initialize`) ends the session as a
     // normal end does; what it sent decides the exit code below.
     let ended = match server.clone().serve((stdin, tokio::io::stdout())).await {
@@ -685,42 +680,106 @@ fn answer_parse_error() -> Result<(), Error> {
     Ok(())
 }
 
-/// Stdin as rmcp reads it, noting the first line that is not a JSON-RPC message. rmcp reads on
-/// after such a line, but a peer that sends it is not speaking MCP: stdin ends there (`ended`),
-/// so the session ends at once instead of when the peer closes stdin, and `serve` exits 2 (after
-/// JSON-RPC's parse error when the line is not JSON, which rmcp does not answer).
+/// Stdin as rmcp reads it, a whole line at a time, noting the first line that is not a JSON-RPC
+/// message. rmcp reads on after such a line, but a peer that sends it is not speaking MCP: stdin
+/// ends there (`ended`), so the session ends at once instead of when the peer closes stdin, and
+/// `serve` exits 2 (after JSON-RPC's parse error when the line is not JSON, which rmcp does not
+/// answer). A line is handed on only once it is whole, with its lone surrogate escapes mended
+/// ([`mend_surrogates`]).
 struct Watched<R> {
     inner: R,
-    /// The current line, up to its newline.
+    /// What was read of the current line, up to its newline.
     line: Vec<u8>,
+    /// Whole lines, checked and mended, that rmcp has not read yet (from `at`).
+    ready: Vec<u8>,
+    at: usize,
     not_mcp: Arc<Mutex<Option<NotMcp>>>,
-    /// A line that is not JSON-RPC was read: what follows it is not read.
+    /// A line that is not JSON-RPC was read (or stdin ended): nothing after it is read.
     ended: bool,
 }
 
 impl<R> Watched<R> {
+    fn new(inner: R, not_mcp: Arc<Mutex<Option<NotMcp>>>) -> Self {
+        Watched {
+            inner,
+            line: Vec::new(),
+            ready: Vec::new(),
+            at: 0,
+            not_mcp,
+            ended: false,
+        }
+    }
+
+    /// Takes in what was read: each whole line is checked, mended and made ready.
     fn scan(&mut self, bytes: &[u8]) {
         for chunk in bytes.split_inclusive(|b| *b == b'\n') {
             self.line.extend_from_slice(chunk);
-            if chunk.ends_with(b"\n") {
-                let line = std::mem::take(&mut self.line);
-                let text = String::from_utf8_lossy(&line);
-                let text = text.trim_start_matches('\u{feff}').trim();
-                // A JSON object (a message) or array (a batch) is JSON-RPC's to judge, and rmcp's.
-                let value = serde_json::from_str::<serde_json::Value>(text).ok();
-                let rpc = value.as_ref().is_some_and(|v| v.is_object() || v.is_array());
-                if !text.is_empty() && !rpc {
-                    self.ended = true;
-                    if let Ok(mut first) = self.not_mcp.lock() {
-                        first.get_or_insert_with(|| NotMcp {
-                            text: text.chars().take(80).collect(),
-                            json: value.is_some(),
-                        });
-                    }
-                }
+            if chunk.ends_with(b"\n") && !self.ended {
+                let line = mend_surrogates(std::mem::take(&mut self.line));
+                self.check(&line);
+                self.ready.extend_from_slice(&line);
             }
         }
     }
+
+    fn check(&mut self, line: &[u8]) {
+        let text = String::from_utf8_lossy(line);
+        let text = text.trim_start_matches('\u{feff}').trim();
+        // A JSON object (a message) or array (a batch) is JSON-RPC's to judge, and rmcp's.
+        let value = serde_json::from_str::<serde_json::Value>(text).ok();
+        let rpc = value.as_ref().is_some_and(|v| v.is_object() || v.is_array());
+        if !text.is_empty() && !rpc {
+            self.ended = true;
+            if let Ok(mut first) = self.not_mcp.lock() {
+                first.get_or_insert_with(|| NotMcp {
+                    text: text.chars().take(80).collect(),
+                    json: value.is_some(),
+                });
+            }
+        }
+    }
+}
+
+/// A line with each lone UTF-16 surrogate escape (`\ud83d` not followed by a low one, or a low
+/// one alone) written as U+FFFD's (`\ufffd`, as long). `JSON.stringify` writes them for a string
+/// that holds half of a character (a text cut by `slice`), and serde_json refuses them: the
+/// whole request would go unanswered.
+fn mend_surrogates(mut line: Vec<u8>) -> Vec<u8> {
+    let hex = |b: &[u8]| {
+        std::str::from_utf8(b)
+            .ok()
+            .and_then(|h| u16::from_str_radix(h, 16).ok())
+    };
+    let escape_at = |line: &[u8], i: usize| match line.get(i..i + 6) {
+        Some([b'\\', b'u', rest @ ..]) => hex(rest),
+        _ => None,
+    };
+    let mut i = 0;
+    while i < line.len() {
+        if line[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let lone = match escape_at(&line, i) {
+            Some(0xD800..=0xDBFF) => match escape_at(&line, i + 6) {
+                Some(0xDC00..=0xDFFF) => {
+                    i += 12;
+                    continue;
+                }
+                _ => true,
+            },
+            Some(0xDC00..=0xDFFF) => true,
+            // Another escape: `\\` must not make the next character look escaped.
+            _ => false,
+        };
+        if lone {
+            line[i + 2..i + 6].copy_from_slice(b"fffd");
+            i += 6;
+        } else {
+            i += 2;
+        }
+    }
+    line
 }
 
 impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Watched<R> {
@@ -729,17 +788,41 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Watched<R> {
         cx: &mut std::task::Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
-        if self.ended {
-            // End of input: the lines already read are rmcp's, and then the session ends.
-            return std::task::Poll::Ready(Ok(()));
+        use std::task::Poll;
+        loop {
+            let this = &mut *self;
+            if this.at < this.ready.len() {
+                let n = buf.remaining().min(this.ready.len() - this.at);
+                buf.put_slice(&this.ready[this.at..this.at + n]);
+                this.at += n;
+                if this.at == this.ready.len() {
+                    this.ready.clear();
+                    this.at = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            if this.ended {
+                // End of input: the lines already read are rmcp's, and then the session ends.
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = [0u8; 8192];
+            let mut read = tokio::io::ReadBuf::new(&mut chunk);
+            match std::pin::Pin::new(&mut this.inner).poll_read(cx, &mut read) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                // Stdin closed: a last line without its newline is still a line.
+                Poll::Ready(Ok(())) if read.filled().is_empty() => {
+                    if !this.line.is_empty() {
+                        this.scan(b"\n");
+                    }
+                    this.ended = true;
+                }
+                Poll::Ready(Ok(())) => {
+                    let filled = read.filled().to_vec();
+                    this.scan(&filled);
+                }
+            }
         }
-        let before = buf.filled().len();
-        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
-        if let std::task::Poll::Ready(Ok(())) = &polled {
-            let new = buf.filled()[before..].to_vec();
-            self.scan(&new);
-        }
-        polled
     }
 }
 
@@ -832,6 +915,18 @@ async fn serve_http(server: Server, addr: &str) -> Result<i32, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lone_surrogate_escapes_are_mended_and_pairs_kept() {
+        let mend = |s: &str| String::from_utf8(mend_surrogates(s.as_bytes().to_vec())).unwrap();
+        assert_eq!(mend(r#"{"t":"\ud83d ok"}"#), r#"{"t":"\ufffd ok"}"#);
+        assert_eq!(mend(r#"{"t":"\uD83D\uDE00"}"#), r#"{"t":"\uD83D\uDE00"}"#);
+        assert_eq!(mend(r#"{"t":"\ude00\ud83d"}"#), r#"{"t":"\ufffd\ufffd"}"#);
+        assert_eq!(mend(r#"{"t":"\\ud83d \"\u0041"}"#), r#"{"t":"\\ud83d \"\u0041"}"#);
+        assert_eq!(mend(r#"{"t":"\ud83d"#), r#"{"t":"\ufffd"#);
+        let value: serde_json::Value = serde_json::from_str(&mend(r#"{"t":"\ud83d ok"}"#)).unwrap();
+        assert_eq!(value["t"], "\u{fffd} ok");
+    }
 
     #[test]
     fn only_loopback_origins_pass() {

@@ -1085,6 +1085,53 @@ tools:
     }
 }
 
+/// Half a character, as `JSON.stringify` writes it (a lone surrogate escape: a text cut by
+/// `slice`), reaches the program as U+FFFD: the request is answered, not dropped, and the
+/// session goes on.
+#[test]
+fn a_lone_surrogate_in_the_arguments_is_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("catalog.yaml");
+    std::fs::write(
+        &small,
+        r#"version: 1
+product: {name: demo, version: 0.1.0, description: d}
+toolsets: {all: {tools: [echo]}}
+targets: {mcp: {toolset: all}}
+tools:
+  - name: echo
+    description: Echo.
+    params: {text: {type: string, required: true}}
+    steps: [{program: echo, run: ["{text}"]}]
+"#,
+    )
+    .unwrap();
+    let env = vec![("PATH", std::env::var("PATH").unwrap())];
+    for client in clients(dir.path(), env) {
+        // The arguments as the client parses them (JavaScript strings hold lone surrogates, which
+        // serde_json's `Value` cannot): half an emoji, then a word.
+        let target = [
+            OsStr::new("--call"),
+            OsStr::new("echo"),
+            OsStr::new(r#"{"text": "\ud83d ok"}"#),
+            OsStr::new("--"),
+            OsStr::new(IXGEN),
+            OsStr::new("serve"),
+            OsStr::new("--catalog"),
+            small.as_os_str(),
+        ];
+        let v = json_of(client.run(None, &target), client.script);
+        let call = parts(&v).1;
+        assert!(!is_error(call), "{}: {call}", client.script);
+        assert_eq!(
+            call_text(call),
+            "## echo: \u{fffd} ok\n\n\u{fffd} ok",
+            "{}",
+            client.script
+        );
+    }
+}
+
 /// The steps fixture (`tests/fixtures/steps/catalog.yaml`) served to the SDK client: a failed
 /// call is `isError` with its text, a file comes back as printed (no heading, not trimmed), the
 /// `rg`-else-`grep` records are listed, and git runs in the folder a step names.
