@@ -572,8 +572,9 @@ impl<'a> Checker<'a> {
         if let Err(e) = &parsed
             && !paths_only
         {
+            let at = super::template_place(text, Some(e.offset));
             self.diags
-                .err("bad-template", path, e.message.clone(), super::STEP_DATA_HELP);
+                .push(super::template_fault("bad-template", path, at, e.message.clone()).help(super::STEP_DATA_HELP));
         }
         let t = parsed.ok()?;
         for var in t
