@@ -608,6 +608,51 @@ fn renames_are_a_removal_and_an_addition_unless_the_catalog_says_renamed_from() 
     assert!(r["findings"][0]["message"].as_str().unwrap().contains("`name_glob`"));
 }
 
+/// A number written another way (`10` → `10.0`) is the same value for every host: no finding,
+/// in a parameter's default or a `default` rule; another value still is one.
+#[test]
+fn a_number_written_another_way_is_no_change() {
+    let base = diff_base().replace("type: integer, default: 10,", "type: number, default: 10,");
+    let rule = "    rules:\n      - default: {limit: 20}\n        when: {param: kind, equals: class}\n";
+    let base = base.replacen(
+        "    runtime: {method: POST",
+        &format!("{rule}    runtime: {{method: POST"),
+        1,
+    );
+    assert!(base.contains("default: {limit: 20}") && base.contains("type: number, default: 10,"));
+    let tmp = tempfile::tempdir().unwrap();
+    let before = tmp.path().join("before.yaml");
+    std::fs::write(&before, &base).unwrap();
+    let after = tmp.path().join("after.yaml");
+    let findings = |text: &str| {
+        std::fs::write(&after, text).unwrap();
+        let (code, out, err) = diff(&after, before.to_str().unwrap(), &["--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let report: Value = serde_json::from_str(&out).unwrap();
+        let rules: Vec<String> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect();
+        rules
+    };
+    let same = base
+        .replace("default: 10,", "default: 10.0,")
+        .replace("{limit: 20}", "{limit: 2.0e1}");
+    assert_eq!(findings(&same), Vec::<String>::new());
+    assert_eq!(
+        findings(&base.replace("default: 10,", "default: 10.5,")),
+        ["default-changed"]
+    );
+    // A rule is compared whole: the old one goes, the new one comes, both `default-changed`.
+    let rule_changed = findings(&base.replace("{limit: 20}", "{limit: 20.5}"));
+    assert!(
+        !rule_changed.is_empty() && rule_changed.iter().all(|r| r == "default-changed"),
+        "{rule_changed:?}"
+    );
+}
+
 #[test]
 fn findings_point_at_the_changed_line_in_both_catalogs() {
     let (_, r) = json_of("enum-value-removed", &[]);

@@ -465,6 +465,29 @@ fn json(v: &impl serde::Serialize) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
+/// Whether two JSON values are the same value: numbers compare by value (`10` and `10.0` are
+/// the same number to JSON Schema, zod and the runtimes), everything else as `==` does.
+pub fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (a, b) {
+        // The reader refuses integers past 2^53, so every catalog number is exact as an f64.
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// [`same_json`] of two serializable values (a rule, a default).
+pub fn same<T: Serialize>(a: &T, b: &T) -> bool {
+    match (serde_json::to_value(a), serde_json::to_value(b)) {
+        (Ok(a), Ok(b)) => same_json(&a, &b),
+        _ => false,
+    }
+}
+
 /// The names of the fields that differ, as (name, on the old side, on the new side, equal):
 /// first those the old side has, then those only the new side has (the order of the serialized
 /// spec, which messages have always used).

@@ -4,7 +4,7 @@
 //! the walk's visitor gives every hit the rule whose detector made it (so this file depends on
 //! the comparison, and only the table on the detectors).
 
-use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text, opt};
+use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text, opt, same};
 use super::{Msg, Surface, labels};
 use crate::hosts::SurfaceKind;
 use crate::model::{Access, Param, Server};
@@ -468,7 +468,7 @@ pub fn pattern(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
 /// A parameter's default, or a `default` rule across parameters added or removed.
 pub fn default_changed(d: &mut Diff, n: &Node) -> Option<()> {
     if let Some(pc) = param(n) {
-        let (a, b) = pc.same_type().filter(|(a, b)| a.default != b.default)?;
+        let (a, b) = pc.same_type().filter(|(a, b)| !same(&a.default, &b.default))?;
         let show = |v: &Option<Box<serde_json::Value>>| v.as_ref().map_or("none".to_string(), |v| v.to_string());
         let text = "the default of parameter {} of {}: {} → {}";
         let (a, b) = (show(&a.default), show(&b.default));
@@ -699,7 +699,11 @@ pub fn cross_rules(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
     let p = runs(n)?;
     let (ra, rb) = (&p.old.spec.rules, &p.new.spec.rules);
     for (added, from, other) in [(true, rb, ra), (false, ra, rb)] {
-        for (i, r) in from.iter().enumerate().filter(|(_, r)| !other.contains(r)) {
+        for (i, r) in from
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| !other.iter().any(|o| same(o, *r)))
+        {
             let kind = match r {
                 SpecRule::Default { .. } => "default",
                 SpecRule::Require { .. } => "require",
