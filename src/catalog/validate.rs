@@ -469,6 +469,9 @@ impl<'a> Validator<'a> {
 
     fn tools(&mut self) {
         let mut names: HashMap<&str, usize> = HashMap::new();
+        // `diff` matches an old tool to the one that names it in `renamed_from`: two that name
+        // the same one leave it no answer.
+        let mut renames: HashMap<&str, usize> = HashMap::new();
         let budget = self.cat.lint.description_budget;
         for (i, tool) in self.cat.tools.iter().enumerate() {
             let path = format!("tools[{i}]");
@@ -486,6 +489,19 @@ impl<'a> Validator<'a> {
                     format!("{path}.name"),
                     format!("tool `{}` is defined twice", tool.name),
                     format!("the first definition is tools[{first}]; rename or remove one"),
+                );
+            }
+            if let Some(old) = &tool.renamed_from
+                && let Some(first) = renames.insert(old, i)
+            {
+                self.diags.err(
+                    "duplicate-rename",
+                    format!("{path}.renamed_from"),
+                    format!(
+                        "tool `{}` and tool `{}` (tools[{first}]) are both `renamed_from: {old}`",
+                        tool.name, self.cat.tools[first].name
+                    ),
+                    format!("one tool took the place of `{old}`: keep `renamed_from` on that one and remove it from the other"),
                 );
             }
             let len = tool.description.chars().count();
