@@ -653,6 +653,69 @@ fn a_number_written_another_way_is_no_change() {
     );
 }
 
+/// A message that shows a before and an after shows them differently, or says what changed
+/// besides them: a change used to read "runs `demo explain {symbol}` instead of `demo explain
+/// {symbol}`" when it was in something the command line did not show.
+#[test]
+fn a_message_never_shows_the_same_before_and_after() {
+    let base = diff_base();
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let messages = |before: &str, after: &str| -> Vec<String> {
+        let (b, a) = (write("before.yaml", before), write("after.yaml", after));
+        let (code, out, err) = diff(&a, b.to_str().unwrap(), &["--format", "json", "--allow-breaking"]);
+        assert_eq!(code, 0, "{err}");
+        let report: Value = serde_json::from_str(&out).unwrap();
+        let findings = report["findings"].as_array().unwrap();
+        findings
+            .iter()
+            .map(|f| f["message"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let explain = "run: [explain, \"{symbol}\"]";
+    let cases: [(&str, &str, &str, &str); 5] = [
+        (
+            "  args: [mcp]",
+            "  args: [mcp, --stdio]",
+            "  args: [\"mcp --stdio\"]",
+            "the MCP hosts launch the server as `demo 'mcp --stdio'` instead of `demo mcp --stdio`",
+        ),
+        (
+            explain,
+            explain,
+            "run: [explain, \"{{symbol}}\"]",
+            "`lookup` runs `demo explain {{symbol}}` instead of `demo explain {symbol}`",
+        ),
+        (
+            explain,
+            explain,
+            "run: [explain, \"{symbol|code}\"]",
+            "`lookup` runs `demo explain {symbol|code}` instead of `demo explain {symbol}`: the same command and options, with other values",
+        ),
+        (
+            explain,
+            explain,
+            "run: [explain, \"{symbol}\"]\n        stdin: \"{symbol}\"",
+            "`lookup` runs `demo explain {symbol}` with a changed `stdin`: the same command and options, with other values",
+        ),
+        (
+            "status: remaining}",
+            "status: remaining}",
+            "status: open}",
+            "`task_add` runs `store_append ralph.{session}.task` with a changed `meta`",
+        ),
+    ];
+    for (from, old, new, want) in cases {
+        assert_eq!(base.matches(from).count(), 1, "{from}");
+        let got = messages(&base.replace(from, old), &base.replace(from, new));
+        assert_eq!(got, [want], "{old} → {new}");
+    }
+}
+
 #[test]
 fn findings_point_at_the_changed_line_in_both_catalogs() {
     let (_, r) = json_of("enum-value-removed", &[]);
