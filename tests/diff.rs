@@ -651,6 +651,16 @@ fn a_number_written_another_way_is_no_change() {
         !rule_changed.is_empty() && rule_changed.iter().all(|r| r == "default-changed"),
         "{rule_changed:?}"
     );
+    // A step's condition on a number.
+    let condition = ("when: {step: find, failed: false}", "when: {param: limit, equals: 5}");
+    assert_eq!(base.matches(condition.0).count(), 1);
+    let base = base.replace(condition.0, condition.1);
+    std::fs::write(&before, &base).unwrap();
+    assert_eq!(
+        findings(&base.replace("equals: 5}", "equals: 5.0}")),
+        Vec::<String>::new()
+    );
+    assert_eq!(findings(&base.replace("equals: 5}", "equals: 6}")), ["step-changed"]);
 }
 
 /// A message that shows a before and an after shows them differently, or says what changed

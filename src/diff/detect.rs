@@ -567,13 +567,15 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
         );
         d.push(Some(p.name()), &p.exec, msg, at);
     }
-    if p.steps.exec_changed() || (sa == sb && a.parallel == b.parallel) {
+    // Numbers by value: a condition's `equals: 5` is `equals: 5.0`.
+    let same_steps = same(sa, sb);
+    if p.steps.exec_changed() || (same_steps && a.parallel == b.parallel) {
         return None;
     }
     let first = sa
         .iter()
         .zip(sb)
-        .position(|(x, y)| x != y)
+        .position(|(x, y)| !same(x, y))
         .unwrap_or(sa.len().min(sb.len()));
     let expr = |steps: &[SpecStep]| match steps.get(first).map(|s| &s.exec) {
         Some(SpecExec::Compute { expr }) => Some(expr.clone()),
@@ -581,8 +583,8 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
     };
     let step = format!("step {} of {{}}", first + 1);
     let msg = match (expr(sa), expr(sb)) {
-        _ if sa == sb && b.parallel => Msg::of("the steps of {} now run concurrently", &[p.name()]),
-        _ if sa == sb => Msg::of("the steps of {} now run one after another", &[p.name()]),
+        _ if same_steps && b.parallel => Msg::of("the steps of {} now run concurrently", &[p.name()]),
+        _ if same_steps => Msg::of("the steps of {} now run one after another", &[p.name()]),
         (Some(x), Some(y)) if x != y && sa.len() == sb.len() => {
             Msg::of(&format!("{step} computes {{}} instead of {{}}"), &[p.name(), &y, &x])
         }
@@ -593,7 +595,7 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
             &[p.name()],
         ),
     };
-    let key = if sa == sb {
+    let key = if same_steps {
         "parallel".to_string()
     } else {
         format!("steps[{first}]")
