@@ -242,9 +242,12 @@ fn replayed(
     let manifest: output::Manifest = serde_json::from_slice(&manifest_bytes).ok()?;
     // A killed run's temp files are the full path's to remove (and report). A run that writes
     // removes the record before it stages anything (`output::write`), so with the record in
-    // place only a killed replay can have left one: beside a per-run file.
+    // place a killed run can have left one in two places only: beside a per-run file (a
+    // replay), or beside the record (a run that changed no file, killed while it saved its
+    // record over this one), which is also where a dry run finds it.
     let per_run = jobs.iter().filter(|(f, _)| f.template.is_some());
-    let folders: std::collections::BTreeSet<RelPath> = per_run.map(|(_, r)| r.parent()).collect();
+    let mut folders: std::collections::BTreeSet<RelPath> = per_run.map(|(_, r)| r.parent()).collect();
+    folders.insert(output::record_rel().parent());
     if !output::stale_temps(out, &folders).is_empty() {
         return None;
     }

@@ -608,6 +608,124 @@ fn renames_are_a_removal_and_an_addition_unless_the_catalog_says_renamed_from() 
     assert!(r["findings"][0]["message"].as_str().unwrap().contains("`name_glob`"));
 }
 
+/// A number written another way (`10` → `10.0`) is the same value for every host: no finding,
+/// in a parameter's default or a `default` rule; another value still is one.
+#[test]
+fn a_number_written_another_way_is_no_change() {
+    let base = diff_base().replace("type: integer, default: 10,", "type: number, default: 10,");
+    let rule = "    rules:\n      - default: {limit: 20}\n        when: {param: kind, equals: class}\n";
+    let base = base.replacen(
+        "    runtime: {method: POST",
+        &format!("{rule}    runtime: {{method: POST"),
+        1,
+    );
+    assert!(base.contains("default: {limit: 20}") && base.contains("type: number, default: 10,"));
+    let tmp = tempfile::tempdir().unwrap();
+    let before = tmp.path().join("before.yaml");
+    std::fs::write(&before, &base).unwrap();
+    let after = tmp.path().join("after.yaml");
+    let findings = |text: &str| {
+        std::fs::write(&after, text).unwrap();
+        let (code, out, err) = diff(&after, before.to_str().unwrap(), &["--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let report: Value = serde_json::from_str(&out).unwrap();
+        let rules: Vec<String> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect();
+        rules
+    };
+    let same = base
+        .replace("default: 10,", "default: 10.0,")
+        .replace("{limit: 20}", "{limit: 2.0e1}");
+    assert_eq!(findings(&same), Vec::<String>::new());
+    assert_eq!(
+        findings(&base.replace("default: 10,", "default: 10.5,")),
+        ["default-changed"]
+    );
+    // A rule is compared whole: the old one goes, the new one comes, both `default-changed`.
+    let rule_changed = findings(&base.replace("{limit: 20}", "{limit: 20.5}"));
+    assert!(
+        !rule_changed.is_empty() && rule_changed.iter().all(|r| r == "default-changed"),
+        "{rule_changed:?}"
+    );
+    // A step's condition on a number.
+    let condition = ("when: {step: find, failed: false}", "when: {param: limit, equals: 5}");
+    assert_eq!(base.matches(condition.0).count(), 1);
+    let base = base.replace(condition.0, condition.1);
+    std::fs::write(&before, &base).unwrap();
+    assert_eq!(
+        findings(&base.replace("equals: 5}", "equals: 5.0}")),
+        Vec::<String>::new()
+    );
+    assert_eq!(findings(&base.replace("equals: 5}", "equals: 6}")), ["step-changed"]);
+}
+
+/// A message that shows a before and an after shows them differently, or says what changed
+/// besides them: a change used to read "runs `demo explain {symbol}` instead of `demo explain
+/// {symbol}`" when it was in something the command line did not show.
+#[test]
+fn a_message_never_shows_the_same_before_and_after() {
+    let base = diff_base();
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let messages = |before: &str, after: &str| -> Vec<String> {
+        let (b, a) = (write("before.yaml", before), write("after.yaml", after));
+        let (code, out, err) = diff(&a, b.to_str().unwrap(), &["--format", "json", "--allow-breaking"]);
+        assert_eq!(code, 0, "{err}");
+        let report: Value = serde_json::from_str(&out).unwrap();
+        let findings = report["findings"].as_array().unwrap();
+        findings
+            .iter()
+            .map(|f| f["message"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let explain = "run: [explain, \"{symbol}\"]";
+    let cases: [(&str, &str, &str, &str); 5] = [
+        (
+            "  args: [mcp]",
+            "  args: [mcp, --stdio]",
+            "  args: [\"mcp --stdio\"]",
+            "the MCP hosts launch the server as `demo 'mcp --stdio'` instead of `demo mcp --stdio`",
+        ),
+        (
+            explain,
+            explain,
+            "run: [explain, \"{{symbol}}\"]",
+            "`lookup` runs `demo explain {{symbol}}` instead of `demo explain {symbol}`",
+        ),
+        (
+            explain,
+            explain,
+            "run: [explain, \"{symbol|code}\"]",
+            "`lookup` runs `demo explain {symbol|code}` instead of `demo explain {symbol}`: the same command and options, with other values",
+        ),
+        (
+            explain,
+            explain,
+            "run: [explain, \"{symbol}\"]\n        stdin: \"{symbol}\"",
+            "`lookup` runs `demo explain {symbol}` with a changed `stdin`: the same command and options, with other values",
+        ),
+        (
+            "status: remaining}",
+            "status: remaining}",
+            "status: open}",
+            "`task_add` runs `store_append ralph.{session}.task` with a changed `meta`",
+        ),
+    ];
+    for (from, old, new, want) in cases {
+        assert_eq!(base.matches(from).count(), 1, "{from}");
+        let got = messages(&base.replace(from, old), &base.replace(from, new));
+        assert_eq!(got, [want], "{old} → {new}");
+    }
+}
+
 #[test]
 fn findings_point_at_the_changed_line_in_both_catalogs() {
     let (_, r) = json_of("enum-value-removed", &[]);

@@ -90,6 +90,61 @@ fn a_catalog_large_enough_for_the_other_allocator_generates_and_checks_clean() {
     assert_eq!(listing["tools"].as_array().unwrap().len(), 1_000);
 }
 
+/// A catalog whose tools all share (by a YAML alias) one long description: `n` tools make an
+/// MCP tools list of about `n` × 40 KB.
+fn aliased_catalog(n: usize) -> String {
+    let names: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+    let mut y = format!(
+        "version: 1\nproduct: {{name: big, version: 1.0.0, description: Big}}\ncli: {{binary: big}}\n\
+         server: {{name: big, command: big, toolset: all}}\n\
+         lint: {{description_budget: 100000000, toolset_budget: 1000000000}}\n\
+         toolsets:\n  all:\n    tools: [{}]\ntargets:\n  mcp: {{toolset: all}}\ntools:\n",
+        names.join(", ")
+    );
+    y += &format!(
+        "  - {{name: t0, description: &d {}, steps: [{{run: [a]}}]}}\n",
+        "x".repeat(40_000)
+    );
+    for i in 1..n {
+        y += &format!("  - {{name: t{i}, description: *d, steps: [{{run: [a]}}]}}\n");
+    }
+    y
+}
+
+/// A file ixgen would write over the 64 MiB it ever reads back is refused before anything is
+/// written (exit 2, naming it, its size and the limit); it used to be written, and every later
+/// run then refused to read it.
+#[test]
+fn a_file_too_large_to_read_back_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (small, big) = (dir.path().join("small.yaml"), dir.path().join("big.yaml"));
+    std::fs::write(&small, aliased_catalog(10)).unwrap();
+    std::fs::write(&big, aliased_catalog(1_700)).unwrap();
+    let out = dir.path().join("out");
+    let refused = |args: &[&str]| {
+        let run = ixgen(&out).arg("--catalog").arg(&big).args(args).assert().code(2);
+        let stderr = String::from_utf8_lossy(&run.get_output().stderr).into_owned();
+        assert!(stderr.contains("mcp/tools.json` would be"), "{stderr}");
+        assert!(stderr.contains("bytes, over the limit of 64 MiB"), "{stderr}");
+        assert!(stderr.contains("help:"), "{stderr}");
+    };
+    // A first run (the file is rendered as it is written), and a dry run.
+    refused(&["generate"]);
+    assert!(!out.exists(), "nothing may be written");
+    refused(&["generate", "--dry-run"]);
+    // Over a smaller output (the file is rendered when it is compared): left as it was.
+    ixgen(&out)
+        .arg("--catalog")
+        .arg(&small)
+        .arg("generate")
+        .assert()
+        .success();
+    let before = tree(&out);
+    refused(&["generate"]);
+    assert_eq!(tree(&out), before);
+    ixgen(&out).arg("--catalog").arg(&small).arg("check").assert().code(0);
+}
+
 #[test]
 fn a_changed_file_makes_check_exit_1_with_a_unified_diff() {
     let dir = tempfile::tempdir().unwrap();

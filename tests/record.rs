@@ -387,6 +387,34 @@ fn a_killed_replays_temp_file_is_still_removed() {
     assert!(!temp.exists());
 }
 
+#[test]
+fn a_temp_file_of_a_killed_record_save_is_removed_as_the_dry_run_says() {
+    let (_tmp, catalog, out) = work();
+    ixgen(&out, Some(&catalog), &GENERATE).ok();
+    // What a run that changed no file leaves when it is killed while it saves its record
+    // (through a temp file beside it): the last record, still valid, and the temp file.
+    let temp = out.join(".ixgen/.ixgen-Rec0rd.tmp");
+    std::fs::write(&temp, "half a record").unwrap();
+    let dry = ixgen(&out, Some(&catalog), &["generate", "--format", "json", "--dry-run"]).ok();
+    assert!(
+        dry.stderr.contains("would remove `.ixgen/.ixgen-Rec0rd.tmp`"),
+        "{}",
+        dry.stderr
+    );
+    assert!(temp.exists());
+    // The real run does what the dry run said: the full path, which removes it.
+    let run = ixgen(&out, Some(&catalog), &GENERATE).ok();
+    assert!(!run.replayed());
+    assert!(
+        run.stderr.contains("removed `.ixgen/.ixgen-Rec0rd.tmp`"),
+        "{}",
+        run.stderr
+    );
+    assert!(!temp.exists());
+    // And the fast path is back for the next run.
+    assert!(ixgen(&out, Some(&catalog), &GENERATE).ok().replayed());
+}
+
 #[cfg(unix)]
 #[test]
 fn a_symlink_in_place_of_a_file_is_refused_on_the_replayed_path_too() {

@@ -323,15 +323,47 @@ pub fn locate(diags: &mut [Diagnostic], text: &str) {
 
 /// Where a place inside a string value is in the file, from where the value's text starts (the
 /// reader's position: the first character of a plain scalar, the quote of a quoted one, the
-/// first line of a block scalar's text). A block scalar (`|`) keeps its lines, indented by its
-/// first line's indentation; a flow scalar is one line here (YAML folds its line breaks), so
-/// escapes inside quotes, which are not undone, can put the column a little off.
+/// first line of a block scalar's content). A literal block (`|`) keeps its lines: the text's
+/// line n is the n-th line after the indicator's, indented as the block. Any other scalar of
+/// several lines folds its line breaks (`>`, quoted, plain), so only a place on its first line
+/// is known exactly: anywhere else the value's start stands for it. Escapes inside quotes,
+/// which are not undone, can put the column a little off.
 fn inside(text: &str, (vline, vcol): (usize, usize), line: usize, col: usize) -> (usize, usize) {
-    let first = text.lines().nth(vline - 1).unwrap_or("");
-    // A value that starts its line is a block scalar's text, which no quote opens.
-    let block = first.chars().take(vcol - 1).all(char::is_whitespace);
+    let start = text.split_inclusive('\n').take(vline - 1).map(str::len).sum::<usize>();
+    let first = text[start..].lines().next().unwrap_or("");
+    // A block scalar's content starts its line, after the line that ends with its indicator:
+    // the last one before it that is not blank (the content may start with blank lines).
+    let blank = text[..start].lines().rev().take_while(|l| l.trim().is_empty()).count();
+    let indicator = text[..start].lines().rev().nth(blank).and_then(block_indicator);
+    let block = indicator.is_some() && first.chars().take(vcol - 1).all(char::is_whitespace);
+    if block && indicator == Some('|') {
+        return (vline - blank - 1 + line, vcol + col - 1);
+    }
+    // No quote opens a block scalar's content.
     let quoted = !block && first.chars().nth(vcol - 1).is_some_and(|c| c == '"' || c == '\'');
-    (vline + line - 1, vcol + col - 1 + usize::from(quoted))
+    let at = (vline, vcol + col - 1 + usize::from(quoted));
+    let on_first_line = line == 1 && at.1 <= first.chars().count() + 1;
+    // A folded block's leading blank lines are its first line of text.
+    let folded_exactly = !block || blank == 0;
+    if on_first_line && folded_exactly {
+        at
+    } else {
+        (vline, vcol)
+    }
+}
+
+/// The indicator (`|` or `>`) a line ends with when a block scalar starts after it
+/// (`stdin: |`, `- >-`, `run: |2 # why`).
+fn block_indicator(line: &str) -> Option<char> {
+    // Without a comment: a `#` after a space or tab.
+    let code = match line.match_indices('#').find(|(i, _)| line[..*i].ends_with([' ', '\t'])) {
+        Some((i, _)) => &line[..i],
+        None => line,
+    };
+    let token = code.trim_end().rsplit([' ', '\t']).next()?;
+    let mut chars = token.chars();
+    let indicator = chars.next().filter(|c| matches!(c, '|' | '>'))?;
+    chars.all(|c| matches!(c, '-' | '+' | '1'..='9')).then_some(indicator)
 }
 
 /// An error at a line and column of the text (one the reader found, located already).
@@ -398,6 +430,33 @@ mod tests {
             Err(Error::Catalog { diagnostics, .. }) => diagnostics.iter().map(|d| (d.code, d.pos)).collect(),
             Err(e) => panic!("{e}"),
         }
+    }
+
+    /// A place inside a value's text, from the reader's position of the value: exact in a
+    /// literal block whatever its first lines, and the value's start where folding hides it.
+    #[test]
+    fn a_place_inside_a_value_is_on_its_own_line_or_at_the_values_start() {
+        let at = |text: &str, line, col| {
+            let path = if text.starts_with("a:\n  - ") { "a[0]" } else { "a" };
+            let v = yaml::Located::new(text).find(path).expect("a value at `a`").value;
+            inside(text, (v.line as usize, v.col as usize), line, col)
+        };
+        // Literal: line n of the text is the n-th line after the indicator.
+        assert_eq!(at("a: |\n  one\n  two {x\n", 2, 5), (3, 7));
+        assert_eq!(at("a: |-  # why\n\n  one\n    two\n", 3, 3), (4, 5));
+        assert_eq!(at("k: 1\na: |2\n    one\n  two\n", 2, 1), (4, 3));
+        assert_eq!(at("a:\n  - |\n    one\n    two\n", 2, 2), (4, 6));
+        // Folded, quoted or plain over several lines: exact on the first line only.
+        assert_eq!(at("a: >\n  one\n  two\n", 1, 2), (2, 4));
+        assert_eq!(at("a: >\n  one\n  two\n", 1, 6), (2, 3));
+        assert_eq!(at("a: >\n  one\n\n  two\n", 2, 1), (2, 3));
+        assert_eq!(at("a: \"one\n  two\"\n", 1, 2), (1, 6));
+        assert_eq!(at("a: \"one\n  two\"\n", 1, 6), (1, 4));
+        assert_eq!(at("a: \"one\\ntwo\"\n", 2, 1), (1, 4));
+        assert_eq!(at("a:\n  plain\n  more\n", 1, 3), (2, 5));
+        assert_eq!(at("a:\n  plain\n  more\n", 1, 8), (2, 3));
+        // A quoted string on its own line is no block.
+        assert_eq!(at("a:\n  \"one two\"\n", 1, 2), (2, 5));
     }
 
     #[test]

@@ -469,6 +469,9 @@ impl<'a> Validator<'a> {
 
     fn tools(&mut self) {
         let mut names: HashMap<&str, usize> = HashMap::new();
+        // `diff` matches an old tool to the one that names it in `renamed_from`: two that name
+        // the same one leave it no answer.
+        let mut renames: HashMap<&str, usize> = HashMap::new();
         let budget = self.cat.lint.description_budget;
         for (i, tool) in self.cat.tools.iter().enumerate() {
             let path = format!("tools[{i}]");
@@ -486,6 +489,19 @@ impl<'a> Validator<'a> {
                     format!("{path}.name"),
                     format!("tool `{}` is defined twice", tool.name),
                     format!("the first definition is tools[{first}]; rename or remove one"),
+                );
+            }
+            if let Some(old) = &tool.renamed_from
+                && let Some(first) = renames.insert(old, i)
+            {
+                self.diags.err(
+                    "duplicate-rename",
+                    format!("{path}.renamed_from"),
+                    format!(
+                        "tool `{}` and tool `{}` (tools[{first}]) are both `renamed_from: {old}`",
+                        tool.name, self.cat.tools[first].name
+                    ),
+                    format!("one tool took the place of `{old}`: keep `renamed_from` on that one and remove it from the other"),
                 );
             }
             let len = tool.description.chars().count();
@@ -510,8 +526,7 @@ impl<'a> Validator<'a> {
 
     fn toolsets(&mut self) {
         let names: Vec<&String> = self.cat.tools.iter().map(|t| &t.name).collect();
-        let by_name: HashMap<&str, &Tool> = self.cat.tools.iter().map(|t| (t.name.as_str(), &**t)).collect();
-        let budget = self.cat.lint.toolset_budget;
+        let known: HashSet<&str> = names.iter().map(|n| n.as_str()).collect();
         for (set, ts) in &self.cat.toolsets {
             let path = format!("toolsets.{set}");
             if !is_identifier(&set.replace('-', "_")) {
@@ -522,19 +537,17 @@ impl<'a> Validator<'a> {
                     "use lowercase letters, digits, `_` and `-`",
                 );
             }
+            // The toolset's budget is checked on the model (`hosts::check`), over the tools the
+            // catalog's filters let through.
             let mut seen = HashSet::new();
-            let mut total = 0;
             for (i, t) in ts.tools.iter().enumerate() {
-                match by_name.get(t.as_str()) {
-                    // An unsupported tool reaches no host, so no session pays for it.
-                    Some(tool) if tool.unsupported.is_some() => {}
-                    Some(tool) => total += tool.description.chars().count(),
-                    None => self.diags.err(
+                if !known.contains(t.as_str()) {
+                    self.diags.err(
                         "unknown-tool",
                         format!("{path}.tools[{i}]"),
                         format!("toolset `{set}` names no tool `{t}`"),
                         hint_for(t, &names, "define the tool under `tools`"),
-                    ),
+                    );
                 }
                 if !seen.insert(t) {
                     self.diags.err(
@@ -544,9 +557,6 @@ impl<'a> Validator<'a> {
                         "remove the repeat",
                     );
                 }
-            }
-            if total > budget {
-                self.diags.push(Diagnostic::warning("toolset-budget", &path, format!("the descriptions of toolset `{set}` add up to {total} characters, over the budget of {budget}")).at_key().help("shorten descriptions, or raise `lint.toolset_budget`"));
             }
         }
     }
@@ -673,20 +683,6 @@ mod tests {
                 );
             }
         }
-    }
-
-    /// An unsupported tool reaches no host: its description costs no session's context.
-    #[test]
-    fn the_toolset_budget_leaves_unsupported_tools_out() {
-        let codes = |unsupported: &str| -> Vec<&'static str> {
-            let text = format!(
-                "version: 1\nproduct: {{name: demo, version: 1.0.0, description: d}}\nlint: {{toolset_budget: 10}}\ntoolsets: {{main: {{tools: [a, b]}}}}\ntools:\n  - {{name: a, description: AAAA, steps: [{{run: [a]}}]}}\n  - {{name: b, description: a long description of the tool{unsupported}}}\n"
-            );
-            let loaded = crate::catalog::load_text("b.yaml", text.as_bytes()).unwrap();
-            validate(&loaded.catalog).iter().map(|d| d.code).collect()
-        };
-        assert_eq!(codes(", steps: [{run: [b]}]"), ["toolset-budget"]);
-        assert!(codes(", unsupported: needs a model").is_empty());
     }
 
     /// An integer's bounds and a length are whole numbers (a length is never negative); a

@@ -13,7 +13,7 @@ use super::{Loc, Msg, Surface};
 use crate::diagnostic::Diagnostic;
 use crate::hosts::SurfaceKind;
 use crate::model::{Param, SpecArg, SpecExec, SpecParam, SpecStep, ToolModel};
-use crate::template::{Part, Template};
+use crate::template::{Fmt, Part, Template};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
@@ -425,14 +425,29 @@ fn cli_signature(e: &SpecExec) -> Option<(Option<&str>, Vec<Word<'_>>)> {
     Some((program.as_deref(), words))
 }
 
-/// A template as text, variables as `{name}`.
+/// A template as the catalog writes it: variables as `{name}` or `{name|fmt}`, literal braces
+/// doubled, so that two templates that differ never read the same (`{{x}}` is not `{x}`).
 pub fn template_text(t: &Template) -> String {
     t.0.iter()
         .map(|p| match p {
-            Part::Text(s) => s.clone(),
-            Part::Var(n) | Part::Fmt(n, _) => format!("{{{n}}}"),
+            Part::Text(s) => literal_text(s),
+            Part::Var(n) => format!("{{{n}}}"),
+            Part::Fmt(n, f) => {
+                let f = match f {
+                    Fmt::Code => "code",
+                    Fmt::Upper => "upper",
+                    Fmt::Count => "count",
+                    Fmt::Sum => "sum",
+                };
+                format!("{{{n}|{f}}}")
+            }
         })
         .collect()
+}
+
+/// Literal text as a template writes it: its braces doubled.
+fn literal_text(s: &str) -> String {
+    s.replace('{', "{{").replace('}', "}}")
 }
 
 /// A step's command for messages: `ix locate {symbol} [--kind {kind}]`, or its kind and topic.
@@ -443,10 +458,10 @@ pub fn exec_text(e: &SpecExec) -> String {
             let mut words = vec![program.as_deref().unwrap_or("?").to_string()];
             for a in argv {
                 words.push(match a {
-                    SpecArg::Lit(s) => s.clone(),
+                    SpecArg::Lit(s) => literal_text(s),
                     SpecArg::Tpl(t) => template_text(t),
                     SpecArg::Opt { opt, value } => format!("[{opt} {}]", template_text(value)),
-                    SpecArg::Flag { flag, .. } => format!("[{flag}]"),
+                    SpecArg::Flag { flag, if_param } => format!("[{flag} if {{{if_param}}}]"),
                     SpecArg::Spread { spread } => format!("{{{spread}…}}"),
                     SpecArg::Json { .. } | SpecArg::File { .. } => json(a),
                 });
@@ -460,9 +475,45 @@ pub fn exec_text(e: &SpecExec) -> String {
     }
 }
 
+/// The fields two values differ in, by their serialized names (a step's `kind` among them):
+/// what a message names when what it shows of both sides reads the same (a step that runs the
+/// same command line with another `stdin`).
+pub fn fields_changed(a: &impl Serialize, b: &impl Serialize) -> Vec<String> {
+    let (Ok(serde_json::Value::Object(x)), Ok(serde_json::Value::Object(y))) =
+        (serde_json::to_value(a), serde_json::to_value(b))
+    else {
+        return Vec::new();
+    };
+    let keys = x.keys().chain(y.keys().filter(|k| !x.contains_key(*k)));
+    keys.filter(|k| x.get(*k) != y.get(*k)).cloned().collect()
+}
+
 /// A spec value as compact JSON, for messages.
 fn json(v: &impl serde::Serialize) -> String {
     serde_json::to_string(v).unwrap_or_default()
+}
+
+/// Whether two JSON values are the same value: numbers compare by value (`10` and `10.0` are
+/// the same number to JSON Schema, zod and the runtimes), everything else as `==` does.
+pub fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (a, b) {
+        // The reader refuses integers past 2^53, so every catalog number is exact as an f64.
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// [`same_json`] of two serializable values (a rule, a default).
+pub fn same<T: Serialize>(a: &T, b: &T) -> bool {
+    match (serde_json::to_value(a), serde_json::to_value(b)) {
+        (Ok(a), Ok(b)) => same_json(&a, &b),
+        _ => false,
+    }
 }
 
 /// The names of the fields that differ, as (name, on the old side, on the new side, equal):

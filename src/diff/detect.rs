@@ -4,7 +4,7 @@
 //! the walk's visitor gives every hit the rule whose detector made it (so this file depends on
 //! the comparison, and only the table on the detectors).
 
-use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text, opt};
+use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text, fields_changed, opt, same};
 use super::{Msg, Surface, labels};
 use crate::hosts::SurfaceKind;
 use crate::model::{Access, Param, Server};
@@ -102,13 +102,16 @@ pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
     } else {
         return None;
     };
-    let line = |s: &Server, args: &[String]| [std::slice::from_ref(&s.command), args].concat().join(" ");
-    let (now, was) = (line(b, args_b), line(a, args_a));
-    let msg = Msg::of("the MCP hosts launch the server as {}", &[&now]);
-    let msg = match now == was {
-        true => msg.t(" with other filter flags"),
-        false => msg.t(" instead of ").c(was),
+    // Each word as a shell shows it: `["mcp --stdio"]` is not `[mcp, --stdio]`.
+    let line = |s: &Server, args: &[String]| {
+        let words = std::iter::once(&s.command).chain(args);
+        words
+            .map(|w| crate::escape::shell_word(w))
+            .collect::<Vec<_>>()
+            .join(" ")
     };
+    let (now, was) = (line(b, args_b), line(a, args_a));
+    let msg = Msg::of("the MCP hosts launch the server as {} instead of {}", &[&now, &was]);
     let at = At::both(format!("server.{key}"), format!("server.{key}"));
     d.push(None, &launched, msg, at);
     Some(())
@@ -468,7 +471,7 @@ pub fn pattern(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
 /// A parameter's default, or a `default` rule across parameters added or removed.
 pub fn default_changed(d: &mut Diff, n: &Node) -> Option<()> {
     if let Some(pc) = param(n) {
-        let (a, b) = pc.same_type().filter(|(a, b)| a.default != b.default)?;
+        let (a, b) = pc.same_type().filter(|(a, b)| !same(&a.default, &b.default))?;
         let show = |v: &Option<Box<serde_json::Value>>| v.as_ref().map_or("none".to_string(), |v| v.to_string());
         let text = "the default of parameter {} of {}: {} → {}";
         let (a, b) = (show(&a.default), show(&b.default));
@@ -552,8 +555,7 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let (a, b) = (&p.old.spec, &p.new.spec);
     let (sa, sb) = (&a.steps, &b.steps);
     if let Some(&(i, j)) = p.steps.same_interface.first() {
-        let (is, was) = (exec_text(&sb[j].exec), exec_text(&sa[i].exec));
-        let mut msg = Msg::of("{} runs {} instead of {}", &[p.name(), &is, &was]);
+        let mut msg = runs_instead(p.name(), &sa[i].exec, &sb[j].exec);
         let more = p.steps.same_interface.len() - 1;
         if more > 0 {
             msg = msg.t(format!(" (and {more} more such change(s))"));
@@ -565,13 +567,15 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
         );
         d.push(Some(p.name()), &p.exec, msg, at);
     }
-    if p.steps.exec_changed() || (sa == sb && a.parallel == b.parallel) {
+    // Numbers by value: a condition's `equals: 5` is `equals: 5.0`.
+    let same_steps = same(sa, sb);
+    if p.steps.exec_changed() || (same_steps && a.parallel == b.parallel) {
         return None;
     }
     let first = sa
         .iter()
         .zip(sb)
-        .position(|(x, y)| x != y)
+        .position(|(x, y)| !same(x, y))
         .unwrap_or(sa.len().min(sb.len()));
     let expr = |steps: &[SpecStep]| match steps.get(first).map(|s| &s.exec) {
         Some(SpecExec::Compute { expr }) => Some(expr.clone()),
@@ -579,8 +583,8 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
     };
     let step = format!("step {} of {{}}", first + 1);
     let msg = match (expr(sa), expr(sb)) {
-        _ if sa == sb && b.parallel => Msg::of("the steps of {} now run concurrently", &[p.name()]),
-        _ if sa == sb => Msg::of("the steps of {} now run one after another", &[p.name()]),
+        _ if same_steps && b.parallel => Msg::of("the steps of {} now run concurrently", &[p.name()]),
+        _ if same_steps => Msg::of("the steps of {} now run one after another", &[p.name()]),
         (Some(x), Some(y)) if x != y && sa.len() == sb.len() => {
             Msg::of(&format!("{step} computes {{}} instead of {{}}"), &[p.name(), &y, &x])
         }
@@ -591,12 +595,22 @@ pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
             &[p.name()],
         ),
     };
-    let key = if sa == sb {
+    let key = if same_steps {
         "parallel".to_string()
     } else {
         format!("steps[{first}]")
     };
     d.tool(p, &p.exec, msg, &key)
+}
+
+/// "`tool` runs `new` instead of `old`", or, when the two read the same (what changed is not
+/// in the command line: `stdin`, `ok_exit`, a store step's `meta`), which of its fields changed.
+fn runs_instead(tool: &str, old: &SpecExec, new: &SpecExec) -> Msg {
+    let (is, was) = (exec_text(new), exec_text(old));
+    match is == was {
+        true => Msg::of("{} runs {} with a changed ", &[tool, &is]).codes(fields_changed(old, new)),
+        false => Msg::of("{} runs {} instead of {}", &[tool, &is, &was]),
+    }
 }
 
 /// Steps whose command is gone or new: CLI commands (`cli`), or store and signal steps.
@@ -611,7 +625,7 @@ pub fn commands(d: &mut Diff, n: &Node, cli: bool) -> Option<()> {
     let a: Vec<String> = ai.iter().map(|&j| exec_text(&sb[j].exec)).collect();
     let msg = match (&r[..], &a[..]) {
         ([], []) => return None,
-        ([was], [is]) => Msg::of("{} runs {} instead of {}", &[p.name(), is, was]),
+        ([_], [_]) => runs_instead(p.name(), &sa[ri[0]].exec, &sb[ai[0]].exec),
         ([], _) => Msg::of("{} now also runs ", &[p.name()]).codes(&a),
         (_, []) => Msg::of("{} no longer runs ", &[p.name()]).codes(&r),
         _ => Msg::of("{} no longer runs ", &[p.name()])
@@ -699,7 +713,11 @@ pub fn cross_rules(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
     let p = runs(n)?;
     let (ra, rb) = (&p.old.spec.rules, &p.new.spec.rules);
     for (added, from, other) in [(true, rb, ra), (false, ra, rb)] {
-        for (i, r) in from.iter().enumerate().filter(|(_, r)| !other.contains(r)) {
+        for (i, r) in from
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| !other.iter().any(|o| same(o, *r)))
+        {
             let kind = match r {
                 SpecRule::Default { .. } => "default",
                 SpecRule::Require { .. } => "require",

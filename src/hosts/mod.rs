@@ -309,7 +309,31 @@ pub fn check(model: &mut Model) -> Vec<Diagnostic> {
         }
     }
     diags.extend(unpassed_filters(model));
+    diags.extend(toolset_budgets(model));
     diags
+}
+
+/// A toolset whose tools' descriptions together are over `lint.toolset_budget`: counted over
+/// the tools the hosts get ([`Model::toolset`]: the catalog's filters applied, `unsupported`
+/// tools left out), which is what every session pays for.
+fn toolset_budgets(model: &Model) -> Vec<Diagnostic> {
+    // A catalog tier no tool has is refused when a run resolves its filters; here, unfiltered.
+    let filter = Filter::resolve(model, false, &[], &[], None).map_or_else(|_| Filter::default(), |(f, _)| f);
+    let budget = model.lint.toolset_budget;
+    (model.toolsets.keys())
+        .filter_map(|set| {
+            let tools = model.toolset(set, &filter);
+            let total: usize = tools.iter().map(|t| t.description.chars().count()).sum();
+            (total > budget).then(|| {
+                let message = format!(
+                    "the descriptions of toolset `{set}` add up to {total} characters, over the budget of {budget}"
+                );
+                Diagnostic::warning("toolset-budget", format!("toolsets.{set}"), message)
+                    .at_key()
+                    .help("shorten descriptions, or raise `lint.toolset_budget`")
+            })
+        })
+        .collect()
 }
 
 /// The catalog's filters leave tools of the server's toolset out, but the server has no flag
@@ -698,6 +722,29 @@ impl<C: ServerConfigHost> Host for C {
 
 #[cfg(test)]
 mod tests {
+    /// The toolset budget counts the tools the hosts get: an unsupported tool reaches no host,
+    /// and one the catalog's filters leave out reaches none either, so neither costs a
+    /// session's context.
+    #[test]
+    fn the_toolset_budget_counts_only_the_tools_the_hosts_get() {
+        let codes = |filters: &str, b: &str| -> Vec<&'static str> {
+            let text = format!(
+                "version: 1\nproduct: {{name: demo, version: 1.0.0, description: d}}\ncli: {{binary: demo}}\nlint: {{toolset_budget: 10}}\n{filters}toolsets: {{main: {{tools: [a, b]}}}}\ntargets: {{opencode: {{toolset: main}}}}\ntools:\n  - {{name: a, description: AAAA, steps: [{{run: [a]}}]}}\n  - {{name: b, description: a long description of the tool{b}}}\n"
+            );
+            let loaded = crate::catalog::load_text("b.yaml", text.as_bytes()).unwrap();
+            let lowered = crate::model::lower(loaded, "b.yaml", super::check).unwrap();
+            let warnings = lowered.warnings.iter().map(|d| d.code);
+            warnings.filter(|&c| c == "toolset-budget").collect()
+        };
+        let runs = ", steps: [{run: [b]}]";
+        assert_eq!(codes("", runs), ["toolset-budget"]);
+        assert!(codes("", ", unsupported: needs a model").is_empty());
+        assert!(codes("filters: {disable: [b]}\n", runs).is_empty());
+        assert!(codes("filters: {enable: [a]}\n", runs).is_empty());
+        assert!(codes("filters: {read_only: true}\n", &format!(", access: write{runs}")).is_empty());
+        assert_eq!(codes("filters: {disable: [a]}\n", runs), ["toolset-budget"]);
+    }
+
     /// Loading a catalog parses each enabled host's settings once, into the model, where the
     /// host gets them typed; a host the catalog does not enable has none.
     #[test]

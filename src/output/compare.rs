@@ -4,7 +4,7 @@
 //! It reads only; it must not write, stage or remove anything. `check` and `generate` share it,
 //! so a check reports exactly what a write would do.
 
-use super::fs::{OutDir, open_rel, read_rel};
+use super::fs::{OutDir, check_size, open_rel, read_rel};
 use super::manifest::{
     Manifest, ManifestEntry, MergedKey, Shape, content_hash, manifest_bytes, manifest_path, read_manifest,
 };
@@ -290,6 +290,7 @@ pub(super) fn compare_one(
                     let mut file = opened.take().map(|(file, _)| std::io::BufReader::new(file));
                     let mut sink = Compared::new(file.as_mut().map(|f| f as &mut dyn Read));
                     render(&mut sink)?;
+                    check_size(out, rel, sink.len)?;
                     let (hash, same) = sink.finish();
                     if existed && !same {
                         old = dir.read(rel)?;
@@ -306,6 +307,7 @@ pub(super) fn compare_one(
                 }
                 Content::JsonMerge(_) => return Err(Error::internal("a merged file reached the owned branch")),
             };
+            check_size(out, rel, bytes.len() as u64)?;
             let same = streamed
                 .as_ref()
                 .map_or(old.as_deref() == Some(bytes.as_slice()), |s| s.1);
@@ -416,6 +418,8 @@ pub(super) struct Compared<'o> {
     same: bool,
     /// The old bytes to compare a write with, reused.
     scratch: Vec<u8>,
+    /// How many bytes were written.
+    len: u64,
 }
 
 impl<'o> Compared<'o> {
@@ -425,6 +429,7 @@ impl<'o> Compared<'o> {
             same: old.is_some(),
             old,
             scratch: Vec::new(),
+            len: 0,
         }
     }
 
@@ -443,6 +448,7 @@ impl<'o> Compared<'o> {
 impl Write for Compared<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.hasher.update(buf);
+        self.len += buf.len() as u64;
         if self.same
             && let Some(old) = self.old.as_mut()
         {

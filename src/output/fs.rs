@@ -13,8 +13,27 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Largest file ixgen reads back from the output folder (a generated file, a shared config,
-/// the manifest). Far above anything it writes; it bounds the memory an attacker's tree costs.
+/// the manifest). It bounds the memory an attacker's tree costs; a file ixgen would write over
+/// it is refused before anything is written ([`check_size`]), since every later run would
+/// refuse to read it back.
 pub(super) const MAX_READ: u64 = 64 << 20;
+
+/// Refuses a file of `len` bytes that ixgen would write at `rel`, when it is over [`MAX_READ`]:
+/// ixgen could never read it back (a catalog whose aliases repeat a long description in
+/// thousands of tools renders one).
+pub(super) fn check_size(out: &Path, rel: &RelPath, len: u64) -> Result<(), Error> {
+    if len <= MAX_READ {
+        return Ok(());
+    }
+    Err(Error::usage(
+        format!(
+            "`{}` would be {len} bytes, over the limit of {} MiB of a file ixgen writes (and reads back)",
+            shown(out, rel),
+            MAX_READ >> 20
+        ),
+        "shorten the descriptions and schemas of the toolset's tools, or split them into several toolsets; nothing was written",
+    ))
+}
 
 /// Why a path through a symlink is refused.
 const SYMLINK: &str = "it is a symlink, and ixgen never follows one below --out";

@@ -201,7 +201,8 @@ pub(crate) fn manifest_path() -> RelPath {
 
 /// The run record's path (`crate::record`). A write removes the record before it stages
 /// anything, so that a record on disk means the last writing run finished: a replay then
-/// looks for a killed run's temp files only beside the per-run files it writes itself.
+/// looks for a killed run's temp files only beside the per-run files it writes itself and
+/// beside the record (a run that changed nothing, killed while it saved its record).
 pub(crate) fn record_rel() -> RelPath {
     RelPath::state("run.json")
 }

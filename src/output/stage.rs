@@ -4,7 +4,7 @@
 //! It must not give any file its final name: [`super::commit`] renames staged files, and
 //! [`super::create`] names new ones.
 
-use super::fs::resolve;
+use super::fs::{check_size, resolve};
 use super::manifest::{Manifest, content_hash};
 use super::{Change, io_error, shown};
 use crate::error::Error;
@@ -20,6 +20,8 @@ pub(super) struct Hashed<'f> {
     file: &'f mut std::fs::File,
     hasher: blake3::Hasher,
     error: Option<std::io::Error>,
+    /// How many bytes were written.
+    len: u64,
 }
 
 impl Write for Hashed<'_> {
@@ -27,6 +29,7 @@ impl Write for Hashed<'_> {
         match self.file.write_all(buf) {
             Ok(()) => {
                 self.hasher.update(buf);
+                self.len += buf.len() as u64;
                 Ok(buf.len())
             }
             Err(e) => {
@@ -171,12 +174,15 @@ pub(super) fn write_change(
                 file,
                 hasher: blake3::Hasher::new(),
                 error: None,
+                len: 0,
             };
             let rendered = render(&mut sink);
             if let Some(e) = sink.error.take() {
                 return Err(io_error("write", shown(out, &c.path))(e));
             }
             rendered?;
+            // A file the compare did not render is measured here, before it gets its name.
+            check_size(out, &c.path, sink.len)?;
             let hash = sink.hasher.finalize().to_hex();
             return match expected {
                 Some(expected) => same_as_compared(c, &hash, expected).map(|()| None),
@@ -202,6 +208,7 @@ pub(super) fn write_change(
             &rendered
         }
     };
+    check_size(out, &c.path, bytes.len() as u64)?;
     file.write_all(bytes).map_err(io_error("write", shown(out, &c.path)))?;
     Ok(first)
 }

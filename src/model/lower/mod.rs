@@ -21,7 +21,7 @@ use crate::diagnostic::{Diagnostic, Report, Severity, hint_for};
 use crate::error::Error;
 use crate::escape::one_line;
 use crate::spec::*;
-use crate::template::{Part, Template, is_identifier};
+use crate::template::{Part, Template, is_identifier, line_col, placeholder_offset};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -933,7 +933,7 @@ impl<'a> Lower<'a> {
                 format!("`{key}` needs {a} parameter, `{name}` is not one"),
                 format!("point it at {a} parameter"),
             ),
-            None => self.unknown_var(&format!("{path}.{key}"), name, scope),
+            None => self.unknown_var(&format!("{path}.{key}"), name, None, scope),
         }
         false
     }
@@ -1145,7 +1145,11 @@ impl<'a> Lower<'a> {
     /// may name.
     fn parse(&mut self, path: &str, text: &str, help: &str) -> Option<Template> {
         Template::parse(text)
-            .map_err(|e| self.diags.err("bad-template", path, e.message, help))
+            .map_err(|e| {
+                let at = template_place(text, Some(e.offset));
+                self.diags
+                    .push(template_fault("bad-template", path, at, e.message).help(help));
+            })
             .ok()
     }
 
@@ -1156,7 +1160,8 @@ impl<'a> Lower<'a> {
         // Paths into step data (`{locate.resolvedTarget.name}`) are checked by `render::Checker`.
         for var in t.vars().filter(|v| !v.contains('.')) {
             if !scope.params.contains_key(var) && !self.cat.context.contains_key(var) && !scope.extra.contains(&var) {
-                self.unknown_var(path, var, scope);
+                let at = template_place(text, placeholder_offset(text, var));
+                self.unknown_var(path, var, at, scope);
             }
         }
         self.clean_since(mark).map(|()| t)
@@ -1173,7 +1178,8 @@ impl<'a> Lower<'a> {
         optional(text, |t| self.template(&format!("{path}.{key}"), t, scope))
     }
 
-    fn unknown_var(&mut self, path: &str, var: &str, scope: &Scope) {
+    /// `at`: where the placeholder is in the template's text ([`template_place`]).
+    fn unknown_var(&mut self, path: &str, var: &str, at: Option<(usize, usize)>, scope: &Scope) {
         let context = self.cat.context.keys().map(String::as_str);
         let mut known: Vec<&str> = scope.params.keys().chain(scope.extra).copied().chain(context).collect();
         known.sort();
@@ -1197,12 +1203,9 @@ impl<'a> Lower<'a> {
                 known.join(", ")
             ),
         };
-        self.diags.err(
-            "undeclared-placeholder",
-            path,
-            format!("`{{{var}}}` refers to no parameter or context variable"),
-            help,
-        );
+        let message = format!("`{{{var}}}` refers to no parameter or context variable");
+        self.diags
+            .push(template_fault("undeclared-placeholder", path, at, message).help(help));
     }
 
     /// Lowers a catalog JSON template: a string that is exactly `"{name}"` keeps the variable's
@@ -1241,6 +1244,28 @@ impl<'a> Lower<'a> {
             }
             other => Some(JsonT::Lit(other.clone())),
         }
+    }
+}
+
+/// Where a fault at byte `offset` of a template's text is reported: a template of several
+/// lines (a block scalar, `stdin: |`) at the fault's own line and column, which the catalog's
+/// reader maps back to the file; one of a single line at its whole value (`None`), which the
+/// diagnostic underlines.
+pub(super) fn template_place(text: &str, offset: Option<usize>) -> Option<(usize, usize)> {
+    text.contains('\n').then_some(())?;
+    Some(line_col(text, offset?))
+}
+
+/// A diagnostic about a template at `path`: inside its text at `at`, or at the whole value.
+pub(super) fn template_fault(
+    code: &'static str,
+    path: &str,
+    at: Option<(usize, usize)>,
+    message: impl Into<String>,
+) -> Diagnostic {
+    match at {
+        Some((line, col)) => Diagnostic::inside(code, path, line, col, message),
+        None => Diagnostic::error(code, path, message),
     }
 }
 

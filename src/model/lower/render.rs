@@ -10,9 +10,9 @@
 
 use super::{Report, all, optional};
 use crate::catalog::{Arg, Block, Catalog, Cond, Limit, Param, ParamType, RichValue, Shape, Step, Tool, Value_};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Place};
 use crate::spec::{JsonT, SpecBlock, SpecCond, SpecField, SpecMark, SpecValue};
-use crate::template::Template;
+use crate::template::{Template, placeholder_offset};
 use indexmap::IndexMap;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -572,15 +572,24 @@ impl<'a> Checker<'a> {
         if let Err(e) = &parsed
             && !paths_only
         {
+            let at = super::template_place(text, Some(e.offset));
             self.diags
-                .err("bad-template", path, e.message.clone(), super::STEP_DATA_HELP);
+                .push(super::template_fault("bad-template", path, at, e.message.clone()).help(super::STEP_DATA_HELP));
         }
         let t = parsed.ok()?;
         for var in t
             .vars()
             .filter(|v| !paths_only || v.contains('.') || scope.steps.contains_key(v))
         {
+            let mark = self.diags.len();
             self.resolve(path, var, scope);
+            // What `resolve` found about this placeholder is shown where it is in the template
+            // (the line of a block scalar that holds it), as a bad or undeclared one is.
+            if let Some((line, col)) = super::template_place(text, placeholder_offset(text, var)) {
+                for d in self.diags[mark..].iter_mut().filter(|d| d.path == path) {
+                    d.place = Place::Inside { line, col };
+                }
+            }
         }
         Some(t)
     }
