@@ -686,6 +686,14 @@ impl App {
         for n in &outcome.notes {
             eprintln!("note: {}", escape::terminal(n));
         }
+        // Drift that only a forced `generate` brings up to date: an edit ixgen will not replace
+        // or remove otherwise, or a file it does not own.
+        let forced: Vec<&crate::paths::RelPath> = outcome.changed().filter(|c| c.forced).map(|c| &c.path).collect();
+        for path in &forced {
+            eprintln!(
+                "note: `{path}` holds changes ixgen did not write (or is not ixgen's); `generate` replaces them only with --force"
+            );
+        }
         let drift = output::drift(&outcome);
         let out = &self.cli.out;
         // What brings the output up to date: this command line, as `generate` (built only for
@@ -694,8 +702,8 @@ impl App {
             String::new()
         } else {
             let mut words = crate::cli::generate_for_check(&self.cli.args);
-            // Another product's folder: `generate` refuses it without `--force`.
-            if outcome.other_product.is_some() {
+            // Another product's folder, or an edit: `generate` refuses them without `--force`.
+            if outcome.other_product.is_some() || !forced.is_empty() {
                 let at = words
                     .iter()
                     .position(|w| w == "generate")
@@ -762,21 +770,29 @@ fn report_github(e: &Error) {
     };
     match e {
         Error::Catalog { file, diagnostics } => {
+            // Annotated on the file when it is one in the checkout; an older catalog read from
+            // git (`diff --against main`: `main:tools.yaml`) or the embedded one is not, and its
+            // place goes into the message instead.
+            let in_tree = std::path::Path::new(&file.name).is_file();
             for d in diagnostics {
                 let kind = if d.severity == Severity::Error {
                     "error"
                 } else {
                     "warning"
                 };
-                let at = d
-                    .pos
-                    .map(|(line, col)| format!(",line={line},col={col}"))
-                    .unwrap_or_default();
+                let (props, message) = match (in_tree, d.pos) {
+                    (true, Some((line, col))) => {
+                        let name = escape::gh_property(&file.name);
+                        (format!("file={name},line={line},col={col},"), d.message.clone())
+                    }
+                    (true, None) => (format!("file={},", escape::gh_property(&file.name)), d.message.clone()),
+                    (false, Some((line, col))) => (String::new(), format!("{}:{line}:{col}: {}", file.name, d.message)),
+                    (false, None) => (String::new(), format!("{}: {}", file.name, d.message)),
+                };
                 println!(
-                    "::{kind} file={}{at},title=ixgen {}::{}",
-                    escape::gh_property(&file.name),
+                    "::{kind} {props}title=ixgen {}::{}",
                     escape::gh_property(d.code),
-                    with_help(&d.message, d.help.as_deref())
+                    with_help(&message, d.help.as_deref())
                 );
             }
         }

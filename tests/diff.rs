@@ -1019,6 +1019,26 @@ fn git(dir: &Path, args: &[&str]) {
     );
 }
 
+/// An older catalog read from git that is broken is annotated without a file (`HEAD:…` is none
+/// GitHub can place, and its lines are the old revision's): its name and place are in the message.
+#[test]
+fn a_broken_catalog_at_a_git_ref_is_annotated_without_a_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path();
+    let cat = repo.join("catalog.yaml");
+    git(repo, &["init", "-q"]);
+    std::fs::copy("tests/fixtures/broken/unknown-key.yaml", &cat).unwrap();
+    git(repo, &["add", "."]);
+    git(repo, &["commit", "-qm", "broken"]);
+    std::fs::copy("tests/fixtures/minimal/catalog.yaml", &cat).unwrap();
+    let (code, out, _) = diff(&cat, "HEAD", &["--format", "github"]);
+    assert_eq!(code, 2);
+    assert!(
+        out.starts_with("::error title=ixgen unknown-key::HEAD:") && out.contains("catalog.yaml:35:60: "),
+        "{out}"
+    );
+}
+
 #[test]
 fn reads_the_catalog_at_a_git_ref_and_at_a_tag() {
     let tmp = tempfile::tempdir().unwrap();

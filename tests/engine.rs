@@ -402,7 +402,14 @@ fn a_dropped_target_s_key_leaves_the_shared_file() {
         assert!(stderr.contains("--force"), "{stderr}");
         assert_eq!(std::fs::read_to_string(&cfg).unwrap(), edited);
     }
-    run(&with, &["check"]).assert().code(1);
+    // `check` reports it, and the `generate` it suggests is one that will do it: with --force.
+    let checked = run(&with, &["check"]).assert().code(1);
+    let stderr = String::from_utf8_lossy(&checked.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("note: `.cursor/mcp.json` holds changes ixgen did not write")
+            && stderr.contains("generate --force"),
+        "{stderr}"
+    );
     run(&without, &["generate", "--force"]).assert().success();
     assert_eq!(servers(), ["mine"]);
 }

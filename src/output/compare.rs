@@ -149,6 +149,7 @@ pub(super) fn compare_files(
                 return Err(entry.refusal(shown(out, &rel), true));
             }
             changes.push(Change {
+                forced: !entry.matches(&old),
                 old: Some(old),
                 ..Change::new(rel, Action::Remove)
             });
@@ -226,7 +227,7 @@ fn take_out_keys(
             .as_ref()
             .and_then(|c| c.new.clone())
             .unwrap_or_else(|| disk.clone());
-        let Some(new) = remove_keys(&base, &stale, force, &rel)? else {
+        let Some((new, edited)) = remove_keys(&base, &stale, force, &rel)? else {
             continue;
         };
         let hash = Some(content_hash(&new));
@@ -234,11 +235,13 @@ fn take_out_keys(
             Some(c) => {
                 c.action = Action::Update;
                 c.hash = c.hash.as_ref().and(hash);
+                c.forced |= edited;
                 (c.new, c.old) = (Some(new), Some(disk));
             }
             None => changes.push(Change {
                 new: Some(new),
                 old: Some(disk),
+                forced: edited,
                 ..Change::new(rel, Action::Update)
             }),
         }
@@ -283,6 +286,7 @@ pub(super) fn compare_one(
         };
         return Ok((change, None));
     }
+    let mut forced = false;
     let (new, entry, hash, same) = match &f.content {
         Content::Owned(_) | Content::Deferred(_) | Content::Streamed(_) => {
             let (bytes, streamed) = match &f.content {
@@ -315,7 +319,6 @@ pub(super) fn compare_one(
             let shape = f.template.as_ref().map(Shape::of);
             if let Some(old_bytes) = &old
                 && !same
-                && !force
             {
                 // A per-run file that is this run's template filled with other values is ixgen's
                 // whatever the manifest says (one written before entries carried a shape).
@@ -324,18 +327,22 @@ pub(super) fn compare_one(
                     path: shown(out, rel),
                     what: f.foreign.clone(),
                 };
-                match recorded {
-                    Some(e) if fits || e.matches(old_bytes) => {}
+                let refused = match recorded {
+                    Some(e) if fits || e.matches(old_bytes) => None,
                     // A per-run file that no longer says ixgen generated it was put there by
                     // someone else (a loop's own file).
-                    Some(_) if f.template.is_some() && !has_marker(old_bytes) => return Err(not_owned()),
+                    Some(_) if f.template.is_some() && !has_marker(old_bytes) => Some(not_owned()),
                     // Owned, but the bytes are not what ixgen wrote: someone edited it (or it is
                     // listed without anything that proves the bytes are ixgen's).
-                    Some(e) => return Err(e.refusal(shown(out, rel), false)),
+                    Some(e) => Some(e.refusal(shown(out, rel), false)),
                     // Not in the manifest: only a file that says it is generated is taken over
                     // (a tree whose manifest was lost still regenerates).
-                    None if !has_marker(old_bytes) && !fits => return Err(not_owned()),
-                    None => {}
+                    None if !has_marker(old_bytes) && !fits => Some(not_owned()),
+                    None => None,
+                };
+                match refused {
+                    Some(e) if !force => return Err(e),
+                    refused => forced = refused.is_some(),
                 }
             }
             // Hashed every time, never taken over from the manifest: a wrong recorded hash
@@ -365,21 +372,23 @@ pub(super) fn compare_one(
             // The hash of the value ixgen set at a key before: a value edited since is not
             // overwritten without --force.
             let recorded = |key: &[String]| {
-                let keys = old_manifest.keys.get(rel.as_str()).filter(|_| !force)?;
+                let keys = old_manifest.keys.get(rel.as_str())?;
                 keys.iter().find(|k| k.key == key).map(|k| k.blake3.as_str())
             };
-            let merge = |old: Option<&[u8]>| -> Result<Vec<u8>, Error> {
-                let mut bytes = merge_json(old, pointer, value, skeleton, rel, recorded(pointer))?;
+            let merge = |old: Option<&[u8]>| -> Result<(Vec<u8>, bool), Error> {
+                let (mut bytes, mut edited) = merge_json(old, pointer, value, skeleton, rel, recorded(pointer), force)?;
                 for (_, p, v) in more {
-                    bytes = merge_json(Some(&bytes), p, v, skeleton, rel, recorded(p))?;
+                    let (next, e) = merge_json(Some(&bytes), p, v, skeleton, rel, recorded(p), force)?;
+                    (bytes, edited) = (next, edited || e);
                 }
-                Ok(bytes)
+                Ok((bytes, edited))
             };
-            let bytes = merge(old.as_deref())?;
+            let (bytes, edited) = merge(old.as_deref())?;
+            forced = edited;
             // The run record may say "this file is done" only if merging into the result
             // changes nothing: then a later run that finds these bytes would leave them.
             let same = old.as_deref() == Some(bytes.as_slice());
-            let stable = same || merge(Some(&bytes))? == bytes;
+            let stable = same || merge(Some(&bytes))?.0 == bytes;
             let hash = stable.then(|| content_hash(&bytes));
             (bytes, None, hash, same)
         }
@@ -403,6 +412,7 @@ pub(super) fn compare_one(
             old,
             hash,
             template: f.template.clone(),
+            forced,
             ..Change::new(rel.clone(), action)
         },
         entry,

@@ -121,8 +121,8 @@ fn parse_shared<'t>(old: &'t [u8], path: &RelPath) -> Result<(&'t str, jsonc_par
 /// Renders a merged JSON file from what is on disk: the user's JSON or JSONC is edited in
 /// place, so only ixgen's key changes and every other byte (comments, formatting, number
 /// spellings, a byte-order mark) stays as the user wrote it. With `recorded` (the hash of the
-/// value ixgen set there before; none with `--force`), a value edited since is refused rather
-/// than overwritten.
+/// value ixgen set there before), a value edited since is refused rather than overwritten, or
+/// with `force` overwritten: the flag returned says so.
 pub(super) fn merge_json(
     old: Option<&[u8]>,
     pointer: &[String],
@@ -130,7 +130,8 @@ pub(super) fn merge_json(
     skeleton: &serde_json::Map<String, serde_json::Value>,
     path: &RelPath,
     recorded: Option<&str>,
-) -> Result<Vec<u8>, Error> {
+    force: bool,
+) -> Result<(Vec<u8>, bool), Error> {
     // A host plans the pointer; an empty one is a bug in that host, not the user's file.
     let Some((last, parents)) = pointer.split_last() else {
         return Err(Error::internal(format!("a merge into `{path}` names no key to set")));
@@ -143,7 +144,7 @@ pub(super) fn merge_json(
         root.insert(pointer[0].clone(), nested);
         let mut text = serde_json::to_string_pretty(&root).expect("a JSON value always serializes");
         text.push('\n');
-        return Ok(text.into_bytes());
+        return Ok((text.into_bytes(), false));
     };
     let (bom, root) = parse_shared(old, path)?;
     let not_object = |at: &[String]| {
@@ -177,33 +178,35 @@ pub(super) fn merge_json(
     match obj.get(last) {
         // The value is already there: the file stays exactly as it is.
         Some(prop) if prop.value().and_then(|v| v.to_serde_value()).as_ref() == Some(value) => {
-            return Ok(old.to_vec());
+            Ok((old.to_vec(), false))
         }
         Some(prop) => {
             let current = prop.value().and_then(|v| v.to_serde_value());
-            if recorded.is_some_and(|h| current.is_none_or(|v| value_hash(&v) != h)) {
+            let edited = recorded.is_some_and(|h| current.is_none_or(|v| value_hash(&v) != h));
+            if edited && !force {
                 return Err(edited_key(path, pointer, false));
             }
-            prop.set_value(cst_value(value))
+            prop.set_value(cst_value(value));
+            Ok((format!("{bom}{root}").into_bytes(), edited))
         }
         None => {
             obj.append(last, cst_value(value));
+            Ok((format!("{bom}{root}").into_bytes(), false))
         }
     }
-    Ok(format!("{bom}{root}").into_bytes())
 }
 
 /// Takes out of a shared file the keys ixgen set there and no longer plans: a key that is gone
 /// already is left alone, and one whose value is not what ixgen set (an edit) is refused
-/// unless `force`. `None` when nothing is taken out.
+/// unless `force` (the flag returned says one was taken out). `None` when nothing is.
 pub(super) fn remove_keys(
     old: &[u8],
     keys: &[&MergedKey],
     force: bool,
     path: &RelPath,
-) -> Result<Option<Vec<u8>>, Error> {
+) -> Result<Option<(Vec<u8>, bool)>, Error> {
     let (bom, root) = parse_shared(old, path)?;
-    let mut removed = false;
+    let (mut removed, mut edited) = (false, false);
     for k in keys {
         let Some((last, parents)) = k.key.split_last() else {
             continue;
@@ -216,13 +219,16 @@ pub(super) fn remove_keys(
             continue;
         };
         let value = prop.value().and_then(|v| v.to_serde_value());
-        if !force && value.is_none_or(|v| value_hash(&v) != k.blake3) {
-            return Err(edited_key(path, &k.key, true));
+        if value.is_none_or(|v| value_hash(&v) != k.blake3) {
+            if !force {
+                return Err(edited_key(path, &k.key, true));
+            }
+            edited = true;
         }
         prop.remove();
         removed = true;
     }
-    Ok(removed.then(|| format!("{bom}{root}").into_bytes()))
+    Ok(removed.then(|| (format!("{bom}{root}").into_bytes(), edited)))
 }
 
 /// A key of a shared file whose value is not the one ixgen set there: an edit, which ixgen
@@ -264,7 +270,9 @@ mod tests {
                 &Default::default(),
                 &rel,
                 None,
+                false,
             )
+            .map(|(bytes, _)| bytes)
         };
         let out = merge(old.as_bytes()).unwrap();
         let text = String::from_utf8(out.clone()).unwrap();
@@ -289,6 +297,7 @@ mod tests {
             &Default::default(),
             &rel,
             None,
+            false,
         );
         assert!(e.unwrap_err().to_string().contains("nested deeper"));
     }

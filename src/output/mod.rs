@@ -97,6 +97,10 @@ pub struct Change {
     pub hash: Option<String>,
     /// A per-run file's template (see [`RunTemplate`]).
     pub template: Option<RunTemplate>,
+    /// Only a forced run may make this change: it replaces or removes an edit (a file, or a key
+    /// of a shared file, changed since ixgen wrote it) or a file ixgen does not own. A forced
+    /// compare (`check`) says so instead of failing.
+    pub forced: bool,
 }
 
 impl Change {
@@ -109,6 +113,7 @@ impl Change {
             old: None,
             hash: None,
             template: None,
+            forced: false,
         }
     }
 }
