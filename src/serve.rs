@@ -180,7 +180,9 @@ fn config_path() -> Option<PathBuf> {
 
 /// The product's controls from the user's config file; none when there is no file or no table.
 /// A file that is not valid is a usage error (exit 2), with its line and column.
-fn user_controls(product: &str, tools: &[&str]) -> Result<UserControls, Error> {
+/// The user's controls for `product`; with `tools`, the file's tool lists are checked against
+/// them (when they are the lists in use: the command line's replace them).
+fn user_controls(product: &str, tools: Option<&[&str]>) -> Result<UserControls, Error> {
     let Some(path) = config_path() else {
         return Ok(UserControls::default());
     };
@@ -209,8 +211,8 @@ fn user_controls(product: &str, tools: &[&str]) -> Result<UserControls, Error> {
     let mut tables: HashMap<String, UserControls> = toml::from_str(&text).map_err(invalid)?;
     let mut lists: HashMap<String, ToolLists> = toml::from_str(&text).map_err(invalid)?;
     let lists = lists.remove(product).unwrap_or_default();
-    if let Some(name) =
-        (lists.enable_tools.iter().chain(&lists.disable_tools)).find(|n| !tools.contains(&n.get_ref().as_str()))
+    if let Some(name) = (lists.enable_tools.iter().chain(&lists.disable_tools))
+        .find(|n| tools.is_some_and(|t| !t.contains(&n.get_ref().as_str())))
     {
         let at = crate::catalog::yaml::Mark::after(&text[..name.span().start.min(text.len())]);
         return Err(Error::usage(
@@ -221,7 +223,11 @@ fn user_controls(product: &str, tools: &[&str]) -> Result<UserControls, Error> {
                 at.col,
                 name.get_ref()
             ),
-            crate::diagnostic::hint_for(name.get_ref(), tools, "run `ixgen list` to see the tool names"),
+            crate::diagnostic::hint_for(
+                name.get_ref(),
+                tools.unwrap_or_default(),
+                "run `ixgen list` to see the tool names",
+            ),
         ));
     }
     Ok(tables.remove(product).unwrap_or_default())
@@ -234,14 +240,15 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
         eprintln!("ixgen serve: warning: {}", w.message);
     }
     let product = model.product.name.clone();
-    let user = user_controls(&product, &model.all_tool_names())?;
     let f = &opts.filters;
+    let from_file = f.enable_tools.is_empty() && f.disable_tools.is_empty();
+    let user = user_controls(&product, from_file.then(|| model.all_tool_names()).as_deref())?;
     let read_only = f.read_only
         || env_flag(&format!("{}_TOOLS_READ_ONLY", env_prefix(&product))).unwrap_or(false)
         || user.read_only;
     // The command line's lists replace the config file's (together: one list can be meant
     // against the other).
-    let (enable, disable) = if f.enable_tools.is_empty() && f.disable_tools.is_empty() {
+    let (enable, disable) = if from_file {
         (&user.enable_tools, &user.disable_tools)
     } else {
         (&f.enable_tools, &f.disable_tools)
@@ -538,7 +545,7 @@ pub fn run(opts: ServeOptions) -> Result<i32, Error> {
     let off = match env_flag(&kill) {
         Some(true) => Some(format!("{kill}; unset it")),
         Some(false) => None,
-        None => (user_controls(&product, &served.model.all_tool_names())?.enabled == Some(false)).then(|| {
+        None => (user_controls(&product, None)?.enabled == Some(false)).then(|| {
             let file = config_path().map(|p| p.display().to_string()).unwrap_or_default();
             format!("`enabled = false` in [{product}] of {file}; remove it or set {kill}=0")
         }),
@@ -590,6 +597,14 @@ async fn stop_on_signal(calls: Arc<Mutex<Vec<Weak<ixgen_runtime::Cancel>>>>) {
     let _ = tokio::signal::ctrl_c().await;
     if let Ok(calls) = calls.lock() {
         calls.iter().filter_map(Weak::upgrade).for_each(|c| c.cancel());
+    }
+    // The calls end once their programs are stopped. Waiting for them (briefly) also stops a
+    // program started just now: it is registered with its call's cancel after it is spawned,
+    // and stopped then.
+    let until = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
+    let running = || calls.lock().is_ok_and(|c| c.iter().any(|w| w.strong_count() > 0));
+    while running() && tokio::time::Instant::now() < until {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     std::process::exit(0);
 }
@@ -725,9 +740,13 @@ impl<R> Watched<R> {
     fn check(&mut self, line: &[u8]) {
         let text = String::from_utf8_lossy(line);
         let text = text.trim_start_matches('\u{feff}').trim();
-        // A JSON object (a message) or array (a batch) is JSON-RPC's to judge, and rmcp's.
-        let value = serde_json::from_str::<serde_json::Value>(text).ok();
-        let rpc = value.as_ref().is_some_and(|v| v.is_object() || v.is_array());
+        // A JSON object (a message) or array (a batch) is JSON-RPC's to judge, and rmcp's. One
+        // nested past serde_json's limit (128) is JSON too (JavaScript reads it): that request
+        // goes unanswered, as rmcp cannot read it either, but the session goes on.
+        let parsed = serde_json::from_str::<serde_json::Value>(text);
+        let too_deep = matches!(&parsed, Err(e) if e.to_string().starts_with("recursion limit exceeded"));
+        let value = parsed.ok();
+        let rpc = too_deep || value.as_ref().is_some_and(|v| v.is_object() || v.is_array());
         if !text.is_empty() && !rpc {
             self.ended = true;
             if let Ok(mut first) = self.not_mcp.lock() {

@@ -568,6 +568,11 @@ fn the_user_config_file_sets_the_controls_and_the_environment_overrides_it() {
         err.contains("serve.toml:3:3: no tool `get_line`") && err.contains("did you mean `get_lines`?"),
         "{err}"
     );
+    // Unless the command line's list replaces the file's: then the file's is not in use.
+    assert_eq!(
+        names(&client(vec![]).stdio(&ipuaro, &["--enable-tools", "get_structure"], None)),
+        ["get_structure"]
+    );
 }
 
 /// `type: path` means the same as in OpenCode: an absolute path inside the project is served
@@ -1130,6 +1135,45 @@ tools:
             client.script
         );
     }
+}
+
+/// A request nested deeper than serde_json reads (128 levels; JavaScript reads it) does not end
+/// the session: the requests after it are answered.
+#[test]
+fn a_deeply_nested_request_does_not_end_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = format!("{}{}", "[".repeat(130), "]".repeat(130));
+    let input = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"git_status","arguments":{{"x":{deep}}}}}}}"#),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#.to_string(),
+    ]
+    .join("\n")
+        + "\n";
+    let mut child = Command::new(IXGEN)
+        .args([
+            OsStr::new("serve"),
+            OsStr::new("--catalog"),
+            catalog("ipuaro").as_os_str(),
+        ])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let answers: Vec<Value> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        answers.iter().any(|a| a["id"] == 2 && a["result"]["tools"].is_array()),
+        "{answers:?}"
+    );
 }
 
 /// The steps fixture (`tests/fixtures/steps/catalog.yaml`) served to the SDK client: a failed
