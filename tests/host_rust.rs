@@ -72,7 +72,8 @@ tools:
 "#;
 
 /// One catalog compiled into the harness: its module name there, its file, the toolset its
-/// rust target gets (the MCP target is set to the same toolset, to compare the schemas).
+/// rust target gets (the MCP target and the server are set to the same toolset, to compare the
+/// schemas and `ixgen serve`'s answers).
 struct Case {
     module: &'static str,
     catalog: PathBuf,
@@ -125,9 +126,18 @@ fn prepared(case: &Case, dir: &Path) -> PathBuf {
     }
     let text = std::fs::read_to_string(&case.catalog).unwrap();
     let mut out = Vec::new();
-    let mut in_targets = false;
+    let (mut in_targets, mut in_server) = (false, false);
     let mut skip_indented = false;
     for line in text.lines() {
+        // `ixgen serve` serves the server's toolset (the one the configs launch it for): the
+        // same toolset too, so that its answers can be compared with the module's.
+        if !line.starts_with(' ') && !line.is_empty() {
+            in_server = line == "server:";
+        }
+        if in_server && line.starts_with("  toolset:") {
+            out.push(format!("  toolset: {}", case.toolset));
+            continue;
+        }
         if skip_indented {
             if line.starts_with("    ") {
                 continue;
