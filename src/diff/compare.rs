@@ -13,7 +13,7 @@ use super::{Loc, Msg, Surface};
 use crate::diagnostic::Diagnostic;
 use crate::hosts::SurfaceKind;
 use crate::model::{Param, SpecArg, SpecExec, SpecParam, SpecStep, ToolModel};
-use crate::template::{Fmt, Part, Template};
+use crate::template::{Part, Template};
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 
@@ -432,15 +432,8 @@ pub fn template_text(t: &Template) -> String {
         .map(|p| match p {
             Part::Text(s) => literal_text(s),
             Part::Var(n) => format!("{{{n}}}"),
-            Part::Fmt(n, f) => {
-                let f = match f {
-                    Fmt::Code => "code",
-                    Fmt::Upper => "upper",
-                    Fmt::Count => "count",
-                    Fmt::Sum => "sum",
-                };
-                format!("{{{n}|{f}}}")
-            }
+            // A format's `Debug` is its name.
+            Part::Fmt(n, f) => format!("{{{n}|{}}}", format!("{f:?}").to_lowercase()),
         })
         .collect()
 }
