@@ -74,13 +74,9 @@ pub enum Level {
 }
 
 impl Level {
-    pub fn id(self) -> &'static str {
-        match self {
-            Level::None => "none",
-            Level::Patch => "patch",
-            Level::Minor => "minor",
-            Level::Major => "major",
-        }
+    /// The level's name, as JSON writes it (its `Debug`, in lower case).
+    pub fn id(self) -> String {
+        format!("{self:?}").to_lowercase()
     }
 }
 
