@@ -8,7 +8,7 @@ use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text, fiel
 use super::{Msg, Surface, labels};
 use crate::hosts::SurfaceKind;
 use crate::model::{Access, Param, Server};
-use crate::model::{ExecSpec, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRule, SpecRuntime};
+use crate::model::{ExecSpec, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRuntime};
 use crate::model::{SpecStep, SpecType, ToolModel};
 use crate::template::Template;
 use std::collections::{BTreeSet, HashSet};
@@ -658,14 +658,8 @@ pub fn route_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let p = runs(n)?;
     let msg = match (&p.old.spec.runtime, &p.new.spec.runtime) {
         (Some(x), Some(y)) if x.method == y.method && x.path == y.path && x != y => {
-            let keys = changed(&[
-                opt("url_env", &x.url_env, &y.url_env),
-                opt("default_url", &x.default_url, &y.default_url),
-                opt("timeout_ms", &x.timeout_ms, &y.timeout_ms),
-                opt("body", &x.body, &y.body),
-                opt("markdown_field", &x.markdown_field, &y.markdown_field),
-                ("json", x.json, y.json, x.json == y.json),
-            ]);
+            // The method and path are the same: what differs is among the others.
+            let keys = fields_changed(x, y);
             Msg::of("the runtime route {} of {} changed its ", &[&route(y), p.name()]).codes(keys)
         }
         (None, Some(y)) => Msg::of(
@@ -718,13 +712,9 @@ pub fn cross_rules(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
             .enumerate()
             .filter(|(_, r)| !other.iter().any(|o| same(o, *r)))
         {
-            let kind = match r {
-                SpecRule::Default { .. } => "default",
-                SpecRule::Require { .. } => "require",
-                SpecRule::Forbid { .. } => "forbid",
-                SpecRule::Compare { .. } => "compare",
-            };
-            let change = match (kind, added) {
+            // A rule's kind is its serialized tag.
+            let kind = serde_json::to_value(r).ok()?["rule"].as_str()?.to_string();
+            let change = match (kind.as_str(), added) {
                 ("default", _) => Delta::Changed,
                 (_, true) => Delta::Added,
                 (_, false) => Delta::Removed,
@@ -734,11 +724,11 @@ pub fn cross_rules(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
             }
             let (msg, at) = match added {
                 true => (
-                    Msg::of("{} has a new {} rule", &[p.name(), kind]),
+                    Msg::of("{} has a new {} rule", &[p.name(), &kind]),
                     At::added(format!("{}.rules[{i}]", p.new.path)),
                 ),
                 false => (
-                    Msg::of("a {} rule of {} was removed", &[kind, p.name()]),
+                    Msg::of("a {} rule of {} was removed", &[&kind, p.name()]),
                     At::gone(format!("{}.rules[{i}]", p.old.path), p.new.path.clone()),
                 ),
             };
