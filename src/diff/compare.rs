@@ -508,17 +508,3 @@ pub fn same<T: Serialize>(a: &T, b: &T) -> bool {
         _ => false,
     }
 }
-
-/// The names of the fields that differ, as (name, on the old side, on the new side, equal):
-/// first those the old side has, then those only the new side has (the order of the serialized
-/// spec, which messages have always used).
-pub fn changed(fields: &[(&'static str, bool, bool, bool)]) -> Vec<&'static str> {
-    let had = fields.iter().filter(|(_, a, _, eq)| *a && !eq);
-    let new = fields.iter().filter(|(_, a, b, _)| !a && *b);
-    had.chain(new).map(|f| f.0).collect()
-}
-
-/// An optional field for [`changed`]: its name, whether each side has it, and whether they are equal.
-pub fn opt<T: PartialEq>(name: &'static str, a: &Option<T>, b: &Option<T>) -> (&'static str, bool, bool, bool) {
-    (name, a.is_some(), b.is_some(), a == b)
-}

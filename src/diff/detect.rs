@@ -4,11 +4,11 @@
 //! the walk's visitor gives every hit the rule whose detector made it (so this file depends on
 //! the comparison, and only the table on the detectors).
 
-use super::compare::{At, Diff, Node, Pair, ParamChange, changed, exec_text, fields_changed, opt, same};
+use super::compare::{At, Diff, Node, Pair, ParamChange, exec_text, fields_changed, same};
 use super::{Msg, Surface, labels};
 use crate::hosts::SurfaceKind;
 use crate::model::{Access, Param, Server};
-use crate::model::{ExecSpec, SpecConfirm, SpecExec, SpecParam, SpecRedact, SpecRuntime};
+use crate::model::{ExecSpec, SpecConfirm, SpecExec, SpecParam, SpecRuntime};
 use crate::model::{SpecStep, SpecType, ToolModel};
 use crate::template::Template;
 use std::collections::{BTreeSet, HashSet};
@@ -742,25 +742,16 @@ pub fn cross_rules(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
 /// answer (surfaces that run the steps), and the output schema (the MCP definition).
 pub fn output_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let p = spec(n)?;
-    let (a, b): (&ExecSpec, &ExecSpec) = (&p.old.spec, &p.new.spec);
-    let redacts = |s: &ExecSpec| s.redact != SpecRedact::All;
-    let keys = changed(&[
-        ("version", true, true, a.version == b.version),
-        ("heading", true, true, a.heading == b.heading),
-        opt("fallback", &a.fallback, &b.fallback),
-        opt("recovery", &a.recovery, &b.recovery),
-        (
-            "output",
-            !a.output.is_empty(),
-            !b.output.is_empty(),
-            a.output == b.output,
-        ),
-        ("redact", redacts(a), redacts(b), a.redact == b.redact),
-        opt("answer", &a.answer, &b.answer),
-    ]);
+    const RESULT: [&str; 7] = [
+        "version", "heading", "fallback", "recovery", "output", "redact", "answer",
+    ];
+    // Those of the spec's fields that changed, by their serialized names, in the order the
+    // messages have always used: first those the old side has, then those only the new has.
+    let changed = fields_changed(&p.old.spec, &p.new.spec).into_iter();
+    let keys: Vec<String> = changed.filter(|k| RESULT.contains(&k.as_str())).collect();
     if !keys.is_empty() && !p.exec.is_empty() {
-        let key = if keys.contains(&"heading") { "heading" } else { keys[0] };
-        let msg = Msg::of("the result of {} changed its ", &[p.name()]).codes(keys);
+        let key = keys.iter().find(|k| *k == "heading").unwrap_or(&keys[0]);
+        let msg = Msg::of("the result of {} changed its ", &[p.name()]).codes(&keys);
         d.tool(p, &p.exec, msg, key);
     }
     if p.old.output_schema != p.new.output_schema && !p.shown.is_empty() {
