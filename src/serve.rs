@@ -154,16 +154,8 @@ struct UserControls {
     enabled: Option<bool>,
     #[serde(default)]
     read_only: bool,
-    #[serde(default)]
-    enable_tools: Vec<String>,
-    #[serde(default)]
-    disable_tools: Vec<String>,
-}
-
-/// The tool lists of a product's table, with where each name is: a name the catalog does not
-/// have is reported at its line and column, as any other mistake in the file.
-#[derive(Debug, Default, serde::Deserialize)]
-struct ToolLists {
+    /// The tool lists, with where each name is: a name the catalog does not have is reported at
+    /// its line and column, as any other mistake in the file.
     #[serde(default)]
     enable_tools: Vec<toml::Spanned<String>>,
     #[serde(default)]
@@ -191,16 +183,17 @@ fn user_controls(product: &str, tools: Option<&[&str]>) -> Result<UserControls, 
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(UserControls::default()),
         Err(source) => return Err(crate::output::io_error("read", path.display().to_string())(source)),
     };
+    // The file, and the line and column of a place in it.
+    let at = |offset: usize| {
+        let at = crate::catalog::yaml::Mark::after(&text[..offset.min(text.len())]);
+        format!("{}:{}:{}", path.display(), at.line, at.col)
+    };
     let invalid = |e: toml::de::Error| {
-        let at = e
+        let place = e
             .span()
-            .map(|span| {
-                let at = crate::catalog::yaml::Mark::after(&text[..span.start.min(text.len())]);
-                format!(":{}:{}", at.line, at.col)
-            })
-            .unwrap_or_default();
+            .map_or_else(|| path.display().to_string(), |span| at(span.start));
         Error::usage(
-            format!("{}{at}: {}", path.display(), e.message()),
+            format!("{place}: {}", e.message()),
             format!(
                 "one table per product, e.g. `[{product}]` with `enabled = false` (the kill switch), \
                  `read_only = true`, `enable_tools = [..]`, `disable_tools = [..]`"
@@ -209,18 +202,14 @@ fn user_controls(product: &str, tools: Option<&[&str]>) -> Result<UserControls, 
     };
     // Every product's table is checked, not only this one's: a mistake is found the first time.
     let mut tables: HashMap<String, UserControls> = toml::from_str(&text).map_err(invalid)?;
-    let mut lists: HashMap<String, ToolLists> = toml::from_str(&text).map_err(invalid)?;
-    let lists = lists.remove(product).unwrap_or_default();
-    if let Some(name) = (lists.enable_tools.iter().chain(&lists.disable_tools))
+    let user = tables.remove(product).unwrap_or_default();
+    if let Some(name) = (user.enable_tools.iter().chain(&user.disable_tools))
         .find(|n| tools.is_some_and(|t| !t.contains(&n.get_ref().as_str())))
     {
-        let at = crate::catalog::yaml::Mark::after(&text[..name.span().start.min(text.len())]);
         return Err(Error::usage(
             format!(
-                "{}:{}:{}: no tool `{}` in the catalog of {product}",
-                path.display(),
-                at.line,
-                at.col,
+                "{}: no tool `{}` in the catalog of {product}",
+                at(name.span().start),
                 name.get_ref()
             ),
             crate::diagnostic::hint_for(
@@ -230,12 +219,12 @@ fn user_controls(product: &str, tools: Option<&[&str]>) -> Result<UserControls, 
             ),
         ));
     }
-    Ok(tables.remove(product).unwrap_or_default())
+    Ok(user)
 }
 
 /// Loads the catalog and selects its tools; the warnings go to stderr.
 fn load(opts: &ServeOptions) -> Result<Served, Error> {
-    let (model, _file, warnings) = hosts::load(opts.catalog.as_deref())?;
+    let (mut model, _file, warnings) = hosts::load(opts.catalog.as_deref())?;
     for w in &warnings {
         eprintln!("ixgen serve: warning: {}", w.message);
     }
@@ -248,12 +237,13 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
         || user.read_only;
     // The command line's lists replace the config file's (together: one list can be meant
     // against the other).
+    let names = |l: &[toml::Spanned<String>]| l.iter().map(|n| n.get_ref().clone()).collect();
     let (enable, disable) = if from_file {
-        (&user.enable_tools, &user.disable_tools)
+        (names(&user.enable_tools), names(&user.disable_tools))
     } else {
-        (&f.enable_tools, &f.disable_tools)
+        (f.enable_tools.clone(), f.disable_tools.clone())
     };
-    let (filter, notes) = Filter::resolve(&model, read_only, enable, disable, f.tier.as_deref())?;
+    let (filter, notes) = Filter::resolve(&model, read_only, &enable, &disable, f.tier.as_deref())?;
     for n in &notes {
         eprintln!("ixgen serve: warning: {n}");
     }
@@ -293,7 +283,6 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
     let tools = list.tools.iter().map(|t| t.name.to_string()).collect();
     // A runtime route answers the daemon's own text, not the data a tool's output schema
     // describes: a tool with a structured result is answered by its steps, which give that data.
-    let mut model = model;
     for t in model.tools.iter_mut().filter(|t| t.structured_step.is_some()) {
         t.spec.runtime = None;
     }
@@ -636,7 +625,7 @@ async fn serve_stdio(server: Server) -> Result<i32, Error> {
     {
         // JSON-RPC's answer to a line that is not JSON: rmcp drops such a line without one (JSON
         // that is no message, it answers itself with `-32600`).
-        answer_parse_error()?;
+        answer_parse_error();
     }
     match (not_mcp, ended) {
         (Some(line), _) => Err(Error::usage(
@@ -663,36 +652,16 @@ struct NotMcp {
     json: bool,
 }
 
-/// JSON-RPC's error response to a line that is not JSON, whose id it cannot know (`null`).
-#[derive(serde::Serialize)]
-struct RpcError {
-    jsonrpc: &'static str,
-    id: Option<u64>,
-    error: RpcErrorBody,
-}
+/// JSON-RPC's parse error (`-32700`), the response to a line that is not JSON, whose id it
+/// cannot know (`null`).
+const PARSE_ERROR: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
 
-#[derive(serde::Serialize)]
-struct RpcErrorBody {
-    code: i32,
-    message: &'static str,
-}
-
-/// Writes JSON-RPC's parse error (`-32700`) to stdout, after everything rmcp wrote.
-fn answer_parse_error() -> Result<(), Error> {
+/// Writes [`PARSE_ERROR`] to stdout, after everything rmcp wrote.
+fn answer_parse_error() {
     use std::io::Write;
-    let answer = RpcError {
-        jsonrpc: "2.0",
-        id: None,
-        error: RpcErrorBody {
-            code: -32700,
-            message: "Parse error",
-        },
-    };
-    let text = serde_json::to_string(&answer).map_err(|e| Error::internal(format!("a JSON-RPC error: {e}")))?;
     let mut out = std::io::stdout().lock();
     // A client that is already gone cannot read it; the exit code and stderr still say why.
-    let _ = writeln!(out, "{text}").and_then(|()| out.flush());
-    Ok(())
+    let _ = writeln!(out, "{PARSE_ERROR}").and_then(|()| out.flush());
 }
 
 /// Stdin as rmcp reads it, a whole line at a time, noting the first line that is not a JSON-RPC

@@ -183,22 +183,24 @@ fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std::io
     let mut types = Names::new(TAKEN_TYPES);
     let mut out = String::new();
     // The marker line first, so `ixgen` knows the file as its own.
-    let header = format!("{} Do not edit: run `ixgen generate rust`.", super::header(model));
-    let _ = writeln!(out, "// {}", rs_comment(&header));
-    let _ = writeln!(
+    let header = rs_comment(&format!(
+        "{} Do not edit: run `ixgen generate rust`.",
+        super::header(model)
+    ));
+    let doc = rs_str(&format!(
+        "The tools of {} as rig tools (toolset `{}`): each tool's typed `Args`, its `rig::tool::Tool`, and `toolset()`.",
+        model.product.name, s.toolset
+    ));
+    let shared = rs_json(&model.shared);
+    let _ = write!(
         out,
-        "#![doc = {}]",
-        rs_str(&format!(
-            "The tools of {} as rig tools (toolset `{}`): each tool's typed `Args`, its `rig::tool::Tool`, and `toolset()`.",
-            model.product.name, s.toolset
-        ))
+        "// {header}
+#![doc = {doc}]
+{PRELUDE}
+/// The catalog's shared settings, which fill in what a spec leaves out.
+const SHARED: &str = {shared};
+"
     );
-    out.push_str(PRELUDE);
-    let _ = writeln!(
-        out,
-        "\n/// The catalog's shared settings, which fill in what a spec leaves out."
-    );
-    let _ = writeln!(out, "const SHARED: &str = {};", rs_json(&model.shared));
 
     // What `TOOL_NAMES`, `SPECS` and `toolset()` list, a line a tool.
     let (mut names, mut specs, mut builder) = (String::new(), String::new(), String::new());
@@ -215,24 +217,26 @@ fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std::io
             let mut new_enum = |suffix: &str, of: &str, values: &Option<Vec<String>>| {
                 let name = types.take(base.concat(&format!("{}{suffix}", rs_camel(&q.name, "P"))), true);
                 let doc = format!("The values of {of}`{}` of `{}`.", q.name, t.name);
-                let _ = writeln!(enums, "\n#[doc = {}]", rs_str(&doc));
-                let _ = writeln!(
+                let _ = write!(
                     enums,
-                    "#[allow(clippy::enum_variant_names)] // the catalog's values name them"
+                    "
+#[doc = {}]
+#[allow(clippy::enum_variant_names)] // the catalog's values name them
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum {name} {{
+",
+                    rs_str(&doc)
                 );
-                let _ = writeln!(
-                    enums,
-                    "#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]"
-                );
-                let _ = writeln!(enums, "pub enum {name} {{");
                 let mut variants = Names::new("");
                 for v in values.iter().flatten() {
                     let variant = variants.take(rs_camel(v, "V"), true);
-                    let _ = writeln!(enums, "    #[doc = {}]", rs_doc_code(v));
-                    let _ = writeln!(enums, "    #[serde(rename = {})]", rs_str(v));
-                    let _ = writeln!(enums, "    {variant},");
+                    let (doc, rename) = (rs_doc_code(v), rs_str(v));
+                    let _ = write!(
+                        enums,
+                        "    #[doc = {doc}]\n    #[serde(rename = {rename})]\n    {variant},\n"
+                    );
                 }
-                let _ = writeln!(enums, "}}");
+                enums.push_str("}\n");
                 name.to_string()
             };
             let ty = match q.ty {
@@ -346,119 +350,110 @@ fn write_tool(
 ) -> Result<(), Error> {
     let schema = serde_json::to_value(&mcp::tool(t).input_schema)
         .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
-    let _ = writeln!(out, "\n// {}", rs_comment(&format!("---- {} ----", t.name)));
-    // The tool.
-    let _ = writeln!(out, "\n#[doc = {}]", rs_str(&one_line(&t.description)));
-    let _ = writeln!(out, "#[derive(Clone, Default)]");
-    let _ = writeln!(out, "pub struct {tool_ty} {{");
-    let _ = writeln!(
-        out,
-        "    /// Where the tool runs, and how it asks before it runs when it must."
-    );
-    let _ = writeln!(out, "    pub env: Env,");
-    let _ = writeln!(out, "}}");
-    let _ = writeln!(out, "\nimpl {tool_ty} {{");
-    let _ = writeln!(out, "    /// The tool's description (MCP `description`).");
-    let _ = writeln!(out, "    pub const DESCRIPTION: &str = {};", rs_str(&t.description));
-    let _ = writeln!(out, "    /// The JSON Schema of its arguments: the MCP `inputSchema`.");
-    let _ = writeln!(out, "    pub const INPUT_SCHEMA: &str = {};", rs_json(&schema));
-    let _ = writeln!(
-        out,
-        "    /// What `call` runs: the tool's execution spec (ixgen's docs/exec-spec.md)."
-    );
-    let _ = writeln!(out, "    pub const SPEC: &str = {};", rs_json(&t.spec));
-    let _ = writeln!(out, "\n    fn spec() -> &'static ExecSpec {{");
-    let _ = writeln!(
-        out,
-        "        static SPEC: LazyLock<ExecSpec> = LazyLock::new(|| read_spec({tool_ty}::SPEC));"
-    );
-    let _ = writeln!(out, "        &SPEC");
-    let _ = writeln!(out, "    }}");
-    let _ = writeln!(out, "}}");
-    out.push_str(enums);
-    // The arguments.
-    let _ = writeln!(
-        out,
-        "\n#[doc = {}]",
-        rs_str(&format!(
-            "The arguments of `{}`, read as the runtime reads them (`Deserialize`: defaults, bounds, patterns, the catalog's rules).",
-            t.name
-        ))
-    );
-    let _ = writeln!(out, "#[derive(Debug, Clone, PartialEq, serde::Serialize)]");
-    let _ = writeln!(out, "pub struct {args_ty} {{");
+    // The `Args` struct's fields, and how `deserialize` reads them.
+    let mut members = String::new();
     for f in fields {
         let doc = field_doc(f.param);
         if !doc.is_empty() {
-            let _ = writeln!(out, "    #[doc = {}]", rs_str(&doc));
+            let _ = writeln!(members, "    #[doc = {}]", rs_str(&doc));
         }
         if f.name.as_str() != f.param.name {
-            let _ = writeln!(out, "    #[serde(rename = {})]", rs_str(&f.param.name));
+            let _ = writeln!(members, "    #[serde(rename = {})]", rs_str(&f.param.name));
         }
         if f.optional {
-            let _ = writeln!(out, "    #[serde(skip_serializing_if = \"Option::is_none\")]");
+            members.push_str("    #[serde(skip_serializing_if = \"Option::is_none\")]\n");
         }
-        let _ = writeln!(out, "    pub {}: {},", f.name, f.ty);
+        let _ = writeln!(members, "    pub {}: {},", f.name, f.ty);
     }
-    let _ = writeln!(out, "}}");
-    let _ = writeln!(out, "\nimpl<'de> serde::Deserialize<'de> for {args_ty} {{");
-    let _ = writeln!(
-        out,
-        "    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{"
-    );
-    if fields.is_empty() {
-        let _ = writeln!(out, "        read_args::<D>({tool_ty}::spec(), deserializer)?;");
-        let _ = writeln!(out, "        Ok({args_ty} {{}})");
+    let read = if fields.is_empty() {
+        format!("        read_args::<D>({tool_ty}::spec(), deserializer)?;\n        Ok({args_ty} {{}})\n")
     } else {
-        let _ = writeln!(out, "        let spec = {tool_ty}::spec();");
-        let _ = writeln!(out, "        let mut given = read_args::<D>(spec, deserializer)?;");
-        let _ = writeln!(out, "        Ok({args_ty} {{");
+        let mut read = format!(
+            "        let spec = {tool_ty}::spec();\n        let mut given = read_args::<D>(spec, deserializer)?;\n        Ok({args_ty} {{\n"
+        );
         for f in fields {
+            let name = rs_str(&f.param.name);
             let _ = writeln!(
-                out,
-                "            {}: field::<_, D::Error>(spec, &mut given, {})?,",
-                f.name,
-                rs_str(&f.param.name)
+                read,
+                "            {}: field::<_, D::Error>(spec, &mut given, {name})?,",
+                f.name
             );
         }
-        let _ = writeln!(out, "        }})");
-    }
-    let _ = writeln!(out, "    }}");
-    let _ = writeln!(out, "}}");
-    let _ = writeln!(out, "\nimpl schemars::JsonSchema for {args_ty} {{");
-    let _ = writeln!(out, "    fn schema_name() -> std::borrow::Cow<'static, str> {{");
-    let _ = writeln!(out, "        {}.into()", rs_str(args_ty.as_str()));
-    let _ = writeln!(out, "    }}");
-    let _ = writeln!(
+        read + "        })\n"
+    };
+    let (comment, name) = (rs_comment(&format!("---- {} ----", t.name)), rs_str(&t.name));
+    let (doc, description) = (rs_str(&one_line(&t.description)), rs_str(&t.description));
+    let (schema, spec, schema_name) = (rs_json(&schema), rs_json(&t.spec), rs_str(args_ty.as_str()));
+    let args_doc = rs_str(&format!(
+        "The arguments of `{}`, read as the runtime reads them (`Deserialize`: defaults, bounds, patterns, the catalog's rules).",
+        t.name
+    ));
+    let _ = write!(
         out,
-        "\n    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {{"
+        "
+// {comment}
+
+#[doc = {doc}]
+#[derive(Clone, Default)]
+pub struct {tool_ty} {{
+    /// Where the tool runs, and how it asks before it runs when it must.
+    pub env: Env,
+}}
+
+impl {tool_ty} {{
+    /// The tool's description (MCP `description`).
+    pub const DESCRIPTION: &str = {description};
+    /// The JSON Schema of its arguments: the MCP `inputSchema`.
+    pub const INPUT_SCHEMA: &str = {schema};
+    /// What `call` runs: the tool's execution spec (ixgen's docs/exec-spec.md).
+    pub const SPEC: &str = {spec};
+
+    fn spec() -> &'static ExecSpec {{
+        static SPEC: LazyLock<ExecSpec> = LazyLock::new(|| read_spec({tool_ty}::SPEC));
+        &SPEC
+    }}
+}}
+{enums}
+#[doc = {args_doc}]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct {args_ty} {{
+{members}}}
+
+impl<'de> serde::Deserialize<'de> for {args_ty} {{
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {{
+{read}    }}
+}}
+
+impl schemars::JsonSchema for {args_ty} {{
+    fn schema_name() -> std::borrow::Cow<'static, str> {{
+        {schema_name}.into()
+    }}
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {{
+        read_schema({tool_ty}::INPUT_SCHEMA)
+    }}
+}}
+
+impl {rig}::tool::Tool for {tool_ty} {{
+    const NAME: &'static str = {name};
+    type Error = ToolFailed;
+    type Args = {args_ty};
+    type Output = String;
+
+    async fn definition(&self, _prompt: String) -> {rig}::completion::ToolDefinition {{
+        {rig}::completion::ToolDefinition {{
+            name: Self::NAME.to_string(),
+            description: Self::DESCRIPTION.to_string(),
+            parameters: read_json(Self::INPUT_SCHEMA),
+        }}
+    }}
+
+    async fn call(&self, args: Self::Args) -> Result<Self::Output, Self::Error> {{
+        run(Self::spec(), &args, &self.env).await
+    }}
+}}
+"
     );
-    let _ = writeln!(out, "        read_schema({tool_ty}::INPUT_SCHEMA)");
-    let _ = writeln!(out, "    }}");
-    let _ = writeln!(out, "}}");
-    // The rig tool.
-    let _ = writeln!(out, "\nimpl {rig}::tool::Tool for {tool_ty} {{");
-    let _ = writeln!(out, "    const NAME: &'static str = {};", rs_str(&t.name));
-    let _ = writeln!(out, "    type Error = ToolFailed;");
-    let _ = writeln!(out, "    type Args = {args_ty};");
-    let _ = writeln!(out, "    type Output = String;");
-    let _ = writeln!(
-        out,
-        "\n    async fn definition(&self, _prompt: String) -> {rig}::completion::ToolDefinition {{"
-    );
-    let _ = writeln!(out, "        {rig}::completion::ToolDefinition {{");
-    let _ = writeln!(out, "            name: Self::NAME.to_string(),");
-    let _ = writeln!(out, "            description: Self::DESCRIPTION.to_string(),");
-    let _ = writeln!(out, "            parameters: read_json(Self::INPUT_SCHEMA),");
-    let _ = writeln!(out, "        }}");
-    let _ = writeln!(out, "    }}");
-    let _ = writeln!(
-        out,
-        "\n    async fn call(&self, args: Self::Args) -> Result<Self::Output, Self::Error> {{"
-    );
-    let _ = writeln!(out, "        run(Self::spec(), &args, &self.env).await");
-    let _ = writeln!(out, "    }}");
-    let _ = writeln!(out, "}}");
     Ok(())
 }
 
