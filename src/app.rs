@@ -173,23 +173,48 @@ impl App {
     /// Prints a catalog's diagnostics, then how many are errors in a line that ends with `then`.
     fn print_problems(&self, diags: &[Diagnostic], file: &diagnostic::SourceFile, then: &str) {
         eprint!("{}", diagnostic::render(diags, file, self.color));
-        let n = diags.iter().filter(|d| d.severity == Severity::Error).count();
+        let n = errors(diags);
         eprintln!("error: {n} problem(s) in {}{then}", escape::terminal(&file.name));
     }
 
+    /// Reports a failure on stderr, and on stdout too as the command's format asks: JSON
+    /// ([`JsonFailure`]) or GitHub Actions annotations.
     fn report(&self, e: &Error) {
-        if self.json_output() {
-            self.report_json(e);
-        } else if matches!(
-            &self.cli.command,
-            Command::Check {
-                format: CheckFormat::Github,
-                ..
-            } | Command::Diff {
-                format: DiffFormat::Github,
-                ..
+        let (json, github) = match &self.cli.command {
+            Command::Validate { format, .. } | Command::List { format, .. } | Command::Budget { format } => {
+                (*format == Format::Json, false)
             }
-        ) {
+            Command::Check { format, .. } => (*format == CheckFormat::Json, *format == CheckFormat::Github),
+            Command::Diff { format, .. } => (*format == DiffFormat::Json, *format == DiffFormat::Github),
+            _ => (
+                self.asked()
+                    .and_then(|a| a.write)
+                    .is_some_and(|w| w.format == Format::Json),
+                false,
+            ),
+        };
+        if json {
+            let (error, help, diagnostics) = match e {
+                Error::Catalog { file, diagnostics } => (
+                    format!(
+                        "{} problem(s) in {}; nothing was written",
+                        errors(diagnostics),
+                        file.name
+                    ),
+                    None,
+                    diagnostics.iter().map(|d| JsonDiagnostic::new(d, file)).collect(),
+                ),
+                other => (other.to_string(), other.help(), Vec::new()),
+            };
+            let exit_code = e.exit_code();
+            JsonFailure {
+                error,
+                help,
+                exit_code,
+                diagnostics,
+            }
+            .print();
+        } else if github {
             report_github(e);
         }
         match e {
@@ -203,44 +228,6 @@ impl App {
                 }
             }
         }
-    }
-
-    /// Whether the command reports as JSON (`--format json`).
-    fn json_output(&self) -> bool {
-        match &self.cli.command {
-            Command::Validate { format, .. } | Command::List { format, .. } | Command::Budget { format } => {
-                *format == Format::Json
-            }
-            Command::Check { format, .. } => *format == CheckFormat::Json,
-            Command::Diff { format, .. } => *format == DiffFormat::Json,
-            _ => self
-                .asked()
-                .and_then(|a| a.write)
-                .is_some_and(|w| w.format == Format::Json),
-        }
-    }
-
-    /// A failure, as JSON on stdout ([`JsonFailure`]).
-    fn report_json(&self, e: &Error) {
-        let failure = match e {
-            Error::Catalog { file, diagnostics } => JsonFailure {
-                error: format!(
-                    "{} problem(s) in {}; nothing was written",
-                    diagnostics.iter().filter(|d| d.severity == Severity::Error).count(),
-                    file.name
-                ),
-                help: None,
-                exit_code: e.exit_code(),
-                diagnostics: diagnostics.iter().map(|d| JsonDiagnostic::new(d, file)).collect(),
-            },
-            other => JsonFailure {
-                error: other.to_string(),
-                help: other.help(),
-                exit_code: e.exit_code(),
-                diagnostics: Vec::new(),
-            },
-        };
-        failure.print();
     }
 
     fn dispatch(&mut self) -> Result<i32, Error> {
@@ -738,6 +725,11 @@ impl App {
         }
         Ok(if drift.is_empty() { 0 } else { 1 })
     }
+}
+
+/// How many of the diagnostics are errors.
+fn errors(diags: &[Diagnostic]) -> usize {
+    diags.iter().filter(|d| d.severity == Severity::Error).count()
 }
 
 /// A failure as GitHub Actions annotations on stdout (`check` and `diff` with `--format
