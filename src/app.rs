@@ -16,7 +16,6 @@ use crate::model::{self, Filter, Model};
 use crate::output::{self, Action, WriteOptions};
 use crate::record;
 use std::io::{IsTerminal, Write};
-use std::mem::ManuallyDrop;
 
 /// Runs the command line; returns the exit code.
 pub fn run(cli: Cli) -> i32 {
@@ -41,13 +40,8 @@ pub fn run(cli: Cli) -> i32 {
 
 /// What a write or check command will do.
 struct Prepared {
-    model: ManuallyDrop<Model>,
-    hosts: Vec<&'static dyn DynHost>,
-    /// Whether the run covers every target the catalog enables (`generate` or `check` naming
-    /// none): it then also covers the targets the catalog no longer enables, and removes (or
-    /// reports) what they wrote.
-    every: bool,
-    opts: Options,
+    model: &'static Model,
+    plan: crate::plan::Plan<'static>,
     /// Warnings about the options, printed before the results.
     notes: Vec<String>,
     /// The catalog's warnings as printed, with and without colors (a run record keeps them).
@@ -107,10 +101,10 @@ impl App {
     /// The model is never dropped, by any command: it lives until the process ends, which
     /// frees it at once, where dropping it freed a large catalog's tools one allocation at a
     /// time (a tenth of a 10,000-tool `validate`).
-    fn load(&mut self) -> Result<(ManuallyDrop<Model>, Vec<Diagnostic>), Error> {
+    fn load(&mut self) -> Result<(&'static Model, Vec<Diagnostic>), Error> {
         let (model, file, warnings) = hosts::load(self.cli.catalog.as_deref())?;
         self.loaded = Some(file);
-        Ok((ManuallyDrop::new(model), warnings))
+        Ok((Box::leak(Box::new(model)), warnings))
     }
 
     /// An error the catalog's text can show where it comes from, as a diagnostic there (with
@@ -168,7 +162,7 @@ impl App {
     }
 
     /// Loads the catalog and prints its warnings.
-    fn load_warned(&mut self) -> Result<ManuallyDrop<Model>, Error> {
+    fn load_warned(&mut self) -> Result<&'static Model, Error> {
         let (model, warnings) = self.load()?;
         if let (Some(file), false) = (&self.loaded, warnings.is_empty()) {
             eprint!("{}", diagnostic::render(&warnings, file, self.color));
@@ -179,23 +173,48 @@ impl App {
     /// Prints a catalog's diagnostics, then how many are errors in a line that ends with `then`.
     fn print_problems(&self, diags: &[Diagnostic], file: &diagnostic::SourceFile, then: &str) {
         eprint!("{}", diagnostic::render(diags, file, self.color));
-        let n = diags.iter().filter(|d| d.severity == Severity::Error).count();
+        let n = errors(diags);
         eprintln!("error: {n} problem(s) in {}{then}", escape::terminal(&file.name));
     }
 
+    /// Reports a failure on stderr, and on stdout too as the command's format asks: JSON
+    /// ([`JsonFailure`]) or GitHub Actions annotations.
     fn report(&self, e: &Error) {
-        if self.json_output() {
-            self.report_json(e);
-        } else if matches!(
-            &self.cli.command,
-            Command::Check {
-                format: CheckFormat::Github,
-                ..
-            } | Command::Diff {
-                format: DiffFormat::Github,
-                ..
+        let (json, github) = match &self.cli.command {
+            Command::Validate { format, .. } | Command::List { format, .. } | Command::Budget { format } => {
+                (*format == Format::Json, false)
             }
-        ) {
+            Command::Check { format, .. } => (*format == CheckFormat::Json, *format == CheckFormat::Github),
+            Command::Diff { format, .. } => (*format == DiffFormat::Json, *format == DiffFormat::Github),
+            _ => (
+                self.asked()
+                    .and_then(|a| a.write)
+                    .is_some_and(|w| w.format == Format::Json),
+                false,
+            ),
+        };
+        if json {
+            let (error, help, diagnostics) = match e {
+                Error::Catalog { file, diagnostics } => (
+                    format!(
+                        "{} problem(s) in {}; nothing was written",
+                        errors(diagnostics),
+                        file.name
+                    ),
+                    None,
+                    diagnostics.iter().map(|d| JsonDiagnostic::new(d, file)).collect(),
+                ),
+                other => (other.to_string(), other.help(), Vec::new()),
+            };
+            let exit_code = e.exit_code();
+            JsonFailure {
+                error,
+                help,
+                exit_code,
+                diagnostics,
+            }
+            .print();
+        } else if github {
             report_github(e);
         }
         match e {
@@ -209,44 +228,6 @@ impl App {
                 }
             }
         }
-    }
-
-    /// Whether the command reports as JSON (`--format json`).
-    fn json_output(&self) -> bool {
-        match &self.cli.command {
-            Command::Validate { format, .. } | Command::List { format, .. } | Command::Budget { format } => {
-                *format == Format::Json
-            }
-            Command::Check { format, .. } => *format == CheckFormat::Json,
-            Command::Diff { format, .. } => *format == DiffFormat::Json,
-            _ => self
-                .asked()
-                .and_then(|a| a.write)
-                .is_some_and(|w| w.format == Format::Json),
-        }
-    }
-
-    /// A failure, as JSON on stdout ([`JsonFailure`]).
-    fn report_json(&self, e: &Error) {
-        let failure = match e {
-            Error::Catalog { file, diagnostics } => JsonFailure {
-                error: format!(
-                    "{} problem(s) in {}; nothing was written",
-                    diagnostics.iter().filter(|d| d.severity == Severity::Error).count(),
-                    file.name
-                ),
-                help: None,
-                exit_code: e.exit_code(),
-                diagnostics: diagnostics.iter().map(|d| JsonDiagnostic::new(d, file)).collect(),
-            },
-            other => JsonFailure {
-                error: other.to_string(),
-                help: other.help(),
-                exit_code: e.exit_code(),
-                diagnostics: Vec::new(),
-            },
-        };
-        failure.print();
     }
 
     fn dispatch(&mut self) -> Result<i32, Error> {
@@ -269,11 +250,11 @@ impl App {
             &Command::Validate { strict, format } => self.validate(strict, format),
             Command::List { toolset, format } => {
                 let (toolset, json) = (toolset.clone(), *format == Format::Json);
-                crate::report::list(&*self.load_warned()?, toolset.as_deref(), json)?;
+                crate::report::list(self.load_warned()?, toolset.as_deref(), json)?;
                 Ok(0)
             }
             &Command::Budget { format } => {
-                crate::report::budget(&*self.load_warned()?, format == Format::Json)?;
+                crate::report::budget(self.load_warned()?, format == Format::Json)?;
                 Ok(0)
             }
             Command::Opencode { .. } | Command::Claude { .. } | Command::Mcp { .. } | Command::Generate { .. } => {
@@ -320,12 +301,12 @@ impl App {
             Ok((model, mut warnings)) => {
                 let file = self.loaded.clone().expect("loaded");
                 // What `diff` (the release check) would refuse, found here before it runs.
-                let mut later = crate::diff::catalog_problems(&model);
+                let mut later = crate::diff::catalog_problems(model);
                 catalog::load::locate(&mut later, &file.text);
                 let mut failed = later.iter().any(|d| d.severity == Severity::Error);
                 warnings.extend(later);
                 failed |= strict && !warnings.is_empty();
-                if let Some(d) = self.planned_collision(&model) {
+                if let Some(d) = self.planned_collision(model) {
                     warnings.push(d);
                     failed = true;
                 }
@@ -354,7 +335,10 @@ impl App {
         Ok(if failed { 2 } else { 0 })
     }
 
-    /// Hosts, options and write settings of the current write or check command.
+    /// The plan of the current write or check command: its hosts' files and, when it covers
+    /// every target the catalog enables (`generate` or `check` naming none), the groups of the
+    /// targets it no longer enables, so that what they wrote is removed (`generate`) or
+    /// reported as extra (`check`).
     fn prepare(&mut self) -> Result<Prepared, Error> {
         let (model, warnings) = self.load()?;
         // Rendered once in each style: the run record replays both.
@@ -375,7 +359,7 @@ impl App {
         let mut targets: Vec<&'static dyn DynHost> = if !matches!(asked.command, "generate" | "check") {
             vec![host(asked.command)?]
         } else if every {
-            hosts::enabled_hosts(&model).filter(|h| h.by_default()).collect()
+            hosts::enabled_hosts(model).filter(|h| h.by_default()).collect()
         } else {
             // A target named twice is one target (`generate mcp mcp`), not two that collide.
             let first = |(i, t): &(usize, &String)| !asked.targets[..*i].contains(t);
@@ -384,7 +368,7 @@ impl App {
         };
         let (context, filters) = (model::check_context(&model.context, &self.flags()?)?, asked.filters);
         let (filter, mut notes) = Filter::resolve(
-            &model,
+            model,
             filters.read_only,
             &filters.enable_tools,
             &filters.disable_tools,
@@ -396,10 +380,10 @@ impl App {
         let names: Vec<&str> = targets.iter().map(|h| h.name()).collect();
         if !context.is_empty() && (every || names.contains(&"opencode")) {
             let missing = |h: &&'static dyn DynHost| !h.by_default() && !names.contains(&h.name());
-            targets.extend(hosts::enabled_hosts(&model).filter(missing));
+            targets.extend(hosts::enabled_hosts(model).filter(missing));
         }
         if !context.is_empty() && targets.iter().all(|h| h.by_default()) {
-            let takers: Vec<String> = hosts::enabled_hosts(&model)
+            let takers: Vec<String> = hosts::enabled_hosts(model)
                 .filter(|h| !h.by_default())
                 .map(|h| format!("`{}`", h.name()))
                 .collect();
@@ -425,7 +409,7 @@ impl App {
         } else {
             context
         };
-        notes.extend(hosts::check_allowlist(&model, &targets, &filter)?);
+        notes.extend(hosts::check_allowlist(model, &targets, &filter)?);
         let opts = Options {
             filter,
             context,
@@ -436,11 +420,13 @@ impl App {
                 .filter(|p| asked.profiles.contains(p))
                 .collect(),
         };
+        let mut plan = hosts::plan(model, &targets, &opts).map_err(|e| self.on_catalog(e))?;
+        if every {
+            hosts::retire_disabled(model, &mut plan);
+        }
         Ok(Prepared {
             model,
-            hosts: targets,
-            every,
-            opts,
+            plan,
             notes,
             warnings,
         })
@@ -525,23 +511,6 @@ impl App {
         )
     }
 
-    /// The plan of a write or check: its hosts' files and, when it covers every target the
-    /// catalog enables, the groups of the targets it no longer enables, so that what they
-    /// wrote is removed (`generate`) or reported as extra (`check`).
-    fn plan<'m>(
-        &self,
-        model: &'m Model,
-        targets: &[&'static dyn DynHost],
-        opts: &Options,
-        every: bool,
-    ) -> Result<crate::plan::Plan<'m>, Error> {
-        let mut plan = hosts::plan(model, targets, opts).map_err(|e| self.on_catalog(e))?;
-        if every {
-            hosts::retire_disabled(model, &mut plan);
-        }
-        Ok(plan)
-    }
-
     fn generate(&mut self) -> Result<i32, Error> {
         // A run that can change nothing but its per-run files replays the last run's record
         // instead of loading and rendering the catalog (`crate::record`).
@@ -553,7 +522,6 @@ impl App {
             return Ok(self.report_written(&outcome, true));
         }
         let mut p = self.prepare()?;
-        let plan = self.plan(&p.model, &p.hosts, &p.opts, p.every)?;
         // The notes about the options are warnings too, and are replayed with the catalog's.
         for n in p.notes {
             let line = format!("warning: {}\n", escape::terminal(&n));
@@ -575,7 +543,7 @@ impl App {
         crate::alloc::release_freed();
         let write = self.write_args();
         let outcome = output::write(
-            plan,
+            p.plan,
             &self.cli.out,
             WriteOptions {
                 force: write.force,
@@ -678,11 +646,10 @@ impl App {
 
     fn check(&mut self, format: CheckFormat) -> Result<i32, Error> {
         let p = self.prepare()?;
-        let plan = self.plan(&p.model, &p.hosts, &p.opts, p.every)?;
         // A writer holds the lock exclusively: waiting for it means never reporting a
         // half-applied run as drift.
         let _lock = output::lock_shared(&self.cli.out)?;
-        let (outcome, _) = output::compare(plan, &self.cli.out, true)?;
+        let (outcome, _) = output::compare(p.plan, &self.cli.out, true)?;
         for n in &outcome.notes {
             eprintln!("note: {}", escape::terminal(n));
         }
@@ -760,6 +727,11 @@ impl App {
     }
 }
 
+/// How many of the diagnostics are errors.
+fn errors(diags: &[Diagnostic]) -> usize {
+    diags.iter().filter(|d| d.severity == Severity::Error).count()
+}
+
 /// A failure as GitHub Actions annotations on stdout (`check` and `diff` with `--format
 /// github`): one a diagnostic, on its line, so that a pull request that breaks the catalog shows
 /// where, and not only a failed step. The text still goes to stderr.
@@ -780,14 +752,16 @@ fn report_github(e: &Error) {
                 } else {
                     "warning"
                 };
-                let (props, message) = match (in_tree, d.pos) {
-                    (true, Some((line, col))) => {
-                        let name = escape::gh_property(&file.name);
-                        (format!("file={name},line={line},col={col},"), d.message.clone())
-                    }
-                    (true, None) => (format!("file={},", escape::gh_property(&file.name)), d.message.clone()),
-                    (false, Some((line, col))) => (String::new(), format!("{}:{line}:{col}: {}", file.name, d.message)),
-                    (false, None) => (String::new(), format!("{}: {}", file.name, d.message)),
+                let (props, message) = if in_tree {
+                    let at = d.pos.map(|(line, col)| format!("line={line},col={col},"));
+                    let name = escape::gh_property(&file.name);
+                    (format!("file={name},{}", at.unwrap_or_default()), d.message.clone())
+                } else {
+                    let at = d.pos.map(|(line, col)| format!(":{line}:{col}"));
+                    (
+                        String::new(),
+                        format!("{}{}: {}", file.name, at.unwrap_or_default(), d.message),
+                    )
                 };
                 println!(
                     "::{kind} {props}title=ixgen {}::{}",

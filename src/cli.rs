@@ -45,13 +45,8 @@ pub struct Cli {
     pub args: Vec<OsString>,
 }
 
-/// When to use color.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum ColorChoice {
-    Auto,
-    Always,
-    Never,
-}
+/// When to use color: clap's own `auto`, `always` and `never`.
+pub use clap::ColorChoice;
 
 /// The commands.
 #[derive(Debug, Subcommand)]
