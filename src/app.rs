@@ -668,15 +668,9 @@ impl App {
         let generate = if drift.is_empty() {
             String::new()
         } else {
-            let mut words = crate::cli::generate_for_check(&self.cli.args);
             // Another product's folder, or an edit: `generate` refuses them without `--force`.
-            if outcome.other_product.is_some() || !forced.is_empty() {
-                let at = words
-                    .iter()
-                    .position(|w| w == "generate")
-                    .map_or(words.len(), |i| i + 1);
-                words.insert(at, "--force".to_string());
-            }
+            let force = outcome.other_product.is_some() || !forced.is_empty();
+            let words = crate::cli::generate_for_check(&self.cli.args, force);
             let words: Vec<String> = words.iter().map(|w| escape::shell_word(w)).collect();
             escape::terminal(&format!("ixgen {}", words.join(" ")))
         };

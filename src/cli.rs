@@ -362,7 +362,7 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
 /// The arguments of a `check` command line (`args`, program name first) as the `generate`
 /// that brings the output up to date: the same ones, `generate` in place of `check`, and
 /// without check's `--format` (generate's takes other values, for another purpose).
-pub fn generate_for_check(args: &[OsString]) -> Vec<String> {
+pub fn generate_for_check(args: &[OsString], force: bool) -> Vec<String> {
     // Before the command name come only the global options, some with a value: `check` there
     // may be a value (`--out check`).
     let cmd = Cli::command();
@@ -376,6 +376,9 @@ pub fn generate_for_check(args: &[OsString]) -> Vec<String> {
     while let Some(a) = it.next() {
         if a == "check" {
             words.push("generate".to_string());
+            // Right after the command it belongs to: a word before it may be an option's value
+            // that reads `generate` (`--out generate`).
+            words.extend(force.then(|| "--force".to_string()));
             break;
         }
         let value = valued.contains(&a).then(|| it.next()).flatten();

@@ -276,6 +276,35 @@ fn an_owned_file_edited_by_hand_is_not_removed_without_force() {
     assert!(!out.join(".opencode/tools/wipe.ts").exists());
 }
 
+/// The `generate` that `check` suggests for an edited file carries `--force` after the command,
+/// not after an option's value that reads `generate` (`--out generate`): it once suggested
+/// `ixgen --out generate --force generate`, which clap refuses.
+#[test]
+fn checks_forced_generate_puts_force_after_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = dir.path().join("catalog.yaml");
+    std::fs::copy(MINIMAL, &cat).unwrap();
+    let cmd = |args: &[&str]| {
+        let mut c = Command::cargo_bin("ixgen").unwrap();
+        c.env("NO_COLOR", "1").current_dir(dir.path());
+        c.args(["--out", "generate", "--catalog", "catalog.yaml"]).args(args);
+        c
+    };
+    cmd(&["generate"]).assert().success();
+    let tool = dir.path().join("generate/.opencode/tools/wipe.ts");
+    std::fs::write(&tool, std::fs::read_to_string(&tool).unwrap() + "// edited\n").unwrap();
+    let assert = cmd(&["check"]).assert().code(1);
+    let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    let suggested = err.split("run `ixgen ").nth(1).and_then(|s| s.split('`').next());
+    assert_eq!(
+        suggested,
+        Some("--out generate --catalog catalog.yaml generate --force"),
+        "{err}"
+    );
+    cmd(&["generate", "--force"]).assert().success();
+    cmd(&["check"]).assert().code(0);
+}
+
 /// A folder holds one product's files: a second catalog generated into it once removed the
 /// first's tools as files no longer planned (and the two then took turns). It is refused, with
 /// nothing touched, until `--force` hands the folder over.
