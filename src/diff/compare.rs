@@ -432,8 +432,7 @@ pub fn template_text(t: &Template) -> String {
         .map(|p| match p {
             Part::Text(s) => literal_text(s),
             Part::Var(n) => format!("{{{n}}}"),
-            // A format's `Debug` is its name.
-            Part::Fmt(n, f) => format!("{{{n}|{}}}", format!("{f:?}").to_lowercase()),
+            Part::Fmt(n, f) => format!("{{{n}|{}}}", f.name()),
         })
         .collect()
 }

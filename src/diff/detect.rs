@@ -8,7 +8,7 @@ use super::compare::{At, Diff, Node, Pair, ParamChange, exec_text, fields_change
 use super::{Msg, Surface, labels};
 use crate::hosts::SurfaceKind;
 use crate::model::{Access, Param, Server};
-use crate::model::{ExecSpec, SpecConfirm, SpecExec, SpecParam, SpecRuntime};
+use crate::model::{ExecSpec, SpecConfirm, SpecExec, SpecParam, SpecRule, SpecRuntime};
 use crate::model::{SpecStep, SpecType, ToolModel};
 use crate::template::Template;
 use std::collections::{BTreeSet, HashSet};
@@ -712,9 +712,13 @@ pub fn cross_rules(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
             .enumerate()
             .filter(|(_, r)| !other.iter().any(|o| same(o, *r)))
         {
-            // A rule's kind is its serialized tag.
-            let kind = serde_json::to_value(r).ok()?["rule"].as_str()?.to_string();
-            let change = match (kind.as_str(), added) {
+            let kind = match r {
+                SpecRule::Default { .. } => "default",
+                SpecRule::Require { .. } => "require",
+                SpecRule::Forbid { .. } => "forbid",
+                SpecRule::Compare { .. } => "compare",
+            };
+            let change = match (kind, added) {
                 ("default", _) => Delta::Changed,
                 (_, true) => Delta::Added,
                 (_, false) => Delta::Removed,
@@ -724,11 +728,11 @@ pub fn cross_rules(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
             }
             let (msg, at) = match added {
                 true => (
-                    Msg::of("{} has a new {} rule", &[p.name(), &kind]),
+                    Msg::of("{} has a new {} rule", &[p.name(), kind]),
                     At::added(format!("{}.rules[{i}]", p.new.path)),
                 ),
                 false => (
-                    Msg::of("a {} rule of {} was removed", &[&kind, p.name()]),
+                    Msg::of("a {} rule of {} was removed", &[kind, p.name()]),
                     At::gone(format!("{}.rules[{i}]", p.old.path), p.new.path.clone()),
                 ),
             };

@@ -74,9 +74,13 @@ pub enum Level {
 }
 
 impl Level {
-    /// The level's name, as JSON writes it (its `Debug`, in lower case).
-    pub fn id(self) -> String {
-        format!("{self:?}").to_lowercase()
+    pub fn id(self) -> &'static str {
+        match self {
+            Level::None => "none",
+            Level::Patch => "patch",
+            Level::Minor => "minor",
+            Level::Major => "major",
+        }
     }
 }
 

@@ -36,14 +36,21 @@ pub enum Fmt {
 }
 
 impl Fmt {
+    /// Every format, by the name a template writes after `|`.
+    const NAMED: [(&'static str, Fmt); 4] = [
+        ("code", Fmt::Code),
+        ("upper", Fmt::Upper),
+        ("count", Fmt::Count),
+        ("sum", Fmt::Sum),
+    ];
+
     fn parse(name: &str) -> Option<Fmt> {
-        match name {
-            "code" => Some(Fmt::Code),
-            "upper" => Some(Fmt::Upper),
-            "count" => Some(Fmt::Count),
-            "sum" => Some(Fmt::Sum),
-            _ => None,
-        }
+        Self::NAMED.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+    }
+
+    /// The name a template writes after `|` (`upper`).
+    pub fn name(self) -> &'static str {
+        Self::NAMED.iter().find(|(_, f)| *f == self).map_or("", |(n, _)| n)
     }
 }
 
