@@ -460,7 +460,7 @@ fn concurrent_runs_leave_only_complete_files() {
                 "--store",
                 "/tmp/store",
                 "--pid",
-                "1",
+                "4242",
                 "--iteration",
                 &i.to_string(),
             ])
@@ -503,7 +503,7 @@ fn concurrent_runs_leave_only_complete_files() {
                             "--store",
                             "/tmp/store",
                             "--pid",
-                            "1",
+                            "4242",
                             "--iteration",
                             &iteration,
                         ])
@@ -1208,4 +1208,33 @@ fn checks_hint_is_the_same_command_line_as_generate_and_running_it_fixes_the_dri
         !out.join("mcp/tools.json").exists(),
         "the hint wrote a target check did not name"
     );
+}
+
+/// The runtime never signals pid 1 (init): the ix catalog's `--pid` flag refuses it when it is
+/// given, with exit 2 and nothing written, rather than generating a stop tool that always fails.
+#[test]
+fn the_ix_catalog_refuses_pid_1_when_the_flag_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = |pid: &str| {
+        let args = [
+            "opencode",
+            "--session",
+            "s",
+            "--iteration",
+            "1",
+            "--store",
+            "/tmp/st",
+            "--pid",
+        ];
+        args.into_iter()
+            .map(String::from)
+            .chain([pid.to_string()])
+            .collect::<Vec<_>>()
+    };
+    let out = ixgen(dir.path()).args(session("1")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--pid 1 is below the minimum 2"), "{err}");
+    assert!(tree(dir.path()).is_empty(), "nothing was written");
+    ixgen(dir.path()).args(session("2")).assert().success();
 }

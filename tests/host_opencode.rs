@@ -299,7 +299,7 @@ fn generated_tools_type_check_against_the_real_plugin_types() {
             "--store",
             "/tmp/s",
             "--pid",
-            "1",
+            "4242",
         ])
         .output()
         .unwrap();

@@ -79,7 +79,7 @@ fn the_installed_binary_writes_and_replays_what_the_tested_build_does() {
             "--store",
             "/store",
             "--pid",
-            "1",
+            "4242",
             "--iteration",
             n,
         ]

@@ -96,7 +96,7 @@ fn a_replay_writes_what_a_full_render_writes() {
     // Every later iteration of the loop replays, whatever its values are.
     let runs = [
         (store, "s1", "2", "4242"),
-        ("rel/store", "other_session", "3", "1"),
+        ("rel/store", "other_session", "3", "5"),
         (store, "s1", "9007199254740991", "7"),
     ];
     for (i, (store, session, iteration, pid)) in runs.into_iter().enumerate() {
@@ -118,7 +118,7 @@ fn context_values_reach_only_the_session_file() {
     // Why the record's key leaves the values out: every other file is the same for any values.
     let tmp = tempfile::tempdir().unwrap();
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
-    ixgen(&a, None, &session_args("/x/store", "one", "1", "1")).ok();
+    ixgen(&a, None, &session_args("/x/store", "one", "1", "4242")).ok();
     ixgen(&b, None, &session_args("/y/other", "two", "8", "99")).ok();
     // (The record aside: it names the manifest file it was made beside, another in each.)
     let (mut ta, mut tb) = (output(&a), output(&b));
@@ -162,10 +162,10 @@ fn an_edited_file_is_refused_on_the_replayed_path_too() {
 fn a_hand_written_session_file_is_refused_on_the_replayed_path_too() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    ixgen(&out, None, &session_args("/s", "s", "1", "1")).ok();
+    ixgen(&out, None, &session_args("/s", "s", "1", "4242")).ok();
     let file = out.join(".opencode/tool/ralph.ts");
     std::fs::write(&file, "// my own session tools\nexport default {}\n").unwrap();
-    let run = ixgen(&out, None, &session_args("/s", "s", "2", "1"));
+    let run = ixgen(&out, None, &session_args("/s", "s", "2", "4242"));
     assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
     assert!(run.stderr.contains("ralph loop's own session tools"), "{}", run.stderr);
     assert_eq!(
@@ -197,7 +197,7 @@ fn a_session_file_is_recorded_by_its_shape_and_a_hand_written_one_is_never_remov
         session_catalog(tmp.path(), "ralph"),
         session_catalog(tmp.path(), "loop"),
     );
-    let args = session_args("/s", "s", "1", "1");
+    let args = session_args("/s", "s", "1", "4242");
     ixgen(&out, Some(&ralph), &args).ok();
     let manifest = std::fs::read_to_string(out.join(".ixgen/manifest.json")).unwrap();
     let entry = manifest
@@ -209,7 +209,7 @@ fn a_session_file_is_recorded_by_its_shape_and_a_hand_written_one_is_never_remov
         "the session file's entry proves it by its shape: {entry}"
     );
     // Another iteration rewrites the session file, never the manifest.
-    ixgen(&out, Some(&ralph), &session_args("/s", "s", "2", "1")).ok();
+    ixgen(&out, Some(&ralph), &session_args("/s", "s", "2", "4242")).ok();
     assert_eq!(
         std::fs::read_to_string(out.join(".ixgen/manifest.json")).unwrap(),
         manifest
@@ -372,16 +372,16 @@ fn a_write_that_changes_files_removes_the_record_first() {
 fn a_killed_replays_temp_file_is_still_removed() {
     let tmp = tempfile::tempdir().unwrap();
     let looped = tmp.path().join("loop");
-    ixgen(&looped, None, &session_args("/store", "s1", "1", "1")).ok();
+    ixgen(&looped, None, &session_args("/store", "s1", "1", "4242")).ok();
     assert!(
-        ixgen(&looped, None, &session_args("/store", "s1", "2", "1"))
+        ixgen(&looped, None, &session_args("/store", "s1", "2", "4242"))
             .ok()
             .replayed()
     );
     // A replay killed while it replaced the session file, with the record still in place.
     let temp = looped.join(".opencode/tool/.ixgen-XyZ789.tmp");
     std::fs::write(&temp, "half a file").unwrap();
-    let run = ixgen(&looped, None, &session_args("/store", "s1", "3", "1")).ok();
+    let run = ixgen(&looped, None, &session_args("/store", "s1", "3", "4242")).ok();
     assert!(!run.replayed());
     assert!(run.stderr.contains(".ixgen-XyZ789.tmp"), "{}", run.stderr);
     assert!(!temp.exists());
@@ -558,7 +558,7 @@ fn a_killed_runs_temp_file_beside_another_groups_file_is_still_removed() {
     // also those of groups this run does not write (the session file of an earlier run).
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("out");
-    ixgen(&out, None, &session_args("/s", "s", "1", "1")).ok();
+    ixgen(&out, None, &session_args("/s", "s", "1", "4242")).ok();
     let plain = ["opencode", "--format", "json"];
     ixgen(&out, None, &plain).ok();
     assert!(ixgen(&out, None, &plain).ok().replayed());

@@ -92,10 +92,7 @@ pub fn no_effect(cat: &mut super::Catalog) -> Vec<Diagnostic> {
             }
         }
     }
-    let shared = cat.params.iter_mut().map(|(name, p)| (None, name, p));
-    let own = (cat.tools.iter_mut().enumerate())
-        .flat_map(|(t, tool)| tool.params.iter_mut().map(move |(name, p)| (Some(t), name, p)));
-    for (t, name, p) in shared.chain(own) {
+    for (t, name, p) in every_param(cat) {
         if p.default.take_if(|d| d.is_null()).is_some() {
             let tool = t.map_or(String::new(), |t| format!("tools[{t}]."));
             let path = format!("{tool}params.{name}.default");
@@ -107,4 +104,51 @@ pub fn no_effect(cat: &mut super::Catalog) -> Vec<Diagnostic> {
         }
     }
     found
+}
+
+/// A whole number written with a fraction (`default: 10.0`) on an integer parameter is the
+/// integer it equals, as JSON Schema reads it (`10.0` is an `integer` there): it is taken as
+/// `10` before anything checks or prints it, so every host writes the same default.
+pub fn whole_defaults(cat: &mut super::Catalog) {
+    for (_, _, p) in every_param(cat) {
+        let Some(d) = p.default.as_deref_mut() else { continue };
+        let whole = d
+            .as_f64()
+            .filter(|x| d.is_f64() && x.fract() == 0.0 && x.abs() < 2f64.powi(53));
+        if let (ParamType::Integer, Some(x)) = (p.ty, whole) {
+            *d = serde_json::Value::from(x as i64);
+        }
+    }
+}
+
+/// Every parameter of the catalog, shared and each tool's own, with the tool's index.
+fn every_param(cat: &mut super::Catalog) -> impl Iterator<Item = (Option<usize>, &String, &mut Param)> {
+    let shared = cat.params.iter_mut().map(|(name, p)| (None, name, p));
+    let own = (cat.tools.iter_mut().enumerate())
+        .flat_map(|(t, tool)| tool.params.iter_mut().map(move |(name, p)| (Some(t), name, p)));
+    shared.chain(own)
+}
+
+#[cfg(test)]
+mod tests {
+    /// `default: 10.0` on an integer is the integer 10 (JSON Schema's reading), and every host
+    /// then writes `10`; `1.5` is still refused, and a number parameter keeps its `10.0`.
+    #[test]
+    fn a_whole_fraction_is_an_integer_default() {
+        let text = "version: 1\nproduct: {name: demo, version: 1.0.0, description: d}\ntoolsets: {main: {tools: [a]}}\n\
+                    params: {s: {type: integer, default: -3.0}}\n\
+                    tools:\n  - {name: a, description: d, steps: [{run: [a]}], use_params: [s], \
+                    params: {i: {type: integer, default: 10.0}, f: {type: integer, default: 1.5}, n: {type: number, default: 10.0}}}\n";
+        let mut cat = crate::catalog::load_text("w.yaml", text.as_bytes()).unwrap().catalog;
+        super::whole_defaults(&mut cat);
+        let default = |p: &super::Param| serde_json::to_string(p.default.as_deref().unwrap()).unwrap();
+        let own = &cat.tools[0].params;
+        assert_eq!(default(&cat.params["s"]), "-3");
+        assert_eq!(default(&own["i"]), "10");
+        assert_eq!(default(&own["n"]), "10.0");
+        let f = &own["f"];
+        assert_eq!(default(f), "1.5");
+        let err = super::check_value(f, f.default.as_deref().unwrap()).unwrap_err();
+        assert_eq!(err, "is a fractional number, not integer");
+    }
 }

@@ -473,6 +473,7 @@ impl<'a> Validator<'a> {
         // the same one leave it no answer.
         let mut renames: HashMap<&str, usize> = HashMap::new();
         let budget = self.cat.lint.description_budget;
+        let every: HashSet<&str> = self.cat.tools.iter().map(|t| t.name.as_str()).collect();
         for (i, tool) in self.cat.tools.iter().enumerate() {
             let path = format!("tools[{i}]");
             if !valid_tool_name(&tool.name) {
@@ -503,6 +504,18 @@ impl<'a> Validator<'a> {
                     ),
                     format!("one tool took the place of `{old}`: keep `renamed_from` on that one and remove it from the other"),
                 );
+            }
+            // A rename from a tool that is still there contradicts itself: `diff` could not
+            // tell the old tool from the one that says it took its place.
+            if let Some(old) = tool.renamed_from.as_deref().filter(|old| every.contains(old)) {
+                self.diags.push(renamed_from_exists(
+                    format!("{path}.renamed_from"),
+                    format!(
+                        "tool `{}` says it was renamed from `{old}`, but `{old}` is still in the catalog",
+                        tool.name
+                    ),
+                    "tool",
+                ));
             }
             let len = tool.description.chars().count();
             if len > budget {
@@ -579,6 +592,12 @@ impl<'a> Validator<'a> {
             }
         }
     }
+}
+
+/// A tool or parameter whose `renamed_from` names one that is still there (`other`: what it is).
+pub fn renamed_from_exists(path: String, message: String, other: &str) -> Diagnostic {
+    let help = format!("remove `renamed_from`, or remove or rename the other {other}");
+    Diagnostic::error("renamed-from-exists", path, message).help(help)
 }
 
 /// How to write a value that fits the parameter.

@@ -10,7 +10,6 @@
 
 use super::side::Side;
 use super::{Loc, Msg, Surface};
-use crate::diagnostic::Diagnostic;
 use crate::hosts::SurfaceKind;
 use crate::model::{Param, SpecArg, SpecExec, SpecParam, SpecStep, ToolModel};
 use crate::template::{Part, Template};
@@ -157,8 +156,6 @@ pub struct Diff<'a> {
     pub old: &'a Side,
     pub new: &'a Side,
     pub hits: Vec<Hit>,
-    /// Problems in the new catalog found while matching (a `renamed_from` that cannot hold).
-    pub errors: Vec<Diagnostic>,
     /// The new tools no old tool matched.
     pub added: Vec<&'a ToolModel>,
 }
@@ -170,7 +167,6 @@ impl<'a> Diff<'a> {
             old,
             new,
             hits: Vec::new(),
-            errors: Vec::new(),
             added: Vec::new(),
         };
         visit(&mut d, &Node::Catalog);
@@ -226,21 +222,13 @@ impl<'a> Diff<'a> {
     }
 
     /// Old tool → new tool of every tool on both sides: by name, or by `renamed_from`.
-    fn match_tools(&mut self) -> Vec<(&'a ToolModel, &'a ToolModel)> {
+    fn match_tools(&self) -> Vec<(&'a ToolModel, &'a ToolModel)> {
         let (old, new) = (self.old, self.new);
         let mut pairs: Vec<(&ToolModel, &ToolModel)> = Vec::new();
         for n in &new.model.tools {
-            // A rename from a tool that is still there contradicts itself, whatever it matches.
-            if let Some(from) = n.renamed_from.as_ref().filter(|f| new.model.tool(f).is_some()) {
-                let what = format!(
-                    "tool `{}` says it was renamed from `{from}`, but `{from}` is still in the catalog",
-                    n.name
-                );
-                self.errors.push(renamed_from_exists(&n.path, what, "tool"));
-                continue;
-            }
-            // By name, else by `renamed_from`: one naming a tool the old catalog does not have is
-            // an older rename that was already released, it matches nothing and the tool is new.
+            // By name, else by `renamed_from` (`validate` refuses one naming a tool still in the
+            // catalog): one naming a tool the old catalog does not have is an older rename that
+            // was already released, it matches nothing and the tool is new.
             let o = n.renamed_from.as_ref().and_then(|f| old.model.tool(f));
             let renamed = || o.filter(|o| !pairs.iter().any(|(p, _)| p.name == o.name));
             if let Some(o) = old.model.tool(&n.name).or_else(renamed) {
@@ -292,15 +280,8 @@ impl<'a> Diff<'a> {
         let mut out = Vec::new();
         for np in n.params() {
             let after = np.path();
-            let renamed_from = np.doc.renamed_from.as_ref();
-            if let Some(from) = renamed_from.filter(|f| n.param(f).is_some()) {
-                let what = format!(
-                    "parameter `{}` says it was renamed from `{from}`, but tool `{}` still has `{from}`",
-                    np.name, n.name
-                );
-                self.errors.push(renamed_from_exists(&after, what, "parameter"));
-            }
-            let by_rename = || by_old.get(renamed_from.filter(|f| n.param(f).is_none())?.as_str());
+            // A `renamed_from` naming a parameter the tool still has is refused by lowering.
+            let by_rename = || by_old.get(np.doc.renamed_from.as_ref()?.as_str());
             let found = by_old.get(np.name.as_str()).or_else(by_rename).copied();
             let op = found.filter(|op| matched_old.insert(op.spec.name.as_str()));
             out.push(ParamChange {
@@ -325,11 +306,6 @@ impl<'a> Diff<'a> {
 }
 
 /// A `renamed_from` at `path` naming an `other` tool or parameter that is still there.
-fn renamed_from_exists(path: &str, message: String, other: &str) -> Diagnostic {
-    let help = format!("remove `renamed_from`, or remove or rename the other {other}");
-    Diagnostic::error("renamed-from-exists", format!("{path}.renamed_from"), message).help(help)
-}
-
 /// How the steps of a kept tool changed, by what they run: each step's `exec` is what it runs,
 /// anything else (condition, title) how it is used.
 pub struct StepDiff {

@@ -68,6 +68,7 @@ pub fn lower(
     let Loaded { mut catalog, file } = loaded;
     // Keys that do nothing, read (and taken out) before lowering takes the tools.
     let idle = crate::catalog::rules::no_effect(&mut catalog);
+    crate::catalog::rules::whole_defaults(&mut catalog);
     let mut diags = validate::validate(&catalog);
     let catalog_ok = !diags.iter().any(|d| d.severity == Severity::Error);
     // Each tool is freed as soon as its model is built (its parameters move into the model),
@@ -295,6 +296,24 @@ impl<'a> Lower<'a> {
         }
         // Every parameter in the model's order, borrowed until the tool's own move into it.
         let ordered = || tool.params.iter().chain(shared_params.iter().copied());
+        for (name, p) in ordered() {
+            if let Some(old) = p.renamed_from.as_deref().filter(|old| params.contains_key(old)) {
+                let own = tool.params.contains_key(name);
+                let at = if own {
+                    format!("{path}.params.{name}")
+                } else {
+                    format!("params.{name}")
+                };
+                self.diags.push(validate::renamed_from_exists(
+                    format!("{at}.renamed_from"),
+                    format!(
+                        "parameter `{name}` says it was renamed from `{old}`, but tool `{}` still has `{old}`",
+                        tool.name
+                    ),
+                    "parameter",
+                ));
+            }
+        }
         if let Some(tier) = &tool.tier
             && !is_identifier(tier)
         {
