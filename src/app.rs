@@ -410,6 +410,7 @@ impl App {
             context
         };
         notes.extend(hosts::check_allowlist(model, &targets, &filter)?);
+        hosts::check_passed(model, &targets, &filter, &filters.given())?;
         let opts = Options {
             filter,
             context,

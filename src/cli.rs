@@ -420,6 +420,20 @@ pub struct FilterArgs {
     pub tier: Option<String>,
 }
 
+impl FilterArgs {
+    /// The filter flags given, as written on the command line (`--read-only --tier free`).
+    pub fn given(&self) -> String {
+        let list = |flag: &str, tools: &[String]| (!tools.is_empty()).then(|| format!("{flag} {}", tools.join(",")));
+        let given = [
+            self.read_only.then(|| "--read-only".to_string()),
+            list("--enable-tools", &self.enable_tools),
+            list("--disable-tools", &self.disable_tools),
+            self.tier.as_ref().map(|t| format!("--tier {t}")),
+        ];
+        given.into_iter().flatten().collect::<Vec<_>>().join(" ")
+    }
+}
+
 /// How to write.
 #[derive(Debug, Args)]
 pub struct WriteArgs {

@@ -1238,3 +1238,45 @@ fn the_ix_catalog_refuses_pid_1_when_the_flag_is_given() {
     assert!(tree(dir.path()).is_empty(), "nothing was written");
     ixgen(dir.path()).args(session("2")).assert().success();
 }
+
+/// A filter asked for on the command line that the server cannot be launched with (no
+/// `server.filter_flags`) would reach the tool files but not the MCP configurations, which
+/// would launch the server with every tool: an error, with nothing written. With the flags,
+/// the configurations launch the server filtered.
+#[test]
+fn a_filter_the_launched_server_cannot_take_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = support::root();
+    let text = std::fs::read_to_string(root.join("catalog/ix.yaml")).unwrap();
+    let flags = "  filter_flags:\n    read_only: --read-only\n    enable_tools: --enable-tools\n    disable_tools: --disable-tools\n";
+    assert!(text.contains(flags), "the ix catalog's server flags moved");
+    let catalog = dir.path().join("ix.yaml");
+    std::fs::write(&catalog, text.replacen(flags, "", 1)).unwrap();
+    std::fs::copy(root.join("catalog/ix-icon.png"), dir.path().join("ix-icon.png")).unwrap();
+    let out = dir.path().join("out");
+    let run = |args: &[&str]| ixgen(&out).arg("--catalog").arg(&catalog).args(args).output().unwrap();
+    for args in [
+        &["generate", "--read-only"][..],
+        &["generate", "claude", "--disable-tools", "search"],
+    ] {
+        let o = run(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("server `ix-memory` has no flag to pass that on"),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("Claude Code"), "{args:?}: {err}");
+        assert!(!out.exists(), "{args:?}: nothing is written");
+    }
+    // No target of the run launches the server: the filter reaches all it writes.
+    assert!(run(&["generate", "mcp", "--read-only"]).status.success());
+    // The ix catalog has the flags: the configurations launch the server read-only.
+    let dir = tempfile::tempdir().unwrap();
+    ixgen(dir.path()).args(["generate", "--read-only"]).assert().success();
+    let mcp: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.path().join(".mcp.json")).unwrap()).unwrap();
+    assert_eq!(
+        mcp["mcpServers"]["ix-memory"]["args"],
+        serde_json::json!(["mcp", "--read-only"])
+    );
+}

@@ -450,6 +450,38 @@ pub fn check_allowlist(model: &Model, hosts: &[&'static dyn DynHost], filter: &F
         .collect())
 }
 
+/// The run's own filters (`--read-only`, `--enable-tools`, …, named in `given`) leave tools of
+/// the server's toolset out, and the server has no flag to pass that on: a target of the run
+/// that launches the server (`.mcp.json`, …) would get every tool the filter was asked to keep
+/// out. An error, not the catalog's `filters-not-passed` warning: the filter was asked for on
+/// this command line, and half of it would be silently dropped.
+pub fn check_passed(model: &Model, hosts: &[&'static dyn DynHost], filter: &Filter, given: &str) -> Result<(), Error> {
+    let Some(server) = &model.server else { return Ok(()) };
+    let launchers: Vec<&str> = (hosts.iter().flat_map(|h| h.surfaces(model)))
+        .filter(|s| s.kind == SurfaceKind::Launches)
+        .map(|s| s.label)
+        .collect();
+    if launchers.is_empty() {
+        return Ok(());
+    }
+    let (catalog_only, _) = Filter::resolve(model, false, &[], &[], None)?;
+    let kept = model.tool_names(&server.toolset, filter);
+    if kept == model.tool_names(&server.toolset, &catalog_only)
+        || server_args(model, filter) != server_args(model, &catalog_only)
+    {
+        return Ok(());
+    }
+    Err(Error::usage(
+        format!(
+            "{given} leaves tools of toolset `{}` out, but server `{}` has no flag to pass that on: {} would launch it with every tool",
+            server.toolset,
+            server.name,
+            launchers.join(", ")
+        ),
+        "add `server.filter_flags` to the catalog (at least `enable_tools: --enable-tools`) with the flags the server reads, or name only targets that do not launch it",
+    ))
+}
+
 /// What the first line of a generated code file says: ixgen's marker, the catalog, the product.
 pub fn header(model: &Model) -> String {
     format!(
