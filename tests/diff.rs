@@ -1,5 +1,6 @@
 //! `ixgen diff`: one before/after catalog pair per rule under `tests/fixtures/diff/<case>/`
-//! (each `after.yaml` changes one thing in the same base catalog), with the findings, surfaces,
+//! (each `after.yaml` changes one thing in the same base catalog; `several-fields-changed` changes
+//! several fields of one tool, for the messages that list them), with the findings, surfaces,
 //! suggested bump and exit code each must give; renames with and without `renamed_from`; the
 //! version checks; `lint.breaking`; bad input; a temporary git repository read at `HEAD~1` and
 //! at a tag; and the four output formats.
@@ -332,6 +333,15 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
         0,
     ),
     (
+        "several-fields-changed",
+        &[
+            ("route-changed", "behaviour", &["opencode"], Some("lookup")),
+            ("output-changed", "behaviour", &["opencode"], Some("lookup")),
+        ],
+        "minor",
+        0,
+    ),
+    (
         "hints-changed",
         &[("hints-changed", "behaviour", SERVER, Some("search"))],
         "minor",
@@ -415,6 +425,27 @@ fn ixgen() -> Command {
 }
 
 /// `ixgen --catalog <after> diff --against <before> <args…>`: (exit code, stdout, stderr).
+/// A finding that names what changed names every field, as the catalog names them: the route's
+/// `output: json` is `output` (not the spec's `json` and `markdown_field`).
+#[test]
+fn a_finding_names_every_changed_field_as_the_catalog_does() {
+    let (after, before) = case("several-fields-changed");
+    let (code, out, err) = diff(&after, &before, &[]);
+    assert_eq!(code, 0, "{err}");
+    let said: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("changed its"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "route-changed: the runtime route `POST /v1/lookup` of `lookup` changed its `body`, `output`",
+            "output-changed: the result of `lookup` changed its `heading`, `fallback`",
+        ]
+    );
+}
+
 fn diff(after: &Path, against: &str, args: &[&str]) -> (i32, String, String) {
     let out = ixgen()
         .arg("--catalog")

@@ -658,8 +658,20 @@ pub fn route_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let p = runs(n)?;
     let msg = match (&p.old.spec.runtime, &p.new.spec.runtime) {
         (Some(x), Some(y)) if x.method == y.method && x.path == y.path && x != y => {
-            // The method and path are the same: what differs is among the others.
-            let keys = fields_changed(x, y);
+            // The method and path are the same: what differs is among the others, named as the
+            // catalog names them (the spec's `json`, and the `markdown_field` it then leaves out,
+            // are the route's `output`).
+            let mut keys: Vec<String> = Vec::new();
+            for key in fields_changed(x, y) {
+                let key = if matches!(key.as_str(), "json" | "markdown_field") {
+                    "output".into()
+                } else {
+                    key
+                };
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
             Msg::of("the runtime route {} of {} changed its ", &[&route(y), p.name()]).codes(keys)
         }
         (None, Some(y)) => Msg::of(
