@@ -305,7 +305,6 @@ impl<'a> Diff<'a> {
     }
 }
 
-/// A `renamed_from` at `path` naming an `other` tool or parameter that is still there.
 /// How the steps of a kept tool changed, by what they run: each step's `exec` is what it runs,
 /// anything else (condition, title) how it is used.
 pub struct StepDiff {
