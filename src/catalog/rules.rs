@@ -106,17 +106,27 @@ pub fn no_effect(cat: &mut super::Catalog) -> Vec<Diagnostic> {
     found
 }
 
-/// A whole number written with a fraction (`default: 10.0`) on an integer parameter is the
-/// integer it equals, as JSON Schema reads it (`10.0` is an `integer` there): it is taken as
-/// `10` before anything checks or prints it, so every host writes the same default.
+/// A whole number written with a fraction (`default: 10.0`) on an integer parameter, or in the
+/// default of an array of integers, is the integer it equals, as JSON Schema reads it (`10.0`
+/// is an `integer` there): it is taken as `10` before anything checks or prints it, so every
+/// host writes the same default.
 pub fn whole_defaults(cat: &mut super::Catalog) {
-    for (_, _, p) in every_param(cat) {
-        let Some(d) = p.default.as_deref_mut() else { continue };
-        let whole = d
+    let whole = |d: &mut serde_json::Value| {
+        if let Some(x) = d
             .as_f64()
-            .filter(|x| d.is_f64() && x.fract() == 0.0 && x.abs() < 2f64.powi(53));
-        if let (ParamType::Integer, Some(x)) = (p.ty, whole) {
+            .filter(|x| d.is_f64() && x.fract() == 0.0 && x.abs() < 2f64.powi(53))
+        {
             *d = serde_json::Value::from(x as i64);
+        }
+    };
+    for (_, _, p) in every_param(cat) {
+        let items = p.items.as_ref().map(|i| i.ty);
+        match (p.ty, items, p.default.as_deref_mut()) {
+            (ParamType::Integer, _, Some(d)) => whole(d),
+            (ParamType::Array, Some(ParamType::Integer), Some(serde_json::Value::Array(ds))) => {
+                ds.iter_mut().for_each(whole)
+            }
+            _ => {}
         }
     }
 }
@@ -131,12 +141,13 @@ fn every_param(cat: &mut super::Catalog) -> impl Iterator<Item = (Option<usize>,
 
 #[cfg(test)]
 mod tests {
-    /// `default: 10.0` on an integer is the integer 10 (JSON Schema's reading), and every host
-    /// then writes `10`; `1.5` is still refused, and a number parameter keeps its `10.0`.
+    /// `default: 10.0` on an integer (or in an array of integers) is the integer 10 (JSON
+    /// Schema's reading), and every host then writes `10`; `1.5` is still refused, and a number
+    /// parameter keeps its `10.0`.
     #[test]
     fn a_whole_fraction_is_an_integer_default() {
         let text = "version: 1\nproduct: {name: demo, version: 1.0.0, description: d}\ntoolsets: {main: {tools: [a]}}\n\
-                    params: {s: {type: integer, default: -3.0}}\n\
+                    params: {s: {type: integer, default: -3.0}, l: {type: array, items: {type: integer}, default: [1.0, 2]}}\n\
                     tools:\n  - {name: a, description: d, steps: [{run: [a]}], use_params: [s], \
                     params: {i: {type: integer, default: 10.0}, f: {type: integer, default: 1.5}, n: {type: number, default: 10.0}}}\n";
         let mut cat = crate::catalog::load_text("w.yaml", text.as_bytes()).unwrap().catalog;
@@ -144,6 +155,7 @@ mod tests {
         let default = |p: &super::Param| serde_json::to_string(p.default.as_deref().unwrap()).unwrap();
         let own = &cat.tools[0].params;
         assert_eq!(default(&cat.params["s"]), "-3");
+        assert_eq!(default(&cat.params["l"]), "[1,2]");
         assert_eq!(default(&own["i"]), "10");
         assert_eq!(default(&own["n"]), "10.0");
         let f = &own["f"];
