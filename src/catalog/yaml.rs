@@ -20,6 +20,7 @@
 
 use serde::de::{self, Deserializer, IntoDeserializer, Visitor};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
@@ -77,9 +78,12 @@ pub enum Value {
     },
     Seq(Vec<Node>),
     Map(Vec<(Node, Node)>),
-    /// An alias, in a tree read only to locate paths ([`Located`]): the anchored node is held
-    /// once, not copied at every alias (a large catalog's aliases copy most of its text).
-    Alias(usize),
+    /// An alias of a collection (of anything, in a tree read only to locate paths): the
+    /// anchored node, held once however many aliases name it. A catalog written by a program
+    /// can hold tens of thousands of aliases of a few shared blocks; copied at each, they were
+    /// most of a large catalog's tree. Typing copies the node out where an alias is read, one
+    /// at a time (the last alias takes it whole).
+    Alias(Arc<Node>),
 }
 
 impl Node {
@@ -213,11 +217,11 @@ struct Frame {
 #[derive(Default)]
 struct Builder<'k> {
     stack: Vec<Frame>,
-    /// Building a tree to locate paths in ([`Located`]): aliases stay [`Value::Alias`] instead
-    /// of copies of their anchor, and values' text is dropped.
+    /// Building a tree to locate paths in ([`Located`]): an alias is one node, even of a
+    /// scalar, and values' text is dropped.
     locating: bool,
-    /// Each anchored node and how many nodes it holds, for aliases to copy.
-    anchors: HashMap<usize, (Node, usize)>,
+    /// Each anchored node and how many nodes it holds, for aliases to share.
+    anchors: HashMap<usize, (Arc<Node>, usize)>,
     nodes: usize,
     /// The top-level keys wanted ([`parse_key`], [`Located::for_paths`]): the reader stops once
     /// it has read them all.
@@ -281,15 +285,15 @@ impl<'k> Builder<'k> {
                     }
                     Event::StreamStart | Event::DocumentStart | Event::DocumentEnd | Event::Nothing => continue,
                     Event::Alias(id) => {
-                        let count = self.anchors.get(&id).map(|(_, n)| *n).ok_or_else(|| {
+                        let (anchored, count) = self.anchors.get(&id).cloned().ok_or_else(|| {
                             error("yaml-syntax", mark, "an alias names no anchor before it", SYNTAX_HELP)
                         })?;
-                        // Counted before it is copied: the count is what stops an alias bomb.
+                        // Counted as what typing copies: the count is what stops an alias bomb.
                         self.count(if self.locating { 1 } else { count }, mark)?;
-                        let value = if self.locating {
-                            Value::Alias(id)
-                        } else {
-                            self.anchors[&id].0.value.clone()
+                        // A scalar is copied (a key must be one to be compared with the others).
+                        let value = match &anchored.value {
+                            Value::Scalar { .. } if !self.locating => anchored.value.clone(),
+                            _ => Value::Alias(anchored),
                         };
                         Node { mark, value }
                     }
@@ -325,7 +329,7 @@ impl<'k> Builder<'k> {
                             value: Value::Scalar { text, plain },
                         };
                         if anchor != 0 {
-                            self.anchors.insert(anchor, (node.clone(), 1));
+                            self.anchors.insert(anchor, (Arc::new(node.clone()), 1));
                         }
                         node
                     }
@@ -361,7 +365,7 @@ impl<'k> Builder<'k> {
                         }
                         if anchor != 0 {
                             let count = self.nodes - first_node + 1;
-                            self.anchors.insert(anchor, (node.clone(), count));
+                            self.anchors.insert(anchor, (Arc::new(node.clone()), count));
                         }
                         node
                     }
@@ -664,8 +668,8 @@ fn any<'de, V: Visitor<'de>>(value: Value, visitor: V) -> Result<V::Value, Error
         // Each visits its items, then refuses any the visitor left (`end`).
         Value::Seq(items) => de::value::SeqDeserializer::new(items.into_iter()).deserialize_any(visitor),
         Value::Map(entries) => de::value::MapDeserializer::new(entries.into_iter()).deserialize_any(visitor),
-        // Only a tree read to locate paths keeps aliases, and nothing types one.
-        Value::Alias(_) => Err(de::Error::custom("an alias in a tree read only to locate paths")),
+        // The anchored node's copy, or the node itself for the last alias that reads it.
+        Value::Alias(anchored) => any(Arc::unwrap_or_clone(anchored).value, visitor),
     }
 }
 
@@ -753,7 +757,6 @@ impl<'de> IntoDeserializer<'de, Error> for Node {
 #[derive(Default)]
 pub struct Located {
     root: Option<Node>,
-    anchors: HashMap<usize, (Node, usize)>,
 }
 
 /// Where a node is: its value, and its key when it sits in a mapping.
@@ -798,16 +801,13 @@ impl Located {
             ..Default::default()
         };
         let root = builder.read(text).ok()?;
-        Some(Located {
-            root: Some(root),
-            anchors: builder.anchors,
-        })
+        Some(Located { root: Some(root) })
     }
 
     /// The node an alias stands for, or the node itself.
-    fn resolve<'a>(&'a self, node: &'a Node) -> &'a Node {
-        match node.value {
-            Value::Alias(id) => self.anchors.get(&id).map_or(node, |(n, _)| n),
+    fn resolve(node: &Node) -> &Node {
+        match &node.value {
+            Value::Alias(anchored) => anchored,
             _ => node,
         }
     }
@@ -824,7 +824,7 @@ impl Located {
 
     /// The deepest node on `path`, and whether it is the whole path.
     fn walk(&self, path: &str) -> Option<(NodeLoc, bool)> {
-        let mut node = self.resolve(self.root.as_ref()?);
+        let mut node = Self::resolve(self.root.as_ref()?);
         let mut loc = NodeLoc {
             key: None,
             value: node.mark,
@@ -854,7 +854,7 @@ impl Located {
             let Some((child, key, after)) = next else {
                 return Some((loc, false));
             };
-            node = self.resolve(child);
+            node = Self::resolve(child);
             loc = NodeLoc { key, value: child.mark };
             rest = after;
         }
@@ -928,6 +928,17 @@ mod tests {
             ("- 1\n- - 2\n  - 3\n", r#"[1,[2,3]]"#),
             ("200: ok", r#"{"200":"ok"}"#),
             ("a: &x {b: 1}\nc: *x", r#"{"a":{"b":1},"c":{"b":1}}"#),
+            // A shared block read at several aliases, the last of which takes it whole, and
+            // aliases inside an anchored block; a scalar's alias as a key.
+            (
+                "a: &x [1, {b: 2}]\nc: *x\nd: [*x, *x]",
+                r#"{"a":[1,{"b":2}],"c":[1,{"b":2}],"d":[[1,{"b":2}],[1,{"b":2}]]}"#,
+            ),
+            (
+                "a: &x {b: 1}\nc: &y {d: *x}\ne: *y\nf: [*y]",
+                r#"{"a":{"b":1},"c":{"d":{"b":1}},"e":{"d":{"b":1}},"f":[{"d":{"b":1}}]}"#,
+            ),
+            ("a: &k key\nb: {*k : 1}", r#"{"a":"key","b":{"key":1}}"#),
         ];
         for (text, expected) in cases {
             assert_eq!(json(text).as_deref(), Ok(expected), "{text:?}");
@@ -998,6 +1009,11 @@ mod tests {
         // the limit), not after copying all 2^30: speed is for the benchmarks, this is the why.
         assert!(e.mark.line <= 24, "stopped at line {}", e.mark.line);
         assert_eq!(parse("a: *nothing").unwrap_err().code, "yaml-syntax");
+        // A key that is an alias of a scalar is compared with the others.
+        assert_eq!(
+            parse("a: &k key\nb: {*k : 1, key: 2}").unwrap_err().code,
+            "duplicate-key"
+        );
     }
 
     #[test]
