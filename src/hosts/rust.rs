@@ -170,7 +170,17 @@ struct Field<'m> {
     optional: bool,
 }
 
-/// Writes the module's text to `w`, a tool at a time.
+/// A tool with the names of its types and fields, ready to be written.
+struct Named<'m> {
+    t: &'m ToolModel,
+    tool_ty: Rs,
+    args_ty: Rs,
+    fields: Vec<Field<'m>>,
+    /// The text of the enums of its parameters' values.
+    enums: String,
+}
+
+/// Writes the module's text to `w`, a chunk of tools at a time.
 fn write_module(model: &Model, s: &Settings, opts: &Options, w: &mut dyn std::io::Write) -> Result<(), Error> {
     let flush = |out: &mut String, w: &mut dyn std::io::Write| -> Result<(), Error> {
         w.write_all(out.as_bytes())
@@ -204,6 +214,9 @@ const SHARED: &str = {shared};
 
     // What `TOOL_NAMES`, `SPECS` and `toolset()` list, a line a tool.
     let (mut names, mut specs, mut builder) = (String::new(), String::new(), String::new());
+    // Each tool's names first, in order (a name taken decides the suffix of the next one like
+    // it); then the tools' text, which is most of the work, on every core.
+    let mut named = Vec::with_capacity(tools.len());
     for t in &tools {
         let base = rs_camel(&t.name, "T");
         let tool_ty = types.take(base.concat("Tool"), true);
@@ -258,11 +271,28 @@ pub enum {name} {{
                 optional,
             });
         }
-        write_tool(&mut out, t, rig, &tool_ty, &args_ty, &fields, &enums)?;
-        flush(&mut out, w)?;
         let _ = writeln!(names, "    {},", rs_str(&t.name));
         let _ = writeln!(specs, "    ({}, {tool_ty}::SPEC),", rs_str(&t.name));
         let _ = writeln!(builder, "        .static_tool({tool_ty} {{ env: env.clone() }})");
+        named.push(Named {
+            t,
+            tool_ty,
+            args_ty,
+            fields,
+            enums,
+        });
+    }
+    flush(&mut out, w)?;
+    // A chunk at a time, so that a large toolset's text is never whole in memory.
+    for chunk in named.chunks(512) {
+        let texts = crate::par::map(chunk, |n| {
+            let mut text = String::new();
+            write_tool(&mut text, n.t, rig, &n.tool_ty, &n.args_ty, &n.fields, &n.enums).map(|()| text)
+        });
+        for text in texts {
+            out = text?;
+            flush(&mut out, w)?;
+        }
     }
 
     let doc = format!(
