@@ -340,14 +340,11 @@ fn toolset_budgets(model: &Model) -> Vec<Diagnostic> {
 /// to pass them on (`server.filter_flags`): every host that launches it would get every tool.
 fn unpassed_filters(model: &Model) -> Option<Diagnostic> {
     let server = model.server.as_ref()?;
-    let launched = REGISTRY.iter().flat_map(|h| h.surfaces(model));
-    if !launched.into_iter().any(|s| s.kind == SurfaceKind::Launches) {
+    if launchers(model, REGISTRY).is_empty() {
         return None;
     }
     let (filter, _) = Filter::resolve(model, false, &[], &[], None).ok()?;
-    let kept = model.tool_names(&server.toolset, &filter);
-    let left_out = kept != model.tool_names(&server.toolset, &Filter::default());
-    (left_out && server_args(model, &filter) == server.args).then(|| {
+    not_passed(model, server, &filter, &Filter::default()).then(|| {
         let message = format!(
             "the catalog's filters leave tools of toolset `{}` out, but the server has no flag to pass them on: the hosts that launch it get every tool",
             server.toolset
@@ -356,6 +353,21 @@ fn unpassed_filters(model: &Model) -> Option<Diagnostic> {
             .at_key()
             .help("add `server.filter_flags` (at least `enable_tools: --enable-tools`) with the flags the server reads")
     })
+}
+
+/// The labels of the surfaces of `hosts` that launch the product's server.
+fn launchers(model: &Model, hosts: &[&'static dyn DynHost]) -> Vec<&'static str> {
+    (hosts.iter().flat_map(|h| h.surfaces(model)))
+        .filter(|s| s.kind == SurfaceKind::Launches)
+        .map(|s| s.label)
+        .collect()
+}
+
+/// Whether `filter` keeps other tools of the server's toolset than `base` does, while the
+/// server would be launched with the same arguments: the difference never reaches it.
+fn not_passed(model: &Model, server: &Server, filter: &Filter, base: &Filter) -> bool {
+    model.tool_names(&server.toolset, filter) != model.tool_names(&server.toolset, base)
+        && server_args(model, filter) == server_args(model, base)
 }
 
 /// Plans the files of the named hosts.
@@ -457,18 +469,9 @@ pub fn check_allowlist(model: &Model, hosts: &[&'static dyn DynHost], filter: &F
 /// this command line, and half of it would be silently dropped.
 pub fn check_passed(model: &Model, hosts: &[&'static dyn DynHost], filter: &Filter, given: &str) -> Result<(), Error> {
     let Some(server) = &model.server else { return Ok(()) };
-    let launchers: Vec<&str> = (hosts.iter().flat_map(|h| h.surfaces(model)))
-        .filter(|s| s.kind == SurfaceKind::Launches)
-        .map(|s| s.label)
-        .collect();
-    if launchers.is_empty() {
-        return Ok(());
-    }
+    let launchers = launchers(model, hosts);
     let (catalog_only, _) = Filter::resolve(model, false, &[], &[], None)?;
-    let kept = model.tool_names(&server.toolset, filter);
-    if kept == model.tool_names(&server.toolset, &catalog_only)
-        || server_args(model, filter) != server_args(model, &catalog_only)
-    {
+    if launchers.is_empty() || !not_passed(model, server, filter, &catalog_only) {
         return Ok(());
     }
     Err(Error::usage(
