@@ -1486,7 +1486,12 @@ struct Route {
     why: Option<String>,
 }
 
-fn route(rt: &SpecRuntime, shared: Option<&SharedRuntime>, vars: &Vars) -> Result<Route, String> {
+fn route(
+    rt: &SpecRuntime,
+    shared: Option<&SharedRuntime>,
+    vars: &Vars,
+    cancel: Option<&proc::Cancel>,
+) -> Result<Route, String> {
     let need = |what: &str| format!("the spec leaves out {what}, and the catalog's shared settings have none");
     let url_env = rt
         .url_env
@@ -1530,37 +1535,41 @@ fn route(rt: &SpecRuntime, shared: Option<&SharedRuntime>, vars: &Vars) -> Resul
     };
     // Why a route failed is one of a few fixed texts, the TypeScript runtime's too: ureq's and
     // serde_json's messages differ from Bun's fetch and JSON.parse, and would make the answers differ.
-    let transport = |e: ureq::Error| match e {
+    let transport = move |e: ureq::Error| match e {
         ureq::Error::Timeout(_) => format!("timed out after {timeout_ms} ms"),
         ureq::Error::Io(e) if e.kind() == std::io::ErrorKind::TimedOut => format!("timed out after {timeout_ms} ms"),
-        // A limit of this runtime's own (ureq's 10 MB), which the TypeScript one does not have.
-        ureq::Error::BodyExceedsLimit(n) => format!("the answer is larger than {n} bytes"),
         _ => "the connection failed".to_string(),
     };
-    let response = match (rt.method, &rt.body) {
-        (HttpMethod::POST, Some(body)) => {
-            let body = js::stringify(&redact_deep(&json_t(body, vars)));
-            agent
-                .post(&url)
+    let body = match (rt.method, &rt.body) {
+        (HttpMethod::POST, Some(body)) => Some(js::stringify(&redact_deep(&json_t(body, vars)))),
+        _ => None,
+    };
+    let (method, to) = (rt.method, url.clone());
+    let exchange = move || -> Result<Vec<u8>, String> {
+        let response = match (method, body) {
+            (HttpMethod::POST, Some(body)) => agent
+                .post(&to)
                 .header("content-type", "application/json")
-                .send(body.as_bytes())
+                .send(body.as_bytes()),
+            (HttpMethod::POST, None) => agent.post(&to).send_empty(),
+            (HttpMethod::GET, _) => agent.get(&to).call(),
+        };
+        let mut response = response.map_err(transport)?;
+        if !response.status().is_success() {
+            return Err(format!("HTTP {}", response.status().as_u16()));
         }
-        (HttpMethod::POST, None) => agent.post(&url).send_empty(),
-        (HttpMethod::GET, _) => agent.get(&url).call(),
+        // As large as it comes, as fetch's `text()` reads it (ureq stops at 10 MB by default).
+        let body = response.body_mut().with_config().limit(u64::MAX);
+        body.read_to_vec().map_err(transport)
     };
-    let mut response = match response {
-        Ok(r) => r,
-        Err(e) => return fail(transport(e)),
+    let bytes = match cancellable(cancel, exchange) {
+        None => return fail("the call was cancelled".into()),
+        Some(Err(why)) => return fail(why),
+        Some(Ok(bytes)) => bytes,
     };
-    if !response.status().is_success() {
-        return fail(format!("HTTP {}", response.status().as_u16()));
-    }
     // Bytes, read as fetch's `text()` reads them: a leading BOM dropped, what is not UTF-8
     // becomes U+FFFD (not a failure).
-    let text = match response.body_mut().read_to_vec() {
-        Ok(b) => String::from_utf8_lossy(b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&b)).into_owned(),
-        Err(e) => return fail(transport(e)),
-    };
+    let text = String::from_utf8_lossy(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes));
     let data = match js::parse_json(&text) {
         Ok(d) => d,
         Err(js::JsonFail::Invalid) => return fail("the answer is not JSON".into()),
@@ -1587,6 +1596,33 @@ fn route(rt: &SpecRuntime, shared: Option<&SharedRuntime>, vars: &Vars) -> Resul
             why: None,
         }),
         _ => fail(format!("no `{field}` in the answer")),
+    }
+}
+
+/// Runs `f` (a route's exchange) and waits for it, giving up (`None`) as soon as the call is
+/// cancelled, as fetch gives up on its abort signal: a blocking HTTP request cannot be stopped
+/// from outside, so it runs on a thread of its own, which ends by itself at the route's timeout.
+fn cancellable<T: Send + 'static>(cancel: Option<&proc::Cancel>, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    use std::sync::mpsc::RecvTimeoutError;
+    let Some(cancel) = cancel else { return Some(f()) };
+    if cancel.is_cancelled() {
+        return None;
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    loop {
+        match rx.recv_timeout(Duration::from_millis(20)) {
+            Ok(v) => return Some(v),
+            Err(RecvTimeoutError::Timeout) if cancel.is_cancelled() => return None,
+            Err(RecvTimeoutError::Timeout) => {}
+            // The exchange panicked: that is a bug, and it goes on as one.
+            Err(RecvTimeoutError::Disconnected) => match worker.join() {
+                Err(panic) => std::panic::resume_unwind(panic),
+                Ok(()) => unreachable!("the exchange sends its result before it ends"),
+            },
+        }
     }
 }
 
@@ -1832,7 +1868,7 @@ fn run_inner(
         data: Map::new(),
     };
     if let Some(rt) = &spec.runtime {
-        let r = route(rt, shared.runtime.as_ref(), &vars)?;
+        let r = route(rt, shared.runtime.as_ref(), &vars, ctx.cancel)?;
         if let Some(md) = r.md {
             return Ok(answer(
                 if js::trim_start(&md).starts_with('#') {

@@ -4,12 +4,15 @@
 //! an HTTP error, a timeout, the steps as the fallback with `{runtime.why}`, a redacted body.
 
 use ixgen_runtime::spec::{ExecSpec, SpecShared};
-use ixgen_runtime::{Ctx, run_tool};
+use ixgen_runtime::{Cancel, Ctx, run_tool};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+/// The length of the `/big` answer's markdown: more than ureq reads by default (10 MB).
+const BIG: usize = 12 << 20;
 
 /// The requests a server saw: (path, body).
 type Seen = Arc<Mutex<Vec<(String, String)>>>;
@@ -52,6 +55,7 @@ fn server() -> (String, Seen) {
                     "/nomd" => ("200 OK", json!({"markdown": "  "}).to_string()),
                     "/notjson" => ("200 OK", "{\"markdown\": ".to_string()),
                     "/deep" => ("200 OK", format!("{}{}", "[".repeat(5000), "]".repeat(5000))),
+                    "/big" => ("200 OK", json!({"markdown": "x".repeat(BIG)}).to_string()),
                     "/slow" => {
                         std::thread::sleep(Duration::from_secs(3));
                         ("200 OK", json!({"markdown": "too late"}).to_string())
@@ -96,11 +100,15 @@ fn spec(base: &str, path: &str, json_out: bool, steps: Value) -> ExecSpec {
 }
 
 fn run(spec: &ExecSpec, q: &str) -> ixgen_runtime::Answer {
+    run_with(spec, q, None)
+}
+
+fn run_with(spec: &ExecSpec, q: &str, cancel: Option<&Cancel>) -> ixgen_runtime::Answer {
     let dir = std::env::temp_dir();
     let ctx = Ctx {
         cwd: Some(dir.as_path()),
         ask: None,
-        cancel: None,
+        cancel,
     };
     run_tool(
         spec,
@@ -191,4 +199,46 @@ fn a_route_that_does_not_answer_in_time_is_abandoned() {
         a.text,
         format!("## route: x\n\n**Error:** the runtime is unreachable at {base}/slow (timed out after 500 ms).")
     );
+}
+
+#[test]
+fn a_large_answer_is_read_whole_as_fetch_reads_it() {
+    let (base, _) = server();
+    let mut big = spec(&base, "/big", false, json!([]));
+    big.runtime.as_mut().unwrap().timeout_ms = Some(30_000);
+    let a = run(&big, "x");
+    assert!(!a.is_error, "{}", &a.text[..a.text.len().min(300)]);
+    assert_eq!(a.text.len(), "## route: x\n\n".len() + BIG);
+    assert!(a.text.starts_with("## route: x\n\nxxx") && a.text.ends_with("xxx"));
+}
+
+#[test]
+fn a_cancelled_call_gives_up_on_its_route_at_once() {
+    let (base, _) = server();
+    // `/slow` answers after 3 s, well within this timeout: only the cancel can end the wait.
+    let mut slow = spec(&base, "/slow", false, json!([]));
+    slow.runtime.as_mut().unwrap().timeout_ms = Some(20_000);
+    let cancel = Cancel::new();
+    let start = Instant::now();
+    let a = std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(Duration::from_millis(300));
+            cancel.cancel();
+        });
+        run_with(&slow, "x", Some(&cancel))
+    });
+    let took = start.elapsed();
+    assert!(
+        took < Duration::from_millis(2500),
+        "the route was given up when cancelled: {took:?}"
+    );
+    assert!(a.is_error);
+    assert_eq!(
+        a.text,
+        format!("## route: x\n\n**Error:** the runtime is unreachable at {base}/slow (the call was cancelled).")
+    );
+
+    // Cancelled before it starts: no request is made at all.
+    let a = run_with(&slow, "x", Some(&cancel));
+    assert!(a.text.ends_with("/slow (the call was cancelled)."), "{}", a.text);
 }
