@@ -8,11 +8,19 @@ use std::sync::LazyLock;
 /// lower case when the expression ignores case.
 struct Rule {
     re: Regex,
+    pattern: &'static str,
     /// The `i` flag.
     case_blind: bool,
     replace: fn(&str, &[Option<&str>]) -> String,
     needles: &'static [&'static str],
+    /// For a rule that would otherwise be tried at every position of the text: the expression
+    /// anchored (`^(?:…)`), and where it can start, each with how far a match from there can
+    /// reach ([`assignments`]).
+    starts: Option<(Regex, Starts)>,
 }
+
+/// Where a rule can start in a text, each with how far a match from there can reach.
+type Starts = fn(&str) -> Vec<(usize, usize)>;
 
 /// The characters outside ASCII whose case folds to an ASCII letter (`ſ` → `s`, the Kelvin sign
 /// → `k`, dotted and dotless `i`). A case-blind expression might match one of them where the
@@ -21,26 +29,40 @@ const FOLDS_TO_ASCII: [char; 4] = ['\u{17f}', '\u{212a}', '\u{130}', '\u{131}'];
 
 impl Rule {
     fn new(
-        (pattern, flags): (&str, &str),
+        (pattern, flags): (&'static str, &str),
         needles: &'static [&'static str],
         replace: fn(&str, &[Option<&str>]) -> String,
     ) -> Rule {
         Rule {
             re: Regex::with_flags(pattern, flags).expect("a redaction rule compiles"),
+            pattern,
             case_blind: flags.contains('i'),
             replace,
             needles,
+            starts: None,
         }
     }
 
-    /// Whether the rule can match `s` (`lower`: `s` in ASCII lower case). Exact, not a guess: a
-    /// match holds one of its needles, so a text holding none is left as it is without running
-    /// the expression. An expression that cannot start from a fixed word is tried at every
-    /// position of the text: for a 5 MB answer, most of the time redaction took.
-    fn may_match(&self, s: &str, lower: &str) -> bool {
+    /// The rule tried only where `starts` says a match can start.
+    fn at(mut self, starts: Starts) -> Rule {
+        let flags = if self.case_blind { "i" } else { "" };
+        let anchored = format!("^(?:{})", self.pattern);
+        self.starts = Some((
+            Regex::with_flags(&anchored, flags).expect("an anchored rule compiles"),
+            starts,
+        ));
+        self
+    }
+
+    /// Whether the rule can match `s` (`lower`: `s` in ASCII lower case; `folds`: `s` holds one
+    /// of [`FOLDS_TO_ASCII`]). Exact, not a guess: a match holds one of its needles, so a text
+    /// holding none is left as it is without running the expression. An expression that cannot
+    /// start from a fixed word is tried at every position of the text: for a 5 MB answer, most
+    /// of the time redaction took.
+    fn may_match(&self, s: &str, lower: &str, folds: bool) -> bool {
         let case_blind = self.case_blind;
         self.needles.is_empty()
-            || (case_blind && s.contains(FOLDS_TO_ASCII))
+            || (case_blind && folds)
             || (self.needles.iter()).any(|n| if case_blind { lower.contains(n) } else { s.contains(n) })
     }
 }
@@ -113,20 +135,92 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
                     m.to_string()
                 }
             },
-        ),
+        )
+        .at(assignments),
     ]
 });
 
-/// `s.replace(re /g, f)`.
-fn replace_all(re: &Regex, s: &str, f: fn(&str, &[Option<&str>]) -> String) -> String {
+/// Where the `name=value` rule can match in `s`: each (start, end) is a position where a match
+/// can start and how far one from there can reach. A match's name is a run of `[A-Za-z0-9_-]`
+/// that holds a needle and ends where the separator begins; it starts at the run's start or
+/// after a `-` (`\b`, then a letter or digit), and the separator (quotes, spaces, `:` or `=`,
+/// holding a `:` or `=`) and the value (up to a space, quote or bracket) after it go no further
+/// than `end`. So the expression, anchored, is tried at these few places instead of at every
+/// position of the text, and finds there exactly what it would find in the whole text: it looks
+/// at nothing before its start but that `\b`, and nothing after its value. Each character is
+/// looked at a bounded number of times, however the runs share their separators and values.
+fn assignments(s: &str) -> Vec<(usize, usize)> {
+    let lower = s.to_ascii_lowercase();
+    let mut hits: Vec<usize> = ["key", "token", "secret", "passw"]
+        .iter()
+        .flat_map(|n| lower.match_indices(n).map(|(i, _)| i))
+        .collect();
+    hits.sort_unstable();
+    let b = s.as_bytes();
+    let name = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+    let sep = |c: char| matches!(c, '"' | '\'' | ':' | '=') || crate::js::is_space(c);
+    let value = |c: char| !crate::js::is_space(c) && !"\"'`,;&<>()[]{}".contains(c);
+    let (mut name_end, mut seps, mut values) = (0, 0..0, 0..0);
+    let mut out = Vec::new();
+    for i in hits {
+        if i < name_end {
+            continue;
+        }
+        let start = i - b[..i].iter().rev().take_while(|&&c| name(c)).count();
+        name_end = i + b[i..].iter().take_while(|&&c| name(c)).count();
+        let sep_end = run_end(s, name_end, sep, &mut seps);
+        if !s[name_end..sep_end].contains([':', '=']) {
+            continue;
+        }
+        let end = run_end(s, sep_end, value, &mut values);
+        out.extend(
+            (start..name_end)
+                .filter(|&p| p == start || b[p - 1] == b'-')
+                .map(|p| (p, end)),
+        );
+    }
+    out
+}
+
+/// Where the run of `class` characters from `at` ends. `seen` is the last run found: a run met
+/// again (a value several names share) is not read again.
+fn run_end(s: &str, at: usize, class: impl Fn(char) -> bool, seen: &mut std::ops::Range<usize>) -> usize {
+    if !seen.contains(&at) {
+        let len = s[at..]
+            .char_indices()
+            .find(|&(_, c)| !class(c))
+            .map_or(s.len() - at, |(i, _)| i);
+        *seen = at..at + len;
+    }
+    seen.end
+}
+
+/// `s.replace(re /g, f)`: with the rule's `starts`, the anchored expression tried only there.
+fn replace_all(rule: &Rule, s: &str, whole: bool) -> String {
+    // Each match, with where in `s` the text it was found in starts.
+    let found: Vec<(usize, regress::Match)> = match &rule.starts {
+        Some((anchored, starts)) if !whole => {
+            let (mut found, mut reach) = (Vec::new(), 0);
+            for (p, end) in starts(s) {
+                if p >= reach
+                    && let Some(m) = anchored.find(&s[p..end])
+                {
+                    reach = p + m.end();
+                    found.push((p, m));
+                }
+            }
+            found
+        }
+        _ => rule.re.find_iter(s).map(|m| (0, m)).collect(),
+    };
     let mut out = String::with_capacity(s.len());
     let mut last = 0;
-    for m in re.find_iter(s) {
-        let r = m.range();
-        out.push_str(&s[last..r.start]);
-        let groups: Vec<Option<&str>> = m.groups().skip(1).map(|g| g.map(|g| &s[g])).collect();
-        out.push_str(&f(&s[r.clone()], &groups));
-        last = r.end;
+    for (at, m) in found {
+        let piece = |r: std::ops::Range<usize>| &s[at + r.start..at + r.end];
+        out.push_str(&s[last..at + m.start()]);
+        let groups: Vec<Option<&str>> = m.groups().skip(1).map(|g| g.map(piece)).collect();
+        out.push_str(&(rule.replace)(piece(m.range()), &groups));
+        last = at + m.end();
     }
     out.push_str(&s[last..]);
     out
@@ -136,9 +230,12 @@ fn replace_all(re: &Regex, s: &str, f: fn(&str, &[Option<&str>]) -> String) -> S
 /// replacement only puts `[REDACTED]` between pieces of it, which makes no needle.
 pub fn redact(s: &str) -> String {
     let lower = s.to_ascii_lowercase();
+    // A character that folds to an ASCII letter might also make a name [`assignments`] does
+    // not see: then the rule is tried everywhere.
+    let folds = !s.is_ascii() && s.contains(FOLDS_TO_ASCII);
     (RULES.iter())
-        .filter(|rule| rule.may_match(s, &lower))
-        .fold(s.to_string(), |acc, rule| replace_all(&rule.re, &acc, rule.replace))
+        .filter(|rule| rule.may_match(s, &lower, folds))
+        .fold(s.to_string(), |acc, rule| replace_all(rule, &acc, folds))
 }
 
 /// Redacts every string of a JSON value (what is sent to a runtime route).
@@ -162,7 +259,7 @@ mod tests {
     #[test]
     fn needles_never_change_what_is_hidden() {
         let every_rule =
-            |s: &str| (super::RULES.iter()).fold(s.to_string(), |acc, r| super::replace_all(&r.re, &acc, r.replace));
+            |s: &str| (super::RULES.iter()).fold(s.to_string(), |acc, r| super::replace_all(r, &acc, true));
         let pieces = [
             "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
             "Authorization: BEARER Z9y8X7w6V5u4T3s2R1",
@@ -179,6 +276,11 @@ mod tests {
             "to\u{17f}ken=abcdefghij1",
             "\u{212a}EY=abcdefghij1 \u{131}\u{130}",
             "plain words, a key idea, token-free text",
+            "a--key=a_token : zzzzzzzzzz",
+            "my-api-key = \"abcdefghijk\" x-token-y=abcdefghijk",
+            "token\n=\nabcdefghij -token=abcdefghij",
+            "__secret='abcdefghijkl' key\u{a0}=\u{2028}abcdefghij",
+            "apikey:abcdefghij; passwd=(x) k_key=k_key=k_key=abcdefghij",
             "",
         ];
         for a in pieces {
@@ -186,6 +288,53 @@ mod tests {
                 let text = format!("{a} {b}\n{b}:{a}");
                 assert_eq!(redact(&text), every_rule(&text), "{text:?}");
             }
+        }
+    }
+
+    /// Where the `name=value` rule is tried ([`super::assignments`]) never changes what it
+    /// finds: texts made at random of names, needles, separators and values, each redacted as
+    /// it is and with the rule tried at every position.
+    #[test]
+    fn assignments_are_found_where_the_whole_text_finds_them() {
+        const PARTS: [&str; 22] = [
+            "key",
+            "token",
+            "Secret",
+            "passwd",
+            "api",
+            "a1",
+            "-",
+            "_",
+            "--",
+            "=",
+            ":",
+            " ",
+            "\n",
+            "\"",
+            "'",
+            "abcdefgh9",
+            "x",
+            "\u{a0}",
+            ",",
+            "(",
+            ".",
+            "é",
+        ];
+        let rule = &super::RULES[5];
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            for k in 0..(seed % 16) {
+                text.push_str(PARTS[((seed >> (4 * k % 60)) % PARTS.len() as u64) as usize]);
+            }
+            assert_eq!(
+                super::replace_all(rule, &text, false),
+                super::replace_all(rule, &text, true),
+                "{text:?}"
+            );
         }
     }
 
