@@ -38,8 +38,8 @@ use crate::error::Error;
 use crate::hosts::{self, Options, mcp};
 use crate::model::{Filter, Model};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -344,6 +344,28 @@ impl ServerHandler for Server {
         let version = context.protocol_version();
         let v2026 = version.is_some_and(|v| v.as_str() >= mcp::Profile::V2026_07_28.name());
         Ok(if v2026 { &served.list_2026 } else { &served.list }.clone())
+    }
+
+    /// A request rmcp could not read as one of MCP's. rmcp takes a request whose params do not
+    /// fit its method for a method of its own, and would answer a malformed `tools/call` "method
+    /// not found" (-32601); it is invalid params (-32602), as the reference SDK answers it
+    /// ("Invalid tools/call request: …").
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let why = match (request.method.as_str(), request.params) {
+            ("tools/call", None | Some(serde_json::Value::Null)) => Some("missing `params`".to_string()),
+            ("tools/call", Some(params)) => serde_json::from_value::<CallToolRequestParams>(params)
+                .err()
+                .map(|e| e.to_string()),
+            _ => None,
+        };
+        Err(match why {
+            Some(why) => ErrorData::invalid_params(format!("Invalid {} request: {why}", request.method), None),
+            None => ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None),
+        })
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

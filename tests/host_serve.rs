@@ -1329,6 +1329,84 @@ fn a_client_that_goes_away_ends_serve_and_one_that_is_not_mcp_is_a_usage_error()
     }
 }
 
+/// A request a client gets wrong is answered with the reference SDK's error code: the same raw
+/// lines go to `ixgen serve` and to a server on @modelcontextprotocol/server 2.4.0
+/// (`next/mcp-reference.mjs`). A malformed `tools/call` (no `name`, a `name` that is no string,
+/// `arguments` that are no object, no `params`) is invalid params, -32602 "Invalid tools/call
+/// request: …" (rmcp alone answered -32601, no such method), and an unknown method is -32601.
+#[test]
+fn a_malformed_request_gets_the_reference_sdks_error_code() {
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":"x"}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call"}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":7}}"#,
+        r#"{"jsonrpc":"2.0","id":6,"method":"nope/x","params":{}}"#,
+    ];
+    // Each answer by its id, once there is one for every request (stdin stays open until then:
+    // a server may end at the end of its input before it answered).
+    let answers = |mut cmd: Command| {
+        let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        for line in lines {
+            writeln!(stdin, "{line}").unwrap();
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(serde_json::from_str::<Value>(&line).unwrap());
+            }
+        });
+        let mut by_id = std::collections::BTreeMap::new();
+        while by_id.len() < 6 {
+            let v = rx
+                .recv_timeout(std::time::Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("{cmd:?} answered only {by_id:?}"));
+            by_id.insert(v["id"].as_i64().expect("an answer has its request's id"), v);
+        }
+        drop(stdin);
+        child.wait().unwrap();
+        by_id
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut ours = Command::new(IXGEN);
+    ours.args([
+        OsStr::new("serve"),
+        OsStr::new("--catalog"),
+        catalog("steps").as_os_str(),
+    ])
+    .current_dir(dir.path());
+    let ours = answers(ours);
+    let mut reference = Command::new("node");
+    reference
+        .arg(support::script("next/mcp-reference.mjs"))
+        .current_dir(dir.path());
+    let reference = answers(reference);
+    let codes = |a: &std::collections::BTreeMap<i64, Value>| {
+        a.iter()
+            .map(|(id, v)| (*id, v["error"]["code"].as_i64()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(codes(&ours), codes(&reference), "{ours:#?}\n{reference:#?}");
+    assert_eq!(
+        codes(&ours)[1..],
+        [
+            (2, Some(-32602)),
+            (3, Some(-32602)),
+            (4, Some(-32602)),
+            (5, Some(-32602)),
+            (6, Some(-32601))
+        ]
+    );
+    for id in 2..=5 {
+        let message = ours[&id]["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("Invalid tools/call request: "), "{message}");
+    }
+}
+
 /// A tool with an `output_schema` answers its structured result (MCP `structuredContent`, the
 /// data of the step whose `json` declares that schema) beside its text, and the SDK client, which
 /// refuses a call without it and checks it against the schema, accepts it; a call that has no
