@@ -39,9 +39,10 @@ use crate::hosts::{self, Options, mcp};
 use crate::model::{Filter, Model};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, ServerNotification,
+    SubscriptionFilter, ToolListChangedNotification,
 };
-use rmcp::service::{NotificationContext, Peer, RequestContext};
+use rmcp::service::{NotificationContext, Peer, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -300,8 +301,11 @@ fn load(opts: &ServeOptions) -> Result<Served, Error> {
 #[derive(Clone)]
 struct Server {
     served: Arc<RwLock<Arc<Served>>>,
-    /// The connected clients, told when the tool list changes.
+    /// The connected clients of the 2025 revisions, told when the tool list changes.
     peers: Arc<Mutex<Vec<Peer<RoleServer>>>>,
+    /// The `subscriptions/listen` streams of 2026-07-28 clients, told on the stream instead (that
+    /// revision forbids a notification the client did not ask for).
+    subscriptions: Arc<Mutex<Vec<Arc<SubscriptionSink>>>>,
     /// Where the tools run: the folder `serve` started in.
     cwd: Arc<PathBuf>,
     /// The first line a stdio client sent that is not a JSON-RPC message (see `Watched`).
@@ -366,6 +370,23 @@ impl ServerHandler for Server {
             Some(why) => ErrorData::invalid_params(format!("Invalid {} request: {why}", request.method), None),
             None => ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method, None),
         })
+    }
+
+    /// A 2026-07-28 client's `subscriptions/listen`: of what it asks for, the tool list's
+    /// changes are all there is to tell (rmcp keeps only what was asked and advertised).
+    fn accepted_subscription_filter(&self, _requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.tools_list_changed = Some(true);
+        Some(accepted)
+    }
+
+    /// Holds the stream open, told of each reload (see [`watch`]), until the client cancels it.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        if let Ok(mut subscriptions) = self.subscriptions.lock() {
+            subscriptions.push(Arc::new(context.sink().clone()));
+        }
+        context.cancelled().await;
+        Ok(())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -519,6 +540,19 @@ async fn watch(server: Server, opts: ServeOptions) {
                 if let Ok(mut p) = server.peers.lock() {
                     p.retain(|x| !x.is_transport_closed());
                 }
+                let streams = server.subscriptions.lock().map(|s| s.clone()).unwrap_or_default();
+                let mut closed = Vec::new();
+                for sink in streams {
+                    let changed =
+                        ServerNotification::ToolListChangedNotification(ToolListChangedNotification::default());
+                    // A stream the client cancelled, or whose session ended, is dropped below.
+                    if sink.send(changed).await.is_err() {
+                        closed.push(sink);
+                    }
+                }
+                if let Ok(mut s) = server.subscriptions.lock() {
+                    s.retain(|x| !closed.iter().any(|c| Arc::ptr_eq(c, x)));
+                }
             }
         }
     }
@@ -569,6 +603,7 @@ pub fn run(opts: ServeOptions) -> Result<i32, Error> {
     let server = Server {
         served: Arc::new(RwLock::new(Arc::new(served))),
         peers: Arc::new(Mutex::new(Vec::new())),
+        subscriptions: Arc::new(Mutex::new(Vec::new())),
         cwd: Arc::new(cwd),
         not_mcp: Arc::new(Mutex::new(None)),
         calls: Arc::new(Mutex::new(Vec::new())),

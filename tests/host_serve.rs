@@ -701,6 +701,63 @@ fn a_valid_edit_is_served_and_announced_and_an_invalid_one_is_refused() {
     let _ = child.wait();
 }
 
+/// Hot reload for a 2026-07-28 client, which is told of a change only on a `subscriptions/listen`
+/// stream it opened: the real SDK 2.x client (`next/mcp-listen.mjs`) opens one for the tool
+/// list's changes, and an edit of the catalog reaches it there, the tools listed again with the
+/// edit in them.
+#[test]
+fn a_2026_client_listening_for_changes_is_told_of_an_edit() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("catalog.yaml");
+    let original = std::fs::read_to_string(catalog("git-iris")).unwrap();
+    let old = "Branch and changed files; staged only unless include_unstaged.";
+    std::fs::write(&file, &original).unwrap();
+    let mut child = Command::new("node")
+        .arg(support::script("next/mcp-listen.mjs"))
+        .args([OsStr::new("--"), OsStr::new(IXGEN), OsStr::new("serve")])
+        .args([OsStr::new("--catalog"), file.as_os_str()])
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let (tx, rx) = mpsc::channel::<Value>();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        for line in out.lines().map_while(Result::ok) {
+            let _ = tx.send(serde_json::from_str(&line).unwrap_or(Value::Null));
+        }
+    });
+    let err = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let (log, mut stderr) = (std::sync::Arc::clone(&err), child.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        *log.lock().unwrap() = text;
+    });
+    let next = |what: &str| match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(v) => v[what].clone(),
+        Err(_) => panic!("no `{what}` line in time"),
+    };
+    assert_eq!(next("listening")["git_status"], old);
+    std::fs::write(
+        &file,
+        original.replace(old, "Edited, the branch and the changed files."),
+    )
+    .unwrap();
+    assert_eq!(
+        next("changed")["git_status"],
+        "Edited, the branch and the changed files."
+    );
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{}", err.lock().unwrap());
+}
+
 /// Confirmation: a `confirm` tool asks through MCP elicitation when the client offers it (runs on
 /// accept, refused on decline, with the OpenCode tool's refusal text); without elicitation it
 /// runs only when annotated destructive, which is the client's cue to ask.

@@ -72,7 +72,10 @@ pub fn lower(
     let cat = &catalog;
     let mut top = Lower::new(cat);
     let none = HashMap::new();
-    let context_only = Scope { params: &none, extra: &[] };
+    let context_only = Scope {
+        params: &none,
+        extra: &[],
+    };
     // Every tool with a `run` step shows it: it may name context variables only.
     let fallback = cat.cli.as_ref().and_then(|c| c.fallback.as_deref());
     let cli_fallback = top
@@ -318,7 +321,10 @@ impl<'a> Lower<'a> {
                 "use a lowercase word such as `free` or `pro`",
             );
         }
-        let scope = Scope { params: &params, extra: &[] };
+        let scope = Scope {
+            params: &params,
+            extra: &[],
+        };
         let heading = self.optional_template(&path, "heading", tool.heading.as_deref(), &scope);
         let own_fallback = self.optional_template(&path, "fallback", tool.fallback.as_deref(), &scope);
         // Confirmation and cross-parameter rules (`super::rules`); their templates and
@@ -650,7 +656,10 @@ impl<'a> Lower<'a> {
         // here once, with the same scope as the step's other templates.
         let title = self.optional_template(path, "title", step.title.as_deref(), &scope);
         let with_result = [&extra[..], &["result"]].concat();
-        let result_scope = Scope { params, extra: &with_result };
+        let result_scope = Scope {
+            params,
+            extra: &with_result,
+        };
         let message = self.optional_template(path, "message", step.message.as_deref(), &result_scope);
         let mut exec = None;
         if let Some(argv) = &step.run {
@@ -668,7 +677,10 @@ impl<'a> Lower<'a> {
         // A frame's meta may also say when it was appended (`{now_ms}`): the loop only honours
         // recent completion frames.
         let with_now = [scope.extra, &[crate::catalog::validate::NOW_MS]].concat();
-        let meta_scope = Scope { params, extra: &with_now };
+        let meta_scope = Scope {
+            params,
+            extra: &with_now,
+        };
         if let Some(a) = &step.append {
             let topic = self.template(&format!("{path}.append.topic"), &a.topic, &scope);
             let meta = self.json_template(&format!("{path}.append.meta"), &a.meta, &meta_scope);
