@@ -2,10 +2,7 @@
 //!
 //! Naming rules: Cursor drops a tool whose server and tool name together pass 60 characters.
 
-use super::{Options, ServerConfigHost, server_args};
-use crate::error::Error;
-use crate::model::{Model, Server};
-use crate::plan::PlannedFile;
+use super::ServerConfigHost;
 
 /// Longest server + tool name Cursor keeps.
 pub const NAME_LIMIT: usize = 60;
@@ -22,17 +19,4 @@ impl ServerConfigHost for Cursor {
         NAME_LIMIT,
         "Cursor's limit of 60 for server and tool name together (it drops longer tools)",
     ));
-
-    fn file(model: &Model, opts: &Options, server: &Server, path: String) -> Result<PlannedFile<'static>, Error> {
-        super::merged(
-            path,
-            Self::NAME,
-            ["mcpServers", &server.name],
-            super::claude::StdioServer {
-                command: server.command.clone(),
-                args: server_args(model, &opts.filter),
-                env: server.env.clone(),
-            },
-        )
-    }
 }

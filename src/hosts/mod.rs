@@ -707,9 +707,25 @@ pub trait ServerConfigHost: Sync {
     const NAME_LIMIT: Option<(usize, &'static str)> = None;
     /// Where the file goes unless the settings say otherwise.
     const PATH: &'static str;
+    /// The JSON file's key of the servers, and the `type` its entries start with, if any.
+    const SERVERS: &'static str = "mcpServers";
+    const TYPE: Option<&'static str> = None;
 
-    /// The host's file at `path`: what it holds.
-    fn file(model: &Model, opts: &Options, server: &Server, path: String) -> Result<PlannedFile<'static>, Error>;
+    /// The host's file at `path`: what it holds (by default a JSON file that merges the server
+    /// under [`Self::SERVERS`], as Claude Code's `.mcp.json` has it).
+    fn file(model: &Model, opts: &Options, server: &Server, path: String) -> Result<PlannedFile<'static>, Error> {
+        merged(
+            path,
+            <Self as ServerConfigHost>::NAME,
+            [Self::SERVERS, &server.name],
+            claude::StdioServer {
+                kind: Self::TYPE,
+                command: server.command.clone(),
+                args: server_args(model, &opts.filter),
+                env: server.env.clone(),
+            },
+        )
+    }
 }
 
 impl<C: ServerConfigHost> Host for C {

@@ -64,9 +64,11 @@ struct PluginManifest<'a> {
     keywords: &'a [String],
 }
 
-/// A stdio server as Claude Code writes it.
+/// A stdio server as Claude Code writes it (and Cursor; VS Code with `"type": "stdio"` first).
 #[derive(Debug, Serialize)]
 pub struct StdioServer {
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
     pub command: String,
     pub args: Vec<String>,
     pub env: IndexMap<String, String>,
@@ -169,6 +171,7 @@ impl Host for Claude {
             extras::with_network(
                 model,
                 StdioServer {
+                    kind: None,
                     command,
                     args: server_args(model, &opts.filter),
                     env: server.env.clone(),
