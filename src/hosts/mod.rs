@@ -23,7 +23,7 @@ pub mod rust;
 pub mod session;
 pub mod vscode;
 
-use crate::diagnostic::{Diagnostic, Severity, hint_for};
+use crate::diagnostic::{Diagnostic, Report, Severity, hint_for};
 use crate::error::Error;
 use crate::escape::{Ts, comment};
 use crate::model::{Context, Filter, Model, Server};
@@ -293,17 +293,12 @@ pub fn check(model: &mut Model) -> Vec<Diagnostic> {
                     seen.insert((surface.namespace, id.clone()), (surface.key, tool.clone()))
                     && (other_key, other_tool.as_str()) != (surface.key, tool.as_str())
                 {
-                    diags.push(
-                        Diagnostic::error(
-                            "host-id-collision",
+                    diags.err("host-id-collision",
                             format!("toolsets.{}.tools[{i}]", surface.toolset),
                             format!(
                                 "in {} the tool `{tool}` ({}) gets the id `{id}`, which `{other_tool}` ({other_key}) already has",
                                 surface.namespace, surface.key
-                            ),
-                        )
-                        .help("rename one of the tools, or the server or file that prefixes the id (e.g. `server.name: ix-memory`)"),
-                    );
+                            ), "rename one of the tools, or the server or file that prefixes the id (e.g. `server.name: ix-memory`)");
                 }
             }
         }
@@ -569,13 +564,11 @@ pub fn check_rel_path(path: &str, value: &str, diags: &mut Vec<Diagnostic>) {
     let dir = path.ends_with(".dir");
     let check = if dir { RelPath::dir } else { RelPath::file };
     if let Err(why) = check(value) {
-        diags.push(
-            Diagnostic::error(
-                "bad-path",
-                path,
-                format!("`{value}` is not a usable path inside the output folder: {why}"),
-            )
-            .help(why.help()),
+        diags.err(
+            "bad-path",
+            path,
+            format!("`{value}` is not a usable path inside the output folder: {why}"),
+            why.help(),
         );
     }
 }

@@ -8,7 +8,7 @@
 //! its tools. Pure.
 
 use super::{Host, Options, Surface, json_file};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Report};
 use crate::error::Error;
 use crate::model::Model;
 use crate::plan::Plan;
@@ -158,13 +158,11 @@ impl Host for McpRegistry {
         let mut diags = super::check_server(cat, path);
         super::check_rel_path(&format!("{path}.path"), &s.path, &mut diags);
         if !valid_name(&s.name) {
-            diags.push(
-                Diagnostic::error(
-                    "bad-name",
-                    format!("{path}.name"),
-                    format!("`{}` is not a registry server name", s.name),
-                )
-                .help("use reverse-DNS with one `/`, e.g. `io.github.owner/server`"),
+            diags.err(
+                "bad-name",
+                format!("{path}.name"),
+                format!("`{}` is not a registry server name", s.name),
+                "use reverse-DNS with one `/`, e.g. `io.github.owner/server`",
             );
         }
         let (description, at) = match &s.description {
@@ -173,47 +171,39 @@ impl Host for McpRegistry {
         };
         let len = description.chars().count();
         if len == 0 || len > DESCRIPTION_LIMIT {
-            diags.push(
-                Diagnostic::error(
-                    "registry-description",
-                    at,
-                    format!(
-                        "the registry takes a description of 1 to {DESCRIPTION_LIMIT} characters; this one has {len}"
-                    ),
-                )
-                .help(format!("set `{path}.description` to a shorter one")),
+            diags.err(
+                "registry-description",
+                at,
+                format!("the registry takes a description of 1 to {DESCRIPTION_LIMIT} characters; this one has {len}"),
+                format!("set `{path}.description` to a shorter one"),
             );
         }
         if s.distribution.is_empty() {
-            diags.push(
-                Diagnostic::error(
-                    "registry-package",
-                    format!("{path}.distribution"),
-                    "no package to run the server from",
-                )
-                .help("list at least one `{registry, identifier, version}`"),
+            diags.err(
+                "registry-package",
+                format!("{path}.distribution"),
+                "no package to run the server from",
+                "list at least one `{registry, identifier, version}`",
             );
         }
         let versions = s.version.iter().map(|v| (v, format!("{path}.version")));
         let packages =
             (s.distribution.iter().enumerate()).map(|(i, p)| (&p.version, format!("{path}.distribution[{i}].version")));
         for (v, at) in versions.chain(packages).filter(|(v, _)| not_one_version(v)) {
-            diags.push(
-                Diagnostic::error("registry-package", at, format!("`{v}` is not one exact version"))
-                    .help("give the exact published version, e.g. `1.2.3` (the registry rejects ranges and `latest`)"),
+            diags.err(
+                "registry-package",
+                at,
+                format!("`{v}` is not one exact version"),
+                "give the exact published version, e.g. `1.2.3` (the registry rejects ranges and `latest`)",
             );
         }
         for (i, p) in s.distribution.iter().enumerate() {
             if p.identifier.is_empty() || p.identifier.contains(char::is_whitespace) {
-                diags.push(
-                    Diagnostic::error(
-                        "registry-package",
-                        format!("{path}.distribution[{i}].identifier"),
-                        format!("`{}` is not a package name", p.identifier),
-                    )
-                    .help(
-                        "give the package's name in its registry, e.g. `@owner/server` (the registry refuses spaces)",
-                    ),
+                diags.err(
+                    "registry-package",
+                    format!("{path}.distribution[{i}].identifier"),
+                    format!("`{}` is not a package name", p.identifier),
+                    "give the package's name in its registry, e.g. `@owner/server` (the registry refuses spaces)",
                 );
             }
         }

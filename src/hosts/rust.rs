@@ -24,7 +24,7 @@
 //! attributes and names made of a name's ASCII words, told apart with a numeric suffix.
 
 use super::{Host, Options, Surface, SurfaceKind};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Report};
 use crate::error::Error;
 use crate::escape::{
     RS_RESERVED, Rs, one_line, rs_camel, rs_comment, rs_doc_code, rs_json, rs_snake, rs_str, rs_suffixed,
@@ -74,31 +74,24 @@ impl Host for Rust {
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = super::check_toolset(cat, path, &s.toolset, "path", &s.path);
         if !s.path.ends_with(".rs") {
-            diags.push(
-                Diagnostic::error(
-                    "bad-path",
-                    format!("{path}.path"),
-                    format!("`{}` is not a Rust source file", s.path),
-                )
-                .help("name a file ending in `.rs`, e.g. `src/tools.rs`"),
+            diags.err(
+                "bad-path",
+                format!("{path}.path"),
+                format!("`{}` is not a Rust source file", s.path),
+                "name a file ending in `.rs`, e.g. `src/tools.rs`",
             );
         }
         if !is_crate_name(&s.rig_crate) {
-            diags.push(
-                Diagnostic::error(
-                    "bad-target",
+            diags.err("bad-target",
                     format!("{path}.rig_crate"),
-                    format!("`{}` is not a crate name Rust code can use", s.rig_crate),
-                )
-                .help(if s.rig_crate.contains('-') {
+                    format!("`{}` is not a crate name Rust code can use", s.rig_crate), if s.rig_crate.contains('-') {
                     format!(
                         "Rust code names a crate with `_` for `-`: `{}` (or `rig`, with `rig = {{ package = \"rig-core\", … }}` in Cargo.toml)",
                         s.rig_crate.replace('-', "_")
                     )
                 } else {
                     "the name Rust code gives the rig-core dependency: `rig` (with `rig = { package = \"rig-core\", … }` in Cargo.toml) or `rig_core`".to_string()
-                }),
-            );
+                });
         }
         diags
     }

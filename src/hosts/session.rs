@@ -8,7 +8,7 @@
 
 use super::opencode::{Constant, ToolFile, entry, ident, plan_runtime, render, runtime_import, tool_id};
 use super::{Host, Options, Surface, header_text};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Report};
 use crate::error::Error;
 use crate::escape::{Ts, placeholder, ts_int, ts_placeholder, ts_str};
 use crate::model::{ContextValue, Model};
@@ -55,30 +55,26 @@ impl Host for Session {
     fn check(&self, s: &Settings, cat: &Model, path: &str) -> Vec<Diagnostic> {
         let mut diags = super::check_toolset(cat, path, &s.toolset, "dir", &s.dir);
         if !is_identifier(&s.file) {
-            diags.push(
-                Diagnostic::error(
-                    "bad-name",
-                    format!("{path}.file"),
-                    format!("`{}` is not a usable OpenCode tool file name", s.file),
-                )
-                .help("use [a-z_][a-z0-9_]* (OpenCode does not sanitize file names into tool ids)"),
+            diags.err(
+                "bad-name",
+                format!("{path}.file"),
+                format!("`{}` is not a usable OpenCode tool file name", s.file),
+                "use [a-z_][a-z0-9_]* (OpenCode does not sanitize file names into tool ids)",
             );
         }
         // The file exports each tool under its id; `default` is the module's default export,
         // which OpenCode names after the file (`ralph`), not `ralph_default`.
         let tools = cat.toolsets.get(&s.toolset).map_or(&[][..], |ts| &ts.tools);
         for (i, t) in tools.iter().enumerate().filter(|(_, t)| tool_id(t) == "default") {
-            diags.push(
-                Diagnostic::error(
-                    "reserved-name",
-                    format!("toolsets.{}.tools[{i}]", s.toolset),
-                    format!(
-                        "tool `{t}` would be the session file's default export, which OpenCode names `{}`, not `{}`",
-                        s.file,
-                        session_id(&s.file, t)
-                    ),
-                )
-                .help("rename the tool"),
+            diags.err(
+                "reserved-name",
+                format!("toolsets.{}.tools[{i}]", s.toolset),
+                format!(
+                    "tool `{t}` would be the session file's default export, which OpenCode names `{}`, not `{}`",
+                    s.file,
+                    session_id(&s.file, t)
+                ),
+                "rename the tool",
             );
         }
         for (i, c) in s.context.iter().enumerate() {

@@ -17,7 +17,7 @@
 pub mod ts_types;
 
 use super::{Host, Options, Surface, header_text, server_args};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Report};
 use crate::error::Error;
 use crate::escape::{Ident, Ts, comment, ts_json, ts_json_pretty, ts_num, ts_str};
 use crate::model::{Model, Param, SpecType, ToolModel};
@@ -89,19 +89,13 @@ impl Host for Opencode {
                     .is_some_and(|ts| ts.tools.iter().any(|n| cat.tool(n).is_none_or(|t| t.confirm)))
             };
             if !s.merges_server(cat) && !confirms() {
-                diags.push(
-                    Diagnostic::error(
-                        "no-server",
+                diags.err_at_key("no-server",
                         format!("{path}.config"),
                         if cat.server.is_none() {
                             "`config` writes the MCP server and permission rules into opencode.json, but the catalog declares no `server` and no tool of the toolset confirms"
                         } else {
                             "`config` writes the permission rules into opencode.json (`server: false` leaves the MCP server out), but no tool of the toolset confirms"
-                        },
-                    )
-                    .at_key()
-                    .help("add a top-level `server` (or a tool that confirms), or remove `config`"),
-                );
+                        }, "add a top-level `server` (or a tool that confirms), or remove `config`");
             }
             // The server's tools and the tool files' are the same tools: OpenCode would list
             // each twice, once per name.
