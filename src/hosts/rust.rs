@@ -280,7 +280,7 @@ pub enum {name} {{
     for chunk in named.chunks(512) {
         let texts = crate::par::map(chunk, |n| {
             let mut text = String::new();
-            write_tool(&mut text, n.t, rig, &n.tool_ty, &n.args_ty, &n.fields, &n.enums).map(|()| text)
+            write_tool(&mut text, n, rig).map(|()| text)
         });
         for text in texts {
             out = text?;
@@ -362,15 +362,14 @@ fn field_doc(q: Param<'_>) -> String {
     doc
 }
 
-fn write_tool(
-    out: &mut String,
-    t: &ToolModel,
-    rig: &str,
-    tool_ty: &Rs,
-    args_ty: &Rs,
-    fields: &[Field<'_>],
-    enums: &str,
-) -> Result<(), Error> {
+fn write_tool(out: &mut String, n: &Named<'_>, rig: &str) -> Result<(), Error> {
+    let Named {
+        t,
+        tool_ty,
+        args_ty,
+        fields,
+        enums,
+    } = n;
     let schema = serde_json::to_value(&mcp::tool(t).input_schema)
         .map_err(|e| Error::internal(format!("the inputSchema of `{}` does not serialize: {e}", t.name)))?;
     // The `Args` struct's fields, and how `deserialize` reads them.
