@@ -25,7 +25,6 @@ use std::path::{Path, PathBuf};
 /// Returns the hashes of the files rendered here for the first time ([`write_change`]), and
 /// the streamed ones among them still unnamed: such a file carries no marker, so it may get its
 /// name only once the manifest lists its hash ([`Unnamed::name`], after the final manifest).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn create_all<'a, 'f>(
     out: &Path,
     folders: &'f NewFolders,

@@ -647,7 +647,7 @@ pub struct SpecField {
 
 /// A value: a template, or a variable mapped through a table of values; with an optional
 /// marker appended when a condition holds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SpecValue {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tpl: Option<Template>,

@@ -489,10 +489,7 @@ impl<'a> Checker<'a> {
         let value = match v {
             Value_::Template(t) => SpecValue {
                 tpl: Some(self.template(path, t, scope, false)?),
-                map: None,
-                to: Default::default(),
-                otherwise: None,
-                mark: None,
+                ..SpecValue::default()
             },
             Value_::Rich(r) => {
                 let RichValue {
