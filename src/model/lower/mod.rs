@@ -1169,13 +1169,7 @@ impl<'a> Lower<'a> {
     /// Parses a template, or reports why it does not parse; `help` says what its placeholders
     /// may name.
     fn parse(&mut self, path: &str, text: &str, help: &str) -> Option<Template> {
-        Template::parse(text)
-            .map_err(|e| {
-                let at = template_place(text, Some(e.offset));
-                self.diags
-                    .push(template_fault("bad-template", path, at, e.message).help(help));
-            })
-            .ok()
+        parse_template(&mut self.diags, path, text, help)
     }
 
     /// Parses a template once and checks its variables against the scope.
@@ -1281,8 +1275,18 @@ pub(super) fn template_place(text: &str, offset: Option<usize>) -> Option<(usize
     Some(line_col(text, offset?))
 }
 
+/// A template parsed, or `None` with its `bad-template` error (where in the text, and `help`).
+pub(super) fn parse_template(diags: &mut Vec<Diagnostic>, path: &str, text: &str, help: &str) -> Option<Template> {
+    Template::parse(text)
+        .map_err(|e| {
+            let at = template_place(text, Some(e.offset));
+            diags.push(template_fault("bad-template", path, at, e.message).help(help));
+        })
+        .ok()
+}
+
 /// A diagnostic about a template at `path`: inside its text at `at`, or at the whole value.
-pub(super) fn template_fault(
+fn template_fault(
     code: &'static str,
     path: &str,
     at: Option<(usize, usize)>,

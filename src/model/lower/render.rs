@@ -565,15 +565,11 @@ impl<'a> Checker<'a> {
     /// to the lowering pass (`super`).
     fn template(&mut self, path: &str, text: &str, scope: &Scope<'a>, paths_only: bool) -> Option<Template> {
         // A template that does not parse is reported by the lowering pass (steps) or here.
-        let parsed = Template::parse(text);
-        if let Err(e) = &parsed
-            && !paths_only
-        {
-            let at = super::template_place(text, Some(e.offset));
-            self.diags
-                .push(super::template_fault("bad-template", path, at, e.message.clone()).help(super::STEP_DATA_HELP));
-        }
-        let t = parsed.ok()?;
+        let t = if paths_only {
+            Template::parse(text).ok()?
+        } else {
+            super::parse_template(&mut self.diags, path, text, super::STEP_DATA_HELP)?
+        };
         for var in t
             .vars()
             .filter(|v| !paths_only || v.contains('.') || scope.steps.contains_key(v))
