@@ -22,6 +22,29 @@ fn catalog(name: &str) -> PathBuf {
 }
 
 /// The `tools` of `mcp/tools.json` as `ixgen mcp` writes it for `catalog`, with `extra` flags.
+/// The JSON lines `out` prints, as they come (a line that is not JSON as `null`).
+fn json_lines(out: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<Value> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(serde_json::from_str(&line).unwrap_or(Value::Null));
+        }
+    });
+    rx
+}
+
+/// A copy of the git-iris catalog to edit, in a folder of its own, and the description of
+/// `git_status` in it.
+fn editable_git_iris() -> (tempfile::TempDir, PathBuf, String, &'static str) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("catalog.yaml");
+    let original = std::fs::read_to_string(catalog("git-iris")).unwrap();
+    let old = "Branch and changed files; staged only unless include_unstaged.";
+    assert!(original.contains(old));
+    std::fs::write(&file, &original).unwrap();
+    (dir, file, original, old)
+}
+
 fn generated_tools(catalog: &Path, extra: &[&str]) -> Value {
     let out = tempfile::tempdir().unwrap();
     let o = Command::new(IXGEN)
@@ -610,12 +633,7 @@ fn an_absolute_path_inside_the_project_is_accepted_and_one_outside_refused() {
 fn a_valid_edit_is_served_and_announced_and_an_invalid_one_is_refused() {
     use std::sync::mpsc;
     use std::time::{Duration, Instant};
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("catalog.yaml");
-    let original = std::fs::read_to_string(catalog("git-iris")).unwrap();
-    let old = "Branch and changed files; staged only unless include_unstaged.";
-    assert!(original.contains(old));
-    std::fs::write(&file, &original).unwrap();
+    let (dir, file, original, old) = editable_git_iris();
     let mut child = Command::new(IXGEN)
         .args([OsStr::new("serve"), OsStr::new("--catalog"), file.as_os_str()])
         .current_dir(dir.path())
@@ -625,13 +643,7 @@ fn a_valid_edit_is_served_and_announced_and_an_invalid_one_is_refused() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let (tx, rx) = mpsc::channel::<Value>();
-    let out = BufReader::new(child.stdout.take().unwrap());
-    std::thread::spawn(move || {
-        for line in out.lines().map_while(Result::ok) {
-            let _ = tx.send(serde_json::from_str(&line).unwrap_or(Value::Null));
-        }
-    });
+    let rx = json_lines(child.stdout.take().unwrap());
     let (etx, erx) = mpsc::channel::<String>();
     let err = BufReader::new(child.stderr.take().unwrap());
     std::thread::spawn(move || {
@@ -707,13 +719,8 @@ fn a_valid_edit_is_served_and_announced_and_an_invalid_one_is_refused() {
 /// edit in them.
 #[test]
 fn a_2026_client_listening_for_changes_is_told_of_an_edit() {
-    use std::sync::mpsc;
     use std::time::Duration;
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("catalog.yaml");
-    let original = std::fs::read_to_string(catalog("git-iris")).unwrap();
-    let old = "Branch and changed files; staged only unless include_unstaged.";
-    std::fs::write(&file, &original).unwrap();
+    let (dir, file, original, old) = editable_git_iris();
     let mut child = Command::new("node")
         .arg(support::script("next/mcp-listen.mjs"))
         .args([OsStr::new("--"), OsStr::new(IXGEN), OsStr::new("serve")])
@@ -725,13 +732,7 @@ fn a_2026_client_listening_for_changes_is_told_of_an_edit() {
         .spawn()
         .unwrap();
     let stdin = child.stdin.take().unwrap();
-    let (tx, rx) = mpsc::channel::<Value>();
-    let out = BufReader::new(child.stdout.take().unwrap());
-    std::thread::spawn(move || {
-        for line in out.lines().map_while(Result::ok) {
-            let _ = tx.send(serde_json::from_str(&line).unwrap_or(Value::Null));
-        }
-    });
+    let rx = json_lines(child.stdout.take().unwrap());
     let err = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
     let (log, mut stderr) = (std::sync::Arc::clone(&err), child.stderr.take().unwrap());
     std::thread::spawn(move || {
@@ -1410,13 +1411,7 @@ fn a_malformed_request_gets_the_reference_sdks_error_code() {
         for line in lines {
             writeln!(stdin, "{line}").unwrap();
         }
-        let (tx, rx) = std::sync::mpsc::channel();
-        let stdout = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = tx.send(serde_json::from_str::<Value>(&line).unwrap());
-            }
-        });
+        let rx = json_lines(child.stdout.take().unwrap());
         let mut by_id = std::collections::BTreeMap::new();
         while by_id.len() < 6 {
             let v = rx
