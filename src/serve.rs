@@ -382,10 +382,15 @@ impl ServerHandler for Server {
 
     /// Holds the stream open, told of each reload (see [`watch`]), until the client cancels it.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let sink = Arc::new(context.sink().clone());
         if let Ok(mut subscriptions) = self.subscriptions.lock() {
-            subscriptions.push(Arc::new(context.sink().clone()));
+            subscriptions.push(Arc::clone(&sink));
         }
+        // Cancelled by the client, or with its session.
         context.cancelled().await;
+        if let Ok(mut subscriptions) = self.subscriptions.lock() {
+            subscriptions.retain(|s| !Arc::ptr_eq(s, &sink));
+        }
         Ok(())
     }
 
@@ -541,17 +546,11 @@ async fn watch(server: Server, opts: ServeOptions) {
                     p.retain(|x| !x.is_transport_closed());
                 }
                 let streams = server.subscriptions.lock().map(|s| s.clone()).unwrap_or_default();
-                let mut closed = Vec::new();
                 for sink in streams {
                     let changed =
                         ServerNotification::ToolListChangedNotification(ToolListChangedNotification::default());
-                    // A stream the client cancelled, or whose session ended, is dropped below.
-                    if sink.send(changed).await.is_err() {
-                        closed.push(sink);
-                    }
-                }
-                if let Ok(mut s) = server.subscriptions.lock() {
-                    s.retain(|x| !closed.iter().any(|c| Arc::ptr_eq(c, x)));
+                    // A stream that ended meanwhile cannot be told; `listen` drops it.
+                    let _ = sink.send(changed).await;
                 }
             }
         }
