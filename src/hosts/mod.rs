@@ -293,12 +293,17 @@ pub fn check(model: &mut Model) -> Vec<Diagnostic> {
                     seen.insert((surface.namespace, id.clone()), (surface.key, tool.clone()))
                     && (other_key, other_tool.as_str()) != (surface.key, tool.as_str())
                 {
-                    diags.err("host-id-collision",
-                            format!("toolsets.{}.tools[{i}]", surface.toolset),
-                            format!(
-                                "in {} the tool `{tool}` ({}) gets the id `{id}`, which `{other_tool}` ({other_key}) already has",
-                                surface.namespace, surface.key
-                            ), "rename one of the tools, or the server or file that prefixes the id (e.g. `server.name: ix-memory`)");
+                    let message = format!(
+                        "in {} the tool `{tool}` ({}) gets the id `{id}`, which `{other_tool}` ({other_key}) already has",
+                        surface.namespace, surface.key
+                    );
+                    let help = "rename one of the tools, or the server or file that prefixes the id (e.g. `server.name: ix-memory`)";
+                    diags.err(
+                        "host-id-collision",
+                        format!("toolsets.{}.tools[{i}]", surface.toolset),
+                        message,
+                        help,
+                    );
                 }
             }
         }

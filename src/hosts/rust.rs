@@ -82,16 +82,16 @@ impl Host for Rust {
             );
         }
         if !is_crate_name(&s.rig_crate) {
-            diags.err("bad-target",
-                    format!("{path}.rig_crate"),
-                    format!("`{}` is not a crate name Rust code can use", s.rig_crate), if s.rig_crate.contains('-') {
-                    format!(
-                        "Rust code names a crate with `_` for `-`: `{}` (or `rig`, with `rig = {{ package = \"rig-core\", … }}` in Cargo.toml)",
-                        s.rig_crate.replace('-', "_")
-                    )
-                } else {
-                    "the name Rust code gives the rig-core dependency: `rig` (with `rig = { package = \"rig-core\", … }` in Cargo.toml) or `rig_core`".to_string()
-                });
+            let help = if s.rig_crate.contains('-') {
+                format!(
+                    "Rust code names a crate with `_` for `-`: `{}` (or `rig`, with `rig = {{ package = \"rig-core\", … }}` in Cargo.toml)",
+                    s.rig_crate.replace('-', "_")
+                )
+            } else {
+                "the name Rust code gives the rig-core dependency: `rig` (with `rig = { package = \"rig-core\", … }` in Cargo.toml) or `rig_core`".to_string()
+            };
+            let message = format!("`{}` is not a crate name Rust code can use", s.rig_crate);
+            diags.err("bad-target", format!("{path}.rig_crate"), message, help);
         }
         diags
     }

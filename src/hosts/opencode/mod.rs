@@ -89,13 +89,13 @@ impl Host for Opencode {
                     .is_some_and(|ts| ts.tools.iter().any(|n| cat.tool(n).is_none_or(|t| t.confirm)))
             };
             if !s.merges_server(cat) && !confirms() {
-                diags.err_at_key("no-server",
-                        format!("{path}.config"),
-                        if cat.server.is_none() {
-                            "`config` writes the MCP server and permission rules into opencode.json, but the catalog declares no `server` and no tool of the toolset confirms"
-                        } else {
-                            "`config` writes the permission rules into opencode.json (`server: false` leaves the MCP server out), but no tool of the toolset confirms"
-                        }, "add a top-level `server` (or a tool that confirms), or remove `config`");
+                let message = if cat.server.is_none() {
+                    "`config` writes the MCP server and permission rules into opencode.json, but the catalog declares no `server` and no tool of the toolset confirms"
+                } else {
+                    "`config` writes the permission rules into opencode.json (`server: false` leaves the MCP server out), but no tool of the toolset confirms"
+                };
+                let help = "add a top-level `server` (or a tool that confirms), or remove `config`";
+                diags.err_at_key("no-server", format!("{path}.config"), message, help);
             }
             // The server's tools and the tool files' are the same tools: OpenCode would list
             // each twice, once per name.
