@@ -43,7 +43,8 @@ fn frames(program: &str, store: &str, topic: &str, cwd: &Path) -> Result<Vec<Fra
     }
     let mut out = Vec::new();
     for line in r.stdout.split('\n') {
-        let Ok(Value::Object(mut f)) = serde_json::from_str::<Value>(line) else {
+        // A line that is not JSON, or is nested deeper than both runtimes read, is not a frame.
+        let Ok(Value::Object(mut f)) = crate::js::parse_json(line) else {
             continue;
         };
         if f.get("topic").and_then(Value::as_str) == Some(topic)

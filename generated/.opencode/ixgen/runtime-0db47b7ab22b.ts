@@ -319,7 +319,8 @@ async function __ixgenFrames(e: __IxStore, store: string, topic: string, cwd: st
   const frames: __IxFrame[] = []
   for (const line of r.stdout.split("\n")) {
     let f: { topic?: unknown; id?: unknown; hash?: unknown; meta?: unknown }
-    try { f = JSON.parse(line) } catch { continue }
+    // A line that is not JSON, or is nested deeper than both runtimes read, is not a frame.
+    try { f = __ixgenParseJson(line) as typeof f } catch { continue }
     if (f?.topic === topic && typeof f.id === "string") frames.push(f as __IxFrame)
   }
   return { frames }
