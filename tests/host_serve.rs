@@ -715,48 +715,58 @@ fn a_valid_edit_is_served_and_announced_and_an_invalid_one_is_refused() {
 
 /// Hot reload for a 2026-07-28 client, which is told of a change only on a `subscriptions/listen`
 /// stream it opened: the real SDK 2.x client (`next/mcp-listen.mjs`) opens one for the tool
-/// list's changes, and an edit of the catalog reaches it there, the tools listed again with the
-/// edit in them.
+/// list's changes, over stdio and over Streamable HTTP, and an edit of the catalog reaches it
+/// there, the tools listed again with the edit in them.
 #[test]
 fn a_2026_client_listening_for_changes_is_told_of_an_edit() {
     use std::time::Duration;
-    let (dir, file, original, old) = editable_git_iris();
-    let mut child = Command::new("node")
-        .arg(support::script("next/mcp-listen.mjs"))
-        .args([OsStr::new("--"), OsStr::new(IXGEN), OsStr::new("serve")])
-        .args([OsStr::new("--catalog"), file.as_os_str()])
-        .current_dir(dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+    for http in [false, true] {
+        let (dir, file, original, old) = editable_git_iris();
+        // Over HTTP the server runs on its own; over stdio the client starts it.
+        let server = http.then(|| HttpServer::start(&file, dir.path(), &[]));
+        let mut client = Command::new("node");
+        client.arg(support::script("next/mcp-listen.mjs"));
+        match &server {
+            Some(s) => client.args(["--url", &s.url]),
+            None => client
+                .args([OsStr::new("--"), OsStr::new(IXGEN), OsStr::new("serve")])
+                .args([OsStr::new("--catalog"), file.as_os_str()]),
+        };
+        let mut child = client
+            .current_dir(dir.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let rx = json_lines(child.stdout.take().unwrap());
+        let err = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let (log, mut stderr) = (std::sync::Arc::clone(&err), child.stderr.take().unwrap());
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            *log.lock().unwrap() = text;
+        });
+        let next = |what: &str| match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(v) => v[what].clone(),
+            Err(_) => panic!("http: {http}: no `{what}` line in time: {}", err.lock().unwrap()),
+        };
+        assert_eq!(next("listening")["git_status"], old, "http: {http}");
+        std::fs::write(
+            &file,
+            original.replace(old, "Edited, the branch and the changed files."),
+        )
         .unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let rx = json_lines(child.stdout.take().unwrap());
-    let err = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-    let (log, mut stderr) = (std::sync::Arc::clone(&err), child.stderr.take().unwrap());
-    std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        *log.lock().unwrap() = text;
-    });
-    let next = |what: &str| match rx.recv_timeout(Duration::from_secs(30)) {
-        Ok(v) => v[what].clone(),
-        Err(_) => panic!("no `{what}` line in time"),
-    };
-    assert_eq!(next("listening")["git_status"], old);
-    std::fs::write(
-        &file,
-        original.replace(old, "Edited, the branch and the changed files."),
-    )
-    .unwrap();
-    assert_eq!(
-        next("changed")["git_status"],
-        "Edited, the branch and the changed files."
-    );
-    drop(stdin);
-    let status = child.wait().unwrap();
-    assert!(status.success(), "{}", err.lock().unwrap());
+        assert_eq!(
+            next("changed")["git_status"],
+            "Edited, the branch and the changed files.",
+            "http: {http}"
+        );
+        drop(stdin);
+        let status = child.wait().unwrap();
+        assert!(status.success(), "http: {http}: {}", err.lock().unwrap());
+    }
 }
 
 /// Confirmation: a `confirm` tool asks through MCP elicitation when the client offers it (runs on
