@@ -36,11 +36,15 @@ type __IxProcData = { exit_code: number | null; stdout: string; stderr: string; 
 type __IxProc = { missing?: boolean; code: number | null; stdout: string; stderr: string; why?: string }
 
 // Secret shapes, anchored on real token formats and minimum lengths so ordinary words ("task-", "risk-") survive.
-const __ixgenSecrets: [RegExp, (m: string, ...g: string[]) => string][] = [
+// A rule's `starts`, when it has them: the only places in the text where it can match (the expression is tried there
+// alone, sticky), so that no text makes it try every position of a long run (redact.rs has the proof).
+type __IxSecretRule = [RegExp, (m: string, ...g: string[]) => string, ((s: string) => number[])?]
+const __ixgenSecrets: __IxSecretRule[] = [
   [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, () => "[REDACTED]"],
   [/\b(Bearer\s+)([A-Za-z0-9._~+/-]{16,}=*)/gi, (m, p, t) => (/\d/.test(t) || /[A-Z]/.test(t.slice(1)) && /[a-z]/.test(t) ? `${p}[REDACTED]` : m)],
   [/(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}|glpat-[A-Za-z0-9_-]{20,})/g, () => "[REDACTED]"],
-  [/(?<![A-Za-z0-9])sk-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}/g, () => "[REDACTED]"],
+  // The digit is asked of the whole run in the replacement, not in a lookahead that reads the run again from each `sk-`.
+  [/(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{20,}/g, (m) => (/\d/.test(m) ? "[REDACTED]" : m)],
   [/\b(?:AKIA|ASIA)[A-Z0-9]{16}\b|(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{35}|(?<![A-Za-z0-9])xox[baprs]-[A-Za-z0-9-]{10,}/g, () => "[REDACTED]"],
   // name=value assignments: keep the name. Unquoted "name: value" and "name = value" look like code, so only
   // passwords are redacted in that form; key/token/secret values must also be 8+ characters long.
@@ -49,10 +53,58 @@ const __ixgenSecrets: [RegExp, (m: string, ...g: string[]) => string][] = [
       const pw = /pass/i.test(name)
       const codeLike = /^\s*[:=]\s*$/.test(sepr) && sepr !== "="
       return (pw || (value.length >= 8 && !codeLike)) ? `${name}${sepr}[REDACTED]` : m
-    }],
+    }, __ixgenAssignments],
 ]
+// Where the name=value rule can start: in each run of [A-Za-z0-9_-] that holds a needle, the leftmost start (the
+// run's start or after a `-`) from which the rest of the run is `(?:[a-z0-9]+[_-])+` and a needle (a letter or digit
+// after the run's last doubled joint before the needle), else a bare word at the run's end.
+function __ixgenAssignments(s: string): number[] {
+  const lower = s.replace(/[A-Z]/g, (c) => c.toLowerCase())
+  const hits: number[] = []
+  for (const n of ["key", "token", "secret", "passw"]) for (let i = lower.indexOf(n); i !== -1; i = lower.indexOf(n, i + 1)) hits.push(i)
+  hits.sort((a, b) => a - b)
+  const code = (i: number) => lower.charCodeAt(i), alnum = (i: number) => (code(i) >= 97 && code(i) <= 122) || (code(i) >= 48 && code(i) <= 57)
+  const joint = (i: number) => code(i) === 95 || code(i) === 45, name = (i: number) => alnum(i) || joint(i)
+  const out: number[] = []
+  let end = 0
+  for (const i of hits) {
+    if (i < end) continue
+    let start = i
+    while (start > 0 && name(start - 1)) start--
+    end = i
+    while (end < lower.length && name(end)) end++
+    const run = lower.slice(start, end), first = start
+    const isStart = (p: number) => p === first || code(p - 1) === 45
+    const n = ["key", "token", "secret", "password", "passwd"].find((w) => run.endsWith(w))
+    let at: number | undefined
+    if (n !== undefined && end - n.length >= start + 2 && joint(end - n.length - 1)) {
+      const q = end - n.length
+      let after = start
+      for (let k = q - 2; k >= start; k--) if (joint(k) && joint(k + 1)) { after = k + 2; break }
+      for (let p = after; p < q - 1 && at === undefined; p++) if (isStart(p) && alnum(p)) at = p
+    }
+    const w = ["apikey", "token", "secret", "password", "passwd"].find((w) => run.endsWith(w))
+    if (at === undefined && w !== undefined && isStart(end - w.length)) at = end - w.length
+    if (at !== undefined) out.push(at)
+  }
+  return out
+}
+// `s.replace(re, f)` with the expression tried at `starts` only (in order; a start inside a match is passed over).
+function __ixgenReplaceAt(s: string, re: RegExp, f: (m: string, ...g: string[]) => string, starts: number[]): string {
+  const sticky = new RegExp(re.source, re.flags.replace("g", "") + "y")
+  let out = "", last = 0
+  for (const p of starts) {
+    if (p < last) continue
+    sticky.lastIndex = p
+    const m = sticky.exec(s)
+    if (!m) continue
+    out += s.slice(last, p) + f(m[0], ...(m.slice(1) as string[]))
+    last = p + m[0].length
+  }
+  return out + s.slice(last)
+}
 export function __ixgenRedact(s: string): string {
-  return __ixgenSecrets.reduce((acc, [re, f]) => acc.replace(re, f), s)
+  return __ixgenSecrets.reduce((acc, [re, f, starts]) => (starts ? __ixgenReplaceAt(acc, re, f, starts(acc)) : acc.replace(re, f)), s)
 }
 function __ixgenRedactDeep(v: unknown): unknown {
   if (typeof v === "string") return __ixgenRedact(v)

@@ -161,6 +161,32 @@ describe("redaction", () => {
     "ix-neighbors: UserService (class) — src/services/user.ts",
   ]
   for (const input of negatives) test(`keeps ${input.slice(0, 30).replace(/\n/g, " ")}`, () => expect(redact(input)).toBe(input))
+  // The name=value rule is tried only at the starts __ixgenAssignments finds, and the sk- rule asks for its digit in
+  // the replacement: neither changes what is hidden. Random texts of names, joints, needles, separators and values,
+  // against the two expressions as they were, run over the whole text.
+  test("the name=value starts and the sk- digit hide what the plain expressions hid", () => {
+    const plain: [RegExp, (m: string, ...g: string[]) => string][] = [
+      [/(?<![A-Za-z0-9])sk-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}/g, () => "[REDACTED]"],
+      [/\b((?:[A-Za-z0-9]+[_-])+(?:key|token|secret|password|passwd)|apikey|token|secret|password|passwd)(["']?\s*[:=]\s*["']?)([^\s"'`,;&<>()[\]{}]+)/gi,
+        (m, name, sepr, value) => {
+          const codeLike = /^\s*[:=]\s*$/.test(sepr) && sepr !== "="
+          return (/pass/i.test(name) || (value.length >= 8 && !codeLike)) ? `${name}${sepr}[REDACTED]` : m
+        }],
+    ]
+    const parts = ["key", "Token", "secret", "passwd", "api", "a1", "-", "-", "_", "--", "=", ":", " ", "\n", "\"", "'",
+      "abcdefgh9", "x", "\u00a0", ",", "é", "sk-", "B7", "\u017f", "\u212a"]
+    let seed = 0x2545f491
+    const next = () => { seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5; return seed >>> 0 }
+    for (let i = 0; i < 20000; i++) {
+      let text = ""
+      for (let k = next() % 20; k > 0; k--) text += parts[next() % parts.length]
+      // Only these two rules can differ: the other rules' needles are not in the parts.
+      expect(redact(text)).toBe(plain.reduce((acc, [re, f]) => acc.replace(re, f), text))
+    }
+    // Linear on the texts that made the plain expressions try every position of a long run (seconds at 60 kB).
+    const hostile = ["a-".repeat(200000) + "key" + " ".repeat(200000) + "= \"", "a-".repeat(200000) + "-key=x", "sk-".repeat(200000)]
+    for (const h of hostile) expect(redact(h)).toBe(h)
+  })
   test("everything returned is redacted, including the heading and error excerpts", async () => {
     const s = spec({ heading: tpl("t {q}"), params: [P("q", "string")], steps: [cli("s", [t("fail")])] })
     const out = await runTool(s, {}, { q: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" }, ctx())
