@@ -297,33 +297,50 @@ impl App {
     }
 
     fn validate(&mut self, strict: bool, format: Format) -> Result<i32, Error> {
-        let (mut diags, file, failed) = match self.load() {
+        // Exit 2 for a catalog that is invalid; exit 1 for a valid one whose warnings `--strict`
+        // makes findings (a check that found something, as `check`'s drift is).
+        let (mut diags, file, invalid) = match self.load() {
             Ok((model, mut warnings)) => {
                 let file = self.loaded.clone().expect("loaded");
                 // What `diff` (the release check) would refuse, found here before it runs.
                 let mut later = crate::diff::catalog_problems(model);
                 catalog::load::locate(&mut later, &file.text);
-                let mut failed = later.iter().any(|d| d.severity == Severity::Error);
+                let mut invalid = later.iter().any(|d| d.severity == Severity::Error);
                 warnings.extend(later);
-                failed |= strict && !warnings.is_empty();
                 if let Some(d) = self.planned_collision(model) {
                     warnings.push(d);
-                    failed = true;
+                    invalid = true;
                 }
-                (warnings, file, failed)
+                (warnings, file, invalid)
             }
             Err(Error::Catalog { file, diagnostics }) => (diagnostics, file, true),
             Err(e) => return Err(e),
         };
+        let code = match (invalid, strict && !diags.is_empty()) {
+            (true, _) => 2,
+            (false, true) => 1,
+            (false, false) => 0,
+        };
         if strict {
             diags.iter_mut().for_each(|d| d.severity = Severity::Error);
         }
+        let summary = match code {
+            2 => format!("{} problem(s) in {}", errors(&diags), file.name),
+            _ => format!("{} warning(s) in {}, errors under --strict", diags.len(), file.name),
+        };
         if format == Format::Json {
             let json: Vec<JsonDiagnostic> = diags.iter().map(|d| JsonDiagnostic::new(d, &file)).collect();
-            let out = serde_json::json!({ "file": file.name, "valid": !failed, "diagnostics": json });
+            let mut out = serde_json::json!({ "file": file.name, "valid": code == 0, "diagnostics": json });
+            // A failure has the fields every command's JSON failure has (README, "Exit codes").
+            if code != 0 {
+                out["error"] = summary.into();
+                out["help"] = serde_json::Value::Null;
+                out["exit_code"] = code.into();
+            }
             println!("{}", serde_json::to_string_pretty(&out).expect("serializes"));
-        } else if failed {
-            self.print_problems(&diags, &file, "");
+        } else if code != 0 {
+            eprint!("{}", diagnostic::render(&diags, &file, self.color));
+            eprintln!("error: {}", escape::terminal(&summary));
         } else {
             eprint!("{}", diagnostic::render(&diags, &file, self.color));
             let warned = match diags.len() {
@@ -332,7 +349,7 @@ impl App {
             };
             println!("{} is valid{warned}", escape::terminal(&file.name));
         }
-        Ok(if failed { 2 } else { 0 })
+        Ok(code)
     }
 
     /// The plan of the current write or check command: its hosts' files and, when it covers

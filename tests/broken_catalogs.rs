@@ -234,7 +234,7 @@ fn warnings_pass_validate_but_fail_it_under_strict() {
         .arg(&cat)
         .args(["validate", "--strict"])
         .assert()
-        .code(2);
+        .code(1);
     // A configured budget moves the line.
     std::fs::write(
         &cat,

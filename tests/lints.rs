@@ -1,8 +1,8 @@
 //! Each lint has a catalog under `tests/fixtures/lints/` that trips it; its first line says which
-//! and how bad: `# expect: <fixture> warning|error`. Warnings leave `validate` at exit 0 and fail
-//! it under `--strict`; errors fail it always. The schema lints that a catalog cannot express
-//! (`oneOf`, `$schema`, arrays without items) are tripped by `tests/fixtures/broken/`, and the
-//! rendered schemas are checked here.
+//! and how bad: `# expect: <fixture> warning|error`. Warnings leave `validate` at exit 0 and are
+//! findings under `--strict` (exit 1); errors make the catalog invalid (exit 2) always. The
+//! schema lints that a catalog cannot express (`oneOf`, `$schema`, arrays without items) are
+//! tripped by `tests/fixtures/broken/`, and the rendered schemas are checked here.
 
 use assert_cmd::Command;
 
@@ -48,12 +48,19 @@ fn each_lint_fixture_trips_its_lint() {
         assert_eq!(diags[0]["code"], code.as_str(), "{name}");
         assert_eq!(diags[0]["severity"], severity.as_str(), "{name}");
         assert!(diags[0]["line"].as_u64().is_some(), "{name}: the lint points at a line");
-        let (strict_exit, _) = validate(&path, true);
+        let (strict_exit, strict_report) = validate(&path, true);
+        // A failure's JSON has what every command's JSON failure has (README, "Exit codes").
+        assert_eq!(strict_report["exit_code"], strict_exit, "{name}");
+        assert!(
+            strict_report["error"].as_str().is_some_and(|e| e.contains(" in ")),
+            "{name}"
+        );
+        assert_eq!(strict_report["valid"], false, "{name}");
         match severity.as_str() {
             "warning" => assert_eq!(
                 (exit, strict_exit),
-                (0, 2),
-                "{name}: a warning, an error under --strict"
+                (0, 1),
+                "{name}: a warning, a finding under --strict (exit 1: the catalog is valid)"
             ),
             _ => assert_eq!((exit, strict_exit), (2, 2), "{name}: an error"),
         }
