@@ -213,10 +213,11 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
         "major",
         1,
     ),
-    // Clamping happens in the generated interpreter: only the surface that runs it.
+    // Clamping turned off: the generated tools refuse what they clamped, and the MCP
+    // definitions gain `minimum`/`maximum`, which clients enforce: every surface.
     (
         "bound-tightened-clamp",
-        &[("bound-tightened", "breaking", &["opencode"], Some("lookup"))],
+        &[("bound-tightened", "breaking", ALL_OF_LOOKUP, Some("lookup"))],
         "major",
         1,
     ),

@@ -441,7 +441,10 @@ pub fn bound(d: &mut Diff, n: &Node, tighter: bool) -> Option<()> {
             true => "parameter {} of {} now refuses out-of-range numbers instead of clamping them",
             false => "parameter {} of {} now clamps out-of-range numbers instead of refusing them",
         };
-        param_exec(d, pc, text, &[], "clamp");
+        // Every surface: the generated tools clamp or refuse, and the MCP definitions carry a
+        // bound as `minimum`/`maximum` only when it is not clamped (a client then refuses what
+        // is out of range), in the description otherwise.
+        param_hit(d, pc, text, &[], "clamp");
     }
     Some(())
 }
