@@ -119,16 +119,17 @@ impl App {
         }
     }
 
-    /// The diagnostic of an [`Error::Collision`] (two targets that write one path), at the
+    /// The diagnostic of an [`Error::Collision`] (two targets that write one path, or a file where
+    /// a folder is needed), at the
     /// second target's key in the loaded catalog's text.
     fn located_collision(&self, e: &Error) -> Option<Diagnostic> {
-        let Error::Collision { path, targets } = e else {
+        let Error::Collision { path, targets, inside } = e else {
             return None;
         };
         let mut diagnostic = Diagnostic::error(
             "path-collision",
             format!("targets.{}", targets.1),
-            crate::error::collision_message(path, targets),
+            crate::error::collision_message(path, targets, inside.as_deref()),
         )
         .at_key()
         .help(crate::error::COLLISION_HELP);

@@ -45,27 +45,32 @@ pub enum Error {
     /// The manifest is not one.
     #[error("`{path}` is not a valid ixgen manifest ({why})")]
     CorruptManifest { path: String, why: String },
-    /// Two files the catalog's targets plan have one path (the command line turns it into a
-    /// diagnostic on the catalog's `targets`: `crate::cli`).
-    #[error("{}", collision_message(path, targets))]
+    /// Two files the catalog's targets plan have one path, or one's path is the folder of
+    /// another (the command line turns it into a diagnostic on the catalog's `targets`:
+    /// `crate::app`).
+    #[error("{}", collision_message(path, targets, inside.as_deref()))]
     Collision {
         path: String,
         /// The targets that write it (the same one twice when one target writes it twice).
         targets: (&'static str, &'static str),
+        /// The file the first target writes inside `path`, when the second writes `path` as a
+        /// file and the first needs it as a folder.
+        inside: Option<String>,
     },
 }
 
 /// What [`Error::Collision`] says.
-pub fn collision_message(path: &str, (a, b): &(&str, &str)) -> String {
-    if a == b {
-        format!("`targets.{a}` writes `{path}` twice")
-    } else {
-        format!("`targets.{a}` and `targets.{b}` both write `{path}`")
+pub fn collision_message(path: &str, (a, b): &(&str, &str), inside: Option<&str>) -> String {
+    match inside {
+        Some(f) if a == b => format!("`targets.{a}` writes `{path}` as a file and as the folder of `{f}`"),
+        Some(f) => format!("`targets.{b}` writes the file `{path}`, which `targets.{a}` needs as a folder for `{f}`"),
+        None if a == b => format!("`targets.{a}` writes `{path}` twice"),
+        None => format!("`targets.{a}` and `targets.{b}` both write `{path}`"),
     }
 }
 
 /// How to fix an [`Error::Collision`].
-pub const COLLISION_HELP: &str = "give one of them another `dir` or `file` in the catalog's `targets`";
+pub const COLLISION_HELP: &str = "give one of them another `dir`, `file` or `path` in the catalog's `targets`";
 
 /// The exit code of an internal error: EX_SOFTWARE of sysexits.h, so that CI can tell a bug in
 /// ixgen from bad input (2) and from a finding (1).

@@ -808,6 +808,43 @@ fn validate_finds_a_target_path_that_aliases_another_targets_file() {
     }
 }
 
+/// A target's file where another target's file needs a folder: found by `validate`, and by
+/// `generate` and its dry run before anything is written (the writer once failed on it midway,
+/// blaming "another program").
+#[test]
+fn validate_finds_a_target_file_where_another_target_needs_a_folder() {
+    let cases = [
+        (
+            "  mcp: {toolset: main, path: .opencode/tools}",
+            "`.opencode/tools/lookup.ts`",
+        ),
+        ("  mcp: {toolset: main, path: .opencode}", "`.opencode/"),
+        (
+            "  mcp: {toolset: main, path: ./.claude-plugin}\n  claude: {}",
+            "`.claude-plugin/",
+        ),
+        (
+            "  mcp: {toolset: main}\n  cursor: {path: mcp/tools.json/x.json}",
+            "`mcp/tools.json/x.json`",
+        ),
+    ];
+    for (to, inside) in cases {
+        let w = Work::new();
+        w.edit("  mcp: {toolset: main}", to);
+        for args in [&["validate"][..], &["generate", "--dry-run"], &["generate"]] {
+            let run = w.ixgen(args).located("path-collision");
+            // The message as one line (the report wraps it).
+            let message = run.stderr.replace("\n  │ ", " ");
+            assert!(
+                message.contains("needs as a folder") && message.contains(inside),
+                "{to} {args:?}: {}",
+                run.stderr
+            );
+        }
+        assert!(tree(&w.out()).is_empty(), "{to}: something was written");
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn new_files_respect_the_umask() {

@@ -399,7 +399,22 @@ pub fn plan<'m>(model: &'m Model, hosts: &[&'static dyn DynHost], opts: &Options
         return Err(Error::Collision {
             path: w[0].path.clone(),
             targets: (target_of(w[0].group), target_of(w[1].group)),
+            inside: None,
         });
+    }
+    // A file where another file needs its folder (`targets.mcp.path: .opencode/tools` beside
+    // the OpenCode tools): the writer could only fail midway, and `validate` would not see it.
+    let groups: HashMap<&str, &'static str> = plan.files.iter().map(|f| (f.path.as_str(), f.group)).collect();
+    for f in &plan.files {
+        if let Some((folder, group)) =
+            (f.path.match_indices('/')).find_map(|(i, _)| groups.get(&f.path[..i]).map(|g| (&f.path[..i], *g)))
+        {
+            return Err(Error::Collision {
+                path: folder.to_string(),
+                targets: (target_of(f.group), target_of(group)),
+                inside: Some(f.path.clone()),
+            });
+        }
     }
     Ok(plan)
 }
