@@ -480,9 +480,10 @@ pub fn display_path(p: &std::path::Path) -> String {
 
 /// Catalog text shown beside a diagnostic, with every unprintable character replaced by one of
 /// the same UTF-8 length (`?`, `¿`, `�`, or `�` padded), so that byte offsets into the text — the
-/// diagnostic's span — still point where they did. Newlines and tabs stay.
+/// diagnostic's span — still point where they did. Newlines and tabs stay, and the carriage
+/// return of a CRLF line end becomes a space (a Windows-edited catalog is not a row of `?`).
 pub fn source_text(s: &str) -> String {
-    replace_unprintable(s, &['\n', '\t'], |c, out| {
+    replace_unprintable(&s.replace("\r\n", " \n"), &['\n', '\t'], |c, out| {
         out.push_str(match c.len_utf8() {
             1 => "?",
             2 => "¿",
@@ -928,6 +929,8 @@ mod tests {
         let clean = source_text(src);
         assert_eq!(clean.len(), src.len(), "offsets are kept");
         assert!(!clean.chars().any(|c| c.is_control() && c != '\n'));
+        // A CRLF line end shows as the line it is; a lone carriage return is still marked.
+        assert_eq!(source_text("a: 1\r\nb\rc\r\n"), "a: 1 \nb?c \n");
     }
 
     #[test]

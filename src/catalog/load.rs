@@ -407,7 +407,35 @@ fn diagnostic(e: yaml::Error) -> Diagnostic {
         // A custom type's own message (an argument, a confirmation, an amount).
         ("yaml-syntax", yaml::SYNTAX_HELP.to_string())
     };
-    at_pos(e.mark, code, e.message).help(help)
+    at_pos(e.mark, code, plain_types(&e.message)).help(help)
+}
+
+/// serde's message with the Rust type it expected said in the catalog's words (`expected f64`
+/// is `expected a number`): the reader of a diagnostic wrote YAML, not Rust.
+fn plain_types(message: &str) -> String {
+    const WORDS: [(&str, &str); 12] = [
+        ("f64", "a number"),
+        ("f32", "a number"),
+        ("u8", "a whole number, 0 or more"),
+        ("u16", "a whole number, 0 or more"),
+        ("u32", "a whole number, 0 or more"),
+        ("u64", "a whole number, 0 or more"),
+        ("usize", "a whole number, 0 or more"),
+        ("i8", "a whole number"),
+        ("i16", "a whole number"),
+        ("i32", "a whole number"),
+        ("i64", "a whole number"),
+        ("isize", "a whole number"),
+    ];
+    let Some(at) = message.rfind("expected ") else {
+        return message.to_string();
+    };
+    let rest = &message[at + "expected ".len()..];
+    let ty = rest.split(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("");
+    match WORDS.iter().find(|(name, _)| *name == ty) {
+        Some((_, words)) => format!("{}expected {words}{}", &message[..at], &rest[ty.len()..]),
+        None => message.to_string(),
+    }
 }
 
 /// Parses serde's "<marker>x`, expected one of `a`, `b`" (or "expected `a`"): `x` and the
@@ -422,6 +450,26 @@ fn named<'m>(message: &'m str, marker: &str) -> Option<(&'m str, Vec<&'m str>)> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rust_types_are_said_in_the_catalogs_words() {
+        assert_eq!(
+            plain_types("invalid type: string \"abc\", expected f64"),
+            "invalid type: string \"abc\", expected a number"
+        );
+        assert_eq!(
+            plain_types("invalid value: integer `-1`, expected u32"),
+            "invalid value: integer `-1`, expected a whole number, 0 or more"
+        );
+        // Names of the catalog's own, and types that are words already, stay.
+        for kept in [
+            "unknown variant `x`, expected `one` or `two`",
+            "expected a string",
+            "expected u32x",
+        ] {
+            assert_eq!(plain_types(kept), kept);
+        }
+    }
 
     /// The code and position of each diagnostic a text loads with (none when it loads).
     fn faults(text: impl AsRef<[u8]>) -> Vec<(&'static str, Option<(usize, usize)>)> {

@@ -280,7 +280,7 @@ impl<'k> Builder<'k> {
                             "yaml-syntax",
                             mark,
                             "the catalog has more than one YAML document",
-                            "keep one document: remove the `---` line and what follows it",
+                            "keep one document: remove what follows its end (a `---` or `...` line)",
                         ));
                     }
                     Event::StreamStart | Event::DocumentStart | Event::DocumentEnd | Event::Nothing => continue,
