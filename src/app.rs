@@ -5,8 +5,8 @@
 
 use crate::catalog;
 use crate::cli::{
-    CheckFormat, Cli, ColorChoice, Command, ContextArgs, DiffFormat, FilterArgs, Format, SchemaKind, Selection,
-    WriteArgs,
+    CheckFormat, Cli, ColorChoice, Command, ContextArgs, DiffFormat, FilterArgs, Format, ListFormat, SchemaKind,
+    Selection, WriteArgs,
 };
 use crate::diagnostic::{self, Diagnostic, JsonDiagnostic, JsonFailure, Severity};
 use crate::error::Error;
@@ -182,9 +182,8 @@ impl App {
     /// ([`JsonFailure`]) or GitHub Actions annotations.
     fn report(&self, e: &Error) {
         let (json, github) = match &self.cli.command {
-            Command::Validate { format, .. } | Command::List { format, .. } | Command::Budget { format } => {
-                (*format == Format::Json, false)
-            }
+            Command::Validate { format, .. } => (*format == Format::Json, false),
+            Command::List { format, .. } | Command::Budget { format } => (*format == ListFormat::Json, false),
             Command::Check { format, .. } => (*format == CheckFormat::Json, *format == CheckFormat::Github),
             Command::Diff { format, .. } => (*format == DiffFormat::Json, *format == DiffFormat::Github),
             _ => (
@@ -250,12 +249,12 @@ impl App {
             }
             &Command::Validate { strict, format } => self.validate(strict, format),
             Command::List { toolset, format } => {
-                let (toolset, json) = (toolset.clone(), *format == Format::Json);
+                let (toolset, json) = (toolset.clone(), *format == ListFormat::Json);
                 crate::report::list(self.load_warned()?, toolset.as_deref(), json)?;
                 Ok(0)
             }
             &Command::Budget { format } => {
-                crate::report::budget(self.load_warned()?, format == Format::Json)?;
+                crate::report::budget(self.load_warned()?, format == ListFormat::Json)?;
                 Ok(0)
             }
             Command::Opencode { .. } | Command::Claude { .. } | Command::Mcp { .. } | Command::Generate { .. } => {

@@ -69,13 +69,13 @@ pub enum Command {
         /// Only the tools of this toolset.
         #[arg(long, value_name = "NAME")]
         toolset: Option<String>,
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
+        #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+        format: ListFormat,
     },
     /// Report what each host's toolset costs in model context.
     Budget {
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
+        #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+        format: ListFormat,
     },
     /// Write OpenCode tools (and, given any context value, the session tools).
     Opencode {
@@ -197,10 +197,18 @@ pub enum SchemaKind {
     ExecSpec,
 }
 
-/// Output format of reports.
+/// Output format of `validate` and the write commands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Text,
+    Json,
+}
+
+/// Output format of `list` and `budget`: a table for people, or JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    /// `text` is the same table (what the other commands call their output for people).
+    #[value(alias = "text")]
     Table,
     Json,
 }
