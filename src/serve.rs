@@ -763,14 +763,17 @@ impl<R> Watched<R> {
     }
 
     fn check(&mut self, line: &[u8]) {
+        // Text that is not UTF-8 is not JSON (RFC 8259), however it looks: rmcp drops it
+        // unanswered, and the session went on as if nothing had been sent.
+        let utf8 = std::str::from_utf8(line).is_ok();
         let text = String::from_utf8_lossy(line);
         let text = text.trim_start_matches('\u{feff}').trim();
         // A JSON object (a message) or array (a batch) is JSON-RPC's to judge, and rmcp's. One
         // nested past serde_json's limit (128) is JSON too (JavaScript reads it): that request
         // goes unanswered, as rmcp cannot read it either, but the session goes on.
-        let parsed = serde_json::from_str::<serde_json::Value>(text);
-        let too_deep = matches!(&parsed, Err(e) if e.to_string().starts_with("recursion limit exceeded"));
-        let value = parsed.ok();
+        let parsed = utf8.then(|| serde_json::from_str::<serde_json::Value>(text));
+        let too_deep = matches!(&parsed, Some(Err(e)) if e.to_string().starts_with("recursion limit exceeded"));
+        let value = parsed.and_then(Result::ok);
         let rpc = too_deep || value.as_ref().is_some_and(|v| v.is_object() || v.is_array());
         if !text.is_empty() && !rpc {
             self.ended = true;

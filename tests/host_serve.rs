@@ -1351,11 +1351,23 @@ fn a_client_that_goes_away_ends_serve_and_one_that_is_not_mcp_is_a_usage_error()
 
     // A client that sends garbage and keeps stdin open: answered with JSON-RPC's parse error and
     // ended at once (exit 2), not when it closes stdin.
+    // A request that is not UTF-8 is not JSON either (RFC 8259), however JSON-like: rmcp
+    // dropped it unanswered, and the session went on.
+    let not_utf8: Vec<u8> =
+        br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{"p":"a?"}}}"#
+            .iter()
+            .map(|&b| if b == b'?' { 0xff } else { b })
+            .chain([b'\n'])
+            .collect();
     for (how, stdin) in [
-        ("garbage first", "garbage\n".to_string()),
+        ("garbage first", b"garbage\n".to_vec()),
         (
             "garbage after the handshake",
-            format!("{init}\n{initialized}\ngarbage\n"),
+            format!("{init}\n{initialized}\ngarbage\n").into_bytes(),
+        ),
+        (
+            "a request that is not UTF-8",
+            [format!("{init}\n{initialized}\n").as_bytes(), &not_utf8].concat(),
         ),
     ] {
         let mut child = Command::new(IXGEN)
@@ -1371,7 +1383,7 @@ fn a_client_that_goes_away_ends_serve_and_one_that_is_not_mcp_is_a_usage_error()
             .spawn()
             .unwrap();
         let mut open = child.stdin.take().unwrap();
-        open.write_all(stdin.as_bytes()).unwrap();
+        open.write_all(&stdin).unwrap();
         let start = std::time::Instant::now();
         let status = loop {
             if let Some(s) = child.try_wait().unwrap() {
