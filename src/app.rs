@@ -329,20 +329,23 @@ impl App {
             _ => format!("{} warning(s) in {}, errors under --strict", diags.len(), file.name),
         };
         if format == Format::Json {
-            let json: Vec<JsonDiagnostic> = diags.iter().map(|d| JsonDiagnostic::new(d, &file)).collect();
-            let mut out = serde_json::json!({ "file": file.name, "valid": code == 0, "diagnostics": json });
-            // A failure has the fields every command's JSON failure has (README, "Exit codes").
-            if code != 0 {
-                out["error"] = summary.into();
-                out["help"] = serde_json::Value::Null;
-                out["exit_code"] = code.into();
-            }
-            println!("{}", serde_json::to_string_pretty(&out).expect("serializes"));
-        } else if code != 0 {
-            eprint!("{}", diagnostic::render(&diags, &file, self.color));
-            eprintln!("error: {}", escape::terminal(&summary));
+            let report = diagnostic::JsonValidated {
+                file: &file.name,
+                valid: code == 0,
+                diagnostics: diags.iter().map(|d| JsonDiagnostic::new(d, &file)).collect(),
+                failure: (code != 0).then_some(diagnostic::JsonFailed {
+                    error: summary,
+                    help: None,
+                    exit_code: code,
+                }),
+            };
+            println!("{}", serde_json::to_string_pretty(&report).expect("serializes"));
         } else {
             eprint!("{}", diagnostic::render(&diags, &file, self.color));
+            if code != 0 {
+                eprintln!("error: {}", escape::terminal(&summary));
+                return Ok(code);
+            }
             let warned = match diags.len() {
                 0 => String::new(),
                 w => format!(" ({w} warning(s))"),

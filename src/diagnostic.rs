@@ -303,6 +303,25 @@ impl JsonFailure<'_> {
     }
 }
 
+/// `validate --format json`: the catalog's diagnostics and, when it fails, what every command's
+/// JSON failure says ([`JsonFailure`]).
+#[derive(Debug, Serialize)]
+pub struct JsonValidated<'a> {
+    pub file: &'a str,
+    pub valid: bool,
+    pub diagnostics: Vec<JsonDiagnostic<'a>>,
+    #[serde(flatten)]
+    pub failure: Option<JsonFailed>,
+}
+
+/// The fields of a failure that `validate --format json` adds to its report.
+#[derive(Debug, Serialize)]
+pub struct JsonFailed {
+    pub error: String,
+    pub help: Option<String>,
+    pub exit_code: i32,
+}
+
 /// The JSON form of a diagnostic (`--format json`).
 #[derive(Debug, Serialize)]
 pub struct JsonDiagnostic<'a> {
