@@ -769,12 +769,14 @@ impl<R> Watched<R> {
         let text = String::from_utf8_lossy(line);
         let text = text.trim_start_matches('\u{feff}').trim();
         // A JSON object (a message) or array (a batch) is JSON-RPC's to judge, and rmcp's. One
-        // nested past serde_json's limit (128) is JSON too (JavaScript reads it): that request
-        // goes unanswered, as rmcp cannot read it either, but the session goes on.
+        // nested past serde_json's limit (128), or with a number past f64's (`1e400`), is JSON
+        // too (JavaScript reads both): that request goes unanswered, as rmcp cannot read it
+        // either, but the session goes on.
         let parsed = utf8.then(|| serde_json::from_str::<serde_json::Value>(text));
-        let too_deep = matches!(&parsed, Some(Err(e)) if e.to_string().starts_with("recursion limit exceeded"));
+        let unreadable = matches!(&parsed, Some(Err(e))
+            if ["recursion limit exceeded", "number out of range"].iter().any(|m| e.to_string().starts_with(m)));
         let value = parsed.and_then(Result::ok);
-        let rpc = too_deep || value.as_ref().is_some_and(|v| v.is_object() || v.is_array());
+        let rpc = unreadable || value.as_ref().is_some_and(|v| v.is_object() || v.is_array());
         if !text.is_empty() && !rpc {
             self.ended = true;
             if let Ok(mut first) = self.not_mcp.lock() {

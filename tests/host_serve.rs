@@ -1205,8 +1205,8 @@ tools:
     }
 }
 
-/// A request nested deeper than serde_json reads (128 levels; JavaScript reads it) does not end
-/// the session: the requests after it are answered.
+/// A request nested deeper than serde_json reads (128 levels), or with a number past f64's
+/// (`1e400`; JavaScript reads both), does not end the session: the requests after it are answered.
 #[test]
 fn a_deeply_nested_request_does_not_end_the_session() {
     let dir = tempfile::tempdir().unwrap();
@@ -1215,7 +1215,9 @@ fn a_deeply_nested_request_does_not_end_the_session() {
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
         format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"git_status","arguments":{{"x":{deep}}}}}}}"#),
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#.to_string(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"git_status","arguments":{"x":1e400}}}"#
+            .to_string(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#.to_string(),
     ]
     .join("\n")
         + "\n";
@@ -1239,7 +1241,7 @@ fn a_deeply_nested_request_does_not_end_the_session() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert!(
-        answers.iter().any(|a| a["id"] == 2 && a["result"]["tools"].is_array()),
+        answers.iter().any(|a| a["id"] == 3 && a["result"]["tools"].is_array()),
         "{answers:?}"
     );
 }
