@@ -89,6 +89,13 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
         "major",
         1,
     ),
+    // A host before others in the registry: only its surface is gone.
+    (
+        "surface-removed-before-others",
+        &[("surface-removed", "breaking", &["mcp"], None)],
+        "major",
+        1,
+    ),
     (
         "surface-added",
         &[("surface-added", "compatible", &["vscode"], None)],

@@ -32,8 +32,9 @@ use std::path::Path;
 /// (`crate::hosts::Surface`); a comparison only orders, names and groups them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Surface {
-    /// Position in the host registry, so reports list surfaces in the registry's order.
-    order: usize,
+    /// Its host's position in the registry, then its own among the host's surfaces: reports
+    /// list surfaces in the registry's order.
+    order: (usize, usize),
     /// The surface's key, as `ixgen list` shows it.
     pub key: &'static str,
     /// How people call the surface.

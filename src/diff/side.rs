@@ -36,11 +36,17 @@ impl Side {
     pub fn new(model: Model, file: SourceFile) -> Result<Side, Error> {
         // The catalog's own filters are what every generated host gets by default.
         let (filter, _) = Filter::resolve(&model, false, &[], &[], None)?;
-        let hosts = crate::hosts::enabled_hosts(&model);
-        let all = hosts.flat_map(|h| h.surfaces(&model).into_iter().map(move |hs| (h.name(), hs)));
+        // A surface's order is its host's place in the registry, then its own in the host: the
+        // same on both sides, whichever other hosts either enables (a count of the enabled ones
+        // would shift every later surface when one is dropped, and report each as removed and
+        // added).
+        let hosts = (crate::hosts::REGISTRY.iter().enumerate()).filter(|(_, h)| crate::hosts::enabled(&model, **h));
+        let all = hosts.flat_map(|(i, h)| {
+            let surfaces = h.surfaces(&model).into_iter().enumerate();
+            surfaces.map(move |(j, hs)| ((i, j), h.name(), hs))
+        });
         let surfaces = all
-            .enumerate()
-            .map(|(order, (host, hs))| {
+            .map(|(order, host, hs)| {
                 let tools = SurfaceTools {
                     path: format!("targets.{host}"),
                     tools: model.tool_names(&hs.toolset, &filter).into_iter().collect(),
