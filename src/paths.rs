@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-/// ixgen's own folder below `--out`: the manifest and the lock live there.
+/// ixgen's own folder below `--out`: the manifest, the run record and its `.gitignore`.
 pub const STATE_DIR: &str = ".ixgen";
 
 /// Temp files ixgen writes next to their target: `.ixgen-<random>.tmp`.
@@ -154,7 +154,7 @@ impl RelPath {
         Ok(RelPath(joined))
     }
 
-    /// ixgen's own files below `.ixgen/` (the manifest, the lock): made only from constants.
+    /// ixgen's own files below `.ixgen/` (the manifest, the run record): made only from constants.
     pub(crate) fn state(name: &'static str) -> RelPath {
         RelPath(format!("{STATE_DIR}/{name}"))
     }
@@ -180,9 +180,7 @@ impl RelPath {
     /// The entry `name` of this folder, for a name read from the disk (a temp file's); `None`
     /// when the name could not be part of a valid path.
     pub fn child(&self, name: &str) -> Option<RelPath> {
-        let ok = !name.is_empty()
-            && name != "."
-            && name != ".."
+        let ok = !matches!(name, "" | "." | "..")
             && name.len() <= MAX_NAME
             && !name.contains(['/', '\\'])
             && !name.chars().any(|c| is_forbidden_char(c) || is_invisible(c));

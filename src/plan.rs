@@ -37,7 +37,7 @@ pub struct Merge {
     /// Keys of a new file, written before the merged key (e.g. `$schema`).
     pub skeleton: serde_json::Map<String, serde_json::Value>,
     /// Further keys set in the same file, in order, each with its group (several planned merges
-    /// of one file are folded into the first by [`compare`](crate::output::compare)).
+    /// of one file are folded into the first by [`fold_merges`]).
     pub more: Vec<(&'static str, Vec<String>, serde_json::Value)>,
 }
 

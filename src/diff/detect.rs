@@ -21,10 +21,8 @@ pub type Detector = fn(&mut Diff, &Node) -> Option<()>;
 
 /// A kept tool, at its own place (before its parameters).
 fn kept<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
-    match n {
-        Node::Tool(p) => Some(p),
-        _ => None,
-    }
+    let Node::Tool(p) = n else { return None };
+    Some(p)
 }
 
 /// A kept tool that a surface still has, at its own place: its hints and tier.
@@ -34,10 +32,8 @@ fn shared<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
 
 /// A kept tool's spec and definition, after its parameters.
 fn spec<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
-    match n {
-        Node::Spec(p) => Some(p),
-        _ => None,
-    }
+    let Node::Spec(p) = n else { return None };
+    Some(p)
 }
 
 /// A kept tool's spec, when a surface that runs the steps still has the tool.
@@ -46,10 +42,8 @@ fn runs<'n>(n: &'n Node) -> Option<&'n Pair<'n>> {
 }
 
 fn param<'n>(n: &'n Node) -> Option<&'n ParamChange<'n>> {
-    match n {
-        Node::Param(p) => Some(p),
-        _ => None,
-    }
+    let Node::Param(p) = n else { return None };
+    Some(p)
 }
 
 /// The surfaces where a toolset no target is built from is used: `ixgen opencode --toolset`.

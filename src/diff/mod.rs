@@ -305,12 +305,6 @@ pub fn catalog_problems(model: &Model) -> Vec<Diagnostic> {
     diags
 }
 
-/// Checks `lint.breaking` of the current catalog: every id must name a rule or a class.
-fn check_lint(side: &Side) -> Result<(), Error> {
-    let diags = lint_problems(&side.model);
-    diags.is_empty().then_some(()).ok_or_else(|| invalid(side, diags))
-}
-
 fn lint_problems(model: &Model) -> Vec<Diagnostic> {
     let lint: &BreakingLint = &model.lint.breaking;
     let classes = Class::ALL.map(Class::id);
@@ -338,7 +332,11 @@ fn lint_problems(model: &Model) -> Vec<Diagnostic> {
 fn compare_loaded(old: source::Source, new: source::Source, opts: Options) -> Result<Report, Error> {
     let old = side(old)?;
     let new = side(new)?;
-    check_lint(&new)?;
+    // `lint.breaking` of the current catalog: every id must name a rule or a class.
+    let lint = lint_problems(&new.model);
+    if !lint.is_empty() {
+        return Err(invalid(&new, lint));
+    }
     let (vo, vn) = (version(&old)?, version(&new)?);
     // Every rule's detector at each place of the walk; each hit is a finding of its rule.
     let mut rules = Vec::new();

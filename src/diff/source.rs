@@ -69,11 +69,7 @@ fn git_show(catalog: Option<&Path>, rev: &str) -> Result<(String, Vec<u8>), Erro
     }
     let dir = match catalog {
         Some(p) => std::path::absolute(p)
-            .map_err(|source| Error::Io {
-                action: "resolve",
-                path: p.display().to_string(),
-                source,
-            })?
+            .map_err(crate::output::io_error("resolve", p.display().to_string()))?
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf),
         None => PathBuf::from("."),

@@ -25,8 +25,9 @@ use std::path::{Path, PathBuf};
 
 /// Writes a plan: only what changed, all of it or none of it. Returns what was done.
 ///
-/// Order: take the lock; remove stale temp files; compare (every refusal happens here);
-/// check that every folder can be written; stage every file that replaces one as a temp file;
+/// Order: take the lock; compare (every refusal happens here); check that every folder can be
+/// written; remove stale temp files, and the run record when anything changes; stage every file
+/// that replaces one as a temp file;
 /// record both versions in the manifest; rename; create the new files (each whole before its
 /// name appears, never over anything); remove; write the final manifest. A failure after the
 /// first rename rolls back every step before it.
@@ -108,8 +109,7 @@ pub(crate) fn apply_per_run(out: &Path, outcome: &Outcome) -> Result<(), Error> 
 /// (one machine's cache) is not committed with the manifest.
 pub(crate) fn write_state(out: &Path, rel: &RelPath, bytes: &[u8]) -> Result<(), Error> {
     let _lock = lock(out)?;
-    let mut created = Vec::new();
-    make_folders(out, rel, &mut created)?;
+    make_folders(out, rel, &mut Vec::new())?;
     let ignore = RelPath::state(".gitignore");
     if read_rel(out, &ignore)?.is_none() {
         let full = resolve(out, &ignore)?;
