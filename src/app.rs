@@ -333,10 +333,11 @@ impl App {
                 file: &file.name,
                 valid: code == 0,
                 diagnostics: diags.iter().map(|d| JsonDiagnostic::new(d, &file)).collect(),
-                failure: (code != 0).then_some(diagnostic::JsonFailed {
+                failure: (code != 0).then_some(JsonFailure {
                     error: summary,
                     help: None,
                     exit_code: code,
+                    diagnostics: Vec::new(),
                 }),
             };
             println!("{}", serde_json::to_string_pretty(&report).expect("serializes"));

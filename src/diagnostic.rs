@@ -198,10 +198,8 @@ pub fn render(diags: &[Diagnostic], file: &SourceFile, color: bool) -> String {
     let mut out = String::new();
     for diag in diags {
         // Each diagnostic opens with `file:line:col` so editors and CI logs can jump to it.
-        match diag.pos {
-            Some((line, col)) => out.push_str(&format!("{name}:{line}:{col}\n")),
-            None => out.push_str(&format!("{name}\n")),
-        }
+        let at = diag.pos.map_or(String::new(), |(line, col)| format!(":{line}:{col}"));
+        out.push_str(&format!("{name}{at}\n"));
         let drawable = diag.pos.is_some_and(|(line, _)| {
             (lines.line(line.max(1))).is_some_and(|(_, l)| l.chars().count() <= MAX_DRAWN_LINE)
         });
@@ -310,16 +308,9 @@ pub struct JsonValidated<'a> {
     pub file: &'a str,
     pub valid: bool,
     pub diagnostics: Vec<JsonDiagnostic<'a>>,
+    /// The failure's fields (its `diagnostics` empty: the report's own are above).
     #[serde(flatten)]
-    pub failure: Option<JsonFailed>,
-}
-
-/// The fields of a failure that `validate --format json` adds to its report.
-#[derive(Debug, Serialize)]
-pub struct JsonFailed {
-    pub error: String,
-    pub help: Option<String>,
-    pub exit_code: i32,
+    pub failure: Option<JsonFailure<'a>>,
 }
 
 /// The JSON form of a diagnostic (`--format json`).

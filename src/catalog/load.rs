@@ -46,7 +46,7 @@ pub fn load(path: Option<&Path>) -> Result<Loaded, Error> {
                 source,
             })?;
             let dir = p.parent().unwrap_or(Path::new(""));
-            read_assets(load_owned(&p.display().to_string(), bytes)?, |rel| read_asset(dir, rel))
+            read_assets(load_text(&p.display().to_string(), bytes)?, |rel| read_asset(dir, rel))
         }
     }
 }
@@ -250,15 +250,11 @@ fn load_embedded() -> Result<Loaded, Error> {
     load_text(EMBEDDED_NAME, EMBEDDED.as_bytes())
 }
 
-/// Loads a catalog from bytes; `name` is how messages call the file.
-pub fn load_text(name: &str, bytes: &[u8]) -> Result<Loaded, Error> {
-    load_owned(name, bytes.to_vec())
-}
-
-/// [`load_text`] of bytes it may keep: a valid catalog's text is its bytes, not a copy (a
-/// large catalog would otherwise be in memory twice while it parses).
-fn load_owned(name: &str, bytes: Vec<u8>) -> Result<Loaded, Error> {
-    let mut text = match String::from_utf8(bytes) {
+/// Loads a catalog from bytes; `name` is how messages call the file. Bytes given owned are kept
+/// as the valid catalog's text, not copied (a large catalog would otherwise be in memory twice
+/// while it parses).
+pub fn load_text(name: &str, bytes: impl Into<Vec<u8>>) -> Result<Loaded, Error> {
+    let mut text = match String::from_utf8(bytes.into()) {
         Ok(t) => t,
         Err(e) => {
             let (valid, bytes) = (e.utf8_error().valid_up_to(), e.into_bytes());
@@ -356,10 +352,8 @@ fn inside(text: &str, (vline, vcol): (usize, usize), line: usize, col: usize) ->
 /// (`stdin: |`, `- >-`, `run: |2 # why`).
 fn block_indicator(line: &str) -> Option<char> {
     // Without a comment: a `#` after a space or tab.
-    let code = match line.match_indices('#').find(|(i, _)| line[..*i].ends_with([' ', '\t'])) {
-        Some((i, _)) => &line[..i],
-        None => line,
-    };
+    let comment = line.match_indices('#').find(|(i, _)| line[..*i].ends_with([' ', '\t']));
+    let code = comment.map_or(line, |(i, _)| &line[..i]);
     let token = code.trim_end().rsplit([' ', '\t']).next()?;
     let mut chars = token.chars();
     let indicator = chars.next().filter(|c| matches!(c, '|' | '>'))?;
@@ -413,37 +407,26 @@ fn diagnostic(e: yaml::Error) -> Diagnostic {
 /// serde's message with the Rust type it expected said in the catalog's words (`expected f64`
 /// is `expected a number`): the reader of a diagnostic wrote YAML, not Rust.
 fn plain_types(message: &str) -> String {
-    const WORDS: [(&str, &str); 12] = [
-        ("f64", "a number"),
-        ("f32", "a number"),
-        ("u8", "a whole number, 0 or more"),
-        ("u16", "a whole number, 0 or more"),
-        ("u32", "a whole number, 0 or more"),
-        ("u64", "a whole number, 0 or more"),
-        ("usize", "a whole number, 0 or more"),
-        ("i8", "a whole number"),
-        ("i16", "a whole number"),
-        ("i32", "a whole number"),
-        ("i64", "a whole number"),
-        ("isize", "a whole number"),
-    ];
     let Some(at) = message.rfind("expected ") else {
         return message.to_string();
     };
     let rest = &message[at + "expected ".len()..];
     let ty = rest.split(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("");
-    match WORDS.iter().find(|(name, _)| *name == ty) {
-        Some((_, words)) => format!("{}expected {words}{}", &message[..at], &rest[ty.len()..]),
-        None => message.to_string(),
-    }
+    let words = match ty {
+        "f64" | "f32" => "a number",
+        "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number, 0 or more",
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number",
+        _ => return message.to_string(),
+    };
+    format!("{}expected {words}{}", &message[..at], &rest[ty.len()..])
 }
 
 /// Parses serde's "<marker>x`, expected one of `a`, `b`" (or "expected `a`"): `x` and the
 /// names it expected.
 fn named<'m>(message: &'m str, marker: &str) -> Option<(&'m str, Vec<&'m str>)> {
     let rest = &message[message.find(marker)? + marker.len()..];
-    let found = &rest[..rest.find('`')?];
-    let expected = rest[rest.find('`')? + 1..].split('`').skip(1).step_by(2).collect();
+    let (found, after) = rest.split_once('`')?;
+    let expected = after.split('`').skip(1).step_by(2).collect();
     Some((found, expected))
 }
 

@@ -112,10 +112,8 @@ pub fn no_effect(cat: &mut super::Catalog) -> Vec<Diagnostic> {
 /// host writes the same default.
 pub fn whole_defaults(cat: &mut super::Catalog) {
     let whole = |d: &mut serde_json::Value| {
-        if let Some(x) = d
-            .as_f64()
-            .filter(|x| d.is_f64() && x.fract() == 0.0 && x.abs() < 2f64.powi(53))
-        {
+        let x = d.as_f64().unwrap_or_default();
+        if d.is_f64() && x.fract() == 0.0 && x.abs() < 2f64.powi(53) {
             *d = serde_json::Value::from(x as i64);
         }
     };

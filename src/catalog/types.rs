@@ -236,7 +236,7 @@ pub enum ContextType {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ContextFormat {
-    /// Usable as one part of an `xs` topic: `[A-Za-z_][A-Za-z0-9_-]*`, at most 64 bytes, no dot.
+    /// Usable as one part of an `xs` topic: `[A-Za-z_][A-Za-z0-9_-]*`, at most 128 bytes, no dot.
     TopicPart,
 }
 
@@ -751,7 +751,7 @@ pub enum Arg {
     Special(Box<SpecialArg>),
 }
 
-/// A structured argv element. Exactly one of `opt`, `flag`, `spread`, `json`.
+/// A structured argv element. Exactly one of `opt`, `flag`, `spread`, `json`, `file`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct SpecialArg {
@@ -1055,7 +1055,7 @@ deserialize_any!(Confirm, "true, false, or {subject, allow, deny, after, preview
 #[serde(default, deny_unknown_fields)]
 pub struct Rule {
     /// The rule applies only when this parameter condition holds (`{param: from, set: true}`).
-    pub when: Option<super::types::Cond>,
+    pub when: Option<Cond>,
     /// Values given to parameters that are unset: `{to: HEAD}`.
     pub default: Option<IndexMap<String, serde_json::Value>>,
     /// Parameters that must be set.

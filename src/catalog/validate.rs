@@ -2,7 +2,8 @@
 //!
 //! Structural errors were already caught by the deserializer; this stage checks the
 //! catalog-level rules that span fields: names every host accepts, context declarations,
-//! shared parameters, toolsets, filters, the server, and the budgets (warnings). A tool's own
+//! shared parameters, toolsets, filters, the server, and the description budget (a warning; the
+//! toolset budget is the hosts' check, on what each host gets). A tool's own
 //! rules (parameters, steps, conditions, argv, templates) are checked by the lowering pass in
 //! `crate::model`, which returns the IR node of each thing it checks. It reports by catalog
 //! path; the loader turns paths into positions. It never renders anything.
@@ -49,9 +50,7 @@ pub fn unsafe_value_diagnostic(path: &str, what: &str, name: &str) -> Option<Dia
 pub fn valid_tool_name(name: &str) -> bool {
     name.len() <= 64
         && name.starts_with(|c: char| c.is_ascii_lowercase())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+        && name.chars().all(|c| matches!(c, 'a'..='z' | '0'..='9' | '_' | '-'))
 }
 
 /// Validates the catalog-level rules; errors and warnings, unsorted and unlocated. The rules of
@@ -621,15 +620,11 @@ fn article(ty: ParamType) -> &'static str {
 }
 
 fn is_kebab(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_lowercase())
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    s.starts_with(|c: char| c.is_ascii_lowercase()) && s.chars().all(|c| matches!(c, 'a'..='z' | '0'..='9' | '-'))
 }
 
 fn is_ts_constant(s: &str) -> bool {
-    s.starts_with(|c: char| c.is_ascii_uppercase() || c == '_')
-        && s.chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    s.starts_with(|c: char| matches!(c, 'A'..='Z' | '_')) && s.chars().all(|c| matches!(c, 'A'..='Z' | '0'..='9' | '_'))
 }
 
 /// A name every host accepts, derived from a rejected one.

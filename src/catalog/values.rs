@@ -46,12 +46,11 @@ pub fn check_regex(re: &str, flags: &str, both_unicode: bool) -> Result<(), Stri
 
 /// The flags ixgen passes to `RegExp`: each of `i`, `m`, `s`, `u` at most once.
 pub fn check_flags(flags: &str) -> Result<(), String> {
-    let mut seen = HashSet::new();
-    for f in flags.chars() {
+    for (i, f) in flags.char_indices() {
         if !"imsu".contains(f) {
             return Err(format!("`{f}` is not a regular expression flag ixgen supports"));
         }
-        if !seen.insert(f) {
+        if flags[..i].contains(f) {
             return Err(format!("the flag `{f}` is given twice"));
         }
     }

@@ -40,7 +40,7 @@ pub fn against(catalog: Option<&Path>, against: &str) -> Result<Source, Error> {
         git_show(catalog, against)?
     };
     Ok(Source {
-        loaded: catalog::load_text(&name, &bytes)?,
+        loaded: catalog::load_text(&name, bytes)?,
         name,
     })
 }
