@@ -50,8 +50,8 @@ pub struct ToolModel {
     pub idempotent: bool,
     pub open_world: bool,
     pub confirm: bool,
-    /// What the hosts show of each parameter of `spec.params` (the tool's own, then the
-    /// shared ones it uses, each in declaration order), in the same order. Read both through
+    /// What the hosts show of each parameter of `spec.params` (the tool's own in declaration
+    /// order, then the shared ones in its `use_params` order), in the same order. Read both through
     /// [`ToolModel::params`].
     pub param_docs: Vec<ParamDoc>,
     pub spec: ExecSpec,
@@ -407,7 +407,7 @@ pub fn check_context(decls: &ContextDecls, raw: &[(String, String, String)]) -> 
             }
             ContextType::String => {
                 if decl.topic_part
-                    && let Err(why) = topic_part(value)
+                    && let Err(why) = crate::catalog::validate::topic_part(value)
                 {
                     return Err(Error::usage(format!("{flag} {}: {why}", crate::escape::debug_quote(value)), "use letters, digits, `_` and `-`, starting with a letter or `_` (the value becomes part of a store topic)".to_string()));
                 }
@@ -445,5 +445,3 @@ fn normalize(p: &std::path::Path) -> std::path::PathBuf {
     }
     out
 }
-
-pub use crate::catalog::validate::topic_part;

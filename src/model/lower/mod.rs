@@ -39,7 +39,7 @@ struct Scope<'a> {
 /// Catalog-level nodes every tool shares, lowered once.
 struct Shared {
     /// `cli.fallback`: `Some(None)` when the catalog has none, `None` when it failed to lower.
-    /// Each tool that runs the CLI holds it (`Arc`: 10,000 tools, one template).
+    /// Each tool with a `run` step holds it (`Arc`: 10,000 tools, one template).
     cli_fallback: Option<Option<Arc<Template>>>,
     /// `cli.recovery`, as `cli_fallback`.
     cli_recovery: Option<Option<Arc<Template>>>,
@@ -327,7 +327,7 @@ impl<'a> Lower<'a> {
         };
         let heading = self.optional_template(&path, "heading", tool.heading.as_deref(), &scope);
         let own_fallback = self.optional_template(&path, "fallback", tool.fallback.as_deref(), &scope);
-        // Confirmation and cross-parameter rules (`super::rules`); their templates and
+        // Confirmation and cross-parameter rules (`rules`); their templates and
         // conditions are checked and lowered here, in the tool's scope.
         self.diags.extend(rules::check_confirm(&path, tool));
         let (subject, preview) = match &tool.confirm {
@@ -647,7 +647,7 @@ impl<'a> Lower<'a> {
             }
         }
         let scope = Scope { params, extra: &extra };
-        // Exit codes, streams, limits and timeouts (`super::rules`).
+        // Exit codes, streams, limits and timeouts (`rules`).
         self.diags.extend(rules::check_step(path, step, params));
         let when = optional(step.when.as_ref(), |c| {
             self.cond(&format!("{path}.when"), c, tool, params, earlier)
