@@ -89,6 +89,16 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
         "major",
         1,
     ),
+    // The server is launched with the catalog's read-only filter as an exact tool list
+    // (`--enable-tools lookup,search`): the list in another order is the same filter, and a
+    // tool more in it is that tool's addition, not a new command line.
+    ("server-filter-list-reordered", &[], "none", 0),
+    (
+        "server-filter-list-grown",
+        &[("tool-added", "compatible", SERVER, Some("ping"))],
+        "minor",
+        0,
+    ),
     // A host before others in the registry: only its surface is gone.
     (
         "surface-removed-before-others",
@@ -270,6 +280,20 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
         &[("cli-argv-changed", "breaking", &["opencode"], Some("lookup"))],
         "major",
         1,
+    ),
+    // `--limit={limit}` is the option `--limit` and a value: renaming the option is breaking.
+    (
+        "cli-argv-option-renamed-with-equals",
+        &[("cli-argv-changed", "breaking", &["opencode"], Some("lookup"))],
+        "major",
+        1,
+    ),
+    // `--limit, "{limit}"` as `{opt: --limit, …}`: the same words, only given when there is a value.
+    (
+        "cli-argv-opt-form",
+        &[("step-changed", "behaviour", &["opencode"], Some("lookup"))],
+        "minor",
+        0,
     ),
     (
         "cli-argv-option-added",

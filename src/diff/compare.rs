@@ -387,10 +387,18 @@ fn cli_signature(e: &SpecExec) -> Option<(Option<&str>, Vec<Word<'_>>)> {
         let option = literal.as_ref().is_some_and(|text| text.starts_with('-'));
         let word = match (a, literal) {
             (_, Some(text)) if option || !after_option => Word::Text(text),
+            // `--symbol={symbol}`: the option's name is a word, its value a value.
+            (SpecArg::Tpl(t), None) if !after_option && let Some(name) = option_name(t) => {
+                Word::Text(format!("{name}=<value>"))
+            }
             (SpecArg::Lit(_) | SpecArg::Tpl(_) | SpecArg::Spread { .. } | SpecArg::Json { .. }, _) => {
                 Word::Text("<value>".into())
             }
-            (SpecArg::Opt { opt, .. }, _) => Word::Text(format!("{opt} <value>")),
+            // The words `--kind {kind}` are: the option and its value.
+            (SpecArg::Opt { opt, .. }, _) => {
+                words.push(Word::Text(opt.clone()));
+                Word::Text("<value>".into())
+            }
             (SpecArg::Flag { flag, .. }, _) => Word::Text(flag.clone()),
             (SpecArg::File { .. }, _) => Word::Whole(a),
         };
@@ -398,6 +406,15 @@ fn cli_signature(e: &SpecExec) -> Option<(Option<&str>, Vec<Word<'_>>)> {
         words.push(word);
     }
     Some((program.as_deref(), words))
+}
+
+/// The option a template starts with when it is `--name=` and a value (`--symbol={symbol}`).
+fn option_name(t: &Template) -> Option<&str> {
+    let Some(Part::Text(head)) = t.0.first() else {
+        return None;
+    };
+    let (name, _) = head.split_once('=')?;
+    name.starts_with('-').then_some(name)
 }
 
 /// A template as the catalog writes it: variables as `{name}` or `{name|fmt}`, literal braces

@@ -83,15 +83,33 @@ fn server<'a>(d: &Diff<'a>, n: &Node) -> Option<(&'a Server, &'a Server, Vec<Sur
 
 /// A new command line is an argv change that an installed server may not accept: the line the
 /// hosts launch, with the catalog's filters (new `filter_flags` with no filter to pass change
-/// nothing).
+/// nothing). The tool lists those flags pass are not the line's words: a list in another order
+/// or with a tool more or less is read by the same flag, and the tools a launched server gets
+/// are its surfaces' findings (`tool-added`, `tool-removed`, …).
 pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let (a, b, launched) = server(d, n)?;
     let (args_a, args_b) = (&d.old.server_args, &d.new.server_args);
+    let words = |s: &Server, args: &[String]| -> Vec<String> {
+        let flags = s.filter_flags.iter().flat_map(|f| [&f.enable_tools, &f.disable_tools]);
+        let lists: Vec<&String> = flags.flatten().collect();
+        let mut after_list_flag = false;
+        (args.iter())
+            .map(|arg| {
+                let word = if after_list_flag {
+                    "<tools>".to_string()
+                } else {
+                    arg.clone()
+                };
+                after_list_flag = lists.contains(&arg);
+                word
+            })
+            .collect()
+    };
     let key = if a.command != b.command {
         "command"
     } else if a.args != b.args {
         "args"
-    } else if args_a != args_b {
+    } else if words(a, args_a) != words(b, args_b) {
         "filter_flags"
     } else {
         return None;
