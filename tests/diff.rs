@@ -59,6 +59,20 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
         "major",
         1,
     ),
+    // `wipe` stops being destructive and asks for confirmation: the confirmation did not follow
+    // `destructive` (which would take it away), it is new.
+    (
+        "confirm-added-as-no-longer-destructive",
+        &[
+            ("confirm-added", "breaking", &["opencode"], Some("wipe")),
+            // `wipe` reaches the surfaces `lookup` does.
+            ("hints-changed", "behaviour", ALL_OF_LOOKUP, Some("wipe")),
+        ],
+        "major",
+        1,
+    ),
+    // A rule's message, and the order of its parameters, change no call it accepts.
+    ("rule-message-and-order-changed", &[], "none", 0),
     (
         "confirm-changed",
         &[("confirm-changed", "behaviour", &["opencode"], Some("lookup"))],

@@ -700,13 +700,17 @@ pub fn route_changed(d: &mut Diff, n: &Node) -> Option<()> {
 }
 
 /// A tool's confirmation on both sides, when it changed by itself: it follows `destructive` by
-/// default, and a confirmation that only came or went with it is the hint rules' finding.
+/// default, and a confirmation that only came with `destructive: true` or went with
+/// `destructive: false` is the hint rules' finding (one that came as the tool stopped being
+/// destructive is its own).
 type Confirms<'n> = (&'n Pair<'n>, Option<&'n SpecConfirm>, Option<&'n SpecConfirm>);
 
 fn confirm<'n>(n: &'n Node) -> Option<Confirms<'n>> {
     let p = runs(n)?;
     let (a, b) = (p.old.spec.confirm.as_ref(), p.new.spec.confirm.as_ref());
-    let same = a == b || (p.old.destructive != p.new.destructive && a.is_some() != b.is_some());
+    let followed =
+        p.old.destructive != p.new.destructive && p.old.destructive == a.is_some() && p.new.destructive == b.is_some();
+    let same = a == b || followed;
     (!same).then_some((p, a, b))
 }
 
@@ -737,7 +741,7 @@ pub fn cross_rules(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
         for (i, r) in from
             .iter()
             .enumerate()
-            .filter(|(_, r)| !other.iter().any(|o| same(o, *r)))
+            .filter(|(_, r)| !other.iter().any(|o| same(&accepts(o), &accepts(r))))
         {
             let kind = match r {
                 SpecRule::Default { .. } => "default",
@@ -767,6 +771,19 @@ pub fn cross_rules(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
         }
     }
     Some(())
+}
+
+/// What a rule accepts, without its message (what a refused call reads) and with its parameters
+/// in one order: `forbid: [a, b]` is `forbid: [b, a]`.
+fn accepts(r: &SpecRule) -> serde_json::Value {
+    let mut v = serde_json::to_value(r).unwrap_or_default();
+    if let Some(rule) = v.as_object_mut() {
+        rule.remove("message");
+        if let Some(serde_json::Value::Array(params)) = rule.get_mut("params") {
+            params.sort_by_key(|p| p.to_string());
+        }
+    }
+    v
 }
 
 /// What shapes the result: the spec's heading, fallback, recovery, output blocks, redaction and
