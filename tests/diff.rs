@@ -738,6 +738,22 @@ fn a_number_written_another_way_is_no_change() {
         Vec::<String>::new()
     );
     assert_eq!(findings(&base.replace("equals: 5}", "equals: 6}")), ["step-changed"]);
+    // A bound in an output schema.
+    let (_, with_schema) = case("output-changed-schema");
+    let schema = ("{hits: {type: integer}}", "{hits: {type: integer, minimum: 0}}");
+    let base = std::fs::read_to_string(&with_schema)
+        .unwrap()
+        .replace(schema.0, schema.1);
+    assert_eq!(base.matches(schema.1).count(), 2);
+    std::fs::write(&before, &base).unwrap();
+    assert_eq!(
+        findings(&base.replace("minimum: 0}", "minimum: 0.0}")),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        findings(&base.replace("minimum: 0}", "minimum: 1}")),
+        ["output-changed"]
+    );
 }
 
 /// A message that shows a before and an after shows them differently, or says what changed

@@ -802,7 +802,8 @@ pub fn output_changed(d: &mut Diff, n: &Node) -> Option<()> {
         let msg = Msg::of("the result of {} changed its ", &[p.name()]).codes(&keys);
         d.tool(p, &p.exec, msg, key);
     }
-    if p.old.output_schema != p.new.output_schema && !p.shown.is_empty() {
+    // By value, as defaults are: `minimum: 0` is `minimum: 0.0`.
+    if !same(&p.old.output_schema, &p.new.output_schema) && !p.shown.is_empty() {
         let msg = Msg::of("the output schema of {} changed", &[p.name()]);
         d.tool(p, &p.shown, msg, "output_schema");
     }
