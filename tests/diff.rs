@@ -107,6 +107,8 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
     // (`--enable-tools lookup,search`): the list in another order is the same filter, and a
     // tool more in it is that tool's addition, not a new command line.
     ("server-filter-list-reordered", &[], "none", 0),
+    // The same expression with other spacing, a comment and a block scalar's line break.
+    ("compute-rewritten", &[], "none", 0),
     (
         "server-filter-list-grown",
         &[("tool-added", "compatible", SERVER, Some("ping"))],
@@ -205,6 +207,30 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
     (
         "param-renamed",
         &[("param-renamed", "breaking", ALL_OF_LOOKUP, Some("lookup"))],
+        "major",
+        1,
+    ),
+    // Renamed where the steps, route, heading, a condition and a rule use them: the rename is
+    // all that changed (no step-changed, route-changed, output-changed or rule-added).
+    (
+        "param-renamed-where-used",
+        &[
+            ("param-renamed", "breaking", ALL_OF_LOOKUP, Some("lookup")),
+            ("param-renamed", "breaking", ALL_OF_LOOKUP, Some("lookup")),
+            ("param-renamed", "breaking", ALL_OF_LOOKUP, Some("lookup")),
+        ],
+        "major",
+        1,
+    ),
+    // The same renames beside a changed condition: that change is still found.
+    (
+        "param-renamed-and-step-changed",
+        &[
+            ("param-renamed", "breaking", ALL_OF_LOOKUP, Some("lookup")),
+            ("param-renamed", "breaking", ALL_OF_LOOKUP, Some("lookup")),
+            ("param-renamed", "breaking", ALL_OF_LOOKUP, Some("lookup")),
+            ("step-changed", "behaviour", &["opencode"], Some("lookup")),
+        ],
         "major",
         1,
     ),

@@ -11,9 +11,11 @@
 use super::side::Side;
 use super::{Loc, Msg, Surface};
 use crate::hosts::SurfaceKind;
-use crate::model::{Param, SpecArg, SpecExec, SpecParam, SpecStep, ToolModel};
+use crate::model::{ExecSpec, Param, SpecArg, SpecExec, SpecParam, SpecStep, ToolModel};
 use crate::template::{Part, Template};
 use serde::Serialize;
+use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 /// A place the comparison visits; every detector sees each one and acts on those it knows.
@@ -47,6 +49,9 @@ pub struct Pair<'a> {
     pub exec: Vec<Surface>,
     pub shown: Vec<Surface>,
     pub steps: StepDiff,
+    /// The old spec in the new parameter names ([`in_new_terms`]): what the detectors of steps,
+    /// routes, rules, confirmation and result compare with the new spec.
+    pub was: Cow<'a, ExecSpec>,
 }
 
 impl Pair<'_> {
@@ -244,6 +249,7 @@ impl<'a> Diff<'a> {
         let lost = on_old.difference(&on_new).filter(|s| new.surfaces.contains_key(s));
         let gained = on_new.difference(&on_old).filter(|s| old.surfaces.contains_key(s));
         let common: Vec<Surface> = on_old.intersection(&on_new).copied().collect();
+        let was = in_new_terms(o, n);
         let pair = Pair {
             old: o,
             new: n,
@@ -252,7 +258,8 @@ impl<'a> Diff<'a> {
             exec: common.iter().copied().filter(|s| s.kind == SurfaceKind::Runs).collect(),
             shown: common.iter().copied().filter(|s| s.kind != SurfaceKind::Runs).collect(),
             common,
-            steps: StepDiff::new(&o.spec.steps, &n.spec.steps),
+            steps: StepDiff::new(&was.steps, &n.spec.steps),
+            was,
         };
         let from = self.hits.len();
         visit(self, &Node::Tool(&pair));
@@ -302,6 +309,97 @@ impl<'a> Diff<'a> {
             });
         }
         out
+    }
+}
+
+/// `o`'s spec written as `n`'s writes what did not change, for the detectors of steps, routes,
+/// rules, confirmation and result to compare with `n`'s:
+/// - Each parameter `n` renamed (`renamed_from`) has its new name in its entry and in every
+///   placeholder, condition, rule and `for_each`: a rename is its own breaking `param-renamed`
+///   and by itself changes nothing else. (In a compute expression it is a changed expression.)
+/// - A compute step's expression is `n`'s text when the two are one program (`limit*2` and
+///   `limit * 2`, or a block scalar's trailing line break).
+fn in_new_terms<'s>(o: &'s ToolModel, n: &ToolModel) -> Cow<'s, ExecSpec> {
+    let names: HashMap<&str, &str> = n
+        .params()
+        .filter_map(|np| Some((np.doc.renamed_from.as_deref()?, np.spec.name.as_str())))
+        .filter(|&(from, to)| o.param(from).is_some() && o.param(to).is_none())
+        .collect();
+    let mut was = match names.is_empty() {
+        true => Cow::Borrowed(&o.spec),
+        false => Cow::Owned(renamed(&o.spec, &names)),
+    };
+    for i in 0..was.steps.len() {
+        let (SpecExec::Compute { expr: a }, Some(id)) = (&was.steps[i].exec, &was.steps[i].id) else {
+            continue;
+        };
+        let twin = n.spec.steps.iter().find(|s| s.id.as_ref() == Some(id));
+        if let Some(SpecExec::Compute { expr: b }) = twin.map(|s| &s.exec)
+            && a != b
+            && ixgen_runtime::expr::same_program(a, b)
+        {
+            was.to_mut().steps[i].exec = SpecExec::Compute { expr: b.clone() };
+        }
+    }
+    was
+}
+
+/// `spec` with the parameters of `names` renamed.
+fn renamed(spec: &ExecSpec, names: &HashMap<&str, &str>) -> ExecSpec {
+    let mut spec = spec.clone();
+    for p in &mut spec.params {
+        if let Some(to) = names.get(p.name.as_str()) {
+            p.name = to.to_string();
+        }
+    }
+    let Ok(Value::Object(mut fields)) = serde_json::to_value(&spec) else {
+        return spec;
+    };
+    for (key, v) in fields
+        .iter_mut()
+        .filter(|(k, _)| !matches!(k.as_str(), "name" | "params"))
+    {
+        rename(key, v, names);
+    }
+    serde_json::from_value(Value::Object(fields)).unwrap_or(spec)
+}
+
+/// Writes the renamed parameters of `names` by their new names in `v`, the value of `key` in a
+/// serialized spec. Literal values (a `lit`, what a condition compares with, a default) are
+/// left alone.
+fn rename(key: &str, v: &mut Value, names: &HashMap<&str, &str>) {
+    let to = |s: &str| names.get(s).map(|t| t.to_string());
+    match (key, v) {
+        ("lit" | "equals" | "in" | "contains" | "default", _) => {}
+        // A variable or `for_each` is a parameter, or a path that starts at one (`p.field`).
+        ("var" | "for_each", Value::String(s)) => {
+            let (head, rest) = s.split_once('.').map_or((s.as_str(), None), |(h, r)| (h, Some(r)));
+            if let Some(t) = to(head) {
+                *s = rest.map_or_else(|| t.clone(), |r| format!("{t}.{r}"));
+            }
+        }
+        ("param" | "left" | "right", Value::String(s)) => *s = to(s).unwrap_or(std::mem::take(s)),
+        ("params", Value::Array(a)) => {
+            for s in a.iter_mut().filter_map(|p| match p {
+                Value::String(s) => Some(s),
+                _ => None,
+            }) {
+                *s = to(s).unwrap_or(std::mem::take(s));
+            }
+        }
+        // A default rule's values, by the parameter each sets.
+        ("values", Value::Object(m)) => {
+            *m = std::mem::take(m)
+                .into_iter()
+                .map(|(k, mut x)| {
+                    rename("", &mut x, names);
+                    (to(&k).unwrap_or(k), x)
+                })
+                .collect();
+        }
+        (_, Value::Array(a)) => a.iter_mut().for_each(|x| rename("", x, names)),
+        (_, Value::Object(m)) => m.iter_mut().for_each(|(k, x)| rename(k, x, names)),
+        _ => {}
     }
 }
 

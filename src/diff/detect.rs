@@ -567,7 +567,7 @@ pub fn description_changed(d: &mut Diff, n: &Node) -> Option<()> {
 
 pub fn step_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let p = runs(n)?;
-    let (a, b) = (&p.old.spec, &p.new.spec);
+    let (a, b) = (&p.was, &p.new.spec);
     let (sa, sb) = (&a.steps, &b.steps);
     if let Some(&(i, j)) = p.steps.same_interface.first() {
         let mut msg = runs_instead(p.name(), &sa[i].exec, &sb[j].exec);
@@ -631,7 +631,7 @@ fn runs_instead(tool: &str, old: &SpecExec, new: &SpecExec) -> Msg {
 /// Steps whose command is gone or new: CLI commands (`cli`), or store and signal steps.
 pub fn commands(d: &mut Diff, n: &Node, cli: bool) -> Option<()> {
     let p = runs(n)?;
-    let (sa, sb) = (&p.old.spec.steps, &p.new.spec.steps);
+    let (sa, sb) = (&p.was.steps, &p.new.spec.steps);
     let is = |e: &SpecExec| matches!(e, SpecExec::Cli { .. }) == cli;
     // The steps of `ix` (removed or added) that are of this kind, and their commands.
     let of = |ix: &[usize], st: &[SpecStep]| ix.iter().copied().filter(|&i| is(&st[i].exec)).collect::<Vec<_>>();
@@ -662,7 +662,7 @@ fn route(r: &SpecRuntime) -> String {
 /// A new method or path is a different endpoint.
 pub fn runtime_route_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let p = runs(n)?;
-    let (x, y) = (p.old.spec.runtime.as_ref()?, p.new.spec.runtime.as_ref()?);
+    let (x, y) = (p.was.runtime.as_ref()?, p.new.spec.runtime.as_ref()?);
     (x.method != y.method || x.path != y.path).then_some(())?;
     let msg = Msg::of("the runtime route of {}: {} → {}", &[p.name(), &route(x), &route(y)]);
     d.tool(p, &p.exec, msg, "runtime")
@@ -671,7 +671,7 @@ pub fn runtime_route_changed(d: &mut Diff, n: &Node) -> Option<()> {
 /// A route added or removed, or the same endpoint with another body, timeout or output.
 pub fn route_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let p = runs(n)?;
-    let msg = match (&p.old.spec.runtime, &p.new.spec.runtime) {
+    let msg = match (&p.was.runtime, &p.new.spec.runtime) {
         (Some(x), Some(y)) if x.method == y.method && x.path == y.path && x != y => {
             // The method and path are the same: what differs is among the others, named as the
             // catalog names them (the spec's `json`, and the `markdown_field` it then leaves out,
@@ -707,7 +707,7 @@ type Confirms<'n> = (&'n Pair<'n>, Option<&'n SpecConfirm>, Option<&'n SpecConfi
 
 fn confirm<'n>(n: &'n Node) -> Option<Confirms<'n>> {
     let p = runs(n)?;
-    let (a, b) = (p.old.spec.confirm.as_ref(), p.new.spec.confirm.as_ref());
+    let (a, b) = (p.was.confirm.as_ref(), p.new.spec.confirm.as_ref());
     let followed =
         p.old.destructive != p.new.destructive && p.old.destructive == a.is_some() && p.new.destructive == b.is_some();
     let same = a == b || followed;
@@ -736,7 +736,7 @@ pub fn confirm_changed(d: &mut Diff, n: &Node) -> Option<()> {
 /// defaults, `default-changed`).
 pub fn cross_rules(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
     let p = runs(n)?;
-    let (ra, rb) = (&p.old.spec.rules, &p.new.spec.rules);
+    let (ra, rb) = (&p.was.rules, &p.new.spec.rules);
     for (added, from, other) in [(true, rb, ra), (false, ra, rb)] {
         for (i, r) in from
             .iter()
@@ -795,7 +795,7 @@ pub fn output_changed(d: &mut Diff, n: &Node) -> Option<()> {
     ];
     // Those of the spec's fields that changed, by their serialized names, in the order the
     // messages have always used: first those the old side has, then those only the new has.
-    let changed = fields_changed(&p.old.spec, &p.new.spec).into_iter();
+    let changed = fields_changed(&p.was, &p.new.spec).into_iter();
     let keys: Vec<String> = changed.filter(|k| RESULT.contains(&k.as_str())).collect();
     if !keys.is_empty() && !p.exec.is_empty() {
         let key = keys.iter().find(|k| *k == "heading").unwrap_or(&keys[0]);

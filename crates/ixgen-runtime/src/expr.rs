@@ -67,6 +67,15 @@ pub fn check(source: &str) -> Result<(), SyntaxError> {
     }
 }
 
+/// Whether two expressions are one program written two ways (spacing, line breaks, comments):
+/// their syntax trees are equal. Text that does not compile is compared as text.
+pub fn same_program(a: &str, b: &str) -> bool {
+    match (ENV.compile(a), ENV.compile(b)) {
+        (Ok(x), Ok(y)) => x.expression() == y.expression(),
+        _ => a == b,
+    }
+}
+
 /// Functions cel-rust has and @bufbuild/cel does not (found by tests/conformance/expr-formatting.json's
 /// probe): an expression calling one would work in `ixgen serve` and fail in OpenCode.
 const NOT_PORTABLE: &[&str] = &["reverse"];
