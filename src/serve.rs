@@ -943,7 +943,7 @@ async fn serve_http(server: Server, addr: &str) -> Result<i32, Error> {
         }
     };
     let router = axum::Router::new()
-        .nest_service("/mcp", service)
+        .route_service("/mcp", service)
         .layer(axum::middleware::from_fn(guard));
     let listener = tokio::net::TcpListener::bind(listen_address(addr)).await.map_err(|e| {
         Error::usage(

@@ -187,7 +187,13 @@ impl HttpServer {
 
     /// A raw POST of an `initialize` request with these extra headers; the status code.
     fn post_status(&self, headers: &[(&str, &str)]) -> u16 {
-        let rest = self.url.strip_prefix("http://").unwrap();
+        self.post_status_at("", headers)
+    }
+
+    /// [`Self::post_status`] at the endpoint's path followed by `suffix`.
+    fn post_status_at(&self, suffix: &str, headers: &[(&str, &str)]) -> u16 {
+        let url = format!("{}{suffix}", self.url);
+        let rest = url.strip_prefix("http://").unwrap();
         let (host, path) = rest.split_once('/').unwrap();
         let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
         let mut req = format!(
@@ -375,7 +381,8 @@ fn both_sdk_clients_list_and_call_the_ipuaro_and_git_iris_tools() {
     }
 }
 
-/// Over HTTP: a foreign `Origin` is refused with 403, a loopback one passes; with a token set, a
+/// Over HTTP: a foreign `Origin` is refused with 403, a loopback one passes, a path below `/mcp`
+/// is not found; with a token set, a
 /// missing or wrong bearer is refused with 401 and the right one lets the SDK client in.
 #[test]
 fn http_refuses_a_foreign_origin_and_a_missing_or_wrong_token() {
@@ -390,6 +397,8 @@ fn http_refuses_a_foreign_origin_and_a_missing_or_wrong_token() {
     );
     assert_eq!(open.post_status(&[("Origin", "http://localhost:3000")]), 200);
     assert_eq!(open.post_status(&[]), 200);
+    // The endpoint is `/mcp` itself, nothing below it.
+    assert_eq!(open.post_status_at("/tools", &[]), 404);
 
     let mut with_token = env.clone();
     with_token.push(("IXGEN_SERVE_TOKEN", "s3cret-token-for-tests".into()));

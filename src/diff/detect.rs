@@ -4,7 +4,7 @@
 //! the walk's visitor gives every hit the rule whose detector made it (so this file depends on
 //! the comparison, and only the table on the detectors).
 
-use super::compare::{At, Diff, Node, Pair, ParamChange, exec_text, fields_changed, same};
+use super::compare::{At, Diff, Node, Pair, ParamChange, exec_text, fields_changed, same, same_json};
 use super::{Msg, Surface, labels};
 use crate::hosts::SurfaceKind;
 use crate::model::{Access, Param, Server};
@@ -741,7 +741,7 @@ pub fn cross_rules(d: &mut Diff, n: &Node, which: Delta) -> Option<()> {
         for (i, r) in from
             .iter()
             .enumerate()
-            .filter(|(_, r)| !other.iter().any(|o| same(&accepts(o), &accepts(r))))
+            .filter(|(_, r)| !other.iter().any(|o| same_json(&accepts(o), &accepts(r))))
         {
             let kind = match r {
                 SpecRule::Default { .. } => "default",
