@@ -252,17 +252,16 @@ pub fn to_cel(v: &Value) -> Cel {
     match v {
         Value::Null => Cel::Null,
         Value::Bool(b) => Cel::Bool(*b),
-        Value::Number(n) => match n.as_i64() {
-            Some(i) if (i as f64).abs() <= SAFE => Cel::Int(i),
-            _ => {
-                let f = n.as_f64().unwrap_or(f64::NAN);
-                if f.fract() == 0.0 && f.abs() <= SAFE {
-                    Cel::Int(f as i64)
-                } else {
-                    Cel::Float(f)
-                }
+        // As JavaScript reads it: the number's double (9007199254740993 is 2^53), then an
+        // `int` when that is integral and within ±2^53.
+        Value::Number(n) => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            if f.fract() == 0.0 && f.abs() <= SAFE {
+                Cel::Int(f as i64)
+            } else {
+                Cel::Float(f)
             }
-        },
+        }
         Value::String(s) => Cel::String(Arc::new(s.clone())),
         Value::Array(a) => Cel::List(Arc::new(a.iter().map(to_cel).collect())),
         Value::Object(o) => {

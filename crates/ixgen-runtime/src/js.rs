@@ -44,7 +44,53 @@ pub fn parse_json(text: &str) -> Result<Value, JsonFail> {
             _ => {}
         }
     }
-    serde_json::from_str(text).map_err(|_| JsonFail::Invalid)
+    serde_json::from_str(text)
+        .or_else(|e| serde_json::from_str(&js_readable(text).ok_or(e)?))
+        .map_err(|_| JsonFail::Invalid)
+}
+
+/// What `JSON.parse` reads in `text` and serde_json refuses, written as serde_json reads it;
+/// `None` when there is none:
+/// - a `\u` escape of half a surrogate pair with no other half (what `JSON.stringify` writes of
+///   a string cut inside an emoji) is `\ufffd`, as a JavaScript string holding it prints;
+/// - a number past a double's range (`1e400`, Infinity to JavaScript) is `null`, as
+///   `JSON.stringify` writes Infinity.
+fn js_readable(text: &str) -> Option<String> {
+    let unit = |at: usize| {
+        let hex = text.get(at..at + 6)?.strip_prefix("\\u")?;
+        u16::from_str_radix(hex, 16).ok()
+    };
+    let (mut out, mut from, mut i, mut in_str) = (String::new(), 0, 0, false);
+    let b = text.as_bytes();
+    let mut put = |at: usize, end: usize, with: &str, from: &mut usize| {
+        out.push_str(&text[*from..at]);
+        out.push_str(with);
+        *from = end;
+    };
+    while i < b.len() {
+        match b[i] {
+            b'"' => in_str = !in_str,
+            b'\\' if in_str => match unit(i) {
+                Some(0xd800..=0xdbff) if unit(i + 6).is_some_and(|u| (0xdc00..=0xdfff).contains(&u)) => i += 11,
+                Some(0xd800..=0xdfff) => {
+                    put(i, i + 6, "\\ufffd", &mut from);
+                    i += 5;
+                }
+                _ => i += 1,
+            },
+            b'-' | b'0'..=b'9' if !in_str => {
+                let end = (i..b.len()).find(|&j| !matches!(b[j], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'));
+                let end = end.unwrap_or(b.len());
+                if text[i..end].parse::<f64>().is_ok_and(f64::is_infinite) {
+                    put(i, end, "null", &mut from);
+                }
+                i = end - 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (from > 0).then(|| out + &text[from..])
 }
 
 /// JavaScript's `\s` (and what `String.prototype.trim` removes).

@@ -5,9 +5,10 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Cancellation of a call (the TypeScript runtime's abort signal): [`Cancel::cancel`] stops the
 /// programs running for the call (their process groups) and every one started after.
@@ -147,6 +148,54 @@ fn signal_name(sig: i32) -> String {
     }
 }
 
+/// One output of a program, read to its end on a thread of its own, which tells `closed` when
+/// it ends.
+struct Drain {
+    read: Arc<Mutex<Vec<u8>>>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+fn drain(r: Option<impl Read + Send + 'static>, closed: mpsc::Sender<()>) -> Drain {
+    let read = Arc::new(Mutex::new(Vec::new()));
+    let into = Arc::clone(&read);
+    let thread = std::thread::spawn(move || {
+        let mut chunk = [0u8; 64 << 10];
+        if let Some(mut r) = r {
+            loop {
+                match r.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        if let Ok(mut b) = into.lock() {
+                            b.extend_from_slice(&chunk[..n]);
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+        }
+        let _ = closed.send(());
+    });
+    Drain { read, thread }
+}
+
+impl Drain {
+    /// Everything, once the output has ended.
+    fn join(self) -> std::thread::Result<Vec<u8>> {
+        self.thread.join()?;
+        Ok(taken(&self.read))
+    }
+
+    /// What was read so far.
+    fn take(&self) -> Vec<u8> {
+        taken(&self.read)
+    }
+}
+
+fn taken(read: &Mutex<Vec<u8>>) -> Vec<u8> {
+    read.lock().map(|mut b| std::mem::take(&mut *b)).unwrap_or_default()
+}
+
 /// Runs `program` with `argv` in `cwd`; `stdin` `None` gives it no input at all.
 pub fn spawn(
     program: &str,
@@ -210,55 +259,57 @@ pub fn spawn(
             let _ = w.write_all(input.as_bytes());
         });
     }
-    let read = |r: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(mut r) = r {
-                let _ = r.read_to_end(&mut buf);
-            }
-            buf
-        })
-    };
-    let err = read(child.stderr.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
     let mut timed_out = false;
-    let (stdout, status) = match timeout {
+    let (stdout, stderr, status) = match timeout {
         // Without a timeout, standard output is read on this thread and the program waited for here: each
         // thread handed a call costs a wake-up, which on a busy machine is most of a call's overhead.
         None => {
+            let (tx, _) = mpsc::channel();
+            let err = drain(child.stderr.take(), tx);
             let mut buf = Vec::new();
             if let Some(mut r) = child.stdout.take() {
                 let _ = r.read_to_end(&mut buf);
             }
-            (buf, Some(child.wait()))
+            let status = Some(child.wait());
+            (buf, err.join().unwrap_or_default(), status)
         }
+        // The timeout covers the run until both outputs close, not only until the program exits:
+        // a child it left running in the background can hold them open for any time.
         Some(t) => {
-            let out = read(child.stdout.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
-            let (tx, rx) = mpsc::channel();
+            let deadline = Instant::now() + t;
+            let (tx, closed) = mpsc::channel();
+            let (out, err) = (drain(child.stdout.take(), tx.clone()), drain(child.stderr.take(), tx));
+            let (tx, exited) = mpsc::channel();
             std::thread::spawn(move || {
                 let _ = tx.send(child.wait());
             });
-            let status = match rx.recv_timeout(t) {
-                Ok(s) => Some(s),
-                Err(_) => {
-                    timed_out = true;
-                    #[cfg(unix)]
-                    // SAFETY: kill(2) on the group this run created; no memory is involved.
-                    unsafe {
-                        libc::kill(-(pid as i32), libc::SIGKILL);
-                    }
-                    #[cfg(not(unix))]
-                    let _ = pid;
-                    rx.recv().ok()
+            let left = || deadline.saturating_duration_since(Instant::now());
+            let mut status = exited.recv_timeout(t).ok();
+            if status.is_none() || (0..2).any(|_| closed.recv_timeout(left()).is_err()) {
+                timed_out = true;
+                #[cfg(unix)]
+                // SAFETY: kill(2) on the group this run created; no memory is involved.
+                unsafe {
+                    libc::kill(-(pid as i32), libc::SIGKILL);
                 }
-            };
-            (out.join().unwrap_or_default(), status)
+                #[cfg(not(unix))]
+                let _ = pid;
+                status = status.or_else(|| exited.recv().ok());
+                // What was read so far: a child that left the group (setsid) can hold the pipes
+                // still, and its reader is left to end with it.
+                for _ in 0..2 {
+                    if closed.recv_timeout(Duration::from_millis(100)).is_err() {
+                        break;
+                    }
+                }
+            }
+            (out.take(), err.take(), status)
         }
     };
     if let Some(c) = cancel {
         c.unregister(pid);
     }
-    let stdout = text(stdout);
-    let stderr = text(err.join().unwrap_or_default());
+    let (stdout, stderr) = (text(stdout), text(stderr));
     let status = match status {
         Some(Ok(s)) => s,
         _ => {

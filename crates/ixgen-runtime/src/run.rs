@@ -1479,6 +1479,27 @@ fn ask_user(c: &SpecConfirm, vars: &Vars, ctx: &Ctx) -> Option<String> {
 
 // ---- Runtime routes ---------------------------------------------------------------------------
 
+/// Where a redirect's `location` leads from `url`: an absolute URL, or one relative to `url`
+/// (`//host/p`, `/p`, `p`), as a browser resolves it.
+fn joined(url: &str, location: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("http", url));
+    let host = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    // A scheme is letters, digits, `+`, `-` and `.` (`/go?to=http://x` is a path).
+    let named = location.split_once("://").map_or("", |(s, _)| s);
+    let absolute = !named.is_empty() && named.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    if absolute {
+        location.to_string()
+    } else if let Some(l) = location.strip_prefix("//") {
+        format!("{scheme}://{l}")
+    } else if location.starts_with('/') {
+        format!("{scheme}://{host}{location}")
+    } else {
+        let path = rest.split(['?', '#']).next().unwrap_or(rest);
+        let dir = path.rfind('/').filter(|&i| i >= host.len()).map_or(path.len(), |i| i);
+        format!("{scheme}://{}/{location}", &path[..dir])
+    }
+}
+
 struct Route {
     md: Option<String>,
     json: Option<Value>,
@@ -1523,6 +1544,8 @@ fn route(
         .timeout_global(Some(Duration::from_millis(u64::from(timeout_ms))))
         // A status is an answer to report (`HTTP 503`), not a transport error.
         .http_status_as_error(false)
+        // Redirects are followed below, as fetch follows them (ureq refuses a 307 to a POST).
+        .max_redirects(0)
         .build()
         .into();
     let fail = |why: String| {
@@ -1544,17 +1567,36 @@ fn route(
         (HttpMethod::POST, Some(body)) => Some(js::stringify(&redact_deep(&json_t(body, vars)))),
         _ => None,
     };
-    let (method, to) = (rt.method, url.clone());
+    let (mut method, mut to, mut body) = (rt.method, url.clone(), body);
     let exchange = move || -> Result<Vec<u8>, String> {
-        let response = match (method, body) {
-            (HttpMethod::POST, Some(body)) => agent
-                .post(&to)
-                .header("content-type", "application/json")
-                .send(body.as_bytes()),
-            (HttpMethod::POST, None) => agent.post(&to).send_empty(),
-            (HttpMethod::GET, _) => agent.get(&to).call(),
+        // As fetch follows redirects: at most 20; a 303, and a 301 or 302 to a POST, as a GET
+        // without the body; a 307 or 308 as the request came. A redirect with no `Location` is
+        // the answer (`HTTP 301`).
+        let mut redirects = 0;
+        let mut response = loop {
+            let response = match (method, &body) {
+                (HttpMethod::POST, Some(body)) => agent
+                    .post(&to)
+                    .header("content-type", "application/json")
+                    .send(body.as_bytes()),
+                (HttpMethod::POST, None) => agent.post(&to).send_empty(),
+                (HttpMethod::GET, _) => agent.get(&to).call(),
+            }
+            .map_err(transport)?;
+            let status = response.status().as_u16();
+            let location = response.headers().get("location").and_then(|l| l.to_str().ok());
+            let (Some(location), 301 | 302 | 303 | 307 | 308) = (location, status) else {
+                break response;
+            };
+            redirects += 1;
+            if redirects > 20 {
+                return Err(transport(ureq::Error::TooManyRedirects));
+            }
+            to = joined(&to, location);
+            if status == 303 || (status < 303 && method == HttpMethod::POST) {
+                (method, body) = (HttpMethod::GET, None);
+            }
         };
-        let mut response = response.map_err(transport)?;
         if !response.status().is_success() {
             return Err(format!("HTTP {}", response.status().as_u16()));
         }

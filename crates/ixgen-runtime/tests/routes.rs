@@ -48,7 +48,16 @@ fn server() -> (String, Seen) {
                 log.lock()
                     .unwrap()
                     .push((path.clone(), String::from_utf8(body).unwrap()));
+                // Redirects: to `/ok`, to nowhere (no `location`), and to itself.
+                let location = match path.as_str() {
+                    "/temp" => "location: /ok\r\n",
+                    "/loop" => "location: loop\r\n",
+                    _ => "",
+                };
                 let (status, answer) = match path.as_str() {
+                    "/temp" => ("307 Temporary Redirect", String::new()),
+                    "/moved" => ("301 Moved Permanently", String::new()),
+                    "/loop" => ("302 Found", String::new()),
                     "/ok" => ("200 OK", json!({"markdown": "hello **there**", "other": 1}).to_string()),
                     "/title" => ("200 OK", json!({"markdown": "# Own title\n\nbody"}).to_string()),
                     "/json" => ("200 OK", json!({"a": 1.0, "b": [true, null], "c": {}}).to_string()),
@@ -64,7 +73,7 @@ fn server() -> (String, Seen) {
                 };
                 let _ = write!(
                     stream,
-                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
+                    "HTTP/1.1 {status}\r\n{location}content-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
                     answer.len()
                 );
             });
@@ -185,6 +194,32 @@ fn a_route_answers_markdown_json_or_falls_back() {
     let bodies = seen.lock().unwrap().clone();
     let sent: Value = serde_json::from_str(&bodies.last().unwrap().1).unwrap();
     assert_eq!(sent, json!({"query": "api_key=[REDACTED]", "kind": "x"}));
+}
+
+/// Redirects as fetch follows them: a 307 keeps the POST and its body (a FastAPI route answers
+/// one to a path without its trailing slash); a redirect with no `location` is the answer; an
+/// endless one fails as fetch's does.
+#[test]
+fn redirects_are_followed_as_fetch_follows_them() {
+    let (base, seen) = server();
+    let a = run(&spec(&base, "/temp", false, json!([])), "x");
+    assert_eq!(a.text, "## route: x\n\nhello **there**");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(),
+        ["/temp", "/ok"]
+    );
+    assert_eq!(seen[1].1, r#"{"query":"x","kind":"x"}"#);
+    let a = run(&spec(&base, "/moved", false, json!([])), "x");
+    assert_eq!(
+        a.text,
+        format!("## route: x\n\n**Error:** the runtime is unreachable at {base}/moved (HTTP 301).")
+    );
+    let a = run(&spec(&base, "/loop", false, json!([])), "x");
+    assert_eq!(
+        a.text,
+        format!("## route: x\n\n**Error:** the runtime is unreachable at {base}/loop (the connection failed).")
+    );
 }
 
 #[test]

@@ -323,8 +323,22 @@ async function __ixgenSpawn(program: string, argv: string[], cwd: string, stdin:
     const stop = () => { try { process.kill(-proc.pid, "SIGKILL") } catch { /* the group is gone already */ } }
     if (signal?.aborted) stop()
     else signal?.addEventListener("abort", stop, { once: true })
+    // Both outputs to their end, or once stopped (a timeout or a cancel) what came until 100 ms later: a child that left
+    // the group (setsid) can hold the pipes for any time.
+    const read = (s: ReadableStream<Uint8Array>) => {
+      const dec = new TextDecoder(), got = { text: "" }
+      const done = (async () => { for await (const c of s) got.text += dec.decode(c, { stream: true }); got.text += dec.decode() })().catch(() => {})
+      return { done, text: () => got.text }
+    }
+    const out = read(proc.stdout), err = read(proc.stderr)
+    const stopped = new Promise<void>((r) => {
+      const later = () => setTimeout(r, 100)
+      if (signal?.aborted) later()
+      else signal?.addEventListener("abort", later, { once: true })
+    })
     try {
-      const [stdout, stderr, status] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+      const [status] = await Promise.all([proc.exited, Promise.race([Promise.all([out.done, err.done]), stopped])])
+      const [stdout, stderr] = [out.text(), err.text()]
       // Bun reports a death by signal N as exit code 128+N (a shell's convention); the program exited with no code.
       const code = proc.signalCode ? null : status
       const why = code === 0 ? undefined : signal?.aborted ? "was cancelled" : proc.signalCode ? `was stopped by ${proc.signalCode}` : `exited with code ${code}`
@@ -599,7 +613,8 @@ async function __ixgenCli(x: __IxCli, vars: __IxVars, cwd: string, signal?: Abor
     if (r.why) return { ok: false, out: stream, err: __ixgenFail(program, argv, r), process: data }
     let out = stream
     const max = __ixgenAmount(x.max_output, vars)
-    if (max !== undefined && out.length > max) out = out.slice(0, max) + `\n\n_(cut at ${max} of ${out.length} characters)_`
+    // Not inside a pair of UTF-16 units (an emoji): half of one is no character.
+    if (max !== undefined && out.length > max) out = out.slice(0, max).replace(/[\ud800-\udbff]$/, "") + `\n\n_(cut at ${max} of ${out.length} characters)_`
     if (!out.trim() && x.if_empty) out = __ixgenRender(x.if_empty, vars)
     const label = [program, ...ran.spec.slice(0, 1).filter((a) => typeof a === "string")].join(" ")
     return { ok: true, out, result: out.trim(), stream, process: data, label }
