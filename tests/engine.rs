@@ -443,6 +443,38 @@ fn a_dropped_target_s_key_leaves_the_shared_file() {
     assert_eq!(servers(), ["mine"]);
 }
 
+/// A value under ixgen's key that ixgen never set (the user's own `ix-memory` server, there
+/// before the first run) is refused as an edit is: untouched without `--force`, reported by
+/// `check` with the `--force` it takes. The value ixgen would set is simply taken over.
+#[test]
+fn a_key_ixgen_did_not_set_is_not_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join(".cursor/mcp.json");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    let mine =
+        "{\"mcpServers\": {\"ix-memory\": {\"command\": \"/opt/my-ix\", \"env\": {\"IX_TOKEN\": \"s3cret\"}}}}\n";
+    std::fs::write(&cfg, mine).unwrap();
+    let refused = ixgen(dir.path()).args(["generate", "cursor"]).assert().code(2);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("`mcpServers.ix-memory` holds a value ixgen did not set") && stderr.contains("--force"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_to_string(&cfg).unwrap(), mine);
+    let checked = ixgen(dir.path()).args(["check", "cursor"]).assert().code(1);
+    let stderr = String::from_utf8_lossy(&checked.get_output().stderr).to_string();
+    assert!(stderr.contains("generate --force cursor"), "{stderr}");
+    // With --force, replaced; then the value is ixgen's, and a run leaves it.
+    ixgen(dir.path())
+        .args(["generate", "--force", "cursor"])
+        .assert()
+        .success();
+    let ours = std::fs::read_to_string(&cfg).unwrap();
+    assert!(!ours.contains("/opt/my-ix"), "{ours}");
+    ixgen(dir.path()).args(["generate", "cursor"]).assert().success();
+    assert_eq!(std::fs::read_to_string(&cfg).unwrap(), ours);
+}
+
 #[test]
 fn concurrent_runs_leave_only_complete_files() {
     let dir = tempfile::tempdir().unwrap();

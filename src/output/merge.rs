@@ -181,10 +181,12 @@ pub(super) fn merge_json(
             Ok((old.to_vec(), false))
         }
         Some(prop) => {
+            // No record: a value ixgen never set there (the user's own entry under ixgen's
+            // key), refused as an edit is.
             let current = prop.value().and_then(|v| v.to_serde_value());
-            let edited = recorded.is_some_and(|h| current.is_none_or(|v| value_hash(&v) != h));
+            let edited = recorded.is_none_or(|h| current.is_none_or(|v| value_hash(&v) != h));
             if edited && !force {
-                return Err(edited_key(path, pointer, false));
+                return Err(edited_key(path, pointer, recorded.is_none(), false));
             }
             prop.set_value(cst_value(value));
             Ok((format!("{bom}{root}").into_bytes(), edited))
@@ -221,7 +223,7 @@ pub(super) fn remove_keys(
         let value = prop.value().and_then(|v| v.to_serde_value());
         if value.is_none_or(|v| value_hash(&v) != k.blake3) {
             if !force {
-                return Err(edited_key(path, &k.key, true));
+                return Err(edited_key(path, &k.key, false, true));
             }
             edited = true;
         }
@@ -231,9 +233,10 @@ pub(super) fn remove_keys(
     Ok(removed.then(|| (format!("{bom}{root}").into_bytes(), edited)))
 }
 
-/// A key of a shared file whose value is not the one ixgen set there: an edit, which ixgen
-/// neither overwrites nor (`removing`) takes out without `--force`, as with a file it owns.
-fn edited_key(path: &RelPath, key: &[String], removing: bool) -> Error {
+/// A key of a shared file whose value is not the one ixgen set there (an edit, or `foreign`: a
+/// value it never set), which ixgen neither overwrites nor (`removing`) takes out without
+/// `--force`, as with a file it owns.
+fn edited_key(path: &RelPath, key: &[String], foreign: bool, removing: bool) -> Error {
     let (done, hint) = match removing {
         true => (
             "no longer sets it and will not take it out",
@@ -244,11 +247,12 @@ fn edited_key(path: &RelPath, key: &[String], removing: bool) -> Error {
             "move your change elsewhere or into the catalog",
         ),
     };
+    let what = match foreign {
+        true => "holds a value ixgen did not set",
+        false => "was edited since ixgen set it",
+    };
     Error::usage(
-        format!(
-            "`{path}`: `{}` was edited since ixgen set it; ixgen {done}",
-            key.join(".")
-        ),
+        format!("`{path}`: `{}` {what}; ixgen {done}", key.join(".")),
         format!("{hint}, or pass --force to let ixgen replace it"),
     )
 }
