@@ -137,15 +137,16 @@ pub(super) fn compare_files(
             continue;
         }
         if let Some(old) = read_rel(out, &rel)? {
+            // A file at a pending path without the marker appeared after the killed run
+            // compared it: it is not ixgen's, and ixgen forgets it rather than remove it, with
+            // --force too (which takes over the paths a run plans, and this one it does not).
+            if entry.pending && !entry.matches(&old) {
+                notes.push(format!(
+                    "forgetting `{rel}`: a killed run was creating it, but the file there does not say ixgen generated it, so ixgen leaves it"
+                ));
+                continue;
+            }
             if !entry.matches(&old) && !force {
-                // A file at a pending path without the marker appeared after the killed run
-                // compared it: it is not ixgen's, and ixgen forgets it rather than remove it.
-                if entry.pending {
-                    notes.push(format!(
-                        "forgetting `{rel}`: a killed run was creating it, but the file there does not say ixgen generated it, so ixgen leaves it"
-                    ));
-                    continue;
-                }
                 return Err(entry.refusal(shown(out, &rel), true));
             }
             changes.push(Change {

@@ -387,6 +387,36 @@ fn a_run_killed_after_the_interim_manifest_converges_without_force() {
     assert_eq!(std::fs::read(dir.path().join("a.txt")).unwrap(), b"a3");
 }
 
+/// A file at a path a killed run was creating (pending in the manifest) that does not say ixgen
+/// generated it is the user's: forgotten, never removed, with --force too (`check` compares as
+/// --force does, and once reported it as extra, to be removed).
+#[test]
+fn a_pending_path_holding_a_file_without_the_marker_is_forgotten_even_with_force() {
+    for force in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        write(tools(&["a"]), dir.path(), WriteOptions::default()).unwrap();
+        let (mut manifest, _) = read_manifest(dir.path()).unwrap();
+        let mut entry = manifest.files["t/a.ts"].clone();
+        (entry.blake3, entry.pending) = (None, true);
+        manifest.files.insert("t/notes.md".into(), entry);
+        std::fs::write(dir.path().join(".ixgen/manifest.json"), manifest_bytes(&manifest)).unwrap();
+        std::fs::write(dir.path().join("t/notes.md"), "my notes").unwrap();
+        let options = WriteOptions { force, dry_run: false };
+        let outcome = write(tools(&["a"]), dir.path(), options).unwrap();
+        assert!(
+            outcome.changes.iter().all(|c| c.path.as_str() != "t/notes.md"),
+            "force {force}"
+        );
+        assert!(
+            outcome.notes.iter().any(|n| n.starts_with("forgetting `t/notes.md`")),
+            "{:?}",
+            outcome.notes
+        );
+        assert_eq!(std::fs::read(dir.path().join("t/notes.md")).unwrap(), b"my notes");
+        assert!(!read_manifest(dir.path()).unwrap().0.files.contains_key("t/notes.md"));
+    }
+}
+
 /// Tool files as a host plans them: deferred, with ixgen's marker, in group `g`.
 fn tools(names: &[&str]) -> Plan<'static> {
     in_g(
