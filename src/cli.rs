@@ -321,7 +321,7 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
     // again is about a tenth of a per-iteration run's instructions, and the process is about
     // to end: the tree is leaked on purpose (`mem::forget`), and the matches are taken apart
     // in place instead of cloned.
-    let mut cmd = command(&decls);
+    let mut cmd = command(&decls).color(prescan_color(&args));
     let parsed = cmd.try_get_matches_from_mut(&args);
     std::mem::forget(cmd);
     let mut matches = match parsed {
@@ -365,6 +365,17 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
     cli.context_flags = context_flags;
     cli.args = args;
     cli
+}
+
+/// The `--color` a command line gives (the last one), for clap's own help and errors, which
+/// it prints before the flag is parsed.
+fn prescan_color(args: &[OsString]) -> ColorChoice {
+    let given = args.iter().enumerate().filter_map(|(i, a)| match a.to_str()? {
+        "--color" => args.get(i + 1)?.to_str(),
+        a => a.strip_prefix("--color="),
+    });
+    let mut valid = given.filter_map(|v| <ColorChoice as clap::ValueEnum>::from_str(v, false).ok());
+    valid.next_back().unwrap_or(ColorChoice::Auto)
 }
 
 /// The arguments of a `check` command line (`args`, program name first) as the `generate`

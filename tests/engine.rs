@@ -1312,3 +1312,29 @@ fn a_filter_the_launched_server_cannot_take_is_an_error() {
         serde_json::json!(["mcp", "--read-only"])
     );
 }
+
+/// `--color` reaches clap's own errors and help too, which it prints before the flag is parsed.
+/// (Without a terminal `auto` is plain: `always` shows that the flag was heard.)
+#[test]
+fn the_color_flag_reaches_command_line_errors_and_help() {
+    let escapes = |args: &[&str]| {
+        let o = Command::cargo_bin("ixgen")
+            .unwrap()
+            .args(args)
+            .env_remove("NO_COLOR")
+            .output()
+            .unwrap();
+        [o.stdout, o.stderr]
+            .concat()
+            .windows(2)
+            .filter(|w| w == b"\x1b[")
+            .count()
+    };
+    assert!(escapes(&["--color", "always", "generate", "--bogus"]) > 0);
+    assert!(escapes(&["--color=always", "generate", "--help"]) > 0);
+    assert_eq!(
+        escapes(&["--color", "always", "--color", "never", "generate", "--bogus"]),
+        0
+    );
+    assert_eq!(escapes(&["--color=never", "generate", "--help"]), 0);
+}
