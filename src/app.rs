@@ -274,7 +274,7 @@ impl App {
                 list_rules,
             } => {
                 if *list_rules {
-                    print!("{}", crate::diff::list_rules());
+                    print!("{}", crate::diff::list_rules(*format == DiffFormat::Json));
                     return Ok(0);
                 }
                 let format = match format {

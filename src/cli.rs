@@ -338,10 +338,12 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
             let json = args.windows(2).any(|w| w[0] == "--format" && w[1] == "json")
                 || args.iter().any(|a| a == "--format=json");
             if json && e.use_stderr() {
+                // Its first paragraph, which may go on over lines (the missing arguments).
                 let text = e.render().to_string();
-                let first = text.lines().next().unwrap_or_default();
+                let first = text.split("\n\n").next().unwrap_or_default();
+                let first = first.lines().map(str::trim).collect::<Vec<_>>().join(" ");
                 crate::diagnostic::JsonFailure {
-                    error: first.strip_prefix("error: ").unwrap_or(first).to_string(),
+                    error: first.strip_prefix("error: ").unwrap_or(&first).to_string(),
                     help: Some("run the command with --help for its arguments".to_string()),
                     exit_code: e.exit_code(),
                     diagnostics: Vec::new(),
@@ -370,6 +372,9 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
 /// The `--color` a command line gives (the last one), for clap's own help and errors, which
 /// it prints before the flag is parsed.
 fn prescan_color(args: &[OsString]) -> ColorChoice {
+    if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+        return ColorChoice::Never;
+    }
     let given = args.iter().enumerate().filter_map(|(i, a)| match a.to_str()? {
         "--color" => args.get(i + 1)?.to_str(),
         a => a.strip_prefix("--color="),

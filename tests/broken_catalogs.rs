@@ -210,6 +210,16 @@ fn a_failure_under_format_json_is_a_json_object() {
         assert_eq!(json["exit_code"], 2, "{args:?}");
         assert!(json["error"].as_str().unwrap().contains(args[3]), "{json}");
     }
+    // The error names what is missing (clap says it on the lines after the first).
+    let assert = ixgen().args(["diff", "--format", "json"]).assert().code(2);
+    let json: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert!(
+        json["error"]
+            .as_str()
+            .unwrap()
+            .ends_with("not provided: --against <REF|FILE>"),
+        "{json}"
+    );
 }
 
 #[test]

@@ -638,6 +638,23 @@ fn list_rules_names_every_rule_with_its_class() {
         );
     }
     assert!(out.starts_with("breaking:\n"));
+    // With --format json, the same rules as JSON, in the same order.
+    let out = ixgen()
+        .args(["diff", "--list-rules", "--format", "json"])
+        .output()
+        .unwrap();
+    let rules: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = rules
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), ixgen::diff::Rule::ALL.len());
+    assert_eq!(
+        (ids[0], rules[0]["class"].as_str()),
+        ("surface-removed", Some("breaking"))
+    );
 }
 
 /// The 1-based line of the first line of `file` containing `needle`.
@@ -1094,6 +1111,14 @@ fn bad_input_exits_2_with_a_location() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains("no `ixgen diff` rule `tool-remove`"), "{args:?}: {err}");
+    }
+    // A catalog a host refuses (two tools given one id), as every other command refuses it.
+    let hosts = "tests/fixtures/lints/host-id-collision.yaml";
+    for args in [&["validate"][..], &["diff", "--against", hosts][..]] {
+        let out = ixgen().args(["--catalog", hosts]).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("host-id-collision"), "{args:?}: {err}");
     }
     // `renamed_from` naming a tool that is still there.
     let p = tmp.path().join("r.yaml");

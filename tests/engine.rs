@@ -1337,4 +1337,12 @@ fn the_color_flag_reaches_command_line_errors_and_help() {
         0
     );
     assert_eq!(escapes(&["--color=never", "generate", "--help"]), 0);
+    // NO_COLOR wins over --color always, as it does for ixgen's own messages.
+    let o = Command::cargo_bin("ixgen")
+        .unwrap()
+        .args(["--color", "always", "generate", "--bogus"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!o.stderr.contains(&0x1b), "{}", String::from_utf8_lossy(&o.stderr));
 }

@@ -247,8 +247,18 @@ pub fn run(
     Ok(render::render(&report, format, color))
 }
 
-/// The rules as `ixgen diff --list-rules` prints them.
-pub fn list_rules() -> String {
+/// The rules as `ixgen diff --list-rules` prints them: by class, or (`json`) as an array of
+/// `{"rule", "class", "summary"}` in the same order.
+pub fn list_rules(json: bool) -> String {
+    if json {
+        let rules = Class::ALL
+            .iter()
+            .flat_map(|&c| Rule::ALL.iter().filter(move |r| r.class() == c));
+        let rules: Vec<_> = rules
+            .map(|r| serde_json::json!({"rule": r.id(), "class": r.class().id(), "summary": r.summary()}))
+            .collect();
+        return serde_json::to_string_pretty(&rules).expect("JSON values serialize") + "\n";
+    }
     let mut out = String::new();
     for class in Class::ALL {
         out.push_str(&format!("{}:\n", class.label()));
@@ -261,10 +271,12 @@ pub fn list_rules() -> String {
 
 fn side(s: source::Source) -> Result<Side, Error> {
     let source::Source { loaded, name } = s;
-    // `diff` compares tool surfaces; the hosts' own lints are `validate`'s business.
+    // `diff` compares tool surfaces; the hosts' lints are `validate`'s business, their errors
+    // not: a catalog a host refuses is refused here too.
     let mut lowered = model::lower(loaded, &name, |m| {
-        crate::hosts::configure(m);
-        Vec::new()
+        let mut found = crate::hosts::check(m);
+        found.retain(|d| d.severity == crate::diagnostic::Severity::Error);
+        found
     })?;
     lowered.file.name = name;
     Side::new(lowered.model, lowered.file)

@@ -31,9 +31,14 @@ pub fn against(catalog: Option<&Path>, against: &str) -> Result<Source, Error> {
     // Any file that is not a folder (a device such as `/dev/zero` too) is read as a file, and
     // never more of it than a catalog may hold.
     let (name, bytes) = if std::fs::metadata(as_file).is_ok_and(|m| !m.is_dir()) {
-        let bytes = catalog::load::catalog_bytes(as_file).map_err(|source| Error::ReadCatalog {
-            path: crate::escape::display_path(as_file),
-            source,
+        let bytes = catalog::load::catalog_bytes(as_file).map_err(|e| {
+            Error::usage(
+                format!(
+                    "cannot read the catalog `{}`: {e}",
+                    crate::escape::display_path(as_file)
+                ),
+                "pass --against an older catalog file or a git ref (e.g. --against HEAD~1)",
+            )
         })?;
         (against.to_string(), bytes)
     } else {
