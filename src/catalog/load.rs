@@ -398,10 +398,19 @@ fn diagnostic(e: yaml::Error) -> Diagnostic {
             "add it; run `ixgen schema` to see what it takes".to_string(),
         )
     } else {
-        // A custom type's own message (an argument, a confirmation, an amount).
-        ("yaml-syntax", yaml::SYNTAX_HELP.to_string())
+        // A custom type's own message (an argument, a confirmation, an amount): the YAML was
+        // read, and the value is not one this key takes.
+        (
+            "wrong-type",
+            "run `ixgen schema` to see what each key takes".to_string(),
+        )
     };
-    at_pos(e.mark, code, plain_types(&e.message)).help(help)
+    // An untagged enum's message names a Rust type, none of the catalog's words.
+    let message = match message.split_once("data did not match any variant of untagged enum ") {
+        Some((path, _)) => format!("{path}the value is none of the forms this key takes"),
+        None => plain_types(message),
+    };
+    at_pos(e.mark, code, message).help(help)
 }
 
 /// serde's message with the Rust type it expected said in the catalog's words (`expected f64`

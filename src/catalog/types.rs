@@ -745,10 +745,16 @@ pub enum AnswerErrors {
 #[derive(Debug, Clone, JsonSchema)]
 #[schemars(untagged)]
 pub enum Arg {
-    /// A template: literal text and `{param}` references, one argv element.
-    Text(String),
+    /// A template: literal text and `{param}` references, one argv element (a whole number is
+    /// its digits: `run: [log, -n, 20]`).
+    Text(#[schemars(schema_with = "text_or_integer")] String),
     /// A structured element.
     Special(Box<SpecialArg>),
+}
+
+/// A string, or a whole number read as its digits.
+fn text_or_integer(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": ["string", "integer"]})
 }
 
 /// A structured argv element. Exactly one of `opt`, `flag`, `spread`, `json`, `file`.

@@ -692,11 +692,31 @@ impl<'de> de::Deserializer<'de> for Node {
         self.visit(visitor, any)
     }
 
-    /// Any scalar is text where text is wanted, whatever it would otherwise be typed as.
+    /// Any scalar is text where text is wanted, whatever it would otherwise be typed as; a
+    /// null (`~`, `null`) is no text, as nothing at all is.
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.visit(visitor, |value, visitor| match value {
+            Value::Scalar { plain: true, text } if is_null(&text) => visitor.visit_string(String::new()),
             Value::Scalar { text, .. } => visitor.visit_string(text),
             other => any(other, visitor),
+        })
+    }
+
+    /// A struct is read from a mapping only: serde's derived visitor would also fill its
+    /// fields in order from a sequence (`author: [Demo]`).
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.visit(visitor, |value, visitor| match value {
+            Value::Seq(_) => Err(de::Error::invalid_type(de::Unexpected::Seq, &visitor)),
+            value => Node {
+                mark: Mark::default(),
+                value,
+            }
+            .or_empty(Value::Map(Vec::new()), visitor),
         })
     }
 
@@ -740,7 +760,6 @@ impl<'de> de::Deserializer<'de> for Node {
         deserialize_unit_struct[&'static str] deserialize_ignored_any => deserialize_any,
         deserialize_char deserialize_string deserialize_identifier => deserialize_str,
         deserialize_tuple[usize] deserialize_tuple_struct[&'static str, usize] => deserialize_seq,
-        deserialize_struct[&'static str, &'static [&'static str]] => deserialize_map,
     }
 }
 

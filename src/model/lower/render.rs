@@ -265,7 +265,13 @@ impl<'a> Checker<'a> {
                     .err("unknown-schema", path, format!("no schema `{n}` under `schemas`"), help);
                 None
             }),
-            Shape::Inline(v) => Some(v),
+            Shape::Inline(v) if v.is_object() => Some(v),
+            Shape::Inline(_) => {
+                let message = "`json` is `true`, the name of a schema, or an inline JSON Schema (a mapping)";
+                let help = "write `json: true`, or the schema as a mapping (`{type: object, …}`)";
+                self.diags.err("bad-json", path, message, help);
+                None
+            }
         }
     }
 
