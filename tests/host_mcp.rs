@@ -1247,4 +1247,25 @@ fn the_catalog_schema_accepts_the_catalogs_and_refuses_an_unknown_key() {
             text(&out)
         );
     }
+    // What the loader refuses and a schema can say: a format version other than 1, a context
+    // default that is neither a number nor text.
+    for (i, edit) in [
+        &(|v: &mut Value| v["version"] = json!(2)) as &dyn Fn(&mut Value),
+        &|v: &mut Value| v["context"]["session"]["default"] = json!(true),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut bad = docs[0].2.clone();
+        edit(&mut bad);
+        let file = tmp.path().join(format!("refused-{i}.json"));
+        write_json(&file, &bad);
+        let out = node("validate-json.mjs", &[schema.as_os_str(), file.as_os_str()]);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "case {i} must fail the schema\n{}",
+            text(&out)
+        );
+    }
 }

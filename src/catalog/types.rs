@@ -23,6 +23,7 @@ use serde_json::Value;
 #[serde(deny_unknown_fields)]
 pub struct Catalog {
     /// Version of the catalog format. Only `1` exists.
+    #[schemars(schema_with = "format_version")]
     pub version: u32,
     /// Who ships the tools: names the plugin, the manifest metadata and the generated headers.
     pub product: Product,
@@ -193,7 +194,7 @@ pub struct ContextVar {
     /// against the output folder). A variable with no default that the session target does
     /// not list is optional: its constant is left out when it is not given.
     #[serde(default)]
-    #[schemars(with = "Option<serde_json::Value>")]
+    #[schemars(schema_with = "integer_or_text")]
     pub default: Option<ContextDefault>,
 }
 
@@ -750,6 +751,16 @@ pub enum Arg {
     Text(#[schemars(schema_with = "text_or_integer")] String),
     /// A structured element.
     Special(Box<SpecialArg>),
+}
+
+/// The only catalog format version.
+fn format_version(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"const": 1})
+}
+
+/// A whole number or a string (a context variable's default).
+fn integer_or_text(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": ["integer", "string", "null"]})
 }
 
 /// A string, or a whole number read as its digits.
