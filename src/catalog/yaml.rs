@@ -710,14 +710,10 @@ impl<'de> de::Deserializer<'de> for Node {
         _: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        self.visit(visitor, |value, visitor| match value {
-            Value::Seq(_) => Err(de::Error::invalid_type(de::Unexpected::Seq, &visitor)),
-            value => Node {
-                mark: Mark::default(),
-                value,
-            }
-            .or_empty(Value::Map(Vec::new()), visitor),
-        })
+        match &self.value {
+            Value::Seq(_) => self.visit(visitor, |_, v| Err(de::Error::invalid_type(de::Unexpected::Seq, &v))),
+            _ => self.deserialize_map(visitor),
+        }
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
