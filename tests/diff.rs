@@ -1120,6 +1120,14 @@ fn bad_input_exits_2_with_a_location() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains("host-id-collision"), "{args:?}: {err}");
     }
+    // A file that cannot be read as a catalog: the hint is about --against, not --catalog.
+    let out = ixgen().args(["diff", "--against", "/dev/zero"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("pass --against an older catalog file or a git ref"),
+        "{err}"
+    );
     // `renamed_from` naming a tool that is still there.
     let p = tmp.path().join("r.yaml");
     let text = std::fs::read_to_string(&before)
