@@ -160,14 +160,37 @@ impl<'a> Lines<'a> {
         })
     }
 
-    /// The span of the token at a position: to the end of the line, or to `:` for a key.
+    /// The span of the token at a position: to `:` for a key; a quoted value to its closing
+    /// quote; a plain value inside a flow collection (`{a: 1, b: 2}`) to the `,`, `}` or `]`
+    /// after it; anything else to the end of the line.
     fn token_span(&self, line: usize, col: usize, key: bool) -> SourceSpan {
         let offset = self.offset(line, col);
         let line_rest = self.text[offset..].split('\n').next().unwrap_or("");
-        let len = if key {
-            line_rest.find(':').unwrap_or(line_rest.len())
-        } else {
-            line_rest.trim_end().len()
+        let rest = line_rest.trim_end();
+        let before = &self.text[self.offset(line, 1)..offset];
+        // Whether a `{` or `[` before it on its line is still open (quotes not considered: a
+        // span that ends early is still at the right place).
+        let opened = before.chars().fold(0i32, |n, c| match c {
+            '{' | '[' => n + 1,
+            '}' | ']' => n - 1,
+            _ => n,
+        }) > 0;
+        let len = match rest.chars().next() {
+            _ if key => rest.find(':').unwrap_or(rest.len()),
+            Some(q @ ('"' | '\'')) => {
+                let mut escaped = false;
+                let close = rest[1..].char_indices().find(|&(_, c)| {
+                    let closes = c == q && !escaped;
+                    escaped = q == '"' && c == '\\' && !escaped;
+                    closes
+                });
+                close.map_or(rest.len(), |(i, _)| i + 2)
+            }
+            Some('{' | '[') => rest.len(),
+            _ if opened => rest
+                .find([',', '}', ']'])
+                .map_or(rest.len(), |i| rest[..i].trim_end().len()),
+            _ => rest.len(),
         };
         SourceSpan::new(offset.into(), len.max(1).min(line_rest.len().max(1)))
     }
@@ -379,6 +402,16 @@ mod tests {
             SourceSpan::new(20.into(), 1),
             "an empty line: one column"
         );
+        // A value in a flow mapping ends before the next entry; a quoted one at its quote.
+        let flow = Lines::new("p: {name: demo, version: 2.0, d: \"a, \\\"b\" }\n- [x, 'y, z']");
+        assert_eq!(flow.token_span(1, 26, false), SourceSpan::new(25.into(), 3), "2.0");
+        assert_eq!(
+            flow.token_span(1, 34, false),
+            SourceSpan::new(33.into(), 8),
+            "the quoted text"
+        );
+        assert_eq!(flow.token_span(2, 4, false), SourceSpan::new(47.into(), 1), "x");
+        assert_eq!(flow.token_span(2, 7, false), SourceSpan::new(50.into(), 6), "'y, z'");
         // A text that ends with a line feed has an empty last line.
         assert_eq!(Lines::new("a\n").line(2), Some((2, "")));
     }

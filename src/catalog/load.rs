@@ -416,6 +416,8 @@ fn diagnostic(e: yaml::Error) -> Diagnostic {
 /// serde's message with the Rust type it expected said in the catalog's words (`expected f64`
 /// is `expected a number`): the reader of a diagnostic wrote YAML, not Rust.
 fn plain_types(message: &str) -> String {
+    // serde's name of a null.
+    let message = &message.replacen("invalid type: unit value", "invalid type: null", 1);
     let Some(at) = message.rfind("expected ") else {
         return message.to_string();
     };
@@ -445,6 +447,10 @@ mod tests {
 
     #[test]
     fn rust_types_are_said_in_the_catalogs_words() {
+        assert_eq!(
+            plain_types("invalid type: unit value, expected a template"),
+            "invalid type: null, expected a template"
+        );
         assert_eq!(
             plain_types("invalid type: string \"abc\", expected f64"),
             "invalid type: string \"abc\", expected a number"

@@ -106,24 +106,33 @@ pub fn no_effect(cat: &mut super::Catalog) -> Vec<Diagnostic> {
     found
 }
 
-/// A whole number written with a fraction (`default: 10.0`) on an integer parameter, or in the
-/// default of an array of integers, is the integer it equals, as JSON Schema reads it (`10.0`
-/// is an `integer` there): it is taken as `10` before anything checks or prints it, so every
-/// host writes the same default.
+/// A default read as its parameter's type, before anything checks or prints it, so every host
+/// writes the same one:
+/// - a whole number written with a fraction (`default: 10.0`) on an integer parameter, or in
+///   the default of an array of integers, is the integer it equals, as JSON Schema reads it
+///   (`10.0` is an `integer` there);
+/// - a number or boolean on an enum (or in an array of enums) is its text, as the enum's own
+///   `values: [1, 2, 3]` are (`default: 1` is the value `"1"`).
 pub fn whole_defaults(cat: &mut super::Catalog) {
-    let whole = |d: &mut serde_json::Value| {
+    use serde_json::Value as J;
+    let whole = |d: &mut J| {
         let x = d.as_f64().unwrap_or_default();
         if d.is_f64() && x.fract() == 0.0 && x.abs() < 2f64.powi(53) {
-            *d = serde_json::Value::from(x as i64);
+            *d = J::from(x as i64);
+        }
+    };
+    let text = |d: &mut J| {
+        if d.is_number() || d.is_boolean() {
+            *d = J::String(d.to_string());
         }
     };
     for (_, _, p) in every_param(cat) {
         let items = p.items.as_ref().map(|i| i.ty);
         match (p.ty, items, p.default.as_deref_mut()) {
             (ParamType::Integer, _, Some(d)) => whole(d),
-            (ParamType::Array, Some(ParamType::Integer), Some(serde_json::Value::Array(ds))) => {
-                ds.iter_mut().for_each(whole)
-            }
+            (ParamType::Enum, _, Some(d)) => text(d),
+            (ParamType::Array, Some(ParamType::Integer), Some(J::Array(ds))) => ds.iter_mut().for_each(whole),
+            (ParamType::Array, Some(ParamType::Enum), Some(J::Array(ds))) => ds.iter_mut().for_each(text),
             _ => {}
         }
     }
@@ -141,13 +150,14 @@ fn every_param(cat: &mut super::Catalog) -> impl Iterator<Item = (Option<usize>,
 mod tests {
     /// `default: 10.0` on an integer (or in an array of integers) is the integer 10 (JSON
     /// Schema's reading), and every host then writes `10`; `1.5` is still refused, and a number
-    /// parameter keeps its `10.0`.
+    /// parameter keeps its `10.0`. An enum's `default: 1` is its value `"1"`.
     #[test]
     fn a_whole_fraction_is_an_integer_default() {
         let text = "version: 1\nproduct: {name: demo, version: 1.0.0, description: d}\ntoolsets: {main: {tools: [a]}}\n\
                     params: {s: {type: integer, default: -3.0}, l: {type: array, items: {type: integer}, default: [1.0, 2]}}\n\
                     tools:\n  - {name: a, description: d, steps: [{run: [a]}], use_params: [s], \
-                    params: {i: {type: integer, default: 10.0}, f: {type: integer, default: 1.5}, n: {type: number, default: 10.0}}}\n";
+                    params: {i: {type: integer, default: 10.0}, f: {type: integer, default: 1.5}, n: {type: number, default: 10.0}, \
+                    e: {type: enum, values: [1, 2], default: 1}, b: {type: array, items: {type: enum, values: [true]}, default: [true]}}}\n";
         let mut cat = crate::catalog::load_text("w.yaml", text.as_bytes()).unwrap().catalog;
         super::whole_defaults(&mut cat);
         let default = |p: &super::Param| serde_json::to_string(p.default.as_deref().unwrap()).unwrap();
@@ -157,6 +167,8 @@ mod tests {
         assert_eq!(default(&own["i"]), "10");
         assert_eq!(default(&own["n"]), "10.0");
         let f = &own["f"];
+        assert_eq!(default(&own["e"]), r#""1""#);
+        assert_eq!(default(&own["b"]), r#"["true"]"#);
         assert_eq!(default(f), "1.5");
         let err = super::check_value(f, f.default.as_deref().unwrap()).unwrap_err();
         assert_eq!(err, "is a fractional number, not integer");

@@ -974,14 +974,37 @@ pub enum Limit {
 }
 
 /// A rendered value: a template, or a rich value with a value map or a marker.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(untagged)]
+#[derive(Debug, Clone, JsonSchema)]
+#[schemars(untagged)]
 pub enum Value_ {
     /// A template: `"{impact.riskLevel|upper}"`.
     Template(String),
     /// A value map or a marked value.
     Rich(Box<RichValue>),
 }
+
+// By hand, as `Arg` is: serde's untagged form would fill `RichValue`'s fields in order from a
+// list (`item: [x]`), and say only "did not match any variant" of a mistake inside a mapping.
+deserialize_any!(Value_, "a template or one of {value, map, to, else, mark}", {
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Value_, E> {
+        Ok(Value_::Template(v.to_string()))
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Value_, E> {
+        Ok(Value_::Template(v.to_string()))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Value_, E> {
+        Ok(Value_::Template(v.to_string()))
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value_, E> {
+        Ok(Value_::Template(v.to_string()))
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Value_, E> {
+        Ok(Value_::Template(v.to_string()))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Value_, A::Error> {
+        RichValue::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(|r| Value_::Rich(Box::new(r)))
+    }
+});
 
 /// A value map (`map` + `to` + `else`) or a template (`value`), with an optional `mark`.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
@@ -1104,6 +1127,16 @@ deserialize_any!(Amount, "a positive whole number or \"{param}\"", {
         u64::try_from(v)
             .map(Amount::Fixed)
             .map_err(|_| E::custom(format!("{v} is negative; give a positive whole number")))
+    }
+    /// `4000.0`: the whole number, as JSON Schema reads it (the `integer` in this type's schema).
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Amount, E> {
+        match v {
+            _ if v.fract() != 0.0 || v.abs() > 2f64.powi(53) => {
+                Err(E::invalid_type(serde::de::Unexpected::Float(v), &self))
+            }
+            _ if v < 0.0 => self.visit_i64(v as i64),
+            _ => self.visit_u64(v as u64),
+        }
     }
     fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Amount, E> {
         Ok(Amount::Param(v.to_string()))

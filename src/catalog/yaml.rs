@@ -435,7 +435,18 @@ impl<'k> Builder<'k> {
                 if entries.is_empty() {
                     map.mark = map.mark.min(node.mark);
                 }
-                if let Value::Scalar { text, .. } = &node.value {
+                if let Value::Scalar { text, plain } = &node.value {
+                    // YAML 1.1's merge key: yaml-rust2 (YAML 1.2) reads it as an ordinary key,
+                    // which no catalog mapping has, so it would be an unknown key that does not
+                    // say why (an editor's YAML 1.1 reader merges it and shows no fault).
+                    if *plain && text == "<<" {
+                        return Err(error(
+                            "merge-key",
+                            node.mark,
+                            "`<<` (a YAML 1.1 merge key) is not read: ixgen reads YAML 1.2, which has none",
+                            "write the keys out; a parameter many tools share goes under the top-level `params:`, named in each tool's `use_params`",
+                        ));
+                    }
                     let repeated = match seen {
                         Some(seen) => !seen.insert(text.clone()),
                         None => entries.iter().any(|(k, _)| key_text(k) == Some(text)),
@@ -749,10 +760,29 @@ impl<'de> de::Deserializer<'de> for Node {
         visitor.visit_newtype_struct(self)
     }
 
+    /// A whole number where one is wanted, also written as a whole float (`4000.0`), as JSON
+    /// Schema and JavaScript read it: the catalog's schema lets an editor pass it. Where any
+    /// number is wanted (a `number` parameter's default), `10.0` stays as written.
+    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.visit(visitor, |value, visitor| match value {
+            Value::Scalar { text, plain: true } => match typed(&text) {
+                Typed::F64(f) if f.fract() == 0.0 && f.abs() <= MAX_SAFE_INTEGER as f64 => {
+                    if f < 0.0 {
+                        visitor.visit_i64(f as i64)
+                    } else {
+                        visitor.visit_u64(f as u64)
+                    }
+                }
+                _ => any(Value::Scalar { text, plain: true }, visitor),
+            },
+            other => any(other, visitor),
+        })
+    }
+
     forward! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
-        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
-        deserialize_f32 deserialize_f64 deserialize_unit deserialize_bytes deserialize_byte_buf
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128 => deserialize_i64,
+        deserialize_bool deserialize_f32 deserialize_f64 deserialize_unit deserialize_bytes deserialize_byte_buf
         deserialize_unit_struct[&'static str] deserialize_ignored_any => deserialize_any,
         deserialize_char deserialize_string deserialize_identifier => deserialize_str,
         deserialize_tuple[usize] deserialize_tuple_struct[&'static str, usize] => deserialize_seq,

@@ -137,6 +137,8 @@ impl<H: Host> DynHost for H {
             return Vec::new();
         };
         let message = match H::Settings::deserialize(&target.raw) {
+            // serde_json would fill a struct's fields in order from a list (`codex: [x]`).
+            Ok(_) if target.raw.is_array() => "invalid type: sequence, expected a mapping of settings".to_string(),
             Ok(s) => {
                 target.parsed = Some(Box::new(s));
                 return Vec::new();
@@ -683,7 +685,55 @@ pub fn catalog_schema() -> serde_json::Value {
     });
     // Every definition: the catalog's, which the root already has, and the hosts' settings'.
     value["$defs"] = generator.take_definitions(true).into();
+    loosen(&mut value);
     value
+}
+
+/// Widens the derived schema to what the loader reads (`catalog::yaml`), so that an editor
+/// marks no catalog ixgen accepts: any scalar where text is wanted (`version: 2.0`, enum
+/// `values: [1, 2]`; a null is empty text) when the text has no format of its own to meet,
+/// and an empty value (`params:` with nothing after it) where a list, a map or a struct with
+/// no required key is wanted. Nothing is narrowed: an editor may still pass what the loader
+/// refuses (a name a pattern would fail when written as a number).
+fn loosen(schema: &mut serde_json::Value) {
+    use serde_json::Value;
+    match schema {
+        Value::Object(s) => {
+            let types: Vec<String> = match s.get("type") {
+                Some(Value::String(t)) => vec![t.clone()],
+                Some(Value::Array(ts)) => ts.iter().filter_map(|t| t.as_str().map(str::to_owned)).collect(),
+                _ => Vec::new(),
+            };
+            let has = |t: &str| types.iter().any(|x| x == t);
+            let constrained = ["pattern", "enum", "const", "format"]
+                .iter()
+                .any(|k| s.contains_key(*k));
+            let required = s
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|r| !r.is_empty());
+            let mut wider = types.clone();
+            if has("string") && !constrained {
+                wider.extend(["number", "boolean", "null"].map(String::from));
+            }
+            if has("array") || (has("object") && !required) {
+                wider.push("null".into());
+            }
+            let mut seen = std::collections::HashSet::new();
+            wider.retain(|t| seen.insert(t.clone()));
+            if wider.len() > types.len() {
+                s.insert("type".into(), wider.into());
+            }
+            // Into subschemas only: a `default` or an example is data, not a schema.
+            for (k, v) in s.iter_mut() {
+                if !matches!(k.as_str(), "default" | "examples" | "const" | "enum") {
+                    loosen(v);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(loosen),
+        _ => {}
+    }
 }
 
 /// Settings of a host that only writes an MCP configuration file: where to write it.
