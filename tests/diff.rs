@@ -210,8 +210,9 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
         "major",
         1,
     ),
-    // Renamed where the steps, route, heading, a condition and a rule use them: the rename is
-    // all that changed (no step-changed, route-changed, output-changed or rule-added).
+    // Renamed where the steps, route, heading, a condition, a rule and a compute expression use
+    // them: the rename is all that changed (no step-changed, route-changed, output-changed or
+    // rule-added).
     (
         "param-renamed-where-used",
         &[

@@ -316,7 +316,7 @@ impl<'a> Diff<'a> {
 /// rules, confirmation and result to compare with `n`'s:
 /// - Each parameter `n` renamed (`renamed_from`) has its new name in its entry and in every
 ///   placeholder, condition, rule and `for_each`: a rename is its own breaking `param-renamed`
-///   and by itself changes nothing else. (In a compute expression it is a changed expression.)
+///   and by itself changes nothing else, in a compute expression too.
 /// - A compute step's expression is `n`'s text when the two are one program (`limit*2` and
 ///   `limit * 2`, or a block scalar's trailing line break).
 fn in_new_terms<'s>(o: &'s ToolModel, n: &ToolModel) -> Cow<'s, ExecSpec> {
@@ -334,10 +334,16 @@ fn in_new_terms<'s>(o: &'s ToolModel, n: &ToolModel) -> Cow<'s, ExecSpec> {
             continue;
         };
         let twin = n.spec.steps.iter().find(|s| s.id.as_ref() == Some(id));
-        if let Some(SpecExec::Compute { expr: b }) = twin.map(|s| &s.exec)
-            && a != b
-            && ixgen_runtime::expr::same_program(a, b)
-        {
+        let Some(SpecExec::Compute { expr: b }) = twin.map(|s| &s.exec) else {
+            continue;
+        };
+        if a == b {
+            continue;
+        }
+        // Read with the renamed parameters' new names, as the rest of the spec is.
+        let renamed = ixgen_runtime::expr::with_variables_renamed(a, &names);
+        let a = renamed.as_ref().unwrap_or(a);
+        if a == b || ixgen_runtime::expr::same_program(a, b) {
             was.to_mut().steps[i].exec = SpecExec::Compute { expr: b.clone() };
         }
     }

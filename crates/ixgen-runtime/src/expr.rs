@@ -97,9 +97,9 @@ pub fn free_variables(source: &str) -> Option<Vec<String>> {
     Some(free_variables_at(source)?.into_iter().map(|v| v.0).collect())
 }
 
-/// [`free_variables`], each with where it is first read: the 1-based line and column (in
-/// characters) inside the expression.
-pub fn free_variables_at(source: &str) -> Option<Vec<(String, usize, usize)>> {
+/// Every read of a variable the expression does not bind itself, in the order of the syntax
+/// tree, with where it starts (a byte offset).
+fn free_reads(source: &str) -> Option<Vec<(String, usize)>> {
     use cel::common::ast::{EntryExpr, Expr};
     type Out = Vec<(String, u64)>;
     fn walk(e: &cel::IdedExpr, bound: &mut Vec<String>, out: &mut Out) {
@@ -119,11 +119,7 @@ pub fn free_variables_at(source: &str) -> Option<Vec<(String, usize, usize)>> {
                     "dyn",
                     "strings",
                 ];
-                if !n.starts_with('@')
-                    && !bound.contains(n)
-                    && !NOT_VARIABLES.contains(&n.as_str())
-                    && !out.iter().any(|o| &o.0 == n)
-                {
+                if !n.starts_with('@') && !bound.contains(n) && !NOT_VARIABLES.contains(&n.as_str()) {
                     out.push((n.clone(), e.id));
                 }
             }
@@ -166,18 +162,48 @@ pub fn free_variables_at(source: &str) -> Option<Vec<(String, usize, usize)>> {
     let program = ENV.compile(source).ok()?;
     let mut out = Vec::new();
     walk(program.expression(), &mut Vec::new(), &mut out);
-    let chars: Vec<char> = source.chars().collect();
+    // cel-rust's offsets count bytes.
+    let start = |id| program.source_info().offset_for(id).map_or(0, |o| o.0 as usize);
+    let at_char = |i: usize| (i <= source.len() && source.is_char_boundary(i)).then_some(i);
     Some(
         out.into_iter()
-            .map(|(name, id)| {
-                let start = program.source_info().offset_for(id).map_or(0, |o| o.0 as usize);
-                let before = &chars[..start.min(chars.len())];
-                let line = 1 + before.iter().filter(|c| **c == '\n').count();
-                let col = 1 + before.iter().rev().take_while(|c| **c != '\n').count();
+            .filter_map(|(name, id)| Some((name, at_char(start(id))?)))
+            .collect(),
+    )
+}
+
+/// [`free_variables`], each with where it is first read: the 1-based line and column (in
+/// characters) inside the expression.
+pub fn free_variables_at(source: &str) -> Option<Vec<(String, usize, usize)>> {
+    let mut seen = std::collections::HashSet::new();
+    let first = free_reads(source)?
+        .into_iter()
+        .filter(|(name, _)| seen.insert(name.clone()));
+    Some(
+        first
+            .map(|(name, start)| {
+                let before = &source[..start];
+                let line = 1 + before.matches('\n').count();
+                let col = 1 + before.rsplit('\n').next().map_or(0, |l| l.chars().count());
                 (name, line, col)
             })
             .collect(),
     )
+}
+
+/// The expression with the variables of `names` (old name → new) written by their new names,
+/// as a catalog that renamed a parameter writes it; `None` when it does not parse.
+pub fn with_variables_renamed(source: &str, names: &std::collections::HashMap<&str, &str>) -> Option<String> {
+    let mut text = source.to_string();
+    // From the last read back, so that each start still holds when it is replaced.
+    for (name, start) in free_reads(source)?.into_iter().rev() {
+        if let Some(to) = names.get(name.as_str())
+            && text[start..].starts_with(name.as_str())
+        {
+            text.replace_range(start..start + name.len(), to);
+        }
+    }
+    Some(text)
 }
 
 /// Whether `name` can be a CEL variable (an identifier that is not a reserved word).
@@ -710,9 +736,34 @@ mod tests {
             Some(vec!["xs".to_string(), "x".to_string()])
         );
         assert_eq!(
-            free_variables_at("a +\n  size(bee)"),
+            free_variables_at("a +\n  size(bee) + a"),
             Some(vec![("a".to_string(), 1, 1), ("bee".to_string(), 2, 8)])
         );
+        // Columns in characters, after text of several bytes a character.
+        assert_eq!(
+            free_variables_at("'é😀' + kind"),
+            Some(vec![("kind".to_string(), 1, 8)])
+        );
+    }
+
+    /// A renamed parameter is written by its new name wherever the expression reads it, and
+    /// nowhere it binds the name itself or only mentions it (a field, a string).
+    #[test]
+    fn renames_the_variables_an_expression_reads() {
+        let names = std::collections::HashMap::from([("kind", "category"), ("q", "query")]);
+        assert_eq!(
+            with_variables_renamed(
+                "q.size() + xs.filter(kind, kind > 1).size() + m.kind + size('kind') + [kind, q][0]",
+                &names
+            )
+            .as_deref(),
+            Some("query.size() + xs.filter(kind, kind > 1).size() + m.kind + size('kind') + [category, query][0]")
+        );
+        assert_eq!(
+            with_variables_renamed("'é😀' + kind", &names).as_deref(),
+            Some("'é😀' + category")
+        );
+        assert_eq!(with_variables_renamed("kind +", &names), None);
     }
 
     #[test]
