@@ -18,6 +18,26 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+/// A hand-written `Deserialize` over `deserialize_any`: a visitor of the `visit_*` methods
+/// given, which expects `$expecting` (the message for anything else).
+macro_rules! deserialize_any {
+    ($ty:ty, $expecting:literal, { $($method:item)+ }) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str($expecting)
+                    }
+                    $($method)+
+                }
+                deserializer.deserialize_any(V)
+            }
+        }
+    };
+}
+
 /// A product's agent tools, and how each host gets them.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -199,12 +219,27 @@ pub struct ContextVar {
 }
 
 /// A context variable's default, as written in the catalog.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ContextDefault {
     Integer(i64),
     Text(String),
 }
+
+// By hand (not serde's untagged form), so that a wrong value is reported where it is and says
+// what it is; `deserialize_any!` is defined below.
+deserialize_any!(ContextDefault, "a whole number or text", {
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<ContextDefault, E> {
+        Ok(ContextDefault::Integer(v))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<ContextDefault, E> {
+        i64::try_from(v)
+            .map(ContextDefault::Integer)
+            .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ContextDefault, E> {
+        Ok(ContextDefault::Text(v.to_string()))
+    }
+});
 
 impl std::fmt::Display for ContextDefault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -650,26 +685,6 @@ pub struct Alternative {
     pub run: Vec<Arg>,
 }
 
-/// A hand-written `Deserialize` over `deserialize_any`: a visitor of the `visit_*` methods
-/// given, which expects `$expecting` (the message for anything else).
-macro_rules! deserialize_any {
-    ($ty:ty, $expecting:literal, { $($method:item)+ }) => {
-        impl<'de> Deserialize<'de> for $ty {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                struct V;
-                impl<'de> serde::de::Visitor<'de> for V {
-                    type Value = $ty;
-                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                        f.write_str($expecting)
-                    }
-                    $($method)+
-                }
-                deserializer.deserialize_any(V)
-            }
-        }
-    };
-}
-
 /// The exit codes of a `run` step that are a normal answer.
 #[derive(Debug, Clone, PartialEq, Eq, Default, JsonSchema)]
 #[schemars(untagged)]
@@ -965,13 +980,30 @@ pub struct Block {
 }
 
 /// A row limit.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(untagged)]
+#[derive(Debug, Clone, JsonSchema)]
+#[schemars(untagged)]
 pub enum Limit {
     Fixed(u32),
     /// `"{limit}"`: the value of a number parameter.
     Param(String),
 }
+
+// By hand, as `Amount` is: a wrong value is reported where it is and says what it is.
+deserialize_any!(Limit, "a whole number, 0 or more, or \"{param}\"", {
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Limit, E> {
+        u32::try_from(v)
+            .map(Limit::Fixed)
+            .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Limit, E> {
+        u64::try_from(v)
+            .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            .and_then(|v| self.visit_u64(v))
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Limit, E> {
+        Ok(Limit::Param(v.to_string()))
+    }
+});
 
 /// A rendered value: a template, or a rich value with a value map or a marker.
 #[derive(Debug, Clone, JsonSchema)]
