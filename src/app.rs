@@ -709,7 +709,7 @@ impl App {
             }
             CheckFormat::Github => {
                 for d in &drift {
-                    let file = escape::gh_property(&escape::display_path(&out.join(&d.path)));
+                    let file = escape::gh_file(&escape::display_path(&out.join(&d.path)));
                     let msg = match d.kind {
                         "stale" => "is out of date",
                         "missing" => "is missing",
@@ -770,7 +770,7 @@ fn report_github(e: &Error) {
                 };
                 let (props, message) = if in_tree {
                     let at = d.pos.map(|(line, col)| format!("line={line},col={col},"));
-                    let name = escape::gh_property(&file.name);
+                    let name = escape::gh_file(&file.name);
                     (format!("file={name},{}", at.unwrap_or_default()), d.message.clone())
                 } else {
                     let at = d.pos.map(|(line, col)| format!(":{line}:{col}"));

@@ -507,6 +507,16 @@ pub fn gh_property(s: &str) -> String {
     gh_message(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// A GitHub workflow command's `file=` value: the path without `.` segments (`./mcp/x.json`
+/// is `mcp/x.json`), which GitHub matches against the repository's paths as written; the
+/// runner makes an absolute path inside the workspace relative itself.
+pub fn gh_file(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+    let path = parts.join("/");
+    gh_property(&if absolute { format!("/{path}") } else { path })
+}
+
 /// A value inside terminal text: in backticks, or quoted with escapes when it holds a control
 /// character or a backtick, so a value can neither forge output lines nor end its own quote.
 pub fn term_code(s: &str) -> String {
@@ -868,6 +878,8 @@ mod tests {
     fn github_annotations_cannot_be_forged() {
         assert_eq!(gh_property("a,b:c%d\ne"), "a%2Cb%3Ac%25d%0Ae");
         assert_eq!(gh_message("x: y,\r\n::error::z"), "x: y,%0D%0A::error::z");
+        assert_eq!(gh_file("./a/./b,c.json"), "a/b%2Cc.json");
+        assert_eq!(gh_file("/w/./x"), "/w/x");
     }
 
     #[test]

@@ -185,6 +185,12 @@ fn a_changed_file_makes_check_exit_1_with_a_unified_diff() {
             .any(|l| l.starts_with("::error file=") && l.contains("mcp/tools.json is out of date")),
         "{gh}"
     );
+    // Run in the folder (`--out .`, as a repository's workflow does), the annotation names the
+    // path as the repository has it: GitHub does not match `./mcp/tools.json`.
+    let mut here = Command::cargo_bin("ixgen").unwrap();
+    here.env("NO_COLOR", "1").current_dir(dir.path());
+    let gh = stdout(here.args(["--out", ".", "check", "--format", "github"]), 1);
+    assert!(gh.contains("::error file=mcp/tools.json,"), "{gh}");
 
     // The edited file is ixgen's but holds an edit: regenerating refuses it, naming it…
     let refused = ixgen(dir.path()).arg("generate").assert().code(2);

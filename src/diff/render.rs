@@ -177,7 +177,7 @@ fn annotation(o: &mut String, level: &str, at: &super::Loc, col: bool, title: &s
     let _ = writeln!(
         o,
         "::{level} file={},line={}{col},title={}::{}",
-        escape::gh_property(&escape::terminal(&at.file)),
+        escape::gh_file(&escape::terminal(&at.file)),
         at.line,
         escape::gh_property(title),
         escape::gh_message(message)
