@@ -786,9 +786,17 @@ fn report_github(e: &Error) {
                 );
             }
         }
-        other => println!(
-            "::error title=ixgen::{}",
-            with_help(&other.to_string(), other.help().as_deref())
-        ),
+        // On the file it is about, when that is one in the checkout (a corrupt manifest, a file
+        // edited since ixgen wrote it).
+        other => {
+            let file = other.path().filter(|p| std::path::Path::new(p).is_file());
+            let props = file
+                .map(|p| format!("file={},", escape::gh_file(p)))
+                .unwrap_or_default();
+            println!(
+                "::error {props}title=ixgen::{}",
+                with_help(&other.to_string(), other.help().as_deref())
+            )
+        }
     }
 }

@@ -77,6 +77,20 @@ pub const COLLISION_HELP: &str = "give one of them another `dir`, `file` or `pat
 pub const EXIT_INTERNAL: i32 = 70;
 
 impl Error {
+    /// The file the error is about, as it names it.
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            Error::ReadCatalog { path, .. }
+            | Error::Io { path, .. }
+            | Error::NotOwned { path, .. }
+            | Error::Edited { path, .. }
+            | Error::Unproven { path, .. }
+            | Error::Unsafe { path, .. }
+            | Error::CorruptManifest { path, .. } => Some(path),
+            Error::Catalog { .. } | Error::Usage { .. } | Error::Internal(_) | Error::Collision { .. } => None,
+        }
+    }
+
     /// The process exit code for this error.
     pub fn exit_code(&self) -> i32 {
         match self {

@@ -202,6 +202,13 @@ fn a_changed_file_makes_check_exit_1_with_a_unified_diff() {
     // …and --force repairs both.
     ixgen(dir.path()).args(["generate", "--force"]).assert().success();
     ixgen(dir.path()).arg("check").assert().code(0);
+
+    // A failure about one file (a corrupt manifest) is annotated on that file.
+    std::fs::write(dir.path().join(".ixgen/manifest.json"), "{bad").unwrap();
+    let mut here = Command::cargo_bin("ixgen").unwrap();
+    here.env("NO_COLOR", "1").current_dir(dir.path());
+    let gh = stdout(here.args(["--out", ".", "check", "--format", "github"]), 2);
+    assert!(gh.starts_with("::error file=.ixgen/manifest.json,"), "{gh}");
 }
 
 #[test]
