@@ -876,8 +876,10 @@ impl Located {
         };
         let mut rest = path;
         loop {
+            // A path that ends with a dot goes on to an empty key (`context.` for `"": …`).
+            let dotted = rest.starts_with('.');
             rest = rest.strip_prefix('.').unwrap_or(rest);
-            if rest.is_empty() {
+            if rest.is_empty() && !dotted {
                 return Some((loc, true));
             }
             let next = match &node.value {
@@ -1127,6 +1129,10 @@ mod tests {
         let dotted = Located::new("a:\n  b.c: 1\n  b: {c: 2}\n");
         assert_eq!(dotted.find("a.b.c").unwrap().value, at(2, 8));
         assert_eq!(dotted.find("a.b").unwrap().value, at(3, 6));
+        // An empty key: the path ends with the dot before it.
+        let empty = Located::new("context:\n  s: 1\n  \"\": 2\n");
+        assert_eq!(empty.find("context.").unwrap().key, Some(at(3, 3)));
+        assert!(empty.contains("context.") && !Located::new("context:\n  s: 1\n").contains("context."));
     }
 
     /// A path through an alias goes on in the anchored node (where its copy's nodes would be),
