@@ -940,7 +940,10 @@ function __ixgenFromCel(lib: __IxCelLib, v: unknown): unknown {
   if (lib.isCelMap(v)) {
     const es = [...v.entries()].map(([k, x]) => [lib.isCelUint(k) ? String(k.value) : String(k), __ixgenFromCel(lib, x)] as const)
     if (es.some((e) => e[1] === undefined)) return undefined
-    return Object.fromEntries(es.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)))
+    es.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    // Two keys of one text ({1: 'a', '1': 'b'}) are not a JSON object (as in ixgen serve).
+    if (es.some((e, i) => i > 0 && es[i - 1][0] === e[0])) return undefined
+    return Object.fromEntries(es)
   }
   return undefined
 }

@@ -326,6 +326,11 @@ pub fn to_json(v: &Cel) -> Option<Value> {
                 .map(|(k, v)| Some((key_text(k), to_json(v)?)))
                 .collect::<Option<_>>()?;
             entries.sort_by(|a, b| a.0.cmp(&b.0));
+            // Two keys of one text (`{1: 'a', '1': 'b'}`) are not a JSON object: which one a
+            // runtime kept would depend on its map's order.
+            if entries.windows(2).any(|w| w[0].0 == w[1].0) {
+                return None;
+            }
             Value::Object(entries.into_iter().collect())
         }
         _ => return None,
