@@ -106,35 +106,34 @@ pub fn no_effect(cat: &mut super::Catalog) -> Vec<Diagnostic> {
     found
 }
 
-/// A default read as its parameter's type, before anything checks or prints it, so every host
-/// writes the same one:
-/// - a whole number written with a fraction (`default: 10.0`) on an integer parameter, or in
-///   the default of an array of integers, is the integer it equals, as JSON Schema reads it
-///   (`10.0` is an `integer` there);
-/// - a number or boolean on an enum (or in an array of enums) is its text, as the enum's own
-///   `values: [1, 2, 3]` are (`default: 1` is the value `"1"`).
+/// A default read as its parameter's type ([`as_type`]), before anything checks or prints it, so
+/// every host writes the same one.
 pub fn whole_defaults(cat: &mut super::Catalog) {
     use serde_json::Value as J;
-    let whole = |d: &mut J| {
-        let x = d.as_f64().unwrap_or_default();
-        if d.is_f64() && x.fract() == 0.0 && x.abs() < 2f64.powi(53) {
-            *d = J::from(x as i64);
-        }
-    };
-    let text = |d: &mut J| {
-        if d.is_number() || d.is_boolean() {
-            *d = J::String(d.to_string());
-        }
-    };
     for (_, _, p) in every_param(cat) {
         let items = p.items.as_ref().map(|i| i.ty);
         match (p.ty, items, p.default.as_deref_mut()) {
-            (ParamType::Integer, _, Some(d)) => whole(d),
-            (ParamType::Enum, _, Some(d)) => text(d),
-            (ParamType::Array, Some(ParamType::Integer), Some(J::Array(ds))) => ds.iter_mut().for_each(whole),
-            (ParamType::Array, Some(ParamType::Enum), Some(J::Array(ds))) => ds.iter_mut().for_each(text),
+            (ParamType::Array, Some(ty), Some(J::Array(ds))) => ds.iter_mut().for_each(|d| as_type(ty, d)),
+            (ty, _, Some(d)) => as_type(ty, d),
             _ => {}
         }
+    }
+}
+
+/// A value written for a parameter of type `ty` (a default, a condition's `equals` or `in`),
+/// read as that type:
+/// - a whole number written with a fraction (`10.0`) for an integer is the integer it equals,
+///   as JSON Schema reads it (`10.0` is an `integer` there);
+/// - a number or boolean for an enum is its text, as the enum's own `values: [1, 2, 3]` are
+///   (`1` is the value `"1"`).
+pub fn as_type(ty: ParamType, v: &mut serde_json::Value) {
+    let x = v.as_f64().unwrap_or_default();
+    match ty {
+        ParamType::Integer if v.is_f64() && x.fract() == 0.0 && x.abs() < 2f64.powi(53) => {
+            *v = serde_json::Value::from(x as i64);
+        }
+        ParamType::Enum if v.is_number() || v.is_boolean() => *v = serde_json::Value::String(v.to_string()),
+        _ => {}
     }
 }
 

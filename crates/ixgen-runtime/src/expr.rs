@@ -577,6 +577,8 @@ fn sum(ftx: &FunctionContext, This(this): This<Cel>) -> R {
     let all_int = l.iter().all(|v| matches!(v, Cel::Int(_)));
     Ok(match int {
         Some(t) if all_int => Cel::Int(t),
+        // Past an `int`'s range, as `+` is: an error, not a rounded double.
+        None if all_int => return Err(ftx.error("integer overflow")),
         _ => Cel::Float(float),
     })
 }

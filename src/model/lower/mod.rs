@@ -1060,6 +1060,11 @@ impl<'a> Lower<'a> {
             );
             return None;
         };
+        // Its values read as the parameter's type, as a default is (`10.0` for an integer).
+        let mut c = c.clone();
+        (c.equals.iter_mut().chain(c.in_values.iter_mut().flatten()))
+            .for_each(|v| crate::catalog::rules::as_type(p.ty, v));
+        let c = &c;
         let ins = (c.in_values.iter().flatten().enumerate()).map(|(i, v)| (format!("{path}.in[{i}]"), v));
         for (at, v) in ins.chain(c.equals.iter().map(|v| (format!("{path}.equals"), v))) {
             if let Err(why) = check_value(p, v) {
@@ -1311,6 +1316,33 @@ mod tests {
             panic!("a broken catalog must not lower");
         };
         diagnostics
+    }
+
+    /// A condition's value is read as its parameter's type, as a default is: `10.0` for an
+    /// integer is 10 (it was refused as "a fractional number"), `2` for an enum is `"2"`.
+    #[test]
+    fn condition_values_are_read_as_the_parameters_type() {
+        let text = "version: 1\nproduct: {name: d, version: 1.0.0, description: d}\ntoolsets: {all: {tools: [t]}}\n\
+                    tools:\n  - name: t\n    description: d\n    params: {n: {type: integer}, k: {type: enum, values: [1, 2]}}\n    steps:\n\
+                    \x20     - {when: {param: n, equals: 10.0}, program: echo, run: [a]}\n\
+                    \x20     - {when: {param: n, in: [10.0, 11]}, program: echo, run: [b]}\n\
+                    \x20     - {when: {param: k, equals: 2}, program: echo, run: [c]}\n";
+        let loaded = crate::catalog::load_text("c.yaml", text.as_bytes()).unwrap();
+        let lowered = match super::lower(loaded, "c.yaml", |_| Vec::new()) {
+            Ok(l) => l,
+            Err(e) => panic!("{e:?}"),
+        };
+        let conds: Vec<String> = lowered.model.tools[0]
+            .spec
+            .steps
+            .iter()
+            .map(|s| serde_json::to_string(&s.when).unwrap())
+            .collect();
+        assert!(
+            conds[0].contains(r#""equals":10}"#) && conds[1].contains("[10,11]"),
+            "{conds:?}"
+        );
+        assert!(conds[2].contains(r#""equals":"2""#), "{conds:?}");
     }
 
     /// A catalog with one fault of each kind, in unrelated places: one run reports them all.

@@ -891,7 +891,11 @@ function __ixgenCel(): Promise<{ lib: __IxCelLib; env: unknown }> {
       m("sum", 0, function () {
         const xs = list(this)
         if (xs.some((x) => typeof x !== "bigint" && typeof x !== "number")) throw new Error("expects a list of numbers")
-        return xs.every((x) => typeof x === "bigint") ? xs.reduce((a: bigint, x) => a + (x as bigint), 0n) : xs.reduce((a: number, x) => a + Number(x), 0)
+        if (!xs.every((x) => typeof x === "bigint")) return xs.reduce((a: number, x) => a + Number(x), 0)
+        const t = xs.reduce((a: bigint, x) => a + (x as bigint), 0n)
+        // Past an int's range, as + is (and as ixgen serve answers): an error.
+        if (t > 9223372036854775807n || t < -9223372036854775808n) throw new Error("integer overflow")
+        return t
       }),
       m("formatDate", 1, function (layout) {
         const l = str(layout), t = this
