@@ -790,8 +790,17 @@ impl<'a> Lower<'a> {
     /// syntax error is reported where it is, and a function only one runtime has is refused.
     fn compute(&mut self, path: &str, src: &str) -> Option<SpecExec> {
         if let Err(e) = ixgen_runtime::expr::check(src) {
+            // An error at the very end of an expression that ends with line breaks (a `|` block
+            // keeps one) is at the end of its last line, not on a line the file may not have.
+            let text = src.trim_end();
+            let lines = text.lines().count().max(1);
+            let (line, column) = if e.line > lines {
+                (lines, text.lines().last().map_or(0, |l| l.chars().count()) + 1)
+            } else {
+                (e.line, e.column)
+            };
             self.diags.push(
-                Diagnostic::inside("bad-expression", path, e.line, e.column, format!("the expression does not parse: {}", e.message))
+                Diagnostic::inside("bad-expression", path, line, column, format!("the expression does not parse: {}", e.message))
                     .help("`compute:` takes a CEL expression (docs/expressions.md), e.g. `size(todos.filter(t, t.kind == 'TODO'))`; quote it in YAML when it has `:`, `#` or starts with `[`/`{`"),
             );
             return None;
