@@ -136,14 +136,18 @@ impl<H: Host> DynHost for H {
         let Some(target) = model.targets.get_mut(H::NAME) else {
             return Vec::new();
         };
-        let message = match H::Settings::deserialize(&target.raw) {
-            // serde_json would fill a struct's fields in order from a list (`codex: [x]`).
-            Ok(_) if target.raw.is_array() => "invalid type: sequence, expected a mapping of settings".to_string(),
+        // serde_json would fill a struct's fields in order from a list (`codex: [x]`).
+        let parsed = if target.raw.is_array() {
+            Err("invalid type: sequence, expected a mapping of settings".to_string())
+        } else {
+            H::Settings::deserialize(&target.raw).map_err(|e| e.to_string())
+        };
+        let message = match parsed {
             Ok(s) => {
                 target.parsed = Some(Box::new(s));
                 return Vec::new();
             }
-            Err(e) => e.to_string(),
+            Err(message) => message,
         };
         let path = format!("targets.{}", H::NAME);
         // serde names the field it did not expect: point at it and suggest the closest.
