@@ -551,9 +551,10 @@ impl Rs {
 /// comment; the line and paragraph separators, the byte-order mark, the bidirectional
 /// overrides), and the direction marks: rustc refuses bidirectional controls in literals and
 /// comments (`text_direction_codepoint_in_literal`, deny by default: they can make code read
-/// unlike what it does).
+/// unlike what it does); and the soft hyphen, zero-width space and word joiner, which clippy
+/// refuses as they are (`invisible_characters`, deny by default).
 fn rs_unsafe(c: char) -> bool {
-    crate::paths::is_forbidden_char(c) || matches!(c, '\u{200e}' | '\u{200f}')
+    crate::paths::is_forbidden_char(c) || matches!(c, '\u{200e}' | '\u{200f}' | '\u{ad}' | '\u{200b}' | '\u{2060}')
 }
 
 /// A Rust string literal holding exactly `s`: `"…"` with `\\`, `\"` and every character of

@@ -27,7 +27,7 @@ version: 1
 product: {name: bounded, version: 0.1.0, description: Hard bounds}
 cli: {binary: bounded}
 toolsets:
-  all: {tools: [pick, self, a-b, a_b, option]}
+  all: {tools: [pick, self, a-b, a_b, option, exec, lazy, spec, text]}
 targets:
   mcp: {toolset: all}
 tools:
@@ -53,6 +53,8 @@ tools:
       - run: [self]
   - name: a-b
     description: One of two
+    params:
+      c: {type: enum, values: [x, y]}
     steps:
       - run: [ab]
   - name: a_b
@@ -69,6 +71,34 @@ tools:
       vec: {type: enum, values: [ok, err]}
     steps:
       - run: [option]
+  # Enums named as the module's imports would be (`ExecSpec`, `LazyLock`, `SpecShared`).
+  - name: exec
+    description: An import's name
+    params:
+      spec: {type: enum, values: [a, b]}
+    steps:
+      - run: [exec]
+  - name: lazy
+    description: An import's name
+    params:
+      lock: {type: enum, values: [a, b]}
+    steps:
+      - run: [lazy]
+  - name: spec
+    description: An import's name
+    params:
+      shared: {type: enum, values: [a, b]}
+    steps:
+      - run: [spec]
+  # Text clippy reads in literals and docs: invisible characters, footnotes, link definitions,
+  # and names of single letters (`YMD`).
+  - name: text
+    description: "soft\u00adhyphen, zero\u200bwidth, word\u2060joiner; see note[^1]."
+    params:
+      link: {type: string, description: "- [docs]: https://example.com"}
+      format: {type: enum, values: [y-m-d, d-m-y], default: y-m-d, description: "[^1]: a footnote"}
+    steps:
+      - run: [text]
 "#;
 
 /// One catalog compiled into the harness: its module name there, its file, the toolset its
@@ -804,7 +834,7 @@ fn the_filters_choose_the_modules_tools() {
     assert!(!blocked.contains(&"ix-map".to_string()));
     // And `toolset()` registers exactly those.
     let module = std::fs::read_to_string(out.path().join("rust/ix_tools.rs")).unwrap();
-    assert_eq!(module.matches(".static_tool(").count(), 16);
+    assert_eq!(module.matches("    set.add_tool(").count(), 16);
     assert!(!module.contains("IxMapTool"), "a filtered tool leaves no code");
 }
 

@@ -279,7 +279,7 @@ impl IxQueryTool {
 }
 
 #[doc = "The values of `kind` of `ix-query`."]
-#[allow(clippy::enum_variant_names)] // the catalog's values name them
+#[allow(clippy::enum_variant_names, clippy::upper_case_acronyms)] // the catalog's values name them
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum IxQueryKind {
     #[doc = "`function`"]
@@ -544,7 +544,7 @@ impl IxNeighborsTool {
 }
 
 #[doc = "The values of `direction` of `ix-neighbors`."]
-#[allow(clippy::enum_variant_names)] // the catalog's values name them
+#[allow(clippy::enum_variant_names, clippy::upper_case_acronyms)] // the catalog's values name them
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum IxNeighborsDirection {
     #[doc = "`callers`"]
@@ -569,11 +569,11 @@ pub enum IxNeighborsDirection {
 pub struct IxNeighborsArgs {
     #[doc = "Symbol, class or file"]
     pub symbol: String,
-    #[doc = "Which neighbors; all = callers + callees. Default: \"all\"."]
+    #[doc = "Which neighbors; all = callers + callees. Default: `\"all\"`."]
     pub direction: IxNeighborsDirection,
-    #[doc = "Max results per direction. Default: 15."]
+    #[doc = "Max results per direction. Default: `15`."]
     pub limit: i64,
-    #[doc = "Traversal depth for depends. Default: 2."]
+    #[doc = "Traversal depth for depends. Default: `2`."]
     pub depth: i64,
 }
 
@@ -1013,7 +1013,7 @@ pub struct IxMapArgs {
     #[doc = "Subsystem name or path prefix"]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
-    #[doc = "Include file/node/edge counts. Default: true."]
+    #[doc = "Include file/node/edge counts. Default: `true`."]
     pub include_stats: bool,
 }
 
@@ -1203,9 +1203,9 @@ impl IxIngestTool {
 #[doc = "The arguments of `ix-ingest`, read as the runtime reads them (`Deserialize`: defaults, bounds, patterns, the catalog's rules)."]
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct IxIngestArgs {
-    #[doc = "Rebuild the graph with ix map. Default: false."]
+    #[doc = "Rebuild the graph with ix map. Default: `false`."]
     pub refresh: bool,
-    #[doc = "When refreshing: ix map --silent. Default: true."]
+    #[doc = "When refreshing: ix map --silent. Default: `true`."]
     pub silent: bool,
 }
 
@@ -1460,7 +1460,7 @@ impl IxHistoryTool {
 }
 
 #[doc = "The values of the items of `include` of `ix-history`."]
-#[allow(clippy::enum_variant_names)] // the catalog's values name them
+#[allow(clippy::enum_variant_names, clippy::upper_case_acronyms)] // the catalog's values name them
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum IxHistoryIncludeItem {
     #[doc = "`decisions`"]
@@ -1483,7 +1483,7 @@ pub struct IxHistoryArgs {
     #[doc = "Symbol or topic to filter to"]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topic: Option<String>,
-    #[doc = "What to fetch. Default: [\"briefing\"]."]
+    #[doc = "What to fetch. Default: `[\"briefing\"]`."]
     pub include: Vec<IxHistoryIncludeItem>,
 }
 
@@ -1743,7 +1743,7 @@ impl IxDocsToolTool {
 }
 
 #[doc = "The values of `depth` of `ix-docs-tool`."]
-#[allow(clippy::enum_variant_names)] // the catalog's values name them
+#[allow(clippy::enum_variant_names, clippy::upper_case_acronyms)] // the catalog's values name them
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum IxDocsToolDepth {
     #[doc = "`brief`"]
@@ -1762,7 +1762,7 @@ pub enum IxDocsToolDepth {
 pub struct IxDocsToolArgs {
     #[doc = "Symbol, file path or subsystem"]
     pub target: String,
-    #[doc = "brief: overview; standard: + top 5 members; full: + impact. Default: \"standard\"."]
+    #[doc = "brief: overview; standard: + top 5 members; full: + impact. Default: `\"standard\"`."]
     pub depth: IxDocsToolDepth,
 }
 
@@ -1924,7 +1924,7 @@ impl IxLocateTool {
 pub struct IxLocateArgs {
     #[doc = "Text pattern or keyword"]
     pub pattern: String,
-    #[doc = "Max results. Default: 20."]
+    #[doc = "Max results. Default: `20`."]
     pub limit: i64,
     #[doc = "Restrict to a directory"]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -2243,7 +2243,7 @@ impl IxRankTool {
 }
 
 #[doc = "The values of `by` of `ix-rank`."]
-#[allow(clippy::enum_variant_names)] // the catalog's values name them
+#[allow(clippy::enum_variant_names, clippy::upper_case_acronyms)] // the catalog's values name them
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum IxRankBy {
     #[doc = "`dependents`"]
@@ -2261,7 +2261,7 @@ pub enum IxRankBy {
 }
 
 #[doc = "The values of `kind` of `ix-rank`."]
-#[allow(clippy::enum_variant_names)] // the catalog's values name them
+#[allow(clippy::enum_variant_names, clippy::upper_case_acronyms)] // the catalog's values name them
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum IxRankKind {
     #[doc = "`class`"]
@@ -2287,11 +2287,11 @@ pub enum IxRankKind {
 #[doc = "The arguments of `ix-rank`, read as the runtime reads them (`Deserialize`: defaults, bounds, patterns, the catalog's rules)."]
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct IxRankArgs {
-    #[doc = "Metric to rank by. Default: \"dependents\"."]
+    #[doc = "Metric to rank by. Default: `\"dependents\"`."]
     pub by: IxRankBy,
-    #[doc = "Kind of symbol to rank. Default: \"class\"."]
+    #[doc = "Kind of symbol to rank. Default: `\"class\"`."]
     pub kind: IxRankKind,
-    #[doc = "How many to return. Default: 10."]
+    #[doc = "How many to return. Default: `10`."]
     pub top: i64,
     #[doc = "Restrict to a directory"]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -2684,7 +2684,7 @@ impl IxInventoryTool {
 }
 
 #[doc = "The values of `kind` of `ix-inventory`."]
-#[allow(clippy::enum_variant_names)] // the catalog's values name them
+#[allow(clippy::enum_variant_names, clippy::upper_case_acronyms)] // the catalog's values name them
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum IxInventoryKind {
     #[doc = "`file`"]
@@ -2709,7 +2709,7 @@ pub enum IxInventoryKind {
 pub struct IxInventoryArgs {
     #[doc = "Directory to enumerate, e.g. src/auth"]
     pub path: String,
-    #[doc = "What to list. Default: \"file\"."]
+    #[doc = "What to list. Default: `\"file\"`."]
     pub kind: IxInventoryKind,
 }
 
@@ -3157,7 +3157,7 @@ impl IxDecideTool {
 }
 
 #[doc = "The values of `intent` of `ix-decide`."]
-#[allow(clippy::enum_variant_names)] // the catalog's values name them
+#[allow(clippy::enum_variant_names, clippy::upper_case_acronyms)] // the catalog's values name them
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum IxDecideIntent {
     #[doc = "`edit`"]
@@ -3175,7 +3175,7 @@ pub enum IxDecideIntent {
 }
 
 #[doc = "The values of `risk_tolerance` of `ix-decide`."]
-#[allow(clippy::enum_variant_names)] // the catalog's values name them
+#[allow(clippy::enum_variant_names, clippy::upper_case_acronyms)] // the catalog's values name them
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum IxDecideRiskTolerance {
     #[doc = "`low`"]
@@ -3194,9 +3194,9 @@ pub enum IxDecideRiskTolerance {
 pub struct IxDecideArgs {
     #[doc = "Files that will be edited"]
     pub touched_paths: Vec<String>,
-    #[doc = "Kind of change. Default: \"edit\"."]
+    #[doc = "Kind of change. Default: `\"edit\"`."]
     pub intent: IxDecideIntent,
-    #[doc = "Risk tolerance of the verdict. Default: \"medium\"."]
+    #[doc = "Risk tolerance of the verdict. Default: `\"medium\"`."]
     pub risk_tolerance: IxDecideRiskTolerance,
 }
 
@@ -3462,7 +3462,7 @@ impl IxSmellsTool {
 #[doc = "The arguments of `ix-smells`, read as the runtime reads them (`Deserialize`: defaults, bounds, patterns, the catalog's rules)."]
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct IxSmellsArgs {
-    #[doc = "Max smells to list. Default: 50."]
+    #[doc = "Max smells to list. Default: `50`."]
     pub limit: i64,
 }
 
@@ -3549,23 +3549,23 @@ pub const SPECS: &[(&str, &str)] = &[
 
 #[doc = "Every tool of the toolset `opencode` in a rig `ToolSet`, each running in `env`."]
 pub fn toolset(env: &Env) -> rig::tool::ToolSet {
-    rig::tool::ToolSet::builder()
-        .static_tool(IxQueryTool { env: env.clone() })
-        .static_tool(IxNeighborsTool { env: env.clone() })
-        .static_tool(IxImpactTool { env: env.clone() })
-        .static_tool(IxMapTool { env: env.clone() })
-        .static_tool(IxIngestTool { env: env.clone() })
-        .static_tool(IxHistoryTool { env: env.clone() })
-        .static_tool(IxDocsToolTool { env: env.clone() })
-        .static_tool(IxLocateTool { env: env.clone() })
-        .static_tool(IxExplainTool { env: env.clone() })
-        .static_tool(IxRankTool { env: env.clone() })
-        .static_tool(IxStatsTool { env: env.clone() })
-        .static_tool(IxSubsystemsTool { env: env.clone() })
-        .static_tool(IxInventoryTool { env: env.clone() })
-        .static_tool(IxTraceTool { env: env.clone() })
-        .static_tool(IxDecideTool { env: env.clone() })
-        .static_tool(IxHealthTool { env: env.clone() })
-        .static_tool(IxSmellsTool { env: env.clone() })
-        .build()
+    let mut set = rig::tool::ToolSet::default();
+    set.add_tool(IxQueryTool { env: env.clone() });
+    set.add_tool(IxNeighborsTool { env: env.clone() });
+    set.add_tool(IxImpactTool { env: env.clone() });
+    set.add_tool(IxMapTool { env: env.clone() });
+    set.add_tool(IxIngestTool { env: env.clone() });
+    set.add_tool(IxHistoryTool { env: env.clone() });
+    set.add_tool(IxDocsToolTool { env: env.clone() });
+    set.add_tool(IxLocateTool { env: env.clone() });
+    set.add_tool(IxExplainTool { env: env.clone() });
+    set.add_tool(IxRankTool { env: env.clone() });
+    set.add_tool(IxStatsTool { env: env.clone() });
+    set.add_tool(IxSubsystemsTool { env: env.clone() });
+    set.add_tool(IxInventoryTool { env: env.clone() });
+    set.add_tool(IxTraceTool { env: env.clone() });
+    set.add_tool(IxDecideTool { env: env.clone() });
+    set.add_tool(IxHealthTool { env: env.clone() });
+    set.add_tool(IxSmellsTool { env: env.clone() });
+    set
 }

@@ -27,7 +27,7 @@ use super::{Host, Options, Surface, SurfaceKind};
 use crate::diagnostic::{Diagnostic, Report};
 use crate::error::Error;
 use crate::escape::{
-    RS_RESERVED, Rs, one_line, rs_camel, rs_comment, rs_doc_code, rs_json, rs_snake, rs_str, rs_suffixed,
+    RS_RESERVED, Rs, md_code, md_line, rs_camel, rs_comment, rs_doc_code, rs_json, rs_snake, rs_str, rs_suffixed,
 };
 use crate::model::{Model, Param, SpecType, ToolModel};
 use crate::plan::{Plan, PlannedFile};
@@ -150,7 +150,7 @@ impl Names {
 }
 
 /// Type names the module must not shadow (the prelude's, and its own items'), separated by spaces.
-const TAKEN_TYPES: &str = "Env AskHook ToolFailed CancelOnDrop Option Some None Result Ok Err String Vec Box \
+const TAKEN_TYPES: &str = "Env AskHook ToolFailed CancelOnDrop ExecSpec SpecShared Arc LazyLock Option Some None Result Ok Err String Vec Box \
     Default Clone Copy Send Sync Sized Fn FnMut FnOnce Drop Iterator IntoIterator ToString ToOwned From Into \
     TryFrom TryInto PartialEq Eq PartialOrd Ord Debug Hash AsRef AsMut Extend Unpin Future IntoFuture";
 
@@ -227,7 +227,7 @@ const SHARED: &str = {shared};
                     enums,
                     "
 #[doc = {}]
-#[allow(clippy::enum_variant_names)] // the catalog's values name them
+#[allow(clippy::enum_variant_names, clippy::upper_case_acronyms)] // the catalog's values name them
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum {name} {{
 ",
@@ -266,7 +266,7 @@ pub enum {name} {{
         }
         let _ = writeln!(names, "    {},", rs_str(&t.name));
         let _ = writeln!(specs, "    ({}, {tool_ty}::SPEC),", rs_str(&t.name));
-        let _ = writeln!(builder, "        .static_tool({tool_ty} {{ env: env.clone() }})");
+        let _ = writeln!(builder, "    set.add_tool({tool_ty} {{ env: env.clone() }});");
         named.push(Named {
             t,
             tool_ty,
@@ -293,7 +293,14 @@ pub enum {name} {{
         s.toolset,
         describe_filter(&opts.filter)
     );
-    let (doc, unused) = (rs_str(&doc), if tools.is_empty() { "    let _ = env;\n" } else { "" });
+    // One statement a tool, not one chain of calls: rustc reads a chain recursively, and one of
+    // thousands of calls overflows its stack.
+    let body = if tools.is_empty() {
+        format!("    let _ = env;\n    {rig}::tool::ToolSet::default()\n")
+    } else {
+        format!("    let mut set = {rig}::tool::ToolSet::default();\n{builder}    set\n")
+    };
+    let doc = rs_str(&doc);
     let _ = write!(
         out,
         "
@@ -307,9 +314,7 @@ pub const SPECS: &[(&str, &str)] = &[
 
 #[doc = {doc}]
 pub fn toolset(env: &Env) -> {rig}::tool::ToolSet {{
-{unused}    {rig}::tool::ToolSet::builder()
-{builder}        .build()
-}}
+{body}}}
 "
     );
     flush(&mut out, w)
@@ -343,12 +348,11 @@ fn describe_filter(f: &crate::model::Filter) -> String {
     }
 }
 
-/// A field's doc: the description on one line (a doc comment's Markdown must not turn a
-/// description's lines into a list's lazy continuation), and its default.
+/// A field's doc: the description on one line, as Markdown text (rustdoc and clippy's doc lints
+/// read a doc as Markdown: a description's lines would be a list's lazy continuation, its `[^1]` a
+/// footnote reference, its `[x]: url` a link definition), then its default as code.
 fn field_doc(q: Param<'_>) -> String {
-    let description = q.doc.description.as_deref().unwrap_or("");
-    let lines = description.split(['\n', '\r', '\u{2028}', '\u{2029}']).map(str::trim);
-    let mut doc = lines.filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
+    let mut doc = md_line(q.doc.description.as_deref().unwrap_or("")).as_str().to_string();
     if let Some(d) = q.default.as_deref().filter(|d| !d.is_null()) {
         if !doc.is_empty() {
             // A sentence of its own after the description.
@@ -357,7 +361,7 @@ fn field_doc(q: Param<'_>) -> String {
             }
             doc.push(' ');
         }
-        doc.push_str(&format!("Default: {d}."));
+        doc.push_str(&format!("Default: {}.", md_code(&d.to_string())));
     }
     doc
 }
@@ -404,7 +408,7 @@ fn write_tool(out: &mut String, n: &Named<'_>, rig: &str) -> Result<(), Error> {
         read + "        })\n"
     };
     let (comment, name) = (rs_comment(&format!("---- {} ----", t.name)), rs_str(&t.name));
-    let (doc, description) = (rs_str(&one_line(&t.description)), rs_str(&t.description));
+    let (doc, description) = (rs_str(md_line(&t.description).as_str()), rs_str(&t.description));
     let (schema, spec, schema_name) = (rs_json(&schema), rs_json(&t.spec), rs_str(args_ty.as_str()));
     let args_doc = rs_str(&format!(
         "The arguments of `{}`, read as the runtime reads them (`Deserialize`: defaults, bounds, patterns, the catalog's rules).",
