@@ -676,20 +676,40 @@ async fn serve_stdio(server: Server) -> Result<i32, Error> {
         Err(e) => Some(e.to_string()),
     };
     let not_mcp = server.not_mcp.lock().ok().and_then(|l| l.clone());
-    if let Some(line) = &not_mcp
-        && !line.json
-    {
-        // JSON-RPC's answer to a line that is not JSON: rmcp drops such a line without one (JSON
-        // that is no message, it answers itself with `-32600`).
-        answer_parse_error();
+    // JSON-RPC's answer to a line rmcp drops without one (JSON that is no message, it answers
+    // itself with `-32600`); its id cannot be known.
+    let answer = match &not_mcp {
+        Some(NotMcp::NotJson(_)) => {
+            Some(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#)
+        }
+        Some(NotMcp::TooLong) => Some(
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a message longer than 16 MiB"}}"#,
+        ),
+        Some(NotMcp::NotMessage(_)) | None => None,
+    };
+    if let Some(answer) = answer {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        // After everything rmcp wrote. A client that is already gone cannot read it; the exit
+        // code and stderr still say why.
+        let _ = writeln!(out, "{answer}").and_then(|()| out.flush());
     }
+    let hint =
+        "`ixgen serve` speaks MCP on stdin and stdout: start it from an MCP client, one JSON-RPC message per line";
     match (not_mcp, ended) {
-        (Some(line), _) => Err(Error::usage(
+        (Some(NotMcp::NotJson(text) | NotMcp::NotMessage(text)), _) => Err(Error::usage(
             format!(
                 "the client sent a line that is not a JSON-RPC message: {}",
-                crate::escape::term_code(&line.text)
+                crate::escape::term_code(&text)
             ),
-            "`ixgen serve` speaks MCP on stdin and stdout: start it from an MCP client, one JSON-RPC message per line",
+            hint,
+        )),
+        (Some(NotMcp::TooLong), _) => Err(Error::usage(
+            format!(
+                "the client sent a line longer than {} MiB, the most a message may be",
+                MAX_LINE >> 20
+            ),
+            hint,
         )),
         (None, Some(why)) => Err(Error::usage(
             format!("the MCP handshake failed: {why}"),
@@ -699,26 +719,19 @@ async fn serve_stdio(server: Server) -> Result<i32, Error> {
     }
 }
 
-/// The first line a stdio client sent that is not a JSON-RPC message.
+/// The first line a stdio client sent that is not a JSON-RPC message (its first 80 characters).
 #[derive(Clone)]
-struct NotMcp {
-    /// Its first 80 characters, for the message.
-    text: String,
-    /// Whether it was JSON at all (an invalid request, which rmcp answers; else a parse error).
-    json: bool,
+enum NotMcp {
+    /// Not JSON: answered with JSON-RPC's parse error, which rmcp does not send.
+    NotJson(String),
+    /// JSON that is no message (`1`): rmcp answers it (`-32600`).
+    NotMessage(String),
+    /// Longer than [`MAX_LINE`]: rmcp drops it unanswered, and its client would wait for ever.
+    TooLong,
 }
 
-/// JSON-RPC's parse error (`-32700`), the response to a line that is not JSON, whose id it
-/// cannot know (`null`).
-const PARSE_ERROR: &str = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#;
-
-/// Writes [`PARSE_ERROR`] to stdout, after everything rmcp wrote.
-fn answer_parse_error() {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    // A client that is already gone cannot read it; the exit code and stderr still say why.
-    let _ = writeln!(out, "{PARSE_ERROR}").and_then(|()| out.flush());
-}
+/// The longest line a stdio client may send, its newline included: rmcp's own limit.
+const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
 /// Stdin as rmcp reads it, a whole line at a time, noting the first line that is not a JSON-RPC
 /// message. rmcp reads on after such a line, but a peer that sends it is not speaking MCP: stdin
@@ -754,6 +767,14 @@ impl<R> Watched<R> {
     fn scan(&mut self, bytes: &[u8]) {
         for chunk in bytes.split_inclusive(|b| *b == b'\n') {
             self.line.extend_from_slice(chunk);
+            // Not held whole past the limit: the session ends there.
+            if self.line.len() > MAX_LINE && !self.ended {
+                self.ended = true;
+                self.line = Vec::new();
+                if let Ok(mut first) = self.not_mcp.lock() {
+                    first.get_or_insert(NotMcp::TooLong);
+                }
+            }
             if chunk.ends_with(b"\n") && !self.ended {
                 let line = mend_surrogates(std::mem::take(&mut self.line));
                 self.check(&line);
@@ -780,9 +801,11 @@ impl<R> Watched<R> {
         if !text.is_empty() && !rpc {
             self.ended = true;
             if let Ok(mut first) = self.not_mcp.lock() {
-                first.get_or_insert_with(|| NotMcp {
-                    text: text.chars().take(80).collect(),
-                    json: value.is_some(),
+                let text = text.chars().take(80).collect();
+                first.get_or_insert(if value.is_some() {
+                    NotMcp::NotMessage(text)
+                } else {
+                    NotMcp::NotJson(text)
                 });
             }
         }
