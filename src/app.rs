@@ -193,14 +193,15 @@ impl App {
                 false,
             ),
         };
+        // Said only by a command that writes (`validate`, `diff` or `serve` never do).
+        let then = match self.asked().and_then(|a| a.write) {
+            Some(_) => "; nothing was written",
+            None => "",
+        };
         if json {
             let (error, help, diagnostics) = match e {
                 Error::Catalog { file, diagnostics } => (
-                    format!(
-                        "{} problem(s) in {}; nothing was written",
-                        errors(diagnostics),
-                        file.name
-                    ),
+                    format!("{} problem(s) in {}{then}", errors(diagnostics), file.name),
                     None,
                     diagnostics.iter().map(|d| JsonDiagnostic::new(d, file)).collect(),
                 ),
@@ -218,7 +219,7 @@ impl App {
             report_github(e);
         }
         match e {
-            Error::Catalog { file, diagnostics } => self.print_problems(diagnostics, file, "; nothing was written"),
+            Error::Catalog { file, diagnostics } => self.print_problems(diagnostics, file, then),
             other => {
                 // Messages quote catalog text, paths and values from the tree: escaped, one line.
                 let label = diagnostic::error_label(self.color);

@@ -54,6 +54,10 @@ fn each_broken_catalog_names_its_fault_and_writes_nothing() {
             .stdout
             .clone();
         let report: serde_json::Value = serde_json::from_slice(&json).unwrap();
+        assert!(
+            report["error"].as_str().is_some_and(|e| !e.contains("written")),
+            "{name}: validate writes nothing, and says nothing of writing: {report}"
+        );
         let diags = report["diagnostics"].as_array().unwrap();
         assert_eq!(diags.len(), 1, "{name}: one fault, one diagnostic: {diags:#?}");
         assert_eq!(diags[0]["code"], code.as_str(), "{name}");
@@ -79,6 +83,7 @@ fn each_broken_catalog_names_its_fault_and_writes_nothing() {
         let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
         let shown = format!("{}:{line}:{col}", path.display());
         assert!(stderr.contains(&shown), "{name}: stderr should name {shown}:\n{stderr}");
+        assert!(stderr.contains("; nothing was written"), "{name}: {stderr}");
         assert_eq!(
             std::fs::read_dir(out.path()).unwrap().count(),
             0,
