@@ -150,6 +150,12 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
         1,
     ),
     (
+        "tool-renamed-where-run",
+        &[("tool-renamed", "breaking", ALL_OF_LOOKUP, Some("clear"))],
+        "major",
+        1,
+    ),
+    (
         "tool-id-changed",
         &[
             ("tool-id-changed", "breaking", &["claude", "cursor"], Some("lookup")),

@@ -319,6 +319,9 @@ impl<'a> Diff<'a> {
 ///   and by itself changes nothing else, in a compute expression too.
 /// - A compute step's expression is `n`'s text when the two are one program (`limit*2` and
 ///   `limit * 2`, or a block scalar's trailing line break).
+/// - A tool `n` renamed has its new name where the spec names it: at the start of its heading
+///   (the default one is `name: {param}`) and confirmation subject, and as its permission. The
+///   rename is its own breaking `tool-renamed`, and was also reported as a changed result.
 fn in_new_terms<'s>(o: &'s ToolModel, n: &ToolModel) -> Cow<'s, ExecSpec> {
     let names: HashMap<&str, &str> = n
         .params()
@@ -345,6 +348,31 @@ fn in_new_terms<'s>(o: &'s ToolModel, n: &ToolModel) -> Cow<'s, ExecSpec> {
         let a = renamed.as_ref().unwrap_or(a);
         if a == b || ixgen_runtime::expr::same_program(a, b) {
             was.to_mut().steps[i].exec = SpecExec::Compute { expr: b.clone() };
+        }
+    }
+    if o.name != n.name {
+        let named = |t: &Template| {
+            let mut t = t.clone();
+            if let Some(Part::Text(text)) = t.0.first_mut()
+                && let Some(rest) = text.strip_prefix(o.name.as_str())
+            {
+                *text = format!("{}{rest}", n.name);
+            }
+            t
+        };
+        let heading = named(&was.heading);
+        if heading == n.spec.heading {
+            was.to_mut().heading = heading;
+        }
+        if let (Some(a), Some(b)) = (&was.confirm, &n.spec.confirm) {
+            let mut c = a.clone();
+            c.subject = named(&c.subject);
+            if c.permission == o.name {
+                c.permission.clone_from(&n.name);
+            }
+            if c == *b {
+                was.to_mut().confirm = Some(c);
+            }
         }
     }
     was
