@@ -924,6 +924,55 @@ fn listen_address(addr: &str) -> String {
     }
 }
 
+/// A POST's body read ahead of rmcp, which answers one it cannot read with `415 Unsupported Media
+/// Type` in plain text, as if its type were wrong: the request back when it is a JSON-RPC message
+/// (with its lone surrogate escapes mended; a request that is not a JSON POST, or not acceptable
+/// to rmcp, is rmcp's to answer), else the reference SDK's
+/// answer (@modelcontextprotocol/server's `handlePostRequest`), `400` with JSON-RPC's parse error.
+async fn read_message(req: axum::extract::Request) -> Result<axum::extract::Request, axum::response::Response> {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse;
+    // As rmcp checks them first: a POST of JSON, by a client that accepts JSON and events.
+    let checked = {
+        let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("");
+        let json = header(header::CONTENT_TYPE)
+            .split(';')
+            .next()
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"));
+        let accept = header(header::ACCEPT).to_ascii_lowercase();
+        let accepted = accept.contains("application/json") && accept.contains("text/event-stream");
+        req.method() == axum::http::Method::POST && json && accepted
+    };
+    if !checked {
+        return Ok(req);
+    }
+    let refuse = |status: StatusCode, code: i32, message: &str| {
+        let error = serde_json::json!({"jsonrpc": "2.0", "error": {"code": code, "message": message}, "id": null});
+        (status, [(header::CONTENT_TYPE, "application/json")], error.to_string()).into_response()
+    };
+    // rmcp's limit on a body (4 MiB), which it answers with 413 too.
+    const MAX_BODY: usize = 4 << 20;
+    let (parts, body) = req.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY).await else {
+        let message = format!("Payload Too Large: request body exceeds {MAX_BODY} bytes");
+        return Err(refuse(StatusCode::PAYLOAD_TOO_LARGE, -32000, &message));
+    };
+    // Lone surrogate escapes mended, as on stdio ([`mend_surrogates`]).
+    let bytes = mend_surrogates(bytes.to_vec());
+    let json = serde_json::from_slice::<serde_json::Value>(&bytes).is_ok();
+    if !json {
+        return Err(refuse(StatusCode::BAD_REQUEST, -32700, "Parse error: Invalid JSON"));
+    }
+    if serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(&bytes).is_err() {
+        return Err(refuse(
+            StatusCode::BAD_REQUEST,
+            -32700,
+            "Parse error: Invalid JSON-RPC message",
+        ));
+    }
+    Ok(axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes)))
+}
+
 async fn serve_http(server: Server, addr: &str) -> Result<i32, Error> {
     use axum::http::StatusCode;
     use axum::response::IntoResponse;
@@ -962,7 +1011,10 @@ async fn serve_http(server: Server, addr: &str) -> Result<i32, Error> {
                         .into_response();
                 }
             }
-            next.run(req).await
+            match read_message(req).await {
+                Ok(req) => next.run(req).await,
+                Err(refused) => refused,
+            }
         }
     };
     let router = axum::Router::new()

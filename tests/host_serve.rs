@@ -192,10 +192,16 @@ impl HttpServer {
 
     /// [`Self::post_status`] at the endpoint's path followed by `suffix`.
     fn post_status_at(&self, suffix: &str, headers: &[(&str, &str)]) -> u16 {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+        self.post(suffix, headers, body).0
+    }
+
+    /// A raw POST of `body` (as JSON, by a client that accepts JSON and events): the status
+    /// code, and the answer's body.
+    fn post(&self, suffix: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
         let url = format!("{}{suffix}", self.url);
         let rest = url.strip_prefix("http://").unwrap();
         let (host, path) = rest.split_once('/').unwrap();
-        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
         let mut req = format!(
             "POST /{path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
             body.len()
@@ -213,7 +219,8 @@ impl HttpServer {
             .split_whitespace()
             .nth(1)
             .unwrap_or_else(|| panic!("an HTTP answer: {answer:?}"));
-        status.parse().unwrap()
+        let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+        (status.parse().unwrap(), body.to_string())
     }
 }
 
@@ -423,6 +430,33 @@ fn http_refuses_a_foreign_origin_and_a_missing_or_wrong_token() {
     assert_eq!(parts(&v).0, &generated_tools(&iris, &[]));
     let refused = one.run(None, &[OsStr::new("--url"), OsStr::new(&guarded.url)]);
     assert!(!refused.status.success(), "the client got in without the token");
+}
+
+/// A body `serve` cannot read gets the reference SDK's answer (@modelcontextprotocol/server
+/// 2.4.0, `handlePostRequest`: 400 and JSON-RPC's parse error, `Invalid JSON` or `Invalid
+/// JSON-RPC message`), where rmcp alone answered `415 Unsupported Media Type` in plain text; and a
+/// lone surrogate escape is read as on stdio.
+#[test]
+fn http_answers_a_body_it_cannot_read_as_the_reference_sdk_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = vec![("PATH", std::env::var("PATH").unwrap())];
+    let server = HttpServer::start(&catalog("git-iris"), dir.path(), &env);
+    let error = |message: &str| serde_json::json!({"jsonrpc": "2.0", "error": {"code": -32700, "message": message}, "id": null});
+    for (body, message) in [
+        ("garbage", "Parse error: Invalid JSON"),
+        ("{\"jsonrpc\":\"2.0\",\"id\":1,", "Parse error: Invalid JSON"),
+        ("{\"a\":1}", "Parse error: Invalid JSON-RPC message"),
+        ("1", "Parse error: Invalid JSON-RPC message"),
+    ] {
+        let (status, answer) = server.post("", &[], body);
+        assert_eq!(status, 400, "{body}: {answer}");
+        let answer: Value = serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{body}: {e}: {answer}"));
+        assert_eq!(answer, error(message), "{body}");
+    }
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"half \ud83d","version":"0"}}}"#;
+    let (status, answer) = server.post("", &[], init);
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer.contains(r#""serverInfo""#), "{answer}");
 }
 
 /// Seed 004's controls: the kill switch, --read-only (flag and environment), the allowlist over
