@@ -46,9 +46,25 @@ pub struct SyntaxError {
     pub column: usize,
 }
 
+/// A stack for cel-rust's parser and evaluator, which recurse by the expression's nesting: built
+/// unoptimised, its parser takes about 140 KiB a level, so 16 nested parentheses overflowed the
+/// 2 MiB of a tokio blocking thread (an `ixgen serve` call) and aborted the process, and its
+/// deepest accepted expression (about 96 levels, then a syntax error) needs some 14 MiB. Its
+/// pages are touched only as deep as a run goes.
+const STACK: usize = 32 << 20;
+
+/// Runs `f` on a stack of [`STACK`] bytes, whatever the caller's thread had left.
+fn deep<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(STACK / 2, STACK, f)
+}
+
+fn compile(source: &str) -> Result<cel::Program, cel::ParseErrors> {
+    deep(|| ENV.compile(source))
+}
+
 /// Compiles an expression without running it (`ixgen validate`): the first syntax error.
 pub fn check(source: &str) -> Result<(), SyntaxError> {
-    match ENV.compile(source) {
+    match compile(source) {
         Ok(_) => Ok(()),
         Err(errs) => {
             // The parser's own syntax errors point at a token; the errors it adds while it
@@ -70,24 +86,37 @@ pub fn check(source: &str) -> Result<(), SyntaxError> {
 /// Whether two expressions are one program written two ways (spacing, line breaks, comments):
 /// their syntax trees are equal. Text that does not compile is compared as text.
 pub fn same_program(a: &str, b: &str) -> bool {
-    match (ENV.compile(a), ENV.compile(b)) {
+    match (compile(a), compile(b)) {
         (Ok(x), Ok(y)) => x.expression() == y.expression(),
         _ => a == b,
     }
 }
 
 /// Functions cel-rust has and @bufbuild/cel does not (found by tests/conformance/expr-formatting.json's
-/// probe): an expression calling one would work in `ixgen serve` and fail in OpenCode.
-const NOT_PORTABLE: &[&str] = &["reverse"];
+/// probe), with how they are written: an expression calling one would work in `ixgen serve` and
+/// fail in OpenCode. cel-rust has CEL's optional values (`m[?k]`, `m.?k` and their functions);
+/// the OpenCode runtime's @bufbuild/cel is built without that library.
+const NOT_PORTABLE: &[(&str, &str)] = &[
+    ("reverse", "reverse()"),
+    ("_[?_]", "m[?k]"),
+    ("_?._", "m.?k"),
+    ("orValue", "orValue()"),
+    ("hasValue", "hasValue()"),
+    ("or", "or()"),
+    ("value", "value()"),
+    ("optional.of", "optional.of()"),
+    ("optional.ofNonZeroValue", "optional.ofNonZeroValue()"),
+    ("optional.none", "optional.none()"),
+];
 
-/// The first function the expression calls that only one runtime has.
+/// The first function the expression calls that only one runtime has, as it is written.
 pub fn not_portable(source: &str) -> Option<String> {
-    let program = ENV.compile(source).ok()?;
+    let program = compile(source).ok()?;
     let refs = program.references();
     NOT_PORTABLE
         .iter()
-        .find(|f| refs.has_function(f))
-        .map(|f| (*f).to_string())
+        .find(|(f, _)| refs.has_function(f))
+        .map(|(_, written)| (*written).to_string())
 }
 
 /// The variables an expression reads and does not bind itself (a macro's `x` in `xs.map(x, …)`
@@ -159,7 +188,7 @@ fn free_reads(source: &str) -> Option<Vec<(String, usize)>> {
             }
         }
     }
-    let program = ENV.compile(source).ok()?;
+    let program = compile(source).ok()?;
     let mut out = Vec::new();
     walk(program.expression(), &mut Vec::new(), &mut out);
     // cel-rust's offsets count bytes.
@@ -241,7 +270,7 @@ fn identifier(name: &str) -> bool {
 /// `null` when they have no value (the parameters, so `limit == null` can be asked). `None`: the
 /// expression failed, or its value is not data (bytes, a type).
 pub fn eval(source: &str, vars: &Map<String, Value>, nulls: &[&str]) -> Option<Value> {
-    let program = ENV.compile(source).ok()?;
+    let program = compile(source).ok()?;
     let mut ctx = Context::with_env(ENV.clone());
     for (k, v) in vars {
         if identifier(k) {
@@ -254,7 +283,7 @@ pub fn eval(source: &str, vars: &Map<String, Value>, nulls: &[&str]) -> Option<V
         }
     }
     register(&mut ctx).ok()?;
-    let out = program.execute(&ctx).ok()?;
+    let out = deep(|| program.execute(&ctx)).ok()?;
     to_json(&out)
 }
 
@@ -677,6 +706,23 @@ mod tests {
 
     fn ev(src: &str, vars: Value) -> Option<Value> {
         eval(src, vars.as_object().unwrap(), &["unset"])
+    }
+
+    #[test]
+    fn what_only_cel_rust_has_is_found_as_it_is_written() {
+        for (src, found) in [
+            ("'abc'.reverse()", "reverse()"),
+            ("{'a': 1}[?'b'].orValue(3)", "m[?k]"),
+            ("{'a': 1}.?b.orValue(2)", "m.?k"),
+            ("optional.of(1).value()", "value()"),
+            ("optional.none().hasValue()", "hasValue()"),
+        ] {
+            assert_eq!(not_portable(src).as_deref(), Some(found), "{src}");
+        }
+        // Fields of those names are data, not calls.
+        for src in ["x.value + 1", "{'or': 1}.or", "m.orValue"] {
+            assert_eq!(not_portable(src), None, "{src}");
+        }
     }
 
     #[test]

@@ -892,25 +892,42 @@ function __ixgenCel(): Promise<{ lib: __IxCelLib; env: unknown }> {
         const xs = list(this)
         if (xs.some((x) => typeof x !== "bigint" && typeof x !== "number")) throw new Error("expects a list of numbers")
         if (!xs.every((x) => typeof x === "bigint")) return xs.reduce((a: number, x) => a + Number(x), 0)
-        const t = xs.reduce((a: bigint, x) => a + (x as bigint), 0n)
-        // Past an int's range, as + is (and as ixgen serve answers): an error.
-        if (t > 9223372036854775807n || t < -9223372036854775808n) throw new Error("integer overflow")
-        return t
+        // A running total past an int's range, as a chain of + is (and as ixgen serve answers): an error.
+        return xs.reduce((a: bigint, x) => {
+          const t = a + (x as bigint)
+          if (t > 9223372036854775807n || t < -9223372036854775808n) throw new Error("integer overflow")
+          return t
+        }, 0n)
       }),
       m("formatDate", 1, function (layout) {
         const l = str(layout), t = this
-        let secs: number
-        if (typeof t === "bigint") secs = Number(t)
-        else if (lib.isCelUint(t)) secs = Number(t.value)
-        else if (typeof t === "number" && Number.isFinite(t) && Math.abs(t) < 1e15) secs = Math.floor(t)
+        let secs: number | bigint
+        if (typeof t === "bigint") secs = t
+        else if (lib.isCelUint(t)) {
+          // A uint past an int's range, as ixgen serve refuses it.
+          if (t.value > 9223372036854775807n) throw new Error("out of range")
+          secs = t.value
+        } else if (typeof t === "number" && Number.isFinite(t) && Math.abs(t) < 1e15) secs = Math.floor(t)
         else if (typeof t === "string") {
           const p = __ixgenParseIso(t)
           if (p === undefined) throw new Error("not an ISO 8601 date")
           secs = p
         } else throw new Error("expects seconds since the epoch or an ISO 8601 date")
-        const [y, mo, d] = __ixgenCivil(Math.floor(secs / 86400)), s = secs - Math.floor(secs / 86400) * 86400
+        // The day and the second in it, exactly: an int's seconds can be past 2^53 (its days cannot).
+        let day: number, s: number
+        if (typeof secs === "bigint") {
+          const q = secs / 86400n, k = secs % 86400n < 0n ? q - 1n : q
+          day = Number(k)
+          s = Number(secs - k * 86400n)
+        } else {
+          day = Math.floor(secs / 86400)
+          s = secs - day * 86400
+        }
+        const [y, mo, d] = __ixgenCivil(day)
         const two = (n: number) => String(n).padStart(2, "0")
-        const parts: [string, string][] = [["YYYY", String(y).padStart(4, "0")], ["MM", two(mo)], ["DD", two(d)],
+        // A year before 1 BC as Rust's `{:04}` writes it: the sign, then the digits (-2 is -002).
+        const year = y < 0 ? "-" + String(-y).padStart(3, "0") : String(y).padStart(4, "0")
+        const parts: [string, string][] = [["YYYY", year], ["MM", two(mo)], ["DD", two(d)],
           ["hh", two(Math.floor(s / 3600))], ["mm", two(Math.floor(s / 60) % 60)], ["ss", two(s % 60)]]
         let out = ""
         for (let i = 0; i < l.length;) {
