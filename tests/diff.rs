@@ -149,6 +149,27 @@ const CASES: &[(&str, &[Expect], &str, i32)] = &[
         "major",
         1,
     ),
+    ("tool-removed-on-no-surface", &[], "none", 0),
+    ("tool-renamed-on-no-surface", &[], "none", 0),
+    // A `path` is a `string` in every schema: only the tool that checks it (OpenCode) changed.
+    (
+        "param-type-string-to-path",
+        &[("param-type-changed", "breaking", &["opencode"], Some("lookup"))],
+        "major",
+        1,
+    ),
+    (
+        "param-items-description-changed",
+        &[("description-changed", "cosmetic", &["mcp"], Some("tag"))],
+        "patch",
+        0,
+    ),
+    (
+        "tool-renamed-own-subject",
+        &[("tool-renamed", "breaking", &["opencode"], Some("purge"))],
+        "major",
+        1,
+    ),
     (
         "tool-renamed-where-run",
         &[("tool-renamed", "breaking", ALL_OF_LOOKUP, Some("clear"))],
@@ -710,6 +731,20 @@ fn renames_are_a_removal_and_an_addition_unless_the_catalog_says_renamed_from() 
     assert_eq!(f[0]["previous_name"], "search");
     assert_eq!(f[0]["before"]["line"], line_of(Path::new(&before), "- name: search"));
     assert_eq!(f[0]["after"]["line"], line_of(&after, "renamed_from: search"));
+
+    // The description of an array's items is found where it is, not at the parameter's own.
+    let (_, r) = json_of("param-items-description-changed", &[]);
+    let (after, _) = case("param-items-description-changed");
+    let f = &r["findings"][0];
+    assert_eq!(
+        f["after"]["line"],
+        line_of(&after, "description: One tag, lower case"),
+        "{f}"
+    );
+    assert!(
+        f["message"].as_str().unwrap().contains("of the items of parameter"),
+        "{f}"
+    );
 
     // The same for a parameter.
     let (_, r) = json_of("param-rename-without-renamed-from", &[]);

@@ -366,9 +366,12 @@ fn in_new_terms<'s>(o: &'s ToolModel, n: &ToolModel) -> Cow<'s, ExecSpec> {
         }
         if let (Some(a), Some(b)) = (&was.confirm, &n.spec.confirm) {
             let mut c = a.clone();
-            c.subject = named(&c.subject);
             if c.permission == o.name {
                 c.permission.clone_from(&n.name);
+            }
+            // A subject of its own may start with the old name and be kept (`wipe {scope}`).
+            if c.subject != b.subject {
+                c.subject = named(&c.subject);
             }
             if c == *b {
                 was.to_mut().confirm = Some(c);

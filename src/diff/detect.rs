@@ -167,6 +167,10 @@ pub fn tool_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let msg = Msg::of("tool {} was removed", &[&t.name]);
     let msg = or_renamed(msg, twin.map(|n| &n.name), &t.name);
     let on: Vec<Surface> = d.old.on(&t.name).into_iter().collect();
+    // A tool no host had (`unsupported`, or in no target's toolset): no caller loses it.
+    if on.is_empty() {
+        return None;
+    }
     let at = At::gone(t.path.clone(), "tools".into());
     d.push(Some(&t.name), &on, msg, at);
     Some(())
@@ -175,6 +179,9 @@ pub fn tool_removed(d: &mut Diff, n: &Node) -> Option<()> {
 pub fn tool_added(d: &mut Diff, n: &Node) -> Option<()> {
     let Node::Added(t) = n else { return None };
     let on: Vec<Surface> = d.new.on(&t.name).into_iter().collect();
+    if on.is_empty() {
+        return None;
+    }
     let at = At::added(t.path.clone());
     let msg = Msg::of("new tool {}", &[&t.name]);
     d.push(Some(&t.name), &on, msg, at);
@@ -182,7 +189,8 @@ pub fn tool_added(d: &mut Diff, n: &Node) -> Option<()> {
 }
 
 pub fn tool_renamed(d: &mut Diff, n: &Node) -> Option<()> {
-    let p = kept(n).filter(|p| p.old.name != p.new.name)?;
+    // A tool no host had under both names (`unsupported`): nobody calls it by either.
+    let p = kept(n).filter(|p| p.old.name != p.new.name && !p.common.is_empty())?;
     let msg = Msg::of("tool {} was renamed to {}", &[&p.old.name, p.name()]);
     let at = At::both(p.old.path.clone(), format!("{}.renamed_from", p.new.path));
     d.push(Some(p.name()), &p.common, msg, at).previous_name = Some(p.old.name.clone());
@@ -395,8 +403,15 @@ pub fn param_type_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let pc = param(n).filter(|pc| pc.same_type().is_none())?;
     let (a, b) = pc.specs()?;
     let text = "the type of parameter {} of {}: {} → {}";
+    // A `path` is a `string` in every schema: only the surfaces that run the steps check it.
+    let paths = [a.ty, b.ty]
+        .iter()
+        .all(|t| matches!(t, SpecType::Path | SpecType::String));
     let (a, b) = (type_text(a), type_text(b));
-    param_hit(d, pc, text, &[&a, &b], "type")
+    match paths {
+        true => param_exec(d, pc, text, &[&a, &b], "type"),
+        false => param_hit(d, pc, text, &[&a, &b], "type"),
+    }
 }
 
 /// An enum's values, or the values of an array's enum items, with their key.
@@ -552,9 +567,13 @@ pub fn keep_empty_changed(d: &mut Diff, n: &Node) -> Option<()> {
 pub fn description_changed(d: &mut Diff, n: &Node) -> Option<()> {
     if let Some(pc) = param(n) {
         let (a, b) = (pc.old?, pc.new?);
-        if a.doc.description != b.doc.description || a.doc.items_description != b.doc.items_description {
+        if a.doc.description != b.doc.description {
             let text = "the description of parameter {} of {} changed";
             param_hit(d, pc, text, &[], "description");
+        }
+        if a.doc.items_description != b.doc.items_description {
+            let text = "the description of the items of parameter {} of {} changed";
+            param_hit(d, pc, text, &[], "items.description");
         }
     }
     let p = spec(n).filter(|p| p.old.description != p.new.description)?;
