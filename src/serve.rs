@@ -934,12 +934,12 @@ async fn read_message(req: axum::extract::Request) -> Result<axum::extract::Requ
     use axum::response::IntoResponse;
     // As rmcp checks them first: a POST of JSON, by a client that accepts JSON and events.
     let checked = {
-        let header = |name| req.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("");
-        let json = header(header::CONTENT_TYPE)
+        let get = |name| req.headers().get(name).and_then(|v| v.to_str().ok()).unwrap_or("");
+        let json = get(header::CONTENT_TYPE)
             .split(';')
             .next()
             .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"));
-        let accept = header(header::ACCEPT).to_ascii_lowercase();
+        let accept = get(header::ACCEPT).to_ascii_lowercase();
         let accepted = accept.contains("application/json") && accept.contains("text/event-stream");
         req.method() == axum::http::Method::POST && json && accepted
     };
