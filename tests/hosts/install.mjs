@@ -38,13 +38,33 @@ const FOLDERS = [
 
 const readJson = (file) => JSON.parse(readFileSync(file, "utf8"));
 
-// Where Node would find `name` when required from the package folder `from`.
-function locate(from, name) {
+// Where Node would find `name` when required from the package folder `from`, looking no
+// higher than the npm folder `top` (the folders nest: next/ is inside this one, whose
+// node_modules holds another version of the same host).
+function locate(top, from, name) {
   for (let dir = from; ; dir = dirname(dir)) {
     const candidate = join(dir, "node_modules", name, "package.json");
     if (existsSync(candidate)) return candidate;
-    if (dir === dirname(dir) || !dir.startsWith(root)) return null;
+    if (dir === top || dir === dirname(dir)) return null;
   }
+}
+
+// Whether a lockfile entry's package is for this machine (npm installs only those).
+const glibc = process.report?.getReport().header.glibcVersionRuntime !== undefined;
+const forThisMachine = (entry) =>
+  (!entry.os || entry.os.includes(process.platform)) &&
+  (!entry.cpu || entry.cpu.includes(process.arch)) &&
+  (!entry.libc || entry.libc.includes(glibc ? "glibc" : "musl"));
+
+// The locked platform packages for this machine that are not in `dir`'s node_modules. npm
+// drops an optional package whose download failed and still exits 0 (it logs the failure
+// only at --loglevel verbose), so a host's binary can be missing after a "successful" install.
+function missingPlatformPackages(dir) {
+  const lock = readJson(join(dir, "package-lock.json")).packages ?? {};
+  return Object.entries(lock)
+    .filter(([, entry]) => entry.optional && (entry.os || entry.cpu || entry.libc) && forThisMachine(entry))
+    .map(([path]) => path)
+    .filter((path) => !existsSync(join(dir, path, "package.json")));
 }
 
 const problems = [];
@@ -53,15 +73,26 @@ for (const [sub, scripts] of FOLDERS) {
   const dir = join(root, sub);
   const args = ["install", "--no-save", "--no-audit", "--no-fund", ...npmArgs];
   if (!scripts) args.push("--ignore-scripts");
-  console.error(`install.mjs: npm ${args.join(" ")}  (in ${dir})`);
-  const run = spawnSync("npm", args, { cwd: dir, stdio: ["ignore", "inherit", "inherit"] });
-  if (run.status !== 0) {
-    console.error(`install.mjs: npm install failed in ${dir} (${run.error ?? "exit " + run.status})`);
-    process.exit(1);
+  for (let attempt = 1; ; attempt++) {
+    console.error(`install.mjs: npm ${args.join(" ")}  (in ${dir})`);
+    const run = spawnSync("npm", args, { cwd: dir, stdio: ["ignore", "inherit", "inherit"] });
+    if (run.status !== 0) {
+      console.error(`install.mjs: npm install failed in ${dir} (${run.error ?? "exit " + run.status})`);
+      process.exit(1);
+    }
+    const missing = missingPlatformPackages(dir);
+    if (missing.length === 0) break;
+    if (attempt === 3) {
+      console.error(`install.mjs: npm left out ${missing.join(", ")} three times; its verbose log says why:`);
+      spawnSync("npm", [...args, "--loglevel", "verbose"], { cwd: dir, stdio: ["ignore", "inherit", "inherit"] });
+      break; // the check below names what is missing
+    }
+    // Another install fetches only what is missing.
+    console.error(`install.mjs: npm exited 0 without ${missing.join(", ")} (an optional download failed); installing again`);
   }
   const pins = readJson(join(dir, "package.json")).dependencies ?? {};
   for (const [name, pinned] of Object.entries(pins)) {
-    const manifest = locate(dir, name);
+    const manifest = locate(dir, dir, name);
     const got = manifest && readJson(manifest).version;
     if (got !== pinned) {
       problems.push(`${sub || "."}: ${name} is ${got ?? "missing"}, pinned ${pinned}`);
@@ -71,13 +102,16 @@ for (const [sub, scripts] of FOLDERS) {
     // The platform binary packages it brought (the ones for this machine are installed).
     const optional = readJson(manifest).optionalDependencies ?? {};
     for (const [dep, want] of Object.entries(optional)) {
-      const depManifest = locate(dirname(manifest), dep);
+      const depManifest = locate(dir, dirname(manifest), dep);
       if (!depManifest) continue; // another platform's package
       const depGot = readJson(depManifest).version;
       if (/^\d+\.\d+\.\d+/.test(want) && depGot !== want) {
         problems.push(`${sub || "."}: ${dep} (from ${name}) is ${depGot}, wants ${want}`);
       }
     }
+  }
+  for (const path of missingPlatformPackages(dir)) {
+    problems.push(`${sub || "."}: ${path.slice("node_modules/".length)} is missing, locked for this machine`);
   }
 }
 for (const line of report) console.error(`install.mjs: ${line}`);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Usage: node registry.mjs --upstream URL --mode none|all [--lockfile FILE ...]
+// Usage: node registry.mjs --upstream URL --mode none|all [--lockfile FILE ...] [--drop-once NAME ...]
 //
 // A local npm registry for testing the host install (tests/host_install.rs) against the two
 // ends of what a registry may serve of the hosts' optional platform packages. It forwards
@@ -12,12 +12,18 @@
 //                lockfiles given, and from every packument served), its os/cpu/libc read
 //                from its name (opencode-darwin-arm64 → darwin, arm64), so npm skips it here.
 //
+//   --drop-once NAME  answers 404 to the first download of NAME's tarball, as a download
+//                that fails does: npm then leaves an optional package out and exits 0, which
+//                install.mjs must notice (repeatable).
+//
 // It prints its URL on the first line of stdout, and serves until killed. It binds to
 // 127.0.0.1 only.
 import { createServer } from "node:http";
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { readFileSync } from "node:fs";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 
 const arg = (name) => {
   const i = process.argv.indexOf(name);
@@ -35,6 +41,7 @@ const optionalWanted = new Map();
 // "name@version" -> tarball bytes of synthesized packages.
 const synthesized = new Map();
 let self = "";
+const dropOnce = new Set(process.argv.flatMap((a, i) => (a === "--drop-once" ? [process.argv[i + 1]] : [])));
 process.argv.forEach((a, i) => {
   if (a !== "--lockfile") return;
   const lock = JSON.parse(readFileSync(process.argv[i + 1], "utf8"));
@@ -109,8 +116,17 @@ createServer(async (req, res) => {
     if (path.includes("/-/")) {
       const tgz = synthesized.get(path);
       if (tgz) return send(res, 200, tgz, "application/octet-stream");
+      const name = path.slice(0, path.indexOf("/-/"));
+      if (dropOnce.delete(name)) {
+        console.error(`registry.mjs: dropped the first download of ${name}`);
+        return send(res, 404, '{"error":"Not found"}');
+      }
+      // Streamed, not buffered: a host's binary package is 175 MB, and the two install tests
+      // fetch several at once. A download cut short reaches npm as one, which it retries.
       const up = await fetch(upstream + path);
-      return send(res, up.status, Buffer.from(await up.arrayBuffer()), "application/octet-stream");
+      const length = up.headers.get("content-length");
+      res.writeHead(up.status, { "content-type": "application/octet-stream", ...(length && { "content-length": length }) });
+      return await pipeline(Readable.fromWeb(up.body), res);
     }
     const up = await fetch(upstream + path.replace("/", "%2f"), {
       headers: { accept: req.headers.accept ?? "application/json" },
@@ -136,7 +152,9 @@ createServer(async (req, res) => {
     }
     send(res, 200, JSON.stringify(doc));
   } catch (err) {
-    send(res, 502, JSON.stringify({ error: String(err) }));
+    console.error(`registry.mjs: ${req.url}: ${err}`);
+    if (res.headersSent) res.destroy();
+    else send(res, 502, JSON.stringify({ error: String(err) }));
   }
 }).listen(0, "127.0.0.1", function () {
   self = `http://127.0.0.1:${this.address().port}/`;
