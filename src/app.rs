@@ -710,15 +710,17 @@ impl App {
             }
             CheckFormat::Github => {
                 for d in &drift {
-                    let file = escape::gh_file(&escape::display_path(&out.join(&d.path)));
+                    let file = escape::display_path(&out.join(&d.path));
                     let msg = match d.kind {
                         "stale" => "is out of date",
                         "missing" => "is missing",
                         _ => "is no longer generated",
                     };
                     let message = format!("{} {msg}; run `{generate}` and commit the result", d.path);
-                    let message = escape::gh_message(&message);
-                    println!("::error file={file},title=ixgen drift::{message}");
+                    println!(
+                        "{}",
+                        escape::gh_annotation("error", Some(&file), None, "ixgen drift", &message)
+                    );
                 }
             }
             CheckFormat::Text => {
@@ -754,8 +756,8 @@ fn errors(diags: &[Diagnostic]) -> usize {
 /// where, and not only a failed step. The text still goes to stderr.
 fn report_github(e: &Error) {
     let with_help = |message: &str, help: Option<&str>| match help {
-        Some(h) => escape::gh_message(&format!("{message} (help: {h})")),
-        None => escape::gh_message(message),
+        Some(h) => format!("{message} (help: {h})"),
+        None => message.to_owned(),
     };
     match e {
         Error::Catalog { file, diagnostics } => {
@@ -769,21 +771,17 @@ fn report_github(e: &Error) {
                 } else {
                     "warning"
                 };
-                let (props, message) = if in_tree {
-                    let at = d.pos.map(|(line, col)| format!("line={line},col={col},"));
-                    let name = escape::gh_file(&file.name);
-                    (format!("file={name},{}", at.unwrap_or_default()), d.message.clone())
-                } else {
-                    let at = d.pos.map(|(line, col)| format!(":{line}:{col}"));
-                    (
-                        String::new(),
-                        format!("{}{}: {}", file.name, at.unwrap_or_default(), d.message),
-                    )
+                let message = match (in_tree, d.pos) {
+                    (true, _) => d.message.clone(),
+                    (false, Some((line, col))) => format!("{}:{line}:{col}: {}", file.name, d.message),
+                    (false, None) => format!("{}: {}", file.name, d.message),
                 };
+                let at = d.pos.map(|(line, col)| (line, Some(col)));
+                let title = format!("ixgen {}", d.code);
+                let message = with_help(&message, d.help.as_deref());
                 println!(
-                    "::{kind} {props}title=ixgen {}::{}",
-                    escape::gh_property(d.code),
-                    with_help(&message, d.help.as_deref())
+                    "{}",
+                    escape::gh_annotation(kind, in_tree.then_some(&*file.name), at, &title, &message)
                 );
             }
         }
@@ -791,13 +789,8 @@ fn report_github(e: &Error) {
         // edited since ixgen wrote it).
         other => {
             let file = other.path().filter(|p| std::path::Path::new(p).is_file());
-            let props = file
-                .map(|p| format!("file={},", escape::gh_file(p)))
-                .unwrap_or_default();
-            println!(
-                "::error {props}title=ixgen::{}",
-                with_help(&other.to_string(), other.help().as_deref())
-            )
+            let message = with_help(&other.to_string(), other.help().as_deref());
+            println!("{}", escape::gh_annotation("error", file, None, "ixgen", &message));
         }
     }
 }

@@ -517,6 +517,27 @@ pub fn gh_file(path: &str) -> String {
     gh_property(&if absolute { format!("/{path}") } else { path })
 }
 
+/// A GitHub workflow command annotating `file` (on `line`, and `col` when given), or the run
+/// itself without a file: `::error file=…,line=…,col=…,title=…::message`, each value escaped
+/// for its place. Every annotation ixgen prints is written here (`check`, `diff`, failures).
+pub fn gh_annotation(
+    level: &str,
+    file: Option<&str>,
+    at: Option<(usize, Option<usize>)>,
+    title: &str,
+    message: &str,
+) -> String {
+    let mut props = String::new();
+    if let Some(file) = file {
+        props = format!("file={},", gh_file(file));
+        if let Some((line, col)) = at {
+            props += &format!("line={line},");
+            props += &col.map(|c| format!("col={c},")).unwrap_or_default();
+        }
+    }
+    format!("::{level} {props}title={}::{}", gh_property(title), gh_message(message))
+}
+
 /// A value inside terminal text: in backticks, or quoted with escapes when it holds a control
 /// character or a backtick, so a value can neither forge output lines nor end its own quote.
 pub fn term_code(s: &str) -> String {

@@ -558,12 +558,8 @@ pub struct Route {
     pub output: RouteOutput,
 }
 
-/// HTTP method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, serde::Serialize)]
-pub enum HttpMethod {
-    GET,
-    POST,
-}
+/// A route's method is the execution spec's own type (the same name, values and schema).
+pub use ixgen_runtime::spec::HttpMethod;
 
 /// What a route returns to the model.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]

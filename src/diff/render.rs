@@ -170,17 +170,12 @@ fn github(r: &Report) -> String {
 
 /// A workflow command annotating `at` (its column too, when `col`).
 fn annotation(o: &mut String, level: &str, at: &super::Loc, col: bool, title: &str, message: &str) {
-    let col = match col {
-        true => format!(",col={}", at.column),
-        false => String::new(),
-    };
+    let file = escape::terminal(&at.file);
+    let at = (at.line, col.then_some(at.column));
     let _ = writeln!(
         o,
-        "::{level} file={},line={}{col},title={}::{}",
-        escape::gh_file(&escape::terminal(&at.file)),
-        at.line,
-        escape::gh_property(title),
-        escape::gh_message(message)
+        "{}",
+        escape::gh_annotation(level, Some(&file), Some(at), title, message)
     );
 }
 

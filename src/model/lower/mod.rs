@@ -575,11 +575,7 @@ impl<'a> Lower<'a> {
             url_env: Some(rt.url_env.clone()),
             default_url: Some(rt.default_url.clone()),
             timeout_ms: Some(rt.timeout_ms),
-            // The spec's own method type (the runtime crate's), the catalog's value.
-            method: match route.method {
-                crate::catalog::HttpMethod::GET => crate::spec::HttpMethod::GET,
-                crate::catalog::HttpMethod::POST => crate::spec::HttpMethod::POST,
-            },
+            method: route.method,
             path: route.path.clone(),
             body: body?,
             markdown_field: rt.markdown_field.clone().filter(|_| markdown),
