@@ -359,14 +359,48 @@ pub fn path_without_ix() -> String {
     path_without(&["ix"])
 }
 
-/// `PATH` without the folders that hold any of `programs` (a missing program's test).
+/// `PATH` on which none of `programs` is found and every other program still is (a missing
+/// program's test). A folder that holds one of them is replaced by a folder of links to its
+/// other entries: the program may share its folder with node, git and sh (`/usr/bin/rg`, from
+/// a distribution's package), which dropping the folder would lose too.
 pub fn path_without(programs: &[&str]) -> String {
     std::env::var("PATH")
         .unwrap_or_default()
         .split(':')
-        .filter(|d| !d.is_empty() && !programs.iter().any(|p| Path::new(d).join(p).exists()))
+        .filter(|d| !d.is_empty())
+        .map(|d| match programs.iter().any(|p| Path::new(d).join(p).exists()) {
+            true => links_without(Path::new(d), programs),
+            false => d.to_owned(),
+        })
         .collect::<Vec<_>>()
         .join(":")
+}
+
+/// A folder of links to every entry of `dir` but `hidden`, made once (for the folder as it was
+/// last changed) under the target's temporary folder.
+fn links_without(dir: &Path, hidden: &[&str]) -> String {
+    use std::hash::{Hash, Hasher};
+    static MAKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = MAKING.lock().unwrap_or_else(|e| e.into_inner());
+    let mut key = std::hash::DefaultHasher::new();
+    (dir, hidden, std::fs::metadata(dir).and_then(|m| m.modified()).ok()).hash(&mut key);
+    let links = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("path-without-{:016x}", key.finish()));
+    if !links.exists() {
+        // Made aside and renamed into place, so that a test binary running beside this one
+        // never sees half of it.
+        let making = links.with_extension(std::process::id().to_string());
+        let _ = std::fs::remove_dir_all(&making);
+        std::fs::create_dir_all(&making).unwrap();
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            if !hidden.iter().any(|h| entry.file_name() == *h) {
+                std::os::unix::fs::symlink(entry.path(), making.join(entry.file_name())).unwrap();
+            }
+        }
+        if std::fs::rename(&making, &links).is_err() {
+            let _ = std::fs::remove_dir_all(&making);
+        }
+    }
+    links.to_string_lossy().into_owned()
 }
 
 /// Runs `node <script> <args>`.
