@@ -1,6 +1,7 @@
 // The interpreter of tool specs (docs/exec-spec.md): every generated tool file imports runTool from here.
-import { isAbsolute as __ixgenIsAbs, join as __ixgenJoin, relative as __ixgenRel, resolve as __ixgenResolvePath, sep as __ixgenSep } from "node:path"
+import { dirname as __ixgenDirname, isAbsolute as __ixgenIsAbs, join as __ixgenJoin, relative as __ixgenRel, resolve as __ixgenResolvePath, sep as __ixgenSep } from "node:path"
 import { mkdtemp as __ixgenMkdtemp, rm as __ixgenRm, stat as __ixgenStat, writeFile as __ixgenWriteFile } from "node:fs/promises"
+import { lstatSync as __ixgenLstat, realpathSync as __ixgenRealpath } from "node:fs"
 import { tmpdir as __ixgenTmpdir } from "node:os"
 import { createHash as __ixgenHash } from "node:crypto"
 
@@ -186,6 +187,28 @@ class __IxgenArgError extends Error {}
 function __ixgenOneRun(s: string): string {
   return s.replace(/[`\r\n]+/g, " ")
 }
+// Whether `s` names a path inside `base`: by its text (`..` and absolute paths elsewhere are
+// out), and on the disk: the deepest part of it that exists, every symbolic link followed, is
+// inside `base`'s real path. A link in the worktree to /etc/passwd leads out, and the program
+// given the path would follow it; so does a link whose target is missing (a program writing
+// there would create the target, wherever it is).
+function __ixgenInside(base: string, s: string): boolean {
+  const out = (from: string, to: string) => {
+    const rel = __ixgenRel(from, to)
+    return rel === ".." || rel.startsWith(".." + __ixgenSep) || __ixgenIsAbs(rel)
+  }
+  let p = __ixgenResolvePath(base, s)
+  if (s.includes("\0") || out(base, p)) return false
+  let root: string
+  try { root = __ixgenRealpath(base) } catch { return true }
+  for (;;) {
+    try { return !out(root, __ixgenRealpath(p)) } catch { /* missing: its parent, unless a link */ }
+    try { __ixgenLstat(p); return false } catch { /* missing */ }
+    const up = __ixgenDirname(p)
+    if (up === p) return true
+    p = up
+  }
+}
 function __ixgenCoerce(p: __IxType, v: unknown, label: string, base: string): unknown {
   const bad = (m: string): never => { throw new __IxgenArgError(`\`${label}\` ${m}`) }
   const show = (x: unknown) => JSON.stringify(x) ?? String(x)
@@ -221,10 +244,7 @@ function __ixgenCoerce(p: __IxType, v: unknown, label: string, base: string): un
     // JSON strings: a quote or backslash in a value reads right.
     else bad(`must be one of ${values.map((x) => JSON.stringify(x)).join(", ")}; got ${show(v)}`)
   }
-  if (p.type === "path") {
-    const rel = __ixgenRel(base, __ixgenResolvePath(base, s))
-    if (s.includes("\0") || rel === ".." || rel.startsWith(".." + __ixgenSep) || __ixgenIsAbs(rel)) bad(`must stay inside the worktree (${base}), got ${show(v)}`)
-  }
+  if (p.type === "path" && !__ixgenInside(base, s)) bad(`must stay inside the worktree (${base}), got ${show(v)}`)
   if (p.type !== "enum" && lo !== undefined && s.length < lo) bad(`must be at least ${lo} characters long`)
   if (p.type !== "enum" && hi !== undefined && s.length > hi) bad(`must be at most ${hi} characters long`)
   if (p.pattern && !__ixgenRegExp(p.pattern, "").test(s)) bad(`must match ${p.pattern}, got ${show(v)}`)
@@ -1054,9 +1074,8 @@ export async function runToolAnswer(raw: ExecSpec, context: Record<string, unkno
         let dir = cwd, bad: string | undefined
         if (step.cwd && __ixgenTplSet(step.cwd, scope)) {
           const want = __ixgenRender(step.cwd, scope), shown = __ixgenOneRun(want)
-          const rel = __ixgenRel(cwd, __ixgenResolvePath(cwd, want))
           dir = __ixgenResolvePath(cwd, want)
-          if (want.includes("\0") || rel === ".." || rel.startsWith(".." + __ixgenSep) || __ixgenIsAbs(rel)) bad = `**Error:** the working directory \`${shown}\` is outside the project.`
+          if (!__ixgenInside(cwd, want)) bad = `**Error:** the working directory \`${shown}\` is outside the project.`
           else if (!(await __ixgenStat(dir).then((st) => st.isDirectory(), () => false))) bad = `**Error:** the working directory \`${shown}\` does not exist.`
         }
         let r: __IxOut = bad !== undefined ? { ok: false, out: "", err: bad } : step.exec.kind === "compute" ? await __ixgenCompute(step.exec.expr, scope, spec.params) : await __ixgenExec(step.exec, scope, dir, ctx?.abort)

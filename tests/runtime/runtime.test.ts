@@ -1,6 +1,6 @@
 // Unit tests of the tool interpreter (templates/opencode/runtime.ts) under Bun, with fake `ix`/`xs` on PATH.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test"
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { FAKE_IX, FAKE_XS, SHARED, fakeProgram, generatedSpec, loadRuntime, tempDir, waitForName, type RunTool } from "./harness"
 
@@ -106,6 +106,22 @@ describe("arguments", () => {
     await runTool(s, {}, { p: "src/a.ts" }, ctx())
     await runTool(s, {}, { p: join(tree, "src") }, ctx())
     expect(calls()).toEqual([["inventory", "--path", "src/a.ts"], ["inventory", "--path", join(tree, "src")]])
+  })
+  test("a path or working directory through a link out of the worktree is refused (crates/ixgen-runtime/tests/paths.rs)", async () => {
+    const links = join(tree, "links")
+    mkdirSync(join(links, "src"), { recursive: true })
+    writeFileSync(join(links, "src/a.txt"), "inside\n")
+    symlinkSync("/etc/passwd", join(links, "pw"))
+    symlinkSync("/etc", join(links, "etc"))
+    symlinkSync(join(work, "missing/new.txt"), join(links, "gone"))
+    symlinkSync("src", join(links, "inner"))
+    const here = ctx({ worktree: links, directory: links })
+    const s = spec({ params: [P("p", "path", { required: true })], steps: [cli("s", [t("inventory"), { opt: "--path", value: tpl("{p}") }])] })
+    for (const out of ["pw", "etc/passwd", "etc", "gone", "inner/../pw", "..", "src/../../x"]) expect(await runTool(s, {}, { p: out }, here)).toContain("`p` must stay inside the worktree")
+    for (const inside of ["src/a.txt", "inner/a.txt", "src/new.txt"]) await runTool(s, {}, { p: inside }, here)
+    expect(calls()).toEqual([["inventory", "--path", "src/a.txt"], ["inventory", "--path", "inner/a.txt"], ["inventory", "--path", "src/new.txt"]])
+    const d = spec({ params: [P("dir", "string")], steps: [{ ...cli("s", [t("inventory")]), cwd: tpl("{dir}") }] })
+    expect(await runTool(d, {}, { dir: "etc" }, here)).toContain("the working directory `etc` is outside the project")
   })
   test("worktree '/' (no git repository) falls back to the session directory", async () => {
     const s = spec({ params: [P("p", "path")], steps: [cli("s", [t("x")])] })

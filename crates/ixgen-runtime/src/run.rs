@@ -359,6 +359,32 @@ fn resolve(base: &Path, s: &str) -> PathBuf {
     out
 }
 
+/// Whether `s` names a path inside `base`: by its text (`..` and absolute paths elsewhere are
+/// out), and on the disk: the deepest part of it that exists, every symbolic link followed, is
+/// inside `base`'s real path. A link in the worktree to `/etc/passwd` leads out, and the
+/// program given the path would follow it; so does a link whose target is missing (a program
+/// writing there would create the target, wherever it is).
+fn inside(base: &Path, s: &str) -> bool {
+    let (resolved, root) = (resolve(base, s), resolve(base, ""));
+    if s.contains('\0') || !resolved.starts_with(&root) {
+        return false;
+    }
+    let Ok(real_root) = std::fs::canonicalize(&root) else {
+        return true;
+    };
+    let mut p = resolved.as_path();
+    loop {
+        match std::fs::canonicalize(p) {
+            Ok(real) => return real.starts_with(&real_root),
+            Err(_) if std::fs::symlink_metadata(p).is_ok() => return false,
+            Err(_) => match p.parent() {
+                Some(up) => p = up,
+                None => return true,
+            },
+        }
+    }
+}
+
 enum Coerced {
     Ok(Value),
     Bad(String),
@@ -492,16 +518,12 @@ fn coerce(p: &TypeView, v: &Value, label: &str, base: &Path) -> Coerced {
             return bad(format!("must be one of {}; got {}", list.join(", "), show(v)));
         }
     }
-    if p.ty == SpecType::Path {
-        let resolved = resolve(base, &s);
-        let root = resolve(base, "");
-        if s.contains('\0') || !(resolved == root || resolved.starts_with(&root)) {
-            return bad(format!(
-                "must stay inside the worktree ({}), got {}",
-                base.display(),
-                show(v)
-            ));
-        }
+    if p.ty == SpecType::Path && !inside(base, &s) {
+        return bad(format!(
+            "must stay inside the worktree ({}), got {}",
+            base.display(),
+            show(v)
+        ));
     }
     let len = js::len16(&s) as f64;
     if p.ty != SpecType::Enum
@@ -1977,8 +1999,7 @@ fn run_inner(
                 Some(t) if tpl_set(t, &scope) => {
                     let want = render(t, &scope, false);
                     let resolved = resolve(cwd, &want);
-                    let root = resolve(cwd, "");
-                    if want.contains('\0') || !(resolved == root || resolved.starts_with(&root)) {
+                    if !inside(cwd, &want) {
                         Err(format!(
                             "**Error:** the working directory `{}` is outside the project.",
                             one_run(&want)

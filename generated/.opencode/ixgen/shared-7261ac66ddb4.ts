@@ -2,7 +2,7 @@
 // Do not edit: `ixgen generate` restores it. The settings every tool of the catalog shares, written once: a tool's
 // spec leaves out a value equal to one here, and the runtime reads it from here. OpenCode does not load this
 // folder as tools.
-import type { SpecShared } from "./runtime-9fcb1a7413ab.ts"
+import type { SpecShared } from "./runtime-e6a92094efb5.ts"
 
 export const SHARED: SpecShared = {
   "runtime": {
