@@ -580,6 +580,30 @@ async fn confirm_by_elicitation(peer: &Peer<RoleServer>, a: &ixgen_runtime::Ask)
     }
 }
 
+/// Where the tools run and `path` arguments must stay, as in OpenCode (`context.worktree`, or
+/// `context.directory` outside a repository): the git worktree that holds the folder `serve`
+/// started in, or that folder when it is in none (or git is not installed). A host that starts
+/// the server in a package of a monorepo gets the repository-relative paths git prints.
+fn worktree(start: PathBuf) -> PathBuf {
+    let top = std::process::Command::new("git")
+        .args(["rev-parse", "--show-toplevel"])
+        .current_dir(&start)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output();
+    match top {
+        Ok(o) if o.status.success() && o.stdout.len() > 1 => {
+            let line = o.stdout.strip_suffix(b"\n").unwrap_or(&o.stdout);
+            #[cfg(unix)]
+            let top = <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(line).into();
+            #[cfg(not(unix))]
+            let top = String::from_utf8_lossy(line).into_owned().into();
+            top
+        }
+        _ => start,
+    }
+}
+
 /// Runs `ixgen serve`; returns the exit code.
 pub fn run(opts: ServeOptions) -> Result<i32, Error> {
     let served = load(&opts)?;
@@ -599,6 +623,7 @@ pub fn run(opts: ServeOptions) -> Result<i32, Error> {
         return Ok(1);
     }
     let cwd = std::env::current_dir().map_err(|e| Error::internal(format!("the current folder: {e}")))?;
+    let cwd = worktree(cwd);
     let server = Server {
         served: Arc::new(RwLock::new(Arc::new(served))),
         peers: Arc::new(Mutex::new(Vec::new())),

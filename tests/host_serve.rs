@@ -669,6 +669,37 @@ fn an_absolute_path_inside_the_project_is_accepted_and_one_outside_refused() {
     assert!(call_text(call).contains("must stay inside the worktree"), "{call}");
 }
 
+/// Started in a folder of a git repository, `serve` runs the tools at the repository's top, as
+/// OpenCode runs them in its worktree: a repository-relative path (what git prints) reads the
+/// same file from any folder, and a path in the repository outside that folder is inside.
+#[test]
+fn started_in_a_subfolder_of_a_repository_the_tools_run_at_its_top() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    std::fs::write(dir.path().join("notes.txt"), "top\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("pkg")).unwrap();
+    std::fs::write(dir.path().join("pkg/notes.txt"), "package\n").unwrap();
+    let pkg = dir.path().join("pkg");
+    let [one, _] = clients(&pkg, vec![("PATH", std::env::var("PATH").unwrap())]);
+    let ipuaro = catalog("ipuaro");
+    let read = |path: &str| {
+        let v = one.stdio(&ipuaro, &[], Some(("get_lines", &serde_json::json!({"path": path}))));
+        parts(&v).1.clone()
+    };
+    let call = read("notes.txt");
+    assert!(call_text(&call).contains("1\ttop"), "{call}");
+    let call = read("pkg/notes.txt");
+    assert!(call_text(&call).contains("1\tpackage"), "{call}");
+    // The repository's top is as far as it goes.
+    let call = read("../notes.txt");
+    assert!(call_text(&call).contains("must stay inside the worktree"), "{call}");
+}
+
 /// Hot reload over stdio (a raw JSON-RPC session, which stays open across the edits): a valid
 /// edit of the catalog is served and announced with `notifications/tools/list_changed`; an
 /// invalid edit is logged on stderr and the previous catalog stays.
