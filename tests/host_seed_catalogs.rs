@@ -525,6 +525,17 @@ fn git_iris_tools_run_in_opencode_against_a_scratch_repository() {
     assert!(!none.contains("Error"), "{none}");
     let found = run(&p, "code_search", json!({"query": "login", "search_type": "function"}));
     assert!(found.contains("src/auth.ts:1:export function login"), "{found}");
+    // The name goes into the pattern escaped (a compute step), as in serve.
+    let call = run(&p, "code_search", json!({"query": "login(", "search_type": "function"}));
+    assert!(call.contains("src/auth.ts:1:export function login"), "{call}");
+    // file_read's numbered lines, as git-iris's file_read answers, with where to go on.
+    let read = run(&p, "file_read", json!({"path": "src/auth.ts", "num_lines": 1}));
+    assert!(
+        read.contains("Showing lines 1-1 of ")
+            && read.contains("     1\u{2502} export function login")
+            && read.contains("(use start_line=2 to continue)"),
+        "{read}"
+    );
     // end_line defaults to start_line; the source line comes back unredacted.
     let blame = run(&p, "git_blame", json!({"file": "src/auth.ts", "start_line": 3}));
     assert!(

@@ -1238,6 +1238,14 @@ fn every_other_git_iris_tool_answers_as_its_seed_says() {
     );
     let all = text_of(&run(&m, "git_status", json!({"include_unstaged": true}), d), "unstaged");
     assert!(all.contains("?? new.go"), "{all}");
+    // A user's `color.ui = always` puts no terminal escapes in an answer, and a name is written as
+    // it is (git quotes `café.txt` as "caf\303\251.txt" by default), as git-iris answers.
+    git(d, &["config", "color.ui", "always"]);
+    write(d, "café.txt", "x\n");
+    let shown = text_of(&run(&m, "git_status", json!({"include_unstaged": true}), d), "colored");
+    assert!(shown.contains("?? café.txt") && !shown.contains('\u{1b}'), "{shown:?}");
+    std::fs::remove_file(d.join("café.txt")).unwrap();
+    git(d, &["config", "--unset", "color.ui"]);
     let diff = text_of(&run(&m, "git_diff", json!({}), d), "git_diff");
     assert!(diff.contains("tool.py | 3 +++") && !diff.contains("@@"), "{diff}");
     let patch = text_of(&run(&m, "git_diff", json!({"detail": "standard"}), d), "standard");
@@ -1262,6 +1270,17 @@ fn every_other_git_iris_tool_answers_as_its_seed_says() {
         changed.contains("A\tCHANGELOG.md") && changed.contains("M\tREADME.md"),
         "{changed}"
     );
+    // A merge commit's files: what it brought against its first parent, as git-iris lists them.
+    let merged = git_repo();
+    let md = merged.path();
+    git(md, &["checkout", "-qb", "feature"]);
+    write(md, "feature.py", "x = 1\n");
+    git(md, &["add", "feature.py"]);
+    git(md, &["commit", "-qm", "feature"]);
+    git(md, &["checkout", "-q", "-"]);
+    git(md, &["merge", "-q", "--no-ff", "-m", "merge", "feature"]);
+    let call = text_of(&run(&m, "git_changed_files", json!({"to": "HEAD"}), md), "merge");
+    assert!(call.contains("A\tfeature.py"), "{call}");
     let from_alone = run(&m, "git_changed_files", json!({"from": "v1"}), d);
     assert!(
         from_alone.text.contains("file listing needs a complete range"),
@@ -1285,7 +1304,23 @@ fn every_other_git_iris_tool_answers_as_its_seed_says() {
         ),
         "file_read",
     );
-    assert!(read.ends_with("def run():\n    pass"), "{read}");
+    // As git-iris 2.1.0's file_read (src/agents/tools/file_read.rs) answers: numbered lines,
+    // where they are in the file, and where to go on.
+    assert_eq!(
+        read,
+        "## file_read: tool.py\n\n=== tool.py (10 total lines) ===\nShowing lines 3-4 of 10\n\n     3\u{2502} def run():\n     4\u{2502}     pass\n\n... 6 more lines (use start_line=5 to continue)\n"
+    );
+    let listing = text_of(&run(&m, "file_read", json!({"path": "src"}), d), "file_read src");
+    assert!(
+        listing.contains("=== src is a directory ===\n\nContents:\n\n  \u{1F4C4} lib.rs  (29 B)\n"),
+        "{listing}"
+    );
+    write(d, "blob.dat", "a\0b");
+    let blob = text_of(&run(&m, "file_read", json!({"path": "blob.dat"}), d), "file_read blob");
+    assert!(
+        blob.ends_with("[Binary file detected: blob.dat - content not displayed]"),
+        "{blob}"
+    );
     let search = text_of(
         &run(&m, "code_search", json!({"query": "run", "search_type": "function"}), d),
         "code_search",
@@ -1296,6 +1331,38 @@ fn every_other_git_iris_tool_answers_as_its_seed_says() {
         "class",
     );
     assert!(class.contains("src/lib.rs:2:pub struct Config;"), "{class}");
+    // The name is escaped into the pattern, as git-iris's regex::escape does: `run(` is a name,
+    // and `x|.` matches no line.
+    let call = text_of(
+        &run(
+            &m,
+            "code_search",
+            json!({"query": "run(", "search_type": "function"}),
+            d,
+        ),
+        "run(",
+    );
+    assert!(call.contains("tool.py:3:def run():"), "{call}");
+    let any = text_of(
+        &run(&m, "code_search", json!({"query": "x|.", "search_type": "function"}), d),
+        "x|.",
+    );
+    assert!(any.ends_with("No function `x|.` found."), "{any}");
+    // A variable is declared or assigned (git-iris's `X\s*=`).
+    write(d, "conf.py", "count = 0\nif count == 1: pass\n");
+    let var = text_of(
+        &run(
+            &m,
+            "code_search",
+            json!({"query": "count", "search_type": "variable"}),
+            d,
+        ),
+        "count",
+    );
+    assert!(
+        var.contains("conf.py:1:count = 0") && !var.contains("conf.py:2"),
+        "{var}"
+    );
     let docs = text_of(&run(&m, "project_docs", json!({}), d), "project_docs");
     assert!(docs.contains("# scratch\n\nA demo."), "{docs}");
     let cl = text_of(
