@@ -581,27 +581,14 @@ async fn confirm_by_elicitation(peer: &Peer<RoleServer>, a: &ixgen_runtime::Ask)
 }
 
 /// Where the tools run and `path` arguments must stay, as in OpenCode (`context.worktree`, or
-/// `context.directory` outside a repository): the git worktree that holds the folder `serve`
-/// started in, or that folder when it is in none (or git is not installed). A host that starts
-/// the server in a package of a monorepo gets the repository-relative paths git prints.
+/// `context.directory` outside a repository): the nearest folder at or above the one `serve`
+/// started in that holds `.git` (a folder, or the file of a linked worktree or submodule), or
+/// that folder when there is none. A host that starts the server in a package of a monorepo gets
+/// the repository-relative paths git prints. Found by looking, not by running git: a process
+/// costs milliseconds of the time to `initialize`.
 fn worktree(start: PathBuf) -> PathBuf {
-    let top = std::process::Command::new("git")
-        .args(["rev-parse", "--show-toplevel"])
-        .current_dir(&start)
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output();
-    match top {
-        Ok(o) if o.status.success() && o.stdout.len() > 1 => {
-            let line = o.stdout.strip_suffix(b"\n").unwrap_or(&o.stdout);
-            #[cfg(unix)]
-            let top = <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(line).into();
-            #[cfg(not(unix))]
-            let top = String::from_utf8_lossy(line).into_owned().into();
-            top
-        }
-        _ => start,
-    }
+    let top = start.ancestors().find(|dir| dir.join(".git").exists());
+    top.map(Path::to_path_buf).unwrap_or(start)
 }
 
 /// Runs `ixgen serve`; returns the exit code.
