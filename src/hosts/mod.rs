@@ -284,20 +284,23 @@ pub fn check(model: &mut Model) -> Vec<Diagnostic> {
         let d = Diagnostic::error("unknown-target", format!("targets.{name}"), format!("no host `{name}`"));
         diags.push(d.at_key().help(hint));
     }
-    let mut seen: HashMap<(&'static str, String), (&'static str, String)> = HashMap::new();
+    // Each host's findings, and its surfaces when it has no error: kept, so that the map of ids
+    // below borrows them, and reported host by host as before.
+    let mut hosts = Vec::new();
     for host in REGISTRY {
         let found = host.configure(model);
         let found = if found.is_empty() { host.check(model) } else { found };
         let broken = found.iter().any(|d| d.severity == Severity::Error);
-        diags.extend(found);
-        if broken {
-            continue;
-        }
-        for surface in host.surfaces(model) {
+        hosts.push((found, if broken { Vec::new() } else { host.surfaces(model) }));
+    }
+    let ids = hosts.iter().flat_map(|h| &h.1).map(|s| s.ids.len()).sum();
+    let mut seen: HashMap<(&str, &str), (&str, &str)> = HashMap::with_capacity(ids);
+    for (found, surfaces) in &mut hosts {
+        diags.append(found);
+        for surface in surfaces.iter() {
             for (i, (tool, id)) in surface.ids.iter().enumerate() {
-                if let Some((other_key, other_tool)) =
-                    seen.insert((surface.namespace, id.clone()), (surface.key, tool.clone()))
-                    && (other_key, other_tool.as_str()) != (surface.key, tool.as_str())
+                if let Some((other_key, other_tool)) = seen.insert((surface.namespace, id), (surface.key, tool))
+                    && (other_key, other_tool) != (surface.key, tool.as_str())
                 {
                     let message = format!(
                         "in {} the tool `{tool}` ({}) gets the id `{id}`, which `{other_tool}` ({other_key}) already has",

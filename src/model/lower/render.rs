@@ -584,7 +584,9 @@ impl<'a> Checker<'a> {
             self.resolve(path, var, scope);
             // What `resolve` found about this placeholder is shown where it is in the template
             // (the line of a block scalar that holds it), as a bad or undeclared one is.
-            if let Some((line, col)) = super::template_place(text, placeholder_offset(text, var)) {
+            if self.diags.len() > mark
+                && let Some((line, col)) = super::template_place(text, placeholder_offset(text, var))
+            {
                 for d in self.diags[mark..].iter_mut().filter(|d| d.path == path) {
                     d.place = Place::Inside { line, col };
                 }
@@ -644,15 +646,15 @@ impl<'a> Checker<'a> {
                 (_, None) => (!self.is_named(root, scope)).then_some(None),
             }
         {
-            return self.walk(path, var, hit, &rest, "the row");
+            return self.walk(path, var, hit, &rest, format_args!("the row"));
         }
         if root == "item"
             && let Some(item) = scope.item
         {
-            return self.walk(path, var, item, &rest, "`item`");
+            return self.walk(path, var, item, &rest, format_args!("`item`"));
         }
         if let Some(sch) = scope.steps.get(root) {
-            return self.walk(path, var, *sch, &rest, &format!("the result of step `{root}`"));
+            return self.walk(path, var, *sch, &rest, format_args!("the result of step `{root}`"));
         }
         if scope.params.contains_key(root) || self.cat.context.contains_key(root) {
             if rest.is_empty() {
@@ -721,7 +723,15 @@ impl<'a> Checker<'a> {
             || (root == "item" && scope.item.is_some())
     }
 
-    fn walk(&mut self, path: &str, var: &str, start: Sch<'a>, rest: &[&str], what: &str) -> Option<Sch<'a>> {
+    /// `what` names the start in a message; formatted only for one.
+    fn walk(
+        &mut self,
+        path: &str,
+        var: &str,
+        start: Sch<'a>,
+        rest: &[&str],
+        what: std::fmt::Arguments,
+    ) -> Option<Sch<'a>> {
         let mut cur = start;
         for seg in rest {
             let Some(s) = cur else { return Some(None) };
