@@ -1218,6 +1218,115 @@ fn every_other_ipuaro_tool_answers_as_its_seed_says() {
     assert!(tests.contains("ran: tests/t1.test.ts -t login"), "{tests}");
 }
 
+/// git_log answers as git-iris 2.1.0's does: each commit's full hash, subject and author; a range
+/// oldest first, and its contributors by name (no e-mail address), each once, sorted, bots left
+/// out (`is_bot_author`). Before, the author was missing, a range came newest first, and the
+/// contributors were `git shortlog`'s counts with e-mail addresses and bots.
+#[test]
+fn git_log_answers_as_git_iris_does() {
+    init_path();
+    let m = model("git-iris");
+    let r = tempfile::tempdir().unwrap();
+    let d = r.path();
+    git(d, &["init", "-q"]);
+    let commit = |who: &str, msg: &str| {
+        write(d, "f.txt", msg);
+        git(d, &["add", "f.txt"]);
+        let author = format!("{who} <{}@example.com>", who.replace(' ', "."));
+        git(d, &["commit", "-qm", msg, "--author", &author]);
+    };
+    commit("Zoe", "first");
+    git(d, &["tag", "v1"]);
+    commit("Bob Smith", "second");
+    commit("dependabot[bot]", "bump deps");
+    commit("Alice Dev", "third");
+    commit("Bob Smith", "fourth");
+    let hash = |rev: &str| git_out(d, &["rev-parse", rev]).trim().to_string();
+
+    let recent = text_of(&run(&m, "git_log", json!({"count": 2}), d), "recent");
+    let expected = format!(
+        "**Recent commits** (2):\n\n- {}: fourth (Bob Smith)\n- {}: third (Alice Dev)",
+        hash("HEAD"),
+        hash("HEAD~1")
+    );
+    assert!(recent.contains(&expected), "{recent}");
+
+    let ranged = text_of(&run(&m, "git_log", json!({"from": "v1", "to": "HEAD"}), d), "range");
+    let subjects: Vec<&str> = ranged
+        .lines()
+        .filter_map(|l| l.strip_prefix("- ")?.split_once(": ").map(|(_, rest)| rest))
+        .collect();
+    assert_eq!(
+        subjects,
+        [
+            "second (Bob Smith)",
+            "bump deps (dependabot\\[bot\\])",
+            "third (Alice Dev)",
+            "fourth (Bob Smith)"
+        ],
+        "{ranged}"
+    );
+    assert!(
+        ranged.contains("**Contributors (excluding bots)** (2):\n\n- Alice Dev\n- Bob Smith")
+            && !ranged.contains("example.com"),
+        "{ranged}"
+    );
+    // A range with only bots has no contributors section.
+    let bots = text_of(
+        &run(&m, "git_log", json!({"from": "HEAD~3", "to": "HEAD~2"}), d),
+        "bots",
+    );
+    assert!(bots.contains("bump deps") && !bots.contains("Contributors"), "{bots}");
+}
+
+/// project_docs answers as git-iris 2.1.0's does: the first of a type's files in the root that
+/// exists, a link followed while it stays in the repository; `all`'s several; each cut at
+/// `max_chars` characters (not bytes) with a notice; `codeofconduct` as git-iris spells it. Before,
+/// a linked README and a CHANGES.md were "not found", a nested package's AGENTS.md was the
+/// project's, and `max_chars: 5` cut `é` in half without saying so.
+#[test]
+fn project_docs_answers_as_git_iris_does() {
+    init_path();
+    let m = model("git-iris");
+    let r = tempfile::tempdir().unwrap();
+    let d = r.path();
+    git(d, &["init", "-q"]);
+    write(d, "docs/README.md", "# Real readme\n");
+    std::os::unix::fs::symlink("docs/README.md", d.join("README.md")).unwrap();
+    write(d, "CHANGES.md", &"é".repeat(8));
+    write(d, "CLAUDE.md", "Root instructions\n");
+    write(d, "pkg/sub/AGENTS.md", "A package's own\n");
+    write(d, "CODE_OF_CONDUCT.md", "Be kind.\n");
+    let docs = |args: Value| text_of(&run(&m, "project_docs", args, d), "project_docs");
+
+    assert!(docs(json!({})).ends_with("=== README.md ===\n# Real readme"));
+    assert!(
+        docs(json!({"doc_type": "changelog", "max_chars": 5}))
+            .ends_with("=== CHANGES.md ===\nééééé\n\n[... truncated, 3 more chars ...]")
+    );
+    let agents = docs(json!({"doc_type": "agents"}));
+    assert!(
+        agents.ends_with("=== CLAUDE.md ===\nRoot instructions") && !agents.contains("package"),
+        "{agents}"
+    );
+    assert!(docs(json!({"doc_type": "codeofconduct"})).ends_with("=== CODE_OF_CONDUCT.md ===\nBe kind."));
+    let all = docs(json!({"doc_type": "all"}));
+    let shown: Vec<&str> = all.lines().filter(|l| l.starts_with("=== ")).collect();
+    assert_eq!(
+        shown,
+        ["=== README.md ===", "=== CLAUDE.md ===", "=== CODE_OF_CONDUCT.md ==="],
+        "{all}"
+    );
+    // A link out of the repository is not followed (git-iris: "escapes repository boundaries").
+    std::fs::remove_file(d.join("README.md")).unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", d.join("README.md")).unwrap();
+    assert!(docs(json!({})).ends_with("No Readme documentation found in project root."));
+    std::fs::remove_file(d.join("CONTRIBUTING.md")).ok();
+    assert!(
+        docs(json!({"doc_type": "contributing"})).ends_with("No Contributing documentation found in project root.")
+    );
+}
+
 #[test]
 fn every_other_git_iris_tool_answers_as_its_seed_says() {
     init_path();
@@ -1255,10 +1364,10 @@ fn every_other_git_iris_tool_answers_as_its_seed_says() {
     let to_alone = run(&m, "git_diff", json!({"to": "v1"}), d);
     assert!(to_alone.text.contains("**Invalid arguments:**"), "{}", to_alone.text);
     let log = text_of(&run(&m, "git_log", json!({"count": 1}), d), "git_log");
-    assert!(log.contains(" docs") && !log.contains(" init"), "{log}");
+    assert!(log.contains(": docs (T)") && !log.contains(" init"), "{log}");
     let ranged = text_of(&run(&m, "git_log", json!({"from": "v1"}), d), "ranged");
     assert!(
-        ranged.contains("**Commits v1..HEAD**") && ranged.contains("T <t@example.com>"),
+        ranged.contains("**Commits from v1 to HEAD** (1)") && ranged.ends_with("\n- T"),
         "{ranged}"
     );
     let show = text_of(&run(&m, "git_show", json!({"commit": "v1"}), d), "git_show");
@@ -1369,7 +1478,10 @@ fn every_other_git_iris_tool_answers_as_its_seed_says() {
         &run(&m, "project_docs", json!({"doc_type": "changelog", "max_chars": 4}), d),
         "changelog",
     );
-    assert!(cl.ends_with("## 1"), "max_chars per file: {cl}");
+    assert!(
+        cl.ends_with("=== CHANGELOG.md ===\n## 1\n\n[... truncated, 3 more chars ...]"),
+        "max_chars per file: {cl}"
+    );
     let info = text_of(&run(&m, "git_repo_info", json!({}), d), "git_repo_info");
     assert!(
         info.contains("(no origin remote)") && info.contains("**Commit count**\n\n2"),
