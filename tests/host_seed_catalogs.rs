@@ -165,9 +165,28 @@ fn the_mcp_schemas_say_clamped_bounds_instead_of_enforcing_them() {
             .contains("clamped to 1000..50000"),
         "{chars}"
     );
-    // repo_map's token_budget is a hard "max 8000" (`clamp: false`): that one is enforced.
+    // repo_map's token_budget is clamped to 50..8000, as git-iris clamps it.
     let budget = &tool("repo_map")["inputSchema"]["properties"]["token_budget"];
-    assert_eq!(budget["maximum"], 8000, "{budget}");
+    assert!(
+        budget.get("maximum").is_none() && budget["description"].as_str().unwrap().contains("clamped to 50..8000"),
+        "{budget}"
+    );
+    // A hard bound (`clamp: false`) is enforced: ipuaro's get_lines `start` is at least 1.
+    let ipuaro = tempfile::tempdir().unwrap();
+    let dir = ipuaro.path().to_str().unwrap();
+    ok(
+        ixgen(&["--catalog", catalog("ipuaro").to_str().unwrap(), "--out", dir, "mcp"]),
+        "mcp of ipuaro",
+    );
+    let listed: Value = serde_json::from_slice(&std::fs::read(ipuaro.path().join("mcp/tools.json")).unwrap()).unwrap();
+    let lines = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "get_lines")
+        .unwrap();
+    let start = &lines["inputSchema"]["properties"]["start"];
+    assert_eq!(start["minimum"], 1, "{start}");
     // A nullable parameter (git-iris's was parallel_analyze's `max_turns`, now in a tool that is
     // `unsupported`: the same declaration in a catalog of its own); a path parameter is a plain
     // string (an absolute path inside the project is as good as a relative one, and only the
@@ -542,15 +561,17 @@ fn git_iris_tools_run_in_opencode_against_a_scratch_repository() {
     // end_line defaults to start_line; the source line comes back unredacted.
     let blame = run(&p, "git_blame", json!({"file": "src/auth.ts", "start_line": 3}));
     assert!(
-        blame.contains("**Lines 3-3**") && blame.contains("const password: string = user"),
+        blame.contains("Git blame for src/auth.ts:3-3\n\nCode:\n   3 |")
+            && blame.contains("const password: string = user"),
         "{blame}"
     );
-    let bad = run(
+    // An end before the start is the start, as git-iris clamps it.
+    let back = run(
         &p,
         "git_blame",
         json!({"file": "src/auth.ts", "start_line": 3, "end_line": 1}),
     );
-    assert!(bad.contains("`end_line` must be at least `start_line`"), "{bad}");
+    assert!(back.contains("Git blame for src/auth.ts:3-3\n"), "{back}");
     // repo_map, rebuilt from git and perl, in OpenCode's runtime: the changed file ranks first.
     std::fs::write(
         p.dir().join("src/auth.ts"),

@@ -658,12 +658,31 @@ fn git_iris_repo_map_answers_the_seed_fields() {
         (one["files_analyzed"].as_u64(), one["files_shown"].as_u64()),
         (Some(5), Some(1))
     );
+    // token_budget is clamped to 50..=8000, as git-iris clamps it (it was refused over 8000): 30
+    // is 50 tokens, about 200 characters.
     let small = json_answer(&run(&m, "repo_map", json!({"token_budget": 30}), r.path()), "budget");
-    assert!(small["content"].as_str().unwrap().len() <= 120, "{small}");
+    assert!(small["content"].as_str().unwrap().len() <= 200, "{small}");
     assert!(small["files_shown"].as_u64().unwrap() < 5, "{small}");
-    // token_budget's max 8000 is hard; max_files is clamped to 1..=200.
-    let over = run(&m, "repo_map", json!({"token_budget": 9000}), r.path());
-    assert!(over.text.contains("**Invalid arguments:**"), "{}", over.text);
+    let over = json_answer(&run(&m, "repo_map", json!({"token_budget": 9000}), r.path()), "over");
+    assert_eq!(over["files_shown"], 5, "{over}");
+    // Java and zsh files are source, as git-iris's `is_source_file` has them.
+    write(
+        r.path(),
+        "src/main/java/app/Main.java",
+        "package app;\n\nimport java.util.List;\n\npublic class Main {\n}\n",
+    );
+    write(r.path(), "tools/env.zsh", "function setup() {\n}\n");
+    let more = json_answer(&run(&m, "repo_map", json!({}), r.path()), "java");
+    let content = more["content"].as_str().unwrap();
+    assert!(
+        content.contains("src/main/java/app/Main.java")
+            && content.contains("public class Main")
+            && content.contains("tools/env.zsh [changed]\n  function setup()"),
+        "{more}"
+    );
+    std::fs::remove_dir_all(r.path().join("src/main")).unwrap();
+    std::fs::remove_dir_all(r.path().join("tools")).unwrap();
+    // max_files is clamped to 1..=200.
     let clamped = json_answer(&run(&m, "repo_map", json!({"max_files": 900}), r.path()), "clamped");
     assert_eq!(clamped["files_shown"], 5);
 
@@ -1171,7 +1190,7 @@ fn every_other_ipuaro_tool_answers_as_its_seed_says() {
     // what will be committed"): the staged ones and the ones it stages. Refused, nothing is staged.
     write(d, "src/extra.ts", "export const extra = 1\n");
     git(d, &["add", "src/extra.ts"]);
-    let head = git_out(d, &["rev-parse", "HEAD"]);
+    let head = git_out(d, &["rev-parse", "v1"]);
     let args = json!({"message": "fix: todo\n\nbody", "files": ["src/todo.ts"]});
     let (no, asked) = run_answering(&m, "git_commit", args.clone(), d, false);
     assert!(no.is_error, "{}", no.text);
@@ -1400,10 +1419,39 @@ fn every_other_git_iris_tool_answers_as_its_seed_says() {
         &run(&m, "git_blame", json!({"file": "src/lib.rs", "start_line": 2}), d),
         "git_blame",
     );
-    assert!(
-        blame.contains("**Lines 2-2**") && blame.contains("pub struct Config;"),
-        "{blame}"
+    // As git-iris writes it: the line, the commit blamed for it, the file's recent commits.
+    let head = git_out(d, &["rev-parse", "v1"]);
+    let expected = format!(
+        "Git blame for src/lib.rs:2-2\n\nCode:\n   2 | pub struct Config;\n\nBlame commits:\n- {}: init (T, ",
+        &head[..8]
     );
+    assert!(blame.contains(&expected), "{blame}");
+    assert!(blame.contains("\n\nRecent commits touching this file:\n- "), "{blame}");
+    // git-iris clamps where it can: a start past the file's end is said, not refused; 0 is 1; an
+    // end before the start is the start.
+    let past = text_of(
+        &run(&m, "git_blame", json!({"file": "src/lib.rs", "start_line": 50}), d),
+        "past",
+    );
+    assert!(
+        past.contains("Code:\n<line range outside file: src/lib.rs>\n\nBlame commits:\n- No blame data found"),
+        "{past}"
+    );
+    let zero = text_of(
+        &run(&m, "git_blame", json!({"file": "src/lib.rs", "start_line": 0}), d),
+        "zero",
+    );
+    assert!(zero.contains("src/lib.rs:1-1\n\nCode:\n   1 | mod many;"), "{zero}");
+    let back = text_of(
+        &run(
+            &m,
+            "git_blame",
+            json!({"file": "src/lib.rs", "start_line": 2, "end_line": 1}),
+            d,
+        ),
+        "back",
+    );
+    assert!(back.contains("src/lib.rs:2-2\n"), "{back}");
     let read = text_of(
         &run(
             &m,
