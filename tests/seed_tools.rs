@@ -107,7 +107,7 @@ fn on_path(program: &str) -> bool {
 }
 
 /// A step with `when_missing` runs the first of its programs that is installed (git-iris's
-/// `static_analysis`: ruff, else flake8, else a note by `echo`), so that one must exist and
+/// `static_analysis`: biome, else oxlint, else a note by `echo`), so that one must exist and
 /// answer its probe; the ones before it are not installed, so never called. A step without
 /// alternatives runs its own program, which must exist.
 #[test]
@@ -1626,32 +1626,38 @@ fn fake_program(dir: &Path, name: &str, out: &str, code: i32) {
     }
 }
 
-/// git-iris's `static_analysis` on a machine missing an analyzer: ruff if installed, otherwise
-/// flake8, otherwise a note; the other analyzers still run, and the tool does not fail.
+/// git-iris's `static_analysis` on a machine missing an analyzer: each analyzer runs the first of
+/// git-iris's programs that is installed (biome, else oxlint; golangci-lint, else go vet), else
+/// says none is; the other analyzers still run, and the tool does not fail. `auto` finds the
+/// project files whether git tracks them or not (git-iris checks that they exist): before, an
+/// untracked Cargo.toml or pyproject.toml selected nothing.
 #[test]
 fn static_analysis_runs_the_next_analyzer_or_says_which_is_missing() {
     init_path();
     let catalog = catalog_path("git-iris");
     let work = tempfile::tempdir().unwrap();
     let d = work.path();
+    git(d, &["init", "-q"]);
     write(d, "pyproject.toml", "[project]\nname = \"demo\"\n");
     write(d, "package.json", "{\"name\": \"demo\"}\n");
     write(d, "demo.py", "import os\n");
-    git(d, &["init", "-q"]);
-    git(d, &["add", "."]);
     let bin = d.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
-    let analyzers = ["ruff", "flake8", "biome", "go"];
+    let analyzers = ["ruff", "biome", "oxlint", "golangci-lint", "go"];
 
     // None of them: a note per analyzer the project asks for, and no failure.
     let none = path_without(&analyzers, None);
     let (text, is_error) = serve_call(&catalog, "static_analysis", json!({}), d, &none);
     assert!(!is_error, "{text}");
     assert!(
-        text.contains(
-            "**ruff check (Python project files)**\n\nruff is not installed here, nor flake8: no Python analysis ran."
-        ) && text
-            .contains("**biome check (package.json)**\n\nbiome is not installed here: no JavaScript analysis ran."),
+        text.contains("./package.json") && text.contains("./pyproject.toml"),
+        "untracked project files select their analyzers: {text}"
+    );
+    assert!(
+        text.contains("**ruff check (Python project files)**\n\nruff is not installed here: no Python analysis ran.")
+            && text.contains(
+                "**JavaScript/TypeScript (package.json)**\n\nbiome and oxlint are not installed here: no JavaScript analysis ran."
+            ),
         "{text}"
     );
     assert!(
@@ -1659,35 +1665,49 @@ fn static_analysis_runs_the_next_analyzer_or_says_which_is_missing() {
         "the fallback answered:\n{text}"
     );
 
-    // flake8 but no ruff: the next analyzer runs (exit 1 is its "findings").
-    fake_program(&bin, "flake8", "./demo.py:1:1: F401 os imported but unused", 1);
+    // oxlint but no biome: the next analyzer runs (exit 1 is its "findings").
+    fake_program(&bin, "oxlint", "demo.js:1:1: no-unused-vars", 1);
     let (text, is_error) = serve_call(
         &catalog,
         "static_analysis",
-        json!({"analyzer": "python"}),
+        json!({"analyzer": "javascript"}),
         d,
         &path_without(&analyzers, Some(&bin)),
     );
     assert!(!is_error, "{text}");
-    assert!(text.contains("./demo.py:1:1: F401 os imported but unused"), "{text}");
+    assert!(text.contains("demo.js:1:1: no-unused-vars"), "{text}");
     assert!(!text.contains("not installed"), "{text}");
 
-    // ruff installed: ruff runs, not flake8.
-    fake_program(&bin, "ruff", "demo.py:1:8: F401 [*] `os` imported but unused", 1);
+    // biome installed: biome runs, not oxlint.
+    fake_program(&bin, "biome", "demo.js:1:7 lint/correctness/noUnusedVariables", 1);
     let (text, _) = serve_call(
         &catalog,
         "static_analysis",
-        json!({"analyzer": "python"}),
+        json!({"analyzer": "javascript"}),
         d,
         &path_without(&analyzers, Some(&bin)),
     );
     assert!(
-        text.contains("demo.py:1:8: F401 [*] `os` imported but unused") && !text.contains("./demo.py:1:1"),
+        text.contains("lint/correctness/noUnusedVariables") && !text.contains("no-unused-vars"),
         "{text}"
     );
+
+    // go vet when golangci-lint is missing, as git-iris falls back.
+    fake_program(&bin, "go", "# demo\n./main.go:3:2: unreachable code", 1);
+    let (text, _) = serve_call(
+        &catalog,
+        "static_analysis",
+        json!({"analyzer": "go"}),
+        d,
+        &path_without(&analyzers, Some(&bin)),
+    );
+    assert!(text.contains("./main.go:3:2: unreachable code"), "{text}");
 
     // go, asked for by name, not installed: its note.
     let (text, is_error) = serve_call(&catalog, "static_analysis", json!({"analyzer": "go"}), d, &none);
     assert!(!is_error, "{text}");
-    assert!(text.contains("go is not installed here: go vet did not run."), "{text}");
+    assert!(
+        text.contains("golangci-lint and go are not installed here: no Go analysis ran."),
+        "{text}"
+    );
 }
