@@ -1376,6 +1376,9 @@ fn every_other_git_iris_tool_answers_as_its_seed_says() {
     git(d, &["config", "--unset", "color.ui"]);
     let diff = text_of(&run(&m, "git_diff", json!({}), d), "git_diff");
     assert!(diff.contains("tool.py | 3 +++") && !diff.contains("@@"), "{diff}");
+    // `from: "staged"` is the staged changes, as git-iris reads it (it was `staged..HEAD`, an error).
+    let staged = text_of(&run(&m, "git_diff", json!({"from": "staged"}), d), "staged");
+    assert_eq!(staged, diff);
     let patch = text_of(&run(&m, "git_diff", json!({"detail": "standard"}), d), "standard");
     assert!(patch.contains("+def more():"), "{patch}");
     let range = text_of(&run(&m, "git_diff", json!({"from": "v1"}), d), "range");
