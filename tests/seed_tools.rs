@@ -1190,7 +1190,7 @@ fn every_other_ipuaro_tool_answers_as_its_seed_says() {
     // what will be committed"): the staged ones and the ones it stages. Refused, nothing is staged.
     write(d, "src/extra.ts", "export const extra = 1\n");
     git(d, &["add", "src/extra.ts"]);
-    let head = git_out(d, &["rev-parse", "v1"]);
+    let head = git_out(d, &["rev-parse", "HEAD"]);
     let args = json!({"message": "fix: todo\n\nbody", "files": ["src/todo.ts"]});
     let (no, asked) = run_answering(&m, "git_commit", args.clone(), d, false);
     assert!(no.is_error, "{}", no.text);
@@ -1248,6 +1248,13 @@ fn git_log_answers_as_git_iris_does() {
     let r = tempfile::tempdir().unwrap();
     let d = r.path();
     git(d, &["init", "-q"]);
+    // No commit yet: an answer, as git-iris's empty list (`git log` fails there).
+    let empty = run(&m, "git_log", json!({}), d);
+    assert!(
+        !empty.is_error && empty.text.ends_with("No commits yet."),
+        "{}",
+        empty.text
+    );
     let commit = |who: &str, msg: &str| {
         write(d, "f.txt", msg);
         git(d, &["add", "f.txt"]);
@@ -1381,6 +1388,33 @@ fn every_other_git_iris_tool_answers_as_its_seed_says() {
     assert_eq!(staged, diff);
     let patch = text_of(&run(&m, "git_diff", json!({"detail": "standard"}), d), "standard");
     assert!(patch.contains("+def more():"), "{patch}");
+    // A lock file's and a minified file's changes are listed, their contents left out, as
+    // git-iris leaves them out (they were most of a dependency bump's answer).
+    write(d, "Cargo.lock", &"# lock line\n".repeat(50));
+    write(d, "web/app.min.js", "var a=1;\n");
+    git(d, &["add", "Cargo.lock", "web/app.min.js"]);
+    let bump = text_of(&run(&m, "git_diff", json!({"detail": "standard"}), d), "bump");
+    assert!(
+        bump.contains("Cargo.lock") && bump.contains("app.min.js") && bump.contains("+def more():"),
+        "{bump}"
+    );
+    assert!(!bump.contains("+# lock line") && !bump.contains("+var a=1;"), "{bump}");
+    let only = text_of(
+        &run(
+            &m,
+            "git_diff",
+            json!({"detail": "standard", "files": ["Cargo.lock"]}),
+            d,
+        ),
+        "only",
+    );
+    assert!(
+        only.ends_with("Only files whose content git-iris leaves out changed (lock files, logs, build output)."),
+        "{only}"
+    );
+    git(d, &["rm", "-q", "--cached", "Cargo.lock", "web/app.min.js"]);
+    std::fs::remove_file(d.join("Cargo.lock")).unwrap();
+    std::fs::remove_dir_all(d.join("web")).unwrap();
     let range = text_of(&run(&m, "git_diff", json!({"from": "v1"}), d), "range");
     assert!(range.contains("README.md") && range.contains("CHANGELOG.md"), "{range}");
     let to_alone = run(&m, "git_diff", json!({"to": "v1"}), d);
@@ -1481,48 +1515,51 @@ fn every_other_git_iris_tool_answers_as_its_seed_says() {
         blob.ends_with("[Binary file detected: blob.dat - content not displayed]"),
         "{blob}"
     );
-    let search = text_of(
-        &run(&m, "code_search", json!({"query": "run", "search_type": "function"}), d),
-        "code_search",
-    );
-    assert!(search.contains("tool.py:3:def run():"), "{search}");
-    let class = text_of(
-        &run(&m, "code_search", json!({"query": "Config", "search_type": "class"}), d),
-        "class",
-    );
-    assert!(class.contains("src/lib.rs:2:pub struct Config;"), "{class}");
-    // The name is escaped into the pattern, as git-iris's regex::escape does: `run(` is a name,
-    // and `x|.` matches no line.
-    let call = text_of(
-        &run(
-            &m,
-            "code_search",
-            json!({"query": "run(", "search_type": "function"}),
-            d,
+    // code_search answers git-iris's JSON: one result per file, its last match's line, the
+    // matches and their context (-A 3 -B 1) as git-iris's parser reads rg's lines.
+    let search = |args: Value| json_answer(&run(&m, "code_search", args, d), "code_search");
+    let run_fn = search(json!({"query": "run", "search_type": "function"}));
+    assert_eq!(
+        (
+            &run_fn["results"][0]["file_path"],
+            &run_fn["results"][0]["line_number"],
+            &run_fn["total_found"]
         ),
-        "run(",
-    );
-    assert!(call.contains("tool.py:3:def run():"), "{call}");
-    let any = text_of(
-        &run(&m, "code_search", json!({"query": "x|.", "search_type": "function"}), d),
-        "x|.",
-    );
-    assert!(any.ends_with("No function `x|.` found."), "{any}");
-    // A variable is declared or assigned (git-iris's `X\s*=`).
-    write(d, "conf.py", "count = 0\nif count == 1: pass\n");
-    let var = text_of(
-        &run(
-            &m,
-            "code_search",
-            json!({"query": "count", "search_type": "variable"}),
-            d,
-        ),
-        "count",
+        (&json!("tool.py"), &json!(3), &json!(1)),
+        "{run_fn}"
     );
     assert!(
-        var.contains("conf.py:1:count = 0") && !var.contains("conf.py:2"),
+        run_fn["results"][0]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("def run():"),
+        "{run_fn}"
+    );
+    let class = search(json!({"query": "Config", "search_type": "class"}));
+    assert_eq!(
+        class["results"][0],
+        json!({"file_path": "src/lib.rs", "line_number": 2, "content": "pub struct Config;", "match_type": "class", "context_lines": 1}),
+        "{class}"
+    );
+    // The name is escaped into the pattern, as git-iris's regex::escape does: `run(` is a name,
+    // and `x|.` matches no line.
+    let call = search(json!({"query": "run(", "search_type": "function"}));
+    assert_eq!(call["results"][0]["line_number"], 3, "{call}");
+    let any = search(json!({"query": "x|.", "search_type": "function"}));
+    assert_eq!((&any["results"], &any["total_found"]), (&json!([]), &json!(0)), "{any}");
+    // A variable is declared or assigned (git-iris's `X\s*=`, which `==` matches too).
+    write(d, "conf.py", "count = 0\nif count == 1: pass\n");
+    let var = search(json!({"query": "count", "search_type": "variable"}));
+    assert_eq!(
+        var["results"],
+        json!([{"file_path": "conf.py", "line_number": 2, "content": "count = 0\nif count == 1: pass",
+            "match_type": "variable", "context_lines": 2}]),
         "{var}"
     );
+    // A query that starts with `-` is searched for, not read as an option of rg's.
+    write(d, "flags.txt", "use -n here\n");
+    let dash = search(json!({"query": "-N"}));
+    assert_eq!(dash["results"][0]["file_path"], "flags.txt", "{dash}");
     let docs = text_of(&run(&m, "project_docs", json!({}), d), "project_docs");
     assert!(docs.contains("# scratch\n\nA demo."), "{docs}");
     let cl = text_of(
