@@ -184,12 +184,8 @@ pub fn plan(
             model.source_name, p.name, p.version
         )),
     };
-    let mut text = readme
-        .render()
-        .map_err(|e| Error::internal(format!("the plugin README did not render: {e}")))?;
-    text.push('\n');
-    plan.files
-        .push(PlannedFile::owned("README.md", "claude", text.into_bytes()));
+    let text = crate::hosts::opencode::render(&readme)?;
+    plan.files.push(PlannedFile::owned("README.md", "claude", text));
     Ok(())
 }
 
