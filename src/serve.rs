@@ -469,28 +469,27 @@ impl ServerHandler for Server {
         // A tool with an `outputSchema` must answer its structured result (MCP): its step's data,
         // an object. The text stays, for the clients that read only text (the spec recommends it).
         // Without that value (the step was skipped, or printed nothing) the call cannot succeed.
-        Ok(match answer.data.get(step.as_str()) {
+        let why = match answer.data.get(step.as_str()) {
             Some(value @ serde_json::Value::Object(_)) => match checked.output.mismatch(&checked_name, value) {
                 None => {
                     let mut result = CallToolResult::success(vec![ContentBlock::text(answer.text)]);
                     result.structured_content = Some(value.clone());
-                    result
+                    return Ok(result.into());
                 }
                 // The program's answer is not what the catalog says it is: the text still reaches
                 // the model, as an error that says why.
-                Some(why) => CallToolResult::error(vec![ContentBlock::text(format!(
-                    "{}\n\n**Error:** the structured result does not match the tool's output schema: {}",
-                    answer.text,
+                Some(why) => format!(
+                    "the structured result does not match the tool's output schema: {}",
                     crate::escape::one_line(&why)
-                ))]),
+                ),
             },
-            _ => CallToolResult::error(vec![ContentBlock::text(format!(
-                "{}\n\n**Error:** no structured result: the step `{step}`, whose data the tool's output schema \
-                 describes, gave no JSON object.",
-                answer.text
-            ))]),
-        }
-        .into())
+            _ => format!(
+                "no structured result: the step `{step}`, whose data the tool's output schema describes, gave no \
+                 JSON object."
+            ),
+        };
+        let text = format!("{}\n\n**Error:** {why}", answer.text);
+        Ok(CallToolResult::error(vec![ContentBlock::text(text)]).into())
     }
 }
 
