@@ -416,14 +416,8 @@ fn rename(key: &str, v: &mut Value, names: &HashMap<&str, &str>) {
             }
         }
         ("param" | "left" | "right", Value::String(s)) => *s = to(s).unwrap_or(std::mem::take(s)),
-        ("params", Value::Array(a)) => {
-            for s in a.iter_mut().filter_map(|p| match p {
-                Value::String(s) => Some(s),
-                _ => None,
-            }) {
-                *s = to(s).unwrap_or(std::mem::take(s));
-            }
-        }
+        // A rule's parameters, each a `param`.
+        ("params", Value::Array(a)) => a.iter_mut().for_each(|x| rename("param", x, names)),
         // A default rule's values, by the parameter each sets.
         ("values", Value::Object(m)) => {
             *m = std::mem::take(m)
