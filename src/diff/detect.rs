@@ -92,18 +92,10 @@ pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let words = |s: &Server, args: &[String]| -> Vec<String> {
         let flags = s.filter_flags.iter().flat_map(|f| [&f.enable_tools, &f.disable_tools]);
         let lists: Vec<&String> = flags.flatten().collect();
-        let mut after_list_flag = false;
-        (args.iter())
-            .map(|arg| {
-                let word = if after_list_flag {
-                    "<tools>".to_string()
-                } else {
-                    arg.clone()
-                };
-                after_list_flag = lists.contains(&arg);
-                word
-            })
-            .collect()
+        // Each word, and whether the one before it is a list flag (then it is the list).
+        let after_list = std::iter::once(false).chain(args.iter().map(|a| lists.contains(&a)));
+        let word = |(arg, list): (&String, bool)| if list { "<tools>".to_string() } else { arg.clone() };
+        args.iter().zip(after_list).map(word).collect()
     };
     let key = if a.command != b.command {
         "command"
