@@ -11,6 +11,7 @@ use crate::model::{Access, Param, Server};
 use crate::model::{ExecSpec, SpecConfirm, SpecExec, SpecParam, SpecRule, SpecRuntime};
 use crate::model::{SpecStep, SpecType, ToolModel};
 use crate::template::Template;
+use indexmap::IndexSet;
 use std::collections::{BTreeSet, HashSet};
 
 /// A detector: reports what its rule finds at one place (`None`: nothing to see there).
@@ -687,17 +688,14 @@ pub fn route_changed(d: &mut Diff, n: &Node) -> Option<()> {
             // The method and path are the same: what differs is among the others, named as the
             // catalog names them (the spec's `json`, and the `markdown_field` it then leaves out,
             // are the route's `output`).
-            let mut keys: Vec<String> = Vec::new();
-            for key in fields_changed(x, y) {
-                let key = if matches!(key.as_str(), "json" | "markdown_field") {
+            let named = |k: String| {
+                if matches!(k.as_str(), "json" | "markdown_field") {
                     "output".into()
                 } else {
-                    key
-                };
-                if !keys.contains(&key) {
-                    keys.push(key);
+                    k
                 }
-            }
+            };
+            let keys: IndexSet<String> = fields_changed(x, y).into_iter().map(named).collect();
             Msg::of("the runtime route {} of {} changed its ", &[&route(y), p.name()]).codes(keys)
         }
         (None, Some(y)) => Msg::of(
