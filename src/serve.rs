@@ -316,10 +316,7 @@ struct Server {
 
 impl Server {
     fn current(&self) -> Arc<Served> {
-        self.served
-            .read()
-            .map(|s| Arc::clone(&s))
-            .unwrap_or_else(|e| Arc::clone(&e.into_inner()))
+        Arc::clone(&self.served.read().unwrap_or_else(std::sync::PoisonError::into_inner))
     }
 }
 
