@@ -613,14 +613,10 @@ pub fn rs_raw_str(s: &str) -> Rs {
     if !printable && s.chars().any(|c| c != '\n' && rs_unsafe(c)) {
         return rs_str(s);
     }
-    // The shortest run of `#` that no `"` in `s` is followed by (a JSON text is mostly short
-    // strings: a byte loop, not a search from each quote).
-    let bytes = s.as_bytes();
-    let mut hashes = 0;
-    for (i, _) in bytes.iter().enumerate().filter(|(_, b)| **b == b'"') {
-        let run = bytes[i + 1..].iter().take_while(|&&b| b == b'#').count();
-        hashes = hashes.max(run + 1);
-    }
+    // The shortest run of `#` that no `"` in `s` is followed by: one more than the longest
+    // after a quote (one pass over the text, however many short strings a JSON text has).
+    let run = |after: &str| after.bytes().take_while(|&b| b == b'#').count();
+    let hashes = s.split('"').skip(1).map(run).max().map_or(0, |longest| longest + 1);
     let h = "#".repeat(hashes);
     let mut out = String::with_capacity(s.len() + 2 * hashes + 3);
     for part in ["r", &h, "\"", s, "\"", &h] {
