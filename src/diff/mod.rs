@@ -70,13 +70,8 @@ impl std::fmt::Display for Loc {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The file is a path from the command line: shown with its unprintable characters
         // escaped, so that it can neither forge a line nor reorder one.
-        write!(
-            f,
-            "{}:{}:{}",
-            crate::escape::terminal(&self.file),
-            self.line,
-            self.column
-        )
+        let file = crate::escape::terminal(&self.file);
+        write!(f, "{file}:{}:{}", self.line, self.column)
     }
 }
 

@@ -30,16 +30,13 @@ pub fn render(r: &Report, format: Format, color: bool) -> super::Outcome {
             let _ = writeln!(stderr, "{label}: {f}");
         }
         let _ = writeln!(stderr, "  --> {}", r.version_loc);
-        let _ = writeln!(
-            stderr,
-            "  help: raise product.version to {} or later{}",
-            r.bump.suggested_version,
-            if r.findings.iter().any(|f| f.class == Class::Breaking && !f.ignored) {
-                ", pass --allow-breaking to accept the breaking changes, or switch a rule off in `lint.breaking`"
-            } else {
-                ""
-            }
-        );
+        let breaking = r.findings.iter().any(|f| f.class == Class::Breaking && !f.ignored);
+        let or = match breaking {
+            true => ", pass --allow-breaking to accept the breaking changes, or switch a rule off in `lint.breaking`",
+            false => "",
+        };
+        let to = &r.bump.suggested_version;
+        let _ = writeln!(stderr, "  help: raise product.version to {to} or later{or}");
     }
     super::Outcome {
         stdout,
@@ -172,11 +169,8 @@ fn github(r: &Report) -> String {
 fn annotation(o: &mut String, level: &str, at: &super::Loc, col: bool, title: &str, message: &str) {
     let file = escape::terminal(&at.file);
     let at = (at.line, col.then_some(at.column));
-    let _ = writeln!(
-        o,
-        "{}",
-        escape::gh_annotation(level, Some(&file), Some(at), title, message)
-    );
+    let line = escape::gh_annotation(level, Some(&file), Some(at), title, message);
+    let _ = writeln!(o, "{line}");
 }
 
 fn markdown(r: &Report) -> String {
