@@ -55,26 +55,20 @@ fn surfaces(f: &Finding) -> String {
 
 fn summary(r: &Report) -> String {
     let active = |c: Class| r.findings.iter().filter(|f| f.class == c && !f.ignored).count();
-    let parts = Class::ALL.map(|c| format!("{} {}", active(c), c.label()));
-    let ignored = r.findings.iter().filter(|f| f.ignored).count();
+    let counts = Class::ALL.map(|c| format!("{} {}", active(c), c.label())).join(", ");
+    let ignored = match r.findings.iter().filter(|f| f.ignored).count() {
+        0 => String::new(),
+        n => format!(", {n} ignored by lint.breaking"),
+    };
+    let actual = match r.bump.actual {
+        super::semver::Change::Lowered => "lowered".to_string(),
+        super::semver::Change::Unchanged => "unchanged".to_string(),
+        super::semver::Change::Raised(l) => format!("enough for a {} change", l.id()),
+    };
+    let (was, is, bump) = (&r.before.version, &r.after.version, &r.bump);
+    let (required, suggested) = (bump.required.id(), &bump.suggested_version);
     format!(
-        "{}{}; suggested bump: {} ({} → {}); product.version {} → {} ({})",
-        parts.join(", "),
-        if ignored > 0 {
-            format!(", {ignored} ignored by lint.breaking")
-        } else {
-            String::new()
-        },
-        r.bump.required.id(),
-        r.before.version,
-        r.bump.suggested_version,
-        r.before.version,
-        r.after.version,
-        match r.bump.actual {
-            super::semver::Change::Lowered => "lowered".to_string(),
-            super::semver::Change::Unchanged => "unchanged".to_string(),
-            super::semver::Change::Raised(l) => format!("enough for a {} change", l.id()),
-        }
+        "{counts}{ignored}; suggested bump: {required} ({was} → {suggested}); product.version {was} → {is} ({actual})"
     )
 }
 
@@ -96,13 +90,8 @@ fn text(r: &Report) -> String {
         }
         let _ = writeln!(o, "\n{} ({}):", class.label(), fs.len());
         for f in fs {
-            let _ = writeln!(
-                o,
-                "  {}{}: {}",
-                f.rule.id(),
-                if f.ignored { " (ignored)" } else { "" },
-                f.hit.msg.render(escape::term_code)
-            );
+            let ignored = if f.ignored { " (ignored)" } else { "" };
+            let _ = writeln!(o, "  {}{ignored}: {}", f.rule.id(), f.hit.msg.render(escape::term_code));
             let _ = writeln!(o, "      surfaces: {}", surfaces(f));
             if let Some(t) = f.hit.tokens.filter(|t| *t != 0) {
                 let _ = writeln!(o, "      tokens:   {t:+} per session on each of these surfaces");
@@ -201,17 +190,10 @@ fn markdown(r: &Report) -> String {
         }
         let _ = writeln!(o, "### {heading}\n");
         for f in fs {
-            let _ = writeln!(
-                o,
-                "- {} ({}; `{}`)",
-                // Catalog values on one line, with what is unprintable escaped as the text format
-                // shows it: no escape sequence or direction override reaches the notes raw.
-                f.hit
-                    .msg
-                    .render(|s| escape::md_code(&escape::terminal(&escape::one_line(s))).to_string()),
-                escape::md_text(&surfaces(f)),
-                f.rule.id()
-            );
+            // Catalog values on one line, with what is unprintable escaped as the text format
+            // shows it: no escape sequence or direction override reaches the notes raw.
+            let msg = (f.hit.msg).render(|s| escape::md_code(&escape::terminal(&escape::one_line(s))).to_string());
+            let _ = writeln!(o, "- {msg} ({}; `{}`)", escape::md_text(&surfaces(f)), f.rule.id());
         }
         let _ = writeln!(o);
     }
