@@ -648,21 +648,16 @@ impl App {
         }
         let count = |action| outcome.changes.iter().filter(|c| c.action == action).count();
         if !write.quiet || write.dry_run {
-            let _ = writeln!(
-                stdout,
-                "{}{} created, {} updated, {} removed, {} unchanged in {}{}",
-                if write.dry_run { "dry run: " } else { "" },
-                count(Action::Create),
-                count(Action::Update),
-                count(Action::Remove),
-                count(Action::Unchanged),
-                escape::display_path(&self.cli.out),
-                if replayed {
-                    " (same catalog and options as the last run: nothing rendered)"
-                } else {
-                    ""
-                }
-            );
+            let dry = if write.dry_run { "dry run: " } else { "" };
+            let [created, updated, removed, unchanged] =
+                [Action::Create, Action::Update, Action::Remove, Action::Unchanged].map(count);
+            let out = escape::display_path(&self.cli.out);
+            let replay = match replayed {
+                true => " (same catalog and options as the last run: nothing rendered)",
+                false => "",
+            };
+            let counts = format!("{created} created, {updated} updated, {removed} removed, {unchanged} unchanged");
+            let _ = writeln!(stdout, "{dry}{counts} in {out}{replay}");
         }
         0
     }
