@@ -328,10 +328,9 @@ pub fn parse_from(args: impl IntoIterator<Item = impl Into<OsString>>) -> Cli {
         Ok(m) => m,
         Err(e) => {
             if let (None, Some(p), clap::error::ErrorKind::UnknownArgument) = (&found, &path, e.kind()) {
+                let p = p.display();
                 eprintln!(
-                    "note: the context of `{}` could not be read, so its context flags are unknown; `ixgen --catalog {} validate` says why",
-                    p.display(),
-                    p.display()
+                    "note: the context of `{p}` could not be read, so its context flags are unknown; `ixgen --catalog {p} validate` says why"
                 );
             }
             // A command line asking for JSON gets its failure as JSON too (not `--help`).
