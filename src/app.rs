@@ -712,10 +712,8 @@ impl App {
                         _ => "is no longer generated",
                     };
                     let message = format!("{} {msg}; run `{generate}` and commit the result", d.path);
-                    println!(
-                        "{}",
-                        escape::gh_annotation("error", Some(&file), None, "ixgen drift", &message)
-                    );
+                    let line = escape::gh_annotation("error", Some(&file), None, "ixgen drift", &message);
+                    println!("{line}");
                 }
             }
             CheckFormat::Text => {
@@ -761,10 +759,9 @@ fn report_github(e: &Error) {
             // place goes into the message instead.
             let in_tree = std::path::Path::new(&file.name).is_file();
             for d in diagnostics {
-                let kind = if d.severity == Severity::Error {
-                    "error"
-                } else {
-                    "warning"
+                let kind = match d.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
                 };
                 let message = match (in_tree, d.pos) {
                     (true, _) => d.message.clone(),
@@ -774,10 +771,8 @@ fn report_github(e: &Error) {
                 let at = d.pos.map(|(line, col)| (line, Some(col)));
                 let title = format!("ixgen {}", d.code);
                 let message = with_help(&message, d.help.as_deref());
-                println!(
-                    "{}",
-                    escape::gh_annotation(kind, in_tree.then_some(&*file.name), at, &title, &message)
-                );
+                let on = in_tree.then_some(&*file.name);
+                println!("{}", escape::gh_annotation(kind, on, at, &title, &message));
             }
         }
         // On the file it is about, when that is one in the checkout (a corrupt manifest, a file
