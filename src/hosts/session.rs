@@ -81,12 +81,8 @@ impl Host for Session {
             if !cat.context.contains_key(c) {
                 let known: Vec<&String> = cat.context.keys().collect();
                 let hint = crate::diagnostic::hint_for(c, &known, "declare it under `context`");
-                let d = Diagnostic::error(
-                    "unknown-context",
-                    format!("{path}.context[{i}]"),
-                    format!("no context variable `{c}`"),
-                );
-                diags.push(d.help(hint));
+                let (at, message) = (format!("{path}.context[{i}]"), format!("no context variable `{c}`"));
+                diags.err("unknown-context", at, message, hint);
             }
         }
         diags
