@@ -171,10 +171,10 @@ fn config_path() -> Option<PathBuf> {
     })
 }
 
-/// The product's controls from the user's config file; none when there is no file or no table.
-/// A file that is not valid is a usage error (exit 2), with its line and column.
-/// The user's controls for `product`; with `tools`, the file's tool lists are checked against
-/// them (when they are the lists in use: the command line's replace them).
+/// The controls of `product` in the user's config file; none when there is no file or no table.
+/// A file that is not valid is a usage error (exit 2), with its line and column. With `tools`,
+/// the file's tool lists are checked against them (when they are the lists in use: the command
+/// line's replace them).
 fn user_controls(product: &str, tools: Option<&[&str]>) -> Result<UserControls, Error> {
     let Some(path) = config_path() else {
         return Ok(UserControls::default());
@@ -207,18 +207,11 @@ fn user_controls(product: &str, tools: Option<&[&str]>) -> Result<UserControls, 
     if let Some(name) = (user.enable_tools.iter().chain(&user.disable_tools))
         .find(|n| tools.is_some_and(|t| !t.contains(&n.get_ref().as_str())))
     {
-        return Err(Error::usage(
-            format!(
-                "{}: no tool `{}` in the catalog of {product}",
-                at(name.span().start),
-                name.get_ref()
-            ),
-            crate::diagnostic::hint_for(
-                name.get_ref(),
-                tools.unwrap_or_default(),
-                "run `ixgen list` to see the tool names",
-            ),
-        ));
+        let (at, name) = (at(name.span().start), name.get_ref());
+        let list = "run `ixgen list` to see the tool names";
+        let hint = crate::diagnostic::hint_for(name, tools.unwrap_or_default(), list);
+        let message = format!("{at}: no tool `{name}` in the catalog of {product}");
+        return Err(Error::usage(message, hint));
     }
     Ok(user)
 }
