@@ -105,30 +105,18 @@ impl Host for Opencode {
                 && let served = served.tools.iter().collect::<std::collections::HashSet<_>>()
                 && let Some(both) = files.tools.iter().find(|t| served.contains(t))
             {
-                diags.push(
-                    Diagnostic::warning(
-                        "opencode-twice",
-                        format!("{path}.config"),
-                        format!(
-                            "OpenCode would list `{both}` twice: as the tool file `{}` and as the MCP server's `{}`",
-                            tool_id(both),
-                            mcp_tool_id(&server.name, both)
-                        ),
-                    )
-                    .at_key()
-                    .help("add `server: false` to write only the permission rules, or give the server another toolset"),
+                let (file, served) = (tool_id(both), mcp_tool_id(&server.name, both));
+                let message = format!(
+                    "OpenCode would list `{both}` twice: as the tool file `{file}` and as the MCP server's `{served}`"
                 );
+                let help = "add `server: false` to write only the permission rules, or give the server another toolset";
+                let warning = Diagnostic::warning("opencode-twice", format!("{path}.config"), message);
+                diags.push(warning.at_key().help(help));
             }
         } else if s.server.is_some() {
-            diags.push(
-                Diagnostic::warning(
-                    "no-effect",
-                    format!("{path}.server"),
-                    "`server` has no effect without `config` (no opencode.json is written)",
-                )
-                .at_key()
-                .help("add `config: opencode.json`, or remove `server`"),
-            );
+            let message = "`server` has no effect without `config` (no opencode.json is written)";
+            let warning = Diagnostic::warning("no-effect", format!("{path}.server"), message);
+            diags.push(warning.at_key().help("add `config: opencode.json`, or remove `server`"));
         }
         diags
     }
