@@ -108,14 +108,8 @@ fn text(r: &Report) -> String {
     if !moved.is_empty() {
         let _ = writeln!(o, "\ncontext budget (estimated tokens, as `ixgen budget` counts them):");
         for b in moved {
-            let _ = writeln!(
-                o,
-                "  {}: {} ({} → {})",
-                b.surface.label,
-                budget_phrase(b),
-                b.tokens_before,
-                b.tokens_after
-            );
+            let (label, phrase) = (b.surface.label, budget_phrase(b));
+            let _ = writeln!(o, "  {label}: {phrase} ({} → {})", b.tokens_before, b.tokens_after);
         }
     }
     let _ = writeln!(o, "\n{}", summary(r));
@@ -201,13 +195,8 @@ fn markdown(r: &Report) -> String {
     if !moved.is_empty() {
         let _ = writeln!(o, "### Context budget\n");
         for b in moved {
-            let _ = writeln!(
-                o,
-                "- {} ({} → {})",
-                escape::md_text(&budget_phrase(b)),
-                b.tokens_before,
-                b.tokens_after
-            );
+            let phrase = escape::md_text(&budget_phrase(b));
+            let _ = writeln!(o, "- {phrase} ({} → {})", b.tokens_before, b.tokens_after);
         }
         let _ = writeln!(o);
     }
