@@ -181,23 +181,16 @@ impl App {
     /// Reports a failure on stderr, and on stdout too as the command's format asks: JSON
     /// ([`JsonFailure`]) or GitHub Actions annotations.
     fn report(&self, e: &Error) {
+        let write = self.asked().and_then(|a| a.write);
         let (json, github) = match &self.cli.command {
             Command::Validate { format, .. } => (*format == Format::Json, false),
             Command::List { format, .. } | Command::Budget { format } => (*format == ListFormat::Json, false),
             Command::Check { format, .. } => (*format == CheckFormat::Json, *format == CheckFormat::Github),
             Command::Diff { format, .. } => (*format == DiffFormat::Json, *format == DiffFormat::Github),
-            _ => (
-                self.asked()
-                    .and_then(|a| a.write)
-                    .is_some_and(|w| w.format == Format::Json),
-                false,
-            ),
+            _ => (write.is_some_and(|w| w.format == Format::Json), false),
         };
         // Said only by a command that writes (`validate`, `diff` or `serve` never do).
-        let then = match self.asked().and_then(|a| a.write) {
-            Some(_) => "; nothing was written",
-            None => "",
-        };
+        let then = if write.is_some() { "; nothing was written" } else { "" };
         if json {
             let (error, help, diagnostics) = match e {
                 Error::Catalog { file, diagnostics } => (
