@@ -90,14 +90,11 @@ pub fn list(model: &Model, toolset: Option<&str>, json: bool) -> Result<(), Erro
             None if r.filtered => "left out by the catalog's `filters`".to_string(),
             None => ids.join(" "),
         };
+        // Tiers are free text in the catalog: escaped like every catalog string printed.
+        let tier = crate::escape::terminal(r.tier);
         println!(
-            "{:<width$}  {:<5}  {:<4}  {:>4}  {}",
-            r.name,
-            r.access,
-            // Tiers are free text in the catalog: escaped like every catalog string printed.
-            crate::escape::terminal(r.tier),
-            r.description_chars,
-            ids
+            "{:<width$}  {:<5}  {tier:<4}  {:>4}  {ids}",
+            r.name, r.access, r.description_chars
         );
     }
     println!("{} tool(s)", rows.len());
