@@ -153,17 +153,15 @@ fn or_renamed(msg: Msg, twin: Option<&String>, name: &str) -> Msg {
 
 pub fn tool_removed(d: &mut Diff, n: &Node) -> Option<()> {
     let Node::Removed(t) = n else { return None };
+    // A tool no host had (`unsupported`, or in no target's toolset): no caller loses it.
+    let on: Vec<Surface> = d.old.on(&t.name).into_iter().collect();
+    (!on.is_empty()).then_some(())?;
     let twin = d
         .added
         .iter()
         .find(|n| n.description == t.description || unnamed(n) == unnamed(t));
     let msg = Msg::of("tool {} was removed", &[&t.name]);
     let msg = or_renamed(msg, twin.map(|n| &n.name), &t.name);
-    let on: Vec<Surface> = d.old.on(&t.name).into_iter().collect();
-    // A tool no host had (`unsupported`, or in no target's toolset): no caller loses it.
-    if on.is_empty() {
-        return None;
-    }
     let at = At::gone(t.path.clone(), "tools".into());
     d.push(Some(&t.name), &on, msg, at);
     Some(())
@@ -172,9 +170,7 @@ pub fn tool_removed(d: &mut Diff, n: &Node) -> Option<()> {
 pub fn tool_added(d: &mut Diff, n: &Node) -> Option<()> {
     let Node::Added(t) = n else { return None };
     let on: Vec<Surface> = d.new.on(&t.name).into_iter().collect();
-    if on.is_empty() {
-        return None;
-    }
+    (!on.is_empty()).then_some(())?;
     let at = At::added(t.path.clone());
     let msg = Msg::of("new tool {}", &[&t.name]);
     d.push(Some(&t.name), &on, msg, at);
