@@ -221,14 +221,10 @@ fn take_out_keys(
         if stale.is_empty() {
             continue;
         }
-        // Taken out of what this run writes there, or out of the file as it is.
-        let change = changes.iter_mut().find(|c| c.path == rel && c.new.is_some());
         let Some(disk) = read_rel(out, &rel)? else { continue };
-        let base = change
-            .as_ref()
-            .and_then(|c| c.new.clone())
-            .unwrap_or_else(|| disk.clone());
-        let Some((new, edited)) = remove_keys(&base, &stale, force, &rel)? else {
+        // Taken out of what this run writes there, or out of the file as it is.
+        let base = changes.iter().filter(|c| c.path == rel).find_map(|c| c.new.as_deref());
+        let Some((new, edited)) = remove_keys(base.unwrap_or(&disk), &stale, force, &rel)? else {
             continue;
         };
         let hash = Some(content_hash(&new));
