@@ -382,28 +382,24 @@ fn diagnostic(e: yaml::Error) -> Diagnostic {
             _ => hint_for(found, &expected, format!("the keys allowed here are: {}", expected.join(", "))),
         };
         ("unknown-key", hint)
-    } else if message.contains("invalid type")
-        || message.contains("invalid value")
-        || message.contains("unknown variant")
+    } else if message.contains("missing field")
+        && !["invalid type", "invalid value", "unknown variant"]
+            .iter()
+            .any(|m| message.contains(m))
     {
-        // Suggests for "unknown variant `x`, expected one of `a`, `b`".
-        let hint = match named(message, "unknown variant `") {
-            Some((found, expected)) => hint_for(found, &expected, format!("use one of: {}", expected.join(", "))),
-            None => "run `ixgen schema` to see what each key takes".to_string(),
-        };
-        ("wrong-type", hint)
-    } else if message.contains("missing field") {
         (
             "missing-key",
             "add it; run `ixgen schema` to see what it takes".to_string(),
         )
     } else {
-        // A custom type's own message (an argument, a confirmation, an amount): the YAML was
-        // read, and the value is not one this key takes.
-        (
-            "wrong-type",
-            "run `ixgen schema` to see what each key takes".to_string(),
-        )
+        // A wrong type or value, or a custom type's own message (an argument, a confirmation,
+        // an amount): the YAML was read, and the value is not one this key takes. Suggests for
+        // "unknown variant `x`, expected one of `a`, `b`".
+        let hint = match named(message, "unknown variant `") {
+            Some((found, expected)) => hint_for(found, &expected, format!("use one of: {}", expected.join(", "))),
+            None => "run `ixgen schema` to see what each key takes".to_string(),
+        };
+        ("wrong-type", hint)
     };
     // An untagged enum's message names a Rust type, none of the catalog's words.
     let message = match message.split_once("data did not match any variant of untagged enum ") {
