@@ -131,8 +131,7 @@ impl RelPath {
             return Err(PathError::Backslash);
         }
         // `C:x` is relative to a drive's current folder on Windows: as bad as absolute.
-        let drive = s.len() >= 2 && s.as_bytes()[0].is_ascii_alphabetic() && s.as_bytes()[1] == b':';
-        if s.starts_with('/') || drive {
+        if s.starts_with('/') || matches!(s.as_bytes(), [d, b':', ..] if d.is_ascii_alphabetic()) {
             return Err(PathError::Absolute);
         }
         let mut parts = Vec::new();
