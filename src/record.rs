@@ -245,9 +245,8 @@ fn replayed(
     // place a killed run can have left one in two places only: beside a per-run file (a
     // replay), or beside the record (a run that changed no file, killed while it saved its
     // record over this one), which is also where a dry run finds it.
-    let per_run = jobs.iter().filter(|(f, _)| f.template.is_some());
-    let mut folders: std::collections::BTreeSet<RelPath> = per_run.map(|(_, r)| r.parent()).collect();
-    folders.insert(output::record_rel().parent());
+    let per_run = jobs.iter().filter_map(|(f, r)| f.template.as_ref().map(|_| r.parent()));
+    let folders = per_run.chain([output::record_rel().parent()]).collect();
     if !output::stale_temps(out, &folders).is_empty() {
         return None;
     }
