@@ -451,17 +451,16 @@ pub(super) fn apply(
 pub(super) fn rollback(done: Vec<Done<'_>>) -> Option<String> {
     let mut failed = Vec::new();
     for d in done.into_iter().rev() {
-        let ok = match &d {
-            Done::Wrote { full, old: None } => std::fs::remove_file(full).is_ok(),
+        let (full, undone) = match &d {
+            Done::Wrote { full, old: None } => (full, std::fs::remove_file(full)),
             Done::Wrote { full, old: Some(old) } => {
                 // The file there now was staged with the permissions of the one it replaced.
                 let permissions = std::fs::symlink_metadata(full).ok().map(|m| m.permissions());
-                restore(full, old, permissions).is_ok()
+                (full, restore(full, old, permissions))
             }
-            Done::Removed { full, old, permissions } => restore(full, old, permissions.clone()).is_ok(),
+            Done::Removed { full, old, permissions } => (full, restore(full, old, permissions.clone())),
         };
-        if !ok {
-            let (Done::Wrote { full, .. } | Done::Removed { full, .. }) = &d;
+        if undone.is_err() {
             failed.push(escape::display_path(full));
         }
     }
