@@ -80,7 +80,6 @@ pub fn validate(cat: &Catalog) -> Vec<Diagnostic> {
     }
     v.tools();
     v.toolsets();
-    v.filters();
     v.server();
     v.diags
 }
@@ -536,6 +535,7 @@ impl<'a> Validator<'a> {
         // are lowered (`crate::model`), so that nothing is checked here and rebuilt there.
     }
 
+    /// The toolsets and the catalog's filters: both name tools of the catalog.
     fn toolsets(&mut self) {
         let names: Vec<&String> = self.cat.tools.iter().map(|t| &t.name).collect();
         let known: HashSet<&str> = names.iter().map(|n| n.as_str()).collect();
@@ -571,16 +571,12 @@ impl<'a> Validator<'a> {
                 }
             }
         }
-    }
-
-    fn filters(&mut self) {
-        let names: Vec<&String> = self.cat.tools.iter().map(|t| &t.name).collect();
         for (key, list) in [
             ("enable", &self.cat.filters.enable),
             ("disable", &self.cat.filters.disable),
         ] {
             for (i, n) in list.iter().enumerate() {
-                if !names.contains(&n) {
+                if !known.contains(n.as_str()) {
                     self.diags.err(
                         "unknown-tool",
                         format!("filters.{key}[{i}]"),
