@@ -117,13 +117,12 @@ pub(crate) fn write_state(out: &Path, rel: &RelPath, bytes: &[u8]) -> Result<(),
             .persist_noclobber(&full)
             .map_err(io_error("write", shown(out, &ignore)))?;
     }
-    if read_rel(out, rel)?.as_deref() == Some(bytes) {
-        return Ok(());
+    if read_rel(out, rel)?.as_deref() != Some(bytes) {
+        let full = resolve(out, rel)?;
+        stage(out, rel, &full, bytes)?
+            .persist(&full)
+            .map_err(io_error("replace", shown(out, rel)))?;
     }
-    let full = resolve(out, rel)?;
-    stage(out, rel, &full, bytes)?
-        .persist(&full)
-        .map_err(io_error("replace", shown(out, rel)))?;
     Ok(())
 }
 
