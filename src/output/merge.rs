@@ -213,10 +213,8 @@ pub(super) fn remove_keys(
         let Some((last, parents)) = k.key.split_last() else {
             continue;
         };
-        let mut obj = root.value().and_then(|v| v.as_object());
-        for key in parents {
-            obj = obj.and_then(|o| o.get(key)).and_then(|p| p.object_value());
-        }
+        let top = root.value().and_then(|v| v.as_object());
+        let obj = parents.iter().fold(top, |o, key| o?.get(key)?.object_value());
         let Some(prop) = obj.and_then(|o| o.get(last)) else {
             continue;
         };
