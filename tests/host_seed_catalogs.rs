@@ -541,6 +541,13 @@ fn git_iris_tools_run_in_opencode_against_a_scratch_repository() {
     );
     let lone_to = run(&p, "git_log", json!({"to": "v1"}));
     assert!(lone_to.contains("`to` needs `from`"), "{lone_to}");
+    // With `files`, an empty diff says that none of the changes touches those paths, not that
+    // there are none.
+    let filtered = run(&p, "git_diff", json!({"files": ["no/such/file.txt"]}));
+    assert!(
+        filtered.contains("No staged change touches the paths given."),
+        "{filtered}"
+    );
     // code_search with no match is an answer (git-iris's JSON, with no result), not an error.
     let none = run(&p, "code_search", json!({"query": "no_such_symbol_anywhere"}));
     assert!(

@@ -1388,6 +1388,15 @@ fn every_other_git_iris_tool_answers_as_its_seed_says() {
     assert_eq!(staged, diff);
     let patch = text_of(&run(&m, "git_diff", json!({"detail": "standard"}), d), "standard");
     assert!(patch.contains("+def more():"), "{patch}");
+    // With `files`, an empty diff says that none of the changes touches those paths: it said
+    // "No staged changes." while tool.py was staged.
+    let elsewhere = text_of(&run(&m, "git_diff", json!({"files": ["README.md"]}), d), "elsewhere");
+    assert!(
+        elsewhere.ends_with("No staged change touches the paths given."),
+        "{elsewhere}"
+    );
+    let only_tool = text_of(&run(&m, "git_diff", json!({"files": ["tool.py"]}), d), "only_tool");
+    assert_eq!(only_tool, diff);
     // A lock file's and a minified file's changes are listed, their contents left out, as
     // git-iris leaves them out (they were most of a dependency bump's answer).
     write(d, "Cargo.lock", &"# lock line\n".repeat(50));
@@ -1417,6 +1426,14 @@ fn every_other_git_iris_tool_answers_as_its_seed_says() {
     std::fs::remove_dir_all(d.join("web")).unwrap();
     let range = text_of(&run(&m, "git_diff", json!({"from": "v1"}), d), "range");
     assert!(range.contains("README.md") && range.contains("CHANGELOG.md"), "{range}");
+    let untouched = text_of(
+        &run(&m, "git_diff", json!({"from": "v1", "files": ["tool.py"]}), d),
+        "untouched",
+    );
+    assert!(
+        untouched.ends_with("No change between `v1` and `HEAD` touches the paths given."),
+        "{untouched}"
+    );
     let to_alone = run(&m, "git_diff", json!({"to": "v1"}), d);
     assert!(to_alone.text.contains("**Invalid arguments:**"), "{}", to_alone.text);
     let log = text_of(&run(&m, "git_log", json!({"count": 1}), d), "git_log");
