@@ -253,20 +253,16 @@ fn context_id(name: &str) -> String {
 /// The `--catalog` value in raw arguments, found before parsing: the catalog decides which
 /// context flags exist, so it must be known before clap sees the rest.
 fn prescan_catalog(args: &[OsString]) -> Option<PathBuf> {
-    let mut it = args.iter().skip(1);
-    while let Some(a) = it.next() {
-        let Some(s) = a.to_str() else { continue };
-        if s == "--" {
-            break;
-        }
-        if s == "--catalog" {
-            return it.next().map(PathBuf::from);
-        }
-        if let Some(v) = s.strip_prefix("--catalog=") {
-            return Some(PathBuf::from(v));
-        }
-    }
-    None
+    let before_end = args
+        .iter()
+        .enumerate()
+        .skip(1)
+        .take_while(|(_, a)| a.to_str() != Some("--"));
+    let mut given = before_end.filter_map(|(i, a)| match a.to_str()? {
+        "--catalog" => args.get(i + 1).map(PathBuf::from),
+        a => a.strip_prefix("--catalog=").map(PathBuf::from),
+    });
+    given.next()
 }
 
 /// The clap command with one flag per declared context variable on every command that takes
