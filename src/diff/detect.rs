@@ -684,12 +684,9 @@ pub fn route_changed(d: &mut Diff, n: &Node) -> Option<()> {
             // The method and path are the same: what differs is among the others, named as the
             // catalog names them (the spec's `json`, and the `markdown_field` it then leaves out,
             // are the route's `output`).
-            let named = |k: String| {
-                if matches!(k.as_str(), "json" | "markdown_field") {
-                    "output".into()
-                } else {
-                    k
-                }
+            let named = |k: String| match k.as_str() {
+                "json" | "markdown_field" => "output".into(),
+                _ => k,
             };
             let keys: IndexSet<String> = fields_changed(x, y).into_iter().map(named).collect();
             Msg::of("the runtime route {} of {} changed its ", &[&route(y), p.name()]).codes(keys)
