@@ -39,8 +39,8 @@ use crate::hosts::{self, Options, mcp};
 use crate::model::{Filter, Model};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, ServerNotification,
-    SubscriptionFilter, ToolListChangedNotification,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    ToolListChangedNotification,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -536,10 +536,8 @@ async fn watch(server: Server, opts: ServeOptions) {
                 }
                 let streams = server.subscriptions.lock().map(|s| s.clone()).unwrap_or_default();
                 for sink in streams {
-                    let changed =
-                        ServerNotification::ToolListChangedNotification(ToolListChangedNotification::default());
                     // A stream that ended meanwhile cannot be told; `listen` drops it.
-                    let _ = sink.send(changed).await;
+                    let _ = sink.send(ToolListChangedNotification::default().into()).await;
                 }
             }
         }
