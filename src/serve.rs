@@ -693,29 +693,24 @@ async fn serve_stdio(server: Server) -> Result<i32, Error> {
         // code and stderr still say why.
         let _ = writeln!(out, "{answer}").and_then(|()| out.flush());
     }
+    let message = match (not_mcp, ended) {
+        (Some(NotMcp::NotJson(text) | NotMcp::NotMessage(text)), _) => {
+            let text = crate::escape::term_code(&text);
+            format!("the client sent a line that is not a JSON-RPC message: {text}")
+        }
+        (Some(NotMcp::TooLong), _) => {
+            let mib = MAX_LINE >> 20;
+            format!("the client sent a line longer than {mib} MiB, the most a message may be")
+        }
+        (None, Some(why)) => {
+            let hint = "an MCP client starts with `initialize`; start `ixgen serve` from one";
+            return Err(Error::usage(format!("the MCP handshake failed: {why}"), hint));
+        }
+        (None, None) => return Ok(0),
+    };
     let hint =
         "`ixgen serve` speaks MCP on stdin and stdout: start it from an MCP client, one JSON-RPC message per line";
-    match (not_mcp, ended) {
-        (Some(NotMcp::NotJson(text) | NotMcp::NotMessage(text)), _) => Err(Error::usage(
-            format!(
-                "the client sent a line that is not a JSON-RPC message: {}",
-                crate::escape::term_code(&text)
-            ),
-            hint,
-        )),
-        (Some(NotMcp::TooLong), _) => Err(Error::usage(
-            format!(
-                "the client sent a line longer than {} MiB, the most a message may be",
-                MAX_LINE >> 20
-            ),
-            hint,
-        )),
-        (None, Some(why)) => Err(Error::usage(
-            format!("the MCP handshake failed: {why}"),
-            "an MCP client starts with `initialize`; start `ixgen serve` from one",
-        )),
-        (None, None) => Ok(0),
-    }
+    Err(Error::usage(message, hint))
 }
 
 /// The first line a stdio client sent that is not a JSON-RPC message (its first 80 characters).
