@@ -811,13 +811,8 @@ impl<R> Watched<R> {
 /// that holds half of a character (a text cut by `slice`), and serde_json refuses them: the
 /// whole request would go unanswered.
 fn mend_surrogates(mut line: Vec<u8>) -> Vec<u8> {
-    let hex = |b: &[u8]| {
-        std::str::from_utf8(b)
-            .ok()
-            .and_then(|h| u16::from_str_radix(h, 16).ok())
-    };
-    let escape_at = |line: &[u8], i: usize| match line.get(i..i + 6) {
-        Some([b'\\', b'u', rest @ ..]) => hex(rest),
+    let escape_at = |line: &[u8], i: usize| match line.get(i..i + 6)? {
+        [b'\\', b'u', hex @ ..] => u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok(),
         _ => None,
     };
     let mut i = 0;
