@@ -948,18 +948,14 @@ async fn read_message(req: axum::extract::Request) -> Result<axum::extract::Requ
     };
     // Lone surrogate escapes mended, as on stdio ([`mend_surrogates`]).
     let bytes = mend_surrogates(bytes.to_vec());
-    let json = serde_json::from_slice::<serde_json::Value>(&bytes).is_ok();
-    if !json {
-        return Err(refuse(StatusCode::BAD_REQUEST, -32700, "Parse error: Invalid JSON"));
-    }
-    if serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(&bytes).is_err() {
-        return Err(refuse(
-            StatusCode::BAD_REQUEST,
-            -32700,
-            "Parse error: Invalid JSON-RPC message",
-        ));
-    }
-    Ok(axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes)))
+    let message = if serde_json::from_slice::<serde_json::Value>(&bytes).is_err() {
+        "Parse error: Invalid JSON"
+    } else if serde_json::from_slice::<rmcp::model::ClientJsonRpcMessage>(&bytes).is_err() {
+        "Parse error: Invalid JSON-RPC message"
+    } else {
+        return Ok(axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes)));
+    };
+    Err(refuse(StatusCode::BAD_REQUEST, -32700, message))
 }
 
 async fn serve_http(server: Server, addr: &str) -> Result<i32, Error> {
