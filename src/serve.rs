@@ -396,14 +396,12 @@ impl ServerHandler for Server {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let served = self.current();
-        if !served.tools.contains(request.name.as_ref()) {
+        let found = served.model.tool(&request.name);
+        let Some(tool) = found.filter(|t| served.tools.contains(&t.name)) else {
             let message = format!("no tool `{}` on this server", request.name);
             return Err(ErrorData::invalid_params(message, None));
-        }
+        };
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default());
-        let name = request.name.to_string();
-        let structured = served.model.tool(&name).and_then(|t| t.structured_step.clone());
-        let (checked, checked_name) = (Arc::clone(&served), name.clone());
         let peer = context.peer.clone();
         // A client that declared elicitation is asked through it (revision 2025-11-25; 2026-07-28 forbids a
         // server's requests, and rmcp refuses them there).
@@ -428,8 +426,7 @@ impl ServerHandler for Server {
         };
         // The runtime is synchronous (programs, pipes, timeouts): it blocks this worker in place, which the
         // other worker covers meanwhile, instead of a hand-off to the blocking pool (a thread wake-up per call).
-        let answer = tokio::task::block_in_place(move || {
-            let tool = served.model.tool(&name).expect("a served tool is one of the catalog's");
+        let answer = tokio::task::block_in_place(|| {
             let ask = move |a: &ixgen_runtime::Ask| {
                 if elicits {
                     return handle.block_on(confirm_by_elicitation(&peer, a));
@@ -453,14 +450,14 @@ impl ServerHandler for Server {
         if answer.is_error {
             return Ok(CallToolResult::error(vec![ContentBlock::text(answer.text)]).into());
         }
-        let Some(step) = &structured else {
+        let Some(step) = &tool.structured_step else {
             return Ok(CallToolResult::success(vec![ContentBlock::text(answer.text)]).into());
         };
         // A tool with an `outputSchema` must answer its structured result (MCP): its step's data,
         // an object. The text stays, for the clients that read only text (the spec recommends it).
         // Without that value (the step was skipped, or printed nothing) the call cannot succeed.
         let why = match answer.data.get(step.as_str()) {
-            Some(value @ serde_json::Value::Object(_)) => match checked.output.mismatch(&checked_name, value) {
+            Some(value @ serde_json::Value::Object(_)) => match served.output.mismatch(&request.name, value) {
                 None => {
                     let mut result = CallToolResult::success(vec![ContentBlock::text(answer.text)]);
                     result.structured_content = Some(value.clone());
