@@ -893,10 +893,9 @@ fn loopback_origin(origin: &str) -> bool {
     if !matches!(scheme, "http" | "https") {
         return false;
     }
-    let host = if let Some(v6) = rest.strip_prefix('[') {
-        v6.split(']').next().map(|h| format!("[{h}]")).unwrap_or_default()
-    } else {
-        rest.split([':', '/']).next().unwrap_or("").to_string()
+    let host = match rest.strip_prefix('[') {
+        Some(v6) => format!("[{}]", v6.split(']').next().unwrap_or_default()),
+        None => rest.split([':', '/']).next().unwrap_or_default().to_string(),
     };
     matches!(host.to_ascii_lowercase().as_str(), "localhost" | "127.0.0.1" | "[::1]")
 }
