@@ -124,8 +124,7 @@ pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
 
 pub fn server_env_changed(d: &mut Diff, n: &Node) -> Option<()> {
     let (a, b, launched) = server(d, n).filter(|(a, b, _)| a.env != b.env)?;
-    let new_keys = b.env.keys().filter(|k| !a.env.contains_key(*k));
-    let keys = a.env.keys().chain(new_keys).filter(|k| a.env.get(*k) != b.env.get(*k));
+    let keys = fields_changed(&a.env, &b.env);
     let msg = Msg::default().t("the server's environment changed: ").codes(keys);
     let at = At::both("server.env".into(), "server.env".into());
     d.push(None, &launched, msg, at);
