@@ -286,7 +286,6 @@ impl<'a> Diff<'a> {
         let mut matched_old = BTreeSet::new();
         let mut out = Vec::new();
         for np in n.params() {
-            let after = np.path();
             // A `renamed_from` naming a parameter the tool still has is refused by lowering.
             let by_rename = || by_old.get(np.doc.renamed_from.as_ref()?.as_str());
             let found = by_old.get(np.name.as_str()).or_else(by_rename).copied();
@@ -296,7 +295,7 @@ impl<'a> Diff<'a> {
                 old: op,
                 new: Some(np),
                 before: op.map_or_else(String::new, |op| op.path()),
-                after,
+                after: np.path(),
             });
         }
         for op in o.params().filter(|p| !matched_old.contains(p.name.as_str())) {
