@@ -122,11 +122,8 @@ struct Argument<'a> {
 /// and ending with a letter or digit (the registry's `namespacePattern` and `namePartPattern`).
 fn valid_name(name: &str) -> bool {
     let part = |s: &str, inner: &str| {
-        let ends = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
-        s.len() >= 2
-            && ends(s.chars().next())
-            && ends(s.chars().last())
-            && s.chars().all(|c| c.is_ascii_alphanumeric() || inner.contains(c))
+        let alnum = |c: char| c.is_ascii_alphanumeric();
+        s.len() >= 2 && s.starts_with(alnum) && s.ends_with(alnum) && s.chars().all(|c| alnum(c) || inner.contains(c))
     };
     name.split_once('/')
         .is_some_and(|(ns, rest)| (3..=200).contains(&name.len()) && part(ns, ".-") && part(rest, "._-"))
