@@ -109,11 +109,8 @@ pub fn server_command_changed(d: &mut Diff, n: &Node) -> Option<()> {
     };
     // Each word as a shell shows it: `["mcp --stdio"]` is not `[mcp, --stdio]`.
     let line = |s: &Server, args: &[String]| {
-        let words = std::iter::once(&s.command).chain(args);
-        words
-            .map(|w| crate::escape::shell_word(w))
-            .collect::<Vec<_>>()
-            .join(" ")
+        let word = |w: &String| crate::escape::shell_word(w);
+        args.iter().fold(word(&s.command), |line, w| line + " " + &word(w))
     };
     let (now, was) = (line(b, args_b), line(a, args_a));
     let msg = Msg::of("the MCP hosts launch the server as {} instead of {}", &[&now, &was]);
