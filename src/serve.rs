@@ -594,12 +594,11 @@ pub fn run(opts: ServeOptions) -> Result<i32, Error> {
         return Ok(1);
     }
     let cwd = std::env::current_dir().map_err(|e| Error::internal(format!("the current folder: {e}")))?;
-    let cwd = worktree(cwd);
     let server = Server {
         served: Arc::new(RwLock::new(Arc::new(served))),
         peers: Arc::new(Mutex::new(Vec::new())),
         subscriptions: Arc::new(Mutex::new(Vec::new())),
-        cwd: Arc::new(cwd),
+        cwd: Arc::new(worktree(cwd)),
         not_mcp: Arc::new(Mutex::new(None)),
         calls: Arc::new(Mutex::new(Vec::new())),
     };
