@@ -874,10 +874,7 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Watched<R> {
                     }
                     this.ended = true;
                 }
-                Poll::Ready(Ok(())) => {
-                    let filled = read.filled().to_vec();
-                    this.scan(&filled);
-                }
+                Poll::Ready(Ok(())) => this.scan(read.filled()),
             }
         }
     }
